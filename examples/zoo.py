@@ -1,0 +1,411 @@
+"""Seeded model zoo: small ONNX models that look like real exporter output.
+
+The compiler has to cope with what exporters actually write -- scoped PyTorch names,
+Shape/Gather/Unsqueeze/Concat/Reshape chains, Identity and Cast no-ops, Constant-node
+operands, dynamic batch dims -- not only with textbook graphs. These builders use
+onnx.helper + numpy only (no torch, no downloads) and are seeded, so the serialized
+bytes are deterministic and the models can be regenerated instead of vendored.
+
+    python examples/zoo.py OUTDIR [NAME ...]   # write OUTDIR/<name>.onnx
+    python examples/zoo.py --example           # write examples/mnist.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+IR_VERSION = 8  # the onnxruntime used in the tests cannot load newer IR versions
+F32 = TensorProto.FLOAT
+
+
+def vi(name: str, dims: list) -> onnx.ValueInfoProto:
+    """Float tensor value info; string dims become dynamic (dim_param) dims."""
+    return helper.make_tensor_value_info(name, F32, dims)
+
+
+def torch_scope(path: str) -> str:
+    """Module path to torch.onnx scope: "layer1.0.conv1" -> "/layer1/layer1.0/conv1"."""
+    parts = path.split(".") if path else []
+    return "".join(f"/{parts[i - 1]}.{p}" if p.isdigit() else f"/{p}" for i, p in enumerate(parts))
+
+
+class Builder:
+    """Accumulates nodes and initializers and hands out unique, exporter-style names."""
+
+    def __init__(self, seed: int, out_fmt: str = "{name}_output_{i}"):
+        self.rng = np.random.default_rng(seed)
+        self.out_fmt = out_fmt  # default output name derived from the node name
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[onnx.TensorProto] = []
+        self.used: set[str] = set()
+        self.counts: dict[str, int] = {}
+        self.seen: dict[bytes, str] = {}
+
+    # -- names ---------------------------------------------------------------
+    def count(self, key: str) -> int:
+        """0, 1, 2, ... per key."""
+        self.counts[key] = self.counts.get(key, -1) + 1
+        return self.counts[key]
+
+    def unique(self, base: str) -> str:
+        """torch.onnx suffixes repeats within a scope: Add, Add_1, Add_2, ..."""
+        name, i = base, 0
+        while name in self.used:
+            i += 1
+            name = f"{base}_{i}"
+        self.used.add(name)
+        return name
+
+    def var(self, kind: str) -> str:
+        """Paddle variable name: conv2d_0, conv2d_1, batch_norm_0, tmp_0, ..."""
+        return f"{kind}_{self.count(kind)}"
+
+    # -- nodes ---------------------------------------------------------------
+    def node(self, op, inputs, name, outputs=None, n_out=1, **attrs):
+        name = self.unique(name)
+        if outputs is None:
+            outputs = [self.out_fmt.format(name=name, i=i) for i in range(n_out)]
+        self.nodes.append(helper.make_node(op, inputs, outputs, name=name, **attrs))
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def t(self, op, inputs, path="", outputs=None, n_out=1, **attrs):
+        """A node named the way torch.onnx names it: "<scope>/<Op>"."""
+        return self.node(op, inputs, f"{torch_scope(path)}/{op}", outputs, n_out, **attrs)
+
+    def const(self, value, path="", dtype=np.int64):
+        """torch.onnx writes small operands as Constant nodes, not initializers."""
+        return self.t("Constant", [], path, value=numpy_helper.from_array(np.asarray(value, dtype)))
+
+    def p(self, op, inputs, output, **attrs):
+        """A node named the way Paddle2ONNX names it; tensors keep Paddle variable names."""
+        return self.node(op, inputs, f"p2o.{op}.{self.count('p2o.' + op)}", [output], **attrs)
+
+    def pconst(self, value, dtype=np.float32):
+        out = f"p2o.helper.constant.{self.count('helper.constant')}"
+        return self.p("Constant", [], out, value=numpy_helper.from_array(np.asarray(value, dtype)))
+
+    # -- traced PyTorch shape arithmetic ---------------------------------------
+    def size(self, x, dim, path=""):
+        """x.size(dim) traced with a dynamic shape: Shape -> Gather(Constant dim)."""
+        return self.t("Gather", [self.t("Shape", [x], path), self.const(dim, path)], path, axis=0)
+
+    def view(self, x, dims, path=""):
+        """x.view(*dims): traced sizes are Unsqueezed, literals become Constant [d], then Concat."""
+        parts = [
+            self.t("Unsqueeze", [d, self.const([0], path)], path) if isinstance(d, str) else self.const([d], path)
+            for d in dims
+        ]
+        return self.t("Reshape", [x, self.t("Concat", parts, path, axis=0)], path)
+
+    # -- weights -------------------------------------------------------------
+    def normal(self, shape, std):
+        return self.rng.standard_normal(shape, dtype=np.float32) * np.float32(std)
+
+    def he(self, shape, fan_in):
+        return self.normal(shape, math.sqrt(2.0 / fan_in))
+
+    def uniform(self, lo, hi, shape):
+        return self.rng.uniform(lo, hi, shape).astype(np.float32)
+
+    def init(self, name, array):
+        self.inits.append(numpy_helper.from_array(array, name))
+        return name
+
+    def param(self, name, array):
+        """torch.onnx deduplicates equal initializers; later copies become Identity nodes."""
+        key = hashlib.sha1(np.ascontiguousarray(array)).digest() + str((array.dtype, array.shape)).encode()
+        if key in self.seen:
+            return self.node("Identity", [self.seen[key]], f"Identity_{self.count('Identity')}", [name])
+        self.seen[key] = name
+        return self.init(name, array)
+
+    def model(self, graph_name, inputs, outputs, opset):
+        graph = helper.make_graph(self.nodes, graph_name, inputs, outputs, self.inits)
+        return helper.make_model(
+            graph, producer_name="mrvl-xdsl zoo", ir_version=IR_VERSION, opset_imports=[helper.make_opsetid("", opset)]
+        )
+
+
+def bn_stats(g: Builder, c: int, unit_var: bool = False, gamma=(0.8, 1.2)):
+    """scale, bias, mean, var -- trained-looking, var > 0 so eval-mode BN stays finite."""
+    var = np.ones(c, np.float32) if unit_var else g.uniform(0.5, 1.5, c)
+    return g.uniform(*gamma, c), g.normal(c, 0.1), g.normal(c, 0.1), var
+
+
+# -- CNTK (ONNX zoo mnist-12) ----------------------------------------------------
+
+
+def mnist_cnn() -> onnx.ModelProto:
+    """CNTK export as in the ONNX zoo's mnist-12: bias-less Conv followed by a separate Add of a
+    [C,1,1] initializer, ParameterNN / OpNN_Output_0 names, a Reshape with a constant shape
+    initializer in front of the MatMul."""
+    g = Builder(0, out_fmt="{name}_Output_{i}")
+    x = "Input3"
+    stages = [
+        (1, 8, 2, "Convolution28 Parameter5 Plus30 Parameter6 ReLU32 Pooling66"),
+        (8, 16, 3, "Convolution110 Parameter87 Plus112 Parameter88 ReLU114 Pooling160"),
+    ]
+    for cin, cout, pool, names in stages:
+        conv, w, plus, b, relu, pooling = names.split()
+        w = g.init(w, g.he((cout, cin, 5, 5), cin * 25))
+        x = g.node("Conv", [x, w], conv, kernel_shape=[5, 5], strides=[1, 1], pads=[2] * 4, dilations=[1, 1], group=1)
+        x = g.node("Add", [x, g.init(b, g.normal((cout, 1, 1), 0.1))], plus)
+        x = g.node("Relu", [x], relu)
+        x = g.node("MaxPool", [x], pooling, kernel_shape=[pool] * 2, strides=[pool] * 2, pads=[0] * 4)
+    shape = g.init("Pooling160_Output_0_reshape0_shape", np.array([1, 256], np.int64))
+    x = g.node("Reshape", [x, shape], "Times212_reshape0")
+    x = g.node("MatMul", [x, g.init("Parameter193_reshape1", g.he((256, 10), 256))], "Times212")
+    g.node("Add", [x, g.init("Parameter194", g.normal((1, 10), 0.1))], "Plus214")
+    return g.model("CNTKGraph", [vi("Input3", [1, 1, 28, 28])], [vi("Plus214_Output_0", [1, 10])], 12)
+
+
+# -- PyTorch (torchvision-style ResNets) -----------------------------------------------
+
+
+def conv_bn(g: Builder, x, conv, bn, cin, cout, k, stride, unit_var, gamma=(0.8, 1.2)):
+    """Bias-less Conv + BatchNormalization, as exported with do_constant_folding=False (BN kept)."""
+    w = g.param(f"{conv}.weight", g.he((cout, cin, k, k), cin * k * k))
+    attrs = dict(dilations=[1, 1], group=1, kernel_shape=[k, k], pads=[k // 2] * 4, strides=[stride] * 2)
+    x = g.t("Conv", [x, w], conv, **attrs)
+    names = ("weight", "bias", "running_mean", "running_var")
+    stats = [g.param(f"{bn}.{n}", a) for n, a in zip(names, bn_stats(g, cout, unit_var, gamma))]
+    return g.t("BatchNormalization", [x, *stats], bn, epsilon=1e-5, momentum=0.9)
+
+
+def res_block(g: Builder, x, path, cin, width, stride, bottleneck, unit_var):
+    """torchvision BasicBlock / Bottleneck (v1.5: stride on the 3x3). The block's single ReLU
+    module is called repeatedly, hence the relu, relu_1, relu_2 scopes. The branch's last BN gets a
+    small scale, as in trained ResNets, so activations do not double with every block."""
+    if bottleneck:
+        specs = [(1, 1, width), (3, stride, width), (1, 1, 4 * width)]  # (kernel, stride, out channels)
+    else:
+        specs = [(3, stride, width), (3, 1, width)]
+    relu = ["relu"] + [f"relu_{i}" for i in range(1, len(specs))]
+    y, c = x, cin
+    for i, (k, s, cout) in enumerate(specs):
+        gamma = (0.2, 0.4) if i == len(specs) - 1 else (0.8, 1.2)
+        y = conv_bn(g, y, f"{path}.conv{i + 1}", f"{path}.bn{i + 1}", c, cout, k, s, unit_var, gamma)
+        c = cout
+        if i < len(specs) - 1:
+            y = g.t("Relu", [y], f"{path}.{relu[i]}")
+    if stride != 1 or cin != c:
+        x = conv_bn(g, x, f"{path}.downsample.0", f"{path}.downsample.1", cin, c, 1, stride, unit_var)
+    return g.t("Relu", [g.t("Add", [y, x], path)], f"{path}.{relu[-1]}"), c
+
+
+def resnet(g: Builder, x, stem, stages, bottleneck, unit_var=False):
+    """Stem, residual stages [(width, blocks)], global pool; returns (pooled tensor, channels)."""
+    x = g.t("Relu", [conv_bn(g, x, "conv1", "bn1", 3, stem, 7, 2, unit_var)], "relu")
+    x = g.t("MaxPool", [x], "maxpool", ceil_mode=0, dilations=[1, 1], kernel_shape=[3, 3], pads=[1] * 4, strides=[2, 2])
+    c = stem
+    for li, (width, blocks) in enumerate(stages, 1):
+        for b in range(blocks):
+            stride = 2 if b == 0 and li > 1 else 1
+            x, c = res_block(g, x, f"layer{li}.{b}", c, width, stride, bottleneck, unit_var)
+    return g.t("GlobalAveragePool", [x], "avgpool"), c
+
+
+def fc(g: Builder, x, cin, classes):
+    w, b = g.param("fc.weight", g.he((classes, cin), cin)), g.param("fc.bias", g.normal(classes, 0.01))
+    return g.t("Gemm", [x, w, b], "fc", outputs=["output"], alpha=1.0, beta=1.0, transB=1)
+
+
+def resnet_small() -> onnx.ModelProto:
+    """PyTorch export of a small ResNet: "/layer1/layer1.0/conv1/Conv" node scopes, dotted weight
+    names, dynamic "batch_size", Identity nodes from initializer dedup (the BN running_var buffers
+    are all ones, as in a checkpoint exported before training), and x.view(x.size(0), -1) traced as
+    Shape -> Gather -> Unsqueeze -> Concat(-1) -> Reshape instead of Flatten."""
+    g = Builder(1)
+    x, c = resnet(g, "input", 32, [(32, 2), (64, 2)], bottleneck=False, unit_var=True)
+    fc(g, g.view(x, [g.size(x, 0), -1]), c, 10)
+    return g.model("main_graph", [vi("input", ["batch_size", 3, 64, 64])], [vi("output", ["batch_size", 10])], 17)
+
+
+def resnet50_sized() -> onnx.ModelProto:
+    """torchvision resnet50 at full size (bottlenecks [3,4,6,3], ~25.6M parameters, random weights)
+    with the same PyTorch naming as resnet_small; torch.flatten(x, 1) exported as Flatten."""
+    g = Builder(4)
+    x, c = resnet(g, "input", 64, [(64, 3), (128, 4), (256, 6), (512, 3)], bottleneck=True)
+    fc(g, g.t("Flatten", [x], axis=1), c, 1000)
+    return g.model("main_graph", [vi("input", [1, 3, 224, 224])], [vi("output", [1, 1000])], 17)
+
+
+# -- Paddle2ONNX (MobileNetV2/V3-style segmenter) ----------------------------------------
+
+
+def p_conv(g: Builder, x, cin, cout, k, stride=1, groups=1, bias=False):
+    conv = g.var("conv2d")
+    inputs = [x, g.init(f"{conv}.w_0", g.he((cout, cin // groups, k, k), cin // groups * k * k))]
+    if bias:
+        inputs.append(g.init(f"{conv}.b_0", g.normal(cout, 0.01)))
+    attrs = dict(dilations=[1, 1], group=groups, kernel_shape=[k, k], pads=[(k - 1) // 2] * 4, strides=[stride] * 2)
+    return g.p("Conv", inputs, f"{conv}.tmp_0", **attrs)
+
+
+def p_bn(g: Builder, x, c):
+    bn = g.var("batch_norm")
+    stats = [g.init(f"{bn}.{s}", a) for s, a in zip(("w_0", "b_0", "w_1", "w_2"), bn_stats(g, c))]
+    return g.p("BatchNormalization", [x, *stats], f"{bn}.tmp_2", epsilon=1e-5, momentum=0.9)
+
+
+def relu6(g: Builder, x):
+    """Paddle relu6 -> Clip whose bounds are Constant-node operands (opset >= 11 form)."""
+    return g.p("Clip", [x, g.pconst(0.0), g.pconst(6.0)], f"{g.var('relu6')}.tmp_0")
+
+
+def hardswish(g: Builder, x):
+    return g.p("HardSwish", [x], f"{g.var('hardswish')}.tmp_0")
+
+
+def squeeze_excite(g: Builder, x, c, reduction=4):
+    """PaddleClas SEModule: pool -> 1x1 conv -> ReLU -> 1x1 conv -> hardsigmoid(0.2, 0.5) -> Mul."""
+    s = g.p("GlobalAveragePool", [x], f"{g.var('pool2d')}.tmp_0")
+    s = g.p("Relu", [p_conv(g, s, c, c // reduction, 1, bias=True)], f"{g.var('relu')}.tmp_0")
+    s = p_conv(g, s, c // reduction, c, 1, bias=True)
+    s = g.p("HardSigmoid", [s], f"{g.var('hardsigmoid')}.tmp_0", alpha=0.2, beta=0.5)
+    return g.p("Mul", [x, s], g.var("tmp"))
+
+
+def inverted_residual(g: Builder, x, cin, hidden, cout, k, stride, act, se=False):
+    """1x1 expand (skipped when hidden == cin), depthwise kxk (group = channels), optional SE,
+    linear 1x1 project, residual Add when shapes allow."""
+    y = act(g, p_bn(g, p_conv(g, x, cin, hidden, 1), hidden)) if hidden != cin else x
+    y = act(g, p_bn(g, p_conv(g, y, hidden, hidden, k, stride, groups=hidden), hidden))
+    if se:
+        y = squeeze_excite(g, y, hidden)
+    y = p_bn(g, p_conv(g, y, hidden, cout, 1), cout)
+    return g.p("Add", [x, y], g.var("tmp")) if stride == 1 and cin == cout else y
+
+
+def mobilenet_small() -> onnx.ModelProto:
+    """Paddle2ONNX export of a MobileNetV2/V3-style segmenter: p2o.<Op>.<n> node names, Paddle
+    variable names (conv2d_3.w_0, batch_norm_3.w_2), Clip bounds as Constant nodes, a no-op Cast
+    after the nearest Resize (scales input, empty roi), Identity for inference-mode dropout and for
+    the trailing save_infer_model scale op."""
+    g = Builder(2)
+    stem = relu6(g, p_bn(g, p_conv(g, "images", 3, 16, 3, 2), 16))  # 48x48
+    x = inverted_residual(g, stem, 16, 16, 16, 3, 1, relu6)  # 48x48
+    x = inverted_residual(g, x, 16, 64, 24, 3, 2, relu6)  # 24x24
+    x = inverted_residual(g, x, 24, 72, 24, 5, 1, hardswish, se=True)  # 24x24
+    x = inverted_residual(g, x, 24, 96, 32, 3, 2, hardswish, se=True)  # 12x12
+    # Decoder: learned 2x upsample, nearest 2x upsample, fuse with the stem features.
+    up = g.var("conv2d_transpose")
+    w = g.init(f"{up}.w_0", g.he((32, 16, 2, 2), 32))
+    attrs = dict(dilations=[1, 1], group=1, kernel_shape=[2, 2], pads=[0] * 4, strides=[2, 2])
+    x = g.p("ConvTranspose", [x, w], f"{up}.tmp_0", **attrs)  # 24x24
+    x = g.p("Relu", [p_bn(g, x, 16)], f"{g.var('relu')}.tmp_0")
+    scales = g.pconst([1.0, 1.0, 2.0, 2.0])
+    resize = dict(coordinate_transformation_mode="asymmetric", mode="nearest", nearest_mode="floor")
+    x = g.p("Resize", [x, "", scales], f"{g.var('nearest_interp_v2')}.tmp_0", **resize)  # 48x48
+    x = g.p("Cast", [x], f"{g.var('cast')}.tmp_0", to=F32)
+    x = g.p("Concat", [x, stem], f"{g.var('concat')}.tmp_0", axis=1)
+    x = g.p("Identity", [x], f"{g.var('dropout')}.tmp_0")
+    x = p_conv(g, x, 32, 4, 1, bias=True)
+    g.p("Identity", [x], "save_infer_model/scale_0.tmp_0")
+    return g.model(
+        "Paddle2ONNX", [vi("images", ["N", 3, 96, 96])], [vi("save_infer_model/scale_0.tmp_0", ["N", 4, 48, 48])], 17
+    )
+
+
+# -- PyTorch (pre-LN transformer encoder block) ----------------------------------------
+
+D_MODEL, SEQ, HEADS, D_FF = 64, 16, 4, 256
+
+
+def linear(g: Builder, x, path, cin, cout):
+    """nn.Linear on a 3-D input: MatMul with the pre-transposed weight (an anonymous
+    onnx::MatMul_<n> initializer), then Add with the bias as the *first* operand."""
+    w = g.init(f"onnx::MatMul_{301 + g.count('onnx::MatMul')}", g.normal((cin, cout), 1 / math.sqrt(cin)))
+    return g.t("Add", [g.param(f"{path}.bias", g.normal(cout, 0.02)), g.t("MatMul", [x, w], path)], path)
+
+
+def layer_norm(g: Builder, x, path):
+    scale = g.param(f"{path}.weight", g.uniform(0.8, 1.2, D_MODEL))
+    bias = g.param(f"{path}.bias", g.normal(D_MODEL, 0.02))
+    return g.t("LayerNormalization", [x, scale, bias], path, axis=-1, epsilon=1e-5)
+
+
+def gelu(g: Builder, x, path):
+    """nn.GELU() as torch.onnx writes it before opset 20: x * (1 + erf(x / sqrt 2)) * 0.5."""
+    erf = g.t("Erf", [g.t("Div", [x, g.const(math.sqrt(2), path, np.float32)], path)], path)
+    x = g.t("Mul", [x, g.t("Add", [erf, g.const(1.0, path, np.float32)], path)], path)
+    return g.t("Mul", [x, g.const(0.5, path, np.float32)], path)
+
+
+def transformer_block() -> onnx.ModelProto:
+    """PyTorch export of one pre-LN encoder block with a dynamic batch: traced x.size() as
+    Shape/Gather, view() as Unsqueeze/Concat/Reshape with Constant nodes, pos_embed[:, :T] as a
+    Slice with a traced end, Linear as MatMul + Add(bias, .), GEGLU MLP (Split, Erf-form GELU), and
+    y[:, 0] as a Gather feeding a second "cls" output."""
+    g = Builder(3)
+    pos = g.param("pos_embed", g.normal((1, 32, D_MODEL), 0.02))  # longer than SEQ, as for max_len
+    end = g.t("Unsqueeze", [g.size("x", 1), g.const([0])])
+    x = g.t("Add", ["x", g.t("Slice", [pos, g.const([0]), end, g.const([1]), g.const([1])])])
+
+    h, dh = layer_norm(g, x, "norm1"), D_MODEL // HEADS
+    batch, seq = g.size(h, 0, "attn"), g.size(h, 1, "attn")
+
+    def split_heads(n):  # self.{n}_proj(h).view(B, T, heads, dh).transpose(1, 2)
+        t = g.view(linear(g, h, f"attn.{n}_proj", D_MODEL, D_MODEL), [batch, seq, HEADS, dh], "attn")
+        return g.t("Transpose", [t], "attn", perm=[0, 2, 1, 3])
+
+    q, k, v = (split_heads(n) for n in "qkv")
+    scores = g.t("MatMul", [q, g.t("Transpose", [k], "attn", perm=[0, 1, 3, 2])], "attn")
+    scores = g.t("Div", [scores, g.const(math.sqrt(dh), "attn", np.float32)], "attn")
+    o = g.t("MatMul", [g.t("Softmax", [scores], "attn", axis=-1), v], "attn")
+    o = g.view(g.t("Transpose", [o], "attn", perm=[0, 2, 1, 3]), [batch, seq, D_MODEL], "attn")
+    x = g.t("Add", [x, linear(g, o, "attn.out_proj", D_MODEL, D_MODEL)])
+
+    h = linear(g, layer_norm(g, x, "norm2"), "mlp.fc1", D_MODEL, 2 * D_FF)
+    a, gate = g.t("Split", [h, g.const([D_FF, D_FF], "mlp")], "mlp", n_out=2, axis=-1)
+    h = g.t("Mul", [a, gelu(g, gate, "mlp.act")], "mlp")
+    y = g.t("Add", [x, linear(g, h, "mlp.fc2", D_FF, D_MODEL)], outputs=["y"])
+    g.t("Gather", [y, g.const(0)], outputs=["cls"], axis=1)
+    outputs = [vi("y", ["batch", SEQ, D_MODEL]), vi("cls", ["batch", D_MODEL])]
+    return g.model("main_graph", [vi("x", ["batch", SEQ, D_MODEL])], outputs, 17)
+
+
+ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
+    "mnist": mnist_cnn,
+    "resnet_small": resnet_small,
+    "mobilenet_small": mobilenet_small,
+    "transformer_block": transformer_block,
+    "resnet50_sized": resnet50_sized,
+}
+DEFAULT = [n for n in ZOO if n != "resnet50_sized"]  # ~100 MB; written only when named
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Write seeded zoo models as ONNX files.")
+    parser.add_argument("outdir", nargs="?", type=Path, metavar="OUTDIR")
+    parser.add_argument("names", nargs="*", metavar="NAME", help=f"{', '.join(ZOO)} (default: {', '.join(DEFAULT)})")
+    parser.add_argument("--example", action="store_true", help="write the bundled example model examples/mnist.onnx")
+    args = parser.parse_args(argv)
+    if args.example:
+        if args.outdir or args.names:
+            parser.error("--example takes no OUTDIR or NAME")
+        targets = {"mnist": Path(__file__).resolve().with_name("mnist.onnx")}
+    else:
+        if args.outdir is None:
+            parser.error("OUTDIR is required unless --example is given")
+        unknown = [n for n in args.names if n not in ZOO]
+        if unknown:
+            parser.error(f"unknown model(s) {', '.join(unknown)}; choose from {', '.join(ZOO)}")
+        args.outdir.mkdir(parents=True, exist_ok=True)
+        targets = {n: args.outdir / f"{n}.onnx" for n in args.names or DEFAULT}
+    for name, path in targets.items():
+        onnx.save(ZOO[name](), path)
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

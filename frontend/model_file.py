@@ -1,0 +1,256 @@
+"""Reading ONNX model files without copying their weights.
+
+A binary `.onnx` file is memory-mapped. Before protobuf parses it, the raw data of its
+large initializers is cut out of the message (protobuf offers no zero-copy parse and
+would otherwise hold a second copy of every weight), and each weight becomes a
+read-only numpy view of the mapped file. Weights in external data files are mapped the
+same way, after checking that their paths stay inside the model's folder.
+"""
+
+import mmap
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnx.parser
+from google.protobuf.message import DecodeError
+from onnx import TensorProto, numpy_helper
+
+from mrvl_dialect.element_types import BY_ONNX, onnx_type_name
+from mrvl_dialect.errors import CompileError
+
+TEXT_SUFFIXES = (".onnxtxt", ".onnxtext")
+MAPPED_MIN_BYTES = 1024
+"""Initializers with at least this much raw data are mapped; smaller ones (shapes, axes,
+scalars) stay in the message, where shape inference can read them."""
+
+# Protobuf field numbers (onnx/onnx.proto3).
+_MODEL_GRAPH = 7
+_GRAPH_INITIALIZER = 5
+_TENSOR_RAW_DATA = 9
+_LEN = 2
+
+
+@dataclass
+class LoadedModel:
+    model: onnx.ModelProto
+    """The model; mapped initializers keep their dims and type but no data."""
+    weights: dict[str, np.ndarray] = field(default_factory=dict)
+    """Data of the initializers that are not in `model`, by initializer name."""
+    base_dir: Path | None = None
+    """Where external data files are looked up."""
+
+
+def load_model(path: str | Path) -> LoadedModel:
+    """Read a binary (`.onnx`) or text (`.onnxtxt`) ONNX model."""
+    path = Path(path)
+    if path.is_dir():
+        raise CompileError("", "is a directory, not an ONNX model")
+    try:
+        if path.suffix in TEXT_SUFFIXES:
+            loaded = LoadedModel(_parse_text(path.read_text()), base_dir=path.parent)
+        else:
+            loaded = _load_binary(path)
+    except FileNotFoundError:
+        raise CompileError("", "no such file") from None
+    except PermissionError:
+        raise CompileError("", "permission denied") from None
+    except UnicodeDecodeError:
+        raise CompileError("", "is not ONNX text (not UTF-8)") from None
+    _load_external_data(loaded)
+    return loaded
+
+
+def from_proto(model: onnx.ModelProto, base_dir: Path | None = None) -> LoadedModel:
+    loaded = LoadedModel(model, base_dir=base_dir)
+    _load_external_data(loaded)
+    return loaded
+
+
+def _parse_text(text: str) -> onnx.ModelProto:
+    # Whole-line `//` comments let lit RUN and CHECK lines live in the model file.
+    text = "\n".join("" if line.lstrip().startswith("//") else line for line in text.splitlines())
+    try:
+        return onnx.parser.parse_model(text)
+    except onnx.parser.ParseError as e:
+        message = " ".join(str(e).split())
+        raise CompileError("", f"not valid ONNX text: {message}") from None
+
+
+def _load_binary(path: Path) -> LoadedModel:
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            raise CompileError("", "is empty, not an ONNX model")
+        buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        stripped, spans = _strip_large_raw_data(memoryview(buffer))
+        model = onnx.ModelProto.FromString(stripped)
+    except (DecodeError, _WireError, RuntimeError) as e:
+        raise CompileError("", f"is not an ONNX model, or is truncated ({e})") from None
+    if not model.HasField("graph"):
+        raise CompileError("", "is not an ONNX model: it has no graph")
+    weights = {}
+    for tensor, span in zip(model.graph.initializer, spans, strict=True):
+        if span is not None:
+            weights[tensor.name] = _view(buffer, span[0], span[1], tensor)
+    return LoadedModel(model, weights, path.parent)
+
+
+def _view(buffer: mmap.mmap | np.ndarray, offset: int, length: int, tensor: TensorProto) -> np.ndarray:
+    """A read-only array over `length` bytes at `offset`, checked against the tensor's type."""
+    element = BY_ONNX.get(tensor.data_type)
+    if element is None or element.numpy is None:
+        raise CompileError(
+            f"initializer '{tensor.name}'",
+            f"element type {onnx_type_name(tensor.data_type)} is not supported",
+        )
+    if any(d < 0 for d in tensor.dims):
+        raise CompileError(f"initializer '{tensor.name}'", f"negative dimension in {list(tensor.dims)}")
+    count = int(np.prod(tensor.dims, dtype=object)) if tensor.dims else 1
+    expected = count * element.numpy.itemsize
+    if expected != length:
+        raise CompileError(
+            f"initializer '{tensor.name}'",
+            f"has {length} bytes of data, but shape {list(tensor.dims)} of "
+            f"{onnx_type_name(tensor.data_type)} needs {expected}",
+        )
+    return np.frombuffer(buffer, element.numpy, count, offset).reshape(tuple(tensor.dims))
+
+
+class _WireError(Exception):
+    pass
+
+
+def _varint(data: memoryview, pos: int, end: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= end or shift > 63:
+            raise _WireError("bad varint")
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, pos
+
+
+def _fields(data: memoryview, start: int, end: int):
+    """(field number, wire type, field start, value start, value end) of each field."""
+    pos = start
+    while pos < end:
+        tag, value_start = _varint(data, pos, end)
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            _, value_end = _varint(data, value_start, end)
+        elif wire == 1:
+            value_end = value_start + 8
+        elif wire == 5:
+            value_end = value_start + 4
+        elif wire == _LEN:
+            length, value_start = _varint(data, value_start, end)
+            value_end = value_start + length
+        else:
+            raise _WireError(f"unsupported wire type {wire}")
+        if value_end > end:
+            raise _WireError("field runs past the end of its message")
+        yield number, wire, pos, value_start, value_end
+        pos = value_end
+
+
+def _len_field(number: int, payload: bytes) -> bytes:
+    out = bytearray()
+    for value in ((number << 3) | _LEN, len(payload)):
+        while value >= 0x80:
+            out.append((value & 0x7F) | 0x80)
+            value >>= 7
+        out.append(value)
+    return bytes(out) + payload
+
+
+def _strip_large_raw_data(data: memoryview) -> tuple[bytes, list[tuple[int, int] | None]]:
+    """The model message without large initializer data, and where that data lies.
+
+    Returns the stripped message and, per initializer of the main graph in order, the
+    (offset, length) of its raw data in `data`, or None where it was left in place.
+    """
+    spans: list[tuple[int, int] | None] = []
+    model = bytearray()
+    for number, wire, first, start, end in _fields(data, 0, len(data)):
+        if number == _MODEL_GRAPH and wire == _LEN:
+            graph = bytearray()
+            for g_number, g_wire, g_first, g_start, g_end in _fields(data, start, end):
+                if g_number == _GRAPH_INITIALIZER and g_wire == _LEN:
+                    tensor = bytearray()
+                    span = None
+                    for t_number, t_wire, t_first, t_start, t_end in _fields(data, g_start, g_end):
+                        if (t_number == _TENSOR_RAW_DATA and t_wire == _LEN
+                                and t_end - t_start >= MAPPED_MIN_BYTES):
+                            span = (t_start, t_end - t_start)
+                        else:
+                            tensor += data[t_first:t_end]
+                    spans.append(span)
+                    graph += _len_field(_GRAPH_INITIALIZER, bytes(tensor))
+                else:
+                    graph += data[g_first:g_end]
+            model += _len_field(_MODEL_GRAPH, bytes(graph))
+        else:
+            model += data[first:end]
+    return bytes(model), spans
+
+
+def _load_external_data(loaded: LoadedModel) -> None:
+    for tensor in loaded.model.graph.initializer:
+        if tensor.data_location != TensorProto.EXTERNAL:
+            continue
+        info = {entry.key: entry.value for entry in tensor.external_data}
+        where = f"initializer '{tensor.name}'"
+        location = info.get("location", "")
+        if loaded.base_dir is None:
+            raise CompileError(where, "has external data, but the model was not read from a file")
+        path = _safe_external_path(loaded.base_dir, location, where)
+        try:
+            offset = int(info.get("offset", "0"))
+            size = path.stat().st_size
+            length = int(info["length"]) if "length" in info else size - offset
+        except ValueError:
+            raise CompileError(where, "external data offset or length is not a number") from None
+        if offset < 0 or length < 0 or offset + length > size:
+            raise CompileError(
+                where, f"external data [{offset}, {offset + length}) lies outside '{location}' ({size} bytes)"
+            )
+        with open(path, "rb") as f:
+            buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else np.empty(0, np.uint8)
+        loaded.weights[tensor.name] = _view(buffer, offset, length, tensor)
+        tensor.ClearField("external_data")
+        tensor.data_location = TensorProto.DEFAULT
+
+
+def _safe_external_path(base_dir: Path, location: str, where: str) -> Path:
+    """`location` inside `base_dir`: never absolute, never through `..` or a link."""
+    relative = Path(location)
+    if not location or relative.is_absolute() or location.startswith(("/", "\\")):
+        raise CompileError(where, f"external data location '{location}' must be a relative path")
+    if ".." in relative.parts or ".." in location.replace("\\", "/").split("/"):
+        raise CompileError(where, f"external data location '{location}' must not contain '..'")
+    path = base_dir / relative
+    current = base_dir
+    for part in relative.parts:
+        current = current / part
+        if current.is_symlink():
+            raise CompileError(where, f"external data location '{location}' goes through a symbolic link")
+    if not path.is_file():
+        raise CompileError(where, f"external data file '{location}' not found next to the model")
+    if path.stat().st_nlink > 1:
+        raise CompileError(where, f"external data file '{location}' is a hard link")
+    return path
+
+
+def small_initializer_value(tensor: TensorProto) -> np.ndarray:
+    """The value of an initializer still held in the message."""
+    try:
+        return numpy_helper.to_array(tensor)
+    except (ValueError, TypeError) as e:
+        raise CompileError(f"initializer '{tensor.name}'", f"cannot be read: {e}") from None

@@ -1,0 +1,110 @@
+"""Structural checks and helpers on ONNX graphs: names, subgraphs, topological order."""
+
+import heapq
+
+import onnx
+from onnx import AttributeProto
+
+from mrvl_dialect.errors import CompileError
+
+
+def node_label(node: onnx.NodeProto) -> str:
+    """How messages name a node: `node 'conv1' (Conv)`."""
+    op_type = node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
+    return f"node '{node.name}' ({op_type})"
+
+
+def subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
+    graphs = []
+    for a in node.attribute:
+        if a.type == AttributeProto.GRAPH:
+            graphs.append(a.g)
+        elif a.type == AttributeProto.GRAPHS:
+            graphs.extend(a.graphs)
+    return graphs
+
+
+def graph_uses(graph: onnx.GraphProto) -> set[str]:
+    """Every tensor name a graph reads, including those of enclosing scopes."""
+    used = {o.name for o in graph.output}
+    for node in graph.node:
+        used.update(node.input)
+        for g in subgraphs(node):
+            used |= graph_uses(g)
+    return used
+
+
+def node_reads(node: onnx.NodeProto) -> list[str]:
+    """Tensor names a node reads, through its inputs or from inside its subgraphs."""
+    names = [name for name in node.input if name]
+    for g in subgraphs(node):
+        local = {i.name for i in g.input} | {t.name for t in g.initializer}
+        local |= {out for n in g.node for out in n.output}
+        names.extend(sorted(graph_uses(g) - local))
+    return names
+
+
+def name_nodes(graph: onnx.GraphProto) -> None:
+    """Give unnamed nodes a name, `<op_type>_<index>`, so that every message can name them."""
+    taken = {n.name for n in graph.node if n.name}
+    for i, node in enumerate(graph.node):
+        if not node.name:
+            name = f"{node.op_type}_{i}"
+            while name in taken:
+                name += "_"
+            node.name = name
+            taken.add(name)
+        for g in subgraphs(node):
+            name_nodes(g)
+
+
+def sort_topologically(graph: onnx.GraphProto, outer: set[str] = frozenset()) -> None:
+    """Order the nodes so that each comes after its producers (stable for sorted graphs).
+
+    Raises a CompileError naming a node whose input nothing defines, or one on a cycle.
+    """
+    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer} | set(outer)
+    producer: dict[str, int] = {}
+    for i, node in enumerate(graph.node):
+        for name in node.output:
+            if not name:
+                continue
+            if name in producer or name in defined:
+                first = node_label(graph.node[producer[name]]) if name in producer else "the graph"
+                raise CompileError(node_label(node), f"output '{name}' is already defined by {first}")
+            producer[name] = i
+    waiting_on = [0] * len(graph.node)
+    consumers: list[list[int]] = [[] for _ in graph.node]
+    for i, node in enumerate(graph.node):
+        for name in dict.fromkeys(node_reads(node)):
+            if name in producer:
+                waiting_on[i] += 1
+                consumers[producer[name]].append(i)
+            elif name not in defined:
+                raise CompileError(
+                    node_label(node),
+                    f"input '{name}' is not a graph input, an initializer or any node's output",
+                )
+    ready = [i for i, n in enumerate(waiting_on) if n == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for j in consumers[i]:
+            waiting_on[j] -= 1
+            if waiting_on[j] == 0:
+                heapq.heappush(ready, j)
+    if len(order) < len(graph.node):
+        stuck = next(graph.node[i] for i, n in enumerate(waiting_on) if n > 0)
+        raise CompileError(node_label(stuck), "the graph has a cycle through this node")
+    if order != list(range(len(graph.node))):
+        nodes = [graph.node[i] for i in order]
+        copies = [onnx.NodeProto() for _ in nodes]
+        for copy, node in zip(copies, nodes):
+            copy.CopyFrom(node)
+        del graph.node[:]
+        graph.node.extend(copies)
+    for node in graph.node:
+        for g in subgraphs(node):
+            sort_topologically(g, defined | set(producer))

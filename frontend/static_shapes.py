@@ -1,0 +1,197 @@
+"""Make an ONNX model's tensor types static before import.
+
+Exporters write dynamic batch dims and compute shapes at run time
+(`Shape -> Gather -> Unsqueeze -> Concat -> Reshape`, `ConstantOfShape`, `Cast` of
+constants, `Constant` nodes as operands). Here the model is upgraded to the dialect's
+opset, user-given input shapes are applied, and ONNX shape inference alternates with
+folding every node whose inputs are known until nothing changes. Folding evaluates nodes
+with ONNX's own reference implementation.
+"""
+
+import warnings
+
+import numpy as np
+import onnx
+import onnx.shape_inference
+import onnx.version_converter
+from onnx import TensorProto, numpy_helper
+from onnx.reference import ReferenceEvaluator
+from xdsl.traits import Pure
+
+from frontend.onnx_graph import graph_uses, subgraphs
+from frontend.model_file import MAPPED_MIN_BYTES, LoadedModel, small_initializer_value
+from mrvl_dialect.errors import CompileError
+from mrvl_dialect.gen_graph_ops import OPSET
+from mrvl_dialect.graph import Graph
+
+OLDEST_OPSET = 7
+_FOLDABLE = {
+    op.name.removeprefix("graph.") for op in Graph.operations if op.has_trait(Pure)
+} | {"Constant"}
+
+
+def upgrade_opset(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The model at the dialect's opset, converted by ONNX's version converter if older."""
+    versions = {o.domain: o.version for o in model.opset_import}
+    version = versions.get("", versions.get("ai.onnx"))
+    if version is None:
+        if any(n.domain in ("", "ai.onnx") for n in model.graph.node):
+            raise CompileError("opset_import", "the model imports no opset of the default ONNX domain")
+        return model
+    if version < OLDEST_OPSET:
+        raise CompileError("opset_import", f"ONNX opset {version} is not supported (oldest: {OLDEST_OPSET})")
+    if version > OPSET:
+        raise CompileError("opset_import", f"ONNX opset {version} is newer than the newest supported ({OPSET})")
+    if version == OPSET:
+        return model
+    try:
+        return onnx.version_converter.convert_version(model, OPSET)
+    except Exception as e:  # the converter raises bare RuntimeErrors and ValueErrors
+        message = " ".join(str(e).split())
+        raise CompileError("opset_import", f"cannot upgrade from opset {version} to {OPSET}: {message}") from None
+
+
+def apply_input_shapes(model: onnx.ModelProto, shapes: dict[str, list[int]]) -> None:
+    inputs = {i.name: i for i in model.graph.input}
+    for name, shape in shapes.items():
+        where = f"--input-shape {name}"
+        if name not in inputs:
+            known = ", ".join(sorted(inputs)) or "none"
+            raise CompileError(where, f"the model has no input '{name}' (inputs: {known})")
+        tensor_type = inputs[name].type.tensor_type
+        dims = tensor_type.shape.dim
+        if tensor_type.HasField("shape") and len(dims) != len(shape):
+            raise CompileError(where, f"input '{name}' has rank {len(dims)}, not {len(shape)}")
+        if any(d <= 0 for d in shape):
+            raise CompileError(where, "dimensions must be positive")
+        for i, (dim, size) in enumerate(zip(dims, shape)):
+            if dim.HasField("dim_value") and dim.dim_value != size:
+                raise CompileError(where, f"dim {i} of input '{name}' is fixed at {dim.dim_value}, not {size}")
+        tensor_type.shape.Clear()
+        for size in shape:
+            tensor_type.shape.dim.add().dim_value = size
+
+
+def infer_types(model: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
+    """The type ONNX shape inference gives each tensor of the main graph."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
+    except onnx.shape_inference.InferenceError as e:
+        raise CompileError("shape inference", " ".join(str(e).split())) from None
+    graph = inferred.graph
+    types = {v.name: v.type for v in (*graph.value_info, *graph.input, *graph.output)}
+    for t in graph.initializer:
+        types[t.name] = onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims))
+    return types
+
+
+def static_shape(tensor_type: onnx.TypeProto) -> list[int] | None:
+    if not tensor_type.HasField("tensor_type") or not tensor_type.tensor_type.HasField("shape"):
+        return None
+    dims = tensor_type.tensor_type.shape.dim
+    if not all(d.HasField("dim_value") for d in dims):
+        return None
+    return [d.dim_value for d in dims]
+
+
+class _Folder:
+    """Folds nodes with known inputs into constants, one pass over the graph."""
+
+    def __init__(self, loaded: LoadedModel, opset: int):
+        self.loaded = loaded
+        self.opset = opset
+        graph = loaded.model.graph
+        self.constants: dict[str, np.ndarray | None] = {
+            t.name: None for t in graph.initializer
+        }  # values are read on demand: most weights are never needed here
+        self.initializers = {t.name: t for t in graph.initializer}
+
+    def value(self, name: str) -> np.ndarray:
+        if (array := self.constants[name]) is None:
+            if name in self.loaded.weights:
+                array = self.loaded.weights[name]
+            else:
+                array = small_initializer_value(self.initializers[name])
+            self.constants[name] = array
+        return array
+
+    def run(self, types: dict[str, onnx.TypeProto]) -> bool:
+        graph = self.loaded.model.graph
+        kept, folded = [], []
+        for node in graph.node:
+            outputs = self._fold(node, types)
+            if outputs is None:
+                kept.append(node)
+                continue
+            for name, array in zip(node.output, outputs):
+                if name:
+                    self.constants[name] = array
+                    folded.append((name, array))
+        if not folded:
+            return False
+        del graph.node[:]
+        graph.node.extend(kept)
+        for name, array in folded:
+            self._add_initializer(name, array)
+        return True
+
+    def _fold(self, node: onnx.NodeProto, types: dict[str, onnx.TypeProto]) -> list[np.ndarray] | None:
+        if node.domain not in ("", "ai.onnx") or node.op_type not in _FOLDABLE or subgraphs(node):
+            return None
+        if node.op_type in ("Shape", "Size"):
+            shape = static_shape(types.get(node.input[0], onnx.TypeProto()))
+            if shape is None:
+                return None
+            if node.op_type == "Size":
+                return [np.array(int(np.prod(shape)), np.int64)]
+            attrs = {a.name: a.i for a in node.attribute}
+            return [np.array(shape[slice(attrs.get("start"), attrs.get("end"))], np.int64)]
+        inputs = [name for name in node.input if name]
+        if not all(name in self.constants for name in inputs):
+            return None
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                evaluator = ReferenceEvaluator(node, opsets={"": self.opset})
+                results = evaluator.run(None, {name: self.value(name) for name in inputs})
+        except Exception:  # left for run time, where the same input fails the same way
+            return None
+        return [np.asarray(r) for r in results]
+
+    def _add_initializer(self, name: str, array: np.ndarray) -> None:
+        if array.nbytes < MAPPED_MIN_BYTES:
+            tensor = numpy_helper.from_array(array, name)
+        else:
+            # Keep big data out of the message: inference needs only its type.
+            data_type = onnx.helper.np_dtype_to_tensor_dtype(array.dtype)
+            tensor = TensorProto(name=name, data_type=data_type, dims=array.shape)
+            self.loaded.weights[name] = array
+        self.loaded.model.graph.initializer.append(tensor)
+        self.initializers[name] = tensor
+
+
+def remove_unused_initializers(loaded: LoadedModel) -> None:
+    graph = loaded.model.graph
+    used = {name for node in graph.node for name in node.input} | {o.name for o in graph.output}
+    for node in graph.node:
+        for g in subgraphs(node):
+            used |= graph_uses(g)
+    kept = [t for t in graph.initializer if t.name in used]
+    for t in graph.initializer:
+        if t.name not in used:
+            loaded.weights.pop(t.name, None)
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+
+
+def make_static(loaded: LoadedModel, input_shapes: dict[str, list[int]]) -> dict[str, onnx.TypeProto]:
+    """Upgrade, apply input shapes, and fold until shapes settle; returns the final types."""
+    loaded.model = upgrade_opset(loaded.model)
+    apply_input_shapes(loaded.model, input_shapes)
+    folder = _Folder(loaded, OPSET)
+    types = infer_types(loaded.model)
+    while folder.run(types):
+        types = infer_types(loaded.model)
+    remove_unused_initializers(loaded)
+    return types
+

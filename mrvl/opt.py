@@ -1,0 +1,203 @@
+"""`mrvl-opt`: xdsl-opt with the mrvl dialects, passes and ONNX input.
+
+    mrvl-opt model.onnx                          # import and print the graph dialect
+    mrvl-opt in.mlir -p 'canonicalize,cse' -o out.mlir
+    mrvl-opt model.onnxtxt --input-shape x=1x3x32x32 --print-weights
+
+`.onnx` (binary) and `.onnxtxt` (ONNX text syntax) inputs are imported on the fly; `.mlir`
+is parsed, and any `dialect_resources` blobs in it become the module's weights.
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from io import StringIO
+from pathlib import Path
+from typing import IO, ClassVar
+
+import onnx
+from google.protobuf.message import DecodeError
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from backend.summary import SummaryTarget
+from frontend.onnx_importer import import_onnx
+from mrvl_dialect import get_all_dialects
+from mrvl_dialect.errors import CompileError
+from mrvl_dialect.weights import adopt_parsed_blobs, resources_section
+from passes import get_all_passes
+
+
+def parse_input_shape(text: str) -> tuple[str, list[int]]:
+    """`NAME=1x3x224x224` -> ("NAME", [1, 3, 224, 224])."""
+    name, sep, dims = text.rpartition("=")
+    try:
+        shape = [int(d) for d in dims.lower().split("x")]
+    except ValueError:
+        shape = []
+    if not sep or not name or not shape:
+        raise argparse.ArgumentTypeError(f"'{text}' is not NAME=DIMS, as in input=1x3x224x224")
+    return name, shape
+
+
+class MrvlOptMain(xDSLOptMain):
+    version_format: ClassVar[str] = "mrvl-opt (mrvl-xdsl, xdsl {xdsl_version})"
+
+    def register_all_dialects(self):
+        super().register_all_dialects()
+        for name, factory in get_all_dialects().items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self):
+        super().register_all_passes()
+        for name, factory in get_all_passes().items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self):
+        super().register_all_targets()
+        self.available_targets["summary"] = lambda: SummaryTarget
+
+    def register_all_frontends(self):
+        super().register_all_frontends()
+
+        def parse_mlir(io: IO[bytes]) -> ModuleOp:
+            module = Parser(self.ctx, io.read(), self.get_input_name()).parse_module(
+                not self.args.no_implicit_module
+            )
+            adopt_parsed_blobs(module)
+            return module
+
+        def parse_onnx(io: IO[bytes]) -> ModuleOp:
+            self.ctx.get_dialect("builtin")  # the MLIR printer expects it loaded
+            if self.args.input_file is not None and not self.args.split_input_file:
+                source = Path(self.args.input_file)  # mapped, with its external data
+            else:
+                try:
+                    source = onnx.ModelProto.FromString(io.read())
+                except DecodeError as e:
+                    raise CompileError("", f"is not an ONNX model ({e})") from None
+            return import_onnx(source, dict(self.args.input_shape))
+
+        def parse_onnx_text(io: IO[bytes]) -> ModuleOp:
+            self.ctx.get_dialect("builtin")
+            if self.args.input_file is not None and not self.args.split_input_file:
+                return import_onnx(Path(self.args.input_file), dict(self.args.input_shape))
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp, "stdin.onnxtxt")
+                path.write_bytes(io.read())
+                return import_onnx(path, dict(self.args.input_shape))
+
+        self.available_frontends["mlir"] = parse_mlir
+        self.available_frontends["onnx"] = parse_onnx
+        self.available_frontends["onnxtxt"] = parse_onnx_text
+        self.available_frontends["onnxtext"] = parse_onnx_text
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--input-shape",
+            action="append",
+            default=[],
+            type=parse_input_shape,
+            metavar="NAME=DIMS",
+            help="fix the shape of an ONNX graph input, as in input=1x3x224x224 (repeatable)",
+        )
+        arg_parser.add_argument(
+            "--print-weights",
+            action="store_true",
+            help="also print the weights (a dialect_resources section), so that the "
+            "output can be read back with its data",
+        )
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        text = super().output_resulting_program(prog)
+        if self.args.print_weights and parse_spec(self.args.target).name == "mlir":
+            text = text.rstrip("\n") + "\n" + resources_section(prog)
+        return text
+
+    def prepare_output(self) -> IO[str]:
+        if self.args.output_file is None:
+            return sys.stdout
+        self.pending_output = PendingOutput(Path(self.args.output_file))
+        return self.pending_output
+
+
+class PendingOutput(StringIO):
+    """Collects a tool's output; `commit()` writes it to its file once the run succeeded."""
+
+    def __init__(self, path: Path):
+        super().__init__()
+        self.path = path
+
+    def close(self) -> None:
+        """Kept open: xDSL closes its output stream whether or not the run failed."""
+
+    def commit(self) -> None:
+        write_atomically(self.path, self.getvalue())
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder, so `path` is never half written."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent or Path("."), prefix=f".{path.name}.", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: str) -> int:
+    """Run an xdsl-opt-style tool; user errors become one `error:` line and exit code 1."""
+    tool = main(description=description, args=args)
+    input_name = tool.args.input_file or "<stdin>"
+    if tool.args.input_file is not None and not os.path.isfile(tool.args.input_file):
+        reason = "is a directory" if os.path.isdir(tool.args.input_file) else "no such file"
+        print(f"error: {input_name}: {reason}", file=sys.stderr)
+        return 1
+    try:
+        tool.run()
+    except CompileError as e:
+        print(e.format(input_name), file=sys.stderr)
+        return 1
+    except ParseError as e:
+        location = e.span.get_location()
+        message = " ".join(e.msg.split())
+        print(f"error: {input_name}: {location.line}:{location.col}: {message}", file=sys.stderr)
+        return 1
+    except DiagnosticException as e:
+        message = " ".join(str(e).split("\n\n")[0].split())
+        print(f"error: {input_name}: {message}", file=sys.stderr)
+        return 1
+    except (ValueError, OSError) as e:
+        print(f"error: {input_name}: {' '.join(str(e).split())}", file=sys.stderr)
+        return 1
+    except Exception as e:
+        if os.environ.get("MRVL_TRACEBACK"):
+            raise
+        print(
+            f"error: {input_name}: internal compiler error: {type(e).__name__}: {e} "
+            "(set MRVL_TRACEBACK=1 for the traceback, and please report it)",
+            file=sys.stderr,
+        )
+        return 1
+    if (pending := getattr(tool, "pending_output", None)) is not None:
+        pending.commit()
+    return 0
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    return run_tool(MrvlOptMain, args, "mrvl-opt: read ONNX or mrvl IR, run passes, print IR")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,119 @@
+"""The weight store: tensor data that IR refers to by `dense_resource<handle>`.
+
+Weights never enter the IR text or xDSL's process-global blob storage. A `WeightStore`
+maps handles to numpy arrays (read-only views of the model file where possible) and
+belongs to one module: `WeightStore.of(module)`. The MLIR printer writes them as a
+`dialect_resources` section only when asked, and reading such a section moves the blobs
+into the parsed module's store.
+"""
+
+import re
+import weakref
+from collections.abc import Iterator
+
+import numpy as np
+from xdsl.dialects.builtin import Builtin, DenseResourceAttr, ModuleOp, TensorType
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+
+from mrvl_dialect.element_types import BY_XDSL
+
+_HANDLE_CHARS = re.compile(r"[^A-Za-z0-9_.$]")
+_stores: "weakref.WeakKeyDictionary[ModuleOp, WeightStore]" = weakref.WeakKeyDictionary()
+
+
+class WeightStore:
+    """Named arrays behind a module's `dense_resource` handles."""
+
+    def __init__(self) -> None:
+        self._arrays: dict[str, np.ndarray] = {}
+
+    @staticmethod
+    def of(module: ModuleOp) -> "WeightStore":
+        """The store of `module`, created empty on first use."""
+        if (store := _stores.get(module)) is None:
+            store = _stores[module] = WeightStore()
+        return store
+
+    def attach(self, module: ModuleOp) -> None:
+        _stores[module] = self
+
+    def add(self, name: str, array: np.ndarray) -> str:
+        """Store `array` under a fresh handle derived from `name`; returns the handle."""
+        base = _HANDLE_CHARS.sub("_", name) or "weight"
+        if not (base[0].isalpha() or base[0] == "_"):
+            base = f"_{base}"
+        handle, n = base, 0
+        while handle in self._arrays:
+            n += 1
+            handle = f"{base}_{n}"
+        self._arrays[handle] = array
+        return handle
+
+    def put(self, handle: str, array: np.ndarray) -> None:
+        """Set the array behind an existing handle (as parsed from IR text)."""
+        self._arrays[handle] = array
+
+    def __getitem__(self, handle: str) -> np.ndarray:
+        return self._arrays[handle]
+
+    def __contains__(self, handle: str) -> bool:
+        return handle in self._arrays
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._arrays)
+
+    def __len__(self) -> int:
+        return len(self._arrays)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self._arrays.values())
+
+    def value(self, attr: DenseResourceAttr) -> np.ndarray:
+        """The array behind `attr`; KeyError when the IR came without its weights."""
+        return self._arrays[attr.resource_handle.data]
+
+
+def resource_handles(module: ModuleOp) -> list[DenseResourceAttr]:
+    """The `dense_resource` attributes on the module's ops, in IR order, each once."""
+    found: dict[str, DenseResourceAttr] = {}
+    for op in module.walk():
+        for attr in op.properties.values():
+            if isinstance(attr, DenseResourceAttr):
+                found.setdefault(attr.resource_handle.data, attr)
+    return list(found.values())
+
+
+def resources_section(module: ModuleOp) -> str:
+    """The module's weights as an MLIR `dialect_resources` section ("" if none)."""
+    store = WeightStore.of(module)
+    entries = []
+    for attr in resource_handles(module):
+        handle = attr.resource_handle.data
+        if handle in store:
+            array = np.ascontiguousarray(store[handle])
+            # MLIR blobs start with their alignment as a little-endian u32.
+            alignment = max(array.dtype.itemsize, 1).to_bytes(4, "little")
+            entries.append(f'      {handle}: "0x{alignment.hex().upper()}{array.tobytes().hex().upper()}"')
+    if not entries:
+        return ""
+    body = ",\n".join(entries)
+    return f"\n{{-#\n  dialect_resources: {{\n    builtin: {{\n{body}\n    }}\n  }}\n#-}}\n"
+
+
+def adopt_parsed_blobs(module: ModuleOp) -> None:
+    """Move blobs the parser left in xDSL's global builtin storage into the module's store.
+
+    Handles without a blob (IR printed without weights) stay empty in the store.
+    """
+    storage = Builtin.get_interface(OpAsmDialectInterface)._blob_storage
+    store = WeightStore.of(module)
+    for attr in resource_handles(module):
+        blob = storage.pop(attr.resource_handle.data, "")
+        if not blob:
+            continue
+        assert isinstance(attr.type, TensorType)
+        dtype = BY_XDSL[attr.type.element_type].numpy
+        data = bytes.fromhex(blob[2 + 8 :])  # "0x" and the alignment word
+        array = np.frombuffer(data, dtype).reshape(attr.type.get_shape())
+        store.put(attr.resource_handle.data, array)
