@@ -1,0 +1,79 @@
+"""Import time and peak memory of the ResNet-50-sized zoo model (about 25.6M parameters).
+
+    python benchmarks/import_resnet50.py [--repeat N]
+
+Each measurement runs in a fresh interpreter so that peak RSS belongs to one import.
+"Extra memory" is the peak RSS during import and printing minus the RSS just before
+(Python and the compiler loaded). Linux only: it reads and resets /proc/self peak RSS.
+Targets (issue 2): import at most 3 s, extra memory at most 2x the weight bytes.
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "examples")]
+
+MEASURE = r"""
+import json, sys, time
+from io import StringIO
+from xdsl.printer import Printer
+from frontend.onnx_importer import import_onnx
+from mrvl_dialect.weights import WeightStore
+
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+
+baseline = status("VmRSS")
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # resets the peak RSS (VmHWM) to the current RSS
+start = time.perf_counter()
+module = import_onnx(sys.argv[1])
+imported = time.perf_counter()
+text = StringIO()
+Printer(stream=text).print_op(module)
+printed = time.perf_counter()
+peak = status("VmHWM")
+print(json.dumps({
+    "import_s": imported - start, "print_s": printed - imported, "ir_chars": len(text.getvalue()),
+    "weight_bytes": WeightStore.of(module).nbytes, "extra_bytes": peak - baseline,
+}))
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs; the best time is reported")
+    args = parser.parse_args(argv)
+    import onnx
+    import zoo
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "resnet50_sized.onnx")
+        onnx.save_model(zoo.resnet50_sized(), path)
+        runs = [
+            json.loads(subprocess.run(
+                [sys.executable, "-c", MEASURE, str(path)], check=True, capture_output=True,
+                text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)},
+            ).stdout)
+            for _ in range(args.repeat)
+        ]
+    best = min(runs, key=lambda r: r["import_s"])
+    worst_memory = max(r["extra_bytes"] for r in runs)
+    weights = best["weight_bytes"]
+    print(f"model            resnet50_sized, {weights / 2**20:.1f} MiB of weights")
+    print(f"import           {best['import_s']:.2f} s (best of {len(runs)}; target <= 3 s)")
+    print(f"print IR         {best['print_s']:.3f} s, {best['ir_chars'] / 1000:.0f} kB of text")
+    print(f"extra memory     {worst_memory / 2**20:.1f} MiB = {worst_memory / weights:.2f}x "
+          "the weight bytes (worst run; target <= 2x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,41 @@
+"""Helpers for tests that print and parse `graph` IR."""
+
+from io import StringIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.func import Func
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from mrvl_dialect.graph import Graph
+from mrvl_dialect.weights import adopt_parsed_blobs
+
+# Exporters leave batch dims dynamic; the zoo's inputs are fixed like this in tests.
+ZOO_INPUT_SHAPES = {
+    "mnist": {},
+    "resnet_small": {"input": [1, 3, 64, 64]},
+    "mobilenet_small": {"images": [1, 3, 96, 96]},
+    "transformer_block": {"x": [2, 16, 64]},
+    "resnet50_sized": {},
+}
+
+
+
+def graph_context() -> Context:
+    ctx = Context()
+    for dialect in (Builtin, Func, Graph):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def parse_ir(text: str) -> ModuleOp:
+    module = Parser(graph_context(), text).parse_module()
+    adopt_parsed_blobs(module)
+    return module
+
+
+def print_ir(module: ModuleOp, **options: bool) -> str:
+    out = StringIO()
+    Printer(stream=out, **options).print_op(module)
+    return out.getvalue()
