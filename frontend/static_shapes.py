@@ -25,6 +25,13 @@ from mrvl_dialect.gen_graph_ops import OPSET
 from mrvl_dialect.graph import Graph
 
 OLDEST_OPSET = 7
+FOLD_MAX_ELEMENTS = 1 << 20
+"""Nodes that compute (rather than move data) fold only up to this many input elements:
+the reference evaluator is numpy, and a model must not turn compile time into run time."""
+_DATA_MOVEMENT = {
+    "Cast", "CastLike", "Concat", "DequantizeLinear", "Expand", "Flatten", "Gather",
+    "Identity", "Reshape", "Slice", "Split", "Squeeze", "Transpose", "Unsqueeze",
+}
 _FOLDABLE = {
     op.name.removeprefix("graph.") for op in Graph.operations if op.has_trait(Pure)
 } | {"Constant"}
@@ -72,8 +79,8 @@ def apply_input_shapes(model: onnx.ModelProto, shapes: dict[str, list[int]]) -> 
             tensor_type.shape.dim.add().dim_value = size
 
 
-def infer_types(model: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
-    """The type ONNX shape inference gives each tensor of the main graph."""
+def infer_types(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, onnx.TypeProto]]:
+    """The model with inferred value_info (subgraphs too), and the main graph's tensor types."""
     try:
         inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     except onnx.shape_inference.InferenceError as e:
@@ -82,7 +89,7 @@ def infer_types(model: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
     types = {v.name: v.type for v in (*graph.value_info, *graph.input, *graph.output)}
     for t in graph.initializer:
         types[t.name] = onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims))
-    return types
+    return inferred, types
 
 
 def static_shape(tensor_type: onnx.TypeProto) -> list[int] | None:
@@ -149,6 +156,10 @@ class _Folder:
         inputs = [name for name in node.input if name]
         if not all(name in self.constants for name in inputs):
             return None
+        if node.op_type not in _DATA_MOVEMENT:
+            sizes = [static_shape(types.get(name, onnx.TypeProto())) for name in inputs]
+            if any(s is None or np.prod(s, dtype=object) > FOLD_MAX_ELEMENTS for s in sizes):
+                return None
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
@@ -189,9 +200,10 @@ def make_static(loaded: LoadedModel, input_shapes: dict[str, list[int]]) -> dict
     loaded.model = upgrade_opset(loaded.model)
     apply_input_shapes(loaded.model, input_shapes)
     folder = _Folder(loaded, OPSET)
-    types = infer_types(loaded.model)
+    inferred, types = infer_types(loaded.model)
     while folder.run(types):
-        types = infer_types(loaded.model)
+        inferred, types = infer_types(loaded.model)
+    loaded.model = inferred
     remove_unused_initializers(loaded)
     return types
 
