@@ -305,8 +305,11 @@ def _name_hint(name: str) -> str | None:
 
 
 def _symbol(name: str) -> str:
+    """The function's symbol: the graph name made an identifier, or `main`."""
     symbol = "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_")
-    return symbol if symbol and not symbol[0].isdigit() else f"graph_{symbol}" if symbol else "main"
+    if not symbol:
+        return "main"
+    return f"graph_{symbol}" if symbol[0].isdigit() else symbol
 
 
 def _name_attrs(names) -> ArrayAttr[DictionaryAttr]:

@@ -197,6 +197,8 @@ def _op_class(schema: OpSchema, constraints: dict[tuple[str, ...], str]) -> str:
             lines.append(f"    {field} = prop_def({c}, {default}{rename})")
         else:
             lines.append(f"    {field} = opt_prop_def({c}{rename})")
+    # Regions follow attribute names, but an If reads better with its then-branch first.
+    regions.sort(key=lambda item: (item[0] != "then_branch", item[0]))
     for name, attr in regions:
         field = _field_name(name, taken)
         if attr.type == AttributeProto.GRAPHS:

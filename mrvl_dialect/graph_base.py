@@ -19,7 +19,6 @@ from xdsl.dialects.builtin import (
     AnyTensorTypeConstr,
     DenseArrayBase,
     FloatAttr,
-    NameLoc,
     TensorType,
     f32,
     i32,
@@ -187,8 +186,3 @@ class OnnxOp(IRDLOperation):
         assert isinstance(value, DenseArrayBase)
         return default_segments(kinds, count) == list(value.get_values())
 
-
-def onnx_node_name(op: Operation) -> str | None:
-    """The ONNX node name an op was imported from, kept as its `NameLoc`."""
-    location = op.location
-    return location.desc.data if isinstance(location, NameLoc) else None

@@ -1152,8 +1152,8 @@ class IfOp(OnnxOp):
     SINCE_VERSION: ClassVar[int] = 25
     cond = operand_def(_T3)
     outputs = var_result_def(AnyAttr())
-    else_branch = region_def()
     then_branch = region_def()
+    else_branch = region_def()
 
 
 @irdl_op_definition
