@@ -8,6 +8,7 @@ folding every node whose inputs are known until nothing changes. Folding evaluat
 with ONNX's own reference implementation.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -84,12 +85,22 @@ def infer_types(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, onnx
     try:
         inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     except onnx.shape_inference.InferenceError as e:
-        raise CompileError("shape inference", " ".join(str(e).split())) from None
+        raise _inference_error(" ".join(str(e).split())) from None
     graph = inferred.graph
     types = {v.name: v.type for v in (*graph.value_info, *graph.input, *graph.output)}
     for t in graph.initializer:
         types[t.name] = onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims))
     return inferred, types
+
+
+def _inference_error(message: str) -> CompileError:
+    """ONNX's inference message, re-located at the node it names."""
+    found = re.search(r"\(op_type:([^,]+), node name: ([^)]*)\): (.*)", message)
+    if found is None:
+        return CompileError("shape inference", message)
+    op_type, node, detail = found.groups()
+    detail = detail.replace("[ShapeInferenceError] ", "").replace("[TypeInferenceError] ", "")
+    return CompileError(f"node '{node}' ({op_type})", f"shape inference failed: {detail}")
 
 
 def static_shape(tensor_type: onnx.TypeProto) -> list[int] | None:
