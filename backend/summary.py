@@ -9,7 +9,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DenseResourceAttr, ModuleOp, TensorType
 from xdsl.utils.target import Target
 
-from mrvl_dialect.graph import ConstantOp, CustomOp
+from mrvl_dialect.graph import ConstantOp, CustomOp, YieldOp
 
 
 def _shape(t: object) -> str:
@@ -64,10 +64,10 @@ class SummaryTarget(Target):
                 if isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
                     count = tensor.element_count()
                     parameters += count
-                    constant_bytes += count * tensor.element_type.bitwidth // 8
+                    constant_bytes += count * max(tensor.element_type.bitwidth, 8) // 8
             elif isinstance(op, CustomOp):
                 ops[f"custom {op.op_type.data}"] += 1
-            elif op is not function and not isinstance(op, func.ReturnOp):
+            elif op is not function and not isinstance(op, func.ReturnOp | YieldOp):
                 ops[op.name] += 1
         total = sum(ops.values())
         print(f"  ops      {total} in {len(ops)} kinds", file=output)

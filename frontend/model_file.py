@@ -9,6 +9,7 @@ same way, after checking that their paths stay inside the model's folder.
 
 import mmap
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,13 +44,13 @@ class LoadedModel:
     """Where external data files are looked up."""
 
 
-def load_model(path: str | Path) -> LoadedModel:
-    """Read a binary (`.onnx`) or text (`.onnxtxt`) ONNX model."""
+def load_model(path: str | Path, text: bool | None = None) -> LoadedModel:
+    """Read a binary (`.onnx`) or text (`.onnxtxt`) ONNX model; `text` overrides the suffix."""
     path = Path(path)
     if path.is_dir():
         raise CompileError("", "is a directory, not an ONNX model")
     try:
-        if path.suffix in TEXT_SUFFIXES:
+        if path.suffix in TEXT_SUFFIXES if text is None else text:
             loaded = LoadedModel(_parse_text(path.read_text()), base_dir=path.parent)
         else:
             loaded = _load_binary(path)
@@ -75,8 +76,18 @@ def _parse_text(text: str) -> onnx.ModelProto:
     try:
         return onnx.parser.parse_model(text)
     except onnx.parser.ParseError as e:
-        message = " ".join(str(e).split())
-        raise CompileError("", f"not valid ONNX text: {message}") from None
+        raise CompileError("", f"not valid ONNX text: {_parse_error_message(e)}") from None
+
+
+def _parse_error_message(error: Exception) -> str:
+    """`line L, column C: what` from onnx.parser's bytes-valued, multi-line message."""
+    raw = error.args[0] if error.args else str(error)
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else str(raw)
+    position = re.search(r"line: (\d+) column: (\d+)", text)
+    reason = text.strip().splitlines()[-1] if text.strip() else "syntax error"
+    if position is None:
+        return " ".join(text.split())
+    return f"line {position[1]}, column {position[2]}: {reason.strip()}"
 
 
 def _load_binary(path: Path) -> LoadedModel:
@@ -210,22 +221,28 @@ def _load_external_data(loaded: LoadedModel) -> None:
         location = info.get("location", "")
         if loaded.base_dir is None:
             raise CompileError(where, "has external data, but the model was not read from a file")
-        path = _safe_external_path(loaded.base_dir, location, where)
         try:
+            path = _safe_external_path(loaded.base_dir, location, where)
             offset = int(info.get("offset", "0"))
             size = path.stat().st_size
             length = int(info["length"]) if "length" in info else size - offset
         except ValueError:
             raise CompileError(where, "external data offset or length is not a number") from None
+        except OSError as e:
+            raise CompileError(where, f"external data file '{location}' cannot be read: {e.strerror}") from None
         if offset < 0 or length < 0 or offset + length > size:
             raise CompileError(
                 where, f"external data [{offset}, {offset + length}) lies outside '{location}' ({size} bytes)"
             )
         with open(path, "rb") as f:
             buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else np.empty(0, np.uint8)
-        loaded.weights[tensor.name] = _view(buffer, offset, length, tensor)
+        view = _view(buffer, offset, length, tensor)
         tensor.ClearField("external_data")
         tensor.data_location = TensorProto.DEFAULT
+        if length < MAPPED_MIN_BYTES:
+            tensor.raw_data = view.tobytes()  # small: shape inference may need its value
+        else:
+            loaded.weights[tensor.name] = view
 
 
 def _safe_external_path(base_dir: Path, location: str, where: str) -> Path:

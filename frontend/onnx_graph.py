@@ -44,6 +44,22 @@ def node_reads(node: onnx.NodeProto) -> list[str]:
     return names
 
 
+def check_names(graph: onnx.GraphProto) -> None:
+    """Refuse names that are not UTF-8 (protobuf does not check string fields on read)."""
+    named = [("graph", graph.name)]
+    named += [(f"graph input #{i}", v.name) for i, v in enumerate(graph.input)]
+    named += [(f"graph output #{i}", v.name) for i, v in enumerate(graph.output)]
+    named += [(f"initializer #{i}", t.name) for i, t in enumerate(graph.initializer)]
+    for i, node in enumerate(graph.node):
+        named += [(f"node #{i}", n) for n in (node.name, node.op_type, node.domain, *node.input, *node.output)]
+        named += [(f"node #{i}", a.name) for a in node.attribute]
+        for g in subgraphs(node):
+            check_names(g)
+    for where, name in named:
+        if not isinstance(name, str):
+            raise CompileError(where, f"name {name!r} is not valid UTF-8")
+
+
 def name_nodes(graph: onnx.GraphProto) -> None:
     """Give unnamed nodes a name, `<op_type>_<index>`, so that every message can name them."""
     taken = {n.name for n in graph.node if n.name}
@@ -58,12 +74,35 @@ def name_nodes(graph: onnx.GraphProto) -> None:
             name_nodes(g)
 
 
+def _cycle_error(graph: onnx.GraphProto, waiting_on: list[int], producer: dict[str, int]) -> CompileError:
+    """Name a node on a cycle: walk back from a stuck node through stuck producers."""
+    path: list[int] = []
+    node = next(i for i, n in enumerate(waiting_on) if n > 0)
+    while node not in path:
+        path.append(node)
+        node = next(
+            producer[name]
+            for name in node_reads(graph.node[node])
+            if name in producer and waiting_on[producer[name]] > 0
+        )
+    cycle = path[path.index(node):][::-1]  # in data-flow order
+    first = cycle.index(min(cycle))  # start at the node that comes first in the file
+    cycle = cycle[first:] + cycle[:first]
+    names = " -> ".join(f"'{graph.node[i].name}'" for i in [*cycle, cycle[0]])
+    return CompileError(node_label(graph.node[cycle[0]]), f"the graph has a cycle: {names}")
+
+
 def sort_topologically(graph: onnx.GraphProto, outer: set[str] = frozenset()) -> None:
     """Order the nodes so that each comes after its producers (stable for sorted graphs).
 
     Raises a CompileError naming a node whose input nothing defines, or one on a cycle.
     """
-    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer} | set(outer)
+    initializers: set[str] = set()
+    for t in graph.initializer:
+        if t.name in initializers:
+            raise CompileError(f"initializer '{t.name}'", "is defined twice")
+        initializers.add(t.name)
+    defined = {i.name for i in graph.input} | initializers | set(outer)
     producer: dict[str, int] = {}
     for i, node in enumerate(graph.node):
         for name in node.output:
@@ -85,6 +124,13 @@ def sort_topologically(graph: onnx.GraphProto, outer: set[str] = frozenset()) ->
                     node_label(node),
                     f"input '{name}' is not a graph input, an initializer or any node's output",
                 )
+    for i, output in enumerate(graph.output):
+        if not output.name:
+            raise CompileError(f"graph output #{i}", "has no name")
+        if output.name not in producer and output.name not in defined:
+            raise CompileError(
+                f"graph output '{output.name}'", "is not a graph input, an initializer or any node's output"
+            )
     ready = [i for i, n in enumerate(waiting_on) if n == 0]
     heapq.heapify(ready)
     order = []
@@ -96,8 +142,7 @@ def sort_topologically(graph: onnx.GraphProto, outer: set[str] = frozenset()) ->
             if waiting_on[j] == 0:
                 heapq.heappush(ready, j)
     if len(order) < len(graph.node):
-        stuck = next(graph.node[i] for i, n in enumerate(waiting_on) if n > 0)
-        raise CompileError(node_label(stuck), "the graph has a cycle through this node")
+        raise _cycle_error(graph, waiting_on, producer)
     if order != list(range(len(graph.node))):
         nodes = [graph.node[i] for i in order]
         copies = [onnx.NodeProto() for _ in nodes]

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import AttributeProto
+from onnx.reference import ReferenceEvaluator
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -34,7 +35,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from frontend.model_file import LoadedModel, from_proto, load_model, small_initializer_value
-from frontend.onnx_graph import name_nodes, node_label, sort_topologically
+from frontend.onnx_graph import check_names, name_nodes, node_label, sort_topologically
 from frontend.static_shapes import make_static
 from mrvl_dialect.element_types import BY_ONNX, onnx_type_name
 from mrvl_dialect.errors import CompileError
@@ -53,19 +54,24 @@ _OPS: dict[str, type[OnnxOp]] = {op.onnx_op_type(): op for op in ONNX_OPS}
 
 
 def import_onnx(
-    source: str | Path | onnx.ModelProto, input_shapes: dict[str, list[int]] | None = None
+    source: str | Path | onnx.ModelProto,
+    input_shapes: dict[str, list[int]] | None = None,
+    *,
+    text: bool | None = None,
 ) -> ModuleOp:
     """Import an ONNX model (a `.onnx`/`.onnxtxt` path or a ModelProto) as a `graph` module.
 
-    `input_shapes` fixes the dims of named graph inputs. Raises CompileError on bad input.
+    `input_shapes` fixes the dims of named graph inputs; `text` says whether a file holds
+    ONNX text syntax (default: by its suffix). Raises CompileError on bad input.
     """
     if isinstance(source, onnx.ModelProto):
         model = onnx.ModelProto()
         model.CopyFrom(source)
         loaded = from_proto(model)
     else:
-        loaded = load_model(source)
+        loaded = load_model(source, text=text)
     graph = loaded.model.graph
+    check_names(graph)
     name_nodes(graph)
     sort_topologically(graph)
     types = make_static(loaded, input_shapes or {})
@@ -144,6 +150,8 @@ class _Importer:
         producer = scope.producers.get(name)
         where = node_label(producer) if producer else f"graph input '{name}'"
         type_proto = self.types.get(name)
+        if producer is None and (type_proto is None or not type_proto.WhichOneof("value")):
+            raise CompileError(where, "declares no type")
         if type_proto is None or not type_proto.HasField("tensor_type"):
             if type_proto is not None and type_proto.WhichOneof("value"):
                 raise CompileError(where, f"'{name}' is a {type_proto.WhichOneof('value')}; only tensors are supported")
@@ -159,15 +167,23 @@ class _Importer:
         if not tensor.HasField("shape"):
             raise CompileError(where, f"the rank of '{name}' is unknown after shape inference")
         dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
+        if any(d < 0 and tensor.shape.dim[i].HasField("dim_value") for i, d in enumerate(dims)):
+            raise CompileError(where, f"'{name}' has a negative dim: {dims}")
         if -1 in dims and not scope.allow_dynamic:
-            i = dims.index(-1)
-            param = tensor.shape.dim[i].dim_param
-            dynamic = f"dim {i} of '{name}'" + (f" ('{param}')" if param else "")
-            suggestion = "x".join(str(d if d > 0 else 1) for d in dims)
-            if producer is None:
-                raise CompileError(where, f"{dynamic} is dynamic; fix it with --input-shape {name}={suggestion}")
-            raise CompileError(where, f"{dynamic} is dynamic; fix the model's input dims with --input-shape")
+            raise CompileError(where, self.dynamic_dim_message(name, tensor, producer is None))
         return TensorType(element.xdsl, dims)
+
+    def dynamic_dim_message(self, name: str, tensor: onnx.TypeProto.Tensor, is_input: bool) -> str:
+        dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
+        i = dims.index(-1)
+        param = tensor.shape.dim[i].dim_param
+        dynamic = f"dim {i} of '{name}'" + (f" ('{param}')" if param and not param.startswith("unk__") else "")
+        if is_input:
+            suggestion = "x".join(str(d if d > 0 else 1) for d in dims)
+            return f"{dynamic} is dynamic; fix it with --input-shape {name}={suggestion}"
+        if all(d.HasField("dim_value") for i in self.loaded.model.graph.input for d in i.type.tensor_type.shape.dim):
+            return f"{dynamic} is dynamic: it depends on the values of tensors, not only on their shapes"
+        return f"{dynamic} is dynamic; fix the model's input dims with --input-shape"
 
     def tensor_attr(self, name: str, data_type: int, array: np.ndarray) -> DenseIntOrFPElementsAttr | DenseResourceAttr:
         element = BY_ONNX.get(data_type)
@@ -209,6 +225,8 @@ class _Importer:
         raise CompileError(node_label(node), f"attribute '{a.name}' of kind {kind} is not supported")
 
     def node_op(self, node: onnx.NodeProto, scope: _Scope) -> Operation:
+        if node.domain in ("", "ai.onnx") and node.op_type == "Constant":
+            return self.constant_node(node)
         if node.domain not in ("", "ai.onnx") or node.op_type not in _OPS:
             return self.custom_op(node, scope)
         cls = _OPS[node.op_type]
@@ -240,6 +258,15 @@ class _Importer:
         except VerifyException as e:
             raise CompileError(node_label(node), " ".join(str(e).split())) from None
         return op
+
+    def constant_node(self, node: onnx.NodeProto) -> ConstantOp:
+        """A `Constant` node the folder did not reach (as in a subgraph)."""
+        try:
+            value = np.asarray(ReferenceEvaluator(node).run(None, {})[0])
+        except Exception as e:  # the evaluator rejects malformed attributes in many ways
+            raise CompileError(node_label(node), f"cannot read the constant: {e}") from None
+        data_type = onnx.helper.np_dtype_to_tensor_dtype(value.dtype)
+        return ConstantOp(self.tensor_attr(node.output[0], data_type, value))
 
     def custom_op(self, node: onnx.NodeProto, scope: _Scope) -> CustomOp:
         op = CustomOp(

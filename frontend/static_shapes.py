@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import onnx
+import onnx.defs
 import onnx.shape_inference
 import onnx.version_converter
 from onnx import TensorProto, numpy_helper
@@ -26,6 +27,7 @@ from mrvl_dialect.gen_graph_ops import OPSET
 from mrvl_dialect.graph import Graph
 
 OLDEST_OPSET = 7
+_PASS_THROUGH_DOMAIN = "mrvl.unknown"
 FOLD_MAX_ELEMENTS = 1 << 20
 """Nodes that compute (rather than move data) fold only up to this many input elements:
 the reference evaluator is numpy, and a model must not turn compile time into run time."""
@@ -52,11 +54,49 @@ def upgrade_opset(model: onnx.ModelProto) -> onnx.ModelProto:
         raise CompileError("opset_import", f"ONNX opset {version} is newer than the newest supported ({OPSET})")
     if version == OPSET:
         return model
+    # The converter asserts on operators it has no schema for; they pass through it in a
+    # domain of their own and come back unchanged.
+    unknown = [n for n in _all_nodes(model.graph) if n.domain in ("", "ai.onnx")
+               and not onnx.defs.has(n.op_type, n.domain)]
+    for node in unknown:
+        node.domain = _PASS_THROUGH_DOMAIN
+    if unknown:
+        model.opset_import.add(domain=_PASS_THROUGH_DOMAIN, version=1)
     try:
-        return onnx.version_converter.convert_version(model, OPSET)
+        converted = onnx.version_converter.convert_version(model, OPSET)
     except Exception as e:  # the converter raises bare RuntimeErrors and ValueErrors
         message = " ".join(str(e).split())
         raise CompileError("opset_import", f"cannot upgrade from opset {version} to {OPSET}: {message}") from None
+    for node in _all_nodes(converted.graph):
+        if node.domain == _PASS_THROUGH_DOMAIN:
+            node.domain = ""
+        elif node.op_type == "Resize" and version < 11:
+            _keep_resize_10_semantics(node)
+    kept = [o for o in converted.opset_import if o.domain != _PASS_THROUGH_DOMAIN]
+    del converted.opset_import[:]
+    converted.opset_import.extend(kept)
+    return converted
+
+
+def _keep_resize_10_semantics(node: onnx.NodeProto) -> None:
+    """Spell out how Resize-10 and Upsample mapped coordinates, which Resize-11 changed.
+
+    ONNX's converter leaves the attributes out, so the upgraded node would silently take
+    Resize-11's defaults (half_pixel, round_prefer_floor) and compute something else.
+    """
+    present = {a.name for a in node.attribute}
+    if "coordinate_transformation_mode" not in present:
+        node.attribute.append(onnx.helper.make_attribute("coordinate_transformation_mode", "asymmetric"))
+    mode = next((a.s for a in node.attribute if a.name == "mode"), b"nearest")
+    if mode == b"nearest" and "nearest_mode" not in present:
+        node.attribute.append(onnx.helper.make_attribute("nearest_mode", "floor"))
+
+
+def _all_nodes(graph: onnx.GraphProto):
+    for node in graph.node:
+        yield node
+        for g in subgraphs(node):
+            yield from _all_nodes(g)
 
 
 def apply_input_shapes(model: onnx.ModelProto, shapes: dict[str, list[int]]) -> None:

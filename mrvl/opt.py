@@ -10,6 +10,7 @@ is parsed, and any `dialect_resources` blobs in it become the module's weights.
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -33,16 +34,19 @@ from mrvl_dialect.weights import adopt_parsed_blobs, resources_section
 from passes import get_all_passes
 
 
-def parse_input_shape(text: str) -> tuple[str, list[int]]:
-    """`NAME=1x3x224x224` -> ("NAME", [1, 3, 224, 224])."""
-    name, sep, dims = text.rpartition("=")
-    try:
-        shape = [int(d) for d in dims.lower().split("x")]
-    except ValueError:
-        shape = []
-    if not sep or not name or not shape:
-        raise argparse.ArgumentTypeError(f"'{text}' is not NAME=DIMS, as in input=1x3x224x224")
-    return name, shape
+def parse_input_shapes(texts: Sequence[str]) -> dict[str, list[int]]:
+    """`["NAME=1x3x224x224", ...]` -> {"NAME": [1, 3, 224, 224], ...}."""
+    shapes = {}
+    for text in texts:
+        name, sep, dims = text.rpartition("=")
+        try:
+            shape = [int(d) for d in dims.lower().split("x")]
+        except ValueError:
+            shape = []
+        if not sep or not name or not shape:
+            raise CompileError("--input-shape", f"'{text}' is not NAME=DIMS, as in input=1x3x224x224")
+        shapes[name] = shape
+    return shapes
 
 
 class MrvlOptMain(xDSLOptMain):
@@ -66,7 +70,11 @@ class MrvlOptMain(xDSLOptMain):
         super().register_all_frontends()
 
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
-            module = Parser(self.ctx, io.read(), self.get_input_name()).parse_module(
+            try:
+                text = io.read().decode()
+            except UnicodeDecodeError:
+                raise CompileError("", "is not UTF-8 text") from None
+            module = Parser(self.ctx, text, self.get_input_name()).parse_module(
                 not self.args.no_implicit_module
             )
             adopt_parsed_blobs(module)
@@ -75,22 +83,23 @@ class MrvlOptMain(xDSLOptMain):
         def parse_onnx(io: IO[bytes]) -> ModuleOp:
             self.ctx.get_dialect("builtin")  # the MLIR printer expects it loaded
             if self.args.input_file is not None and not self.args.split_input_file:
-                source = Path(self.args.input_file)  # mapped, with its external data
+                # Mapped, with its external data.
+                return import_onnx(Path(self.args.input_file), self.input_shapes, text=False)
             else:
                 try:
                     source = onnx.ModelProto.FromString(io.read())
                 except DecodeError as e:
                     raise CompileError("", f"is not an ONNX model ({e})") from None
-            return import_onnx(source, dict(self.args.input_shape))
+            return import_onnx(source, self.input_shapes)
 
         def parse_onnx_text(io: IO[bytes]) -> ModuleOp:
             self.ctx.get_dialect("builtin")
             if self.args.input_file is not None and not self.args.split_input_file:
-                return import_onnx(Path(self.args.input_file), dict(self.args.input_shape))
+                return import_onnx(Path(self.args.input_file), self.input_shapes, text=True)
             with tempfile.TemporaryDirectory() as tmp:
                 path = Path(tmp, "stdin.onnxtxt")
                 path.write_bytes(io.read())
-                return import_onnx(path, dict(self.args.input_shape))
+                return import_onnx(path, self.input_shapes)
 
         self.available_frontends["mlir"] = parse_mlir
         self.available_frontends["onnx"] = parse_onnx
@@ -103,7 +112,6 @@ class MrvlOptMain(xDSLOptMain):
             "--input-shape",
             action="append",
             default=[],
-            type=parse_input_shape,
             metavar="NAME=DIMS",
             help="fix the shape of an ONNX graph input, as in input=1x3x224x224 (repeatable)",
         )
@@ -113,6 +121,10 @@ class MrvlOptMain(xDSLOptMain):
             help="also print the weights (a dialect_resources section), so that the "
             "output can be read back with its data",
         )
+
+    def run(self):
+        self.input_shapes = parse_input_shapes(self.args.input_shape)
+        super().run()
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         text = super().output_resulting_program(prog)
@@ -158,13 +170,13 @@ def write_atomically(path: Path, text: str) -> None:
 
 def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: str) -> int:
     """Run an xdsl-opt-style tool; user errors become one `error:` line and exit code 1."""
-    tool = main(description=description, args=args)
-    input_name = tool.args.input_file or "<stdin>"
-    if tool.args.input_file is not None and not os.path.isfile(tool.args.input_file):
-        reason = "is a directory" if os.path.isdir(tool.args.input_file) else "no such file"
-        print(f"error: {input_name}: {reason}", file=sys.stderr)
-        return 1
+    input_name = "<stdin>"
     try:
+        tool = main(description=description, args=args)
+        input_name = tool.args.input_file or "<stdin>"
+        if tool.args.input_file is not None and not os.path.isfile(tool.args.input_file):
+            reason = "is a directory" if os.path.isdir(tool.args.input_file) else "no such file"
+            raise CompileError("", reason)
         tool.run()
     except CompileError as e:
         print(e.format(input_name), file=sys.stderr)
@@ -175,8 +187,7 @@ def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: s
         print(f"error: {input_name}: {location.line}:{location.col}: {message}", file=sys.stderr)
         return 1
     except DiagnosticException as e:
-        message = " ".join(str(e).split("\n\n")[0].split())
-        print(f"error: {input_name}: {message}", file=sys.stderr)
+        print(f"error: {input_name}: {_diagnostic_message(e)}", file=sys.stderr)
         return 1
     except (ValueError, OSError) as e:
         print(f"error: {input_name}: {' '.join(str(e).split())}", file=sys.stderr)
@@ -191,8 +202,23 @@ def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: s
         )
         return 1
     if (pending := getattr(tool, "pending_output", None)) is not None:
-        pending.commit()
+        try:
+            pending.commit()
+        except OSError as e:
+            print(f"error: {input_name}: cannot write '{pending.path}': {e.strerror}", file=sys.stderr)
+            return 1
     return 0
+
+
+def _diagnostic_message(error: DiagnosticException) -> str:
+    """xDSL's verifier message, on one line, after the op it is about."""
+    message = " ".join(str(error).split("\n\n")[0].split())
+    for note in getattr(error, "__notes__", ()):
+        lines = note.splitlines()
+        for line, marker in zip(lines, lines[1:]):
+            if re.match(r"\s*\^{3}", marker) and (op := re.search(r'"?([a-z_]+\.[\w.]+)"?[ (]', line)):
+                return f"'{op[1]}': {message}"
+    return message
 
 
 def main(args: Sequence[str] | None = None) -> int:

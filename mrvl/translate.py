@@ -7,6 +7,7 @@ Exactly one translation is named per call.
 
 import argparse
 from collections.abc import Sequence
+from typing import ClassVar
 
 from mrvl.opt import MrvlOptMain, run_tool
 
@@ -17,6 +18,8 @@ TRANSLATIONS = {
 
 class MrvlTranslateMain(MrvlOptMain):
     """mrvl-opt without passes, driven by one translation flag."""
+
+    version_format: ClassVar[str] = "mrvl-translate (mrvl-xdsl, xdsl {xdsl_version})"
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)

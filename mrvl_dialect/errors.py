@@ -8,9 +8,15 @@ class CompileError(Exception):
     """
 
     def __init__(self, where: str, message: str):
+        where, message = one_line(where), one_line(message)
         super().__init__(f"{where}: {message}" if where else message)
         self.where = where
         self.message = message
 
     def format(self, file: str) -> str:
-        return f"error: {file}: {self}"
+        return f"error: {one_line(file)}: {self}"
+
+
+def one_line(text: str) -> str:
+    """`text` with control characters escaped, so that a message stays on one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -63,6 +63,7 @@ from xdsl.irdl import (
     BaseAttr,
     AttrSizedOperandSegments,
     AttrSizedResultSegments,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -80,13 +81,13 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from mrvl_dialect.element_types import BY_ONNX_NAME
-from mrvl_dialect.graph_base import OnnxOp, f32_attr, tensor_of
+from mrvl_dialect.graph_base import OnnxOp, elements, f32_attr, tensor_of
 
 TENSOR_ATTR = AnyOf([BaseAttr(DenseIntOrFPElementsAttr), BaseAttr(DenseResourceAttr)])
 
 
-def _t(*names: str):
-    return tensor_of(*(BY_ONNX_NAME[n].xdsl for n in names))
+def _e(*names: str):
+    return elements(*(BY_ONNX_NAME[n].xdsl for n in names))
 
 '''
 
@@ -157,16 +158,29 @@ def _doc(schema: OpSchema) -> str:
 
 
 def _op_class(schema: OpSchema, constraints: dict[tuple[str, ...], str]) -> str:
-    def constraint(type_str: str) -> str:
+    def element(type_str: str) -> str | None:
         types = next((list(c.allowed_type_strs) for c in schema.type_constraints
                       if c.type_param_str == type_str), [type_str])
         names = _element_names(types)
-        if names is None:
-            return "AnyAttr()"
+        if not names:
+            return None
         key = tuple(names)
         if key not in constraints:
-            constraints[key] = f"_T{len(constraints)}"
+            constraints[key] = f"_E{len(constraints)}"
         return constraints[key]
+
+    # A type parameter that binds several homogeneous inputs/outputs becomes a VarConstraint.
+    params = [p for p in (*schema.inputs, *schema.outputs) if p.is_homogeneous]
+    shared = sorted({p.type_str for p in params if sum(q.type_str == p.type_str for q in params) > 1
+                     and any(c.type_param_str == p.type_str for c in schema.type_constraints)})
+    shared = [t for t in shared if element(t) is not None]
+
+    def constraint(p: OpSchema.FormalParameter) -> str:
+        if (e := element(p.type_str)) is None:
+            return "AnyAttr()"
+        if p.type_str in shared and p.is_homogeneous:
+            return f"tensor_of(_{p.type_str.upper()})"
+        return f"tensor_of({e})"
 
     taken: set[str] = set()
     lines = [
@@ -177,10 +191,12 @@ def _op_class(schema: OpSchema, constraints: dict[tuple[str, ...], str]) -> str:
         f'    name = "graph.{schema.name}"',
         f"    SINCE_VERSION: ClassVar[int] = {schema.since_version}",
     ]
+    for type_str in shared:
+        lines.append(f'    _{type_str.upper()}: ClassVar = VarConstraint("{type_str}", {element(type_str)})')
     for params, kind in ((schema.inputs, "operand"), (schema.outputs, "result")):
         for p in params:
             prefix = {_OPTION.Single: "", _OPTION.Optional: "opt_", _OPTION.Variadic: "var_"}[p.option]
-            lines.append(f"    {_field_name(p.name, taken)} = {prefix}{kind}_def({constraint(p.type_str)})")
+            lines.append(f"    {_field_name(p.name, taken)} = {prefix}{kind}_def({constraint(p)})")
     regions = []
     for name, attr in sorted(schema.attributes.items()):
         if attr.type in _REGION_ATTRS:
@@ -232,7 +248,7 @@ def render() -> str:
     constraints: dict[tuple[str, ...], str] = {}
     ops = [_op_class(s, constraints) for s in schemas()]
     table = "\n".join(
-        f"{name} = _t({', '.join(repr(t) for t in types)})" for types, name in constraints.items()
+        f"{name} = _e({', '.join(repr(t) for t in types)})" for types, name in constraints.items()
     )
     names = ",\n".join(f"    {s.name}Op" for s in schemas())
     return (HEADER + table + "\n\n\n" + "\n\n\n".join(ops)

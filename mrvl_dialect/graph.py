@@ -17,15 +17,19 @@ Every op's location is a `NameLoc` with its ONNX node name.
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     DictionaryAttr,
     StringAttr,
+    TensorType,
+    i64,
 )
 from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
+    ParsePropInAttrDict,
     ParamAttrConstraint,
     VarConstraint,
     irdl_op_definition,
@@ -36,9 +40,10 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.traits import ConstantLike, IsTerminator, Pure
+from xdsl.traits import ConstantLike, HasParent, IsTerminator, Pure
+from xdsl.utils.exceptions import VerifyException
 
-from mrvl_dialect.graph_ops_gen import ONNX_OPS
+from mrvl_dialect.graph_ops_gen import ONNX_OPS, IfOp, LoopOp, ScanOp, SequenceMapOp
 
 
 @irdl_op_definition
@@ -78,10 +83,13 @@ class CustomOp(IRDLOperation):
     domain = opt_prop_def(StringAttr)
     """The node's operator domain; absent for the default domain."""
     onnx_attributes = prop_def(DictionaryAttr)
+    input_positions = opt_prop_def(DenseArrayBase.constr(i64))
+    """Which ONNX input each operand is; present only when the node skipped an input."""
     inputs = var_operand_def()
     outputs = var_result_def()
 
     traits = traits_def()
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
         "$op_type (`domain` $domain^)? `(` $inputs `)` $onnx_attributes attr-dict"
         " `:` functional-type($inputs, $outputs)"
@@ -112,8 +120,21 @@ class YieldOp(IRDLOperation):
 
     values = var_operand_def()
 
-    traits = traits_def(IsTerminator(), Pure())
+    traits = traits_def(IsTerminator(), Pure(), HasParent(IfOp, LoopOp, ScanOp, SequenceMapOp))
     assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def verify_(self) -> None:
+        parent = self.parent_op()
+        if not isinstance(parent, IfOp):
+            return
+        results = parent.results
+        if len(self.values) != len(results):
+            raise VerifyException(f"an If branch yields {len(self.values)} values for {len(results)} results")
+        for i, (value, result) in enumerate(zip(self.values, results)):
+            if not (isinstance(value.type, TensorType) and isinstance(result.type, TensorType)
+                    and value.type.element_type == result.type.element_type
+                    and value.type.get_num_dims() == result.type.get_num_dims()):
+                raise VerifyException(f"an If branch yields {value.type} for result {i} of type {result.type}")
 
 
 Graph = Dialect("graph", [ConstantOp, CustomOp, YieldOp, *ONNX_OPS])

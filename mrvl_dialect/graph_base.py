@@ -16,7 +16,6 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    AnyTensorTypeConstr,
     DenseArrayBase,
     FloatAttr,
     TensorType,
@@ -40,11 +39,14 @@ OPERAND_SEGMENTS = "operandSegmentSizes"
 RESULT_SEGMENTS = "resultSegmentSizes"
 
 
-def tensor_of(*element_types: Attribute) -> AttrConstraint:
-    """A ranked tensor whose element type is one of `element_types` (any, if none)."""
-    if not element_types:
-        return AnyTensorTypeConstr
-    element = AttrSetConstraint(frozenset(element_types))
+def elements(*element_types: Attribute) -> AttrConstraint:
+    """An element type among `element_types`."""
+    return AttrSetConstraint(frozenset(element_types))
+
+
+def tensor_of(element: AttrConstraint) -> AttrConstraint:
+    """A ranked tensor whose element type satisfies `element` (a `VarConstraint` ties
+    several operands and results to one element type, like an ONNX type parameter)."""
     return ParamAttrConstraint(TensorType, (BaseAttr(Attribute), element, BaseAttr(Attribute)))
 
 
@@ -122,6 +124,10 @@ class OnnxOp(IRDLOperation):
         values = parser.resolve_operands(operands, function_type.inputs.data, start)
 
         property_names = cls.get_irdl_definition().properties.keys()
+        for name in entries:
+            # Discardable attributes carry a dialect prefix; a bare name is a typo.
+            if name not in property_names and "." not in name:
+                parser.raise_error(f"'{cls.name}' has no attribute '{name}'", start, parser.pos)
         properties = {k: v for k, v in entries.items() if k in property_names}
         attributes = {k: v for k, v in entries.items() if k not in property_names}
         for name, kinds, count in (

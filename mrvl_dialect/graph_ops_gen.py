@@ -25,6 +25,7 @@ from xdsl.irdl import (
     BaseAttr,
     AttrSizedOperandSegments,
     AttrSizedResultSegments,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -42,45 +43,44 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from mrvl_dialect.element_types import BY_ONNX_NAME
-from mrvl_dialect.graph_base import OnnxOp, f32_attr, tensor_of
+from mrvl_dialect.graph_base import OnnxOp, elements, f32_attr, tensor_of
 
 TENSOR_ATTR = AnyOf([BaseAttr(DenseIntOrFPElementsAttr), BaseAttr(DenseResourceAttr)])
 
 
-def _t(*names: str):
-    return tensor_of(*(BY_ONNX_NAME[n].xdsl for n in names))
+def _e(*names: str):
+    return elements(*(BY_ONNX_NAME[n].xdsl for n in names))
 
-_T0 = _t('bfloat16', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
-_T1 = _t('bfloat16', 'double', 'float', 'float16')
-_T2 = _t('int64')
-_T3 = _t('bool')
-_T4 = _t('bfloat16', 'bool', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
-_T5 = _t('bfloat16', 'bool', 'complex128', 'complex64', 'double', 'float', 'float16', 'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int16', 'int32', 'int4', 'int64', 'int8', 'uint16', 'uint32', 'uint4', 'uint64', 'uint8')
-_T6 = _t('int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
-_T7 = _t('int32', 'int64')
-_T8 = _t('bfloat16', 'bool', 'double', 'float', 'float16', 'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int16', 'int32', 'int4', 'int64', 'int8', 'uint16', 'uint32', 'uint4', 'uint64', 'uint8')
-_T9 = _t('bfloat16', 'float', 'float16')
-_T10 = _t('bfloat16', 'bool', 'complex128', 'complex64', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
-_T11 = _t('bool', 'complex128', 'complex64', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
-_T12 = _t('int8', 'uint8')
-_T13 = _t('int32')
-_T14 = _t('bfloat16', 'double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64')
-_T15 = _t('float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int16', 'int32', 'int4', 'int8', 'uint16', 'uint4', 'uint8')
-_T16 = _t('bfloat16', 'double', 'float', 'float16', 'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz')
-_T17 = _t('float')
-_T18 = _t('uint8')
-_T19 = _t('bfloat16', 'float')
-_T20 = _t('bfloat16', 'double', 'float', 'float16', 'int8', 'uint8')
-_T21 = _t('bfloat16', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8')
-_T22 = _t('double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
-_T23 = _t('bfloat16', 'double', 'float', 'float16', 'int32', 'int64')
-_T24 = _t('float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int8', 'uint8')
-_T25 = _t('bfloat16', 'float', 'float16', 'int32')
-_T26 = _t('float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int16', 'int4', 'int8', 'uint16', 'uint4', 'uint8')
-_T27 = _t('bfloat16', 'double', 'float', 'float16', 'int16', 'int32', 'int64')
-_T28 = _t('bfloat16', 'bool', 'double', 'float', 'float16', 'int32', 'int64', 'int8', 'uint32', 'uint64', 'uint8')
-_T29 = _t()
-_T30 = _t('double', 'float', 'float16')
+_E0 = _e('bfloat16', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
+_E1 = _e('bfloat16', 'double', 'float', 'float16')
+_E2 = _e('int64')
+_E3 = _e('bool')
+_E4 = _e('bfloat16', 'bool', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
+_E5 = _e('bfloat16', 'bool', 'complex128', 'complex64', 'double', 'float', 'float16', 'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int16', 'int32', 'int4', 'int64', 'int8', 'uint16', 'uint32', 'uint4', 'uint64', 'uint8')
+_E6 = _e('int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
+_E7 = _e('int32', 'int64')
+_E8 = _e('bfloat16', 'bool', 'double', 'float', 'float16', 'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int16', 'int32', 'int4', 'int64', 'int8', 'uint16', 'uint32', 'uint4', 'uint64', 'uint8')
+_E9 = _e('bfloat16', 'float', 'float16')
+_E10 = _e('bfloat16', 'bool', 'complex128', 'complex64', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
+_E11 = _e('bool', 'complex128', 'complex64', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
+_E12 = _e('int8', 'uint8')
+_E13 = _e('int32')
+_E14 = _e('bfloat16', 'double', 'float', 'float16', 'int32', 'int64', 'uint32', 'uint64')
+_E15 = _e('float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int16', 'int32', 'int4', 'int8', 'uint16', 'uint4', 'uint8')
+_E16 = _e('bfloat16', 'double', 'float', 'float16', 'float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz')
+_E17 = _e('uint8')
+_E18 = _e('float')
+_E19 = _e('bfloat16', 'float')
+_E20 = _e('bfloat16', 'double', 'float', 'float16', 'int8', 'uint8')
+_E21 = _e('bfloat16', 'double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8')
+_E22 = _e('double', 'float', 'float16', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8')
+_E23 = _e('bfloat16', 'double', 'float', 'float16', 'int32', 'int64')
+_E24 = _e('float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int8', 'uint8')
+_E25 = _e('float8e4m3fn', 'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'int16', 'int4', 'int8', 'uint16', 'uint4', 'uint8')
+_E26 = _e('bfloat16', 'float', 'float16', 'int32')
+_E27 = _e('bfloat16', 'double', 'float', 'float16', 'int16', 'int32', 'int64')
+_E28 = _e('bfloat16', 'bool', 'double', 'float', 'float16', 'int32', 'int64', 'int8', 'uint32', 'uint64', 'uint8')
+_E29 = _e('double', 'float', 'float16')
 
 
 @irdl_op_definition
@@ -89,8 +89,9 @@ class AbsOp(OnnxOp):
 
     name = "graph.Abs"
     SINCE_VERSION: ClassVar[int] = 13
-    X = operand_def(_T0)
-    Y = result_def(_T0)
+    _T: ClassVar = VarConstraint("T", _E0)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -100,8 +101,9 @@ class AcosOp(OnnxOp):
 
     name = "graph.Acos"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -111,8 +113,9 @@ class AcoshOp(OnnxOp):
 
     name = "graph.Acosh"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -122,9 +125,10 @@ class AddOp(OnnxOp):
 
     name = "graph.Add"
     SINCE_VERSION: ClassVar[int] = 14
-    A = operand_def(_T0)
-    B = operand_def(_T0)
-    C = result_def(_T0)
+    _T: ClassVar = VarConstraint("T", _E0)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -134,9 +138,10 @@ class AffineGridOp(OnnxOp):
 
     name = "graph.AffineGrid"
     SINCE_VERSION: ClassVar[int] = 20
-    theta = operand_def(_T1)
-    size = operand_def(_T2)
-    grid = result_def(_T1)
+    _T1: ClassVar = VarConstraint("T1", _E1)
+    theta = operand_def(tensor_of(_T1))
+    size = operand_def(tensor_of(_E2))
+    grid = result_def(tensor_of(_T1))
     align_corners = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
 
@@ -147,9 +152,10 @@ class AndOp(OnnxOp):
 
     name = "graph.And"
     SINCE_VERSION: ClassVar[int] = 7
-    A = operand_def(_T3)
-    B = operand_def(_T3)
-    C = result_def(_T3)
+    _T: ClassVar = VarConstraint("T", _E3)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_E3))
     traits = traits_def(Pure())
 
 
@@ -159,8 +165,8 @@ class ArgMaxOp(OnnxOp):
 
     name = "graph.ArgMax"
     SINCE_VERSION: ClassVar[int] = 13
-    data = operand_def(_T0)
-    reduced = result_def(_T2)
+    data = operand_def(tensor_of(_E0))
+    reduced = result_def(tensor_of(_E2))
     axis = prop_def(IntegerAttr, IntegerAttr(0, i64))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     select_last_index = prop_def(IntegerAttr, IntegerAttr(0, i64))
@@ -173,8 +179,8 @@ class ArgMinOp(OnnxOp):
 
     name = "graph.ArgMin"
     SINCE_VERSION: ClassVar[int] = 13
-    data = operand_def(_T0)
-    reduced = result_def(_T2)
+    data = operand_def(tensor_of(_E0))
+    reduced = result_def(tensor_of(_E2))
     axis = prop_def(IntegerAttr, IntegerAttr(0, i64))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     select_last_index = prop_def(IntegerAttr, IntegerAttr(0, i64))
@@ -187,8 +193,9 @@ class AsinOp(OnnxOp):
 
     name = "graph.Asin"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -198,8 +205,9 @@ class AsinhOp(OnnxOp):
 
     name = "graph.Asinh"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -209,8 +217,9 @@ class AtanOp(OnnxOp):
 
     name = "graph.Atan"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -220,8 +229,9 @@ class AtanhOp(OnnxOp):
 
     name = "graph.Atanh"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -231,17 +241,19 @@ class AttentionOp(OnnxOp):
 
     name = "graph.Attention"
     SINCE_VERSION: ClassVar[int] = 25
-    Q = operand_def(_T1)
-    K = operand_def(_T1)
-    V = operand_def(_T1)
-    attn_mask = opt_operand_def(_T4)
-    past_key = opt_operand_def(_T1)
-    past_value = opt_operand_def(_T1)
-    nonpad_kv_seqlen = opt_operand_def(_T2)
-    Y = result_def(_T1)
-    present_key = opt_result_def(_T1)
-    present_value = opt_result_def(_T1)
-    qk_matmul_output = opt_result_def(_T1)
+    _T1: ClassVar = VarConstraint("T1", _E1)
+    _T2: ClassVar = VarConstraint("T2", _E1)
+    Q = operand_def(tensor_of(_T1))
+    K = operand_def(tensor_of(_T1))
+    V = operand_def(tensor_of(_T2))
+    attn_mask = opt_operand_def(tensor_of(_E4))
+    past_key = opt_operand_def(tensor_of(_T1))
+    past_value = opt_operand_def(tensor_of(_T2))
+    nonpad_kv_seqlen = opt_operand_def(tensor_of(_E2))
+    Y = result_def(tensor_of(_T1))
+    present_key = opt_result_def(tensor_of(_T1))
+    present_value = opt_result_def(tensor_of(_T2))
+    qk_matmul_output = opt_result_def(tensor_of(_T1))
     is_causal = prop_def(IntegerAttr, IntegerAttr(0, i64))
     kv_num_heads = opt_prop_def(IntegerAttr)
     left_window_size = prop_def(IntegerAttr, IntegerAttr(-1, i64))
@@ -261,8 +273,9 @@ class AveragePoolOp(OnnxOp):
 
     name = "graph.AveragePool"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     auto_pad = prop_def(StringAttr, StringAttr('NOTSET'))
     ceil_mode = prop_def(IntegerAttr, IntegerAttr(0, i64))
     count_include_pad = prop_def(IntegerAttr, IntegerAttr(0, i64))
@@ -279,14 +292,17 @@ class BatchNormalizationOp(OnnxOp):
 
     name = "graph.BatchNormalization"
     SINCE_VERSION: ClassVar[int] = 15
-    X = operand_def(_T1)
-    scale = operand_def(_T1)
-    B = operand_def(_T1)
-    input_mean = operand_def(_T1)
-    input_var = operand_def(_T1)
-    Y = result_def(_T1)
-    running_mean = opt_result_def(_T1)
-    running_var = opt_result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    _T1: ClassVar = VarConstraint("T1", _E1)
+    _T2: ClassVar = VarConstraint("T2", _E1)
+    X = operand_def(tensor_of(_T))
+    scale = operand_def(tensor_of(_T1))
+    B = operand_def(tensor_of(_T1))
+    input_mean = operand_def(tensor_of(_T2))
+    input_var = operand_def(tensor_of(_T2))
+    Y = result_def(tensor_of(_T))
+    running_mean = opt_result_def(tensor_of(_T2))
+    running_var = opt_result_def(tensor_of(_T2))
     epsilon = prop_def(FloatAttr, f32_attr(9.999999747378752e-06))
     momentum = prop_def(FloatAttr, f32_attr(0.8999999761581421))
     training_mode = prop_def(IntegerAttr, IntegerAttr(0, i64))
@@ -300,8 +316,8 @@ class BernoulliOp(OnnxOp):
 
     name = "graph.Bernoulli"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T4)
+    input = operand_def(tensor_of(_E1))
+    output = result_def(tensor_of(_E4))
     dtype = opt_prop_def(IntegerAttr)
     seed = opt_prop_def(FloatAttr)
 
@@ -312,8 +328,8 @@ class BitCastOp(OnnxOp):
 
     name = "graph.BitCast"
     SINCE_VERSION: ClassVar[int] = 26
-    input = operand_def(_T5)
-    output = result_def(_T5)
+    input = operand_def(tensor_of(_E5))
+    output = result_def(tensor_of(_E5))
     to = prop_def(IntegerAttr)
     traits = traits_def(Pure())
 
@@ -324,9 +340,10 @@ class BitShiftOp(OnnxOp):
 
     name = "graph.BitShift"
     SINCE_VERSION: ClassVar[int] = 28
-    X = operand_def(_T6)
-    Y = operand_def(_T6)
-    Z = result_def(_T6)
+    _T: ClassVar = VarConstraint("T", _E6)
+    X = operand_def(tensor_of(_T))
+    Y = operand_def(tensor_of(_T))
+    Z = result_def(tensor_of(_T))
     direction = prop_def(StringAttr)
     traits = traits_def(Pure())
 
@@ -337,9 +354,10 @@ class BitwiseAndOp(OnnxOp):
 
     name = "graph.BitwiseAnd"
     SINCE_VERSION: ClassVar[int] = 18
-    A = operand_def(_T6)
-    B = operand_def(_T6)
-    C = result_def(_T6)
+    _T: ClassVar = VarConstraint("T", _E6)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -349,8 +367,9 @@ class BitwiseNotOp(OnnxOp):
 
     name = "graph.BitwiseNot"
     SINCE_VERSION: ClassVar[int] = 18
-    X = operand_def(_T6)
-    Y = result_def(_T6)
+    _T: ClassVar = VarConstraint("T", _E6)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -360,9 +379,10 @@ class BitwiseOrOp(OnnxOp):
 
     name = "graph.BitwiseOr"
     SINCE_VERSION: ClassVar[int] = 18
-    A = operand_def(_T6)
-    B = operand_def(_T6)
-    C = result_def(_T6)
+    _T: ClassVar = VarConstraint("T", _E6)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -372,9 +392,10 @@ class BitwiseXorOp(OnnxOp):
 
     name = "graph.BitwiseXor"
     SINCE_VERSION: ClassVar[int] = 18
-    A = operand_def(_T6)
-    B = operand_def(_T6)
-    C = result_def(_T6)
+    _T: ClassVar = VarConstraint("T", _E6)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -384,8 +405,8 @@ class BlackmanWindowOp(OnnxOp):
 
     name = "graph.BlackmanWindow"
     SINCE_VERSION: ClassVar[int] = 17
-    size = operand_def(_T7)
-    output = result_def(_T0)
+    size = operand_def(tensor_of(_E7))
+    output = result_def(tensor_of(_E0))
     output_datatype = prop_def(IntegerAttr, IntegerAttr(1, i64))
     periodic = prop_def(IntegerAttr, IntegerAttr(1, i64))
     traits = traits_def(Pure())
@@ -397,8 +418,8 @@ class CastOp(OnnxOp):
 
     name = "graph.Cast"
     SINCE_VERSION: ClassVar[int] = 28
-    input = operand_def(_T8)
-    output = result_def(_T8)
+    input = operand_def(tensor_of(_E8))
+    output = result_def(tensor_of(_E8))
     round_mode = prop_def(StringAttr, StringAttr('up'))
     saturate = prop_def(IntegerAttr, IntegerAttr(1, i64))
     to = prop_def(IntegerAttr)
@@ -411,9 +432,10 @@ class CastLikeOp(OnnxOp):
 
     name = "graph.CastLike"
     SINCE_VERSION: ClassVar[int] = 25
-    input = operand_def(_T8)
-    target_type = operand_def(_T8)
-    output = result_def(_T8)
+    _T2: ClassVar = VarConstraint("T2", _E8)
+    input = operand_def(tensor_of(_E8))
+    target_type = operand_def(tensor_of(_T2))
+    output = result_def(tensor_of(_T2))
     round_mode = prop_def(StringAttr, StringAttr('up'))
     saturate = prop_def(IntegerAttr, IntegerAttr(1, i64))
     traits = traits_def(Pure())
@@ -425,12 +447,13 @@ class CausalConvWithStateOp(OnnxOp):
 
     name = "graph.CausalConvWithState"
     SINCE_VERSION: ClassVar[int] = 27
-    input = operand_def(_T9)
-    weight = operand_def(_T9)
-    bias = opt_operand_def(_T9)
-    past_state = opt_operand_def(_T9)
-    output = result_def(_T9)
-    present_state = result_def(_T9)
+    _T: ClassVar = VarConstraint("T", _E9)
+    input = operand_def(tensor_of(_T))
+    weight = operand_def(tensor_of(_T))
+    bias = opt_operand_def(tensor_of(_T))
+    past_state = opt_operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
+    present_state = result_def(tensor_of(_T))
     activation = prop_def(StringAttr, StringAttr('none'))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(Pure())
@@ -442,8 +465,9 @@ class CeilOp(OnnxOp):
 
     name = "graph.Ceil"
     SINCE_VERSION: ClassVar[int] = 13
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -453,8 +477,9 @@ class CeluOp(OnnxOp):
 
     name = "graph.Celu"
     SINCE_VERSION: ClassVar[int] = 28
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     alpha = prop_def(FloatAttr, f32_attr(1.0))
     traits = traits_def(Pure())
 
@@ -465,9 +490,10 @@ class CenterCropPadOp(OnnxOp):
 
     name = "graph.CenterCropPad"
     SINCE_VERSION: ClassVar[int] = 18
-    input_data = operand_def(_T10)
-    shape = operand_def(_T7)
-    output_data = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    input_data = operand_def(tensor_of(_T))
+    shape = operand_def(tensor_of(_E7))
+    output_data = result_def(tensor_of(_T))
     axes = opt_prop_def(DenseArrayBase.constr(i64))
     traits = traits_def(Pure())
 
@@ -478,10 +504,11 @@ class ClipOp(OnnxOp):
 
     name = "graph.Clip"
     SINCE_VERSION: ClassVar[int] = 13
-    input = operand_def(_T0)
-    min = opt_operand_def(_T0)
-    max = opt_operand_def(_T0)
-    output = result_def(_T0)
+    _T: ClassVar = VarConstraint("T", _E0)
+    input = operand_def(tensor_of(_T))
+    min = opt_operand_def(tensor_of(_T))
+    max = opt_operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(Pure())
 
@@ -492,10 +519,11 @@ class Col2ImOp(OnnxOp):
 
     name = "graph.Col2Im"
     SINCE_VERSION: ClassVar[int] = 18
-    input = operand_def(_T10)
-    image_shape = operand_def(_T2)
-    block_shape = operand_def(_T2)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    input = operand_def(tensor_of(_T))
+    image_shape = operand_def(tensor_of(_E2))
+    block_shape = operand_def(tensor_of(_E2))
+    output = result_def(tensor_of(_T))
     dilations = opt_prop_def(DenseArrayBase.constr(i64))
     pads = opt_prop_def(DenseArrayBase.constr(i64))
     strides = opt_prop_def(DenseArrayBase.constr(i64))
@@ -508,9 +536,10 @@ class CompressOp(OnnxOp):
 
     name = "graph.Compress"
     SINCE_VERSION: ClassVar[int] = 28
-    input = operand_def(_T10)
-    condition = operand_def(_T3)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    input = operand_def(tensor_of(_T))
+    condition = operand_def(tensor_of(_E3))
+    output = result_def(tensor_of(_T))
     axis = opt_prop_def(IntegerAttr)
     traits = traits_def(Pure())
 
@@ -521,8 +550,9 @@ class ConcatOp(OnnxOp):
 
     name = "graph.Concat"
     SINCE_VERSION: ClassVar[int] = 13
-    inputs = var_operand_def(_T10)
-    concat_result = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    inputs = var_operand_def(tensor_of(_T))
+    concat_result = result_def(tensor_of(_T))
     axis = prop_def(IntegerAttr)
     traits = traits_def(Pure())
 
@@ -534,7 +564,7 @@ class ConcatFromSequenceOp(OnnxOp):
     name = "graph.ConcatFromSequence"
     SINCE_VERSION: ClassVar[int] = 11
     input_sequence = operand_def(AnyAttr())
-    concat_result = result_def(_T11)
+    concat_result = result_def(tensor_of(_E11))
     axis = prop_def(IntegerAttr)
     new_axis = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -546,8 +576,8 @@ class ConstantOfShapeOp(OnnxOp):
 
     name = "graph.ConstantOfShape"
     SINCE_VERSION: ClassVar[int] = 25
-    input = operand_def(_T2)
-    output = result_def(_T8)
+    input = operand_def(tensor_of(_E2))
+    output = result_def(tensor_of(_E8))
     value = opt_prop_def(TENSOR_ATTR)
     traits = traits_def(Pure())
 
@@ -558,10 +588,11 @@ class ConvOp(OnnxOp):
 
     name = "graph.Conv"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    W = operand_def(_T1)
-    B = opt_operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    W = operand_def(tensor_of(_T))
+    B = opt_operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     auto_pad = prop_def(StringAttr, StringAttr('NOTSET'))
     dilations = opt_prop_def(DenseArrayBase.constr(i64))
     group = prop_def(IntegerAttr, IntegerAttr(1, i64))
@@ -577,11 +608,13 @@ class ConvIntegerOp(OnnxOp):
 
     name = "graph.ConvInteger"
     SINCE_VERSION: ClassVar[int] = 10
-    x = operand_def(_T12)
-    w = operand_def(_T12)
-    x_zero_point = opt_operand_def(_T12)
-    w_zero_point = opt_operand_def(_T12)
-    y = result_def(_T13)
+    _T1: ClassVar = VarConstraint("T1", _E12)
+    _T2: ClassVar = VarConstraint("T2", _E12)
+    x = operand_def(tensor_of(_T1))
+    w = operand_def(tensor_of(_T2))
+    x_zero_point = opt_operand_def(tensor_of(_T1))
+    w_zero_point = opt_operand_def(tensor_of(_T2))
+    y = result_def(tensor_of(_E13))
     auto_pad = prop_def(StringAttr, StringAttr('NOTSET'))
     dilations = opt_prop_def(DenseArrayBase.constr(i64))
     group = prop_def(IntegerAttr, IntegerAttr(1, i64))
@@ -598,10 +631,11 @@ class ConvTransposeOp(OnnxOp):
 
     name = "graph.ConvTranspose"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    W = operand_def(_T1)
-    B = opt_operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    W = operand_def(tensor_of(_T))
+    B = opt_operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     auto_pad = prop_def(StringAttr, StringAttr('NOTSET'))
     dilations = opt_prop_def(DenseArrayBase.constr(i64))
     group = prop_def(IntegerAttr, IntegerAttr(1, i64))
@@ -619,8 +653,9 @@ class CosOp(OnnxOp):
 
     name = "graph.Cos"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -630,8 +665,9 @@ class CoshOp(OnnxOp):
 
     name = "graph.Cosh"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -641,9 +677,10 @@ class CumProdOp(OnnxOp):
 
     name = "graph.CumProd"
     SINCE_VERSION: ClassVar[int] = 26
-    x = operand_def(_T14)
-    axis = operand_def(_T7)
-    y = result_def(_T14)
+    _T: ClassVar = VarConstraint("T", _E14)
+    x = operand_def(tensor_of(_T))
+    axis = operand_def(tensor_of(_E7))
+    y = result_def(tensor_of(_T))
     exclusive = prop_def(IntegerAttr, IntegerAttr(0, i64))
     reverse = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -655,9 +692,10 @@ class CumSumOp(OnnxOp):
 
     name = "graph.CumSum"
     SINCE_VERSION: ClassVar[int] = 14
-    x = operand_def(_T14)
-    axis = operand_def(_T7)
-    y = result_def(_T14)
+    _T: ClassVar = VarConstraint("T", _E14)
+    x = operand_def(tensor_of(_T))
+    axis = operand_def(tensor_of(_E7))
+    y = result_def(tensor_of(_T))
     exclusive = prop_def(IntegerAttr, IntegerAttr(0, i64))
     reverse = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -669,10 +707,11 @@ class DFTOp(OnnxOp):
 
     name = "graph.DFT"
     SINCE_VERSION: ClassVar[int] = 20
-    input = operand_def(_T1)
-    dft_length = opt_operand_def(_T7)
-    axis = opt_operand_def(_T2)
-    output = result_def(_T1)
+    _T1: ClassVar = VarConstraint("T1", _E1)
+    input = operand_def(tensor_of(_T1))
+    dft_length = opt_operand_def(tensor_of(_E7))
+    axis = opt_operand_def(tensor_of(_E2))
+    output = result_def(tensor_of(_T1))
     inverse = prop_def(IntegerAttr, IntegerAttr(0, i64))
     onesided = prop_def(IntegerAttr, IntegerAttr(0, i64))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
@@ -685,12 +724,13 @@ class DeformConvOp(OnnxOp):
 
     name = "graph.DeformConv"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    W = operand_def(_T1)
-    offset = operand_def(_T1)
-    B = opt_operand_def(_T1)
-    mask = opt_operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    W = operand_def(tensor_of(_T))
+    offset = operand_def(tensor_of(_T))
+    B = opt_operand_def(tensor_of(_T))
+    mask = opt_operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     dilations = opt_prop_def(DenseArrayBase.constr(i64))
     group = prop_def(IntegerAttr, IntegerAttr(1, i64))
     kernel_shape = opt_prop_def(DenseArrayBase.constr(i64))
@@ -707,8 +747,9 @@ class DepthToSpaceOp(OnnxOp):
 
     name = "graph.DepthToSpace"
     SINCE_VERSION: ClassVar[int] = 28
-    input = operand_def(_T10)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     blocksize = prop_def(IntegerAttr)
     mode = prop_def(StringAttr, StringAttr('DCR'))
     traits = traits_def(Pure())
@@ -720,10 +761,11 @@ class DequantizeLinearOp(OnnxOp):
 
     name = "graph.DequantizeLinear"
     SINCE_VERSION: ClassVar[int] = 28
-    x = operand_def(_T15)
-    x_scale = operand_def(_T9)
-    x_zero_point = opt_operand_def(_T15)
-    y = result_def(_T9)
+    _T1: ClassVar = VarConstraint("T1", _E15)
+    x = operand_def(tensor_of(_T1))
+    x_scale = operand_def(tensor_of(_E9))
+    x_zero_point = opt_operand_def(tensor_of(_T1))
+    y = result_def(tensor_of(_E9))
     axis = prop_def(IntegerAttr, IntegerAttr(1, i64))
     block_size = prop_def(IntegerAttr, IntegerAttr(0, i64))
     output_dtype = prop_def(IntegerAttr, IntegerAttr(0, i64))
@@ -736,8 +778,9 @@ class DetOp(OnnxOp):
 
     name = "graph.Det"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -747,9 +790,10 @@ class DivOp(OnnxOp):
 
     name = "graph.Div"
     SINCE_VERSION: ClassVar[int] = 14
-    A = operand_def(_T0)
-    B = operand_def(_T0)
-    C = result_def(_T0)
+    _T: ClassVar = VarConstraint("T", _E0)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -759,11 +803,13 @@ class DropoutOp(OnnxOp):
 
     name = "graph.Dropout"
     SINCE_VERSION: ClassVar[int] = 22
-    data = operand_def(_T16)
-    ratio = opt_operand_def(_T16)
-    training_mode = opt_operand_def(_T3)
-    output = result_def(_T16)
-    mask = opt_result_def(_T3)
+    _T: ClassVar = VarConstraint("T", _E16)
+    _T2: ClassVar = VarConstraint("T2", _E3)
+    data = operand_def(tensor_of(_T))
+    ratio = opt_operand_def(tensor_of(_E16))
+    training_mode = opt_operand_def(tensor_of(_T2))
+    output = result_def(tensor_of(_T))
+    mask = opt_result_def(tensor_of(_T2))
     seed = opt_prop_def(IntegerAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(Pure())
@@ -775,10 +821,11 @@ class DynamicQuantizeLinearOp(OnnxOp):
 
     name = "graph.DynamicQuantizeLinear"
     SINCE_VERSION: ClassVar[int] = 11
-    x = operand_def(_T17)
-    y = result_def(_T18)
-    y_scale = result_def(_T17)
-    y_zero_point = result_def(_T18)
+    _T2: ClassVar = VarConstraint("T2", _E17)
+    x = operand_def(tensor_of(_E18))
+    y = result_def(tensor_of(_T2))
+    y_scale = result_def(tensor_of(_E18))
+    y_zero_point = result_def(tensor_of(_T2))
     traits = traits_def(Pure())
 
 
@@ -788,8 +835,9 @@ class EinsumOp(OnnxOp):
 
     name = "graph.Einsum"
     SINCE_VERSION: ClassVar[int] = 28
-    Inputs = var_operand_def(_T0)
-    Output = result_def(_T0)
+    _T: ClassVar = VarConstraint("T", _E0)
+    Inputs = var_operand_def(tensor_of(_T))
+    Output = result_def(tensor_of(_T))
     equation = prop_def(StringAttr)
     traits = traits_def(Pure())
 
@@ -800,8 +848,9 @@ class EluOp(OnnxOp):
 
     name = "graph.Elu"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     alpha = prop_def(FloatAttr, f32_attr(1.0))
     traits = traits_def(Pure())
 
@@ -812,9 +861,10 @@ class EqualOp(OnnxOp):
 
     name = "graph.Equal"
     SINCE_VERSION: ClassVar[int] = 19
-    A = operand_def(_T4)
-    B = operand_def(_T4)
-    C = result_def(_T3)
+    _T: ClassVar = VarConstraint("T", _E4)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_E3))
     traits = traits_def(Pure())
 
 
@@ -824,8 +874,9 @@ class ErfOp(OnnxOp):
 
     name = "graph.Erf"
     SINCE_VERSION: ClassVar[int] = 13
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -835,8 +886,9 @@ class ExpOp(OnnxOp):
 
     name = "graph.Exp"
     SINCE_VERSION: ClassVar[int] = 13
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -846,9 +898,10 @@ class ExpandOp(OnnxOp):
 
     name = "graph.Expand"
     SINCE_VERSION: ClassVar[int] = 13
-    input = operand_def(_T10)
-    shape = operand_def(_T2)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    input = operand_def(tensor_of(_T))
+    shape = operand_def(tensor_of(_E2))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -858,8 +911,8 @@ class EyeLikeOp(OnnxOp):
 
     name = "graph.EyeLike"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T4)
-    output = result_def(_T4)
+    input = operand_def(tensor_of(_E4))
+    output = result_def(tensor_of(_E4))
     dtype = opt_prop_def(IntegerAttr)
     k = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -871,8 +924,9 @@ class FlattenOp(OnnxOp):
 
     name = "graph.Flatten"
     SINCE_VERSION: ClassVar[int] = 25
-    input = operand_def(_T5)
-    output = result_def(_T5)
+    _T: ClassVar = VarConstraint("T", _E5)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     axis = prop_def(IntegerAttr, IntegerAttr(1, i64))
     traits = traits_def(Pure())
 
@@ -883,8 +937,9 @@ class FloorOp(OnnxOp):
 
     name = "graph.Floor"
     SINCE_VERSION: ClassVar[int] = 13
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -894,14 +949,15 @@ class GRUOp(OnnxOp):
 
     name = "graph.GRU"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    W = operand_def(_T1)
-    R = operand_def(_T1)
-    B = opt_operand_def(_T1)
-    sequence_lens = opt_operand_def(_T13)
-    initial_h = opt_operand_def(_T1)
-    Y = opt_result_def(_T1)
-    Y_h = opt_result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    W = operand_def(tensor_of(_T))
+    R = operand_def(tensor_of(_T))
+    B = opt_operand_def(tensor_of(_T))
+    sequence_lens = opt_operand_def(tensor_of(_E13))
+    initial_h = opt_operand_def(tensor_of(_T))
+    Y = opt_result_def(tensor_of(_T))
+    Y_h = opt_result_def(tensor_of(_T))
     activation_alpha = opt_prop_def(DenseArrayBase.constr(f32))
     activation_beta = opt_prop_def(DenseArrayBase.constr(f32))
     activations = opt_prop_def(ArrayAttr[StringAttr])
@@ -920,9 +976,10 @@ class GatherOp(OnnxOp):
 
     name = "graph.Gather"
     SINCE_VERSION: ClassVar[int] = 13
-    data = operand_def(_T10)
-    indices = operand_def(_T7)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    data = operand_def(tensor_of(_T))
+    indices = operand_def(tensor_of(_E7))
+    output = result_def(tensor_of(_T))
     axis = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
 
@@ -933,9 +990,10 @@ class GatherElementsOp(OnnxOp):
 
     name = "graph.GatherElements"
     SINCE_VERSION: ClassVar[int] = 13
-    data = operand_def(_T10)
-    indices = operand_def(_T7)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    data = operand_def(tensor_of(_T))
+    indices = operand_def(tensor_of(_E7))
+    output = result_def(tensor_of(_T))
     axis = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
 
@@ -946,9 +1004,10 @@ class GatherNDOp(OnnxOp):
 
     name = "graph.GatherND"
     SINCE_VERSION: ClassVar[int] = 13
-    data = operand_def(_T10)
-    indices = operand_def(_T2)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    data = operand_def(tensor_of(_T))
+    indices = operand_def(tensor_of(_E2))
+    output = result_def(tensor_of(_T))
     batch_dims = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
 
@@ -959,8 +1018,9 @@ class GeluOp(OnnxOp):
 
     name = "graph.Gelu"
     SINCE_VERSION: ClassVar[int] = 20
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     approximate = prop_def(StringAttr, StringAttr('none'))
     traits = traits_def(Pure())
 
@@ -971,10 +1031,11 @@ class GemmOp(OnnxOp):
 
     name = "graph.Gemm"
     SINCE_VERSION: ClassVar[int] = 13
-    A = operand_def(_T14)
-    B = operand_def(_T14)
-    C = opt_operand_def(_T14)
-    Y = result_def(_T14)
+    _T: ClassVar = VarConstraint("T", _E14)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = opt_operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     alpha = prop_def(FloatAttr, f32_attr(1.0))
     beta = prop_def(FloatAttr, f32_attr(1.0))
     transA = prop_def(IntegerAttr, IntegerAttr(0, i64))
@@ -988,8 +1049,9 @@ class GlobalAveragePoolOp(OnnxOp):
 
     name = "graph.GlobalAveragePool"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -999,8 +1061,9 @@ class GlobalLpPoolOp(OnnxOp):
 
     name = "graph.GlobalLpPool"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     p = prop_def(IntegerAttr, IntegerAttr(2, i64))
     traits = traits_def(Pure())
 
@@ -1011,8 +1074,9 @@ class GlobalMaxPoolOp(OnnxOp):
 
     name = "graph.GlobalMaxPool"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1022,9 +1086,10 @@ class GreaterOp(OnnxOp):
 
     name = "graph.Greater"
     SINCE_VERSION: ClassVar[int] = 13
-    A = operand_def(_T0)
-    B = operand_def(_T0)
-    C = result_def(_T3)
+    _T: ClassVar = VarConstraint("T", _E0)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_E3))
     traits = traits_def(Pure())
 
 
@@ -1034,9 +1099,10 @@ class GreaterOrEqualOp(OnnxOp):
 
     name = "graph.GreaterOrEqual"
     SINCE_VERSION: ClassVar[int] = 16
-    A = operand_def(_T0)
-    B = operand_def(_T0)
-    C = result_def(_T3)
+    _T: ClassVar = VarConstraint("T", _E0)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_E3))
     traits = traits_def(Pure())
 
 
@@ -1046,9 +1112,10 @@ class GridSampleOp(OnnxOp):
 
     name = "graph.GridSample"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T10)
-    grid = operand_def(_T1)
-    Y = result_def(_T10)
+    _T1: ClassVar = VarConstraint("T1", _E10)
+    X = operand_def(tensor_of(_T1))
+    grid = operand_def(tensor_of(_E1))
+    Y = result_def(tensor_of(_T1))
     align_corners = prop_def(IntegerAttr, IntegerAttr(0, i64))
     mode = prop_def(StringAttr, StringAttr('linear'))
     padding_mode = prop_def(StringAttr, StringAttr('zeros'))
@@ -1061,10 +1128,11 @@ class GroupNormalizationOp(OnnxOp):
 
     name = "graph.GroupNormalization"
     SINCE_VERSION: ClassVar[int] = 21
-    X = operand_def(_T1)
-    scale = operand_def(_T1)
-    bias = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    scale = operand_def(tensor_of(_T))
+    bias = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     epsilon = prop_def(FloatAttr, f32_attr(9.999999747378752e-06))
     num_groups = prop_def(IntegerAttr)
     stash_type = prop_def(IntegerAttr, IntegerAttr(1, i64))
@@ -1077,8 +1145,8 @@ class HammingWindowOp(OnnxOp):
 
     name = "graph.HammingWindow"
     SINCE_VERSION: ClassVar[int] = 17
-    size = operand_def(_T7)
-    output = result_def(_T0)
+    size = operand_def(tensor_of(_E7))
+    output = result_def(tensor_of(_E0))
     output_datatype = prop_def(IntegerAttr, IntegerAttr(1, i64))
     periodic = prop_def(IntegerAttr, IntegerAttr(1, i64))
     traits = traits_def(Pure())
@@ -1090,8 +1158,8 @@ class HannWindowOp(OnnxOp):
 
     name = "graph.HannWindow"
     SINCE_VERSION: ClassVar[int] = 17
-    size = operand_def(_T7)
-    output = result_def(_T0)
+    size = operand_def(tensor_of(_E7))
+    output = result_def(tensor_of(_E0))
     output_datatype = prop_def(IntegerAttr, IntegerAttr(1, i64))
     periodic = prop_def(IntegerAttr, IntegerAttr(1, i64))
     traits = traits_def(Pure())
@@ -1103,8 +1171,9 @@ class HardSigmoidOp(OnnxOp):
 
     name = "graph.HardSigmoid"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     alpha = prop_def(FloatAttr, f32_attr(0.20000000298023224))
     beta = prop_def(FloatAttr, f32_attr(0.5))
     traits = traits_def(Pure())
@@ -1116,8 +1185,9 @@ class HardSwishOp(OnnxOp):
 
     name = "graph.HardSwish"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1127,8 +1197,9 @@ class HardmaxOp(OnnxOp):
 
     name = "graph.Hardmax"
     SINCE_VERSION: ClassVar[int] = 13
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     axis = prop_def(IntegerAttr, IntegerAttr(-1, i64))
     traits = traits_def(Pure())
 
@@ -1150,7 +1221,7 @@ class IfOp(OnnxOp):
 
     name = "graph.If"
     SINCE_VERSION: ClassVar[int] = 25
-    cond = operand_def(_T3)
+    cond = operand_def(tensor_of(_E3))
     outputs = var_result_def(AnyAttr())
     then_branch = region_def()
     else_branch = region_def()
@@ -1162,8 +1233,8 @@ class ImageDecoderOp(OnnxOp):
 
     name = "graph.ImageDecoder"
     SINCE_VERSION: ClassVar[int] = 20
-    encoded_stream = operand_def(_T18)
-    image = result_def(_T18)
+    encoded_stream = operand_def(tensor_of(_E17))
+    image = result_def(tensor_of(_E17))
     pixel_format = prop_def(StringAttr, StringAttr('RGB'))
     traits = traits_def(Pure())
 
@@ -1174,10 +1245,11 @@ class InstanceNormalizationOp(OnnxOp):
 
     name = "graph.InstanceNormalization"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    scale = operand_def(_T1)
-    B = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    scale = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     epsilon = prop_def(FloatAttr, f32_attr(9.999999747378752e-06))
     traits = traits_def(Pure())
 
@@ -1188,8 +1260,8 @@ class IsInfOp(OnnxOp):
 
     name = "graph.IsInf"
     SINCE_VERSION: ClassVar[int] = 20
-    X = operand_def(_T16)
-    Y = result_def(_T3)
+    X = operand_def(tensor_of(_E16))
+    Y = result_def(tensor_of(_E3))
     detect_negative = prop_def(IntegerAttr, IntegerAttr(1, i64))
     detect_positive = prop_def(IntegerAttr, IntegerAttr(1, i64))
     traits = traits_def(Pure())
@@ -1201,8 +1273,8 @@ class IsNaNOp(OnnxOp):
 
     name = "graph.IsNaN"
     SINCE_VERSION: ClassVar[int] = 20
-    X = operand_def(_T16)
-    Y = result_def(_T3)
+    X = operand_def(tensor_of(_E16))
+    Y = result_def(tensor_of(_E3))
     traits = traits_def(Pure())
 
 
@@ -1212,8 +1284,9 @@ class LRNOp(OnnxOp):
 
     name = "graph.LRN"
     SINCE_VERSION: ClassVar[int] = 13
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     alpha = prop_def(FloatAttr, f32_attr(9.999999747378752e-05))
     beta = prop_def(FloatAttr, f32_attr(0.75))
     bias = prop_def(FloatAttr, f32_attr(1.0))
@@ -1227,17 +1300,18 @@ class LSTMOp(OnnxOp):
 
     name = "graph.LSTM"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    W = operand_def(_T1)
-    R = operand_def(_T1)
-    B = opt_operand_def(_T1)
-    sequence_lens = opt_operand_def(_T13)
-    initial_h = opt_operand_def(_T1)
-    initial_c = opt_operand_def(_T1)
-    P = opt_operand_def(_T1)
-    Y = opt_result_def(_T1)
-    Y_h = opt_result_def(_T1)
-    Y_c = opt_result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    W = operand_def(tensor_of(_T))
+    R = operand_def(tensor_of(_T))
+    B = opt_operand_def(tensor_of(_T))
+    sequence_lens = opt_operand_def(tensor_of(_E13))
+    initial_h = opt_operand_def(tensor_of(_T))
+    initial_c = opt_operand_def(tensor_of(_T))
+    P = opt_operand_def(tensor_of(_T))
+    Y = opt_result_def(tensor_of(_T))
+    Y_h = opt_result_def(tensor_of(_T))
+    Y_c = opt_result_def(tensor_of(_T))
     activation_alpha = opt_prop_def(DenseArrayBase.constr(f32))
     activation_beta = opt_prop_def(DenseArrayBase.constr(f32))
     activations = opt_prop_def(ArrayAttr[StringAttr])
@@ -1256,12 +1330,14 @@ class LayerNormalizationOp(OnnxOp):
 
     name = "graph.LayerNormalization"
     SINCE_VERSION: ClassVar[int] = 17
-    X = operand_def(_T1)
-    Scale = operand_def(_T1)
-    B = opt_operand_def(_T1)
-    Y = result_def(_T1)
-    Mean = opt_result_def(_T19)
-    InvStdDev = opt_result_def(_T19)
+    _T: ClassVar = VarConstraint("T", _E1)
+    _U: ClassVar = VarConstraint("U", _E19)
+    X = operand_def(tensor_of(_T))
+    Scale = operand_def(tensor_of(_T))
+    B = opt_operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
+    Mean = opt_result_def(tensor_of(_U))
+    InvStdDev = opt_result_def(tensor_of(_U))
     axis = prop_def(IntegerAttr, IntegerAttr(-1, i64))
     epsilon = prop_def(FloatAttr, f32_attr(9.999999747378752e-06))
     stash_type = prop_def(IntegerAttr, IntegerAttr(1, i64))
@@ -1275,8 +1351,9 @@ class LeakyReluOp(OnnxOp):
 
     name = "graph.LeakyRelu"
     SINCE_VERSION: ClassVar[int] = 16
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     alpha = prop_def(FloatAttr, f32_attr(0.009999999776482582))
     traits = traits_def(Pure())
 
@@ -1287,9 +1364,10 @@ class LessOp(OnnxOp):
 
     name = "graph.Less"
     SINCE_VERSION: ClassVar[int] = 13
-    A = operand_def(_T0)
-    B = operand_def(_T0)
-    C = result_def(_T3)
+    _T: ClassVar = VarConstraint("T", _E0)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_E3))
     traits = traits_def(Pure())
 
 
@@ -1299,9 +1377,10 @@ class LessOrEqualOp(OnnxOp):
 
     name = "graph.LessOrEqual"
     SINCE_VERSION: ClassVar[int] = 16
-    A = operand_def(_T0)
-    B = operand_def(_T0)
-    C = result_def(_T3)
+    _T: ClassVar = VarConstraint("T", _E0)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_E3))
     traits = traits_def(Pure())
 
 
@@ -1311,14 +1390,16 @@ class LinearAttentionOp(OnnxOp):
 
     name = "graph.LinearAttention"
     SINCE_VERSION: ClassVar[int] = 27
-    query = operand_def(_T9)
-    key = operand_def(_T9)
-    value = operand_def(_T9)
-    past_state = opt_operand_def(_T9)
-    decay = opt_operand_def(_T9)
-    beta = opt_operand_def(_T9)
-    output = result_def(_T9)
-    present_state = result_def(_T9)
+    _S: ClassVar = VarConstraint("S", _E9)
+    _T: ClassVar = VarConstraint("T", _E9)
+    query = operand_def(tensor_of(_T))
+    key = operand_def(tensor_of(_T))
+    value = operand_def(tensor_of(_T))
+    past_state = opt_operand_def(tensor_of(_S))
+    decay = opt_operand_def(tensor_of(_T))
+    beta = opt_operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
+    present_state = result_def(tensor_of(_S))
     chunk_size = prop_def(IntegerAttr, IntegerAttr(64, i64))
     kv_num_heads = prop_def(IntegerAttr)
     q_num_heads = prop_def(IntegerAttr)
@@ -1334,8 +1415,9 @@ class LogOp(OnnxOp):
 
     name = "graph.Log"
     SINCE_VERSION: ClassVar[int] = 13
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1345,8 +1427,9 @@ class LogSoftmaxOp(OnnxOp):
 
     name = "graph.LogSoftmax"
     SINCE_VERSION: ClassVar[int] = 13
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     axis = prop_def(IntegerAttr, IntegerAttr(-1, i64))
     traits = traits_def(Pure())
 
@@ -1357,8 +1440,8 @@ class LoopOp(OnnxOp):
 
     name = "graph.Loop"
     SINCE_VERSION: ClassVar[int] = 25
-    M = opt_operand_def(_T2)
-    cond = opt_operand_def(_T3)
+    M = opt_operand_def(tensor_of(_E2))
+    cond = opt_operand_def(tensor_of(_E3))
     v_initial = var_operand_def(AnyAttr())
     v_final_and_scan_outputs = var_result_def(AnyAttr())
     body = region_def()
@@ -1371,8 +1454,9 @@ class LpNormalizationOp(OnnxOp):
 
     name = "graph.LpNormalization"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     axis = prop_def(IntegerAttr, IntegerAttr(-1, i64))
     p = prop_def(IntegerAttr, IntegerAttr(2, i64))
     traits = traits_def(Pure())
@@ -1384,8 +1468,9 @@ class LpPoolOp(OnnxOp):
 
     name = "graph.LpPool"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     auto_pad = prop_def(StringAttr, StringAttr('NOTSET'))
     ceil_mode = prop_def(IntegerAttr, IntegerAttr(0, i64))
     dilations = opt_prop_def(DenseArrayBase.constr(i64))
@@ -1402,9 +1487,10 @@ class MatMulOp(OnnxOp):
 
     name = "graph.MatMul"
     SINCE_VERSION: ClassVar[int] = 13
-    A = operand_def(_T14)
-    B = operand_def(_T14)
-    Y = result_def(_T14)
+    _T: ClassVar = VarConstraint("T", _E14)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1414,11 +1500,13 @@ class MatMulIntegerOp(OnnxOp):
 
     name = "graph.MatMulInteger"
     SINCE_VERSION: ClassVar[int] = 10
-    A = operand_def(_T12)
-    B = operand_def(_T12)
-    a_zero_point = opt_operand_def(_T12)
-    b_zero_point = opt_operand_def(_T12)
-    Y = result_def(_T13)
+    _T1: ClassVar = VarConstraint("T1", _E12)
+    _T2: ClassVar = VarConstraint("T2", _E12)
+    A = operand_def(tensor_of(_T1))
+    B = operand_def(tensor_of(_T2))
+    a_zero_point = opt_operand_def(tensor_of(_T1))
+    b_zero_point = opt_operand_def(tensor_of(_T2))
+    Y = result_def(tensor_of(_E13))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(Pure())
 
@@ -1429,8 +1517,9 @@ class MaxOp(OnnxOp):
 
     name = "graph.Max"
     SINCE_VERSION: ClassVar[int] = 13
-    data_0 = var_operand_def(_T0)
-    max = result_def(_T0)
+    _T: ClassVar = VarConstraint("T", _E0)
+    data_0 = var_operand_def(tensor_of(_T))
+    max = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1440,9 +1529,10 @@ class MaxPoolOp(OnnxOp):
 
     name = "graph.MaxPool"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T20)
-    Y = result_def(_T20)
-    Indices = opt_result_def(_T2)
+    _T: ClassVar = VarConstraint("T", _E20)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
+    Indices = opt_result_def(tensor_of(_E2))
     auto_pad = prop_def(StringAttr, StringAttr('NOTSET'))
     ceil_mode = prop_def(IntegerAttr, IntegerAttr(0, i64))
     dilations = opt_prop_def(DenseArrayBase.constr(i64))
@@ -1459,9 +1549,10 @@ class MaxRoiPoolOp(OnnxOp):
 
     name = "graph.MaxRoiPool"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    rois = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    rois = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     pooled_shape = prop_def(DenseArrayBase.constr(i64))
     spatial_scale = prop_def(FloatAttr, f32_attr(1.0))
     traits = traits_def(Pure())
@@ -1473,10 +1564,12 @@ class MaxUnpoolOp(OnnxOp):
 
     name = "graph.MaxUnpool"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    I = operand_def(_T2)
-    output_shape = opt_operand_def(_T2)
-    output = result_def(_T1)
+    _T1: ClassVar = VarConstraint("T1", _E1)
+    _T2: ClassVar = VarConstraint("T2", _E2)
+    X = operand_def(tensor_of(_T1))
+    I = operand_def(tensor_of(_T2))
+    output_shape = opt_operand_def(tensor_of(_T2))
+    output = result_def(tensor_of(_T1))
     kernel_shape = prop_def(DenseArrayBase.constr(i64))
     pads = opt_prop_def(DenseArrayBase.constr(i64))
     strides = opt_prop_def(DenseArrayBase.constr(i64))
@@ -1489,8 +1582,9 @@ class MeanOp(OnnxOp):
 
     name = "graph.Mean"
     SINCE_VERSION: ClassVar[int] = 13
-    data_0 = var_operand_def(_T1)
-    mean = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    data_0 = var_operand_def(tensor_of(_T))
+    mean = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1500,8 +1594,9 @@ class MeanVarianceNormalizationOp(OnnxOp):
 
     name = "graph.MeanVarianceNormalization"
     SINCE_VERSION: ClassVar[int] = 13
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     axes = prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [0, 2, 3]))
     traits = traits_def(Pure())
 
@@ -1512,12 +1607,14 @@ class MelWeightMatrixOp(OnnxOp):
 
     name = "graph.MelWeightMatrix"
     SINCE_VERSION: ClassVar[int] = 17
-    num_mel_bins = operand_def(_T7)
-    dft_length = operand_def(_T7)
-    sample_rate = operand_def(_T7)
-    lower_edge_hertz = operand_def(_T1)
-    upper_edge_hertz = operand_def(_T1)
-    output = result_def(_T0)
+    _T1: ClassVar = VarConstraint("T1", _E7)
+    _T2: ClassVar = VarConstraint("T2", _E1)
+    num_mel_bins = operand_def(tensor_of(_T1))
+    dft_length = operand_def(tensor_of(_T1))
+    sample_rate = operand_def(tensor_of(_T1))
+    lower_edge_hertz = operand_def(tensor_of(_T2))
+    upper_edge_hertz = operand_def(tensor_of(_T2))
+    output = result_def(tensor_of(_E0))
     output_datatype = prop_def(IntegerAttr, IntegerAttr(1, i64))
     traits = traits_def(Pure())
 
@@ -1528,8 +1625,9 @@ class MinOp(OnnxOp):
 
     name = "graph.Min"
     SINCE_VERSION: ClassVar[int] = 13
-    data_0 = var_operand_def(_T0)
-    min = result_def(_T0)
+    _T: ClassVar = VarConstraint("T", _E0)
+    data_0 = var_operand_def(tensor_of(_T))
+    min = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1539,8 +1637,9 @@ class MishOp(OnnxOp):
 
     name = "graph.Mish"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1550,9 +1649,10 @@ class ModOp(OnnxOp):
 
     name = "graph.Mod"
     SINCE_VERSION: ClassVar[int] = 28
-    A = operand_def(_T0)
-    B = operand_def(_T0)
-    C = result_def(_T0)
+    _T: ClassVar = VarConstraint("T", _E0)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_T))
     fmod = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
 
@@ -1563,9 +1663,10 @@ class MulOp(OnnxOp):
 
     name = "graph.Mul"
     SINCE_VERSION: ClassVar[int] = 14
-    A = operand_def(_T0)
-    B = operand_def(_T0)
-    C = result_def(_T0)
+    _T: ClassVar = VarConstraint("T", _E0)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1575,8 +1676,8 @@ class MultinomialOp(OnnxOp):
 
     name = "graph.Multinomial"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T7)
+    input = operand_def(tensor_of(_E1))
+    output = result_def(tensor_of(_E7))
     dtype = prop_def(IntegerAttr, IntegerAttr(6, i64))
     sample_size = prop_def(IntegerAttr, IntegerAttr(1, i64))
     seed = opt_prop_def(FloatAttr)
@@ -1588,8 +1689,9 @@ class NegOp(OnnxOp):
 
     name = "graph.Neg"
     SINCE_VERSION: ClassVar[int] = 13
-    X = operand_def(_T21)
-    Y = result_def(_T21)
+    _T: ClassVar = VarConstraint("T", _E21)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1599,10 +1701,11 @@ class NegativeLogLikelihoodLossOp(OnnxOp):
 
     name = "graph.NegativeLogLikelihoodLoss"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    target = operand_def(_T7)
-    weight = opt_operand_def(_T1)
-    loss = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    target = operand_def(tensor_of(_E7))
+    weight = opt_operand_def(tensor_of(_T))
+    loss = result_def(tensor_of(_T))
     ignore_index = opt_prop_def(IntegerAttr)
     reduction = prop_def(StringAttr, StringAttr('mean'))
     traits = traits_def(Pure())
@@ -1614,12 +1717,12 @@ class NonMaxSuppressionOp(OnnxOp):
 
     name = "graph.NonMaxSuppression"
     SINCE_VERSION: ClassVar[int] = 11
-    boxes = operand_def(_T17)
-    scores = operand_def(_T17)
-    max_output_boxes_per_class = opt_operand_def(_T2)
-    iou_threshold = opt_operand_def(_T17)
-    score_threshold = opt_operand_def(_T17)
-    selected_indices = result_def(_T2)
+    boxes = operand_def(tensor_of(_E18))
+    scores = operand_def(tensor_of(_E18))
+    max_output_boxes_per_class = opt_operand_def(tensor_of(_E2))
+    iou_threshold = opt_operand_def(tensor_of(_E18))
+    score_threshold = opt_operand_def(tensor_of(_E18))
+    selected_indices = result_def(tensor_of(_E2))
     center_point_box = prop_def(IntegerAttr, IntegerAttr(0, i64))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(Pure())
@@ -1631,8 +1734,8 @@ class NonZeroOp(OnnxOp):
 
     name = "graph.NonZero"
     SINCE_VERSION: ClassVar[int] = 13
-    X = operand_def(_T10)
-    Y = result_def(_T2)
+    X = operand_def(tensor_of(_E10))
+    Y = result_def(tensor_of(_E2))
     traits = traits_def(Pure())
 
 
@@ -1642,8 +1745,9 @@ class NotOp(OnnxOp):
 
     name = "graph.Not"
     SINCE_VERSION: ClassVar[int] = 1
-    X = operand_def(_T3)
-    Y = result_def(_T3)
+    _T: ClassVar = VarConstraint("T", _E3)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1653,10 +1757,11 @@ class OneHotOp(OnnxOp):
 
     name = "graph.OneHot"
     SINCE_VERSION: ClassVar[int] = 28
-    indices = operand_def(_T22)
-    depth = operand_def(_T22)
-    values = operand_def(_T10)
-    output = result_def(_T10)
+    _T3: ClassVar = VarConstraint("T3", _E10)
+    indices = operand_def(tensor_of(_E22))
+    depth = operand_def(tensor_of(_E22))
+    values = operand_def(tensor_of(_T3))
+    output = result_def(tensor_of(_T3))
     axis = prop_def(IntegerAttr, IntegerAttr(-1, i64))
     traits = traits_def(Pure())
 
@@ -1691,7 +1796,7 @@ class OptionalHasElementOp(OnnxOp):
     name = "graph.OptionalHasElement"
     SINCE_VERSION: ClassVar[int] = 28
     input = opt_operand_def(AnyAttr())
-    output = result_def(_T3)
+    output = result_def(tensor_of(_E3))
     traits = traits_def(Pure())
 
 
@@ -1701,9 +1806,10 @@ class OrOp(OnnxOp):
 
     name = "graph.Or"
     SINCE_VERSION: ClassVar[int] = 7
-    A = operand_def(_T3)
-    B = operand_def(_T3)
-    C = result_def(_T3)
+    _T: ClassVar = VarConstraint("T", _E3)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_E3))
     traits = traits_def(Pure())
 
 
@@ -1713,9 +1819,10 @@ class PReluOp(OnnxOp):
 
     name = "graph.PRelu"
     SINCE_VERSION: ClassVar[int] = 16
-    X = operand_def(_T14)
-    slope = operand_def(_T14)
-    Y = result_def(_T14)
+    _T: ClassVar = VarConstraint("T", _E14)
+    X = operand_def(tensor_of(_T))
+    slope = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1725,11 +1832,12 @@ class PadOp(OnnxOp):
 
     name = "graph.Pad"
     SINCE_VERSION: ClassVar[int] = 25
-    data = operand_def(_T5)
-    pads = operand_def(_T2)
-    constant_value = opt_operand_def(_T5)
-    axes = opt_operand_def(_T7)
-    output = result_def(_T5)
+    _T: ClassVar = VarConstraint("T", _E5)
+    data = operand_def(tensor_of(_T))
+    pads = operand_def(tensor_of(_E2))
+    constant_value = opt_operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E7))
+    output = result_def(tensor_of(_T))
     mode = prop_def(StringAttr, StringAttr('constant'))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(Pure())
@@ -1741,9 +1849,10 @@ class PowOp(OnnxOp):
 
     name = "graph.Pow"
     SINCE_VERSION: ClassVar[int] = 15
-    X = operand_def(_T23)
-    Y = operand_def(_T0)
-    Z = result_def(_T23)
+    _T: ClassVar = VarConstraint("T", _E23)
+    X = operand_def(tensor_of(_T))
+    Y = operand_def(tensor_of(_E0))
+    Z = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1753,16 +1862,19 @@ class QLinearConvOp(OnnxOp):
 
     name = "graph.QLinearConv"
     SINCE_VERSION: ClassVar[int] = 10
-    x = operand_def(_T12)
-    x_scale = operand_def(_T17)
-    x_zero_point = operand_def(_T12)
-    w = operand_def(_T12)
-    w_scale = operand_def(_T17)
-    w_zero_point = operand_def(_T12)
-    y_scale = operand_def(_T17)
-    y_zero_point = operand_def(_T12)
-    B = opt_operand_def(_T13)
-    y = result_def(_T12)
+    _T1: ClassVar = VarConstraint("T1", _E12)
+    _T2: ClassVar = VarConstraint("T2", _E12)
+    _T3: ClassVar = VarConstraint("T3", _E12)
+    x = operand_def(tensor_of(_T1))
+    x_scale = operand_def(tensor_of(_E18))
+    x_zero_point = operand_def(tensor_of(_T1))
+    w = operand_def(tensor_of(_T2))
+    w_scale = operand_def(tensor_of(_E18))
+    w_zero_point = operand_def(tensor_of(_T2))
+    y_scale = operand_def(tensor_of(_E18))
+    y_zero_point = operand_def(tensor_of(_T3))
+    B = opt_operand_def(tensor_of(_E13))
+    y = result_def(tensor_of(_T3))
     auto_pad = prop_def(StringAttr, StringAttr('NOTSET'))
     dilations = opt_prop_def(DenseArrayBase.constr(i64))
     group = prop_def(IntegerAttr, IntegerAttr(1, i64))
@@ -1778,15 +1890,19 @@ class QLinearMatMulOp(OnnxOp):
 
     name = "graph.QLinearMatMul"
     SINCE_VERSION: ClassVar[int] = 21
-    a = operand_def(_T24)
-    a_scale = operand_def(_T9)
-    a_zero_point = operand_def(_T24)
-    b = operand_def(_T24)
-    b_scale = operand_def(_T9)
-    b_zero_point = operand_def(_T24)
-    y_scale = operand_def(_T9)
-    y_zero_point = operand_def(_T24)
-    y = result_def(_T24)
+    _T1: ClassVar = VarConstraint("T1", _E24)
+    _T2: ClassVar = VarConstraint("T2", _E24)
+    _T3: ClassVar = VarConstraint("T3", _E24)
+    _TS: ClassVar = VarConstraint("TS", _E9)
+    a = operand_def(tensor_of(_T1))
+    a_scale = operand_def(tensor_of(_TS))
+    a_zero_point = operand_def(tensor_of(_T1))
+    b = operand_def(tensor_of(_T2))
+    b_scale = operand_def(tensor_of(_TS))
+    b_zero_point = operand_def(tensor_of(_T2))
+    y_scale = operand_def(tensor_of(_TS))
+    y_zero_point = operand_def(tensor_of(_T3))
+    y = result_def(tensor_of(_T3))
     traits = traits_def(Pure())
 
 
@@ -1796,10 +1912,11 @@ class QuantizeLinearOp(OnnxOp):
 
     name = "graph.QuantizeLinear"
     SINCE_VERSION: ClassVar[int] = 28
-    x = operand_def(_T25)
-    y_scale = operand_def(_T25)
-    y_zero_point = opt_operand_def(_T26)
-    y = result_def(_T26)
+    _T3: ClassVar = VarConstraint("T3", _E25)
+    x = operand_def(tensor_of(_E26))
+    y_scale = operand_def(tensor_of(_E26))
+    y_zero_point = opt_operand_def(tensor_of(_T3))
+    y = result_def(tensor_of(_T3))
     axis = prop_def(IntegerAttr, IntegerAttr(1, i64))
     block_size = prop_def(IntegerAttr, IntegerAttr(0, i64))
     output_dtype = prop_def(IntegerAttr, IntegerAttr(0, i64))
@@ -1814,9 +1931,10 @@ class RMSNormalizationOp(OnnxOp):
 
     name = "graph.RMSNormalization"
     SINCE_VERSION: ClassVar[int] = 23
-    X = operand_def(_T1)
-    scale = operand_def(_T1)
-    Y = result_def(_T1)
+    _V: ClassVar = VarConstraint("V", _E1)
+    X = operand_def(tensor_of(_E1))
+    scale = operand_def(tensor_of(_V))
+    Y = result_def(tensor_of(_V))
     axis = prop_def(IntegerAttr, IntegerAttr(-1, i64))
     epsilon = prop_def(FloatAttr, f32_attr(9.999999747378752e-06))
     stash_type = prop_def(IntegerAttr, IntegerAttr(1, i64))
@@ -1829,14 +1947,15 @@ class RNNOp(OnnxOp):
 
     name = "graph.RNN"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    W = operand_def(_T1)
-    R = operand_def(_T1)
-    B = opt_operand_def(_T1)
-    sequence_lens = opt_operand_def(_T13)
-    initial_h = opt_operand_def(_T1)
-    Y = opt_result_def(_T1)
-    Y_h = opt_result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    W = operand_def(tensor_of(_T))
+    R = operand_def(tensor_of(_T))
+    B = opt_operand_def(tensor_of(_T))
+    sequence_lens = opt_operand_def(tensor_of(_E13))
+    initial_h = opt_operand_def(tensor_of(_T))
+    Y = opt_result_def(tensor_of(_T))
+    Y_h = opt_result_def(tensor_of(_T))
     activation_alpha = opt_prop_def(DenseArrayBase.constr(f32))
     activation_beta = opt_prop_def(DenseArrayBase.constr(f32))
     activations = prop_def(ArrayAttr[StringAttr], ArrayAttr([StringAttr('Tanh'), StringAttr('Tanh')]))
@@ -1854,7 +1973,7 @@ class RandomNormalOp(OnnxOp):
 
     name = "graph.RandomNormal"
     SINCE_VERSION: ClassVar[int] = 22
-    output = result_def(_T1)
+    output = result_def(tensor_of(_E1))
     dtype = prop_def(IntegerAttr, IntegerAttr(1, i64))
     mean = prop_def(FloatAttr, f32_attr(0.0))
     scale = prop_def(FloatAttr, f32_attr(1.0))
@@ -1868,8 +1987,8 @@ class RandomNormalLikeOp(OnnxOp):
 
     name = "graph.RandomNormalLike"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T10)
-    output = result_def(_T1)
+    input = operand_def(tensor_of(_E10))
+    output = result_def(tensor_of(_E1))
     dtype = opt_prop_def(IntegerAttr)
     mean = prop_def(FloatAttr, f32_attr(0.0))
     scale = prop_def(FloatAttr, f32_attr(1.0))
@@ -1882,7 +2001,7 @@ class RandomUniformOp(OnnxOp):
 
     name = "graph.RandomUniform"
     SINCE_VERSION: ClassVar[int] = 22
-    output = result_def(_T1)
+    output = result_def(tensor_of(_E1))
     dtype = prop_def(IntegerAttr, IntegerAttr(1, i64))
     high = prop_def(FloatAttr, f32_attr(1.0))
     low = prop_def(FloatAttr, f32_attr(0.0))
@@ -1896,8 +2015,8 @@ class RandomUniformLikeOp(OnnxOp):
 
     name = "graph.RandomUniformLike"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T10)
-    output = result_def(_T1)
+    input = operand_def(tensor_of(_E10))
+    output = result_def(tensor_of(_E1))
     dtype = opt_prop_def(IntegerAttr)
     high = prop_def(FloatAttr, f32_attr(1.0))
     low = prop_def(FloatAttr, f32_attr(0.0))
@@ -1910,10 +2029,11 @@ class RangeOp(OnnxOp):
 
     name = "graph.Range"
     SINCE_VERSION: ClassVar[int] = 27
-    start = operand_def(_T27)
-    limit = operand_def(_T27)
-    delta = operand_def(_T27)
-    output = result_def(_T27)
+    _T: ClassVar = VarConstraint("T", _E27)
+    start = operand_def(tensor_of(_T))
+    limit = operand_def(tensor_of(_T))
+    delta = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     stash_type = prop_def(IntegerAttr, IntegerAttr(1, i64))
     traits = traits_def(Pure())
 
@@ -1924,8 +2044,9 @@ class ReciprocalOp(OnnxOp):
 
     name = "graph.Reciprocal"
     SINCE_VERSION: ClassVar[int] = 13
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -1935,9 +2056,10 @@ class ReduceL1Op(OnnxOp):
 
     name = "graph.ReduceL1"
     SINCE_VERSION: ClassVar[int] = 18
-    data = operand_def(_T14)
-    axes = opt_operand_def(_T2)
-    reduced = result_def(_T14)
+    _T: ClassVar = VarConstraint("T", _E14)
+    data = operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E2))
+    reduced = result_def(tensor_of(_T))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     noop_with_empty_axes = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -1949,9 +2071,10 @@ class ReduceL2Op(OnnxOp):
 
     name = "graph.ReduceL2"
     SINCE_VERSION: ClassVar[int] = 18
-    data = operand_def(_T14)
-    axes = opt_operand_def(_T2)
-    reduced = result_def(_T14)
+    _T: ClassVar = VarConstraint("T", _E14)
+    data = operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E2))
+    reduced = result_def(tensor_of(_T))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     noop_with_empty_axes = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -1963,9 +2086,10 @@ class ReduceLogSumOp(OnnxOp):
 
     name = "graph.ReduceLogSum"
     SINCE_VERSION: ClassVar[int] = 28
-    data = operand_def(_T1)
-    axes = opt_operand_def(_T2)
-    reduced = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    data = operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E2))
+    reduced = result_def(tensor_of(_T))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     noop_with_empty_axes = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -1977,9 +2101,10 @@ class ReduceLogSumExpOp(OnnxOp):
 
     name = "graph.ReduceLogSumExp"
     SINCE_VERSION: ClassVar[int] = 28
-    data = operand_def(_T1)
-    axes = opt_operand_def(_T2)
-    reduced = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    data = operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E2))
+    reduced = result_def(tensor_of(_T))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     noop_with_empty_axes = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -1991,9 +2116,10 @@ class ReduceMaxOp(OnnxOp):
 
     name = "graph.ReduceMax"
     SINCE_VERSION: ClassVar[int] = 20
-    data = operand_def(_T28)
-    axes = opt_operand_def(_T2)
-    reduced = result_def(_T28)
+    _T: ClassVar = VarConstraint("T", _E28)
+    data = operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E2))
+    reduced = result_def(tensor_of(_T))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     noop_with_empty_axes = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -2005,9 +2131,10 @@ class ReduceMeanOp(OnnxOp):
 
     name = "graph.ReduceMean"
     SINCE_VERSION: ClassVar[int] = 18
-    data = operand_def(_T14)
-    axes = opt_operand_def(_T2)
-    reduced = result_def(_T14)
+    _T: ClassVar = VarConstraint("T", _E14)
+    data = operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E2))
+    reduced = result_def(tensor_of(_T))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     noop_with_empty_axes = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -2019,9 +2146,10 @@ class ReduceMinOp(OnnxOp):
 
     name = "graph.ReduceMin"
     SINCE_VERSION: ClassVar[int] = 20
-    data = operand_def(_T28)
-    axes = opt_operand_def(_T2)
-    reduced = result_def(_T28)
+    _T: ClassVar = VarConstraint("T", _E28)
+    data = operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E2))
+    reduced = result_def(tensor_of(_T))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     noop_with_empty_axes = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -2033,9 +2161,10 @@ class ReduceProdOp(OnnxOp):
 
     name = "graph.ReduceProd"
     SINCE_VERSION: ClassVar[int] = 18
-    data = operand_def(_T14)
-    axes = opt_operand_def(_T2)
-    reduced = result_def(_T14)
+    _T: ClassVar = VarConstraint("T", _E14)
+    data = operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E2))
+    reduced = result_def(tensor_of(_T))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     noop_with_empty_axes = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -2047,9 +2176,10 @@ class ReduceSumOp(OnnxOp):
 
     name = "graph.ReduceSum"
     SINCE_VERSION: ClassVar[int] = 13
-    data = operand_def(_T14)
-    axes = opt_operand_def(_T2)
-    reduced = result_def(_T14)
+    _T: ClassVar = VarConstraint("T", _E14)
+    data = operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E2))
+    reduced = result_def(tensor_of(_T))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     noop_with_empty_axes = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -2061,9 +2191,10 @@ class ReduceSumSquareOp(OnnxOp):
 
     name = "graph.ReduceSumSquare"
     SINCE_VERSION: ClassVar[int] = 18
-    data = operand_def(_T14)
-    axes = opt_operand_def(_T2)
-    reduced = result_def(_T14)
+    _T: ClassVar = VarConstraint("T", _E14)
+    data = operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E2))
+    reduced = result_def(tensor_of(_T))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
     noop_with_empty_axes = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -2075,8 +2206,8 @@ class RegexFullMatchOp(OnnxOp):
 
     name = "graph.RegexFullMatch"
     SINCE_VERSION: ClassVar[int] = 20
-    X = operand_def(_T29)
-    Y = result_def(_T3)
+    X = operand_def(AnyAttr())
+    Y = result_def(tensor_of(_E3))
     pattern = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
 
@@ -2087,8 +2218,9 @@ class ReluOp(OnnxOp):
 
     name = "graph.Relu"
     SINCE_VERSION: ClassVar[int] = 14
-    X = operand_def(_T21)
-    Y = result_def(_T21)
+    _T: ClassVar = VarConstraint("T", _E21)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2098,9 +2230,10 @@ class ReshapeOp(OnnxOp):
 
     name = "graph.Reshape"
     SINCE_VERSION: ClassVar[int] = 25
-    data = operand_def(_T5)
-    shape = operand_def(_T2)
-    reshaped = result_def(_T5)
+    _T: ClassVar = VarConstraint("T", _E5)
+    data = operand_def(tensor_of(_T))
+    shape = operand_def(tensor_of(_E2))
+    reshaped = result_def(tensor_of(_T))
     allowzero = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
 
@@ -2111,11 +2244,12 @@ class ResizeOp(OnnxOp):
 
     name = "graph.Resize"
     SINCE_VERSION: ClassVar[int] = 19
-    X = operand_def(_T10)
-    roi = opt_operand_def(_T30)
-    scales = opt_operand_def(_T17)
-    sizes = opt_operand_def(_T2)
-    Y = result_def(_T10)
+    _T1: ClassVar = VarConstraint("T1", _E10)
+    X = operand_def(tensor_of(_T1))
+    roi = opt_operand_def(tensor_of(_E29))
+    scales = opt_operand_def(tensor_of(_E18))
+    sizes = opt_operand_def(tensor_of(_E2))
+    Y = result_def(tensor_of(_T1))
     antialias = prop_def(IntegerAttr, IntegerAttr(0, i64))
     axes = opt_prop_def(DenseArrayBase.constr(i64))
     coordinate_transformation_mode = prop_def(StringAttr, StringAttr('half_pixel'))
@@ -2135,9 +2269,10 @@ class ReverseSequenceOp(OnnxOp):
 
     name = "graph.ReverseSequence"
     SINCE_VERSION: ClassVar[int] = 28
-    input = operand_def(_T10)
-    sequence_lens = operand_def(_T2)
-    Y = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    input = operand_def(tensor_of(_T))
+    sequence_lens = operand_def(tensor_of(_E2))
+    Y = result_def(tensor_of(_T))
     batch_axis = prop_def(IntegerAttr, IntegerAttr(1, i64))
     time_axis = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -2149,10 +2284,11 @@ class RoiAlignOp(OnnxOp):
 
     name = "graph.RoiAlign"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    rois = operand_def(_T1)
-    batch_indices = operand_def(_T2)
-    Y = result_def(_T1)
+    _T1: ClassVar = VarConstraint("T1", _E1)
+    X = operand_def(tensor_of(_T1))
+    rois = operand_def(tensor_of(_T1))
+    batch_indices = operand_def(tensor_of(_E2))
+    Y = result_def(tensor_of(_T1))
     coordinate_transformation_mode = prop_def(StringAttr, StringAttr('half_pixel'))
     mode = prop_def(StringAttr, StringAttr('avg'))
     output_height = prop_def(IntegerAttr, IntegerAttr(1, i64))
@@ -2168,11 +2304,12 @@ class RotaryEmbeddingOp(OnnxOp):
 
     name = "graph.RotaryEmbedding"
     SINCE_VERSION: ClassVar[int] = 23
-    X = operand_def(_T9)
-    cos_cache = operand_def(_T9)
-    sin_cache = operand_def(_T9)
-    position_ids = opt_operand_def(_T2)
-    Y = result_def(_T9)
+    _T: ClassVar = VarConstraint("T", _E9)
+    X = operand_def(tensor_of(_T))
+    cos_cache = operand_def(tensor_of(_T))
+    sin_cache = operand_def(tensor_of(_T))
+    position_ids = opt_operand_def(tensor_of(_E2))
+    Y = result_def(tensor_of(_T))
     interleaved = prop_def(IntegerAttr, IntegerAttr(0, i64))
     num_heads = opt_prop_def(IntegerAttr)
     rotary_embedding_dim = prop_def(IntegerAttr, IntegerAttr(0, i64))
@@ -2185,8 +2322,9 @@ class RoundOp(OnnxOp):
 
     name = "graph.Round"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2196,11 +2334,13 @@ class STFTOp(OnnxOp):
 
     name = "graph.STFT"
     SINCE_VERSION: ClassVar[int] = 17
-    signal = operand_def(_T1)
-    frame_step = operand_def(_T7)
-    window = opt_operand_def(_T1)
-    frame_length = opt_operand_def(_T7)
-    output = result_def(_T1)
+    _T1: ClassVar = VarConstraint("T1", _E1)
+    _T2: ClassVar = VarConstraint("T2", _E7)
+    signal = operand_def(tensor_of(_T1))
+    frame_step = operand_def(tensor_of(_T2))
+    window = opt_operand_def(tensor_of(_T1))
+    frame_length = opt_operand_def(tensor_of(_T2))
+    output = result_def(tensor_of(_T1))
     onesided = prop_def(IntegerAttr, IntegerAttr(1, i64))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(Pure())
@@ -2212,8 +2352,8 @@ class ScanOp(OnnxOp):
 
     name = "graph.Scan"
     SINCE_VERSION: ClassVar[int] = 25
-    initial_state_and_scan_inputs = var_operand_def(_T5)
-    final_state_and_scan_outputs = var_result_def(_T5)
+    initial_state_and_scan_inputs = var_operand_def(tensor_of(_E5))
+    final_state_and_scan_outputs = var_result_def(tensor_of(_E5))
     num_scan_inputs = prop_def(IntegerAttr)
     scan_input_axes = opt_prop_def(DenseArrayBase.constr(i64))
     scan_input_directions = opt_prop_def(DenseArrayBase.constr(i64))
@@ -2228,10 +2368,11 @@ class ScatterElementsOp(OnnxOp):
 
     name = "graph.ScatterElements"
     SINCE_VERSION: ClassVar[int] = 18
-    data = operand_def(_T10)
-    indices = operand_def(_T7)
-    updates = operand_def(_T10)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    data = operand_def(tensor_of(_T))
+    indices = operand_def(tensor_of(_E7))
+    updates = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     axis = prop_def(IntegerAttr, IntegerAttr(0, i64))
     reduction = prop_def(StringAttr, StringAttr('none'))
     traits = traits_def(Pure())
@@ -2243,10 +2384,11 @@ class ScatterNDOp(OnnxOp):
 
     name = "graph.ScatterND"
     SINCE_VERSION: ClassVar[int] = 18
-    data = operand_def(_T10)
-    indices = operand_def(_T2)
-    updates = operand_def(_T10)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    data = operand_def(tensor_of(_T))
+    indices = operand_def(tensor_of(_E2))
+    updates = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     reduction = prop_def(StringAttr, StringAttr('none'))
     traits = traits_def(Pure())
 
@@ -2257,8 +2399,9 @@ class SeluOp(OnnxOp):
 
     name = "graph.Selu"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     alpha = prop_def(FloatAttr, f32_attr(1.6732631921768188))
     gamma = prop_def(FloatAttr, f32_attr(1.0507010221481323))
     traits = traits_def(Pure())
@@ -2271,8 +2414,8 @@ class SequenceAtOp(OnnxOp):
     name = "graph.SequenceAt"
     SINCE_VERSION: ClassVar[int] = 11
     input_sequence = operand_def(AnyAttr())
-    position = operand_def(_T7)
-    tensor = result_def(_T11)
+    position = operand_def(tensor_of(_E7))
+    tensor = result_def(tensor_of(_E11))
     traits = traits_def(Pure())
 
 
@@ -2282,7 +2425,7 @@ class SequenceConstructOp(OnnxOp):
 
     name = "graph.SequenceConstruct"
     SINCE_VERSION: ClassVar[int] = 11
-    inputs = var_operand_def(_T11)
+    inputs = var_operand_def(tensor_of(_E11))
     output_sequence = result_def(AnyAttr())
     traits = traits_def(Pure())
 
@@ -2305,7 +2448,7 @@ class SequenceEraseOp(OnnxOp):
     name = "graph.SequenceErase"
     SINCE_VERSION: ClassVar[int] = 11
     input_sequence = operand_def(AnyAttr())
-    position = opt_operand_def(_T7)
+    position = opt_operand_def(tensor_of(_E7))
     output_sequence = result_def(AnyAttr())
     traits = traits_def(Pure())
 
@@ -2317,8 +2460,8 @@ class SequenceInsertOp(OnnxOp):
     name = "graph.SequenceInsert"
     SINCE_VERSION: ClassVar[int] = 11
     input_sequence = operand_def(AnyAttr())
-    tensor = operand_def(_T11)
-    position = opt_operand_def(_T7)
+    tensor = operand_def(tensor_of(_E11))
+    position = opt_operand_def(tensor_of(_E7))
     output_sequence = result_def(AnyAttr())
     traits = traits_def(Pure())
 
@@ -2330,7 +2473,7 @@ class SequenceLengthOp(OnnxOp):
     name = "graph.SequenceLength"
     SINCE_VERSION: ClassVar[int] = 11
     input_sequence = operand_def(AnyAttr())
-    length = result_def(_T2)
+    length = result_def(tensor_of(_E2))
     traits = traits_def(Pure())
 
 
@@ -2352,8 +2495,8 @@ class ShapeOp(OnnxOp):
 
     name = "graph.Shape"
     SINCE_VERSION: ClassVar[int] = 25
-    data = operand_def(_T5)
-    shape = result_def(_T2)
+    data = operand_def(tensor_of(_E5))
+    shape = result_def(tensor_of(_E2))
     end = opt_prop_def(IntegerAttr)
     start = prop_def(IntegerAttr, IntegerAttr(0, i64))
     traits = traits_def(Pure())
@@ -2365,8 +2508,9 @@ class ShrinkOp(OnnxOp):
 
     name = "graph.Shrink"
     SINCE_VERSION: ClassVar[int] = 9
-    input = operand_def(_T22)
-    output = result_def(_T22)
+    _T: ClassVar = VarConstraint("T", _E22)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     bias = prop_def(FloatAttr, f32_attr(0.0))
     lambd = prop_def(FloatAttr, f32_attr(0.5))
     traits = traits_def(Pure())
@@ -2378,8 +2522,9 @@ class SigmoidOp(OnnxOp):
 
     name = "graph.Sigmoid"
     SINCE_VERSION: ClassVar[int] = 13
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2389,8 +2534,9 @@ class SignOp(OnnxOp):
 
     name = "graph.Sign"
     SINCE_VERSION: ClassVar[int] = 13
-    input = operand_def(_T0)
-    output = result_def(_T0)
+    _T: ClassVar = VarConstraint("T", _E0)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2400,8 +2546,9 @@ class SinOp(OnnxOp):
 
     name = "graph.Sin"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2411,8 +2558,9 @@ class SinhOp(OnnxOp):
 
     name = "graph.Sinh"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2422,8 +2570,8 @@ class SizeOp(OnnxOp):
 
     name = "graph.Size"
     SINCE_VERSION: ClassVar[int] = 25
-    data = operand_def(_T5)
-    size = result_def(_T2)
+    data = operand_def(tensor_of(_E5))
+    size = result_def(tensor_of(_E2))
     traits = traits_def(Pure())
 
 
@@ -2433,12 +2581,14 @@ class SliceOp(OnnxOp):
 
     name = "graph.Slice"
     SINCE_VERSION: ClassVar[int] = 13
-    data = operand_def(_T10)
-    starts = operand_def(_T7)
-    ends = operand_def(_T7)
-    axes = opt_operand_def(_T7)
-    steps = opt_operand_def(_T7)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    _TIND: ClassVar = VarConstraint("Tind", _E7)
+    data = operand_def(tensor_of(_T))
+    starts = operand_def(tensor_of(_TIND))
+    ends = operand_def(tensor_of(_TIND))
+    axes = opt_operand_def(tensor_of(_TIND))
+    steps = opt_operand_def(tensor_of(_TIND))
+    output = result_def(tensor_of(_T))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(Pure())
 
@@ -2449,8 +2599,9 @@ class SoftmaxOp(OnnxOp):
 
     name = "graph.Softmax"
     SINCE_VERSION: ClassVar[int] = 13
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     axis = prop_def(IntegerAttr, IntegerAttr(-1, i64))
     traits = traits_def(Pure())
 
@@ -2461,11 +2612,12 @@ class SoftmaxCrossEntropyLossOp(OnnxOp):
 
     name = "graph.SoftmaxCrossEntropyLoss"
     SINCE_VERSION: ClassVar[int] = 13
-    scores = operand_def(_T1)
-    labels = operand_def(_T7)
-    weights = opt_operand_def(_T1)
-    output = result_def(_T1)
-    log_prob = opt_result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    scores = operand_def(tensor_of(_T))
+    labels = operand_def(tensor_of(_E7))
+    weights = opt_operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
+    log_prob = opt_result_def(tensor_of(_T))
     ignore_index = opt_prop_def(IntegerAttr)
     reduction = prop_def(StringAttr, StringAttr('mean'))
     traits = traits_def(Pure())
@@ -2477,8 +2629,9 @@ class SoftplusOp(OnnxOp):
 
     name = "graph.Softplus"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2488,8 +2641,9 @@ class SoftsignOp(OnnxOp):
 
     name = "graph.Softsign"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2499,8 +2653,9 @@ class SpaceToDepthOp(OnnxOp):
 
     name = "graph.SpaceToDepth"
     SINCE_VERSION: ClassVar[int] = 28
-    input = operand_def(_T10)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     blocksize = prop_def(IntegerAttr)
     mode = prop_def(StringAttr, StringAttr('DCR'))
     traits = traits_def(Pure())
@@ -2512,9 +2667,10 @@ class SplitOp(OnnxOp):
 
     name = "graph.Split"
     SINCE_VERSION: ClassVar[int] = 18
-    input = operand_def(_T10)
-    split = opt_operand_def(_T2)
-    outputs = var_result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    input = operand_def(tensor_of(_T))
+    split = opt_operand_def(tensor_of(_E2))
+    outputs = var_result_def(tensor_of(_T))
     axis = prop_def(IntegerAttr, IntegerAttr(0, i64))
     num_outputs = opt_prop_def(IntegerAttr)
     traits = traits_def(Pure())
@@ -2526,8 +2682,8 @@ class SplitToSequenceOp(OnnxOp):
 
     name = "graph.SplitToSequence"
     SINCE_VERSION: ClassVar[int] = 24
-    input = operand_def(_T10)
-    split = opt_operand_def(_T7)
+    input = operand_def(tensor_of(_E10))
+    split = opt_operand_def(tensor_of(_E7))
     output_sequence = result_def(AnyAttr())
     axis = prop_def(IntegerAttr, IntegerAttr(0, i64))
     keepdims = prop_def(IntegerAttr, IntegerAttr(1, i64))
@@ -2540,8 +2696,9 @@ class SqrtOp(OnnxOp):
 
     name = "graph.Sqrt"
     SINCE_VERSION: ClassVar[int] = 13
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2551,9 +2708,10 @@ class SqueezeOp(OnnxOp):
 
     name = "graph.Squeeze"
     SINCE_VERSION: ClassVar[int] = 25
-    data = operand_def(_T5)
-    axes = opt_operand_def(_T2)
-    squeezed = result_def(_T5)
+    _T: ClassVar = VarConstraint("T", _E5)
+    data = operand_def(tensor_of(_T))
+    axes = opt_operand_def(tensor_of(_E2))
+    squeezed = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2563,9 +2721,9 @@ class StringConcatOp(OnnxOp):
 
     name = "graph.StringConcat"
     SINCE_VERSION: ClassVar[int] = 20
-    X = operand_def(_T29)
-    Y = operand_def(_T29)
-    Z = result_def(_T29)
+    X = operand_def(AnyAttr())
+    Y = operand_def(AnyAttr())
+    Z = result_def(AnyAttr())
     traits = traits_def(Pure())
 
 
@@ -2575,8 +2733,8 @@ class StringNormalizerOp(OnnxOp):
 
     name = "graph.StringNormalizer"
     SINCE_VERSION: ClassVar[int] = 10
-    X = operand_def(_T29)
-    Y = result_def(_T29)
+    X = operand_def(AnyAttr())
+    Y = result_def(AnyAttr())
     case_change_action = prop_def(StringAttr, StringAttr('NONE'))
     is_case_sensitive = prop_def(IntegerAttr, IntegerAttr(0, i64))
     locale = opt_prop_def(StringAttr)
@@ -2590,9 +2748,9 @@ class StringSplitOp(OnnxOp):
 
     name = "graph.StringSplit"
     SINCE_VERSION: ClassVar[int] = 20
-    X = operand_def(_T29)
-    Y = result_def(_T29)
-    Z = result_def(_T2)
+    X = operand_def(AnyAttr())
+    Y = result_def(AnyAttr())
+    Z = result_def(tensor_of(_E2))
     delimiter = opt_prop_def(StringAttr)
     maxsplit = opt_prop_def(IntegerAttr)
     traits = traits_def(Pure())
@@ -2604,9 +2762,10 @@ class SubOp(OnnxOp):
 
     name = "graph.Sub"
     SINCE_VERSION: ClassVar[int] = 14
-    A = operand_def(_T0)
-    B = operand_def(_T0)
-    C = result_def(_T0)
+    _T: ClassVar = VarConstraint("T", _E0)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2616,8 +2775,9 @@ class SumOp(OnnxOp):
 
     name = "graph.Sum"
     SINCE_VERSION: ClassVar[int] = 13
-    data_0 = var_operand_def(_T1)
-    sum = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    data_0 = var_operand_def(tensor_of(_T))
+    sum = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2627,9 +2787,10 @@ class SwiGLUOp(OnnxOp):
 
     name = "graph.SwiGLU"
     SINCE_VERSION: ClassVar[int] = 28
-    A = operand_def(_T1)
-    B = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     alpha = prop_def(FloatAttr, f32_attr(1.0))
     traits = traits_def(Pure())
 
@@ -2640,8 +2801,9 @@ class SwishOp(OnnxOp):
 
     name = "graph.Swish"
     SINCE_VERSION: ClassVar[int] = 24
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     alpha = prop_def(FloatAttr, f32_attr(1.0))
     traits = traits_def(Pure())
 
@@ -2652,8 +2814,9 @@ class TanOp(OnnxOp):
 
     name = "graph.Tan"
     SINCE_VERSION: ClassVar[int] = 22
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2663,8 +2826,9 @@ class TanhOp(OnnxOp):
 
     name = "graph.Tanh"
     SINCE_VERSION: ClassVar[int] = 13
-    input = operand_def(_T1)
-    output = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    input = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2674,10 +2838,11 @@ class TensorScatterOp(OnnxOp):
 
     name = "graph.TensorScatter"
     SINCE_VERSION: ClassVar[int] = 24
-    past_cache = operand_def(_T5)
-    update = operand_def(_T5)
-    write_indices = opt_operand_def(_T2)
-    present_cache = result_def(_T5)
+    _T: ClassVar = VarConstraint("T", _E5)
+    past_cache = operand_def(tensor_of(_T))
+    update = operand_def(tensor_of(_T))
+    write_indices = opt_operand_def(tensor_of(_E2))
+    present_cache = result_def(tensor_of(_T))
     axis = prop_def(IntegerAttr, IntegerAttr(-2, i64))
     mode = prop_def(StringAttr, StringAttr('linear'))
     traits = traits_def(Pure())
@@ -2689,8 +2854,8 @@ class TfIdfVectorizerOp(OnnxOp):
 
     name = "graph.TfIdfVectorizer"
     SINCE_VERSION: ClassVar[int] = 9
-    X = operand_def(_T7)
-    Y = result_def(_T17)
+    X = operand_def(tensor_of(_E7))
+    Y = result_def(tensor_of(_E18))
     max_gram_length = prop_def(IntegerAttr)
     max_skip_count = prop_def(IntegerAttr)
     min_gram_length = prop_def(IntegerAttr)
@@ -2709,8 +2874,9 @@ class ThresholdedReluOp(OnnxOp):
 
     name = "graph.ThresholdedRelu"
     SINCE_VERSION: ClassVar[int] = 22
-    X = operand_def(_T1)
-    Y = result_def(_T1)
+    _T: ClassVar = VarConstraint("T", _E1)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
     alpha = prop_def(FloatAttr, f32_attr(1.0))
     traits = traits_def(Pure())
 
@@ -2721,9 +2887,10 @@ class TileOp(OnnxOp):
 
     name = "graph.Tile"
     SINCE_VERSION: ClassVar[int] = 13
-    input = operand_def(_T10)
-    repeats = operand_def(_T2)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    input = operand_def(tensor_of(_T))
+    repeats = operand_def(tensor_of(_E2))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2733,10 +2900,11 @@ class TopKOp(OnnxOp):
 
     name = "graph.TopK"
     SINCE_VERSION: ClassVar[int] = 24
-    X = operand_def(_T0)
-    K = operand_def(_T2)
-    Values = result_def(_T0)
-    Indices = result_def(_T2)
+    _T: ClassVar = VarConstraint("T", _E0)
+    X = operand_def(tensor_of(_T))
+    K = operand_def(tensor_of(_E2))
+    Values = result_def(tensor_of(_T))
+    Indices = result_def(tensor_of(_E2))
     axis = prop_def(IntegerAttr, IntegerAttr(-1, i64))
     largest = prop_def(IntegerAttr, IntegerAttr(1, i64))
     sorted = prop_def(IntegerAttr, IntegerAttr(1, i64))
@@ -2749,8 +2917,9 @@ class TransposeOp(OnnxOp):
 
     name = "graph.Transpose"
     SINCE_VERSION: ClassVar[int] = 25
-    data = operand_def(_T5)
-    transposed = result_def(_T5)
+    _T: ClassVar = VarConstraint("T", _E5)
+    data = operand_def(tensor_of(_T))
+    transposed = result_def(tensor_of(_T))
     perm = opt_prop_def(DenseArrayBase.constr(i64))
     traits = traits_def(Pure())
 
@@ -2761,9 +2930,10 @@ class TriluOp(OnnxOp):
 
     name = "graph.Trilu"
     SINCE_VERSION: ClassVar[int] = 14
-    input = operand_def(_T10)
-    k = opt_operand_def(_T2)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    input = operand_def(tensor_of(_T))
+    k = opt_operand_def(tensor_of(_E2))
+    output = result_def(tensor_of(_T))
     upper = prop_def(IntegerAttr, IntegerAttr(1, i64))
     traits = traits_def(Pure())
 
@@ -2774,11 +2944,12 @@ class UniqueOp(OnnxOp):
 
     name = "graph.Unique"
     SINCE_VERSION: ClassVar[int] = 28
-    X = operand_def(_T10)
-    Y = result_def(_T10)
-    indices = opt_result_def(_T2)
-    inverse_indices = opt_result_def(_T2)
-    counts = opt_result_def(_T2)
+    _T: ClassVar = VarConstraint("T", _E10)
+    X = operand_def(tensor_of(_T))
+    Y = result_def(tensor_of(_T))
+    indices = opt_result_def(tensor_of(_E2))
+    inverse_indices = opt_result_def(tensor_of(_E2))
+    counts = opt_result_def(tensor_of(_E2))
     axis = opt_prop_def(IntegerAttr)
     sorted = prop_def(IntegerAttr, IntegerAttr(1, i64))
     irdl_options = (AttrSizedResultSegments(as_property=True),)
@@ -2791,9 +2962,10 @@ class UnsqueezeOp(OnnxOp):
 
     name = "graph.Unsqueeze"
     SINCE_VERSION: ClassVar[int] = 25
-    data = operand_def(_T5)
-    axes = operand_def(_T2)
-    expanded = result_def(_T5)
+    _T: ClassVar = VarConstraint("T", _E5)
+    data = operand_def(tensor_of(_T))
+    axes = operand_def(tensor_of(_E2))
+    expanded = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2803,10 +2975,11 @@ class WhereOp(OnnxOp):
 
     name = "graph.Where"
     SINCE_VERSION: ClassVar[int] = 16
-    condition = operand_def(_T3)
-    X = operand_def(_T10)
-    Y = operand_def(_T10)
-    output = result_def(_T10)
+    _T: ClassVar = VarConstraint("T", _E10)
+    condition = operand_def(tensor_of(_E3))
+    X = operand_def(tensor_of(_T))
+    Y = operand_def(tensor_of(_T))
+    output = result_def(tensor_of(_T))
     traits = traits_def(Pure())
 
 
@@ -2816,9 +2989,10 @@ class XorOp(OnnxOp):
 
     name = "graph.Xor"
     SINCE_VERSION: ClassVar[int] = 7
-    A = operand_def(_T3)
-    B = operand_def(_T3)
-    C = result_def(_T3)
+    _T: ClassVar = VarConstraint("T", _E3)
+    A = operand_def(tensor_of(_T))
+    B = operand_def(tensor_of(_T))
+    C = result_def(tensor_of(_E3))
     traits = traits_def(Pure())
 
 

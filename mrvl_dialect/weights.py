@@ -12,7 +12,15 @@ import weakref
 from collections.abc import Iterator
 
 import numpy as np
-from xdsl.dialects.builtin import Builtin, DenseResourceAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    Builtin,
+    DenseResourceAttr,
+    DictionaryAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 
 from mrvl_dialect.element_types import BY_XDSL
@@ -77,10 +85,20 @@ class WeightStore:
 def resource_handles(module: ModuleOp) -> list[DenseResourceAttr]:
     """The `dense_resource` attributes on the module's ops, in IR order, each once."""
     found: dict[str, DenseResourceAttr] = {}
+
+    def visit(attr: Attribute) -> None:
+        if isinstance(attr, DenseResourceAttr):
+            found.setdefault(attr.resource_handle.data, attr)
+        elif isinstance(attr, ArrayAttr):
+            for element in attr.data:
+                visit(element)
+        elif isinstance(attr, DictionaryAttr):
+            for element in attr.data.values():
+                visit(element)
+
     for op in module.walk():
-        for attr in op.properties.values():
-            if isinstance(attr, DenseResourceAttr):
-                found.setdefault(attr.resource_handle.data, attr)
+        for attr in (*op.properties.values(), *op.attributes.values()):
+            visit(attr)
     return list(found.values())
 
 
@@ -104,12 +122,15 @@ def resources_section(module: ModuleOp) -> str:
 def adopt_parsed_blobs(module: ModuleOp) -> None:
     """Move blobs the parser left in xDSL's global builtin storage into the module's store.
 
-    Handles without a blob (IR printed without weights) stay empty in the store.
+    Handles without a blob (IR printed without weights) stay empty in the store. Blobs
+    nothing refers to are dropped, so that no later parse sees them.
     """
     storage = Builtin.get_interface(OpAsmDialectInterface)._blob_storage
+    blobs = dict(storage)
+    storage.clear()
     store = WeightStore.of(module)
     for attr in resource_handles(module):
-        blob = storage.pop(attr.resource_handle.data, "")
+        blob = blobs.get(attr.resource_handle.data, "")
         if not blob:
             continue
         assert isinstance(attr.type, TensorType)

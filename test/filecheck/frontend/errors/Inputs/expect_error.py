@@ -22,6 +22,7 @@ def main(argv: list[str]) -> int:
             output = arg.split("=", 1)[1]
     folder = os.path.dirname(os.path.abspath(output)) if output else None
     before = set(os.listdir(folder)) if folder and os.path.isdir(folder) else set()
+    existed = output is not None and os.path.lexists(output)
 
     run = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     text = run.stdout.decode("utf-8", errors="replace")
@@ -37,7 +38,7 @@ def main(argv: list[str]) -> int:
     if "Traceback" in text:
         problems.append("a traceback was printed")
     if output is not None:
-        if os.path.lexists(output):
+        if os.path.lexists(output) and not existed:
             problems.append(f"output file '{output}' was written")
         if folder and os.path.isdir(folder):
             left = sorted(set(os.listdir(folder)) - before - {os.path.basename(output)})
