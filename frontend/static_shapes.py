@@ -31,6 +31,8 @@ _PASS_THROUGH_DOMAIN = "mrvl.unknown"
 FOLD_MAX_ELEMENTS = 1 << 20
 """Nodes that compute (rather than move data) fold only up to this many input elements:
 the reference evaluator is numpy, and a model must not turn compile time into run time."""
+FOLD_MAX_RESULT_ELEMENTS = 1 << 26
+"""Folded results are held in memory: larger ones stay nodes."""
 _DATA_MOVEMENT = {
     "Cast", "CastLike", "Concat", "DequantizeLinear", "Expand", "Flatten", "Gather",
     "Identity", "Reshape", "Slice", "Split", "Squeeze", "Transpose", "Unsqueeze",
@@ -210,6 +212,12 @@ class _Folder:
         if node.op_type not in _DATA_MOVEMENT:
             sizes = [static_shape(types.get(name, onnx.TypeProto())) for name in inputs]
             if any(s is None or np.prod(s, dtype=object) > FOLD_MAX_ELEMENTS for s in sizes):
+                return None
+        # Results are allocated: their size must be known and sane first (ConstantOfShape,
+        # Expand or Tile can ask for terabytes).
+        for name in node.output:
+            shape = static_shape(types.get(name, onnx.TypeProto())) if name else []
+            if shape is None or np.prod(shape, dtype=object) > FOLD_MAX_RESULT_ELEMENTS:
                 return None
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
