@@ -51,21 +51,35 @@ def load_model(path: str | Path, text: bool | None = None) -> LoadedModel:
         raise CompileError("", "is a directory, not an ONNX model")
     try:
         if path.suffix in TEXT_SUFFIXES if text is None else text:
-            loaded = LoadedModel(_parse_text(path.read_text()), base_dir=path.parent)
-        else:
-            loaded = _load_binary(path)
+            return from_proto(_parse_text(path.read_text()), base_dir=path.parent)
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size == 0:
+                raise CompileError("", "is empty, not an ONNX model")
+            buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        return from_proto(*_parse_binary(buffer), base_dir=path.parent)
     except FileNotFoundError:
         raise CompileError("", "no such file") from None
     except PermissionError:
         raise CompileError("", "permission denied") from None
     except UnicodeDecodeError:
         raise CompileError("", "is not ONNX text (not UTF-8)") from None
-    _load_external_data(loaded)
-    return loaded
 
 
-def from_proto(model: onnx.ModelProto, base_dir: Path | None = None) -> LoadedModel:
-    loaded = LoadedModel(model, base_dir=base_dir)
+def load_bytes(data: bytes, text: bool = False) -> LoadedModel:
+    """A model from memory (as read from stdin); external data cannot be resolved."""
+    if text:
+        try:
+            return from_proto(_parse_text(data.decode()))
+        except UnicodeDecodeError:
+            raise CompileError("", "is not ONNX text (not UTF-8)") from None
+    if not data:
+        raise CompileError("", "is empty, not an ONNX model")
+    return from_proto(*_parse_binary(memoryview(data)))
+
+
+def from_proto(model: onnx.ModelProto, weights: dict[str, np.ndarray] | None = None,
+               base_dir: Path | None = None) -> LoadedModel:
+    loaded = LoadedModel(model, weights or {}, base_dir)
     _load_external_data(loaded)
     return loaded
 
@@ -90,12 +104,8 @@ def _parse_error_message(error: Exception) -> str:
     return f"line {position[1]}, column {position[2]}: {reason.strip()}"
 
 
-def _load_binary(path: Path) -> LoadedModel:
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            raise CompileError("", "is empty, not an ONNX model")
-        buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+def _parse_binary(buffer: mmap.mmap | memoryview) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """The model without its large initializers' data, and that data as views of `buffer`."""
     try:
         stripped, spans = _strip_large_raw_data(memoryview(buffer))
         model = onnx.ModelProto.FromString(stripped)
@@ -107,7 +117,7 @@ def _load_binary(path: Path) -> LoadedModel:
     for tensor, span in zip(model.graph.initializer, spans, strict=True):
         if span is not None:
             weights[tensor.name] = _view(buffer, span[0], span[1], tensor)
-    return LoadedModel(model, weights, path.parent)
+    return model, weights
 
 
 def _view(buffer: mmap.mmap | np.ndarray, offset: int, length: int, tensor: TensorProto) -> np.ndarray:

@@ -34,7 +34,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from frontend.model_file import LoadedModel, from_proto, load_model, small_initializer_value
+from frontend.model_file import (
+    LoadedModel,
+    from_proto,
+    load_bytes,
+    load_model,
+    small_initializer_value,
+)
 from frontend.onnx_graph import check_names, name_nodes, node_label, sort_topologically
 from frontend.static_shapes import make_static
 from mrvl_dialect.element_types import BY_ONNX, onnx_type_name
@@ -54,20 +60,24 @@ _OPS: dict[str, type[OnnxOp]] = {op.onnx_op_type(): op for op in ONNX_OPS}
 
 
 def import_onnx(
-    source: str | Path | onnx.ModelProto,
+    source: str | Path | bytes | onnx.ModelProto,
     input_shapes: dict[str, list[int]] | None = None,
     *,
     text: bool | None = None,
 ) -> ModuleOp:
-    """Import an ONNX model (a `.onnx`/`.onnxtxt` path or a ModelProto) as a `graph` module.
+    """Import an ONNX model as a `graph` module.
 
-    `input_shapes` fixes the dims of named graph inputs; `text` says whether a file holds
-    ONNX text syntax (default: by its suffix). Raises CompileError on bad input.
+    `source` is a `.onnx`/`.onnxtxt` path, a model's bytes or a ModelProto (not modified).
+    `input_shapes` fixes the dims of named graph inputs; `text` says whether the file or
+    bytes hold ONNX text syntax (default: a path's suffix decides; bytes are binary).
+    Raises CompileError on bad input.
     """
     if isinstance(source, onnx.ModelProto):
         model = onnx.ModelProto()
         model.CopyFrom(source)
         loaded = from_proto(model)
+    elif isinstance(source, bytes):
+        loaded = load_bytes(source, text=bool(text))
     else:
         loaded = load_model(source, text=text)
     graph = loaded.model.graph

@@ -18,8 +18,6 @@ from io import StringIO
 from pathlib import Path
 from typing import IO, ClassVar
 
-import onnx
-from google.protobuf.message import DecodeError
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.arg_spec import parse_spec
@@ -80,31 +78,21 @@ class MrvlOptMain(xDSLOptMain):
             adopt_parsed_blobs(module)
             return module
 
-        def parse_onnx(io: IO[bytes]) -> ModuleOp:
-            self.ctx.get_dialect("builtin")  # the MLIR printer expects it loaded
-            if self.args.input_file is not None and not self.args.split_input_file:
-                # Mapped, with its external data.
-                return import_onnx(Path(self.args.input_file), self.input_shapes, text=False)
-            else:
-                try:
-                    source = onnx.ModelProto.FromString(io.read())
-                except DecodeError as e:
-                    raise CompileError("", f"is not an ONNX model ({e})") from None
-            return import_onnx(source, self.input_shapes)
+        def onnx_frontend(text: bool):
+            def parse_onnx(io: IO[bytes]) -> ModuleOp:
+                self.ctx.get_dialect("builtin")  # the MLIR printer expects it loaded
+                if self.args.input_file is not None and not self.args.split_input_file:
+                    source = Path(self.args.input_file)  # mapped, with its external data
+                else:
+                    source = io.read()
+                return import_onnx(source, self.input_shapes, text=text)
 
-        def parse_onnx_text(io: IO[bytes]) -> ModuleOp:
-            self.ctx.get_dialect("builtin")
-            if self.args.input_file is not None and not self.args.split_input_file:
-                return import_onnx(Path(self.args.input_file), self.input_shapes, text=True)
-            with tempfile.TemporaryDirectory() as tmp:
-                path = Path(tmp, "stdin.onnxtxt")
-                path.write_bytes(io.read())
-                return import_onnx(path, self.input_shapes)
+            return parse_onnx
 
         self.available_frontends["mlir"] = parse_mlir
-        self.available_frontends["onnx"] = parse_onnx
-        self.available_frontends["onnxtxt"] = parse_onnx_text
-        self.available_frontends["onnxtext"] = parse_onnx_text
+        self.available_frontends["onnx"] = onnx_frontend(text=False)
+        self.available_frontends["onnxtxt"] = onnx_frontend(text=True)
+        self.available_frontends["onnxtext"] = onnx_frontend(text=True)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
