@@ -1,4 +1,4 @@
-"""The compiler's dialects: `graph` (ONNX as imported); `mrvl` and `cpu` follow."""
+"""The compiler's dialects: `graph` (ONNX as imported), `mrvl` (accelerator layers), `cpu` (host)."""
 
 from collections.abc import Callable
 
@@ -13,4 +13,9 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Graph
 
-    return {"graph": graph}
+    def mrvl() -> Dialect:
+        from mrvl_dialect.mrvl import MRVL
+
+        return MRVL
+
+    return {"graph": graph, "mrvl": mrvl}
