@@ -1,10 +1,23 @@
 """Passes from the `graph` dialect to `mrvl` and `cpu`, registered in `mrvl-opt`."""
 
 from collections.abc import Callable
+from importlib import import_module
 
 from xdsl.passes import ModulePass
+
+PASSES: dict[str, tuple[str, str]] = {
+    "convert-layout": ("passes.convert_layout", "ConvertLayoutPass"),
+    "fuse-mrvl": ("passes.fuse_mrvl", "FuseMrvlPass"),
+    "lower-to-cpu": ("passes.lower_to_cpu", "LowerToCpuPass"),
+    "place-ops": ("passes.place_ops", "PlaceOpsPass"),
+}
+"""Pass name -> (module, class), imported only when a pipeline names the pass."""
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Lazy factories of the project's passes, by pass name."""
-    return {}
+
+    def factory(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+        return lambda: getattr(import_module(module), cls)
+
+    return {name: factory(*where) for name, where in PASSES.items()}

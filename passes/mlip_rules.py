@@ -1,0 +1,223 @@
+"""What the MLIP accelerator can run: one registry of rules, per ONNX operator.
+
+Each rule is a check with a stable id and a user-facing sentence built from the same
+constants the check uses. The registry drives placement (`place-ops`), the reasons in
+the placement report, and `docs/supported-ops.md`. A rule returns None when satisfied,
+else what it observed. Rules apply to an op as the *anchor* of an accelerator layer;
+operators MLIP runs only inside another layer (Relu, BatchNormalization, Pad) say so.
+
+The limits follow TVM's mrvl legality checks (`../shared/reference/tvm-mrvl-json.md` §1.5).
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import f32
+from xdsl.ir import Operation
+
+from mrvl_dialect.mrvl import MAX_BATCH
+from passes.graph_queries import constant_op, element_type, op_type, shape
+
+LAYER_KINDS: dict[str, str] = {
+    "Conv": "conv2d",
+    "Gemm": "fc",
+    "MatMul": "fc",
+    "MaxPool": "maxpool2d",
+    "AveragePool": "avgpool2d",
+    "GlobalAveragePool": "global_avgpool2d",
+    "GlobalMaxPool": "global_maxpool2d",
+    "Add": "sum",
+    "Concat": "concat",
+    "Reshape": "reshape",
+    "Flatten": "batch_flatten",
+    "Squeeze": "squeeze",
+}
+"""ONNX operators that anchor an MLIP layer, and the layer kind they become."""
+
+FUSED_ONLY: dict[str, str] = {
+    "Relu": "fused after a Conv, Gemm, MatMul or Add",
+    "BatchNormalization": "fused after a Conv",
+    "Pad": "fused before a Conv, MaxPool or AveragePool",
+}
+"""ONNX operators MLIP runs only as part of another layer."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    """Stable: tests, reports and docs refer to it."""
+    op_types: tuple[str, ...]
+    text: str
+    """The rule as a user reads it."""
+    check: Callable[[Operation], str | None]
+    """None when the op satisfies the rule, else what was observed."""
+
+
+RULES: list[Rule] = []
+
+
+def rule(id: str, *op_types: str, text: str):
+    """Register the decorated check as rule `id` for `op_types`."""
+
+    def register(check: Callable[[Operation], str | None]) -> Callable[[Operation], str | None]:
+        RULES.append(Rule(id, op_types, text, check))
+        return check
+
+    return register
+
+
+def failed_rules(op: Operation) -> list[tuple[Rule, str]]:
+    """Every rule `op` breaks, with what was observed, in registry order."""
+    kind = op_type(op)
+    failed = []
+    for r in RULES:
+        if kind in r.op_types and (observed := r.check(op)) is not None:
+            failed.append((r, observed))
+    return failed
+
+
+def _shape_text(s: tuple[int, ...] | None) -> str:
+    return "x".join(map(str, s)) if s else "scalar"
+
+
+def _rank4(op: Operation) -> str | None:
+    s = shape(op.operands[0])
+    return None if s is not None and len(s) == 4 else f"input has shape {_shape_text(s)}"
+
+
+def _batch(limit: int) -> Callable[[Operation], str | None]:
+    def check(op: Operation) -> str | None:
+        s = shape(op.operands[0])
+        return None if s and 1 <= s[0] <= limit else f"batch {s[0] if s else '?'}"
+
+    return check
+
+
+def _prop(op: Operation, name: str, default: int = 0) -> int:
+    attr = op.properties.get(name)
+    return attr.value.data if attr is not None else default
+
+
+ALL_LAYERS = tuple(LAYER_KINDS)
+
+
+@rule("any.float32", *ALL_LAYERS, text="MLIP computes on float32 tensors (quantized by mrvl-tmlc).")
+def _float32(op: Operation) -> str | None:
+    others = [element_type(v) for v in (*op.operands, *op.results) if element_type(v) != f32]
+    if op_type(op) in ("Reshape", "Squeeze"):  # their shape/axes operand is int64
+        others = [element_type(v) for v in (op.operands[0], *op.results) if element_type(v) != f32]
+    return None if not others else f"element type {others[0]}"
+
+
+@rule("conv.rank", "Conv", text="Conv must be 2-D: a rank-4 NCHW input.")
+def _conv_rank(op: Operation) -> str | None:
+    return _rank4(op)
+
+
+@rule("batch.max", "Conv", "MaxPool", "Add", text=f"The batch must be at most {MAX_BATCH}.")
+def _batch_max(op: Operation) -> str | None:
+    return _batch(MAX_BATCH)(op)
+
+
+@rule("batch.one", "AveragePool", "GlobalAveragePool", "Concat", text="The batch must be 1.")
+def _batch_one(op: Operation) -> str | None:
+    return _batch(1)(op)
+
+
+@rule("conv.constant-weights", "Conv", text="Conv weights and bias must be constants.")
+def _conv_constant(op: Operation) -> str | None:
+    for i, value in enumerate(op.operands[1:], 1):
+        if constant_op(value) is None:
+            return f"input {i} is computed at run time"
+    return None
+
+
+@rule("conv.groups", "Conv", text="Conv must be plain (group 1) or depthwise (group = input channels = output channels).")
+def _conv_groups(op: Operation) -> str | None:
+    group = _prop(op, "group", 1)
+    x, w = shape(op.operands[0]), shape(op.operands[1])
+    if group == 1 or (x and w and group == x[1] == w[0]):
+        return None
+    return f"group {group} with {x[1] if x else '?'} input and {w[0] if w else '?'} output channels"
+
+
+@rule("fc.rank", "Gemm", "MatMul", text="Gemm and MatMul must multiply a rank-2 input by a rank-2 weight.")
+def _fc_rank(op: Operation) -> str | None:
+    a, b = shape(op.operands[0]), shape(op.operands[1])
+    return None if a and b and len(a) == 2 and len(b) == 2 else f"shapes {_shape_text(a)} and {_shape_text(b)}"
+
+
+@rule("fc.constant-weights", "Gemm", "MatMul", text="The weight (and Gemm's bias) must be constants.")
+def _fc_constant(op: Operation) -> str | None:
+    for i, value in enumerate(op.operands[1:], 1):
+        if constant_op(value) is None:
+            return f"input {i} is computed at run time"
+    return None
+
+
+@rule("gemm.plain", "Gemm", text="Gemm must have alpha = beta = 1 and transA = 0.")
+def _gemm_plain(op: Operation) -> str | None:
+    alpha = op.properties["alpha"].value.data
+    beta = op.properties["beta"].value.data
+    trans_a = _prop(op, "transA")
+    if alpha == 1 and beta == 1 and trans_a == 0:
+        return None
+    return f"alpha {alpha:g}, beta {beta:g}, transA {trans_a}"
+
+
+@rule("pool.rank", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+      text="Pools must be 2-D: a rank-4 NCHW input.")
+def _pool_rank(op: Operation) -> str | None:
+    return _rank4(op)
+
+
+@rule("pool.plain", "MaxPool", "AveragePool",
+      text="Pools must have dilation 1, ceil_mode 0, no auto_pad and (MaxPool) no Indices output.")
+def _pool_plain(op: Operation) -> str | None:
+    dilations = op.properties.get("dilations")
+    if dilations is not None and set(dilations.get_values()) != {1}:
+        return f"dilations {list(dilations.get_values())}"
+    if _prop(op, "ceil_mode"):
+        return "ceil_mode 1"
+    if (auto_pad := op.properties.get("auto_pad")) is not None and auto_pad.data != "NOTSET":
+        return f"auto_pad {auto_pad.data}"
+    if len(op.results) > 1:
+        return "Indices output is used"
+    return None
+
+
+@rule("sum.same-shape", "Add", text="Add must add two rank-4 tensors of one shape (no broadcasting).")
+def _sum_shape(op: Operation) -> str | None:
+    a, b = shape(op.operands[0]), shape(op.operands[1])
+    return None if a == b and a is not None and len(a) == 4 else f"shapes {_shape_text(a)} and {_shape_text(b)}"
+
+
+@rule("concat.channels", "Concat", text="Concat must join rank-4 tensors on channels (axis 1).")
+def _concat_channels(op: Operation) -> str | None:
+    if _rank4(op):
+        return _rank4(op)
+    axis = _prop(op, "axis")
+    return None if axis in (1, -3) else f"axis {axis}"
+
+
+@rule("concat.inputs", "Concat", text="Concat must join at least two tensors computed at run time.")
+def _concat_inputs(op: Operation) -> str | None:
+    constants = sum(constant_op(v) is not None for v in op.operands)
+    if len(op.operands) < 2 or constants:
+        return f"{len(op.operands)} inputs, {constants} constant"
+    return None
+
+
+def _layout_free(s: tuple[int, ...] | None) -> bool:
+    """Rank 2, or rank 4 with H = W = 1: NCHW and NHWC order the data alike."""
+    return s is not None and (len(s) == 2 or (len(s) == 4 and s[2] == s[3] == 1))
+
+
+@rule("reshape.layout", "Reshape", "Flatten", "Squeeze",
+      text="A standalone reshape must not depend on the layout: ranks 2 or 4, and any rank-4 side 1x1 "
+           "in H and W (Flatten into a Gemm is fused instead).")
+def _reshape_layout(op: Operation) -> str | None:
+    source, target = shape(op.operands[0]), shape(op.results[0])
+    if _layout_free(source) and _layout_free(target):
+        return None
+    return f"{_shape_text(source)} -> {_shape_text(target)}"

@@ -1,0 +1,160 @@
+"""place-ops: decide, for every `graph` op, whether it runs on MLIP or on the host.
+
+Walking from the graph's outputs back, each op not yet claimed roots the first fusion
+pattern (`fuse_mrvl.PATTERNS`) whose match is free, whose anchor breaks no rule of the
+registry (`mlip_rules`) and that the placement file does not keep on the host. The
+members of a match form one group: one future MLIP layer. The decision is written on the
+ops as discardable attributes, which `partition-mrvl`, `fuse-mrvl` and the placement
+report read:
+
+    "mrvl.place" = "mlip" | "host"
+    "mrvl.group" = N : i64, "mrvl.pattern" = "conv2d"      (MLIP ops)
+    "mrvl.reasons" = ["conv.groups: ... (group 2 ...)"]     (host ops: every reason)
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from mrvl_dialect.graph import ConstantOp
+from passes.declarative_fusion import Match, match
+from passes.fuse_mrvl import GROUP, PATTERNS, PLACE
+from passes.graph_queries import node_name, op_type
+from passes.mlip_rules import FUSED_ONLY, LAYER_KINDS, failed_rules
+
+PATTERN = "mrvl.pattern"
+REASONS = "mrvl.reasons"
+
+
+def _format_failures(op: Operation) -> list[str]:
+    return [f"{r.id}: {r.text} ({observed})" for r, observed in failed_rules(op)]
+
+
+@dataclass
+class _Placer:
+    placement: object | None
+    """A `placement_file.Placement`, or None."""
+    placement_path: str
+    reasons: dict[Operation, list[str]]
+    group_of: dict[Operation, tuple[int, str]]
+
+    def decision(self, op: Operation) -> str | None:
+        if self.placement is None:
+            return None
+        return self.placement.decide(node_name(op), op_type(op))
+
+    def note(self, op: Operation, reason: str) -> None:
+        reasons = self.reasons.setdefault(op, [])
+        if reason not in reasons:
+            reasons.append(reason)
+
+    def try_claim(self, found: Match) -> bool:
+        members = found.members()
+        if any(op in self.group_of for op in members):
+            return False
+        if failures := _format_failures(found.anchor):
+            for reason in failures:
+                self.note(found.anchor, reason)
+            return False
+        if (why := found.pattern.check(found)) is not None:
+            self.note(found.root, f"fuse.{found.pattern.name}: {why}")
+            return False
+        forced = [op for op in members if self.decision(op) == "host"]
+        if forced:
+            return False
+        group = len({g for g, _ in self.group_of.values()})
+        for op in members:
+            self.group_of[op] = (group, found.pattern.name)
+        return True
+
+    def host_reasons(self, op: Operation) -> list[str]:
+        kind = op_type(op)
+        reasons = list(self.reasons.get(op, []))
+        if self.decision(op) == "host":
+            reasons.insert(0, f"placement.host: kept on the host by the placement file {self.placement_path}")
+        elif kind in LAYER_KINDS:
+            reasons += [r for r in _format_failures(op) if r not in reasons]
+        if not reasons and kind in FUSED_ONLY:
+            reasons.append(f"{kind.lower()}.fused-only: MLIP runs {kind} only {FUSED_ONLY[kind]}")
+        if not reasons and kind not in LAYER_KINDS:
+            reasons.append(f"unsupported: MLIP has no layer for {kind}")
+        if not reasons:
+            reasons.append(f"unfused: {kind} is part of no MLIP layer its neighbours allow")
+        if self.decision(op) == "mlip":
+            reasons.insert(0, "placement.refused: the placement file asks for MLIP, but the rules below keep it on the host")
+        return reasons
+
+
+def _placeable(block_ops: list[Operation]) -> list[Operation]:
+    return [op for op in block_ops if not isinstance(op, ConstantOp | func.ReturnOp)]
+
+
+@dataclass(frozen=True)
+class PlaceOpsPass(ModulePass):
+    """Decide where every graph op runs and record why (see the module docstring)."""
+
+    name = "place-ops"
+
+    placement: str = ""
+    """A placement file (`schemas/placement.schema.json`) forcing nodes onto the host or
+    asking for MLIP; empty: none."""
+    offload: bool = True
+    """False keeps every op on the host (for debugging, or to compare with an all-host build)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        placement = None
+        if self.placement:
+            from passes.placement_file import load_placement
+
+            placement = load_placement(self.placement)
+        placer = _Placer(placement, self.placement, {}, {})
+        for function in op.body.block.ops:
+            if not isinstance(function, func.FuncOp):
+                continue
+            ops = _placeable(list(function.body.block.ops))
+            if self.offload:
+                for root in reversed(ops):
+                    if root in placer.group_of or op_type(root) not in _ROOT_TYPES:
+                        continue
+                    for pattern in PATTERNS:
+                        found = match(pattern, root)
+                        if found is not None and placer.try_claim(found):
+                            break
+            # Number groups in IR order (they were found from the outputs back).
+            order: dict[int, int] = {}
+            for graph_op in ops:
+                if graph_op in placer.group_of:
+                    group, pattern = placer.group_of[graph_op]
+                    placer.group_of[graph_op] = (order.setdefault(group, len(order)), pattern)
+            for graph_op in ops:
+                self.annotate(graph_op, placer)
+            for nested in function.body.walk():
+                if nested.parent_op() is not function and not isinstance(nested, ConstantOp):
+                    if nested.name.startswith("graph.") and nested.name != "graph.yield":
+                        _set_host(nested, ["control-flow: ops inside If, Loop and Scan bodies run on the host"])
+
+    def annotate(self, op: Operation, placer: _Placer) -> None:
+        for name in (PLACE, GROUP, PATTERN, REASONS):
+            op.attributes.pop(name, None)
+        if op in placer.group_of:
+            group, pattern = placer.group_of[op]
+            op.attributes[PLACE] = StringAttr("mlip")
+            op.attributes[GROUP] = IntegerAttr(group, i64)
+            op.attributes[PATTERN] = StringAttr(pattern)
+        elif not self.offload:
+            _set_host(op, ["offload.disabled: offload=false keeps every op on the host"])
+        else:
+            _set_host(op, placer.host_reasons(op))
+
+
+def _set_host(op: Operation, reasons: list[str]) -> None:
+    op.attributes[PLACE] = StringAttr("host")
+    op.attributes[REASONS] = ArrayAttr([StringAttr(r) for r in reasons])
+
+
+_ROOT_TYPES = {t for p in PATTERNS for m in p.chain for t in m.op_types}
+"""Operators that can end a pattern's chain (anything else cannot root a match)."""
