@@ -213,10 +213,12 @@ class _Folder:
             sizes = [static_shape(types.get(name, onnx.TypeProto())) for name in inputs]
             if any(s is None or np.prod(s, dtype=object) > FOLD_MAX_ELEMENTS for s in sizes):
                 return None
-        # Results are allocated: their size must be known and sane first (ConstantOfShape,
-        # Expand or Tile can ask for terabytes).
+        # Results are allocated: their size must be sane (ConstantOfShape, Expand or Tile can
+        # ask for terabytes) and known first, unless the op cannot make more data than it got.
         for name in node.output:
             shape = static_shape(types.get(name, onnx.TypeProto())) if name else []
+            if shape is None and node.op_type in _DATA_MOVEMENT and node.op_type != "Expand":
+                continue
             if shape is None or np.prod(shape, dtype=object) > FOLD_MAX_RESULT_ELEMENTS:
                 return None
         try:
@@ -254,10 +256,27 @@ def remove_unused_initializers(loaded: LoadedModel) -> None:
     graph.initializer.extend(kept)
 
 
+def drop_inferable_value_info(graph: onnx.GraphProto) -> None:
+    """Forget the recorded types of tensors that shape inference derives itself.
+
+    Exporters and the version converter record them with dynamic dims, and inference
+    keeps a recorded dim_param rather than the size `--input-shape` now implies. Outputs
+    of operators ONNX does not know stay: nothing else gives their types.
+    """
+    inferable = {
+        name for node in graph.node if node.domain in ("", "ai.onnx") and onnx.defs.has(node.op_type)
+        for name in node.output
+    }
+    kept = [v for v in graph.value_info if v.name not in inferable]
+    del graph.value_info[:]
+    graph.value_info.extend(kept)
+
+
 def make_static(loaded: LoadedModel, input_shapes: dict[str, list[int]]) -> dict[str, onnx.TypeProto]:
     """Upgrade, apply input shapes, and fold until shapes settle; returns the final types."""
     loaded.model = upgrade_opset(loaded.model)
     apply_input_shapes(loaded.model, input_shapes)
+    drop_inferable_value_info(loaded.model.graph)
     folder = _Folder(loaded, OPSET)
     inferred, types = infer_types(loaded.model)
     while folder.run(types):

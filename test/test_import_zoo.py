@@ -77,3 +77,10 @@ def test_resnet50_sized_imports():
     text = print_ir(module)
     assert len(text) < 200_000, "weights must stay out of the printed IR"
     assert print_ir(parse_ir(text)) == text
+
+
+def test_input_shape_overrides_recorded_value_info():
+    # The exporter and the opset upgrade record intermediate types with the dynamic batch;
+    # batch 1 used to leave '/Add' dynamic (broadcasting 1 against an unknown dim).
+    module = import_onnx(zoo.transformer_block(), {"x": [1, 16, 64]})
+    assert "?" not in print_ir(module)
