@@ -1,0 +1,190 @@
+"""Runs a module's IR on numpy: the numerical oracle that passes are checked against.
+
+`graph` ops run through ONNX's own reference implementation (`onnx.reference`), one node at
+a time, so every ONNX operator is covered by one rule; `mrvl` layers are implemented here
+from their definitions (NHWC, OHWI, padding as top/left/bottom/right), reusing the ONNX
+reference for the convolution and pooling arithmetic; `cpu.call_mlip` runs the called
+subgraph. Slow but simple: for tests, not deployment.
+"""
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import onnx
+from onnx import helper
+from onnx.reference import ReferenceEvaluator
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from mrvl_dialect import mrvl
+from mrvl_dialect.element_types import BY_XDSL
+from mrvl_dialect.gen_graph_ops import OPSET
+from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.graph_base import OPERAND_SEGMENTS, RESULT_SEGMENTS, OnnxOp, default_segments
+from passes.graph_queries import constant_value, op_type
+
+
+class Unsupported(Exception):
+    """The interpreter has no rule for an op."""
+
+
+def run(module: ModuleOp, inputs: Sequence[np.ndarray], function: str | None = None) -> list[np.ndarray]:
+    """Evaluate `function` (default: the module's first `func.func`) on `inputs`."""
+    functions = [op for op in module.body.block.ops if isinstance(op, func.FuncOp)]
+    target = next(f for f in functions if function is None or f.sym_name.data == function)
+    return _Interpreter(module).block(target.body.block, list(inputs))
+
+
+def _attribute_value(attr: Attribute):
+    if isinstance(attr, IntegerAttr):
+        return attr.value.data
+    if isinstance(attr, FloatAttr):
+        return attr.value.data
+    if isinstance(attr, StringAttr):
+        return attr.data
+    if isinstance(attr, DenseArrayBase):
+        return list(attr.get_values())
+    if isinstance(attr, ArrayAttr):
+        return [_attribute_value(a) for a in attr.data]
+    if isinstance(attr, TensorType):
+        return helper.make_tensor_type_proto(
+            onnx.helper.np_dtype_to_tensor_dtype(BY_XDSL[attr.element_type].numpy), attr.get_shape()
+        )
+    raise Unsupported(f"attribute {attr}")
+
+
+def _onnx(op_name: str, inputs: list[np.ndarray | None], **attributes) -> list[np.ndarray]:
+    names = [f"i{k}" if x is not None else "" for k, x in enumerate(inputs)]
+    node = helper.make_node(op_name, names, ["y"], **attributes)
+    feeds = {n: x for n, x in zip(names, inputs) if n}
+    return ReferenceEvaluator(node, opsets={"": OPSET}).run(None, feeds)
+
+
+def _nchw(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def _nhwc(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+
+
+def _activation(op: Operation, y: np.ndarray) -> np.ndarray:
+    relu = op.properties["activation"].data == mrvl.Activation.RELU
+    return np.maximum(y, 0) if relu else y
+
+
+def _ints(op: Operation, name: str) -> list[int]:
+    return list(op.properties[name].get_values())
+
+
+def _conv2d(op: mrvl.Conv2DOp, x, w, *rest) -> np.ndarray:
+    (y,) = _onnx("Conv", [_nchw(x), np.ascontiguousarray(w.transpose(0, 3, 1, 2))],
+                 strides=_ints(op, "strides"), pads=_ints(op, "padding"),
+                 dilations=_ints(op, "dilations"), group=op.groups.value.data)
+    rest = list(rest)
+    channel = (1, -1, 1, 1)
+    if op.bias is not None:
+        y = y + rest.pop(0).reshape(channel)
+    if op.bn_gamma is not None:
+        gamma, beta, mean, var = (r.reshape(channel) for r in rest)
+        y = (y - mean) / np.sqrt(var + op.bn_epsilon.value.data) * gamma + beta
+    return _activation(op, _nhwc(y.astype(np.float32)))
+
+
+def _fc(op: mrvl.FCOp, x, w, b=None) -> np.ndarray:
+    if x.ndim == 4:  # weights_need_transform: the model flattened NCHW data
+        x = _nchw(x).reshape(x.shape[0], -1)
+    y = x @ w.T
+    if b is not None:
+        y = y + b
+    return _activation(op, y.astype(np.float32))
+
+
+def _pool(op: Operation, x: np.ndarray) -> np.ndarray:
+    pads = _ints(op, "padding")
+    kwargs = {"kernel_shape": _ints(op, "kernel_shape"), "strides": _ints(op, "strides")}
+    data = _nchw(x)
+    if isinstance(op, mrvl.MaxPool2DOp):
+        (y,) = _onnx("MaxPool", [data], pads=pads, **kwargs)
+    elif op.count_include_pad is not None:
+        (y,) = _onnx("AveragePool", [data], pads=pads, count_include_pad=1, **kwargs)
+    else:
+        (y,) = _onnx("AveragePool", [data], pads=pads, **kwargs)
+    return _nhwc(y)
+
+
+_LAYERS: dict[type[Operation], Callable[..., np.ndarray]] = {
+    mrvl.Conv2DOp: _conv2d,
+    mrvl.FCOp: _fc,
+    mrvl.MaxPool2DOp: _pool,
+    mrvl.AvgPool2DOp: _pool,
+    mrvl.GlobalAvgPool2DOp: lambda op, x: x.mean(axis=(1, 2), keepdims=True),
+    mrvl.GlobalMaxPool2DOp: lambda op, x: x.max(axis=(1, 2), keepdims=True),
+    mrvl.SumOp: lambda op, a, b: _activation(op, a + b),
+    mrvl.ConcatOp: lambda op, *xs: np.concatenate(xs, axis=3),
+    mrvl.ReshapeOp: lambda op, x: x.reshape(op.output.type.get_shape()),
+    mrvl.BatchFlattenOp: lambda op, x: x.reshape(op.output.type.get_shape()),
+    mrvl.SqueezeOp: lambda op, x: x.reshape(op.output.type.get_shape()),
+    mrvl.LayoutTransformOp: lambda op, x: _nhwc(x),
+}
+
+
+class _Interpreter:
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self.subgraphs = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)}
+
+    def block(self, block: Block, arguments: list[np.ndarray]) -> list[np.ndarray]:
+        env: dict[SSAValue, np.ndarray] = dict(zip(block.args, arguments))
+        for op in block.ops:
+            if isinstance(op, func.ReturnOp | mrvl.YieldOp):
+                return [env[v] for v in op.operands]
+            values = [env[v] for v in op.operands]
+            results = self.op(op, values)
+            for result, value in zip(op.results, results, strict=True):
+                env[result] = value
+        raise Unsupported("block without terminator")
+
+    def op(self, op: Operation, values: list[np.ndarray]) -> list[np.ndarray]:
+        if isinstance(op, ConstantOp):
+            value = constant_value(op.output, self.module)
+            if value is None:
+                raise Unsupported(f"constant {op.value} has no data")
+            return [value]
+        if type(op) in _LAYERS:
+            return [np.asarray(_LAYERS[type(op)](op, *values), np.float32)]
+        if op.name == "cpu.call_mlip":
+            callee = self.subgraphs[op.properties["callee"].root_reference.data]
+            return self.block(callee.body.block, values)
+        if isinstance(op, OnnxOp) and not op.regions:
+            return self.onnx_op(op, values)
+        raise Unsupported(f"no reference rule for '{op.name}'")
+
+    def onnx_op(self, op: OnnxOp, values: list[np.ndarray]) -> list[np.ndarray]:
+        kinds = op.operand_kinds()
+        segments = op.properties.get(OPERAND_SEGMENTS)
+        sizes = list(segments.get_values()) if segments else default_segments(kinds, len(values))
+        inputs: list[np.ndarray | None] = []
+        remaining = iter(values)
+        for kind, size in zip(kinds, sizes):
+            taken = [next(remaining) for _ in range(size)]
+            inputs.extend(taken if taken or kind == "variadic" else [None])
+        while inputs and inputs[-1] is None:
+            inputs.pop()
+        attributes = {
+            k: _attribute_value(v) for k, v in op.properties.items() if k not in (OPERAND_SEGMENTS, RESULT_SEGMENTS)
+        }
+        names = [f"i{k}" if x is not None else "" for k, x in enumerate(inputs)]
+        outputs = [f"o{k}" for k in range(len(op.results))]
+        node = helper.make_node(op_type(op), names, outputs, **attributes)
+        feeds = {n: x for n, x in zip(names, inputs) if n}
+        return ReferenceEvaluator(node, opsets={"": OPSET}).run(None, feeds)
