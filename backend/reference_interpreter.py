@@ -10,27 +10,18 @@ subgraph. Slow but simple: for tests, not deployment.
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import onnx
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
 from xdsl.dialects import func
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseArrayBase,
-    FloatAttr,
-    IntegerAttr,
-    ModuleOp,
-    StringAttr,
-    TensorType,
-)
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
 
 from mrvl_dialect import mrvl
-from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.gen_graph_ops import OPSET
 from mrvl_dialect.graph import ConstantOp
-from mrvl_dialect.graph_base import OPERAND_SEGMENTS, RESULT_SEGMENTS, OnnxOp, default_segments
-from passes.graph_queries import constant_value, op_type
+from mrvl_dialect.graph_base import OnnxOp
+from passes.graph_eval import NotEvaluable, evaluate
+from passes.graph_queries import constant_value
 
 
 class Unsupported(Exception):
@@ -42,24 +33,6 @@ def run(module: ModuleOp, inputs: Sequence[np.ndarray], function: str | None = N
     functions = [op for op in module.body.block.ops if isinstance(op, func.FuncOp)]
     target = next(f for f in functions if function is None or f.sym_name.data == function)
     return _Interpreter(module).block(target.body.block, list(inputs))
-
-
-def _attribute_value(attr: Attribute):
-    if isinstance(attr, IntegerAttr):
-        return attr.value.data
-    if isinstance(attr, FloatAttr):
-        return attr.value.data
-    if isinstance(attr, StringAttr):
-        return attr.data
-    if isinstance(attr, DenseArrayBase):
-        return list(attr.get_values())
-    if isinstance(attr, ArrayAttr):
-        return [_attribute_value(a) for a in attr.data]
-    if isinstance(attr, TensorType):
-        return helper.make_tensor_type_proto(
-            onnx.helper.np_dtype_to_tensor_dtype(BY_XDSL[attr.element_type].numpy), attr.get_shape()
-        )
-    raise Unsupported(f"attribute {attr}")
 
 
 def _onnx(op_name: str, inputs: list[np.ndarray | None], **attributes) -> list[np.ndarray]:
@@ -170,21 +143,7 @@ class _Interpreter:
         raise Unsupported(f"no reference rule for '{op.name}'")
 
     def onnx_op(self, op: OnnxOp, values: list[np.ndarray]) -> list[np.ndarray]:
-        kinds = op.operand_kinds()
-        segments = op.properties.get(OPERAND_SEGMENTS)
-        sizes = list(segments.get_values()) if segments else default_segments(kinds, len(values))
-        inputs: list[np.ndarray | None] = []
-        remaining = iter(values)
-        for kind, size in zip(kinds, sizes):
-            taken = [next(remaining) for _ in range(size)]
-            inputs.extend(taken if taken or kind == "variadic" else [None])
-        while inputs and inputs[-1] is None:
-            inputs.pop()
-        attributes = {
-            k: _attribute_value(v) for k, v in op.properties.items() if k not in (OPERAND_SEGMENTS, RESULT_SEGMENTS)
-        }
-        names = [f"i{k}" if x is not None else "" for k, x in enumerate(inputs)]
-        outputs = [f"o{k}" for k in range(len(op.results))]
-        node = helper.make_node(op_type(op), names, outputs, **attributes)
-        feeds = {n: x for n, x in zip(names, inputs) if n}
-        return ReferenceEvaluator(node, opsets={"": OPSET}).run(None, feeds)
+        try:
+            return evaluate(op, values)
+        except NotEvaluable as e:
+            raise Unsupported(str(e)) from None

@@ -6,6 +6,7 @@ from importlib import import_module
 from xdsl.passes import ModulePass
 
 PASSES: dict[str, tuple[str, str]] = {
+    "cleanup-graph": ("passes.cleanup_graph", "CleanupGraphPass"),
     "convert-layout": ("passes.convert_layout", "ConvertLayoutPass"),
     "fuse-mrvl": ("passes.fuse_mrvl", "FuseMrvlPass"),
     "lower-to-cpu": ("passes.lower_to_cpu", "LowerToCpuPass"),
