@@ -24,6 +24,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from backend.placement_report import PlacementReportTarget
 from backend.summary import SummaryTarget
 from frontend.onnx_importer import import_onnx
 from mrvl_dialect import get_all_dialects
@@ -63,6 +64,7 @@ class MrvlOptMain(xDSLOptMain):
     def register_all_targets(self):
         super().register_all_targets()
         self.available_targets["summary"] = lambda: SummaryTarget
+        self.available_targets["placement-report"] = lambda: PlacementReportTarget
 
     def register_all_frontends(self):
         super().register_all_frontends()

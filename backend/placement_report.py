@@ -1,0 +1,119 @@
+"""`-t placement-report`: where every ONNX node runs, and why a node stays on the host.
+
+    $ mrvl-opt model.onnx -p place-ops -t placement-report
+    node   op type  runs on                 reasons
+    conv1  Conv     MLIP (layer 0, conv2d)
+    relu1  Relu     MLIP (layer 0, conv2d)
+    sm     Softmax  host                    unsupported: MLIP has no layer for Softmax
+
+    nodes      3
+      on MLIP  2   66.7%
+      on host  1   33.3%
+    subgraphs  0
+
+One row per node in program order (`placement_file.placed_nodes`): its ONNX name, op type
+(`-` once `fuse-mrvl` has made the node part of an `mrvl` layer), where it runs and, for a
+host node, every reason, one per line. `{format="json"}` gives
+`{"nodes": [...], "totals": {...}}` and `{format="csv"}` a table with a header row, for
+scripts and spreadsheets; both hold the same fields and keep their key order.
+"""
+
+import csv
+import json
+from dataclasses import dataclass
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.target import Target
+
+from mrvl_dialect.errors import CompileError, one_line
+from mrvl_dialect.mrvl import SubgraphOp
+from passes.placement_file import PlacedNode, placed_nodes
+
+Row = PlacedNode
+"""One node of the report: name, op type, place, subgraph, pattern, group, reasons."""
+
+FORMATS = ("text", "json", "csv")
+COLUMNS = ("name", "op_type", "place", "subgraph", "pattern", "group", "reasons")
+"""The fields of a row, in the order JSON objects and CSV columns give them."""
+
+
+def placement_rows(module: ModuleOp) -> list[Row]:
+    """The report's rows: every ONNX node of `module` and where it runs, in program order."""
+    return placed_nodes(module)
+
+
+def placement_totals(module: ModuleOp, rows: list[Row]) -> dict[str, int]:
+    """Node counts by place, and the number of MLIP subgraphs."""
+    return {
+        "nodes": len(rows),
+        "mlip": sum(row.place == "mlip" for row in rows),
+        "host": sum(row.place == "host" for row in rows),
+        "subgraphs": sum(isinstance(op, SubgraphOp) for op in module.walk()),
+    }
+
+
+def row_dict(row: Row) -> dict[str, object]:
+    return {key: list(row.reasons) if key == "reasons" else getattr(row, key) for key in COLUMNS}
+
+
+@dataclass(frozen=True)
+class PlacementReportTarget(Target):
+    """Lists each ONNX node, where it runs (MLIP subgraph and layer kind, or host) and why."""
+
+    name = "placement-report"
+
+    format: str = "text"
+    """`text` (an aligned table with totals), `json` or `csv`."""
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise CompileError(
+                f"-t {self.name}", f"format must be {', '.join(FORMATS[:-1])} or {FORMATS[-1]}, got '{self.format}'"
+            )
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        rows = placement_rows(module)
+        totals = placement_totals(module, rows)
+        if self.format == "json":
+            write_json(rows, totals, output)
+        elif self.format == "csv":
+            writer = csv.writer(output, lineterminator="\n")
+            writer.writerow(COLUMNS)
+            for row in rows:
+                values = row_dict(row)
+                values["reasons"] = "; ".join(row.reasons)
+                writer.writerow("" if v is None else v for v in values.values())
+        else:
+            write_table(rows, totals, output)
+
+
+def write_json(rows: list[Row], totals: dict[str, int], output: IO[str]) -> None:
+    """`{"nodes": [...], "totals": {...}}`, one node per line."""
+    nodes = ",\n".join(f"    {json.dumps(row_dict(row), ensure_ascii=False)}" for row in rows)
+    print("{", file=output)
+    print(f'  "nodes": [\n{nodes}\n  ],' if rows else '  "nodes": [],', file=output)
+    print(f'  "totals": {json.dumps(totals)}', file=output)
+    print("}", file=output)
+
+
+def write_table(rows: list[Row], totals: dict[str, int], output: IO[str]) -> None:
+    """The text report: one line per node (and per further reason), then the totals."""
+    lines = [("node", "op type", "runs on", "reasons")]
+    for row in rows:
+        reasons = [one_line(r) for r in row.reasons] or [""]
+        lines.append((one_line(row.name), row.op_type or "-", row.runs_on, reasons[0]))
+        lines.extend(("", "", "", reason) for reason in reasons[1:])
+    widths = [max(len(line[i]) for line in lines) for i in range(3)]
+    for line in lines:
+        text = "  ".join(cell.ljust(width) for cell, width in zip(line, widths))
+        print(f"{text}  {line[3]}".rstrip(), file=output)
+    print(file=output)
+    count = totals["nodes"]
+    width = len(str(max(totals.values())))
+    print(f"nodes      {count:>{width}}", file=output)
+    for place, label in (("mlip", "on MLIP"), ("host", "on host")):
+        share = f"  {100 * totals[place] / count:5.1f}%" if count else ""
+        print(f"  {label}  {totals[place]:>{width}}{share}", file=output)
+    print(f"subgraphs  {totals['subgraphs']:>{width}}", file=output)
