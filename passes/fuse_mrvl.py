@@ -8,7 +8,8 @@ only with a zero pad value, and into a MaxPool only when its input cannot be neg
 Layers work in NHWC with OHWI conv weights: each built layer is wrapped in
 `graph.Transpose`s to and from the NCHW graph around it, and weights are rearranged at
 compile time into new entries of the weight store. `convert-layout` then cancels the
-transposes between layers. The new op's location fuses the ONNX names of all members.
+transposes between layers. The new op's location is a `FusedLoc` of the members' ONNX
+names, each naming its operator type: `loc(fused["c1"("Conv"), "r1"("Relu")])`.
 """
 
 from dataclasses import dataclass
@@ -203,8 +204,12 @@ class _Builder:
 
     def finish(self, layer: Operation, nchw_output: bool = True) -> None:
         """Insert `layer`, hand its result to the root's users, erase the members."""
-        names = [NameLoc(StringAttr(node_name(op)), NoneAttr()) for op in self.match.members()]
-        layer.location = names[0] if len(names) == 1 else FusedLoc(names, NoneAttr())
+        # The fused ONNX nodes, each with its operator type as a nested name.
+        layer.location = FusedLoc(
+            [NameLoc(StringAttr(node_name(op)), NameLoc(StringAttr(op_type(op)), NoneAttr()))
+             for op in self.match.members()],
+            NoneAttr(),
+        )
         self.insert(layer)
         result = layer.results[0]
         result.name_hint = self.match.root.results[0].name_hint

@@ -320,6 +320,16 @@ def location_names(location: Attribute) -> list[str]:
     return []
 
 
+def location_op_types(location: Attribute, count: int) -> list[str | None]:
+    """The operator types `fuse-mrvl` nests in fused names: `fused["c1"("Conv"), ...]`."""
+    if isinstance(location, FusedLoc) and len(location.locations.data) == count:
+        return [
+            loc.location.desc.data if isinstance(loc, NameLoc) and isinstance(loc.location, NameLoc) else None
+            for loc in location.locations.data
+        ]
+    return [None] * count
+
+
 def _is_node(op: Operation) -> bool:
     if isinstance(op, LAYER_OPS):
         return True
@@ -360,7 +370,8 @@ def placed_nodes(module: ModuleOp) -> list[PlacedNode]:
         place = enclosing
         if _is_node(op) and (names := location_names(op.location)):
             place = _place(op, names[0], subgraph, enclosing)
-            nodes.extend(_node(op, name, place, subgraph, len(names) == 1) for name in names)
+            types = location_op_types(op.location, len(names))
+            nodes.extend(_node(op, name, t, place, subgraph, len(names) == 1) for name, t in zip(names, types))
         for region in op.regions:
             for block in region.blocks:
                 for nested in block.ops:
@@ -390,9 +401,10 @@ def _place(op: Operation, name: str, subgraph: str | None, enclosing: Place | No
     return attr.data  # type: ignore[return-value]
 
 
-def _node(op: Operation, name: str, place: Place, subgraph: str | None, single: bool) -> PlacedNode:
+def _node(op: Operation, name: str, fused_type: str | None, place: Place, subgraph: str | None,
+          single: bool) -> PlacedNode:
     if isinstance(op, LAYER_OPS):
-        op_type, pattern = None, op.name.removeprefix("mrvl.")
+        op_type, pattern = fused_type, op.name.removeprefix("mrvl.")
     else:
         op_type = (op.op_type.data if isinstance(op, CustomOp) else op.name.removeprefix("graph.")) if single else None
         pattern_attr = op.attributes.get(PATTERN_ATTR)
