@@ -10,6 +10,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "convert-layout": ("passes.convert_layout", "ConvertLayoutPass"),
     "fuse-mrvl": ("passes.fuse_mrvl", "FuseMrvlPass"),
     "lower-to-cpu": ("passes.lower_to_cpu", "LowerToCpuPass"),
+    "partition-mrvl": ("passes.partition_mrvl", "PartitionMrvlPass"),
     "place-ops": ("passes.place_ops", "PlaceOpsPass"),
 }
 """Pass name -> (module, class), imported only when a pipeline names the pass."""

@@ -1,0 +1,637 @@
+"""partition-mrvl: the ops `place-ops` put on MLIP -> `mrvl.subgraph`s called from the host.
+
+Reads the placement protocol of `place-ops` on the ops of each `func.func`:
+`"mrvl.place" = "mlip" | "host"`, on MLIP ops `"mrvl.group" = N` (the ops of one future
+layer) and `"mrvl.pattern"` (its kind), on host ops `"mrvl.reasons"`. Then:
+
+1. Regions. MLIP ops connected by SSA edges are merged into regions, fusion groups first
+   and then op by op in IR order, unless a merge would create a cycle: a path that leaves
+   the region through other ops (host ops or other regions) and comes back in. A region
+   that is outlined must not depend on itself through the host. Any number of regions.
+2. Policies (`POLICIES`, chosen by the `policies` option) may send a region back to the
+   host: its ops get `"mrvl.place" = "host"`, a `"policy.<id>: ..."` reason appended to
+   `"mrvl.reasons"`, and lose `"mrvl.group"`. The other regions stay as they are.
+3. Outlining. Each remaining region, in IR order, becomes `mrvl.subgraph @<prefix><k>`
+   after its function: arguments are the values it reads from outside (function
+   arguments, host results, other subgraphs' results), results the values used outside,
+   and the body holds the moved ops, with their attributes and locations, a clone of each
+   `graph.constant` they read (weights stay with their layers) and `mrvl.yield`. The
+   target options are the subgraph's properties. A `cpu.call_mlip` replaces the region
+   where its last op was; host constants left unused are erased.
+
+    %y = graph.Conv %x, %w {...} {"mrvl.place" = "mlip", "mrvl.group" = 0 : i64, ...}
+    ->
+    %y = cpu.call_mlip @mrvl_sg0(%x) : (tensor<...>) -> tensor<...>
+    mrvl.subgraph @mrvl_sg0(%x: tensor<...>) -> tensor<...> attributes {mcpu = "cn10ka", ...} {
+      %w = graph.constant dense_resource<w> : tensor<...>
+      %y = graph.Conv %x, %w {...} {"mrvl.place" = "mlip", ...} : ...
+      mrvl.yield %y : tensor<...>
+    }
+
+The cycle check follows TVM's intent (`../shared/reference/tvm-mrvl-json.md` §6 item 7);
+the policies are TVM's repartitioning rules (§1.7), with the leading-sum rule TVM meant
+but never applied (§5.3 item 3).
+"""
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Self
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import ArgSpec
+
+from mrvl_dialect.cpu import CallMlipOp
+from mrvl_dialect.errors import CompileError
+from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.mrvl import SubgraphOp, TargetOption, YieldOp
+from passes.graph_queries import node_label
+
+PASS_NAME = "partition-mrvl"
+
+PLACE = "mrvl.place"
+GROUP = "mrvl.group"
+PATTERN = "mrvl.pattern"
+REASONS = "mrvl.reasons"
+"""The placement attributes `place-ops` writes (see its module docstring)."""
+
+# --- Target options ---------------------------------------------------------------------
+
+TARGET_OPTION_VALUES: dict[str, tuple[str, ...] | tuple[int, ...]] = {
+    TargetOption.MCPU.value: ("cn10ka", "cnf10kb"),
+    TargetOption.NUM_TILES.value: (1, 2, 4, 8),
+    TargetOption.QUANTIZE.value: ("fp16", "int8"),
+    TargetOption.WB_PIN_OCM.value: (0, 1),
+    TargetOption.RUN_MODE.value: ("sim", "hw"),
+}
+"""The values each target option may take (mrvl-tmlc's `-mcpu`, `-num_tiles`, ...), by the
+name of the option and of the `mrvl.subgraph` property that records it."""
+
+
+def check_target_option(where: str, name: str, value: object) -> None:
+    """Raise a `CompileError` at `where` unless `value` is allowed for option `name`."""
+    allowed = TARGET_OPTION_VALUES[name]
+    if type(value) is not type(allowed[0]) or value not in allowed:
+        raise CompileError(where, f"{name} must be one of {', '.join(map(str, allowed))}, got {value!r}")
+
+
+def check_target_options(where: str, options: Mapping[str, object]) -> None:
+    """Raise a `CompileError` at `where` unless every option has an allowed value."""
+    for name in TARGET_OPTION_VALUES:
+        check_target_option(where, name, options[name])
+
+
+def target_option_properties(options: Mapping[str, object]) -> dict[str, Attribute]:
+    """Checked target options as `mrvl.subgraph` properties."""
+    properties: dict[str, Attribute] = {}
+    for name in TARGET_OPTION_VALUES:
+        value = options[name]
+        properties[name] = IntegerAttr(value, i64) if isinstance(value, int) else StringAttr(str(value))
+    return properties
+
+
+# --- Policies ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A region of MLIP ops that could become one subgraph."""
+
+    ops: tuple[Operation, ...]
+    """In IR order."""
+    inputs: tuple[SSAValue, ...]
+    """Values its ops read from outside, constants excepted: the future subgraph arguments."""
+
+    def patterns(self) -> list[str]:
+        """The layer kinds of its ops (`mrvl.pattern`), in IR order, without repeats."""
+        return list(dict.fromkeys(_string_attr(op, PATTERN) for op in self.ops))
+
+    def entry_ops(self) -> list[Operation]:
+        """The ops that read an input directly."""
+        inputs = set(self.inputs)
+        return [op for op in self.ops if any(v in inputs for v in op.operands)]
+
+
+@dataclass(frozen=True)
+class Policy:
+    id: str
+    """Stable: the `policies` option, reasons and tests refer to it."""
+    text: str
+    """The policy as a user reads it."""
+    check: Callable[[Candidate], str | None]
+    """None when the region may be offloaded, else what was observed."""
+
+
+POLICIES: dict[str, Policy] = {}
+"""The partition policies by id, in the order they are checked."""
+
+
+def policy(id: str, text: str):
+    """Register the decorated check as policy `id`."""
+
+    def register(check: Callable[[Candidate], str | None]) -> Callable[[Candidate], str | None]:
+        POLICIES[id] = Policy(id, text, check)
+        return check
+
+    return register
+
+
+COMPUTE_PATTERNS = ("conv2d", "fc")
+"""Layer kinds worth a trip to the accelerator: Conv, Gemm and MatMul."""
+
+
+@policy(
+    "compute-intensive",
+    text=f"An MLIP subgraph must hold a {' or '.join(COMPUTE_PATTERNS)} layer; "
+    "other layers alone are not worth the transfers.",
+)
+def _compute_intensive(region: Candidate) -> str | None:
+    kinds = region.patterns()
+    if any(kind in COMPUTE_PATTERNS for kind in kinds):
+        return None
+    return f"its layers are {', '.join(k or '?' for k in kinds)}"
+
+
+@policy(
+    "no-leading-concat",
+    text="An MLIP subgraph must not start with a concat: no concat may read a subgraph input.",
+)
+def _no_leading_concat(region: Candidate) -> str | None:
+    return _leading(region, "concat")
+
+
+@policy(
+    "no-leading-sum",
+    text="An MLIP subgraph must not start with a sum: no sum may read a subgraph input.",
+)
+def _no_leading_sum(region: Candidate) -> str | None:
+    return _leading(region, "sum")
+
+
+def _leading(region: Candidate, kind: str) -> str | None:
+    for op in region.entry_ops():
+        if _string_attr(op, PATTERN) == kind:
+            return f"{node_label(op)} reads a subgraph input"
+    return None
+
+
+def _string_attr(op: Operation, name: str) -> str:
+    attr = op.attributes.get(name)
+    return attr.data if isinstance(attr, StringAttr) else ""
+
+
+# --- Regions ----------------------------------------------------------------------------
+
+
+class ContractedGraph:
+    """A DAG whose nodes can be merged (contracted) as long as it stays acyclic.
+
+    Nodes are 0..n-1, edges given by each node's predecessors. `rank` is a topological
+    order of the contracted graph; merging x and y (rank x < rank y) creates a cycle iff a
+    path of two or more edges leads from x to y, and every node on such a path has a rank
+    between theirs. So the check searches only that window, forward from x and backward
+    from y at once, and stops when they meet (a cycle) or either runs out (none). The
+    order is then repaired as Pearce and Kelly's dynamic topological sort does ("A dynamic
+    topological sort algorithm for directed acyclic graphs", JEA 2007).
+
+    Cost: a merge with one side of the window empty, as when an op joins its only
+    producer, looks at the edges at that end only. Otherwise the repair visits both sides
+    of the window, so contrived graphs (a long region whose every op also feeds a host
+    dead end and reads a host chain) cost quadratic time: 0.7 s for 5,000 ops.
+    """
+
+    def __init__(self, preds: list[list[int]]):
+        n = len(preds)
+        self.parent = list(range(n))
+        self.rank = list(range(n))
+        self.pred: list[dict[int, None]] = [dict.fromkeys(p) for p in preds]
+        self.succ: list[dict[int, None]] = [{} for _ in range(n)]
+        for node, ps in enumerate(preds):
+            for p in ps:
+                self.succ[p][node] = None
+        for node, ps in enumerate(preds):
+            if any(p >= node for p in ps):
+                raise ValueError("ContractedGraph: nodes must be numbered in a topological order")
+
+    def find(self, node: int) -> int:
+        """The node that `node` has been merged into."""
+        parent = self.parent
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    def merge(self, a: int, b: int) -> bool:
+        """Contract the nodes of `a` and `b` into one, unless that makes a cycle."""
+        a, b = self.find(a), self.find(b)
+        if a == b:
+            return True
+        rank = self.rank
+        x, y = (a, b) if rank[a] < rank[b] else (b, a)
+        lo, hi = rank[x], rank[y]
+        forward = _WindowSearch(self.succ, rank, lo, hi)
+        backward = _WindowSearch(self.pred, rank, lo, hi)
+        # The side with fewer edges at its end goes first. Often it is empty, which settles
+        # the merge without a look at the other side: an op joining its only producer.
+        if len(self.pred[y]) <= len(self.succ[x]):
+            first, first_end, second, second_end = backward, y, forward, x
+        else:
+            first, first_end, second, second_end = forward, x, backward, y
+        first.start(first_end)
+        empty: _WindowSearch | None = first
+        if first.seen:
+            second.start(second_end)
+            if first.meets(second):
+                return False  # x -> v -> y
+            empty = second
+            if second.seen:
+                while first.stack and second.stack:
+                    if first.step(second) or second.step(first):
+                        return False
+                # One side is complete without meeting the other: no path from x to y.
+                forward.finish()
+                backward.finish()
+                empty = None
+        if empty is forward:
+            new_rank: int | None = hi  # nothing x leads to comes before y: stand at y
+        elif empty is backward:
+            new_rank = lo  # nothing leading to y comes after x: stand at x
+        else:
+            new_rank = None
+        keep, gone = (x, y) if self._degree(x) >= self._degree(y) else (y, x)
+        self._absorb(keep, gone)
+        if new_rank is not None:
+            rank[keep] = new_rank
+        else:
+            # Pearce-Kelly: what leads to y, then the merged node, then what x leads to,
+            # on the ranks they held (hi, the largest, is left free).
+            before = sorted(backward.seen, key=rank.__getitem__)
+            after = sorted(forward.seen, key=rank.__getitem__)
+            ranks = sorted([lo, hi, *(rank[v] for v in before), *(rank[v] for v in after)])
+            for node, r in zip([*before, keep, *after], ranks):
+                rank[node] = r
+        return True
+
+    def _degree(self, node: int) -> int:
+        return len(self.pred[node]) + len(self.succ[node])
+
+    def _absorb(self, keep: int, gone: int) -> None:
+        """Merge `gone` into `keep`; the edges of `gone` (the smaller node) move."""
+        pred, succ = self.pred, self.succ
+        for s in succ[gone]:
+            del pred[s][gone]
+            if s != keep:
+                pred[s][keep] = None
+                succ[keep][s] = None
+        for p in pred[gone]:
+            del succ[p][gone]
+            if p != keep:
+                succ[p][keep] = None
+                pred[keep][p] = None
+        succ[gone] = {}
+        pred[gone] = {}
+        self.parent[gone] = keep
+
+
+class _WindowSearch:
+    """Depth-first search along `edges` through nodes ranked strictly between lo and hi."""
+
+    def __init__(self, edges: list[dict[int, None]], rank: list[int], lo: int, hi: int):
+        self.edges, self.rank, self.lo, self.hi = edges, rank, lo, hi
+        self.seen: dict[int, None] = {}
+        self.stack: list[int] = []
+
+    def start(self, node: int) -> None:
+        self._push(self.edges[node])
+
+    def _push(self, nodes: Iterable[int]) -> list[int]:
+        rank, lo, hi, seen = self.rank, self.lo, self.hi, self.seen
+        pushed = [v for v in nodes if lo < rank[v] < hi and v not in seen]
+        for v in pushed:
+            seen[v] = None
+        self.stack += pushed
+        return pushed
+
+    def meets(self, other: "_WindowSearch") -> bool:
+        """Whether the two searches have seen a common node."""
+        return any(v in other.seen for v in self.seen)
+
+    def step(self, other: "_WindowSearch") -> bool:
+        """Expand one node; whether the search reached a node the other side has seen."""
+        pushed = self._push(self.edges[self.stack.pop()])
+        return any(v in other.seen for v in pushed)
+
+    def finish(self) -> None:
+        while self.stack:
+            self._push(self.edges[self.stack.pop()])
+
+
+def _top_level(op: Operation | None, block: Block) -> Operation | None:
+    """The op of `block` that is or contains `op`."""
+    while op is not None and op.parent is not block:
+        op = op.parent_op()
+    return op
+
+
+def _definer(value: SSAValue, block: Block) -> Operation | None:
+    """The op of `block` that defines or contains the definition of `value`."""
+    owner = value.owner
+    return _top_level(owner if isinstance(owner, Operation) else owner.parent_op(), block)
+
+
+def _operands(op: Operation) -> Iterator[SSAValue]:
+    """The operands of `op` and of the ops nested in it."""
+    if not op.regions:
+        yield from op.operands
+        return
+    for inner in op.walk():
+        yield from inner.operands
+
+
+def _producers(op: Operation, block: Block) -> list[Operation]:
+    """The other ops of `block` whose results `op` (or an op nested in it) reads."""
+    found: dict[Operation, None] = {}
+    for value in _operands(op):
+        definer = _definer(value, block)
+        if definer is not None and definer is not op:
+            found[definer] = None
+    return list(found)
+
+
+def _is_mlip(op: Operation) -> bool:
+    return not isinstance(op, ConstantOp) and _string_attr(op, PLACE) == "mlip"
+
+
+def _group(op: Operation) -> int | None:
+    attr = op.attributes.get(GROUP)
+    return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
+def form_regions(block: Block) -> list[list[Operation]]:
+    """The MLIP ops of `block` in regions that can be outlined together, in IR order.
+
+    Fusion groups are contracted first; then each MLIP op, in IR order, joins the region
+    of each MLIP producer it can join without a cycle. A fusion group that cannot be one
+    node of an acyclic graph (place-ops should never make one) goes back to the host.
+    """
+    while True:
+        regions, broken = _try_form_regions(block)
+        if not broken:
+            return regions
+        for op in broken:
+            _send_to_host(
+                op,
+                f"partition.group-cycle: The ops of a fused layer must form one subgraph. "
+                f"(group {_group(op)} reaches itself through other ops)",
+            )
+
+
+def _try_form_regions(block: Block) -> tuple[list[list[Operation]], list[Operation]]:
+    ops = [op for op in block.ops if not isinstance(op, ConstantOp)]
+    index = {op: i for i, op in enumerate(ops)}
+    preds = [[index[p] for p in _producers(op, block) if p in index] for op in ops]
+    graph = ContractedGraph(preds)
+    mlip = [i for i, op in enumerate(ops) if _is_mlip(op)]
+
+    groups: dict[int, list[int]] = {}
+    for i in mlip:
+        if (group := _group(ops[i])) is not None:
+            groups.setdefault(group, []).append(i)
+    for members in groups.values():
+        if not all(graph.merge(members[0], m) for m in members[1:]):
+            return [], [ops[i] for i in members]
+
+    is_mlip = set(mlip)
+    for i in mlip:
+        for p in preds[i]:
+            if p in is_mlip:
+                graph.merge(p, i)
+
+    regions: dict[int, list[Operation]] = {}
+    for i in mlip:
+        regions.setdefault(graph.find(i), []).append(ops[i])
+    return list(regions.values()), []
+
+
+def _region_inputs(ops: list[Operation], block: Block) -> list[SSAValue]:
+    """What `ops` read from outside them, constants excepted, in order of first use."""
+    members = set(ops)
+    inputs: dict[SSAValue, None] = {}
+    for op in ops:
+        for value in _operands(op):
+            definer = _definer(value, block)
+            if definer not in members and not (isinstance(definer, ConstantOp) and value.owner is definer):
+                inputs[value] = None
+    return list(inputs)
+
+
+def _send_to_host(op: Operation, reason: str) -> None:
+    reasons = op.attributes.get(REASONS)
+    old = list(reasons.data) if isinstance(reasons, ArrayAttr) else []
+    op.attributes[PLACE] = StringAttr("host")
+    op.attributes[REASONS] = ArrayAttr([*old, StringAttr(reason)])
+    op.attributes.pop(GROUP, None)
+
+
+# --- Outlining --------------------------------------------------------------------------
+
+
+def outline(
+    block: Block, ops: list[Operation], name: str, options: dict[str, Attribute]
+) -> tuple[SubgraphOp, list[ConstantOp]]:
+    """Move `ops` (a region of `block`, in IR order) into a new `mrvl.subgraph @name` and
+    call it from their place. Returns the subgraph, not yet inserted anywhere, and the
+    constants of `block` it cloned."""
+    members = set(ops)
+    inputs = _region_inputs(ops, block)
+    body = Block(arg_types=[v.type for v in inputs])
+    mapping: dict[SSAValue, SSAValue] = {}
+    for value, arg in zip(inputs, body.args):
+        arg.name_hint = value.name_hint
+        mapping[value] = arg
+    constants: list[ConstantOp] = []
+    for op in ops:
+        for value in _operands(op):
+            owner = value.owner
+            if isinstance(owner, ConstantOp) and owner.parent is block and value not in mapping:
+                clone = owner.clone()
+                body.add_op(clone)
+                mapping[value] = clone.results[0]
+                constants.append(owner)
+
+    outputs = [
+        r for op in ops for r in op.results
+        if any(_top_level(use.operation, block) not in members for use in r.uses)
+    ]
+    call = CallMlipOp.create(
+        operands=inputs,
+        result_types=[r.type for r in outputs],
+        properties={"callee": SymbolRefAttr(name)},
+    )
+    block.insert_op_after(call, ops[-1])
+    for old, new in zip(outputs, call.results):
+        new.name_hint = old.name_hint
+        for use in tuple(old.uses):
+            if _top_level(use.operation, block) not in members:
+                use.operation.operands[use.index] = new
+
+    for op in ops:
+        op.detach()
+        body.add_op(op)
+        for inner in op.walk() if op.regions else (op,):
+            for i, value in enumerate(inner.operands):
+                if (new := mapping.get(value)) is not None:
+                    inner.operands[i] = new
+    body.add_op(YieldOp.create(operands=outputs))
+    function_type = FunctionType.from_lists([v.type for v in inputs], [r.type for r in outputs])
+    return SubgraphOp(name, function_type, Region(body), options), constants
+
+
+def restore_dominance(block: Block) -> None:
+    """Reorder `block` so every op follows the ops it reads from, if one does not.
+
+    Outlining puts each call where its region's last op was. A host op between two ops of
+    one region that reads the first, or a region whose input a later op computes, then
+    needs moving: an op needed before it stands moves up, with what it needs in turn, to
+    just before its first user; the other ops keep their order.
+    """
+    ops = list(block.ops)
+    position = {op: i for i, op in enumerate(ops)}
+    producers = {op: [p for p in _producers(op, block) if p in position] for op in ops}
+    if all(position[p] < position[op] for op in ops for p in producers[op]):
+        return
+    placed: dict[Operation, bool] = {}
+    """True once placed; False while its producers are being placed."""
+    order: list[Operation] = []
+    for root in ops:
+        if root in placed:
+            continue
+        placed[root] = False
+        stack = [(root, iter(producers[root]))]
+        while stack:
+            op, waiting = stack[-1]
+            for producer in waiting:
+                state = placed.get(producer)
+                if state is None:
+                    placed[producer] = False
+                    stack.append((producer, iter(producers[producer])))
+                    break
+                if state is False:
+                    raise RuntimeError(f"{PASS_NAME}: the outlined IR has a cycle through '{producer.name}'")
+            else:
+                placed[op] = True
+                order.append(op)
+                stack.pop()
+    for op in order:
+        op.detach()
+        block.add_op(op)
+
+
+# --- The pass ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PartitionMrvlPass(ModulePass):
+    """Outline the ops placed on MLIP into `mrvl.subgraph`s, called by `cpu.call_mlip`.
+
+    Runs after `place-ops`, before `fuse-mrvl` and `lower-to-cpu`.
+    """
+
+    name = PASS_NAME
+
+    policies: tuple[str, ...] = tuple(POLICIES)
+    """Ids of the policies that may send a region back to the host (`POLICIES`); all by
+    default. `policies=compute-intensive` keeps one, `{policies}` none."""
+    prefix: str = "mrvl_sg"
+    """Subgraphs are named `<prefix>0`, `<prefix>1`, ... in IR order."""
+    mcpu: str = "cn10ka"
+    """The OCTEON 10 part: cn10ka or cnf10kb."""
+    num_tiles: int = 8
+    """MLIP tiles the subgraphs are compiled for: 1, 2, 4 or 8."""
+    quantize: str = "fp16"
+    """The accelerator's number format: fp16 or int8."""
+    wb_pin_ocm: int = 0
+    """1 keeps the weights and biases in on-chip memory."""
+    run_mode: str = "sim"
+    """sim (Marvell's simulator) or hw (the board)."""
+
+    def __post_init__(self) -> None:
+        check_target_options(self.name, self.target_options())
+        for id in self.policies:
+            if id not in POLICIES:
+                raise CompileError(self.name, f"policies must be among {', '.join(POLICIES)}, got {id!r}")
+        if not isinstance(self.prefix, str) or not self.prefix:
+            raise CompileError(self.name, f"prefix must be a non-empty name, got {self.prefix!r}")
+
+    @classmethod
+    def from_spec(cls, spec: ArgSpec) -> Self:
+        """ModulePass's, with a target option of the wrong type reported as a wrong value."""
+        given = spec.normalize_parameter_names().parameters
+        for name in TARGET_OPTION_VALUES:
+            if (values := given.get(name)) is not None:
+                check_target_option(cls.name, name, values[0] if len(values) == 1 else values)
+        return super().from_spec(spec)
+
+    def target_options(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in TARGET_OPTION_VALUES}
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        options = target_option_properties(self.target_options())
+        policies = [POLICIES[id] for id in dict.fromkeys(self.policies)]
+        taken = {
+            o.properties["sym_name"].data
+            for o in op.ops
+            if isinstance(o.properties.get("sym_name"), StringAttr)
+        }
+        names = (n for k in itertools.count() if (n := f"{self.prefix}{k}") not in taken)
+        for function in [o for o in op.ops if isinstance(o, func.FuncOp)]:
+            anchor: Operation = function
+            for block in function.body.blocks:
+                for subgraph in self._partition(block, policies, names, options):
+                    op.body.block.insert_op_after(subgraph, anchor)
+                    anchor = subgraph
+
+    def _partition(
+        self, block: Block, policies: list[Policy], names: Iterator[str], options: dict[str, Attribute]
+    ) -> list[SubgraphOp]:
+        """Form, check and outline the regions of `block`; returns the new subgraphs."""
+        accepted = []
+        for ops in form_regions(block):
+            candidate = Candidate(tuple(ops), tuple(_region_inputs(ops, block)))
+            reasons = [
+                f"policy.{p.id}: {p.text} ({observed})"
+                for p in policies
+                if (observed := p.check(candidate)) is not None
+            ]
+            if not reasons:
+                accepted.append(ops)
+                continue
+            for member in ops:
+                for reason in reasons:
+                    _send_to_host(member, reason)
+
+        subgraphs: list[SubgraphOp] = []
+        cloned: dict[ConstantOp, None] = {}
+        for ops in accepted:
+            subgraph, constants = outline(block, ops, next(names), options)
+            subgraphs.append(subgraph)
+            cloned.update(dict.fromkeys(constants))
+        for constant in cloned:
+            if not constant.results[0].uses:
+                constant.detach()
+                constant.erase()
+        if subgraphs:
+            restore_dominance(block)
+        return subgraphs
