@@ -58,6 +58,16 @@ from xdsl.utils.str_enum import StrEnum
 MAX_BATCH = 8
 """MLIP runs at most 8 images per inference (`-b` of mrvl-tmlc)."""
 
+# Discardable attributes that place-ops sets on `graph` ops, before any layer exists.
+PLACE_ATTR = "mrvl.place"
+""""mlip" or "host"."""
+GROUP_ATTR = "mrvl.group"
+"""On MLIP ops: the ops fused into one layer share this i64."""
+PATTERN_ATTR = "mrvl.pattern"
+"""On MLIP ops: the layer kind their group becomes ("conv2d", ...)."""
+REASONS_ATTR = "mrvl.reasons"
+"""On host ops: every reason it stays there, as "<rule-id>: <text> (<observed>)"."""
+
 
 class Activation(StrEnum):
     """Activation a layer applies before writing its output."""

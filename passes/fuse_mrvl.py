@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, 
 from xdsl.rewriter import InsertPoint
 
 from mrvl_dialect import mrvl
+from mrvl_dialect.mrvl import GROUP_ATTR, PLACE_ATTR
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import f32_attr
 from mrvl_dialect.graph_ops_gen import TransposeOp
@@ -48,8 +49,6 @@ from passes.mlip_rules import failed_rules
 TO_NHWC = (0, 2, 3, 1)
 TO_NCHW = (0, 3, 1, 2)
 NCHW_TO_NHWC_AXIS = {0: 0, 1: 3, 2: 1, 3: 2}
-GROUP = "mrvl.group"
-PLACE = "mrvl.place"
 
 
 def _ints(op: Operation, name: str, default: list[int]) -> list[int]:
@@ -94,13 +93,15 @@ def _is_non_negative(value: SSAValue) -> bool:
 
 
 def _per_channel(add: Operation, channels: int) -> np.ndarray | None:
-    """The constant operand of an Add as a `[channels]` bias, if it is one (NCHW)."""
+    """The constant operand of an Add as a `[channels]` bias, if it adds one value per
+    channel: `[C, 1, 1]` or `[1, C, 1, 1]` to an NCHW result, `[C]` or `[1, C]` to `[N, C]`
+    (numpy broadcasting aligns a `[C]` with the last dim, so it is no conv bias)."""
+    rank = len(shape(add.results[0]))
+    allowed = {4: ((channels, 1, 1), (1, channels, 1, 1)), 2: ((channels,), (1, channels))}.get(rank, ())
     for value in add.operands:
         array = constant_value(value)
-        if array is not None and array.size == channels and array.dtype == np.float32:
-            shape_ = array.shape
-            if shape_ in ((channels,), (channels, 1, 1), (1, channels, 1, 1), (1, channels)):
-                return array.reshape(channels)
+        if array is not None and array.dtype == np.float32 and array.shape in allowed:
+            return array.reshape(channels)
     return None
 
 
@@ -422,16 +423,16 @@ PATTERNS: tuple[Pattern, ...] = (
 def placed_group(match: Match) -> bool:
     """Whether `match` is exactly one group `place-ops` put on MLIP (or nothing was placed)."""
     members = match.members()
-    groups = {op.attributes.get(GROUP) for op in members}
+    groups = {op.attributes.get(GROUP_ATTR) for op in members}
     if len(groups) != 1:
         return False
     (group,) = groups
     if group is None:
-        return all(PLACE not in op.attributes for op in members) and not failed_rules(match.anchor)
+        return all(PLACE_ATTR not in op.attributes for op in members) and not failed_rules(match.anchor)
     # Every op of the group must be in the match: none may be left behind unfused.
     block = members[0].parent_block()
     assert block is not None
-    return sum(op.attributes.get(GROUP) == group for op in block.ops) == len(members)
+    return sum(op.attributes.get(GROUP_ATTR) == group for op in block.ops) == len(members)
 
 
 @dataclass(frozen=True)

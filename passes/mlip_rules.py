@@ -114,7 +114,8 @@ def _conv_rank(op: Operation) -> str | None:
     return _rank4(op)
 
 
-@rule("batch.max", "Conv", "MaxPool", "Add", text=f"The batch must be at most {MAX_BATCH}.")
+@rule("batch.max", "Conv", "Gemm", "MatMul", "MaxPool", "GlobalMaxPool", "Add",
+      text=f"The batch must be at most {MAX_BATCH}.")
 def _batch_max(op: Operation) -> str | None:
     return _batch(MAX_BATCH)(op)
 

@@ -56,15 +56,19 @@ from xdsl.utils.arg_spec import ArgSpec
 from mrvl_dialect.cpu import CallMlipOp
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
-from mrvl_dialect.mrvl import SubgraphOp, TargetOption, YieldOp
+from mrvl_dialect.mrvl import (
+    GROUP_ATTR,
+    PATTERN_ATTR,
+    PLACE_ATTR,
+    REASONS_ATTR,
+    SubgraphOp,
+    TargetOption,
+    YieldOp,
+)
 from passes.graph_queries import node_label
 
 PASS_NAME = "partition-mrvl"
 
-PLACE = "mrvl.place"
-GROUP = "mrvl.group"
-PATTERN = "mrvl.pattern"
-REASONS = "mrvl.reasons"
 """The placement attributes `place-ops` writes (see its module docstring)."""
 
 # --- Target options ---------------------------------------------------------------------
@@ -116,7 +120,7 @@ class Candidate:
 
     def patterns(self) -> list[str]:
         """The layer kinds of its ops (`mrvl.pattern`), in IR order, without repeats."""
-        return list(dict.fromkeys(_string_attr(op, PATTERN) for op in self.ops))
+        return list(dict.fromkeys(_string_attr(op, PATTERN_ATTR) for op in self.ops))
 
     def entry_ops(self) -> list[Operation]:
         """The ops that read an input directly."""
@@ -182,7 +186,7 @@ def _no_leading_sum(region: Candidate) -> str | None:
 
 def _leading(region: Candidate, kind: str) -> str | None:
     for op in region.entry_ops():
-        if _string_attr(op, PATTERN) == kind:
+        if _string_attr(op, PATTERN_ATTR) == kind:
             return f"{node_label(op)} reads a subgraph input"
     return None
 
@@ -371,11 +375,11 @@ def _producers(op: Operation, block: Block) -> list[Operation]:
 
 
 def _is_mlip(op: Operation) -> bool:
-    return not isinstance(op, ConstantOp) and _string_attr(op, PLACE) == "mlip"
+    return not isinstance(op, ConstantOp) and _string_attr(op, PLACE_ATTR) == "mlip"
 
 
 def _group(op: Operation) -> int | None:
-    attr = op.attributes.get(GROUP)
+    attr = op.attributes.get(GROUP_ATTR)
     return attr.value.data if isinstance(attr, IntegerAttr) else None
 
 
@@ -438,11 +442,11 @@ def _region_inputs(ops: list[Operation], block: Block) -> list[SSAValue]:
 
 
 def _send_to_host(op: Operation, reason: str) -> None:
-    reasons = op.attributes.get(REASONS)
+    reasons = op.attributes.get(REASONS_ATTR)
     old = list(reasons.data) if isinstance(reasons, ArrayAttr) else []
-    op.attributes[PLACE] = StringAttr("host")
-    op.attributes[REASONS] = ArrayAttr([*old, StringAttr(reason)])
-    op.attributes.pop(GROUP, None)
+    op.attributes[PLACE_ATTR] = StringAttr("host")
+    op.attributes[REASONS_ATTR] = ArrayAttr([*old, StringAttr(reason)])
+    op.attributes.pop(GROUP_ATTR, None)
 
 
 # --- Outlining --------------------------------------------------------------------------

@@ -21,13 +21,12 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, REASONS_ATTR
 from passes.declarative_fusion import Match, match
-from passes.fuse_mrvl import GROUP, PATTERNS, PLACE
+from passes.fuse_mrvl import PATTERNS
 from passes.graph_queries import node_name, op_type
 from passes.mlip_rules import FUSED_ONLY, LAYER_KINDS, failed_rules
 
-PATTERN = "mrvl.pattern"
-REASONS = "mrvl.reasons"
 
 
 def _format_failures(op: Operation) -> list[str]:
@@ -138,13 +137,13 @@ class PlaceOpsPass(ModulePass):
                         _set_host(nested, ["control-flow: ops inside If, Loop and Scan bodies run on the host"])
 
     def annotate(self, op: Operation, placer: _Placer) -> None:
-        for name in (PLACE, GROUP, PATTERN, REASONS):
+        for name in (PLACE_ATTR, GROUP_ATTR, PATTERN_ATTR, REASONS_ATTR):
             op.attributes.pop(name, None)
         if op in placer.group_of:
             group, pattern = placer.group_of[op]
-            op.attributes[PLACE] = StringAttr("mlip")
-            op.attributes[GROUP] = IntegerAttr(group, i64)
-            op.attributes[PATTERN] = StringAttr(pattern)
+            op.attributes[PLACE_ATTR] = StringAttr("mlip")
+            op.attributes[GROUP_ATTR] = IntegerAttr(group, i64)
+            op.attributes[PATTERN_ATTR] = StringAttr(pattern)
         elif not self.offload:
             _set_host(op, ["offload.disabled: offload=false keeps every op on the host"])
         else:
@@ -152,8 +151,8 @@ class PlaceOpsPass(ModulePass):
 
 
 def _set_host(op: Operation, reasons: list[str]) -> None:
-    op.attributes[PLACE] = StringAttr("host")
-    op.attributes[REASONS] = ArrayAttr([StringAttr(r) for r in reasons])
+    op.attributes[PLACE_ATTR] = StringAttr("host")
+    op.attributes[REASONS_ATTR] = ArrayAttr([StringAttr(r) for r in reasons])
 
 
 _ROOT_TYPES = {t for p in PATTERNS for m in p.chain for t in m.op_types}

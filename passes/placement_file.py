@@ -64,7 +64,14 @@ from xdsl.ir import Attribute, Operation
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp, YieldOp
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
-from mrvl_dialect.mrvl import LAYER_OPS, SubgraphOp
+from mrvl_dialect.mrvl import (
+    GROUP_ATTR,
+    LAYER_OPS,
+    PATTERN_ATTR,
+    PLACE_ATTR,
+    REASONS_ATTR,
+    SubgraphOp,
+)
 
 Place = Literal["host", "mlip"]
 
@@ -78,10 +85,6 @@ TOP_KEYS = ("$schema", "format", "version", "comment", "nodes")
 REQUIRED_TOP_KEYS = ("format", "version", "nodes")
 
 # The attributes `place-ops` writes on each `graph` op.
-PLACE_ATTR = "mrvl.place"
-GROUP_ATTR = "mrvl.group"
-PATTERN_ATTR = "mrvl.pattern"
-REASONS_ATTR = "mrvl.reasons"
 
 _ONNX_OP_TYPES = {op.onnx_op_type().lower(): op.onnx_op_type() for op in ONNX_OPS}
 _KEY_HINTS = {  # keys of onnx-mlir's placement files and other likely guesses

@@ -1,0 +1,837 @@
+"""`graph` ops that run on the host -> `cpu` ops, one C kernel call each.
+
+Every `graph` op outside an accelerator subgraph (`mrvl.subgraph`) becomes the `cpu` op of
+its family, with each parameter resolved: defaults filled in, negative axes made
+non-negative, `auto_pad` turned into pads, and constant operands that are parameters
+(Slice starts/ends/axes/steps, Pad pads/value, Resize scales/sizes, Clip min/max, ReduceX
+axes) read from their `graph.constant` into properties. Operands that only restate the
+static result type (Reshape's shape, Squeeze/Unsqueeze axes, Expand's shape, Split's
+split) are dropped unread. `graph.constant` stays; Identity and Dropout become their input.
+
+Errors name the ONNX node, as `node 'topk1' (TopK): no host kernel for TopK`.
+"""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    BytesAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    NameLoc,
+    TensorType,
+    f32,
+    i64,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+import mrvl_dialect.cpu as cpu
+import mrvl_dialect.graph_ops_gen as g
+from mrvl_dialect.cpu import (
+    BinaryKind,
+    PoolKind,
+    ReduceKind,
+    UnaryKind,
+    broadcast_shapes,
+    element_type_of,
+    shape_of,
+)
+from mrvl_dialect.element_types import BY_XDSL
+from mrvl_dialect.errors import CompileError
+from mrvl_dialect.graph import ConstantOp, CustomOp
+from mrvl_dialect.weights import WeightStore
+
+SUBGRAPH_OP = "mrvl.subgraph"
+"""Ops inside an op of this name run on the accelerator and are left alone."""
+KEPT_GRAPH_OPS = frozenset({"graph.constant", "graph.yield"})
+"""`graph` ops the host keeps: constants (the C emitter's data) and region terminators."""
+
+
+# Where an op is, what it is called, and the errors about it
+
+
+def on_host(op: Operation) -> bool:
+    """Whether `op` is outside every accelerator subgraph."""
+    parent = op.parent_op()
+    while parent is not None:
+        if parent.name == SUBGRAPH_OP:
+            return False
+        parent = parent.parent_op()
+    return True
+
+
+def node_name(op: Operation) -> str:
+    """The ONNX node name of `op` (its NameLoc), else its first result's name, else its op name."""
+    if isinstance(op.location, NameLoc):
+        return op.location.desc.data
+    return next((r.name_hint for r in op.results if r.name_hint), op.name)
+
+
+def onnx_op_type(op: Operation) -> str:
+    return op.op_type.data if isinstance(op, CustomOp) else op.name.removeprefix("graph.")
+
+
+def node_error(op: Operation, message: str) -> CompileError:
+    """A CompileError located at `op`'s ONNX node: `node 'conv1' (Conv): <message>`."""
+    return CompileError(f"node '{node_name(op)}' ({onnx_op_type(op)})", message)
+
+
+def no_host_kernel(op: Operation, what: str = "") -> CompileError:
+    """The error for an op (or a variant of it, `what`) that no host kernel implements."""
+    domain = f" of domain '{op.domain.data}'" if isinstance(op, CustomOp) and op.domain else ""
+    return node_error(op, f"no host kernel for {onnx_op_type(op)}{domain}{what}")
+
+
+# Constant operands
+
+
+def constant_operand(op: Operation, value: SSAValue | None, what: str) -> np.ndarray | None:
+    """The value of `op`'s operand `value` (ONNX input `what`), None when it is absent.
+
+    It must be a `graph.constant`: inline `dense<>`, or `dense_resource<>` in the module's
+    weight store.
+    """
+    if value is None:
+        return None
+    producer = value.owner
+    if not isinstance(producer, ConstantOp):
+        source = f"the output of node '{node_name(producer)}'" if isinstance(producer, Operation) else "a graph input"
+        raise node_error(op, f"input '{what}' must be a constant, got {source}")
+    attr = producer.value
+    tensor_type = attr.get_type()
+    assert isinstance(tensor_type, TensorType)
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        dtype = BY_XDSL[tensor_type.element_type].numpy
+        return np.frombuffer(attr.data.data, dtype).reshape(tensor_type.get_shape())
+    module = op.get_toplevel_object()
+    handle = attr.resource_handle.data
+    store = WeightStore.of(module) if isinstance(module, ModuleOp) else WeightStore()
+    if handle not in store:
+        raise node_error(op, f"input '{what}' is the weight '{handle}', and the IR carries no data for it")
+    return np.asarray(store[handle])
+
+
+def constant_ints(op: Operation, value: SSAValue | None, what: str) -> list[int] | None:
+    array = constant_operand(op, value, what)
+    return None if array is None else [int(v) for v in array.reshape(-1)]
+
+
+def constant_scalar(op: Operation, value: SSAValue | None, what: str) -> float | None:
+    array = constant_operand(op, value, what)
+    if array is None or array.size == 0:
+        return None
+    if array.size != 1:
+        raise node_error(op, f"input '{what}' must be a scalar, got shape {list(array.shape)}")
+    return float(array.reshape(-1)[0])
+
+
+# Property values
+
+
+def ints(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+
+
+def int_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(int(value), i64)
+
+
+def float_attr(value: float) -> FloatAttr:
+    return FloatAttr(float(np.float32(value)), f32)
+
+
+def bool_attr(value: int | bool) -> BoolAttr:
+    return BoolAttr.from_bool(bool(value))
+
+
+def optional_ints(attr: DenseArrayBase | None, default: Sequence[int]) -> list[int]:
+    return list(default) if attr is None else [int(v) for v in attr.get_values()]
+
+
+def enum_property(op: Operation, attr: type[EnumAttribute], name: str) -> EnumAttribute:
+    """`op`'s ONNX string attribute `name` as a cpu enum `attr`; no host kernel for other values."""
+    value = op.properties[name].data  # type: ignore[union-attr]
+    try:
+        return attr(attr.enum_type(value))
+    except ValueError:
+        raise no_host_kernel(op, f" with {name} '{value}'") from None
+
+
+def normalized_axis(op: Operation, axis: int, rank: int, what: str = "axis") -> int:
+    """`axis` (negative: from the end) as a dim index of a rank-`rank` tensor."""
+    if not -rank <= axis < rank:
+        raise node_error(op, f"'{what}' {axis} is out of range for a rank-{rank} input")
+    return axis % rank
+
+
+def intermediate(op: Operation, new: Operation, role: str) -> SSAValue:
+    """The result of `new`, a helper op of `op`'s lowering, named after `op`'s result and `role`."""
+    if hint := op.results[0].name_hint:
+        new.results[0].name_hint = f"{hint}_{role}"
+    return new.results[0]
+
+
+def create(
+    cls: type[cpu.CpuOp], operands: Sequence[SSAValue], results: Sequence[Attribute], **properties: Attribute
+) -> Operation:
+    return cls.create(operands=list(operands), result_types=list(results), properties=properties)
+
+
+# Windows of convolutions and pools
+
+
+def split_padding(totals: Sequence[int], upper: bool) -> list[int]:
+    """Begin-then-end pads sharing each total; the odd one goes at the end when `upper`."""
+    small = [t // 2 for t in totals]
+    large = [t - t // 2 for t in totals]
+    return small + large if upper else large + small
+
+
+def window_params(
+    op: g.ConvOp | g.MaxPoolOp | g.AveragePoolOp, kernel: Sequence[int], sizes: Sequence[int]
+) -> tuple[list[int], list[int], list[int]]:
+    """Strides, dilations and begin-then-end pads of a Conv or pool, `auto_pad` resolved."""
+    n = len(kernel)
+    strides = optional_ints(op.strides, [1] * n)
+    dilations = optional_ints(op.dilations, [1] * n)
+    auto_pad = op.auto_pad.data
+    if auto_pad == "NOTSET":
+        pads = optional_ints(op.pads, [0] * 2 * n)
+    elif auto_pad == "VALID":
+        pads = [0] * 2 * n
+    elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        totals = [
+            max(0, (-(-size // s) - 1) * s + d * (k - 1) + 1 - size)
+            for size, k, s, d in zip(sizes, kernel, strides, dilations)
+        ]
+        pads = split_padding(totals, upper=auto_pad == "SAME_UPPER")
+    else:
+        raise no_host_kernel(op, f" with auto_pad '{auto_pad}'")
+    return strides, dilations, pads
+
+
+# Patterns
+
+
+class GraphOpLowering(RewritePattern):
+    """Lowers the graph ops of the classes in `ops` that run on the host.
+
+    `lower` either replaces the op or raises a CompileError; it never declines, so an op
+    left over after the walk has no host kernel.
+    """
+
+    ops: ClassVar[tuple[type[Operation], ...]]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, self.ops) and on_host(op):
+            self.lower(op, rewriter)
+
+    def lower(self, op, rewriter: PatternRewriter) -> None:
+        """Replace `op`, an instance of one of `ops`; each subclass narrows its type."""
+        raise NotImplementedError
+
+    @staticmethod
+    def replace(
+        op: Operation,
+        rewriter: PatternRewriter,
+        new_ops: Sequence[Operation],
+        results: Sequence[SSAValue | None] | None = None,
+    ) -> None:
+        """Replace `op` by `new_ops` (its results by `results`, default: the last op's).
+
+        The new ops keep the op's location; the rewriter gives their results the op's
+        result names where they have none. A result replaced by None must be unused: no
+        host kernel computes it.
+        """
+        results = list(new_ops[-1].results if results is None else results)
+        results += [None] * (len(op.results) - len(results))
+        for new in new_ops:
+            new.location = op.location
+        for old, new in zip(op.results, results, strict=True):
+            if new is None and old.uses:
+                raise no_host_kernel(op, f" computing its output '{old.name_hint or old.index}'")
+        rewriter.replace(op, list(new_ops), results)
+
+
+class IdentityLikeIsItsInput(GraphOpLowering):
+    """Identity, and Dropout at inference, pass their input on (Dropout's mask must be unused)."""
+
+    ops = (g.IdentityOp, g.DropoutOp)
+
+    def lower(self, op: g.IdentityOp | g.DropoutOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op, g.DropoutOp) and any(constant_ints(op, op.training_mode, "training_mode") or []):
+            raise no_host_kernel(op, " in training mode")
+        self.replace(op, rewriter, [], [op.operands[0]])
+
+
+class CastToCpuCast(GraphOpLowering):
+    """Cast and CastLike -> cpu.cast; a cast to the input's own type is its input."""
+
+    ops = (g.CastOp, g.CastLikeOp)
+
+    def lower(self, op: g.CastOp | g.CastLikeOp, rewriter: PatternRewriter) -> None:
+        if op.input.type == op.output.type:
+            self.replace(op, rewriter, [], [op.input])
+        else:
+            self.replace(op, rewriter, [create(cpu.CastOp, [op.input], [op.output.type])])
+
+
+class DirectlyMappedToCpuOp(GraphOpLowering):
+    """Ops whose cpu op takes their first operands and the same-named properties.
+
+    `TABLE`: graph op -> (cpu op, how many leading operands it takes, properties copied).
+    """
+
+    TABLE: ClassVar[dict[type[Operation], tuple[type[cpu.CpuOp], int, tuple[str, ...]]]] = {
+        g.MatMulOp: (cpu.MatmulOp, 2, ()),
+        g.WhereOp: (cpu.WhereOp, 3, ()),
+        g.ExpandOp: (cpu.ExpandOp, 1, ()),
+        g.LeakyReluOp: (cpu.LeakyReluOp, 1, ("alpha",)),
+        g.HardSigmoidOp: (cpu.HardSigmoidOp, 1, ("alpha", "beta")),
+        g.HardSwishOp: (cpu.HardSwishOp, 1, ()),
+    }
+    ops = tuple(TABLE)
+
+    def lower(self, op: Operation, rewriter: PatternRewriter) -> None:
+        cls, count, names = self.TABLE[type(op)]
+        properties = {name: op.properties[name] for name in names}
+        self.replace(op, rewriter, [create(cls, op.operands[:count], [op.results[0].type], **properties)])
+
+
+class ReshapeLikeToCpuReshape(DirectlyMappedToCpuOp):
+    """Reshape, Flatten, Squeeze and Unsqueeze -> cpu.reshape: the static result type says
+    it all, so the shape or axes operand is not read."""
+
+    TABLE = {cls: (cpu.ReshapeOp, 1, ()) for cls in (g.ReshapeOp, g.FlattenOp, g.SqueezeOp, g.UnsqueezeOp)}
+    ops = tuple(TABLE)
+
+
+class ConvToCpuConv(GraphOpLowering):
+    """Conv -> cpu.conv, strides/dilations defaulted and auto_pad resolved into pads."""
+
+    ops = (g.ConvOp,)
+
+    def lower(self, op: g.ConvOp, rewriter: PatternRewriter) -> None:
+        strides, dilations, pads = window_params(op, shape_of(op.W)[2:], shape_of(op.X)[2:])
+        conv = create(
+            cpu.ConvOp, op.operands, [op.Y.type],
+            strides=ints(strides), dilations=ints(dilations), pads=ints(pads), group=op.group,
+        )
+        self.replace(op, rewriter, [conv])
+
+
+class ConvTransposeToCpuConvTranspose(GraphOpLowering):
+    """ConvTranspose -> cpu.conv_transpose, pads resolved from auto_pad or output_shape."""
+
+    ops = (g.ConvTransposeOp,)
+
+    def lower(self, op: g.ConvTransposeOp, rewriter: PatternRewriter) -> None:
+        sizes, kernel = shape_of(op.X)[2:], shape_of(op.W)[2:]
+        n = len(kernel)
+        strides = optional_ints(op.strides, [1] * n)
+        dilations = optional_ints(op.dilations, [1] * n)
+        output_padding = optional_ints(op.output_padding, [0] * n)
+        auto_pad = op.auto_pad.data
+        if auto_pad not in ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"):
+            raise no_host_kernel(op, f" with auto_pad '{auto_pad}'")
+        if op.output_shape is not None or auto_pad.startswith("SAME"):
+            targets = optional_ints(op.output_shape, [size * s for size, s in zip(sizes, strides)])[-n:]
+            totals = [
+                s * (size - 1) + extra + d * (k - 1) + 1 - target
+                for size, k, s, d, extra, target in zip(sizes, kernel, strides, dilations, output_padding, targets)
+            ]
+            if any(t < 0 for t in totals):
+                raise no_host_kernel(op, f" with an output_shape {targets} larger than its full output")
+            pads = split_padding(totals, upper=auto_pad == "SAME_UPPER")
+        elif auto_pad == "VALID":
+            pads = [0] * 2 * n
+        else:
+            pads = optional_ints(op.pads, [0] * 2 * n)
+        conv = create(
+            cpu.ConvTransposeOp, op.operands, [op.Y.type],
+            strides=ints(strides), dilations=ints(dilations), pads=ints(pads),
+            output_padding=ints(output_padding), group=op.group,
+        )
+        self.replace(op, rewriter, [conv])
+
+
+class GemmToCpuGemm(GraphOpLowering):
+    """Gemm -> cpu.gemm with alpha, beta and the transposes spelled out."""
+
+    ops = (g.GemmOp,)
+
+    def lower(self, op: g.GemmOp, rewriter: PatternRewriter) -> None:
+        gemm = create(
+            cpu.GemmOp, op.operands, [op.Y.type],
+            alpha=op.alpha, beta=op.beta,
+            trans_a=bool_attr(op.transA.value.data), trans_b=bool_attr(op.transB.value.data),
+        )
+        self.replace(op, rewriter, [gemm])
+
+
+_BINARY: dict[type[Operation], BinaryKind] = {
+    g.AddOp: BinaryKind.ADD,
+    g.SubOp: BinaryKind.SUB,
+    g.MulOp: BinaryKind.MUL,
+    g.DivOp: BinaryKind.DIV,
+    g.PowOp: BinaryKind.POW,
+    g.ModOp: BinaryKind.MOD,
+    g.PReluOp: BinaryKind.PRELU,
+    g.AndOp: BinaryKind.AND,
+    g.OrOp: BinaryKind.OR,
+    g.XorOp: BinaryKind.XOR,
+    g.EqualOp: BinaryKind.EQUAL,
+    g.LessOp: BinaryKind.LESS,
+    g.LessOrEqualOp: BinaryKind.LESS_OR_EQUAL,
+    g.GreaterOp: BinaryKind.GREATER,
+    g.GreaterOrEqualOp: BinaryKind.GREATER_OR_EQUAL,
+}
+
+
+def binary(kind: BinaryKind, lhs: SSAValue, rhs: SSAValue, result_type: Attribute) -> Operation:
+    return create(cpu.BinaryOp, [lhs, rhs], [result_type], kind=cpu.BinaryKindAttr(kind))
+
+
+class ElementwiseBinaryToCpuBinary(GraphOpLowering):
+    """Add, Sub, Mul, Div, Pow, Mod, PRelu, logic and comparisons -> cpu.binary <kind>.
+
+    A Pow exponent of another element type is cast to the base's type first.
+    """
+
+    ops = tuple(_BINARY)
+
+    def lower(self, op: Operation, rewriter: PatternRewriter) -> None:
+        kind = _BINARY[type(op)]
+        if isinstance(op, g.ModOp) and op.fmod.value.data:
+            kind = BinaryKind.FMOD
+        lhs, rhs = op.operands
+        new_ops: list[Operation] = []
+        if element_type_of(rhs) != element_type_of(lhs):
+            new_ops.append(create(cpu.CastOp, [rhs], [TensorType(element_type_of(lhs), shape_of(rhs))]))
+            rhs = intermediate(op, new_ops[-1], "rhs")
+        new_ops.append(binary(kind, lhs, rhs, op.results[0].type))
+        self.replace(op, rewriter, new_ops)
+
+
+_VARIADIC: dict[type[Operation], BinaryKind] = {
+    g.SumOp: BinaryKind.ADD,
+    g.MeanOp: BinaryKind.ADD,
+    g.MaxOp: BinaryKind.MAX,
+    g.MinOp: BinaryKind.MIN,
+}
+
+
+class VariadicElementwiseToCpuBinaryChain(GraphOpLowering):
+    """Sum, Mean, Max and Min of n inputs -> n - 1 cpu.binary ops (Mean: then a division
+    by n); of one input -> that input."""
+
+    ops = tuple(_VARIADIC)
+
+    def lower(self, op: Operation, rewriter: PatternRewriter) -> None:
+        inputs, result = list(op.operands), op.results[0]
+        if len(inputs) == 1:
+            self.replace(op, rewriter, [], [inputs[0]])
+            return
+        new_ops: list[Operation] = []
+        total = inputs[0]
+        for i, value in enumerate(inputs[1:], 2):
+            last = i == len(inputs) and not isinstance(op, g.MeanOp)
+            partial = TensorType(element_type_of(result), broadcast_shapes(shape_of(total), shape_of(value)) or [])
+            new_ops.append(binary(_VARIADIC[type(op)], total, value, result.type if last else partial))
+            total = new_ops[-1].results[0] if last else intermediate(op, new_ops[-1], f"partial{i - 1}")
+        if isinstance(op, g.MeanOp):
+            count = TensorType(element_type_of(result), [])
+            data = np.array(len(inputs), BY_XDSL[element_type_of(result)].numpy).tobytes()
+            new_ops.append(ConstantOp(DenseIntOrFPElementsAttr(count, BytesAttr(data))))
+            new_ops.append(binary(BinaryKind.DIV, total, intermediate(op, new_ops[-1], "count"), result.type))
+        self.replace(op, rewriter, new_ops)
+
+
+_UNARY: dict[type[Operation], UnaryKind] = {
+    g.ReluOp: UnaryKind.RELU,
+    g.SigmoidOp: UnaryKind.SIGMOID,
+    g.TanhOp: UnaryKind.TANH,
+    g.SqrtOp: UnaryKind.SQRT,
+    g.ExpOp: UnaryKind.EXP,
+    g.LogOp: UnaryKind.LOG,
+    g.ErfOp: UnaryKind.ERF,
+    g.NegOp: UnaryKind.NEG,
+    g.AbsOp: UnaryKind.ABS,
+    g.ReciprocalOp: UnaryKind.RECIPROCAL,
+    g.FloorOp: UnaryKind.FLOOR,
+    g.CeilOp: UnaryKind.CEIL,
+    g.RoundOp: UnaryKind.ROUND,
+    g.SignOp: UnaryKind.SIGN,
+    g.SinOp: UnaryKind.SIN,
+    g.CosOp: UnaryKind.COS,
+    g.TanOp: UnaryKind.TAN,
+    g.AsinOp: UnaryKind.ASIN,
+    g.AcosOp: UnaryKind.ACOS,
+    g.AtanOp: UnaryKind.ATAN,
+    g.SinhOp: UnaryKind.SINH,
+    g.CoshOp: UnaryKind.COSH,
+    g.AsinhOp: UnaryKind.ASINH,
+    g.AcoshOp: UnaryKind.ACOSH,
+    g.AtanhOp: UnaryKind.ATANH,
+    g.NotOp: UnaryKind.NOT,
+    g.SoftplusOp: UnaryKind.SOFTPLUS,
+    g.SoftsignOp: UnaryKind.SOFTSIGN,
+    g.GeluOp: UnaryKind.GELU,
+}
+_GELU_APPROXIMATIONS = {"none": UnaryKind.GELU, "tanh": UnaryKind.GELU_TANH}
+
+
+class ElementwiseUnaryToCpuUnary(GraphOpLowering):
+    """Relu, Sigmoid, Sqrt, ..., Gelu -> cpu.unary <kind> (Gelu's approximation picks the kind)."""
+
+    ops = tuple(_UNARY)
+
+    def lower(self, op: Operation, rewriter: PatternRewriter) -> None:
+        kind = _UNARY[type(op)]
+        if isinstance(op, g.GeluOp):
+            approximate = op.approximate.data
+            if approximate not in _GELU_APPROXIMATIONS:
+                raise no_host_kernel(op, f" with approximate '{approximate}'")
+            kind = _GELU_APPROXIMATIONS[approximate]
+        unary = create(cpu.UnaryOp, [op.operands[0]], [op.results[0].type], kind=cpu.UnaryKindAttr(kind))
+        self.replace(op, rewriter, [unary])
+
+
+class ClipToCpuClip(GraphOpLowering):
+    """Clip -> cpu.clip, bounds read from the constant min/max inputs (absent: -inf/+inf)."""
+
+    ops = (g.ClipOp,)
+
+    def lower(self, op: g.ClipOp, rewriter: PatternRewriter) -> None:
+        low = constant_scalar(op, op.min, "min")
+        high = constant_scalar(op, op.max, "max")
+        clip = create(
+            cpu.ClipOp, [op.input], [op.output.type],
+            min=float_attr(-math.inf if low is None else low),
+            max=float_attr(math.inf if high is None else high),
+        )
+        self.replace(op, rewriter, [clip])
+
+
+class AxisOpToCpuOp(GraphOpLowering):
+    """Softmax, Concat and Gather -> their cpu op, with a non-negative axis."""
+
+    TABLE: ClassVar[dict[type[Operation], type[cpu.CpuOp]]] = {
+        g.SoftmaxOp: cpu.SoftmaxOp,
+        g.ConcatOp: cpu.ConcatOp,
+        g.GatherOp: cpu.GatherOp,
+    }
+    ops = tuple(TABLE)
+
+    def lower(self, op: g.SoftmaxOp | g.ConcatOp | g.GatherOp, rewriter: PatternRewriter) -> None:
+        axis = normalized_axis(op, op.axis.value.data, len(shape_of(op.operands[0])))
+        new = create(self.TABLE[type(op)], op.operands, [op.results[0].type], axis=int_attr(axis))
+        self.replace(op, rewriter, [new])
+
+
+class LayerNormalizationToCpuLayerNorm(GraphOpLowering):
+    """LayerNormalization -> cpu.layer_norm (Y only: its Mean and InvStdDev must be unused)."""
+
+    ops = (g.LayerNormalizationOp,)
+
+    def lower(self, op: g.LayerNormalizationOp, rewriter: PatternRewriter) -> None:
+        x = shape_of(op.X)
+        axis = normalized_axis(op, op.axis.value.data, len(x))
+        for name, value in (("Scale", op.Scale), ("B", op.B)):
+            if value is not None and shape_of(value) != x[axis:]:
+                raise no_host_kernel(op, f" with a {name} of shape {list(shape_of(value))}, not {list(x[axis:])}")
+        norm = create(cpu.LayerNormOp, op.operands, [op.Y.type], axis=int_attr(axis), epsilon=op.epsilon)
+        self.replace(op, rewriter, [norm])
+
+
+class BatchNormalizationToCpuBatchNorm(GraphOpLowering):
+    """BatchNormalization at inference -> cpu.batch_norm."""
+
+    ops = (g.BatchNormalizationOp,)
+
+    def lower(self, op: g.BatchNormalizationOp, rewriter: PatternRewriter) -> None:
+        if op.training_mode.value.data:
+            raise no_host_kernel(op, " in training mode")
+        norm = create(cpu.BatchNormOp, op.operands, [op.Y.type], epsilon=op.epsilon)
+        self.replace(op, rewriter, [norm])
+
+
+class PoolToCpuPool(GraphOpLowering):
+    """MaxPool and AveragePool -> cpu.pool <kind> (MaxPool's Indices must be unused)."""
+
+    ops = (g.MaxPoolOp, g.AveragePoolOp)
+
+    def lower(self, op: g.MaxPoolOp | g.AveragePoolOp, rewriter: PatternRewriter) -> None:
+        kernel = optional_ints(op.kernel_shape, [])
+        strides, dilations, pads = window_params(op, kernel, shape_of(op.X)[2:])
+        average = isinstance(op, g.AveragePoolOp)
+        pool = create(
+            cpu.PoolOp, [op.X], [op.Y.type],
+            kind=cpu.PoolKindAttr(PoolKind.AVERAGE if average else PoolKind.MAX),
+            kernel=ints(kernel), strides=ints(strides), pads=ints(pads), dilations=ints(dilations),
+            count_include_pad=bool_attr(average and op.count_include_pad.value.data),
+        )
+        self.replace(op, rewriter, [pool])
+
+
+class GlobalPoolToCpuGlobalPool(GraphOpLowering):
+    """GlobalAveragePool and GlobalMaxPool -> cpu.global_pool <kind>."""
+
+    ops = (g.GlobalAveragePoolOp, g.GlobalMaxPoolOp)
+
+    def lower(self, op: g.GlobalAveragePoolOp | g.GlobalMaxPoolOp, rewriter: PatternRewriter) -> None:
+        kind = PoolKind.AVERAGE if isinstance(op, g.GlobalAveragePoolOp) else PoolKind.MAX
+        pool = create(cpu.GlobalPoolOp, [op.X], [op.Y.type], kind=cpu.PoolKindAttr(kind))
+        self.replace(op, rewriter, [pool])
+
+
+_REDUCE: dict[type[Operation], ReduceKind] = {
+    g.ReduceSumOp: ReduceKind.SUM,
+    g.ReduceMeanOp: ReduceKind.MEAN,
+    g.ReduceMaxOp: ReduceKind.MAX,
+    g.ReduceMinOp: ReduceKind.MIN,
+    g.ReduceProdOp: ReduceKind.PROD,
+    g.ReduceL1Op: ReduceKind.L1,
+    g.ReduceL2Op: ReduceKind.L2,
+    g.ReduceLogSumOp: ReduceKind.LOG_SUM,
+    g.ReduceLogSumExpOp: ReduceKind.LOG_SUM_EXP,
+    g.ReduceSumSquareOp: ReduceKind.SUM_SQUARE,
+}
+
+
+class ReduceToCpuReduce(GraphOpLowering):
+    """ReduceX -> cpu.reduce <kind> over the constant axes, sorted and non-negative.
+
+    No axes means all axes, or no reduction at all (the input) with noop_with_empty_axes.
+    """
+
+    ops = tuple(_REDUCE)
+
+    def lower(self, op: Operation, rewriter: PatternRewriter) -> None:
+        data, result = op.operands[0], op.results[0]
+        rank = len(shape_of(data))
+        axes = constant_ints(op, op.operands[1] if len(op.operands) > 1 else None, "axes") or []
+        if not axes and (op.noop_with_empty_axes.value.data or rank == 0):
+            self.replace(op, rewriter, [], [data])
+            return
+        axes = sorted({normalized_axis(op, a, rank, "axes") for a in axes}) or list(range(rank))
+        reduce = create(
+            cpu.ReduceOp, [data], [result.type],
+            kind=cpu.ReduceKindAttr(_REDUCE[type(op)]),
+            axes=ints(axes),
+            keepdims=bool_attr(op.keepdims.value.data),
+        )
+        self.replace(op, rewriter, [reduce])
+
+
+class TransposeToCpuTranspose(GraphOpLowering):
+    """Transpose -> cpu.transpose, the default permutation (reversed dims) spelled out."""
+
+    ops = (g.TransposeOp,)
+
+    def lower(self, op: g.TransposeOp, rewriter: PatternRewriter) -> None:
+        rank = len(shape_of(op.data))
+        perm = optional_ints(op.perm, range(rank - 1, -1, -1))
+        transpose = create(cpu.TransposeOp, [op.data], [op.transposed.type], perm=ints(perm))
+        self.replace(op, rewriter, [transpose])
+
+
+class SliceToCpuSlice(GraphOpLowering):
+    """Slice -> cpu.slice with a start, end and step for every input dim, normalised and
+    clamped as ONNX specifies."""
+
+    ops = (g.SliceOp,)
+
+    def lower(self, op: g.SliceOp, rewriter: PatternRewriter) -> None:
+        dims = shape_of(op.data)
+        given_starts = constant_ints(op, op.starts, "starts") or []
+        given_ends = constant_ints(op, op.ends, "ends") or []
+        given_axes = constant_ints(op, op.axes, "axes") or list(range(len(given_starts)))
+        given_steps = constant_ints(op, op.steps, "steps") or [1] * len(given_starts)
+        if not len(given_starts) == len(given_ends) == len(given_axes) == len(given_steps):
+            raise node_error(
+                op,
+                f"starts, ends, axes and steps must have one value per sliced axis, got "
+                f"{given_starts}, {given_ends}, {given_axes} and {given_steps}",
+            )
+        starts, ends, steps = [0] * len(dims), list(dims), [1] * len(dims)
+        for axis, start, end, step in zip(given_axes, given_starts, given_ends, given_steps):
+            axis = normalized_axis(op, axis, len(dims), "axes")
+            dim = dims[axis]
+            if step == 0:
+                raise node_error(op, f"'steps' must not be 0, got {given_steps}")
+            start, end = start + dim if start < 0 else start, end + dim if end < 0 else end
+            low, high = (0, dim) if step > 0 else (-1, dim - 1)
+            starts[axis] = min(max(start, 0), high)
+            ends[axis] = min(max(end, low), high)
+            steps[axis] = step
+            if dim == 0:
+                starts[axis], ends[axis], steps[axis] = 0, 0, 1
+        slice_op = create(
+            cpu.SliceOp, [op.data], [op.output.type], starts=ints(starts), ends=ints(ends), steps=ints(steps)
+        )
+        self.replace(op, rewriter, [slice_op])
+
+
+class SplitToCpuSplit(GraphOpLowering):
+    """Split -> cpu.split; the piece sizes are the results' sizes along the axis."""
+
+    ops = (g.SplitOp,)
+
+    def lower(self, op: g.SplitOp, rewriter: PatternRewriter) -> None:
+        axis = normalized_axis(op, op.axis.value.data, len(shape_of(op.input)))
+        sizes = [shape_of(r)[axis] for r in op.outputs]
+        split = create(
+            cpu.SplitOp, [op.input], [r.type for r in op.outputs], axis=int_attr(axis), sizes=ints(sizes)
+        )
+        self.replace(op, rewriter, [split])
+
+
+class PadToCpuPad(GraphOpLowering):
+    """Pad -> cpu.pad <mode>: pads for every dim (from the constant pads and axes) and the
+    constant fill value (default 0)."""
+
+    ops = (g.PadOp,)
+
+    def lower(self, op: g.PadOp, rewriter: PatternRewriter) -> None:
+        dims = shape_of(op.data)
+        given = constant_ints(op, op.pads, "pads") or []
+        given_axes = constant_ints(op, op.axes, "axes") or range(len(dims))
+        axes = [normalized_axis(op, a, len(dims), "axes") for a in given_axes]
+        if len(given) != 2 * len(axes):
+            raise node_error(op, f"'pads' must have 2 values per padded axis ({2 * len(axes)}), got {given}")
+        pads = [0] * 2 * len(dims)
+        for i, axis in enumerate(axes):
+            pads[axis], pads[len(dims) + axis] = given[i], given[len(axes) + i]
+        value = constant_scalar(op, op.constant_value, "constant_value") or 0.0
+        pad = create(
+            cpu.PadOp, [op.data], [op.output.type],
+            pads=ints(pads), mode=enum_property(op, cpu.PadModeAttr, "mode"), value=float_attr(value),
+        )
+        self.replace(op, rewriter, [pad])
+
+
+class ResizeToCpuResize(GraphOpLowering):
+    """Resize -> cpu.resize <mode> with one scale per dim, from the constant scales, or
+    computed from the constant sizes (output over input, with keep_aspect_ratio_policy)."""
+
+    ops = (g.ResizeOp,)
+
+    def lower(self, op: g.ResizeOp, rewriter: PatternRewriter) -> None:
+        if op.antialias.value.data:
+            raise no_host_kernel(op, " with antialias")
+        dims = shape_of(op.X)
+        axes = [normalized_axis(op, a, len(dims), "axes") for a in optional_ints(op.axes, range(len(dims)))]
+        given_scales = constant_operand(op, op.scales, "scales")
+        given_sizes = constant_ints(op, op.sizes, "sizes")
+        if given_scales is not None and given_scales.size:
+            ratios = [float(s) for s in given_scales.reshape(-1)]
+        elif given_sizes:
+            ratios = [np.float32(size) / np.float32(dims[a]) for a, size in zip(axes, given_sizes)]
+            policy = op.keep_aspect_ratio_policy.data
+            if policy in ("not_larger", "not_smaller"):
+                ratios = [(min if policy == "not_larger" else max)(ratios)] * len(axes)
+        else:
+            raise node_error(op, "needs a 'scales' or a 'sizes' input")
+        if len(ratios) != len(axes):
+            raise node_error(
+                op, f"'scales' or 'sizes' must have one value per resized axis ({len(axes)}), got {len(ratios)}"
+            )
+        scales = [1.0] * len(dims)
+        for axis, ratio in zip(axes, ratios):
+            scales[axis] = float(np.float32(ratio))
+        resize = create(
+            cpu.ResizeOp, [op.X], [op.Y.type],
+            scales=DenseArrayBase.from_list(f32, scales),
+            mode=enum_property(op, cpu.ResizeModeAttr, "mode"),
+            coordinate_transformation_mode=enum_property(
+                op, cpu.CoordinateTransformationModeAttr, "coordinate_transformation_mode"
+            ),
+            nearest_mode=enum_property(op, cpu.NearestModeAttr, "nearest_mode"),
+            cubic_coeff_a=op.cubic_coeff_a,
+            exclude_outside=bool_attr(op.exclude_outside.value.data),
+            extrapolation_value=op.extrapolation_value,
+        )
+        self.replace(op, rewriter, [resize])
+
+
+class DepthToSpaceToCpuDepthToSpace(GraphOpLowering):
+    """DepthToSpace -> cpu.depth_to_space <mode>."""
+
+    ops = (g.DepthToSpaceOp,)
+
+    def lower(self, op: g.DepthToSpaceOp, rewriter: PatternRewriter) -> None:
+        mode = enum_property(op, cpu.DepthToSpaceModeAttr, "mode")
+        d2s = create(cpu.DepthToSpaceOp, [op.input], [op.output.type], blocksize=op.blocksize, mode=mode)
+        self.replace(op, rewriter, [d2s])
+
+
+PATTERNS: tuple[type[GraphOpLowering], ...] = (
+    IdentityLikeIsItsInput,
+    CastToCpuCast,
+    DirectlyMappedToCpuOp,
+    ReshapeLikeToCpuReshape,
+    ConvToCpuConv,
+    ConvTransposeToCpuConvTranspose,
+    GemmToCpuGemm,
+    ElementwiseBinaryToCpuBinary,
+    VariadicElementwiseToCpuBinaryChain,
+    ElementwiseUnaryToCpuUnary,
+    ClipToCpuClip,
+    AxisOpToCpuOp,
+    LayerNormalizationToCpuLayerNorm,
+    BatchNormalizationToCpuBatchNorm,
+    PoolToCpuPool,
+    GlobalPoolToCpuGlobalPool,
+    ReduceToCpuReduce,
+    TransposeToCpuTranspose,
+    SliceToCpuSlice,
+    SplitToCpuSplit,
+    PadToCpuPad,
+    ResizeToCpuResize,
+    DepthToSpaceToCpuDepthToSpace,
+)
+
+
+@dataclass(frozen=True)
+class LowerToCpuPass(ModulePass):
+    """Lower every host `graph` op to the `cpu` dialect; runs after partitioning.
+
+    Ops inside `mrvl.subgraph`s are not touched. Unused host ops are erased on the way
+    (the rewrite driver removes dead pure ops). A `graph` op with no host kernel
+    (TopK, graph.custom, ...) is an error naming its node.
+    """
+
+    name = "lower-to-cpu"
+
+    allow_unsupported: bool = False
+    """Keep graph ops that have no host kernel instead of failing (for inspecting partial
+    lowerings; the C emitter rejects the result)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        walker = PatternRewriteWalker(GreedyRewritePatternApplier([p() for p in PATTERNS]))
+        for top in list(op.body.block.ops):
+            if top.name != SUBGRAPH_OP:
+                for region in top.regions:
+                    walker.rewrite_region(region)
+        if self.allow_unsupported:
+            return
+        for nested in op.walk():
+            if nested.name.startswith("graph.") and nested.name not in KEPT_GRAPH_OPS and on_host(nested):
+                raise no_host_kernel(nested)
