@@ -18,4 +18,9 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return MRVL
 
-    return {"graph": graph, "mrvl": mrvl}
+    def cpu() -> Dialect:
+        from mrvl_dialect.cpu import CPU
+
+        return CPU
+
+    return {"graph": graph, "mrvl": mrvl, "cpu": cpu}

@@ -1,0 +1,1238 @@
+"""The `cpu` dialect: the host's share of a model, one op per C kernel call.
+
+`lower-to-cpu` turns every `graph` op that is not inside an accelerator subgraph
+(`mrvl.subgraph`) into a `cpu` op, and `cpu.call_mlip` runs such a subgraph. The C emitter
+prints each op as one call of its kernel, so the ops are made for a plain printer:
+
+- operands and results are ranked tensors with static shapes, in ONNX's own layout
+  (NCHW for images, OIHW for conv weights), and every result type is explicit;
+- every parameter is a resolved property: no defaults, no negative axes, no `auto_pad`,
+  no constant operands standing for parameters (a Slice's starts, a Clip's bounds, ...);
+- ops with a `kind` or `mode` (`cpu.binary add`, `cpu.pool max`, `cpu.pad reflect`, ...)
+  are one kernel family; the kind names the kernel.
+
+Syntax: the kind or mode (if any) comes first as a keyword, operands next, the other
+properties in the attribute dictionary, then the function type:
+
+    %y = cpu.pool max %x {kernel = array<i64: 2, 2>, ...} : (tensor<...>) -> tensor<...>
+
+Verifiers hold structural invariants (counts, ranges, shapes that follow from the
+parameters). `lower-to-cpu` never builds an op that breaks one, so a verifier error is a
+compiler bug, not a problem with the user's model.
+"""
+
+import math
+from collections.abc import Sequence
+from enum import auto
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    AnyTensorTypeConstr,
+    BoolAttr,
+    DenseArrayBase,
+    Float32Type,
+    FloatAttr,
+    FunctionType,
+    I64,
+    IntegerAttr,
+    SymbolRefAttr,
+    TensorType,
+    f32,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    AttrSetConstraint,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VarConstraint,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import Pure, SymbolTable, SymbolUserOpInterface
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
+"""The tail of every op's format except `cpu.call_mlip`."""
+
+
+# Kinds
+
+
+class BinaryKind(StrEnum):
+    """The elementwise function of `cpu.binary`; lhs and rhs broadcast as in numpy."""
+
+    ADD = auto()
+    SUB = auto()
+    MUL = auto()
+    DIV = auto()
+    """Integer division truncates toward zero, as ONNX Div does."""
+    POW = auto()
+    MAX = auto()
+    MIN = auto()
+    MOD = auto()
+    """Integer modulo with the sign of the divisor (Python's %); ONNX Mod with fmod=0."""
+    FMOD = auto()
+    """C's fmod: the sign of the dividend; ONNX Mod with fmod=1."""
+    PRELU = auto()
+    """lhs < 0 ? lhs * rhs : lhs (rhs is the slope)."""
+    AND = auto()
+    OR = auto()
+    XOR = auto()
+    EQUAL = auto()
+    LESS = auto()
+    LESS_OR_EQUAL = auto()
+    GREATER = auto()
+    GREATER_OR_EQUAL = auto()
+
+
+_COMPARISONS = frozenset(
+    {BinaryKind.EQUAL, BinaryKind.LESS, BinaryKind.LESS_OR_EQUAL, BinaryKind.GREATER, BinaryKind.GREATER_OR_EQUAL}
+)
+_LOGICAL_BINARY = frozenset({BinaryKind.AND, BinaryKind.OR, BinaryKind.XOR})
+
+
+class UnaryKind(StrEnum):
+    """The elementwise function of `cpu.unary`; input and result have one type."""
+
+    RELU = auto()
+    SIGMOID = auto()
+    TANH = auto()
+    SQRT = auto()
+    EXP = auto()
+    LOG = auto()
+    ERF = auto()
+    NEG = auto()
+    ABS = auto()
+    RECIPROCAL = auto()
+    FLOOR = auto()
+    CEIL = auto()
+    ROUND = auto()
+    """Halfway cases to even, as ONNX Round (C's nearbyint in the default mode)."""
+    SIGN = auto()
+    SIN = auto()
+    COS = auto()
+    TAN = auto()
+    ASIN = auto()
+    ACOS = auto()
+    ATAN = auto()
+    SINH = auto()
+    COSH = auto()
+    ASINH = auto()
+    ACOSH = auto()
+    ATANH = auto()
+    NOT = auto()
+    """Logical not, on i1 tensors only."""
+    IDENTITY = auto()
+    """A copy."""
+    SOFTPLUS = auto()
+    """log(1 + exp(x))."""
+    SOFTSIGN = auto()
+    """x / (1 + |x|)."""
+    GELU = auto()
+    """x * 0.5 * (1 + erf(x / sqrt(2))): ONNX Gelu with approximate = "none"."""
+    GELU_TANH = auto()
+    """x * 0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))): approximate = "tanh"."""
+
+
+class PoolKind(StrEnum):
+    """What `cpu.pool` and `cpu.global_pool` compute over a window."""
+
+    MAX = auto()
+    AVERAGE = auto()
+
+
+class ReduceKind(StrEnum):
+    """What `cpu.reduce` computes over the reduced axes (ONNX ReduceX)."""
+
+    SUM = auto()
+    MEAN = auto()
+    MAX = auto()
+    MIN = auto()
+    PROD = auto()
+    L1 = auto()
+    """Sum of absolute values."""
+    L2 = auto()
+    """Square root of the sum of squares."""
+    LOG_SUM = auto()
+    LOG_SUM_EXP = auto()
+    SUM_SQUARE = auto()
+
+
+class PadMode(StrEnum):
+    """How `cpu.pad` fills the border (ONNX Pad's modes)."""
+
+    CONSTANT = auto()
+    """The `value` property."""
+    REFLECT = auto()
+    """Mirrored without repeating the edge element."""
+    EDGE = auto()
+    """The edge element repeated."""
+    WRAP = auto()
+    """The opposite side's elements (circular)."""
+
+
+class ResizeMode(StrEnum):
+    """The interpolation of `cpu.resize`."""
+
+    NEAREST = auto()
+    LINEAR = auto()
+    CUBIC = auto()
+
+
+class CoordinateTransformationMode(StrEnum):
+    """How `cpu.resize` maps an output coordinate to an input one (ONNX's names and formulas).
+
+    ONNX's `tf_crop_and_resize` is not a kind: it needs a region of interest, and
+    `lower-to-cpu` rejects it.
+    """
+
+    HALF_PIXEL = auto()
+    HALF_PIXEL_SYMMETRIC = auto()
+    PYTORCH_HALF_PIXEL = auto()
+    ALIGN_CORNERS = auto()
+    ASYMMETRIC = auto()
+
+
+class NearestMode(StrEnum):
+    """How `cpu.resize` in nearest mode rounds an input coordinate."""
+
+    ROUND_PREFER_FLOOR = auto()
+    ROUND_PREFER_CEIL = auto()
+    FLOOR = auto()
+    CEIL = auto()
+
+
+class DepthToSpaceMode(StrEnum):
+    """The channel order `cpu.depth_to_space` reads: depth-column-row or column-row-depth."""
+
+    DCR = "DCR"
+    CRD = "CRD"
+
+
+@irdl_attr_definition
+class BinaryKindAttr(EnumAttribute[BinaryKind], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.binary_kind"
+
+
+@irdl_attr_definition
+class UnaryKindAttr(EnumAttribute[UnaryKind], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.unary_kind"
+
+
+@irdl_attr_definition
+class PoolKindAttr(EnumAttribute[PoolKind], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.pool_kind"
+
+
+@irdl_attr_definition
+class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.reduce_kind"
+
+
+@irdl_attr_definition
+class PadModeAttr(EnumAttribute[PadMode], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.pad_mode"
+
+
+@irdl_attr_definition
+class ResizeModeAttr(EnumAttribute[ResizeMode], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.resize_mode"
+
+
+@irdl_attr_definition
+class CoordinateTransformationModeAttr(EnumAttribute[CoordinateTransformationMode], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.coordinate_transformation_mode"
+
+
+@irdl_attr_definition
+class NearestModeAttr(EnumAttribute[NearestMode], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.nearest_mode"
+
+
+@irdl_attr_definition
+class DepthToSpaceModeAttr(EnumAttribute[DepthToSpaceMode], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.depth_to_space_mode"
+
+
+# Property constraints and shape rules
+
+_INTS = DenseArrayBase.constr(i64)
+_FLOATS = DenseArrayBase.constr(f32)
+_INT = IntegerAttr[I64]
+_FLOAT = FloatAttr[Float32Type]
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    """The static shape of a ranked tensor value."""
+    assert isinstance(value.type, TensorType)
+    return value.type.get_shape()
+
+
+def element_type_of(value: SSAValue) -> Attribute:
+    """The element type of a ranked tensor value."""
+    assert isinstance(value.type, TensorType)
+    return value.type.element_type
+
+
+def _values(array: DenseArrayBase) -> tuple[int, ...]:
+    return tuple(array.get_values())  # type: ignore[arg-type]
+
+
+def _check_count(name: str, values: Sequence[object], count: int, what: str) -> None:
+    if len(values) != count:
+        raise VerifyException(f"'{name}' must have {count} values ({what}), got {len(values)}: {list(values)}")
+
+
+def _check_at_least(name: str, values: Sequence[int], low: int) -> None:
+    if any(v < low for v in values):
+        raise VerifyException(f"'{name}' values must be >= {low}, got {list(values)}")
+
+
+def _check_axis(name: str, axis: int, rank: int) -> None:
+    if not 0 <= axis < rank:
+        raise VerifyException(f"'{name}' must be in [0, {rank}) for a rank-{rank} input, got {axis}")
+
+
+def _check_shape(what: str, actual: Sequence[int], expected: Sequence[int]) -> None:
+    if tuple(actual) != tuple(expected):
+        raise VerifyException(f"{what} must have shape {list(expected)}, got {list(actual)}")
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...] | None:
+    """The numpy broadcast of `shapes`, or None when they do not broadcast."""
+    rank = max((len(s) for s in shapes), default=0)
+    result = []
+    for i in range(rank):
+        dims = {s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0} - {1}
+        if len(dims) > 1:
+            return None
+        result.append(dims.pop() if dims else 1)
+    return tuple(result)
+
+
+def _check_broadcast(what: str, shapes: Sequence[Sequence[int]], result: Sequence[int]) -> None:
+    if broadcast_shapes(*shapes, result) != tuple(result):
+        raise VerifyException(
+            f"{what} {[list(s) for s in shapes]} must broadcast to the result shape {list(result)}"
+        )
+
+
+def _window_extent(kernel: int, dilation: int) -> int:
+    return dilation * (kernel - 1) + 1
+
+
+class CpuOp(IRDLOperation):
+    """A host op: pure, static shapes everywhere; `verify_params` holds the op's own rules."""
+
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def verify_(self) -> None:
+        for value in (*self.operands, *self.results):
+            if isinstance(value.type, TensorType) and any(d < 0 for d in value.type.get_shape()):
+                raise VerifyException(f"every tensor of a cpu op must have a static shape, got {value.type}")
+        self.verify_params()
+
+    def verify_params(self) -> None:
+        pass
+
+
+class _SameTypeOp(CpuOp):
+    """An elementwise op of one input whose result has the input's type."""
+
+    _T: ClassVar = VarConstraint("T", AnyTensorTypeConstr)
+    input = operand_def(_T)
+    output = result_def(_T)
+
+    assembly_format = "$input " + _FUNCTIONAL
+
+
+class _SameElementTypeOp(CpuOp):
+    """An op of one input whose result has the input's element type (any shape)."""
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    input = operand_def(TensorType.constr(_T))
+    output = result_def(TensorType.constr(_T))
+
+    assembly_format = "$input " + _FUNCTIONAL
+
+
+# Accelerator calls
+
+
+class CallMlipSymbolUser(SymbolUserOpInterface):
+    """The callee is defined in the nearest symbol table and has the call's signature.
+
+    Any func-like op with a `function_type` property can be the callee (`mrvl.subgraph`).
+    """
+
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, CallMlipOp)
+        try:
+            callee = SymbolTable.lookup_symbol(op, op.callee)
+        except ValueError:  # no symbol table encloses the op
+            callee = None
+        if callee is None:
+            raise VerifyException(f"'callee' {op.callee} is not defined in the enclosing symbol table")
+        function_type = callee.properties.get("function_type")
+        if not isinstance(function_type, FunctionType):
+            raise VerifyException(f"'callee' {op.callee} is a '{callee.name}', which has no 'function_type'")
+        for what, expected, actual in (
+            ("operand", function_type.inputs.data, [a.type for a in op.args]),
+            ("result", function_type.outputs.data, [r.type for r in op.res]),
+        ):
+            if list(expected) != list(actual):
+                raise VerifyException(
+                    f"{what} types of the call to {op.callee} must be the callee's "
+                    f"({', '.join(map(str, expected))}), got ({', '.join(map(str, actual))})"
+                )
+
+
+@irdl_op_definition
+class CallMlipOp(CpuOp):
+    """Runs the accelerator subgraph `@callee` on the MLIP and waits for its results.
+
+        %y = cpu.call_mlip @mrvl_sg0(%x, %w) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+    """
+
+    name = "cpu.call_mlip"
+
+    callee = prop_def(SymbolRefAttr)
+    args = var_operand_def(AnyTensorTypeConstr)
+    res = var_result_def(AnyTensorTypeConstr)
+
+    traits = traits_def(CallMlipSymbolUser())
+    """Not pure: the MLIP is a device the call drives."""
+    assembly_format = "$callee `(` $args `)` attr-dict `:` functional-type($args, $res)"
+
+
+# Convolution and matrix products
+
+
+class _ConvLike(CpuOp):
+    """The operands, properties and shared checks of `cpu.conv` and `cpu.conv_transpose`."""
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    X = operand_def(TensorType.constr(_T))
+    W = operand_def(TensorType.constr(_T))
+    B = opt_operand_def(TensorType.constr(_T))
+    Y = result_def(TensorType.constr(_T))
+    strides = prop_def(_INTS)
+    dilations = prop_def(_INTS)
+    pads = prop_def(_INTS)
+    """Padding at the beginning of each spatial dim, then at the end (for conv_transpose:
+    output elements cropped there)."""
+    group = prop_def(_INT)
+
+    assembly_format = "$X `,` $W (`,` $B^)? " + _FUNCTIONAL
+
+    def check_conv_params(self, *arrays: str) -> tuple[int, dict[str, tuple[int, ...]]]:
+        """The number of spatial dims and the values of the named properties, checked."""
+        x, w = shape_of(self.X), shape_of(self.W)
+        n = len(x) - 2
+        if n < 1:
+            raise VerifyException(f"'X' must be (N, C, spatial...) with a spatial dim, got shape {list(x)}")
+        if len(w) != len(x):
+            raise VerifyException(f"'W' must have the rank of 'X' ({len(x)}), got shape {list(w)}")
+        values = {name: _values(self.properties[name]) for name in arrays}  # type: ignore[arg-type]
+        for name, vals in values.items():
+            if name == "pads":
+                _check_count(name, vals, 2 * n, "begin then end per spatial dim")
+                _check_at_least(name, vals, 0)
+            else:
+                _check_count(name, vals, n, "one per spatial dim")
+                _check_at_least(name, vals, 0 if name == "output_padding" else 1)
+        if self.group.value.data < 1:
+            raise VerifyException(f"'group' must be >= 1, got {self.group.value.data}")
+        return n, values
+
+
+@irdl_op_definition
+class ConvOp(_ConvLike):
+    """N-d convolution of X (N, C, spatial...) with W (M, C/group, kernel...), plus bias B (M).
+
+        %y = cpu.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+               pads = array<i64: 1, 1, 1, 1>, group = 1 : i64}
+               : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+    """
+
+    name = "cpu.conv"
+
+    def verify_params(self) -> None:
+        n, p = self.check_conv_params("strides", "dilations", "pads")
+        x, w = shape_of(self.X), shape_of(self.W)
+        group = self.group.value.data
+        if w[1] * group != x[1]:
+            raise VerifyException(
+                f"'W' dim 1 times 'group' must be the input channels {x[1]}, got {w[1]} x {group}"
+            )
+        if w[0] % group:
+            raise VerifyException(f"'W' dim 0 (output channels) must be a multiple of 'group' ({group}), got {w[0]}")
+        if self.B is not None:
+            _check_shape("'B'", shape_of(self.B), [w[0]])
+        spatial = [
+            (x[2 + i] + p["pads"][i] + p["pads"][n + i] - _window_extent(w[2 + i], p["dilations"][i]))
+            // p["strides"][i]
+            + 1
+            for i in range(n)
+        ]
+        _check_shape("the result", shape_of(self.Y), [x[0], w[0], *spatial])
+
+
+@irdl_op_definition
+class ConvTransposeOp(_ConvLike):
+    """N-d transposed convolution of X (N, C, spatial...) with W (C, M/group, kernel...), plus B (M).
+
+    Output size per spatial dim: stride * (in - 1) + output_padding + dilation * (kernel - 1)
+    + 1 - pad_begin - pad_end.
+
+        %y = cpu.conv_transpose %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+               pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1 : i64}
+               : (tensor<1x32x12x12xf32>, tensor<32x16x2x2xf32>) -> tensor<1x16x24x24xf32>
+    """
+
+    name = "cpu.conv_transpose"
+
+    output_padding = prop_def(_INTS)
+    """Extra output size at the end of each spatial dim (ONNX's output_padding)."""
+
+    def verify_params(self) -> None:
+        n, p = self.check_conv_params("strides", "dilations", "pads", "output_padding")
+        x, w = shape_of(self.X), shape_of(self.W)
+        group = self.group.value.data
+        if w[0] != x[1] or x[1] % group:
+            raise VerifyException(
+                f"'W' dim 0 must be the input channels {x[1]}, a multiple of 'group' ({group}), got {w[0]}"
+            )
+        if self.B is not None:
+            _check_shape("'B'", shape_of(self.B), [w[1] * group])
+        spatial = [
+            p["strides"][i] * (x[2 + i] - 1)
+            + p["output_padding"][i]
+            + _window_extent(w[2 + i], p["dilations"][i])
+            - p["pads"][i]
+            - p["pads"][n + i]
+            for i in range(n)
+        ]
+        _check_shape("the result", shape_of(self.Y), [x[0], w[1] * group, *spatial])
+
+
+@irdl_op_definition
+class GemmOp(CpuOp):
+    """Y = alpha * A' * B' + beta * C, where A' is A or its transpose (trans_a), likewise B'.
+
+    C (optional) broadcasts to Y as in numpy.
+
+        %y = cpu.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = true}
+               : (tensor<1x512xf32>, tensor<10x512xf32>, tensor<10xf32>) -> tensor<1x10xf32>
+    """
+
+    name = "cpu.gemm"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    A = operand_def(TensorType.constr(_T))
+    B = operand_def(TensorType.constr(_T))
+    C = opt_operand_def(TensorType.constr(_T))
+    Y = result_def(TensorType.constr(_T))
+    alpha = prop_def(_FLOAT)
+    beta = prop_def(_FLOAT)
+    trans_a = prop_def(BoolAttr)
+    trans_b = prop_def(BoolAttr)
+
+    assembly_format = "$A `,` $B (`,` $C^)? " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        a, b = shape_of(self.A), shape_of(self.B)
+        if len(a) != 2 or len(b) != 2:
+            raise VerifyException(f"'A' and 'B' must be matrices, got shapes {list(a)} and {list(b)}")
+        m, k = a[::-1] if self.trans_a.value.data else a
+        k2, n = b[::-1] if self.trans_b.value.data else b
+        if k != k2:
+            raise VerifyException(f"the inner dims of A' and B' must agree, got {k} and {k2}")
+        _check_shape("the result", shape_of(self.Y), [m, n])
+        if self.C is not None:
+            _check_broadcast("'C'", [shape_of(self.C)], [m, n])
+
+
+def matmul_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | None:
+    """The shape of numpy's `matmul(a, b)`, or None when the shapes do not fit."""
+    if not a or not b:
+        return None
+    a2 = [1, *a] if len(a) == 1 else list(a)
+    b2 = [*b, 1] if len(b) == 1 else list(b)
+    batch = broadcast_shapes(a2[:-2], b2[:-2])
+    if batch is None or a2[-1] != b2[-2]:
+        return None
+    return (*batch, *([a2[-2]] if len(a) > 1 else []), *([b2[-1]] if len(b) > 1 else []))
+
+
+@irdl_op_definition
+class MatmulOp(CpuOp):
+    """Matrix product with numpy's `matmul` semantics: batch dims broadcast, 1-d operands promoted.
+
+        %y = cpu.matmul %a, %b : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+    """
+
+    name = "cpu.matmul"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    A = operand_def(TensorType.constr(_T))
+    B = operand_def(TensorType.constr(_T))
+    Y = result_def(TensorType.constr(_T))
+
+    assembly_format = "$A `,` $B " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        a, b = shape_of(self.A), shape_of(self.B)
+        expected = matmul_shape(a, b)
+        if expected is None:
+            raise VerifyException(f"'A' {list(a)} and 'B' {list(b)} do not fit numpy's matmul")
+        _check_shape("the result", shape_of(self.Y), expected)
+
+
+# Elementwise
+
+
+@irdl_op_definition
+class BinaryOp(CpuOp):
+    """Elementwise `kind` of lhs and rhs, broadcast as in numpy to the result's shape.
+
+    Comparisons give i1; and/or/xor take and give i1; the others keep the operands' type.
+
+        %y = cpu.binary add %a, %b : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+    """
+
+    name = "cpu.binary"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    kind = prop_def(BinaryKindAttr)
+    lhs = operand_def(TensorType.constr(_T))
+    rhs = operand_def(TensorType.constr(_T))
+    result = result_def(AnyTensorTypeConstr)
+
+    assembly_format = "$kind $lhs `,` $rhs " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        kind = self.kind.data
+        operands = element_type_of(self.lhs)
+        expected = i1 if kind in _COMPARISONS else operands
+        if kind in _LOGICAL_BINARY and operands != i1:
+            raise VerifyException(f"'{kind}' takes i1 operands, got {operands}")
+        if element_type_of(self.result) != expected:
+            raise VerifyException(f"'{kind}' must give {expected} elements, got {element_type_of(self.result)}")
+        _check_broadcast("the operand shapes", [shape_of(self.lhs), shape_of(self.rhs)], shape_of(self.result))
+
+
+@irdl_op_definition
+class UnaryOp(_SameTypeOp):
+    """Elementwise `kind` of the input.
+
+        %y = cpu.unary relu %x : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+    """
+
+    name = "cpu.unary"
+
+    kind = prop_def(UnaryKindAttr)
+
+    assembly_format = "$kind $input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        if self.kind.data == UnaryKind.NOT and element_type_of(self.input) != i1:
+            raise VerifyException(f"'not' takes i1 elements, got {element_type_of(self.input)}")
+
+
+@irdl_op_definition
+class ClipOp(_SameTypeOp):
+    """min(max(x, min), max) elementwise; an unbounded side is -inf or +inf.
+
+        %y = cpu.clip %x {min = 0.0 : f32, max = 6.0 : f32} : (tensor<1x16xf32>) -> tensor<1x16xf32>
+    """
+
+    name = "cpu.clip"
+
+    min = prop_def(_FLOAT)
+    max = prop_def(_FLOAT)
+
+    def verify_params(self) -> None:
+        low, high = self.min.value.data, self.max.value.data
+        if math.isnan(low) or math.isnan(high):
+            raise VerifyException(f"'min' and 'max' must be numbers, got {low} and {high}")
+
+
+@irdl_op_definition
+class LeakyReluOp(_SameTypeOp):
+    """x < 0 ? alpha * x : x elementwise.
+
+        %y = cpu.leaky_relu %x {alpha = 0.01 : f32} : (tensor<1x16xf32>) -> tensor<1x16xf32>
+    """
+
+    name = "cpu.leaky_relu"
+
+    alpha = prop_def(_FLOAT)
+
+
+@irdl_op_definition
+class HardSigmoidOp(_SameTypeOp):
+    """max(0, min(1, alpha * x + beta)) elementwise.
+
+        %y = cpu.hard_sigmoid %x {alpha = 0.2 : f32, beta = 0.5 : f32} : (tensor<1x16xf32>) -> tensor<1x16xf32>
+    """
+
+    name = "cpu.hard_sigmoid"
+
+    alpha = prop_def(_FLOAT)
+    beta = prop_def(_FLOAT)
+
+
+@irdl_op_definition
+class HardSwishOp(_SameTypeOp):
+    """x * max(0, min(1, x / 6 + 0.5)) elementwise.
+
+        %y = cpu.hard_swish %x : (tensor<1x16xf32>) -> tensor<1x16xf32>
+    """
+
+    name = "cpu.hard_swish"
+
+
+@irdl_op_definition
+class WhereOp(CpuOp):
+    """condition ? X : Y elementwise, all three broadcast as in numpy to the result's shape.
+
+        %z = cpu.where %c, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    """
+
+    name = "cpu.where"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    condition = operand_def(TensorType.constr(i1))
+    X = operand_def(TensorType.constr(_T))
+    Y = operand_def(TensorType.constr(_T))
+    output = result_def(TensorType.constr(_T))
+
+    assembly_format = "$condition `,` $X `,` $Y " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        shapes = [shape_of(self.condition), shape_of(self.X), shape_of(self.Y)]
+        _check_broadcast("the operand shapes", shapes, shape_of(self.output))
+
+
+@irdl_op_definition
+class CastOp(CpuOp):
+    """Converts each element to the result's element type (ONNX Cast, saturating float8 aside).
+
+        %y = cpu.cast %x : (tensor<2x3xi64>) -> tensor<2x3xf32>
+    """
+
+    name = "cpu.cast"
+
+    input = operand_def(AnyTensorTypeConstr)
+    output = result_def(AnyTensorTypeConstr)
+
+    assembly_format = "$input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        _check_shape("the result", shape_of(self.output), shape_of(self.input))
+
+
+# Normalisation and softmax
+
+
+@irdl_op_definition
+class SoftmaxOp(_SameTypeOp):
+    """exp(x) / sum(exp(x)) along `axis`.
+
+        %y = cpu.softmax %x {axis = 3 : i64} : (tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+    """
+
+    name = "cpu.softmax"
+
+    axis = prop_def(_INT)
+
+    def verify_params(self) -> None:
+        _check_axis("axis", self.axis.value.data, len(shape_of(self.input)))
+
+
+@irdl_op_definition
+class LayerNormOp(CpuOp):
+    """Normalises X over the dims from `axis` on, then scales by Scale and adds B.
+
+    Scale and B have the shape of those dims, X.shape[axis:].
+
+        %y = cpu.layer_norm %x, %s, %b {axis = 2 : i64, epsilon = 1.0e-05 : f32}
+               : (tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<2x16x64xf32>
+    """
+
+    name = "cpu.layer_norm"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    X = operand_def(TensorType.constr(_T))
+    Scale = operand_def(TensorType.constr(_T))
+    B = opt_operand_def(TensorType.constr(_T))
+    Y = result_def(TensorType.constr(_T))
+    axis = prop_def(_INT)
+    epsilon = prop_def(_FLOAT)
+
+    assembly_format = "$X `,` $Scale (`,` $B^)? " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x = shape_of(self.X)
+        axis = self.axis.value.data
+        _check_axis("axis", axis, len(x))
+        for name, value in (("Scale", self.Scale), ("B", self.B)):
+            if value is not None:
+                _check_shape(f"'{name}'", shape_of(value), x[axis:])
+        _check_shape("the result", shape_of(self.Y), x)
+
+
+@irdl_op_definition
+class BatchNormOp(CpuOp):
+    """Inference batch norm: (X - mean) / sqrt(var + epsilon) * scale + B, per channel (dim 1).
+
+        %y = cpu.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f32}
+               : (tensor<1x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
+               -> tensor<1x16x8x8xf32>
+    """
+
+    name = "cpu.batch_norm"
+
+    _T: ClassVar = VarConstraint("T", AnyTensorTypeConstr)
+    _P: ClassVar = VarConstraint("P", AnyTensorTypeConstr)
+    X = operand_def(_T)
+    scale = operand_def(_P)
+    B = operand_def(_P)
+    mean = operand_def(_P)
+    var = operand_def(_P)
+    Y = result_def(_T)
+    epsilon = prop_def(_FLOAT)
+
+    assembly_format = "$X `,` $scale `,` $B `,` $mean `,` $var " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x = shape_of(self.X)
+        if len(x) < 2:
+            raise VerifyException(f"'X' must be (N, C, ...), got shape {list(x)}")
+        _check_shape("'scale', 'B', 'mean' and 'var'", shape_of(self.scale), [x[1]])
+
+
+# Pooling
+
+
+@irdl_op_definition
+class PoolOp(_SameElementTypeOp):
+    """Max or average over windows of X (N, C, spatial...) per channel.
+
+    The result type holds the output size, so ONNX's ceil_mode is already applied: a last
+    window may run past the padded input, and only elements inside it count. An average
+    divides by the number of input elements in the window, padding included when
+    `count_include_pad` is true.
+
+        %y = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+               pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false}
+               : (tensor<1x8x28x28xf32>) -> tensor<1x8x14x14xf32>
+    """
+
+    name = "cpu.pool"
+
+    kind = prop_def(PoolKindAttr)
+    kernel = prop_def(_INTS)
+    strides = prop_def(_INTS)
+    pads = prop_def(_INTS)
+    """Padding at the beginning of each spatial dim, then at the end."""
+    dilations = prop_def(_INTS)
+    count_include_pad = prop_def(BoolAttr)
+
+    assembly_format = "$kind $input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, y = shape_of(self.input), shape_of(self.output)
+        n = len(x) - 2
+        if n < 1:
+            raise VerifyException(f"'X' must be (N, C, spatial...) with a spatial dim, got shape {list(x)}")
+        kernel, strides, dilations, pads = (
+            _values(self.kernel), _values(self.strides), _values(self.dilations), _values(self.pads)
+        )
+        for name, vals in (("kernel", kernel), ("strides", strides), ("dilations", dilations)):
+            _check_count(name, vals, n, "one per spatial dim")
+            _check_at_least(name, vals, 1)
+        _check_count("pads", pads, 2 * n, "begin then end per spatial dim")
+        _check_at_least("pads", pads, 0)
+        if len(y) != len(x) or y[:2] != x[:2]:
+            raise VerifyException(f"the result must be (N, C, spatial...) of 'X' {list(x)}, got {list(y)}")
+        for i in range(n):
+            span = x[2 + i] + pads[i] + pads[n + i] - _window_extent(kernel[i], dilations[i])
+            floor, ceil = span // strides[i] + 1, -(-span // strides[i]) + 1
+            if y[2 + i] not in (floor, ceil):
+                raise VerifyException(
+                    f"spatial dim {i} of the result must be {floor} (or {ceil} with ceil_mode), got {y[2 + i]}"
+                )
+
+
+@irdl_op_definition
+class GlobalPoolOp(_SameElementTypeOp):
+    """Max or average over all spatial positions of X (N, C, spatial...), per channel.
+
+        %y = cpu.global_pool average %x : (tensor<1x72x24x24xf32>) -> tensor<1x72x1x1xf32>
+    """
+
+    name = "cpu.global_pool"
+
+    kind = prop_def(PoolKindAttr)
+
+    assembly_format = "$kind $input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x = shape_of(self.input)
+        if len(x) < 3:
+            raise VerifyException(f"'X' must be (N, C, spatial...) with a spatial dim, got shape {list(x)}")
+        _check_shape("the result", shape_of(self.output), [*x[:2], *[1] * (len(x) - 2)])
+
+
+@irdl_op_definition
+class ReduceOp(_SameElementTypeOp):
+    """Reduces X over `axes` (sorted, distinct, non-negative) with `kind`.
+
+    Reduced dims stay as 1s when `keepdims` is true and are dropped otherwise.
+
+        %y = cpu.reduce mean %x {axes = array<i64: 2, 3>, keepdims = true}
+               : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+    """
+
+    name = "cpu.reduce"
+
+    kind = prop_def(ReduceKindAttr)
+    axes = prop_def(_INTS)
+    keepdims = prop_def(BoolAttr)
+
+    assembly_format = "$kind $input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x = shape_of(self.input)
+        axes = _values(self.axes)
+        if not axes or list(axes) != sorted(set(axes)) or axes[0] < 0 or axes[-1] >= len(x):
+            raise VerifyException(
+                f"'axes' must be distinct, increasing and in [0, {len(x)}), got {list(axes)}"
+            )
+        keep = self.keepdims.value.data
+        expected = [1 if i in axes else d for i, d in enumerate(x) if keep or i not in axes]
+        _check_shape("the result", shape_of(self.output), expected)
+
+
+# Data movement
+
+
+@irdl_op_definition
+class ConcatOp(CpuOp):
+    """Joins the inputs along `axis`; the other dims agree.
+
+        %y = cpu.concat %a, %b {axis = 1 : i64} : (tensor<1x16x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x24x4x4xf32>
+    """
+
+    name = "cpu.concat"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    inputs = var_operand_def(TensorType.constr(_T))
+    output = result_def(TensorType.constr(_T))
+    axis = prop_def(_INT)
+
+    assembly_format = "$inputs " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        if not self.inputs:
+            raise VerifyException("'inputs' must not be empty")
+        shapes = [shape_of(v) for v in self.inputs]
+        axis = self.axis.value.data
+        _check_axis("axis", axis, len(shapes[0]))
+        for s in shapes:
+            if len(s) != len(shapes[0]) or s[:axis] + s[axis + 1 :] != shapes[0][:axis] + shapes[0][axis + 1 :]:
+                raise VerifyException(
+                    f"the inputs must agree on all dims but 'axis' ({axis}), got {[list(s) for s in shapes]}"
+                )
+        expected = list(shapes[0])
+        expected[axis] = sum(s[axis] for s in shapes)
+        _check_shape("the result", shape_of(self.output), expected)
+
+
+@irdl_op_definition
+class ReshapeOp(_SameElementTypeOp):
+    """The same elements in the same (row-major) order, with the result's shape.
+
+    ONNX Reshape, Flatten, Squeeze and Unsqueeze all become this op; it may alias its input.
+
+        %y = cpu.reshape %x : (tensor<1x16x4x4xf32>) -> tensor<1x256xf32>
+    """
+
+    name = "cpu.reshape"
+
+    def verify_params(self) -> None:
+        x, y = shape_of(self.input), shape_of(self.output)
+        if math.prod(x) != math.prod(y):
+            raise VerifyException(
+                f"the result must have the input's element count {math.prod(x)}, got {math.prod(y)} ({list(y)})"
+            )
+
+
+@irdl_op_definition
+class TransposeOp(_SameElementTypeOp):
+    """Permutes the dims: result dim i is input dim perm[i].
+
+        %y = cpu.transpose %x {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+    """
+
+    name = "cpu.transpose"
+
+    perm = prop_def(_INTS)
+
+    def verify_params(self) -> None:
+        x, perm = shape_of(self.input), _values(self.perm)
+        if sorted(perm) != list(range(len(x))):
+            raise VerifyException(f"'perm' must be a permutation of [0, {len(x)}), got {list(perm)}")
+        _check_shape("the result", shape_of(self.output), [x[p] for p in perm])
+
+
+def slice_length(start: int, end: int, step: int) -> int:
+    """How many indices start, start + step, ... lie before `end` (in the step's direction)."""
+    return max(0, -(-(end - start) // step))
+
+
+@irdl_op_definition
+class SliceOp(_SameElementTypeOp):
+    """Takes indices starts[i], starts[i] + steps[i], ... before ends[i] along every dim i.
+
+    Values are normalised and clamped as ONNX Slice does them: for a positive step,
+    0 <= start <= dim and 0 <= end <= dim; for a negative one, 0 <= start <= dim - 1 and
+    -1 <= end <= dim - 1 (-1 meaning: through index 0). A dim of size 0 has start 0,
+    end 0 and step 1.
+
+        %y = cpu.slice %x {starts = array<i64: 0, 1>, ends = array<i64: 2, 7>, steps = array<i64: 1, 2>}
+               : (tensor<2x8xf32>) -> tensor<2x3xf32>
+    """
+
+    name = "cpu.slice"
+
+    starts = prop_def(_INTS)
+    ends = prop_def(_INTS)
+    steps = prop_def(_INTS)
+
+    def verify_params(self) -> None:
+        x = shape_of(self.input)
+        starts, ends, steps = _values(self.starts), _values(self.ends), _values(self.steps)
+        for name, vals in (("starts", starts), ("ends", ends), ("steps", steps)):
+            _check_count(name, vals, len(x), "one per input dim")
+        for i, (dim, start, end, step) in enumerate(zip(x, starts, ends, steps)):
+            if step == 0:
+                raise VerifyException(f"'steps' must not be 0, got {list(steps)}")
+            start_low, start_high = 0, dim if step > 0 else dim - 1
+            end_low, end_high = (0, dim) if step > 0 else (-1, dim - 1)
+            if not (start_low <= start <= start_high and end_low <= end <= end_high):
+                raise VerifyException(
+                    f"dim {i} (size {dim}, step {step}) needs a start in [{start_low}, {start_high}] "
+                    f"and an end in [{end_low}, {end_high}], got {start} and {end}"
+                )
+        expected = [slice_length(*s) for s in zip(starts, ends, steps)]
+        _check_shape("the result", shape_of(self.output), expected)
+
+
+@irdl_op_definition
+class SplitOp(CpuOp):
+    """Cuts the input along `axis` into consecutive pieces of `sizes`, one per result.
+
+        %a, %b = cpu.split %x {axis = 2 : i64, sizes = array<i64: 256, 256>}
+                   : (tensor<2x16x512xf32>) -> (tensor<2x16x256xf32>, tensor<2x16x256xf32>)
+    """
+
+    name = "cpu.split"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    input = operand_def(TensorType.constr(_T))
+    outputs = var_result_def(TensorType.constr(_T))
+    axis = prop_def(_INT)
+    sizes = prop_def(_INTS)
+
+    assembly_format = "$input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, sizes, axis = shape_of(self.input), _values(self.sizes), self.axis.value.data
+        _check_axis("axis", axis, len(x))
+        _check_count("sizes", sizes, len(self.outputs), "one per result")
+        _check_at_least("sizes", sizes, 0)
+        if sum(sizes) != x[axis]:
+            raise VerifyException(f"'sizes' must add up to dim {axis} of the input ({x[axis]}), got {list(sizes)}")
+        for size, result in zip(sizes, self.outputs):
+            _check_shape("each result", shape_of(result), [*x[:axis], size, *x[axis + 1 :]])
+
+
+@irdl_op_definition
+class GatherOp(CpuOp):
+    """Picks entries of data along `axis` at `indices` (negative indices count from the end).
+
+        %y = cpu.gather %x, %i {axis = 1 : i64} : (tensor<2x16x64xf32>, tensor<i64>) -> tensor<2x64xf32>
+    """
+
+    name = "cpu.gather"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    data = operand_def(TensorType.constr(_T))
+    indices = operand_def(TensorType.constr(AttrSetConstraint(frozenset({i32, i64}))))
+    output = result_def(TensorType.constr(_T))
+    axis = prop_def(_INT)
+
+    assembly_format = "$data `,` $indices " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, axis = shape_of(self.data), self.axis.value.data
+        _check_axis("axis", axis, len(x))
+        _check_shape("the result", shape_of(self.output), [*x[:axis], *shape_of(self.indices), *x[axis + 1 :]])
+
+
+@irdl_op_definition
+class PadOp(_SameElementTypeOp):
+    """Pads every dim by pads[i] before and pads[rank + i] after (negative: crops), filling by `mode`.
+
+        %y = cpu.pad constant %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 0.0 : f32}
+               : (tensor<1x3x8x8xf32>) -> tensor<1x3x10x10xf32>
+    """
+
+    name = "cpu.pad"
+
+    pads = prop_def(_INTS)
+    mode = prop_def(PadModeAttr)
+    value = prop_def(_FLOAT)
+    """The fill value in constant mode, converted to the element type."""
+
+    assembly_format = "$mode $input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, pads = shape_of(self.input), _values(self.pads)
+        _check_count("pads", pads, 2 * len(x), "begin then end per input dim")
+        _check_shape("the result", shape_of(self.output), [d + pads[i] + pads[len(x) + i] for i, d in enumerate(x)])
+
+
+@irdl_op_definition
+class ResizeOp(_SameElementTypeOp):
+    """Resamples X to the result's shape; `scales` (output over input, per dim) drive the
+    coordinate mapping, as in ONNX Resize.
+
+        %y = cpu.resize nearest %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>,
+               coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>,
+               nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32,
+               exclude_outside = false, extrapolation_value = 0.0 : f32}
+               : (tensor<1x16x24x24xf32>) -> tensor<1x16x48x48xf32>
+    """
+
+    name = "cpu.resize"
+
+    scales = prop_def(_FLOATS)
+    mode = prop_def(ResizeModeAttr)
+    coordinate_transformation_mode = prop_def(CoordinateTransformationModeAttr)
+    nearest_mode = prop_def(NearestModeAttr)
+    cubic_coeff_a = prop_def(_FLOAT)
+    exclude_outside = prop_def(BoolAttr)
+    extrapolation_value = prop_def(_FLOAT)
+
+    assembly_format = "$mode $input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, y = shape_of(self.input), shape_of(self.output)
+        scales = self.scales.get_values()
+        _check_count("scales", scales, len(x), "one per input dim")
+        if not all(s > 0 for s in scales):
+            raise VerifyException(f"'scales' must be positive, got {list(scales)}")
+        if len(y) != len(x):
+            raise VerifyException(f"the result must have the input's rank {len(x)}, got {list(y)}")
+
+
+@irdl_op_definition
+class DepthToSpaceOp(_SameElementTypeOp):
+    """Moves blocks of channels of X (N, C, H, W) into blocksize x blocksize spatial tiles.
+
+        %y = cpu.depth_to_space DCR %x {blocksize = 2 : i64}
+               : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
+    """
+
+    name = "cpu.depth_to_space"
+
+    blocksize = prop_def(_INT)
+    mode = prop_def(DepthToSpaceModeAttr)
+
+    assembly_format = "$mode $input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, b = shape_of(self.input), self.blocksize.value.data
+        if b < 1:
+            raise VerifyException(f"'blocksize' must be >= 1, got {b}")
+        if len(x) != 4 or x[1] % (b * b):
+            raise VerifyException(f"the input must be (N, C, H, W) with C a multiple of {b * b}, got {list(x)}")
+        _check_shape("the result", shape_of(self.output), [x[0], x[1] // (b * b), x[2] * b, x[3] * b])
+
+
+@irdl_op_definition
+class ExpandOp(_SameElementTypeOp):
+    """Broadcasts the input as in numpy to the result's shape.
+
+        %y = cpu.expand %x : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    """
+
+    name = "cpu.expand"
+
+    def verify_params(self) -> None:
+        _check_broadcast("the input shape", [shape_of(self.input)], shape_of(self.output))
+
+
+CPU = Dialect(
+    "cpu",
+    [
+        CallMlipOp,
+        ConvOp,
+        ConvTransposeOp,
+        GemmOp,
+        MatmulOp,
+        BinaryOp,
+        UnaryOp,
+        ClipOp,
+        LeakyReluOp,
+        HardSigmoidOp,
+        HardSwishOp,
+        WhereOp,
+        CastOp,
+        SoftmaxOp,
+        LayerNormOp,
+        BatchNormOp,
+        PoolOp,
+        GlobalPoolOp,
+        ReduceOp,
+        ConcatOp,
+        ReshapeOp,
+        TransposeOp,
+        SliceOp,
+        SplitOp,
+        GatherOp,
+        PadOp,
+        ResizeOp,
+        DepthToSpaceOp,
+        ExpandOp,
+    ],
+    [
+        BinaryKindAttr,
+        UnaryKindAttr,
+        PoolKindAttr,
+        ReduceKindAttr,
+        PadModeAttr,
+        ResizeModeAttr,
+        CoordinateTransformationModeAttr,
+        NearestModeAttr,
+        DepthToSpaceModeAttr,
+    ],
+)

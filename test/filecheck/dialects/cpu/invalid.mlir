@@ -1,0 +1,270 @@
+// Verifier errors of cpu ops, one per chunk: each names the property or operand, the
+// rule and the observed value.
+// RUN: mrvl-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// CHECK: Operation does not verify: 'callee' @missing is not defined in the enclosing symbol table
+func.func @call_missing(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = cpu.call_mlip @missing(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: operand types of the call to @sg0 must be the callee's (tensor<4xf32>), got (tensor<4xi32>)
+func.func private @sg0(tensor<4xf32>) -> tensor<4xf32>
+func.func @call_wrong_operands(%x: tensor<4xi32>) -> tensor<4xf32> {
+  %y = cpu.call_mlip @sg0(%x) : (tensor<4xi32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: result types of the call to @sg0 must be the callee's (tensor<4xf32>), got (tensor<4xf32>, tensor<4xf32>)
+func.func private @sg0(tensor<4xf32>) -> tensor<4xf32>
+func.func @call_wrong_results(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y, %z = cpu.call_mlip @sg0(%x) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: every tensor of a cpu op must have a static shape, got tensor<?x4xf32>
+func.func @dynamic_shape(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %y = cpu.unary relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  func.return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'pads' must have 4 values (begin then end per spatial dim), got 2: [1, 1]
+func.func @conv_pads_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  func.return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'strides' values must be >= 1, got [0, 1]
+func.func @conv_zero_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  %y = cpu.conv %x, %w {strides = array<i64: 0, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  func.return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'W' dim 1 times 'group' must be the input channels 4, got 1 x 2
+func.func @conv_group(%x: tensor<1x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x8x8xf32>
+  func.return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// The result shape must follow from the parameters: with no padding, 8x8 gives 6x6.
+// CHECK: Operation does not verify: the result must have shape [1, 4, 6, 6], got [1, 4, 8, 8]
+func.func @conv_result_shape(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  func.return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the result must have shape [1, 2, 9, 9], got [1, 2, 10, 10]
+func.func @conv_transpose_result_shape(%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x2x10x10xf32> {
+  %y = cpu.conv_transpose %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 1, 1>, output_padding = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x10x10xf32>
+  func.return %y : tensor<1x2x10x10xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the inner dims of A' and B' must agree, got 8 and 3
+func.func @gemm_inner_dims(%a: tensor<2x8xf32>, %b: tensor<3x8xf32>) -> tensor<2x8xf32> {
+  %y = cpu.gemm %a, %b {alpha = 1.0 : f32, beta = 1.0 : f32, trans_a = false, trans_b = false} : (tensor<2x8xf32>, tensor<3x8xf32>) -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'A' [2, 8] and 'B' [3, 8] do not fit numpy's matmul
+func.func @matmul_shapes(%a: tensor<2x8xf32>, %b: tensor<3x8xf32>) -> tensor<2x8xf32> {
+  %y = cpu.matmul %a, %b : (tensor<2x8xf32>, tensor<3x8xf32>) -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'less' must give i1 elements, got f32
+func.func @comparison_result(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %y = cpu.binary less %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the operand shapes [[2, 4], [3, 1]] must broadcast to the result shape [2, 4]
+func.func @binary_broadcast(%a: tensor<2x4xf32>, %b: tensor<3x1xf32>) -> tensor<2x4xf32> {
+  %y = cpu.binary add %a, %b : (tensor<2x4xf32>, tensor<3x1xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'not' takes i1 elements, got f32
+func.func @not_on_floats(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %y = cpu.unary not %a : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'axis' must be in [0, 2) for a rank-2 input, got -1
+func.func @softmax_negative_axis(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %y = cpu.softmax %x {axis = -1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  func.return %y : tensor<2x5xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'Scale' must have shape [5], got [2, 5]
+func.func @layer_norm_scale(%x: tensor<2x5xf32>, %s: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %y = cpu.layer_norm %x, %s {axis = 1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x5xf32>, tensor<2x5xf32>) -> tensor<2x5xf32>
+  func.return %y : tensor<2x5xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'scale', 'B', 'mean' and 'var' must have shape [8], got [4]
+func.func @batch_norm_channels(%x: tensor<1x8x2x2xf32>, %c: tensor<4xf32>) -> tensor<1x8x2x2xf32> {
+  %y = cpu.batch_norm %x, %c, %c, %c, %c {epsilon = 1.0e-05 : f32} : (tensor<1x8x2x2xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x8x2x2xf32>
+  func.return %y : tensor<1x8x2x2xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: spatial dim 0 of the result must be 3 (or 4 with ceil_mode), got 2
+func.func @pool_result_shape(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x2x3xf32> {
+  %y = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false} : (tensor<1x8x7x7xf32>) -> tensor<1x8x2x3xf32>
+  func.return %y : tensor<1x8x2x3xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the result must have shape [1, 8, 1, 1], got [1, 8]
+func.func @global_pool_result(%x: tensor<1x8x7x7xf32>) -> tensor<1x8xf32> {
+  %y = cpu.global_pool average %x : (tensor<1x8x7x7xf32>) -> tensor<1x8xf32>
+  func.return %y : tensor<1x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'axes' must be distinct, increasing and in [0, 4), got [3, 2]
+func.func @reduce_axes_order(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32> {
+  %y = cpu.reduce mean %x {axes = array<i64: 3, 2>, keepdims = true} : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+  func.return %y : tensor<1x8x1x1xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the inputs must agree on all dims but 'axis' (1), got [[1, 8, 2, 3], [1, 4, 3, 3]]
+func.func @concat_dims(%x: tensor<1x8x2x3xf32>, %y: tensor<1x4x3x3xf32>) -> tensor<1x12x2x3xf32> {
+  %z = cpu.concat %x, %y {axis = 1 : i64} : (tensor<1x8x2x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x12x2x3xf32>
+  func.return %z : tensor<1x12x2x3xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the result must have the input's element count 48, got 50 ([5, 10])
+func.func @reshape_count(%x: tensor<1x8x2x3xf32>) -> tensor<5x10xf32> {
+  %y = cpu.reshape %x : (tensor<1x8x2x3xf32>) -> tensor<5x10xf32>
+  func.return %y : tensor<5x10xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'perm' must be a permutation of [0, 3), got [0, 1, 1]
+func.func @transpose_perm(%x: tensor<2x3x4xf32>) -> tensor<2x3x3xf32> {
+  %y = cpu.transpose %x {perm = array<i64: 0, 1, 1>} : (tensor<2x3x4xf32>) -> tensor<2x3x3xf32>
+  func.return %y : tensor<2x3x3xf32>
+}
+
+// -----
+
+// Slice parameters are clamped already: an end past the dim is a bug.
+// CHECK: Operation does not verify: dim 1 (size 8, step 1) needs a start in [0, 8] and an end in [0, 8], got 0 and 100
+func.func @slice_unclamped(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %y = cpu.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 2, 100>, steps = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'starts' must have 2 values (one per input dim), got 1: [0]
+func.func @slice_count(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %y = cpu.slice %x {starts = array<i64: 0>, ends = array<i64: 8>, steps = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'sizes' must add up to dim 1 of the input (8), got [4, 3]
+func.func @split_sizes(%x: tensor<2x8xf32>) -> (tensor<2x4xf32>, tensor<2x3xf32>) {
+  %a, %b = cpu.split %x {axis = 1 : i64, sizes = array<i64: 4, 3>} : (tensor<2x8xf32>) -> (tensor<2x4xf32>, tensor<2x3xf32>)
+  func.return %a, %b : tensor<2x4xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the result must have shape [3, 8], got [2, 8]
+func.func @gather_result(%x: tensor<2x8xf32>, %i: tensor<3xi64>) -> tensor<2x8xf32> {
+  %y = cpu.gather %x, %i {axis = 0 : i64} : (tensor<2x8xf32>, tensor<3xi64>) -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'pads' must have 4 values (begin then end per input dim), got 2: [1, 1]
+func.func @pad_count(%x: tensor<2x8xf32>) -> tensor<2x10xf32> {
+  %y = cpu.pad constant %x {pads = array<i64: 1, 1>, value = 0.0 : f32} : (tensor<2x8xf32>) -> tensor<2x10xf32>
+  func.return %y : tensor<2x10xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'scales' must be positive, got [1.0, 0.0]
+func.func @resize_scales(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %y = cpu.resize nearest %x {scales = array<f32: 1.0, 0.0>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the input must be (N, C, H, W) with C a multiple of 4, got [1, 6, 2, 2]
+func.func @depth_to_space_channels(%x: tensor<1x6x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  %y = cpu.depth_to_space DCR %x {blocksize = 2 : i64} : (tensor<1x6x2x2xf32>) -> tensor<1x1x4x4xf32>
+  func.return %y : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the input shape [[3, 2]] must broadcast to the result shape [3, 4]
+func.func @expand_shape(%x: tensor<3x2xf32>) -> tensor<3x4xf32> {
+  %y = cpu.expand %x : (tensor<3x2xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the result must have shape [2, 3], got [3, 2]
+func.func @cast_shape(%x: tensor<2x3xi64>) -> tensor<3x2xf32> {
+  %y = cpu.cast %x : (tensor<2x3xi64>) -> tensor<3x2xf32>
+  func.return %y : tensor<3x2xf32>
+}
+
+// -----
+
+// Every property is required: there are no defaults to fill in.
+// CHECK: Operation does not verify: property 'group' expected in operation 'cpu.conv'
+func.func @missing_property(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return %y : tensor<1x4x6x6xf32>
+}

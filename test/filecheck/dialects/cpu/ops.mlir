@@ -1,0 +1,140 @@
+// Round trips of every cpu op: print -> parse -> print, and through the generic form.
+// RUN: MRVL_ROUNDTRIP
+// RUN: mrvl-opt %s --print-op-generic --split-input-file | mrvl-opt --split-input-file | filecheck %s
+// RUN: mrvl-opt %s --print-op-generic --split-input-file | filecheck %s --check-prefix=GENERIC
+
+// cpu.call_mlip calls any func-like symbol with a matching function_type (here a
+// func.func standing in for an mrvl.subgraph).
+// CHECK-LABEL: func.func private @sg0(tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+// CHECK-LABEL: func.func @call(
+// CHECK-NEXT:    %y = cpu.call_mlip @sg0(%x, %b) : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+// CHECK-NEXT:    func.return %y
+// GENERIC:       "cpu.call_mlip"(%x, %b) <{callee = @sg0}> : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+func.func private @sg0(tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+func.func @call(%x: tensor<1x4xf32>, %b: tensor<4xf32>) -> tensor<1x4xf32> {
+  %y = cpu.call_mlip @sg0(%x, %b) : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  func.return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// Convolutions and matrix products; an absent bias is just not written.
+// CHECK-LABEL: func.func @products(
+// CHECK-NEXT:    %c = cpu.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK-NEXT:    %d = cpu.conv %c, %dw {strides = array<i64: 1, 1>, dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>, group = 4 : i64} : (tensor<1x4x4x4xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+// CHECK-NEXT:    %t = cpu.conv_transpose %d, %tw {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x10x10xf32>
+// CHECK-NEXT:    %g = cpu.gemm %a, %m, %bias {alpha = 5.000000e-01 : f32, beta = 1.000000e+00 : f32, trans_a = false, trans_b = true} : (tensor<2x8xf32>, tensor<3x8xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %p = cpu.matmul %q, %k : (tensor<2x4x16x8xf32>, tensor<8x16xf32>) -> tensor<2x4x16x16xf32>
+// CHECK-NEXT:    %v = cpu.matmul %vec, %k : (tensor<8xf32>, tensor<8x16xf32>) -> tensor<16xf32>
+// CHECK-NEXT:    func.return
+// GENERIC-LABEL: "func.func"() <{sym_name = "products"
+// GENERIC:         "cpu.conv"(%x, %w, %b) <{strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64}>
+// GENERIC:         "cpu.gemm"(%a, %m, %bias) <{alpha = 5.000000e-01 : f32, beta = 1.000000e+00 : f32, trans_a = false, trans_b = true}>
+func.func @products(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>, %dw: tensor<4x1x3x3xf32>, %tw: tensor<4x2x3x3xf32>,
+                    %a: tensor<2x8xf32>, %m: tensor<3x8xf32>, %bias: tensor<3xf32>, %q: tensor<2x4x16x8xf32>, %k: tensor<8x16xf32>, %vec: tensor<8xf32>)
+    -> (tensor<1x2x10x10xf32>, tensor<2x3xf32>, tensor<2x4x16x16xf32>, tensor<16xf32>) {
+  %c = cpu.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  %d = cpu.conv %c, %dw {strides = array<i64: 1, 1>, dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>, group = 4 : i64} : (tensor<1x4x4x4xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %t = cpu.conv_transpose %d, %tw {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x10x10xf32>
+  %g = cpu.gemm %a, %m, %bias {alpha = 0.5 : f32, beta = 1.0 : f32, trans_a = false, trans_b = true} : (tensor<2x8xf32>, tensor<3x8xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %p = cpu.matmul %q, %k : (tensor<2x4x16x8xf32>, tensor<8x16xf32>) -> tensor<2x4x16x16xf32>
+  %v = cpu.matmul %vec, %k : (tensor<8xf32>, tensor<8x16xf32>) -> tensor<16xf32>
+  func.return %t, %g, %p, %v : tensor<1x2x10x10xf32>, tensor<2x3xf32>, tensor<2x4x16x16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Elementwise ops: the kind is a keyword; comparisons give i1; clip bounds may be
+// infinite (printed as hex floats).
+// CHECK-LABEL: func.func @elementwise(
+// CHECK-NEXT:    %add = cpu.binary add %x, %b : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %lt = cpu.binary less_or_equal %x, %b : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xi1>
+// CHECK-NEXT:    %or = cpu.binary or %lt, %lt : (tensor<1x8x4x4xi1>, tensor<1x8x4x4xi1>) -> tensor<1x8x4x4xi1>
+// CHECK-NEXT:    %not = cpu.unary not %or : (tensor<1x8x4x4xi1>) -> tensor<1x8x4x4xi1>
+// CHECK-NEXT:    %gelu = cpu.unary gelu_tanh %add : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %clip = cpu.clip %gelu {min = 0xff800000 : f32, max = 6.000000e+00 : f32} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %leaky = cpu.leaky_relu %clip {alpha = 1.000000e-02 : f32} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %hsig = cpu.hard_sigmoid %leaky {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %hswish = cpu.hard_swish %hsig : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %where = cpu.where %not, %hswish, %b : (tensor<1x8x4x4xi1>, tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %cast = cpu.cast %where : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf16>
+// CHECK-NEXT:    func.return
+// GENERIC-LABEL: "func.func"() <{sym_name = "elementwise"
+// GENERIC:         "cpu.binary"(%x, %b) <{kind = #cpu<binary_kind add>}>
+// GENERIC:         "cpu.unary"(%or) <{kind = #cpu<unary_kind not>}>
+func.func @elementwise(%x: tensor<1x8x4x4xf32>, %b: tensor<8x1x1xf32>) -> tensor<1x8x4x4xf16> {
+  %add = cpu.binary add %x, %b : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %lt = cpu.binary less_or_equal %x, %b : (tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xi1>
+  %or = cpu.binary or %lt, %lt : (tensor<1x8x4x4xi1>, tensor<1x8x4x4xi1>) -> tensor<1x8x4x4xi1>
+  %not = cpu.unary not %or : (tensor<1x8x4x4xi1>) -> tensor<1x8x4x4xi1>
+  %gelu = cpu.unary gelu_tanh %add : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %clip = cpu.clip %gelu {min = 0xFF800000 : f32, max = 6.0 : f32} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %leaky = cpu.leaky_relu %clip {alpha = 0.00999999977 : f32} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %hsig = cpu.hard_sigmoid %leaky {alpha = 0.2 : f32, beta = 0.5 : f32} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %hswish = cpu.hard_swish %hsig : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %where = cpu.where %not, %hswish, %b : (tensor<1x8x4x4xi1>, tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %cast = cpu.cast %where : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf16>
+  func.return %cast : tensor<1x8x4x4xf16>
+}
+
+// -----
+
+// Normalisation, softmax, pooling and reductions.
+// CHECK-LABEL: func.func @normalise_pool_reduce(
+// CHECK-NEXT:    %sm = cpu.softmax %x {axis = 3 : i64} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %ln = cpu.layer_norm %sm, %s, %lb {axis = 2 : i64, epsilon = 1.000000e-05 : f32} : (tensor<1x8x4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %ln2 = cpu.layer_norm %sm, %s {axis = 2 : i64, epsilon = 1.000000e-05 : f32} : (tensor<1x8x4x4xf32>, tensor<4x4xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %bn = cpu.batch_norm %ln, %c, %c, %c, %c {epsilon = 1.000000e-05 : f32} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %mp = cpu.pool max %bn {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : (tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xf32>
+// CHECK-NEXT:    %ap = cpu.pool average %bn {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = true} : (tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xf32>
+// CHECK-NEXT:    %gp = cpu.global_pool max %bn : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+// CHECK-NEXT:    %rm = cpu.reduce mean %bn {axes = array<i64: 2, 3>, keepdims = true} : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+// CHECK-NEXT:    %rs = cpu.reduce log_sum_exp %bn {axes = array<i64: 1>, keepdims = false} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4xf32>
+// CHECK-NEXT:    func.return
+func.func @normalise_pool_reduce(%x: tensor<1x8x4x4xf32>, %s: tensor<4x4xf32>, %lb: tensor<4x4xf32>, %c: tensor<8xf32>)
+    -> (tensor<1x8x4x4xf32>, tensor<1x8x2x2xf32>, tensor<1x8x2x2xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x4x4xf32>) {
+  %sm = cpu.softmax %x {axis = 3 : i64} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %ln = cpu.layer_norm %sm, %s, %lb {axis = 2 : i64, epsilon = 1.0e-05 : f32} : (tensor<1x8x4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<1x8x4x4xf32>
+  %ln2 = cpu.layer_norm %sm, %s {axis = 2 : i64, epsilon = 1.0e-05 : f32} : (tensor<1x8x4x4xf32>, tensor<4x4xf32>) -> tensor<1x8x4x4xf32>
+  %bn = cpu.batch_norm %ln, %c, %c, %c, %c {epsilon = 1.0e-05 : f32} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  %mp = cpu.pool max %bn {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, count_include_pad = false} : (tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xf32>
+  %ap = cpu.pool average %bn {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = true} : (tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xf32>
+  %gp = cpu.global_pool max %bn : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+  %rm = cpu.reduce mean %bn {axes = array<i64: 2, 3>, keepdims = true} : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+  %rs = cpu.reduce log_sum_exp %bn {axes = array<i64: 1>, keepdims = false} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4xf32>
+  func.return %ln2, %mp, %ap, %gp, %rm, %rs : tensor<1x8x4x4xf32>, tensor<1x8x2x2xf32>, tensor<1x8x2x2xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x4x4xf32>
+}
+
+// -----
+
+// Data movement; pad, resize and depth_to_space take their mode as a keyword. A slice
+// with a negative step may end at -1 (through index 0).
+// CHECK-LABEL: func.func @data_movement(
+// CHECK-NEXT:    %cat = cpu.concat %x, %y {axis = 1 : i64} : (tensor<1x8x2x3xf32>, tensor<1x4x2x3xf32>) -> tensor<1x12x2x3xf32>
+// CHECK-NEXT:    %flat = cpu.reshape %cat : (tensor<1x12x2x3xf32>) -> tensor<1x72xf32>
+// CHECK-NEXT:    %tr = cpu.transpose %x {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x2x3xf32>) -> tensor<1x2x3x8xf32>
+// CHECK-NEXT:    %sl = cpu.slice %flat {starts = array<i64: 0, 71>, ends = array<i64: 1, -1>, steps = array<i64: 1, -2>} : (tensor<1x72xf32>) -> tensor<1x36xf32>
+// CHECK-NEXT:    %a, %b = cpu.split %x {axis = 1 : i64, sizes = array<i64: 5, 3>} : (tensor<1x8x2x3xf32>) -> (tensor<1x5x2x3xf32>, tensor<1x3x2x3xf32>)
+// CHECK-NEXT:    %ga = cpu.gather %x, %i {axis = 1 : i64} : (tensor<1x8x2x3xf32>, tensor<2xi64>) -> tensor<1x2x2x3xf32>
+// CHECK-NEXT:    %pad = cpu.pad reflect %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, -1>, value = 0.000000e+00 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x3xf32>
+// CHECK-NEXT:    %rs = cpu.resize linear %x {scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode align_corners>, nearest_mode = #cpu<nearest_mode round_prefer_floor>, cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %d2s = cpu.depth_to_space CRD %x {blocksize = 2 : i64} : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
+// CHECK-NEXT:    %ex = cpu.expand %i : (tensor<2xi64>) -> tensor<3x2xi64>
+// CHECK-NEXT:    func.return
+// GENERIC-LABEL: "func.func"() <{sym_name = "data_movement"
+// GENERIC:         "cpu.pad"(%x) <{mode = #cpu<pad_mode reflect>, pads = array<i64: 0, 0, 1, 1, 0, 0, 1, -1>, value = 0.000000e+00 : f32}>
+// GENERIC:         "cpu.depth_to_space"(%x) <{mode = #cpu<depth_to_space_mode CRD>, blocksize = 2 : i64}>
+func.func @data_movement(%x: tensor<1x8x2x3xf32>, %y: tensor<1x4x2x3xf32>, %i: tensor<2xi64>)
+    -> (tensor<1x2x3x8xf32>, tensor<1x36xf32>, tensor<1x5x2x3xf32>, tensor<1x3x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x8x4x3xf32>, tensor<1x8x4x4xf32>, tensor<1x2x4x6xf32>, tensor<3x2xi64>) {
+  %cat = cpu.concat %x, %y {axis = 1 : i64} : (tensor<1x8x2x3xf32>, tensor<1x4x2x3xf32>) -> tensor<1x12x2x3xf32>
+  %flat = cpu.reshape %cat : (tensor<1x12x2x3xf32>) -> tensor<1x72xf32>
+  %tr = cpu.transpose %x {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x2x3xf32>) -> tensor<1x2x3x8xf32>
+  %sl = cpu.slice %flat {starts = array<i64: 0, 71>, ends = array<i64: 1, -1>, steps = array<i64: 1, -2>} : (tensor<1x72xf32>) -> tensor<1x36xf32>
+  %a, %b = cpu.split %x {axis = 1 : i64, sizes = array<i64: 5, 3>} : (tensor<1x8x2x3xf32>) -> (tensor<1x5x2x3xf32>, tensor<1x3x2x3xf32>)
+  %ga = cpu.gather %x, %i {axis = 1 : i64} : (tensor<1x8x2x3xf32>, tensor<2xi64>) -> tensor<1x2x2x3xf32>
+  %pad = cpu.pad reflect %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, -1>, value = 0.0 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x3xf32>
+  %rs = cpu.resize linear %x {scales = array<f32: 1.0, 1.0, 2.0, 1.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode align_corners>, nearest_mode = #cpu<nearest_mode round_prefer_floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x4xf32>
+  %d2s = cpu.depth_to_space CRD %x {blocksize = 2 : i64} : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
+  %ex = cpu.expand %i : (tensor<2xi64>) -> tensor<3x2xi64>
+  func.return %tr, %sl, %a, %b, %ga, %pad, %rs, %d2s, %ex : tensor<1x2x3x8xf32>, tensor<1x36xf32>, tensor<1x5x2x3xf32>, tensor<1x3x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x8x4x3xf32>, tensor<1x8x4x4xf32>, tensor<1x2x4x6xf32>, tensor<3x2xi64>
+}
