@@ -10,6 +10,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "convert-layout": ("passes.convert_layout", "ConvertLayoutPass"),
     "fuse-mrvl": ("passes.fuse_mrvl", "FuseMrvlPass"),
     "lower-to-cpu": ("passes.lower_to_cpu", "LowerToCpuPass"),
+    "mrvl-pipeline": ("passes.mrvl_pipeline", "MrvlPipelinePass"),
     "partition-mrvl": ("passes.partition_mrvl", "PartitionMrvlPass"),
     "place-ops": ("passes.place_ops", "PlaceOpsPass"),
 }

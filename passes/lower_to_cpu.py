@@ -27,6 +27,8 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     NameLoc,
+    NoneAttr,
+    StringAttr,
     TensorType,
     f32,
     i64,
@@ -261,8 +263,15 @@ class GraphOpLowering(RewritePattern):
         """
         results = list(new_ops[-1].results if results is None else results)
         results += [None] * (len(op.results) - len(results))
+        location = op.location
+        if isinstance(location, NameLoc) and isinstance(location.location, NoneAttr):
+            # The node's name, with its ONNX operator nested: the cpu op no longer says it.
+            location = NameLoc(location.desc, NameLoc(StringAttr(onnx_op_type(op)), NoneAttr()))
         for new in new_ops:
-            new.location = op.location
+            new.location = location
+        # Where the op was placed, and why, stays readable for the placement report.
+        if new_ops:
+            new_ops[-1].attributes |= {k: v for k, v in op.attributes.items() if k.startswith("mrvl.")}
         for old, new in zip(op.results, results, strict=True):
             if new is None and old.uses:
                 raise no_host_kernel(op, f" computing its output '{old.name_hint or old.index}'")
@@ -780,6 +789,11 @@ class DepthToSpaceToCpuDepthToSpace(GraphOpLowering):
         mode = enum_property(op, cpu.DepthToSpaceModeAttr, "mode")
         d2s = create(cpu.DepthToSpaceOp, [op.input], [op.output.type], blocksize=op.blocksize, mode=mode)
         self.replace(op, rewriter, [d2s])
+
+
+def host_kernel_op_types() -> set[str]:
+    """The ONNX operators some pattern lowers to a host kernel."""
+    return {cls.name.removeprefix("graph.") for pattern in PATTERNS for cls in pattern.ops}
 
 
 PATTERNS: tuple[type[GraphOpLowering], ...] = (

@@ -324,17 +324,18 @@ def location_names(location: Attribute) -> list[str]:
 
 
 def location_op_types(location: Attribute, count: int) -> list[str | None]:
-    """The operator types `fuse-mrvl` nests in fused names: `fused["c1"("Conv"), ...]`."""
-    if isinstance(location, FusedLoc) and len(location.locations.data) == count:
-        return [
-            loc.location.desc.data if isinstance(loc, NameLoc) and isinstance(loc.location, NameLoc) else None
-            for loc in location.locations.data
-        ]
-    return [None] * count
+    """The operator types nested in node names, `"c1"("Conv")`, by fuse-mrvl and lower-to-cpu."""
+    locations = location.locations.data if isinstance(location, FusedLoc) else (location,)
+    if len(locations) != count:
+        return [None] * count
+    return [
+        loc.location.desc.data if isinstance(loc, NameLoc) and isinstance(loc.location, NameLoc) else None
+        for loc in locations
+    ]
 
 
 def _is_node(op: Operation) -> bool:
-    if isinstance(op, LAYER_OPS):
+    if isinstance(op, LAYER_OPS) or (op.name.startswith("cpu.") and op.name != "cpu.call_mlip"):
         return True
     return op.name.startswith("graph.") and not isinstance(op, ConstantOp | YieldOp)
 
@@ -408,6 +409,10 @@ def _node(op: Operation, name: str, fused_type: str | None, place: Place, subgra
           single: bool) -> PlacedNode:
     if isinstance(op, LAYER_OPS):
         op_type, pattern = fused_type, op.name.removeprefix("mrvl.")
+    elif fused_type is not None:  # a cpu op names the ONNX operator it came from
+        op_type = fused_type
+        pattern_attr = op.attributes.get(PATTERN_ATTR)
+        pattern = pattern_attr.data if isinstance(pattern_attr, StringAttr) else None
     else:
         op_type = (op.op_type.data if isinstance(op, CustomOp) else op.name.removeprefix("graph.")) if single else None
         pattern_attr = op.attributes.get(PATTERN_ATTR)

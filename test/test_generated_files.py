@@ -14,3 +14,9 @@ def test_bundled_example_is_up_to_date():
 
     example = Path(zoo.__file__).with_name("mnist.onnx")
     assert example.read_bytes() == zoo.mnist_cnn().SerializeToString(), "run: make regenerate"
+
+
+def test_supported_ops_page_is_up_to_date():
+    from passes import supported_ops_doc
+
+    assert supported_ops_doc.main(["--check"]) == 0, "run: make regenerate"

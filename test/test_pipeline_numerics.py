@@ -13,7 +13,12 @@ from backend.reference_interpreter import run
 from frontend.onnx_importer import import_onnx
 from passes import get_all_passes
 
-STAGES = ["", "place-ops,fuse-mrvl", "place-ops,fuse-mrvl,convert-layout"]
+STAGES = [
+    "",
+    "place-ops,fuse-mrvl",
+    "place-ops,fuse-mrvl,convert-layout",
+    "cleanup-graph,place-ops,partition-mrvl,fuse-mrvl,convert-layout",
+]
 MODELS = ["mnist", "resnet_small", "mobilenet_small", "transformer_block"]
 
 
@@ -26,7 +31,7 @@ def _inputs(model, shapes: dict[str, list[int]]) -> dict[str, np.ndarray]:
     return feeds
 
 
-@pytest.mark.parametrize("pipeline", STAGES, ids=["import", "fused", "layout"])
+@pytest.mark.parametrize("pipeline", STAGES, ids=["import", "fused", "layout", "partitioned"])
 @pytest.mark.parametrize("name", MODELS)
 def test_stage_matches_onnxruntime(name, pipeline):
     model = zoo.ZOO[name]()

@@ -1,0 +1,84 @@
+"""Generate `docs/supported-ops.md` from the rule registry and the fusion patterns.
+
+    python -m passes.supported_ops_doc           # rewrite the page
+    python -m passes.supported_ops_doc --check   # exit 1 with a diff when it is stale
+"""
+
+import argparse
+import difflib
+import sys
+from pathlib import Path
+
+from mrvl_dialect.graph_ops_gen import ONNX_OPS
+from passes.fuse_mrvl import PATTERNS
+from passes.lower_to_cpu import host_kernel_op_types
+from passes.mlip_rules import FUSED_ONLY, LAYER_KINDS, RULES
+
+OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "supported-ops.md"
+
+
+def render() -> str:
+    host = host_kernel_op_types()
+    lines = [
+        "# Supported operators",
+        "",
+        "Where each ONNX operator runs. Generated from `passes/mlip_rules.py` (the rules),",
+        "`passes/fuse_mrvl.py` (the fusion patterns) and `passes/lower_to_cpu.py` (the host",
+        "kernels); do not edit: run `make regenerate`.",
+        "",
+        "An operator runs on the MLIP accelerator when it anchors a layer whose rules it meets,",
+        "or is fused into one; otherwise on the Arm host, if there is a host kernel for it.",
+        "`mrvl-opt model.onnx -p place-ops -t placement-report` says, per node, where it runs",
+        "and which rule kept it on the host.",
+        "",
+        "## MLIP layers and their patterns",
+        "",
+        "| layer | ONNX chain (optional members in brackets) |",
+        "| --- | --- |",
+    ]
+    for pattern in PATTERNS:
+        chain = " → ".join(
+            ("[" if m.optional else "") + " \\| ".join(m.op_types) + ("]" if m.optional else "")
+            for m in pattern.chain
+        )
+        lines.append(f"| `mrvl.{pattern.name}` | {chain} |")
+    lines += ["", "## Rules", "", "| rule | applies to | requirement |", "| --- | --- | --- |"]
+    for rule in RULES:
+        lines.append(f"| `{rule.id}` | {', '.join(rule.op_types)} | {rule.text} |")
+    lines += [
+        "",
+        "## Operators",
+        "",
+        "| ONNX operator | MLIP | host kernel |",
+        "| --- | --- | --- |",
+    ]
+    for op in ONNX_OPS:
+        name = op.onnx_op_type()
+        if name in LAYER_KINDS:
+            ids = ", ".join(f"`{r.id}`" for r in RULES if name in r.op_types)
+            mlip = f"`mrvl.{LAYER_KINDS[name]}` ({ids})"
+        elif name in FUSED_ONLY:
+            mlip = f"fused only: {FUSED_ONLY[name]}"
+        else:
+            mlip = "no"
+        lines.append(f"| {name} | {mlip} | {'yes' if name in host else 'no'} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="only report whether the page is stale")
+    args = parser.parse_args(argv)
+    text = render()
+    current = OUTPUT.read_text() if OUTPUT.exists() else ""
+    if text == current:
+        return 0
+    if args.check:
+        sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True), str(OUTPUT), "regenerated"))
+        return 1
+    OUTPUT.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

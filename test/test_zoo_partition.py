@@ -1,0 +1,70 @@
+"""The whole flow on the model zoo: what goes to MLIP, how many subgraphs, and why the
+rest stays on the host."""
+
+import pytest
+import zoo
+from ir_helpers import ZOO_INPUT_SHAPES
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+
+from backend.placement_report import placement_rows
+from frontend.onnx_importer import import_onnx
+from mrvl_dialect import mrvl
+from passes.mlip_rules import failed_rules
+from passes.mrvl_pipeline import MrvlPipelinePass
+
+EXPECTED_SUBGRAPHS = {"mnist": 1, "resnet_small": 1, "mobilenet_small": 9, "transformer_block": 0}
+"""mobilenet_small: its hard-swish/clip activations and residual sums fed from the host
+(policy no-leading-sum) cut it up; transformer_block: its MatMuls are batched (rank 3)."""
+
+
+def _compile(name: str, **options) -> tuple[ModuleOp, ModuleOp]:
+    """The imported module (kept for reference) and the compiled one."""
+    model = zoo.ZOO[name]()
+    before = import_onnx(model, ZOO_INPUT_SHAPES[name])
+    after = import_onnx(model, ZOO_INPUT_SHAPES[name])
+    MrvlPipelinePass(**options).apply(Context(), after)
+    return before, after
+
+
+def _subgraphs(module: ModuleOp) -> list[mrvl.SubgraphOp]:
+    return [op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)]
+
+
+@pytest.mark.parametrize("name", EXPECTED_SUBGRAPHS)
+def test_subgraph_count(name):
+    _, module = _compile(name)
+    module.verify()
+    assert len(_subgraphs(module)) == EXPECTED_SUBGRAPHS[name]
+
+
+@pytest.mark.parametrize("name", EXPECTED_SUBGRAPHS)
+def test_every_allowed_conv_and_gemm_is_offloaded(name):
+    before, module = _compile(name)
+    rows = {row.name: row for row in placement_rows(module)}
+    for op in before.walk():
+        if op.name in ("graph.Conv", "graph.Gemm") and not failed_rules(op):
+            row = rows[op.location.desc.data]
+            reasons = " ".join(row.reasons)
+            assert row.place == "mlip" or "policy." in reasons, f"{row.name} stayed on the host: {reasons}"
+
+
+@pytest.mark.parametrize("name", EXPECTED_SUBGRAPHS)
+def test_every_host_node_has_a_reason(name):
+    _, module = _compile(name)
+    for row in placement_rows(module):
+        assert row.place == "mlip" or row.reasons, f"{row.name} ({row.op_type}) is on the host without a reason"
+
+
+def test_offload_false_keeps_everything_on_the_host():
+    _, module = _compile("mnist", offload=False)
+    assert not _subgraphs(module)
+    assert all(row.place == "host" for row in placement_rows(module))
+
+
+def test_target_options_are_recorded_on_subgraphs():
+    _, module = _compile("mnist", num_tiles=4, quantize="int8", wb_pin_ocm=1, run_mode="hw", mcpu="cnf10kb")
+    (subgraph,) = _subgraphs(module)
+    assert subgraph.num_tiles.value.data == 4
+    assert (subgraph.quantize.data, subgraph.run_mode.data, subgraph.mcpu.data) == ("int8", "hw", "cnf10kb")
+    assert subgraph.wb_pin_ocm.value.data == 1
