@@ -30,7 +30,7 @@ test-slow: $(INSTALLED)
 	$(BIN)/python -m pytest -q -m slow
 
 bench: $(INSTALLED)
-	$(BIN)/python benchmarks/import_resnet50.py
+	$(BIN)/python benchmarks/resnet50_compile.py
 
 # Regenerate committed generated files (a test fails while they are stale).
 regenerate: $(INSTALLED)
