@@ -112,7 +112,17 @@ class MrvlOptMain(xDSLOptMain):
             "output can be read back with its data",
         )
 
+    def setup_pipeline(self):
+        # Option errors surface in run(), once the tool knows which file it reads.
+        try:
+            super().setup_pipeline()
+            self.pipeline_error: Exception | None = None
+        except (CompileError, ValueError) as e:
+            self.pipeline_error = e
+
     def run(self):
+        if self.pipeline_error is not None:
+            raise self.pipeline_error
         self.input_shapes = parse_input_shapes(self.args.input_shape)
         super().run()
 

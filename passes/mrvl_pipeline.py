@@ -13,6 +13,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from mrvl_dialect.errors import CompileError
 from passes.cleanup_graph import CleanupGraphPass
 from passes.convert_layout import ConvertLayoutPass
 from passes.fuse_mrvl import FuseMrvlPass
@@ -46,6 +47,9 @@ class MrvlPipelinePass(ModulePass):
 
     def __post_init__(self) -> None:
         check_target_options(self.name, self.target_options())
+        for id in self.policies:
+            if id not in POLICIES:
+                raise CompileError(self.name, f"policies must be among {', '.join(POLICIES)}, got {id!r}")
 
     def target_options(self) -> dict[str, object]:
         return {
