@@ -1,4 +1,5 @@
-"""`-t summary`: a one-screen overview of a module: interface, ops by type, parameters."""
+"""`-t summary`: a one-screen overview of a module: per function and MLIP subgraph, its
+interface, ops by type and constants."""
 
 from collections import Counter
 from dataclasses import dataclass
@@ -10,6 +11,8 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DenseResourceAttr, M
 from xdsl.utils.target import Target
 
 from mrvl_dialect.graph import ConstantOp, CustomOp, YieldOp
+from mrvl_dialect.mrvl import SubgraphOp
+from mrvl_dialect.mrvl import YieldOp as MrvlYieldOp
 
 
 def _shape(t: object) -> str:
@@ -38,13 +41,14 @@ class SummaryTarget(Target):
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         for function in module.walk():
-            if isinstance(function, func.FuncOp):
+            if isinstance(function, func.FuncOp | SubgraphOp):
                 self.emit_function(function, output)
 
-    def emit_function(self, function: func.FuncOp, output: IO[str]) -> None:
-        names = function.arg_attrs.data if function.arg_attrs else ()
-        out_names = function.res_attrs.data if function.res_attrs else ()
-        print(f"function @{function.sym_name.data}", file=output)
+    def emit_function(self, function: func.FuncOp | SubgraphOp, output: IO[str]) -> None:
+        names = function.arg_attrs.data if isinstance(function, func.FuncOp) and function.arg_attrs else ()
+        out_names = function.res_attrs.data if isinstance(function, func.FuncOp) and function.res_attrs else ()
+        kind = "function" if isinstance(function, func.FuncOp) else "mlip subgraph"
+        print(f"{kind} @{function.sym_name.data}", file=output)
         for kind, types, attrs in (
             ("input ", function.function_type.inputs.data, names),
             ("output", function.function_type.outputs.data, out_names),
@@ -67,7 +71,7 @@ class SummaryTarget(Target):
                     constant_bytes += count * max(tensor.element_type.bitwidth, 8) // 8
             elif isinstance(op, CustomOp):
                 ops[f"custom {op.op_type.data}"] += 1
-            elif op is not function and not isinstance(op, func.ReturnOp | YieldOp):
+            elif op is not function and not isinstance(op, func.ReturnOp | YieldOp | MrvlYieldOp):
                 ops[op.name] += 1
         total = sum(ops.values())
         print(f"  ops      {total} in {len(ops)} kinds", file=output)
