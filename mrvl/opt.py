@@ -123,6 +123,7 @@ class MrvlOptMain(xDSLOptMain):
     def run(self):
         if self.pipeline_error is not None:
             raise self.pipeline_error
+        self.ctx.get_dialect("builtin")  # passes may add dense_resource weights; the printer needs it
         self.input_shapes = parse_input_shapes(self.args.input_shape)
         super().run()
 

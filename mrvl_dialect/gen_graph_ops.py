@@ -30,9 +30,9 @@ OPSET = 28
 """The default-domain opset the dialect mirrors; the importer upgrades older models to it."""
 REPRESENTED_ELSEWHERE = {"Constant": "graph.constant"}
 """ONNX operators the importer turns into hand-written ops instead."""
-NOT_PURE = {"Bernoulli", "Multinomial", "RandomNormal", "RandomNormalLike",
+NOT_PURE = {"Bernoulli", "Dropout", "Multinomial", "RandomNormal", "RandomNormalLike",
             "RandomUniform", "RandomUniformLike"}
-"""Operators with random results: never merged or folded."""
+"""Operators with random results (Dropout: in training mode): never merged or folded."""
 
 OUTPUT = Path(__file__).with_name("graph_ops_gen.py")
 DOCS = Path(__file__).parent.parent / "docs" / "graph-ops.md"

@@ -812,7 +812,6 @@ class DropoutOp(OnnxOp):
     mask = opt_result_def(tensor_of(_T2))
     seed = opt_prop_def(IntegerAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(Pure())
 
 
 @irdl_op_definition

@@ -168,12 +168,19 @@ class Conv2DOp(_LayerOp):
         if parser.parse_optional_keyword("bn"):
             names += parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
             sizes[3:] = [1, 1, 1, 1]
-        properties = parser.parse_optional_attr_dict()
+        entries = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         function_type = parser.parse_function_type()
         operands = parser.resolve_operands(names, function_type.inputs.data, start)
+        known = cls.get_irdl_definition().properties
+        properties = {k: v for k, v in entries.items() if k in known}
         properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, sizes)
-        return cls.create(operands=operands, result_types=function_type.outputs.data, properties=properties)
+        return cls.create(
+            operands=operands,
+            result_types=function_type.outputs.data,
+            properties=properties,
+            attributes={k: v for k, v in entries.items() if k not in known},
+        )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -187,7 +194,7 @@ class Conv2DOp(_LayerOp):
                 printer.print_list(self.operands[-4:], printer.print_operand)
         printed = {k: v for k, v in self.properties.items() if k != "operandSegmentSizes"
                    and v != self.get_irdl_definition().properties[k].default_value}
-        printer.print_op_attributes(dict(sorted(printed.items())))
+        printer.print_op_attributes(dict(sorted((printed | self.attributes).items())))
         printer.print_string(" : ")
         printer.print_function_type((o.type for o in self.operands), self.result_types)
 
@@ -274,6 +281,8 @@ class _Pool2DOp(_LayerOp):
         kernel = _pairs(self.kernel_shape, 2, "kernel_shape", 1)
         stride = _pairs(self.strides, 2, "strides", 1)
         pad = _pairs(self.padding, 4, "padding", 0)
+        if any(p >= kernel[i % 2] for i, p in enumerate(pad)):
+            raise VerifyException(f"{self.name} padding {list(pad)} must be smaller than the kernel {list(kernel)}")
         expected = (n, _window_out(h, kernel[0], stride[0], pad[0], pad[2]),
                     _window_out(w, kernel[1], stride[1], pad[1], pad[3]), c)
         if _shape(self.output, "pool output") != expected:
@@ -485,9 +494,17 @@ class SubgraphOp(IRDLOperation):
 
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
 
-    def __init__(self, name: str, function_type: FunctionType, body: Region, options: dict[str, Attribute]):
+    def __init__(
+        self,
+        name: str,
+        function_type: FunctionType,
+        body: Region,
+        options: dict[str, Attribute],
+        attributes: dict[str, Attribute] | None = None,
+    ):
         super().__init__(
             properties={"sym_name": StringAttr(name), "function_type": function_type, **options},
+            attributes=attributes or {},
             regions=[body],
         )
 
@@ -496,13 +513,16 @@ class SubgraphOp(IRDLOperation):
         name, inputs, outputs, region, extra, _, _ = parse_func_op_like(
             parser, reserved_attr_names=("sym_name", "function_type")
         )
-        options = dict(extra.data) if extra is not None else {}
-        return cls(name, FunctionType.from_lists(inputs, outputs), region, options)
+        entries = dict(extra.data) if extra is not None else {}
+        known = cls.get_irdl_definition().properties
+        options = {k: v for k, v in entries.items() if k in known}
+        others = {k: v for k, v in entries.items() if k not in known}
+        return cls(name, FunctionType.from_lists(inputs, outputs), region, options, others)
 
     def print(self, printer: Printer) -> None:
         options = {k: v for k, v in self.properties.items() if k not in ("sym_name", "function_type")}
         print_func_op_like(
-            printer, self.sym_name, self.function_type, self.body, options,
+            printer, self.sym_name, self.function_type, self.body, options | self.attributes,
             reserved_attr_names=("sym_name", "function_type"),
         )
 

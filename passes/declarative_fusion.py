@@ -4,8 +4,8 @@ A `Pattern` is a chain of `Member`s in data-flow order (producer first, root las
 optional, exactly one of them the anchor whose operator gives the layer kind. Each member
 after the first consumes the previous one's result, which must have no other use (fusing
 must not hide a value someone else reads). A pattern-level `check` vets a whole match, and
-`build` rewrites it. `match(pattern, root)` finds the longest chain ending at `root`;
-`FusionRewrite(pattern)` is the xDSL rewrite pattern.
+`build` rewrites it. `match(pattern, root)` finds the longest chain ending at `root`, `fusable` the longest
+that passes the check; `FusionRewrite(pattern)` is the xDSL rewrite pattern.
 """
 
 from collections.abc import Callable
@@ -90,6 +90,33 @@ def match(pattern: Pattern, root: Operation) -> Match | None:
     return Match(pattern, ops)
 
 
+def candidates(pattern: Pattern, root: Operation) -> list[Match]:
+    """Matches rooted at `root`, longest first: the longest, then the same without its
+    optional members before the anchor, one at a time (a Pad that cannot be fused leaves
+    the pool it feeds fusable on its own)."""
+    found = match(pattern, root)
+    if found is None:
+        return []
+    result = [found]
+    for member in pattern.chain:
+        if member.role == pattern.anchor:
+            break
+        if member.optional and member.role in found.ops:
+            found = Match(pattern, {k: v for k, v in found.ops.items() if k != member.role})
+            result.append(found)
+    return result
+
+
+def fusable(pattern: Pattern, root: Operation) -> tuple[Match | None, list[tuple[Match, str]]]:
+    """The longest candidate whose check passes, and the longer ones with why they failed."""
+    failures = []
+    for candidate in candidates(pattern, root):
+        if (why := pattern.check(candidate)) is None:
+            return candidate, failures
+        failures.append((candidate, why))
+    return None, failures
+
+
 def _match_back(chain: tuple[Member, ...], i: int, op: Operation) -> dict[str, Operation] | None:
     """Members chain[..i] matched so that the last matched one is `op`."""
     if i < 0:
@@ -115,7 +142,7 @@ class FusionRewrite(RewritePattern):
     select: Callable[[Match], bool] = lambda match: True
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        found = match(self.pattern, op)
-        if found is None or not self.select(found) or self.pattern.check(found) is not None:
-            return
-        self.pattern.build(found, rewriter)
+        for candidate in candidates(self.pattern, op):
+            if self.select(candidate) and self.pattern.check(candidate) is None:
+                self.pattern.build(candidate, rewriter)
+                return

@@ -143,6 +143,10 @@ def _check_pool(match: Match) -> str | None:
     pool, pad = match["pool"], match.get("pad")
     if pad is None:
         return None
+    kernel = _ints(pool, "kernel_shape", [1, 1])
+    padding = [p + q for p, q in zip(_conv_padding(pool), _pad_amounts(pad))]
+    if any(p >= kernel[i % 2] for i, p in enumerate(padding)):
+        return f"the Pad would make the pool's padding {padding} reach its kernel {kernel}"
     if op_type(pool) == "MaxPool" and not _is_non_negative(pad.operands[0]):
         return "a zero Pad before a MaxPool is fused only when its input is a Relu result"
     if op_type(pool) == "AveragePool" and any(_conv_padding(pool)) and not _int(pool, "count_include_pad"):
@@ -159,10 +163,10 @@ def _check_fc(match: Match) -> str | None:
         source, target = shape(flatten.operands[0]), shape(flatten.results[0])
         if len(source) not in (2, 4) or len(target) != 2 or target[0] != source[0]:
             return f"the reshape before the Gemm/MatMul is not a flatten ({source} -> {target})"
-    if op_type(fc) == "Gemm" and len(fc.operands) > 2 and constant_value(fc.operands[2]) is not None:
+    if op_type(fc) == "Gemm" and len(fc.operands) > 2:
         c = constant_value(fc.operands[2])
-        if c.size != outputs:
-            return "Gemm's C input is not a bias vector"
+        if c is None or c.shape not in ((outputs,), (1, outputs)):
+            return "Gemm's C input is not a constant bias vector"
     return None
 
 

@@ -222,3 +222,16 @@ def _reshape_layout(op: Operation) -> str | None:
     if _layout_free(source) and _layout_free(target):
         return None
     return f"{_shape_text(source)} -> {_shape_text(target)}"
+
+
+@rule("flatten.axis", "Flatten", text="Flatten must keep the batch: axis 1.")
+def _flatten_axis(op: Operation) -> str | None:
+    axis = _prop(op, "axis", 1)
+    return None if axis in (1, 1 - len(shape(op.operands[0]) or ())) else f"axis {axis}"
+
+
+@rule("squeeze.constant-axes", "Squeeze", text="Squeeze axes must be a constant.")
+def _squeeze_axes(op: Operation) -> str | None:
+    if len(op.operands) > 1 and constant_op(op.operands[1]) is None:
+        return "axes are computed at run time"
+    return None

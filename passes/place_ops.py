@@ -22,7 +22,7 @@ from xdsl.passes import ModulePass
 
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, REASONS_ATTR
-from passes.declarative_fusion import Match, match
+from passes.declarative_fusion import Pattern, fusable, match
 from passes.fuse_mrvl import PATTERNS
 from passes.graph_queries import node_name, op_type
 from passes.mlip_rules import FUSED_ONLY, LAYER_KINDS, failed_rules
@@ -51,16 +51,24 @@ class _Placer:
         if reason not in reasons:
             reasons.append(reason)
 
-    def try_claim(self, found: Match) -> bool:
+    def try_claim(self, pattern: Pattern, root: Operation) -> bool:
+        longest = match(pattern, root)
+        if longest is None:
+            return False
+        if failures := _format_failures(longest.anchor):
+            for reason in failures:
+                self.note(longest.anchor, reason)
+            return False
+        found, rejected = fusable(pattern, root)
+        kept = set(found.members()) if found is not None else {root}
+        for candidate, why in rejected:
+            # The members the failed, longer match would have fused are told why not.
+            for op in [*(m for m in candidate.members() if m not in kept), root]:
+                self.note(op, f"fuse.{pattern.name}: {why}")
+        if found is None:
+            return False
         members = found.members()
         if any(op in self.group_of for op in members):
-            return False
-        if failures := _format_failures(found.anchor):
-            for reason in failures:
-                self.note(found.anchor, reason)
-            return False
-        if (why := found.pattern.check(found)) is not None:
-            self.note(found.root, f"fuse.{found.pattern.name}: {why}")
             return False
         forced = [op for op in members if self.decision(op) == "host"]
         if forced:
@@ -89,7 +97,8 @@ class _Placer:
 
 
 def _placeable(block_ops: list[Operation]) -> list[Operation]:
-    return [op for op in block_ops if not isinstance(op, ConstantOp | func.ReturnOp)]
+    """The graph ops to place (layers already built, or host ops, are placed already)."""
+    return [op for op in block_ops if op.name.startswith("graph.") and not isinstance(op, ConstantOp)]
 
 
 @dataclass(frozen=True)
@@ -120,8 +129,7 @@ class PlaceOpsPass(ModulePass):
                     if root in placer.group_of or op_type(root) not in _ROOT_TYPES:
                         continue
                     for pattern in PATTERNS:
-                        found = match(pattern, root)
-                        if found is not None and placer.try_claim(found):
+                        if placer.try_claim(pattern, root):
                             break
             # Number groups in IR order (they were found from the outputs back).
             order: dict[int, int] = {}

@@ -17,7 +17,7 @@ from mrvl.opt import main
 from mrvl_dialect import get_all_dialects
 from mrvl_dialect.errors import CompileError
 
-RELU_REASON = "relu.standalone: Relu runs on MLIP only fused after a Conv, Gemm or Add"
+RELU_REASON = "relu.fused-only: Relu runs on MLIP only fused after a Conv, Gemm or Add"
 MODULE = f"""
 mrvl.subgraph @mrvl_sg0(%a: tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> attributes {{mcpu = "cn10ka", num_tiles = 8 : i64, quantize = "fp16", wb_pin_ocm = 0 : i64, run_mode = "hw"}} {{
   %s = mrvl.sum %a, %a {{activation = #mrvl<activation relu>}} : (tensor<1x8x8x4xf32>, tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> loc(fused["/blk/Add", "/blk/Relu"])

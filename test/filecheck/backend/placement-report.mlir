@@ -8,7 +8,7 @@
 // CHECK-LABEL: node   op type   runs on                 reasons
 // CHECK-NEXT:  conv1  Conv      MLIP (layer 0, conv2d)
 // CHECK-NEXT:  relu1  Relu      MLIP (layer 0, conv2d)
-// CHECK-NEXT:  relu2  Relu      host                    relu.standalone: Relu runs on MLIP only fused after a Conv, Gemm or Add
+// CHECK-NEXT:  relu2  Relu      host                    relu.fused-only: Relu runs on MLIP only fused after a Conv, Gemm or Add
 // CHECK-NEXT:  gelu   FastGelu  host                    placement.host: kept on the host by the placement file p.json
 // CHECK-NEXT:                                           unsupported: MLIP has no layer for FastGelu
 // CHECK-EMPTY:
@@ -21,7 +21,7 @@
 // JSON-LABEL: "nodes": [
 // JSON-NEXT:    {"name": "conv1", "op_type": "Conv", "place": "mlip", "subgraph": null, "pattern": "conv2d", "group": 0, "reasons": []},
 // JSON-NEXT:    {"name": "relu1", "op_type": "Relu", "place": "mlip", "subgraph": null, "pattern": "conv2d", "group": 0, "reasons": []},
-// JSON-NEXT:    {"name": "relu2", "op_type": "Relu", "place": "host", "subgraph": null, "pattern": null, "group": null, "reasons": ["relu.standalone: Relu runs on MLIP only fused after a Conv, Gemm or Add"]},
+// JSON-NEXT:    {"name": "relu2", "op_type": "Relu", "place": "host", "subgraph": null, "pattern": null, "group": null, "reasons": ["relu.fused-only: Relu runs on MLIP only fused after a Conv, Gemm or Add"]},
 // JSON-NEXT:    {"name": "gelu", "op_type": "FastGelu", "place": "host", "subgraph": null, "pattern": null, "group": null, "reasons": ["placement.host: kept on the host by the placement file p.json", "unsupported: MLIP has no layer for FastGelu"]}
 // JSON-NEXT:  ],
 // JSON-NEXT:  "totals": {"nodes": 4, "mlip": 2, "host": 2, "subgraphs": 0}
@@ -30,7 +30,7 @@
 // CSV-LABEL: name,op_type,place,subgraph,pattern,group,reasons
 // CSV-NEXT:  conv1,Conv,mlip,,conv2d,0,
 // CSV-NEXT:  relu1,Relu,mlip,,conv2d,0,
-// CSV-NEXT:  relu2,Relu,host,,,,"relu.standalone: Relu runs on MLIP only fused after a Conv, Gemm or Add"
+// CSV-NEXT:  relu2,Relu,host,,,,"relu.fused-only: Relu runs on MLIP only fused after a Conv, Gemm or Add"
 // CSV-NEXT:  gelu,FastGelu,host,,,,placement.host: kept on the host by the placement file p.json; unsupported: MLIP has no layer for FastGelu
 // CSV-NOT:   {{.}}
 
@@ -39,7 +39,7 @@ func.func @placed(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
   %c = graph.Conv %x, %w {"mrvl.place" = "mlip", "mrvl.group" = 0 : i64, "mrvl.pattern" = "conv2d"} : (tensor<1x3x8x8xf32>, tensor<4x3x1x1xf32>) -> tensor<1x4x8x8xf32> loc("conv1")
   %r = graph.Relu %c {"mrvl.place" = "mlip", "mrvl.group" = 0 : i64, "mrvl.pattern" = "conv2d"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> loc("relu1")
   %t = graph.Transpose %r {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
-  %r2 = graph.Relu %t {"mrvl.place" = "host", "mrvl.reasons" = ["relu.standalone: Relu runs on MLIP only fused after a Conv, Gemm or Add"]} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> loc("relu2")
+  %r2 = graph.Relu %t {"mrvl.place" = "host", "mrvl.reasons" = ["relu.fused-only: Relu runs on MLIP only fused after a Conv, Gemm or Add"]} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> loc("relu2")
   %g = graph.custom "FastGelu" domain "com.microsoft" (%r2) {} {"mrvl.place" = "host", "mrvl.reasons" = ["placement.host: kept on the host by the placement file p.json", "unsupported: MLIP has no layer for FastGelu"]} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> loc("gelu")
   func.return %g : tensor<1x4x8x8xf32>
 }

@@ -14,9 +14,9 @@
 // CHECK-SAME:        : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
 // CHECK-NEXT:    func.return %y
 // LOC-LABEL:   func.func @conv_defaults_spelled_out(
-// LOC:           cpu.conv {{.*}} loc("conv1")
+// LOC:           cpu.conv {{.*}} loc("conv1"("Conv"))
 func.func @conv_defaults_spelled_out(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  %y = graph.Conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> loc("conv1")
+  %y = graph.Conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> loc("conv1"("Conv"))
   func.return %y : tensor<1x4x6x6xf32>
 }
 
