@@ -12,7 +12,6 @@ import argparse
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Sequence
 from io import StringIO
 from pathlib import Path
@@ -29,6 +28,7 @@ from backend.summary import SummaryTarget
 from frontend.onnx_importer import import_onnx
 from mrvl_dialect import get_all_dialects
 from mrvl_dialect.errors import CompileError
+from mrvl_dialect.files import write_atomically
 from mrvl_dialect.weights import adopt_parsed_blobs, resources_section
 from passes import get_all_passes
 
@@ -152,21 +152,6 @@ class PendingOutput(StringIO):
 
     def commit(self) -> None:
         write_atomically(self.path, self.getvalue())
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder, so `path` is never half written."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent or Path("."), prefix=f".{path.name}.", suffix=".tmp")
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: str) -> int:

@@ -11,7 +11,6 @@ schema's type constraints.
 """
 
 import argparse
-import difflib
 import keyword
 import sys
 import textwrap
@@ -23,6 +22,7 @@ from onnx import AttributeProto, helper
 from onnx.defs import OpSchema
 
 from mrvl_dialect.element_types import BY_ONNX_NAME
+from mrvl_dialect.files import update_generated
 
 ONNX_VERSION = "1.23.2"
 """The generator refuses other onnx releases: schemas change between them."""
@@ -295,18 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     if onnx.__version__ != ONNX_VERSION:
         print(f"error: gen_graph_ops: needs onnx {ONNX_VERSION}, found {onnx.__version__}", file=sys.stderr)
         return 1
-    stale = 0
-    for path, text in ((OUTPUT, render()), (DOCS, render_docs())):
-        current = path.read_text() if path.exists() else ""
-        if text == current:
-            continue
-        if args.check:
-            sys.stdout.writelines(difflib.unified_diff(
-                current.splitlines(True), text.splitlines(True), str(path), "regenerated"))
-            stale = 1
-        else:
-            path.write_text(text)
-    return stale
+    fresh = [update_generated(path, text, args.check) for path, text in ((OUTPUT, render()), (DOCS, render_docs()))]
+    return 0 if all(fresh) or not args.check else 1
 
 
 if __name__ == "__main__":

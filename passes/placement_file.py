@@ -43,7 +43,6 @@ import difflib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +61,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from mrvl_dialect.errors import CompileError
+from mrvl_dialect.files import write_atomically
 from mrvl_dialect.graph import ConstantOp, CustomOp, YieldOp
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
 from mrvl_dialect.mrvl import (
@@ -475,21 +475,6 @@ def save_placement(module: ModuleOp, path: str | os.PathLike[str]) -> None:
     text = format_placement(placement_entries(module))
     target = Path(path)
     try:
-        _write_atomically(target, text)
+        write_atomically(target, text)
     except OSError as e:
         raise CompileError(str(path), f"cannot write: {e.strerror or e}") from None
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    # As `mrvl.opt.write_atomically`, which passes cannot import (tools come later).
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

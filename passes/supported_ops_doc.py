@@ -5,10 +5,9 @@
 """
 
 import argparse
-import difflib
-import sys
 from pathlib import Path
 
+from mrvl_dialect.files import update_generated
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
 from passes.fuse_mrvl import PATTERNS
 from passes.lower_to_cpu import host_kernel_op_types
@@ -69,15 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="only report whether the page is stale")
     args = parser.parse_args(argv)
-    text = render()
-    current = OUTPUT.read_text() if OUTPUT.exists() else ""
-    if text == current:
-        return 0
-    if args.check:
-        sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True), str(OUTPUT), "regenerated"))
-        return 1
-    OUTPUT.write_text(text)
-    return 0
+    fresh = update_generated(OUTPUT, render(), args.check)
+    return 0 if fresh or not args.check else 1
 
 
 if __name__ == "__main__":
