@@ -16,8 +16,11 @@ from mrvl_dialect.weights import WeightStore
 
 
 def node_name(op: Operation) -> str:
-    """The ONNX node name an op was imported from ("" if it has none)."""
-    return op.location.desc.data if isinstance(op.location, NameLoc) else ""
+    """The ONNX node name an op was imported from (its `NameLoc`); for IR without
+    locations, its first result's name, else ""."""
+    if isinstance(op.location, NameLoc):
+        return op.location.desc.data
+    return next((r.name_hint for r in op.results if r.name_hint), "")
 
 
 def op_type(op: Operation) -> str:

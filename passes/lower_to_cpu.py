@@ -58,6 +58,7 @@ from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp
 from mrvl_dialect.weights import WeightStore
+from passes.graph_queries import node_name, op_type
 
 SUBGRAPH_OP = "mrvl.subgraph"
 """Ops inside an op of this name run on the accelerator and are left alone."""
@@ -78,26 +79,15 @@ def on_host(op: Operation) -> bool:
     return True
 
 
-def node_name(op: Operation) -> str:
-    """The ONNX node name of `op` (its NameLoc), else its first result's name, else its op name."""
-    if isinstance(op.location, NameLoc):
-        return op.location.desc.data
-    return next((r.name_hint for r in op.results if r.name_hint), op.name)
-
-
-def onnx_op_type(op: Operation) -> str:
-    return op.op_type.data if isinstance(op, CustomOp) else op.name.removeprefix("graph.")
-
-
 def node_error(op: Operation, message: str) -> CompileError:
     """A CompileError located at `op`'s ONNX node: `node 'conv1' (Conv): <message>`."""
-    return CompileError(f"node '{node_name(op)}' ({onnx_op_type(op)})", message)
+    return CompileError(f"node '{node_name(op)}' ({op_type(op)})", message)
 
 
 def no_host_kernel(op: Operation, what: str = "") -> CompileError:
     """The error for an op (or a variant of it, `what`) that no host kernel implements."""
     domain = f" of domain '{op.domain.data}'" if isinstance(op, CustomOp) and op.domain else ""
-    return node_error(op, f"no host kernel for {onnx_op_type(op)}{domain}{what}")
+    return node_error(op, f"no host kernel for {op_type(op)}{domain}{what}")
 
 
 # Constant operands
@@ -266,7 +256,7 @@ class GraphOpLowering(RewritePattern):
         location = op.location
         if isinstance(location, NameLoc) and isinstance(location.location, NoneAttr):
             # The node's name, with its ONNX operator nested: the cpu op no longer says it.
-            location = NameLoc(location.desc, NameLoc(StringAttr(onnx_op_type(op)), NoneAttr()))
+            location = NameLoc(location.desc, NameLoc(StringAttr(op_type(op)), NoneAttr()))
         for new in new_ops:
             new.location = location
         # Where the op was placed, and why, stays readable for the placement report.

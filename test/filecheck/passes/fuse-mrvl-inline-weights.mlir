@@ -3,7 +3,7 @@
 // RUN: mrvl-opt %s -p fuse-mrvl | filecheck %s
 
 // CHECK-LABEL: func.func @inline_weight(
-// CHECK:         %[[W:[^ ]+]] = graph.constant dense_resource<conv2d.weight_ohwi> : tensor<2x1x1x2xf32>
+// CHECK:         %[[W:[^ ]+]] = graph.constant dense_resource<y.weight_ohwi> : tensor<2x1x1x2xf32>
 // CHECK-NEXT:    %{{[^ ]+}} = mrvl.conv2d %{{[^ ]+}}, %[[W]]
 func.func @inline_weight(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %w = graph.constant dense<1.0> : tensor<2x2x1x1xf32>
