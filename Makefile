@@ -15,8 +15,9 @@ $(INSTALLED): pyproject.toml
 	touch $@
 
 demo: $(INSTALLED)
-	$(BIN)/mrvl-opt $(EXAMPLE)
 	$(BIN)/mrvl-opt $(EXAMPLE) -t summary
+	$(BIN)/mrvl-opt $(EXAMPLE) -p mrvl-pipeline
+	$(BIN)/mrvl-opt $(EXAMPLE) -p mrvl-pipeline -t placement-report
 
 test: lit pytest
 
