@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from mrvl_dialect import mrvl
-from mrvl_dialect.gen_graph_ops import OPSET
+from mrvl_dialect.graph_ops_gen import OPSET
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import OnnxOp
 from passes.graph_eval import NotEvaluable, evaluate

@@ -23,7 +23,7 @@ from xdsl.traits import Pure
 from frontend.onnx_graph import graph_uses, subgraphs
 from frontend.model_file import MAPPED_MIN_BYTES, LoadedModel, small_initializer_value
 from mrvl_dialect.errors import CompileError
-from mrvl_dialect.gen_graph_ops import OPSET
+from mrvl_dialect.graph_ops_gen import OPSET
 from mrvl_dialect.graph import Graph
 
 OLDEST_OPSET = 7

@@ -83,6 +83,8 @@ from xdsl.traits import Pure
 from mrvl_dialect.element_types import BY_ONNX_NAME
 from mrvl_dialect.graph_base import OnnxOp, elements, f32_attr, tensor_of
 
+OPSET = {OPSET}
+"""The default-domain opset these ops mirror; the importer upgrades models to it."""
 TENSOR_ATTR = AnyOf([BaseAttr(DenseIntOrFPElementsAttr), BaseAttr(DenseResourceAttr)])
 
 
