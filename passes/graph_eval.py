@@ -50,8 +50,11 @@ def evaluate(op: OnnxOp, values: list[np.ndarray]) -> list[np.ndarray]:
         inputs.extend(taken if taken or kind == "variadic" else [None])
     while inputs and inputs[-1] is None:
         inputs.pop()
+    # Defaults stay implicit: ONNX's evaluator may predate an attribute the schema has now.
+    defaults = op.get_irdl_definition().properties
     attributes = {
-        k: attribute_value(v) for k, v in op.properties.items() if k not in (OPERAND_SEGMENTS, RESULT_SEGMENTS)
+        k: attribute_value(v) for k, v in op.properties.items()
+        if k not in (OPERAND_SEGMENTS, RESULT_SEGMENTS) and v != defaults[k].default_value
     }
     names = [f"i{k}" if x is not None else "" for k, x in enumerate(inputs)]
     outputs = [f"o{k}" for k in range(len(op.results))]
