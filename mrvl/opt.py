@@ -3,6 +3,7 @@
     mrvl-opt model.onnx                          # import and print the graph dialect
     mrvl-opt in.mlir -p 'canonicalize,cse' -o out.mlir
     mrvl-opt model.onnxtxt --input-shape x=1x3x32x32 --print-weights
+    mrvl-opt model.onnx -p mrvl-pipeline -t json -o out/   # nodes/consts JSON per subgraph
 
 `.onnx` (binary) and `.onnxtxt` (ONNX text syntax) inputs are imported on the fly; `.mlir`
 is parsed, and any `dialect_resources` blobs in it become the module's weights.
@@ -23,6 +24,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from backend.json_emitter import JsonTarget, OutputDirectory
 from backend.placement_report import PlacementReportTarget
 from backend.summary import SummaryTarget
 from frontend.onnx_importer import import_onnx
@@ -65,6 +67,7 @@ class MrvlOptMain(xDSLOptMain):
         super().register_all_targets()
         self.available_targets["summary"] = lambda: SummaryTarget
         self.available_targets["placement-report"] = lambda: PlacementReportTarget
+        self.available_targets["json"] = lambda: JsonTarget
 
     def register_all_frontends(self):
         super().register_all_frontends()
@@ -128,12 +131,24 @@ class MrvlOptMain(xDSLOptMain):
         super().run()
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
+        spec = parse_spec(self.args.target)
+        if spec.name == JsonTarget.name:
+            # A directory of files, not a stream: the files go to the pending directory.
+            JsonTarget.from_spec(spec).emit(self.ctx, prog, self.pending_output)
+            return ""
         text = super().output_resulting_program(prog)
         if self.args.print_weights and parse_spec(self.args.target).name == "mlir":
             text = text.rstrip("\n") + "\n" + resources_section(prog)
         return text
 
     def prepare_output(self) -> IO[str]:
+        if parse_spec(self.args.target).name == JsonTarget.name:
+            if self.args.output_file is None:
+                raise CompileError("-t json", "writes a directory of files: name it with -o DIR")
+            if self.args.split_input_file:
+                raise CompileError("-t json", "writes one directory per input: --split-input-file is not supported")
+            self.pending_output = OutputDirectory(Path(self.args.output_file))
+            return self.pending_output
         if self.args.output_file is None:
             return sys.stdout
         self.pending_output = PendingOutput(Path(self.args.output_file))

@@ -1,6 +1,7 @@
 """`mrvl-translate`: convert between ONNX, mrvl IR and output artefacts, like mlir-translate.
 
     mrvl-translate --import-onnx model.onnx [-o out.mlir] [--input-shape NAME=DIMS ...]
+    mrvl-translate --to-json in.mlir -o OUTDIR
 
 Exactly one translation is named per call.
 """
@@ -13,6 +14,8 @@ from mrvl.opt import MrvlOptMain, run_tool
 
 TRANSLATIONS = {
     "--import-onnx": "ONNX model (.onnx, or text syntax .onnxtxt) -> graph dialect",
+    "--to-json": "mrvl IR (from mrvl-opt -p mrvl-pipeline --print-weights) -> nodes, consts "
+    "and sourcemap JSON per mrvl.subgraph and tmlc-commands.txt, into the directory -o names",
 }
 
 
@@ -34,6 +37,8 @@ class MrvlTranslateMain(MrvlOptMain):
         if self.args.import_onnx and self.args.frontend is None:
             input_file = self.args.input_file or ""
             self.args.frontend = "onnxtxt" if input_file.endswith((".onnxtxt", ".onnxtext")) else "onnx"
+        if self.args.to_json:
+            self.args.target = "json"
         super().setup_pipeline()
 
 

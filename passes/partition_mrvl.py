@@ -558,7 +558,7 @@ class PartitionMrvlPass(ModulePass):
     policies: tuple[str, ...] = tuple(POLICIES)
     """Ids of the policies that may send a region back to the host (`POLICIES`); all by
     default. `policies=compute-intensive` keeps one, `{policies}` none."""
-    prefix: str = "mrvl_sg"
+    prefix: str = "tvmgen_mrvl_main_"
     """Subgraphs are named `<prefix>0`, `<prefix>1`, ... in IR order."""
     mcpu: str = "cn10ka"
     """The OCTEON 10 part: cn10ka or cnf10kb."""

@@ -13,7 +13,7 @@
 // ONLY-LABEL:  func.func @no_compute(
 // ONLY-NEXT:     graph.MaxPool {{.*}}mrvl.place = "host"
 // NONE-LABEL:  func.func @no_compute(
-// NONE-NEXT:     cpu.call_mlip @mrvl_sg0(%x)
+// NONE-NEXT:     cpu.call_mlip @tvmgen_mrvl_main_0(%x)
 func.func @no_compute(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
   %p = graph.MaxPool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, "mrvl.place" = "mlip", "mrvl.group" = 0 : i64, "mrvl.pattern" = "maxpool2d"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
   %s = graph.Add %p, %p {"mrvl.place" = "mlip", "mrvl.group" = 1 : i64, "mrvl.pattern" = "sum"} : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
@@ -24,9 +24,9 @@ func.func @no_compute(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
 
 // Gemm and MatMul layers (fc) count as compute, as conv2d layers do.
 // CHECK-LABEL: func.func @fc_is_compute(
-// CHECK-NEXT:    cpu.call_mlip @mrvl_sg0(%x)
+// CHECK-NEXT:    cpu.call_mlip @tvmgen_mrvl_main_0(%x)
 // ONLY-LABEL:  func.func @fc_is_compute(
-// ONLY-NEXT:     cpu.call_mlip @mrvl_sg0(%x)
+// ONLY-NEXT:     cpu.call_mlip @tvmgen_mrvl_main_0(%x)
 func.func @fc_is_compute(%x: tensor<1x16xf32>) -> tensor<1x4xf32> {
   %w = graph.constant dense_resource<w> : tensor<16x4xf32>
   %y = graph.MatMul %x, %w {"mrvl.place" = "mlip", "mrvl.group" = 0 : i64, "mrvl.pattern" = "fc"} : (tensor<1x16xf32>, tensor<16x4xf32>) -> tensor<1x4xf32>
@@ -43,9 +43,9 @@ func.func @fc_is_compute(%x: tensor<1x16xf32>) -> tensor<1x4xf32> {
 // CHECK-NEXT:    func.return %c
 // CHECK-NOT:   mrvl.subgraph
 // ONLY-LABEL:  func.func @leading_concat(
-// ONLY-NEXT:     %c = cpu.call_mlip @mrvl_sg0(%x, %y)
+// ONLY-NEXT:     %c = cpu.call_mlip @tvmgen_mrvl_main_0(%x, %y)
 // NONE-LABEL:  func.func @leading_concat(
-// NONE-NEXT:     %c = cpu.call_mlip @mrvl_sg0(%x, %y)
+// NONE-NEXT:     %c = cpu.call_mlip @tvmgen_mrvl_main_0(%x, %y)
 func.func @leading_concat(%x: tensor<1x2x8x8xf32>, %y: tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32> {
   %w = graph.constant dense_resource<w> : tensor<4x4x1x1xf32>
   %cat = graph.Concat %x, %y {axis = 1 : i64, "mrvl.place" = "mlip", "mrvl.group" = 0 : i64, "mrvl.pattern" = "concat"} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32> loc("cat")
@@ -57,7 +57,7 @@ func.func @leading_concat(%x: tensor<1x2x8x8xf32>, %y: tensor<1x2x8x8xf32>) -> t
 
 // A concat inside the region, of values the region computes, is fine.
 // CHECK-LABEL: func.func @inner_concat(
-// CHECK-NEXT:    %cat = cpu.call_mlip @mrvl_sg0(%x)
+// CHECK-NEXT:    %cat = cpu.call_mlip @tvmgen_mrvl_main_0(%x)
 // CHECK:         graph.Concat %a, %b
 func.func @inner_concat(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %w = graph.constant dense_resource<w> : tensor<4x4x1x1xf32>
@@ -76,9 +76,9 @@ func.func @inner_concat(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
 // CHECK-NEXT:    %c = graph.Conv %s, %w {mrvl.pattern = "conv2d", mrvl.place = "host", mrvl.reasons = ["policy.no-leading-sum: {{.*}}"]}
 // CHECK-NOT:   mrvl.subgraph
 // ONLY-LABEL:  func.func @leading_sum(
-// ONLY:          cpu.call_mlip @mrvl_sg0(%h, %x)
+// ONLY:          cpu.call_mlip @tvmgen_mrvl_main_0(%h, %x)
 // NONE-LABEL:  func.func @leading_sum(
-// NONE:          cpu.call_mlip @mrvl_sg0(%h, %x)
+// NONE:          cpu.call_mlip @tvmgen_mrvl_main_0(%h, %x)
 func.func @leading_sum(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
   %w = graph.constant dense_resource<w> : tensor<4x4x1x1xf32>
   %h = graph.Sigmoid %x {"mrvl.place" = "host"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
@@ -93,14 +93,14 @@ func.func @leading_sum(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
 // had. A rejection leaves the other regions as they were formed, and the names of the
 // outlined ones count from 0 without gaps.
 // CHECK-LABEL: func.func @others_unaffected(
-// CHECK-NEXT:    %a = cpu.call_mlip @mrvl_sg0(%x)
+// CHECK-NEXT:    %a = cpu.call_mlip @tvmgen_mrvl_main_0(%x)
 // CHECK-NEXT:    %h = graph.Sigmoid %a
 // CHECK-NEXT:    %s = graph.Add %h, %h {mrvl.pattern = "sum", mrvl.place = "host", mrvl.reasons = ["earlier: kept", "policy.compute-intensive: {{.*}}", "policy.no-leading-sum: {{.*}}"]}
 // CHECK-NEXT:    %g = graph.Sigmoid %s
-// CHECK-NEXT:    %c = cpu.call_mlip @mrvl_sg1(%g)
+// CHECK-NEXT:    %c = cpu.call_mlip @tvmgen_mrvl_main_1(%g)
 // CHECK-NEXT:    func.return %c
-// CHECK:       mrvl.subgraph @mrvl_sg0(
-// CHECK:       mrvl.subgraph @mrvl_sg1(
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_0(
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_1(
 func.func @others_unaffected(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
   %w = graph.constant dense_resource<w> : tensor<4x4x1x1xf32>
   %a = graph.Conv %x, %w {"mrvl.place" = "mlip", "mrvl.group" = 0 : i64, "mrvl.pattern" = "conv2d"} : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>

@@ -8,10 +8,10 @@
 // place; the weights move into the subgraph, and the host copies, now unused, go. The
 // moved ops keep their attributes and their ONNX node names.
 // CHECK-LABEL: func.func @one_region(
-// CHECK-NEXT:    %p = cpu.call_mlip @mrvl_sg0(%x) : (tensor<1x3x8x8xf32>) -> tensor<1x4x4x4xf32>
+// CHECK-NEXT:    %p = cpu.call_mlip @tvmgen_mrvl_main_0(%x) : (tensor<1x3x8x8xf32>) -> tensor<1x4x4x4xf32>
 // CHECK-NEXT:    func.return %p
 // CHECK-NEXT:  }
-// CHECK-NEXT:  mrvl.subgraph @mrvl_sg0(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x4x4xf32> attributes {
+// CHECK-NEXT:  mrvl.subgraph @tvmgen_mrvl_main_0(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x4x4xf32> attributes {
 // CHECK-NEXT:    %w = graph.constant dense_resource<w> : tensor<4x3x3x3xf32>
 // CHECK-NEXT:    %b = graph.constant dense_resource<b> : tensor<4xf32>
 // CHECK-NEXT:    %c = graph.Conv %x, %w, %b {kernel_shape = array<i64: 3, 3>, mrvl.group = 0 : i64, mrvl.pattern = "conv2d", mrvl.place = "mlip", pads = array<i64: 1, 1, 1, 1>}
@@ -21,7 +21,7 @@
 // CHECK-NEXT:  }
 // CHECK-NOT:   mrvl.subgraph
 // LOC-LABEL:   func.func @one_region(
-// LOC:         mrvl.subgraph @mrvl_sg0(
+// LOC:         mrvl.subgraph @tvmgen_mrvl_main_0(
 // LOC:           graph.Conv {{.*}} loc("conv")
 // LOC-NEXT:      graph.Relu {{.*}} loc("relu")
 // LOC-NEXT:      graph.MaxPool {{.*}} loc("pool")
@@ -39,17 +39,17 @@ func.func @one_region(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x4x4xf32> {
 // A host op between two MLIP ops splits them into two subgraphs, named in IR order and
 // placed after the function in that order. A weight both use is cloned into each.
 // CHECK-LABEL: func.func @two_regions(
-// CHECK-NEXT:    %a = cpu.call_mlip @mrvl_sg0(%x) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT:    %a = cpu.call_mlip @tvmgen_mrvl_main_0(%x) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
 // CHECK-NEXT:    %s = graph.Sigmoid %a {mrvl.place = "host", mrvl.reasons = ["unsupported: MLIP has no layer for Sigmoid"]}
-// CHECK-NEXT:    %c = cpu.call_mlip @mrvl_sg1(%s) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT:    %c = cpu.call_mlip @tvmgen_mrvl_main_1(%s) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
 // CHECK-NEXT:    func.return %c
 // CHECK-NEXT:  }
-// CHECK-NEXT:  mrvl.subgraph @mrvl_sg0(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT:  mrvl.subgraph @tvmgen_mrvl_main_0(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
 // CHECK-NEXT:    %w = graph.constant dense_resource<w>
 // CHECK-NEXT:    %a = graph.Conv %x, %w
 // CHECK-NEXT:    mrvl.yield %a
 // CHECK-NEXT:  }
-// CHECK-NEXT:  mrvl.subgraph @mrvl_sg1(%s: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT:  mrvl.subgraph @tvmgen_mrvl_main_1(%s: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
 // CHECK-NEXT:    %w = graph.constant dense_resource<w>
 // CHECK-NEXT:    %c = graph.Conv %s, %w
 // CHECK-NEXT:    mrvl.yield %c
@@ -67,14 +67,14 @@ func.func @two_regions(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
 // A -> B (host) -> C and A -> C: one subgraph {A, C} would need B's result, which
 // needs A's: a cycle. A and C become two subgraphs, B runs between their calls.
 // CHECK-LABEL: func.func @cycle_through_host(
-// CHECK-NEXT:    %a = cpu.call_mlip @mrvl_sg0(%x) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT:    %a = cpu.call_mlip @tvmgen_mrvl_main_0(%x) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
 // CHECK-NEXT:    %b = graph.Sigmoid %a
-// CHECK-NEXT:    %c = cpu.call_mlip @mrvl_sg1(%a, %b) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT:    %c = cpu.call_mlip @tvmgen_mrvl_main_1(%a, %b) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
 // CHECK-NEXT:    func.return %c
-// CHECK:       mrvl.subgraph @mrvl_sg0(%x: tensor<1x4x8x8xf32>)
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_0(%x: tensor<1x4x8x8xf32>)
 // CHECK:         %a = graph.Conv %x, %w
 // CHECK-NEXT:    mrvl.yield %a
-// CHECK:       mrvl.subgraph @mrvl_sg1(%a: tensor<1x4x8x8xf32>, %b: tensor<1x4x8x8xf32>)
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_1(%a: tensor<1x4x8x8xf32>, %b: tensor<1x4x8x8xf32>)
 // CHECK-NEXT:    %c = graph.Add %a, %b
 // CHECK-NEXT:    mrvl.yield %c
 func.func @cycle_through_host(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
@@ -93,21 +93,21 @@ func.func @cycle_through_host(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
 // count as one node in the cycle check, so c2 stays apart: three subgraphs, and the
 // calls run in an order that works.
 // CHECK-LABEL: func.func @crossing_branches(
-// CHECK-NEXT:    %c2 = cpu.call_mlip @mrvl_sg1(%y)
+// CHECK-NEXT:    %c2 = cpu.call_mlip @tvmgen_mrvl_main_1(%y)
 // CHECK-NEXT:    %h2 = graph.Sigmoid %c2
-// CHECK-NEXT:    %a1, %a3 = cpu.call_mlip @mrvl_sg0(%x, %h2)
+// CHECK-NEXT:    %a1, %a3 = cpu.call_mlip @tvmgen_mrvl_main_0(%x, %h2)
 // CHECK-NEXT:    %h1 = graph.Sigmoid %a1
-// CHECK-NEXT:    %c3 = cpu.call_mlip @mrvl_sg2(%h1, %c2)
+// CHECK-NEXT:    %c3 = cpu.call_mlip @tvmgen_mrvl_main_2(%h1, %c2)
 // CHECK-NEXT:    func.return %a3, %c3
-// CHECK:       mrvl.subgraph @mrvl_sg0(
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_0(
 // CHECK:         %a1 = graph.Conv %x
 // CHECK-NEXT:    %a2 = graph.Conv %h2
 // CHECK-NEXT:    %a3 = graph.Add %a1, %a2
 // CHECK-NEXT:    mrvl.yield %a1, %a3
-// CHECK:       mrvl.subgraph @mrvl_sg1(
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_1(
 // CHECK:         %c2 = graph.Conv %y
 // CHECK-NEXT:    mrvl.yield %c2
-// CHECK:       mrvl.subgraph @mrvl_sg2(
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_2(
 // CHECK:         %c1 = graph.Conv %h1
 // CHECK-NEXT:    %c3 = graph.Add %c1, %c2
 // CHECK-NEXT:    mrvl.yield %c3
@@ -129,10 +129,10 @@ func.func @crossing_branches(%x: tensor<1x4x8x8xf32>, %y: tensor<1x4x8x8xf32>) -
 // Every value used outside is a result, in IR order. The host op that reads %a sat
 // between the region's ops; it moves after the call that now defines %a.
 // CHECK-LABEL: func.func @multiple_outputs(
-// CHECK-NEXT:    %a, %c = cpu.call_mlip @mrvl_sg0(%x) : (tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>)
+// CHECK-NEXT:    %a, %c = cpu.call_mlip @tvmgen_mrvl_main_0(%x) : (tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>)
 // CHECK-NEXT:    %h = graph.Sigmoid %a
 // CHECK-NEXT:    func.return %h, %c
-// CHECK:       mrvl.subgraph @mrvl_sg0(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>)
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_0(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>)
 // CHECK:         mrvl.yield %a, %c : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
 func.func @multiple_outputs(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
   %w = graph.constant dense_resource<w> : tensor<4x4x1x1xf32>
@@ -149,10 +149,10 @@ func.func @multiple_outputs(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, te
 // The region's arguments are its inputs in order of first use; constants are not.
 // CHECK-LABEL: func.func @constants(
 // CHECK-NEXT:    %shared = graph.constant dense_resource<shared> : tensor<4x4x1x1xf32>
-// CHECK-NEXT:    %c = cpu.call_mlip @mrvl_sg0(%y, %x) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT:    %c = cpu.call_mlip @tvmgen_mrvl_main_0(%y, %x) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
 // CHECK-NEXT:    %h = graph.Conv %c, %shared {mrvl.place = "host"}
 // CHECK-NEXT:    func.return %h
-// CHECK:       mrvl.subgraph @mrvl_sg0(%y: tensor<1x4x8x8xf32>, %x: tensor<1x4x8x8xf32>)
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_0(%y: tensor<1x4x8x8xf32>, %x: tensor<1x4x8x8xf32>)
 // CHECK-NEXT:    %own = graph.constant dense_resource<own> : tensor<4x4x1x1xf32>
 // CHECK-NEXT:    %shared = graph.constant dense_resource<shared> : tensor<4x4x1x1xf32>
 // CHECK-NEXT:    %a = graph.Conv %y, %own
@@ -175,14 +175,14 @@ func.func @constants(%x: tensor<1x4x8x8xf32>, %y: tensor<1x4x8x8xf32>) -> tensor
 // producer %p, and then %s (of %c's group) could not follow, as %p -> %h -> %s. Groups
 // are contracted first, so %p is the one left out.
 // CHECK-LABEL: func.func @group_kept_whole(
-// CHECK-NEXT:    %p = cpu.call_mlip @mrvl_sg0(%x)
+// CHECK-NEXT:    %p = cpu.call_mlip @tvmgen_mrvl_main_0(%x)
 // CHECK-NEXT:    %h = graph.Sigmoid %p
-// CHECK-NEXT:    %s = cpu.call_mlip @mrvl_sg1(%p, %h)
+// CHECK-NEXT:    %s = cpu.call_mlip @tvmgen_mrvl_main_1(%p, %h)
 // CHECK-NEXT:    func.return %s
-// CHECK:       mrvl.subgraph @mrvl_sg0(
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_0(
 // CHECK:         %p = graph.MaxPool %x
 // CHECK-NEXT:    mrvl.yield %p
-// CHECK:       mrvl.subgraph @mrvl_sg1(
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_1(
 // CHECK:         %c = graph.Conv %p, %w {mrvl.group = 0 : i64
 // CHECK-NEXT:    %s = graph.Add %c, %h {mrvl.group = 0 : i64
 // CHECK-NEXT:    mrvl.yield %s
@@ -219,15 +219,15 @@ func.func @group_with_cycle(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
 // Subgraph names count on over the functions of a module; each function's subgraphs
 // follow it. A function with nothing on MLIP is left as it is.
 // CHECK-LABEL: func.func @first(
-// CHECK-NEXT:    cpu.call_mlip @mrvl_sg0(
-// CHECK:       mrvl.subgraph @mrvl_sg0(
+// CHECK-NEXT:    cpu.call_mlip @tvmgen_mrvl_main_0(
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_0(
 // CHECK:       func.func @host_only(
 // CHECK-NEXT:    %s = graph.Sigmoid %x {mrvl.place = "host"}
 // CHECK-NEXT:    func.return %s
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.func @second(
-// CHECK-NEXT:    cpu.call_mlip @mrvl_sg1(
-// CHECK:       mrvl.subgraph @mrvl_sg1(
+// CHECK-NEXT:    cpu.call_mlip @tvmgen_mrvl_main_1(
+// CHECK:       mrvl.subgraph @tvmgen_mrvl_main_1(
 func.func @first(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
   %p = graph.MaxPool %x {kernel_shape = array<i64: 1, 1>, "mrvl.place" = "mlip", "mrvl.group" = 0 : i64, "mrvl.pattern" = "maxpool2d"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   func.return %p : tensor<1x4x8x8xf32>

@@ -1,0 +1,373 @@
+"""`-t json` / `mrvl-translate --to-json`: each `mrvl.subgraph` -> the JSON files mrvl-tmlc reads.
+
+For every subgraph `@S` of a module, in module order:
+
+- `S-nodes.json`: its inputs and layers (`../shared/reference/tvm-mrvl-json.md` §2.2–§2.4),
+- `S-consts.json`: the weights of its layers, by layer (§2.5),
+- `S-sourcemap.json`: ours, which ONNX nodes each node id of `S-nodes.json` came from,
+
+and one `tmlc-commands.txt` with the mrvl-tmlc command line of each subgraph (§3.1).
+
+The files are what Apache TVM's mrvl codegen wrote (apache/tvm@84141c4e7e), byte for byte
+where its values were right: symbols and names, key order, string-encoded counts, `[id, 0, 0]`
+edges, list-of-string attributes, per-layer constant names, leading-1 constant shapes,
+`%.17g` minima and maxima, base64 data. `test/golden/` holds files TVM wrote and
+`test/test_json_golden.py` compares; `docs/json-format.md` lists every deliberate difference.
+
+The printer is pure: it reads the IR and the weight store and changes neither. It builds
+each document as dicts and serialises it once; weights go through numpy and base64 whole.
+"""
+
+import base64
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from io import StringIO
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import FusedLoc, ModuleOp, NameLoc, TensorType, f32
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.target import Target
+
+from backend.mlip_json.layers import CONST_DICTS, Const, Layer, describe, is_layer
+from backend.mlip_json.unordered_map import iteration_order
+from mrvl_dialect.errors import CompileError
+from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.mrvl import LayoutTransformOp, SubgraphOp, YieldOp
+from passes.graph_queries import constant_value
+
+COMMANDS_FILE = "tmlc-commands.txt"
+_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+_FULL_CONST_KEYS = ("kernel", "bias", "input")
+"""Roles whose `*_const` dict carries min and max (the batch-norm ones do not)."""
+
+
+@dataclass(frozen=True)
+class SubgraphJson:
+    """The documents of one subgraph."""
+
+    symbol: str
+    nodes: dict
+    consts: dict
+    sourcemap: dict
+    batch_size: int
+    options: dict[str, object]
+
+    def files(self) -> dict[str, dict]:
+        """The documents by file name (`write_directory` serialises them)."""
+        return {
+            f"{self.symbol}-nodes.json": self.nodes,
+            f"{self.symbol}-consts.json": self.consts,
+            f"{self.symbol}-sourcemap.json": self.sourcemap,
+        }
+
+    def tmlc_command(self) -> str:
+        """The mrvl-tmlc command line, run in the output directory (§3.1)."""
+        s, o = self.symbol, self.options
+        return (
+            f"mrvl-tmlc -mn {s} -f1 {s}-nodes.json -f2 {s}-consts.json -arch=mlip"
+            f" -quantize={o['quantize']} -wb_pin_ocm={o['wb_pin_ocm']} -num_tiles={o['num_tiles']}"
+            f" -b {self.batch_size}"
+        )
+
+
+# --- Graph order ------------------------------------------------------------------------
+
+
+def _layers_in_visit_order(block: Block) -> list[Operation]:
+    """The layers in the order TVM's serializer visited them: post-order from the outputs,
+    operands left to right, each once; then any layer no output depends on, in IR order."""
+    order: list[Operation] = []
+    seen: set[Operation] = set()
+    terminator = block.last_op
+    assert isinstance(terminator, YieldOp)
+    roots = [v.owner for v in terminator.values if isinstance(v.owner, Operation)]
+    roots += [op for op in block.ops if op is not terminator and not isinstance(op, ConstantOp)]
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack: list[tuple[Operation, Iterator[SSAValue]]] = [(root, iter(root.operands))]
+        while stack:
+            op, operands = stack[-1]
+            for value in operands:
+                producer = value.owner
+                if isinstance(producer, Operation) and not isinstance(producer, ConstantOp) and producer not in seen:
+                    seen.add(producer)
+                    stack.append((producer, iter(producer.operands)))
+                    break
+            else:
+                stack.pop()
+                if not is_layer(op):
+                    raise DiagnosticException(
+                        f"JSON emitter: '{op.name}' in mrvl.subgraph is not an MLIP layer "
+                        "(run the whole mrvl-pipeline first)"
+                    )
+                order.append(op)
+    return order
+
+
+def _input_layout(arg: BlockArgument) -> str:
+    """NC for rank 2; NHWC for a rank-4 input the layers read as it is; else NCHW (TVM
+    wrote NCHW for every input of another rank)."""
+    rank = len(_dims(arg))
+    if rank == 2:
+        return "NC"
+    if rank == 4 and any(not isinstance(use.operation, LayoutTransformOp | YieldOp) for use in arg.uses):
+        return "NHWC"  # Deliberate (docs/json-format.md D6): TVM wrote NCHW here too.
+    return "NCHW"
+
+
+def _dims(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return value.type.get_shape()
+
+
+# --- Constants --------------------------------------------------------------------------
+
+
+def _float_string(value: np.floating) -> str:
+    """A float32 as C++ streams it at precision 17 (`%.17g` of the value as a double)."""
+    return "%.17g" % float(value)
+
+
+def _min_max(data: np.ndarray) -> tuple[str, str]:
+    """TVM's loop: NaNs never win a comparison, and no value leaves (inf, -inf)."""
+    if data.size:
+        low, high = data.min(), data.max()
+        if not np.isnan(low):
+            return _float_string(low), _float_string(high)
+        if not np.isnan(data).all():
+            return _float_string(np.nanmin(data)), _float_string(np.nanmax(data))
+    return "inf", "-inf"
+
+
+def _const_data(const: Const, module: ModuleOp) -> np.ndarray:
+    array = constant_value(const.value, module)
+    if array is None:
+        owner = const.value.owner
+        handle = getattr(getattr(owner, "value", None), "resource_handle", None)
+        what = f"dense_resource<{handle.data}>" if handle is not None else "a constant"
+        raise CompileError(what, "has no data: print the IR with --print-weights to keep the weights")
+    return np.ascontiguousarray(array, dtype="<f4")
+
+
+# --- Documents --------------------------------------------------------------------------
+
+
+def _onnx_nodes(op: Operation) -> list[dict[str, str]]:
+    """The ONNX nodes fused into a layer: its `FusedLoc` of `NameLoc(name, NameLoc(op type))`."""
+    location = op.location
+    parts = location.locations.data if isinstance(location, FusedLoc) else (location,)
+    nodes = []
+    for part in parts:
+        if isinstance(part, NameLoc):
+            entry = {"name": part.desc.data}
+            if isinstance(part.location, NameLoc):
+                entry["op_type"] = part.location.desc.data
+            nodes.append(entry)
+    return nodes
+
+
+def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int) -> SubgraphJson:
+    """The documents of `subgraph`; its inputs are named `mrvl_<region>_i<k>`."""
+    symbol = subgraph.sym_name.data
+    if not _SYMBOL.fullmatch(symbol):
+        raise CompileError(f"@{symbol}", "a subgraph symbol names files: use letters, digits, '_' and '.' only")
+    block = subgraph.body.block
+    ids: dict[SSAValue, int] = {arg: k for k, arg in enumerate(block.args)}
+    inputs = []
+    for k, arg in enumerate(block.args):
+        if not isinstance(arg.type, TensorType) or arg.type.element_type != f32:
+            raise DiagnosticException(f"JSON emitter: input {k} of @{symbol} must be a float32 tensor, got {arg.type}")
+        shape, dtype = [list(_dims(arg))], ["float32"]
+        attrs = {key: {"shape": shape, "dtype": dtype}[key] for key in iteration_order(("shape", "dtype"))}
+        attrs |= {"layer_name": ["input"], "data_layout": [_input_layout(arg)]}
+        name = f"mrvl_{region}_i{k}"
+        inputs.append({"op": "input", "name": name, "attrs": attrs, "inputs": [], "input_id": [str(k)]})
+    source_nodes = [{"id": k, "name": node["name"], "onnx_nodes": []} for k, node in enumerate(inputs)]
+
+    layer_nodes, consts = [], {}
+    for j, op in enumerate(_layers_in_visit_order(block)):
+        layer = describe(op, j, symbol)
+        ids[op.results[0]] = len(block.args) + j
+        node = _layer_node(layer, ids, module, consts)
+        layer_nodes.append(node)
+        source_nodes.append({"id": ids[op.results[0]], "name": layer.name, "layer_name": node["attrs"]["layer_name"][0],
+                             "op": op.name, "onnx_nodes": _onnx_nodes(op)})
+
+    terminator = block.last_op
+    assert isinstance(terminator, YieldOp)
+    for value in terminator.values:
+        if value not in ids:
+            raise DiagnosticException(f"JSON emitter: an output of @{symbol} is neither an input nor a layer result")
+    nodes = inputs + layer_nodes
+    batch = _dims(block.args[-1])[0] if block.args else 1  # TVM: the last input's dim 0
+    document = {
+        "symbol": symbol,
+        "nodes": nodes,
+        "arg_nodes": list(range(len(inputs))),
+        "heads": [[ids[v], 0, 0] for v in terminator.values],  # Deliberate (D9): TVM dropped id 0
+        "batch_size": str(batch),
+        "num_subgraph_inputs": str(len(inputs)),
+        "num_subgraph_outputs": str(len(terminator.values)),
+        "attrs": {
+            "shape": ["list_shape", [n["attrs"]["shape"][0] for n in nodes]],
+            "dltype": ["list_str", [n["attrs"]["dtype"][0] for n in nodes]],
+        },
+    }
+    options = {
+        "quantize": subgraph.quantize.data,
+        "wb_pin_ocm": subgraph.wb_pin_ocm.value.data,
+        "num_tiles": subgraph.num_tiles.value.data,
+    }
+    sourcemap = {"symbol": symbol, "nodes": source_nodes}
+    return SubgraphJson(symbol, document, consts, sourcemap, batch, options)
+
+
+def _layer_node(layer: Layer, ids: dict[SSAValue, int], module: ModuleOp, consts: dict) -> dict:
+    """The nodes-file entry of `layer`; adds its constants to `consts` in TVM's order."""
+    attrs = {key: layer.attrs[key] for key in iteration_order(list(layer.attrs))}
+    attrs["mrvl_nodes_idx"] = [layer.index + 1]
+    attrs |= {key: {} for key in CONST_DICTS}
+    by_name_key = {c.name_key: c for c in layer.consts}
+    # ModifyConstNames walks the keys in order and moves each constant it names to the end.
+    for key in [k for k in attrs if k in by_name_key]:
+        const = by_name_key[key]
+        name = layer.const_name(const.role)
+        data = _const_data(const, module)
+        low, high = _min_max(data)
+        # Deliberate (D10): named by its layer, so a constant two layers read is written twice.
+        consts[name] = {"shape": list(const.shape), "dtype": "float32", "min": low, "max": high,
+                        "data_base64": base64.b64encode(data.data).decode("ascii")}
+        mirror = {"shape": list(const.shape), "dtype": "float32"}
+        if const.role in _FULL_CONST_KEYS:
+            mirror |= {"min": low, "max": high}
+        attrs[const.dict_key] = mirror | {"name": name}
+    for value in layer.data:
+        if value not in ids:
+            raise DiagnosticException(
+                f"JSON emitter: an input of '{layer.op.name}' is neither a subgraph input nor a layer result"
+            )
+    return {"op": "tvm_op", "name": layer.name, "attrs": attrs, "inputs": [[ids[v], 0, 0] for v in layer.data]}
+
+
+Files = dict[str, "dict | str"]
+"""File name -> a JSON document, or text."""
+
+
+def emit_module(module: ModuleOp, sourcemap: bool = True) -> Files:
+    """Every file of `module`'s subgraphs, by name, in a fixed order."""
+    files: Files = {}
+    commands = []
+    subgraphs = [op for op in module.walk() if isinstance(op, SubgraphOp)]
+    for position, subgraph in enumerate(subgraphs):
+        suffix = re.search(r"(\d+)$", subgraph.sym_name.data)
+        emitted = emit_subgraph(subgraph, module, int(suffix[1]) if suffix else position)
+        for name, document in emitted.files().items():
+            if name in files:
+                raise CompileError(f"@{emitted.symbol}", f"two subgraphs would write {name}")
+            if sourcemap or not name.endswith("-sourcemap.json"):
+                files[name] = document
+        commands.append(emitted.tmlc_command() + "\n")
+    files[COMMANDS_FILE] = "".join(commands)
+    return files
+
+
+# --- Output directory -------------------------------------------------------------------
+
+
+def write_file(path: Path, content: "dict | str") -> None:
+    """Write a file; a document as `json.dumps(indent=2)` writes it (as TVM did), streamed
+    so that no second copy of its weights is built."""
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        if isinstance(content, str):
+            f.write(content)
+        else:
+            for chunk in json.JSONEncoder(indent=2).iterencode(content):
+                f.write(chunk)
+
+
+_OUR_FILE = re.compile(r".+-(nodes|consts|sourcemap)\.json|" + re.escape(COMMANDS_FILE))
+
+
+class OutputDirectory(StringIO):
+    """`-o DIR` of `-t json`: collects the files; `commit()` writes them all or none.
+
+    The files go into a new sibling directory that is renamed to DIR once complete. An
+    existing DIR is replaced only when it holds nothing but files of this kind, so a
+    mistaken `-o` never deletes anything else.
+    """
+
+    def __init__(self, path: Path):
+        super().__init__()
+        self.path = path
+        self.files: Files = {}
+
+    def close(self) -> None:
+        """Kept open: xDSL closes its output stream whether or not the run failed."""
+
+    def add(self, files: Files) -> None:
+        self.files |= files
+
+    def commit(self) -> None:
+        write_directory(self.path, self.files)
+
+
+def write_directory(path: Path, files: Files) -> None:
+    """Make `path` a directory holding exactly `files`, never a partial one."""
+    path = Path(path)
+    parent = path.parent
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise OSError(17, "exists and is not a directory")
+    if path.is_dir():
+        foreign = sorted(p.name for p in path.iterdir() if not (p.is_file() and _OUR_FILE.fullmatch(p.name)))
+        if foreign:
+            raise OSError(39, f"the directory holds other files than JSON output ({foreign[0]})")
+    umask = os.umask(0)
+    os.umask(umask)
+    staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp"))
+    old: Path | None = None
+    try:
+        for name, content in files.items():
+            write_file(staging / name, content)
+        os.chmod(staging, 0o777 & ~umask)
+        if path.is_dir():
+            old = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".old"))
+            os.rename(path, old / "previous")
+        os.rename(staging, path)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        if old is not None and (old / "previous").exists() and not path.exists():
+            os.rename(old / "previous", path)
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class JsonTarget(Target):
+    """`-t json -o DIR`: the nodes, consts and sourcemap JSON of every subgraph, and
+    `tmlc-commands.txt`, written into DIR."""
+
+    name = "json"
+
+    sourcemap: bool = True
+    """Also write `<symbol>-sourcemap.json` (node id -> ONNX nodes)."""
+
+    def files(self, module: ModuleOp) -> Files:
+        return emit_module(module, sourcemap=self.sourcemap)
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        if not isinstance(output, OutputDirectory):
+            raise CompileError("-t json", "writes a directory of files: name it with -o DIR")
+        output.add(self.files(module))
