@@ -1,5 +1,6 @@
 """convert-layout: settle the NCHW <-> NHWC transposes that fuse-mrvl left around layers.
 
+- Equal transposes of one value merge (common subexpression elimination);
 - Transposes of transposes compose (and vanish when they cancel out);
 - transposes of constants are done now, into the weight store;
 - inside a `mrvl.subgraph`, an NCHW -> NHWC transpose of an input becomes an MLIP
@@ -23,6 +24,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
 from mrvl_dialect import mrvl
 from mrvl_dialect.graph import ConstantOp
@@ -151,6 +153,8 @@ class ConvertLayoutPass(ModulePass):
     name = "convert-layout"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # fuse-mrvl transposes a value once per layer that reads it: one is enough.
+        CommonSubexpressionElimination().apply(ctx, op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [TransposesCompose(), TransposeOfConstantFolds(), InputTransposeIsLayoutTransform()]

@@ -21,7 +21,7 @@ ROOT = Path(__file__).parents[1]
 GOLDEN = ROOT / "test" / "golden"
 DOC = ROOT / "docs" / "json-format.md"
 EXAMPLES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
-PIPELINE = "mrvl-pipeline{policies=compute-intensive,no-leading-concat},cse"
+PIPELINE = "mrvl-pipeline{policies=compute-intensive,no-leading-concat}"
 """TVM's effective repartitioning rules, and one layout_transform per input (see the doc)."""
 SYMBOL = "tvmgen_mrvl_main_0"
 KEY_ORDER = "(key order)"
