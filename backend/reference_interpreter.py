@@ -28,11 +28,21 @@ class Unsupported(Exception):
     """The interpreter has no rule for an op."""
 
 
-def run(module: ModuleOp, inputs: Sequence[np.ndarray], function: str | None = None) -> list[np.ndarray]:
-    """Evaluate `function` (default: the module's first `func.func`) on `inputs`."""
+SubgraphRunner = Callable[[str, list[np.ndarray]], list[np.ndarray]]
+"""Runs an accelerator subgraph by symbol, in place of its IR (e.g. the JSON simulator)."""
+
+
+def run(
+    module: ModuleOp,
+    inputs: Sequence[np.ndarray],
+    function: str | None = None,
+    run_subgraph: SubgraphRunner | None = None,
+) -> list[np.ndarray]:
+    """Evaluate `function` (default: the module's first `func.func`) on `inputs`;
+    `cpu.call_mlip` runs the callee's IR, or `run_subgraph` when given."""
     functions = [op for op in module.body.block.ops if isinstance(op, func.FuncOp)]
     target = next(f for f in functions if function is None or f.sym_name.data == function)
-    return _Interpreter(module).block(target.body.block, list(inputs))
+    return _Interpreter(module, run_subgraph).block(target.body.block, list(inputs))
 
 
 def _onnx(op_name: str, inputs: list[np.ndarray | None], **attributes) -> list[np.ndarray]:
@@ -112,8 +122,9 @@ _LAYERS: dict[type[Operation], Callable[..., np.ndarray]] = {
 
 
 class _Interpreter:
-    def __init__(self, module: ModuleOp):
+    def __init__(self, module: ModuleOp, run_subgraph: SubgraphRunner | None = None):
         self.module = module
+        self.run_subgraph = run_subgraph
         self.subgraphs = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)}
 
     def block(self, block: Block, arguments: list[np.ndarray]) -> list[np.ndarray]:
@@ -136,8 +147,10 @@ class _Interpreter:
         if type(op) in _LAYERS:
             return [np.asarray(_LAYERS[type(op)](op, *values), np.float32)]
         if op.name == "cpu.call_mlip":
-            callee = self.subgraphs[op.properties["callee"].root_reference.data]
-            return self.block(callee.body.block, values)
+            symbol = op.properties["callee"].root_reference.data
+            if self.run_subgraph is not None:
+                return self.run_subgraph(symbol, values)
+            return self.block(self.subgraphs[symbol].body.block, values)
         if isinstance(op, OnnxOp) and not op.regions:
             return self.onnx_op(op, values)
         raise Unsupported(f"no reference rule for '{op.name}'")
