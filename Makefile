@@ -32,6 +32,7 @@ test-slow: $(INSTALLED)
 
 bench: $(INSTALLED)
 	$(BIN)/python benchmarks/resnet50_compile.py
+	$(BIN)/python benchmarks/consts_json.py
 
 # Regenerate committed generated files (a test fails while they are stale).
 regenerate: $(INSTALLED)
