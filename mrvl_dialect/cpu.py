@@ -405,7 +405,7 @@ class CallMlipSymbolUser(SymbolUserOpInterface):
 class CallMlipOp(CpuOp):
     """Runs the accelerator subgraph `@callee` on the MLIP and waits for its results.
 
-        %y = cpu.call_mlip @mrvl_sg0(%x, %w) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+        %y = cpu.call_mlip @tvmgen_mrvl_main_0(%x, %w) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
     """
 
     name = "cpu.call_mlip"

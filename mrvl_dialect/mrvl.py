@@ -477,8 +477,8 @@ class TargetOption(StrEnum):
 class SubgraphOp(IRDLOperation):
     """One accelerator program: its layers, inputs, outputs and target options.
 
-    `mrvl.subgraph @mrvl_sg0(%x: tensor<...>) -> tensor<...> attributes {mcpu = "cn10ka", ...} {...}`
-    Called from the host through `cpu.call_mlip @mrvl_sg0(...)`; one nodes/consts JSON pair.
+    `mrvl.subgraph @tvmgen_mrvl_main_0(%x: tensor<...>) -> tensor<...> attributes {mcpu = "cn10ka", ...} {...}`
+    Called from the host through `cpu.call_mlip @tvmgen_mrvl_main_0(...)`; one nodes/consts JSON pair.
     """
 
     name = "mrvl.subgraph"
