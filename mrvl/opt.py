@@ -24,6 +24,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from backend.c_emitter import CBundleDirectory, CTarget
 from backend.json_emitter import JsonTarget, OutputDirectory
 from backend.placement_report import PlacementReportTarget
 from backend.summary import SummaryTarget
@@ -68,6 +69,7 @@ class MrvlOptMain(xDSLOptMain):
         self.available_targets["summary"] = lambda: SummaryTarget
         self.available_targets["placement-report"] = lambda: PlacementReportTarget
         self.available_targets["json"] = lambda: JsonTarget
+        self.available_targets["c"] = lambda: CTarget
 
     def register_all_frontends(self):
         super().register_all_frontends()
@@ -132,9 +134,9 @@ class MrvlOptMain(xDSLOptMain):
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         spec = parse_spec(self.args.target)
-        if spec.name == JsonTarget.name:
+        if spec.name in (JsonTarget.name, CTarget.name):
             # A directory of files, not a stream: the files go to the pending directory.
-            JsonTarget.from_spec(spec).emit(self.ctx, prog, self.pending_output)
+            self.available_targets[spec.name]().from_spec(spec).emit(self.ctx, prog, self.pending_output)
             return ""
         text = super().output_resulting_program(prog)
         if self.args.print_weights and parse_spec(self.args.target).name == "mlir":
@@ -142,12 +144,13 @@ class MrvlOptMain(xDSLOptMain):
         return text
 
     def prepare_output(self) -> IO[str]:
-        if parse_spec(self.args.target).name == JsonTarget.name:
+        if (target := parse_spec(self.args.target).name) in (JsonTarget.name, CTarget.name):
             if self.args.output_file is None:
-                raise CompileError("-t json", "writes a directory of files: name it with -o DIR")
+                raise CompileError(f"-t {target}", "writes a directory of files: name it with -o DIR")
             if self.args.split_input_file:
-                raise CompileError("-t json", "writes one directory per input: --split-input-file is not supported")
-            self.pending_output = OutputDirectory(Path(self.args.output_file))
+                raise CompileError(f"-t {target}", "writes one directory per input: --split-input-file is not supported")
+            directory = CBundleDirectory if target == CTarget.name else OutputDirectory
+            self.pending_output = directory(Path(self.args.output_file))
             return self.pending_output
         if self.args.output_file is None:
             return sys.stdout

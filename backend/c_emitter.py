@@ -1,0 +1,1028 @@
+"""`-t c -o DIR`: the host part of a lowered module (`cpu` ops) as a C99 bundle.
+
+DIR holds, for a model named M (the `name` option, else the function's name):
+
+- `M.h`: the one entry point `int M_run(const M_inputs *in, M_outputs *out, void *workspace)`,
+  every input and output (ONNX name, dtype, shape, bytes) as macros and struct fields, the
+  workspace size and alignment, and the weights layout;
+- `M.c`: one `static int` function per host op, commented with its ONNX node, and `M_run`
+  calling them in order;
+- `M_weights.bin`: every constant, 64-byte aligned, after a 64-byte header (see
+  `weights_blob`); loaded once with `M_load_weights(path)` or handed over with
+  `M_set_weights(data, size)` (linked in, or mapped by the application);
+- `mrvl_kernels.h/.c`, `mrvl_mlip.h`: the hand-written runtime (`backend/c_runtime/`);
+- `Makefile`: builds `libM.so` and `libM.a` with `$(CC)`;
+- with accelerator subgraphs, also their JSON files (`-t json`), so DIR is one bundle.
+
+Memory: every intermediate tensor lives in the caller's workspace at an offset planned by
+liveness (greedy first fit in op order); results that are graph outputs are written
+straight into the caller's output buffers; `cpu.reshape` aliases its input unless its
+result is a graph output. Nothing is allocated in `M_run`.
+"""
+
+import hashlib
+import math
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from functools import singledispatchmethod
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    FusedLoc,
+    IntegerType,
+    ModuleOp,
+    NameLoc,
+    Signedness,
+    TensorType,
+    bf16,
+    f16,
+    f32,
+    f64,
+    i1,
+)
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.utils.target import Target
+
+from backend.json_emitter import OutputDirectory, emit_module as emit_json_files
+from mrvl_dialect import cpu
+from mrvl_dialect.errors import CompileError
+from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.mrvl import SubgraphOp
+from passes.graph_queries import constant_value
+
+RUNTIME_DIR = Path(__file__).parent / "c_runtime"
+RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", "mrvl_mlip.h")
+ALIGN = 64
+"""Alignment (bytes) of the workspace, of every tensor in it and of every weight in the blob."""
+WEIGHTS_MAGIC = b"MRVLWTS1"
+MAX_RANK = 8
+
+
+# --- Types and names ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CType:
+    c: str
+    onnx: str
+    size: int
+    code: str
+    """The `enum mrvl_dtype` name."""
+
+
+def _int(width: int, signed: bool = True) -> IntegerType:
+    return IntegerType(width, Signedness.SIGNLESS if signed else Signedness.UNSIGNED)
+
+
+C_TYPES: dict[Attribute, CType] = {
+    f32: CType("float", "float32", 4, "MRVL_F32"),
+    f64: CType("double", "float64", 8, "MRVL_F64"),
+    f16: CType("uint16_t", "float16", 2, "MRVL_F16"),
+    bf16: CType("uint16_t", "bfloat16", 2, "MRVL_BF16"),
+    _int(8): CType("int8_t", "int8", 1, "MRVL_I8"),
+    _int(16): CType("int16_t", "int16", 2, "MRVL_I16"),
+    _int(32): CType("int32_t", "int32", 4, "MRVL_I32"),
+    _int(64): CType("int64_t", "int64", 8, "MRVL_I64"),
+    _int(8, False): CType("uint8_t", "uint8", 1, "MRVL_U8"),
+    _int(16, False): CType("uint16_t", "uint16", 2, "MRVL_U16"),
+    _int(32, False): CType("uint32_t", "uint32", 4, "MRVL_U32"),
+    _int(64, False): CType("uint64_t", "uint64", 8, "MRVL_U64"),
+    i1: CType("uint8_t", "bool", 1, "MRVL_BOOL"),
+}
+
+C_KEYWORDS = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto if inline int "
+    "long register restrict return short signed sizeof static struct switch typedef union unsigned void "
+    "volatile while _Bool _Complex _Imaginary in out arena weights rc".split()
+)
+"""C99's keywords (ISO/IEC 9899:1999 §6.4.1) and the names `M_run` itself uses."""
+
+
+class Names:
+    """C identifiers from ONNX names: one sanitiser, keywords dodged, collisions numbered."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def __call__(self, text: str, prefix: str = "") -> str:
+        base = prefix + re.sub(r"[^A-Za-z0-9_]", "_", text).strip("_")
+        if not base or base[0].isdigit():
+            base = "t_" + base
+        if base in C_KEYWORDS:
+            base += "_"
+        name, k = base, 1
+        while name in self.used:
+            name, k = f"{base}_{k}", k + 1
+        self.used.add(name)
+        return name
+
+
+def _ctype(value: SSAValue) -> CType:
+    assert isinstance(value.type, TensorType)
+    ctype = C_TYPES.get(value.type.element_type)
+    if ctype is None:
+        raise CompileError(f"tensor of type {value.type}", "the C backend has no element type for it")
+    return ctype
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    return cpu.shape_of(value)
+
+
+def _bytes(value: SSAValue) -> int:
+    return math.prod(_shape(value)) * _ctype(value).size
+
+
+def _contiguous(shape: tuple[int, ...]) -> list[int]:
+    strides, s = [], 1
+    for d in reversed(shape):
+        strides.append(s)
+        s *= d
+    return strides[::-1]
+
+
+def _broadcast_strides(shape: tuple[int, ...], target: tuple[int, ...]) -> list[int]:
+    """Strides of a dense `shape` over `target` (numpy broadcasting): 0 on broadcast dims."""
+    own = _contiguous(shape)
+    pad = len(target) - len(shape)
+    return [0 if i < pad or shape[i - pad] == 1 else own[i - pad] for i in range(len(target))]
+
+
+def _c_float(value: float) -> str:
+    if math.isnan(value):
+        return "NAN"
+    if math.isinf(value):
+        return "INFINITY" if value > 0 else "-INFINITY"
+    text = "%.9g" % float(np.float32(value))
+    if not re.search(r"[.e]", text):
+        text += ".0"
+    return text + "f"
+
+
+def _array(values) -> str:
+    return "{" + ", ".join(str(int(v)) for v in values) + "}"
+
+
+def _node(op: Operation) -> tuple[str, str]:
+    """The ONNX node name and op type of `op` (its `NameLoc(name, NameLoc(op_type))`)."""
+    location = op.location
+    if isinstance(location, FusedLoc) and location.locations.data:
+        location = location.locations.data[0]
+    if isinstance(location, NameLoc):
+        op_type = location.location.desc.data if isinstance(location.location, NameLoc) else ""
+        return location.desc.data, op_type
+    return "", ""
+
+
+def _label(op: Operation) -> str:
+    name, op_type = _node(op)
+    return f"node '{name}' ({op_type or op.name})" if name else f"'{op.name}'"
+
+
+def _comment(text: str) -> str:
+    return text.replace("*/", "*\\/")
+
+
+# --- Memory planning ----------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """Where every tensor of the function lives, as a C expression per value."""
+
+    arena_bytes: int = 0
+    offsets: dict[SSAValue, int] = field(default_factory=dict)
+    """Workspace offset of each value planned into the arena."""
+
+
+def _align(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def plan_arena(values: list[tuple[SSAValue, int, int]]) -> Plan:
+    """Greedy first fit: `(value, first op index, last use index)` in definition order.
+
+    A buffer becomes free after the op of its last use, so an op never writes over an
+    operand it reads."""
+    plan = Plan()
+    live: list[tuple[int, int, int]] = []  # (offset, size, last use)
+    for value, start, end in values:
+        live = [a for a in live if a[2] >= start]
+        size = _align(max(_bytes(value), 1))
+        offset = 0
+        for a_offset, a_size, _ in sorted(live):
+            if offset + size <= a_offset:
+                break
+            offset = max(offset, a_offset + a_size)
+        live.append((offset, size, end))
+        plan.offsets[value] = offset
+        plan.arena_bytes = max(plan.arena_bytes, offset + size)
+    return plan
+
+
+# --- Weights ------------------------------------------------------------------------
+
+
+def weights_blob(arrays: list[np.ndarray]) -> tuple[bytes, list[int]]:
+    """The weights file and each array's offset in it.
+
+    Layout: a 64-byte header (the 8 bytes `MRVLWTS1`, the file size and a 64-bit
+    checksum (BLAKE2b, 8 bytes) of everything after the header, both little-endian uint64, then zeros),
+    then every array's raw little-endian bytes at a 64-byte aligned offset."""
+    offsets, chunks, position = [], [], ALIGN
+    for array in arrays:
+        data = np.ascontiguousarray(array).tobytes()
+        offsets.append(position)
+        chunks.append(data + b"\0" * (_align(len(data)) - len(data)))
+        position += _align(len(data))
+    payload = b"".join(chunks)
+    header = WEIGHTS_MAGIC + (ALIGN + len(payload)).to_bytes(8, "little") + _checksum(payload).to_bytes(8, "little")
+    return header + b"\0" * (ALIGN - len(header)) + payload, offsets
+
+
+def _checksum(data: bytes) -> int:
+    # A content hash the loader compares with the header's macro; not a cryptographic one.
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+# --- The emitter ----------------------------------------------------------------------
+
+
+@dataclass
+class OpFunction:
+    """The C of one host op: its function (definition text) and its call's arguments."""
+
+    name: str
+    params: list[str]
+    body: list[str]
+
+
+class CEmitter:
+    """Prints one `func.func` of `cpu` ops as C (see the module docstring)."""
+
+    def __init__(self, module: ModuleOp, name: str = ""):
+        self.module = module
+        functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
+        if len(functions) != 1:
+            raise CompileError("-t c", f"needs a module with one func.func, got {len(functions)}")
+        self.function = functions[0]
+        self.model = re.sub(r"[^A-Za-z0-9_]", "_", name or self.function.sym_name.data).lower()
+        if not self.model or self.model[0].isdigit():
+            self.model = "m_" + self.model
+        self.macro = self.model.upper()
+        self.names = Names()
+        self.op_names = Names()
+
+    # -- per-op C ---------------------------------------------------------------------
+
+    @singledispatchmethod
+    def emit(self, op: Operation, x: list[str], y: list[str]) -> list[str]:
+        raise CompileError(_label(op), f"the C backend has no kernel for '{op.name}'")
+
+    def unsupported(self, op: Operation, what: str) -> CompileError:
+        return CompileError(_label(op), f"the C backend has no kernel for '{op.name}' {what}")
+
+    def require_f32(self, op: Operation, what: str = "") -> None:
+        for value in (*op.operands, *op.results):
+            if value.type.element_type != f32:  # type: ignore[attr-defined]
+                raise self.unsupported(op, f"{what}on {value.type} (float32 only)".strip())
+
+    @emit.register
+    def _(self, op: cpu.ConvOp, x: list[str], y: list[str]) -> list[str]:
+        return self.conv(op, x, y, "mrvl_conv2d_f32")
+
+    @emit.register
+    def _(self, op: cpu.ConvTransposeOp, x: list[str], y: list[str]) -> list[str]:
+        return self.conv(op, x, y, "mrvl_conv_transpose2d_f32")
+
+    def conv(self, op: cpu.ConvOp | cpu.ConvTransposeOp, x: list[str], y: list[str], kernel: str) -> list[str]:
+        self.require_f32(op)
+        xs, ws, ys = _shape(op.X), _shape(op.W), _shape(op.Y)
+        strides, dilations, pads = (list(op.strides.get_values()), list(op.dilations.get_values()),
+                                    list(op.pads.get_values()))
+        if len(xs) == 3:  # 1-d as 2-d of height 1
+            xs, ws, ys = (*xs[:2], 1, xs[2]), (*ws[:2], 1, ws[2]), (*ys[:2], 1, ys[2])
+            strides, dilations, pads = [1, *strides], [1, *dilations], [0, pads[0], 0, pads[1]]
+        if len(xs) != 4:
+            raise self.unsupported(op, f"with {len(xs) - 2} spatial dims (1 or 2 only)")
+        fields = dict(n=xs[0], c=xs[1], h=xs[2], w=xs[3], m=ys[1], kh=ws[2], kw=ws[3], oh=ys[2], ow=ys[3],
+                      stride_h=strides[0], stride_w=strides[1], dilation_h=dilations[0],
+                      dilation_w=dilations[1], pad_top=pads[0], pad_left=pads[1], group=op.group.value.data)
+        bias = x[2] if op.B is not None else "NULL"
+        return [*self.params("mrvl_conv2d_params", fields), f"{kernel}(&p, {x[0]}, {x[1]}, {bias}, {y[0]});"]
+
+    def params(self, struct: str, fields: dict[str, object]) -> list[str]:
+        items = [f".{k} = {v}" for k, v in fields.items()]
+        lines, line = [], f"static const {struct} p = {{"
+        for item in items:
+            if len(line) + len(item) > 100:
+                lines.append(line.rstrip())
+                line = "    "
+            line += item + ", "
+        lines.append(line.rstrip(", ") + "};")
+        return lines
+
+    @emit.register
+    def _(self, op: cpu.GemmOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        m, n = _shape(op.Y)
+        a = _shape(op.A)
+        k = a[0] if op.trans_a.value.data else a[1]
+        c_strides = _broadcast_strides(_shape(op.C), (m, n)) if op.C is not None else [0, 0]
+        fields = dict(m=m, n=n, k=k, trans_a=int(op.trans_a.value.data), trans_b=int(op.trans_b.value.data),
+                      alpha=_c_float(op.alpha.value.data), beta=_c_float(op.beta.value.data),
+                      c_row_stride=c_strides[0], c_col_stride=c_strides[1])
+        c = x[2] if op.C is not None else "NULL"
+        return [*self.params("mrvl_gemm_params", fields), f"mrvl_gemm_f32(&p, {x[0]}, {x[1]}, {c}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.MatmulOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        a, b = _shape(op.A), _shape(op.B)
+        a2 = (1, *a) if len(a) == 1 else a
+        b2 = (*b, 1) if len(b) == 1 else b
+        batch = cpu.broadcast_shapes(a2[:-2], b2[:-2])
+        assert batch is not None
+        if len(batch) > MAX_RANK:
+            raise self.unsupported(op, f"with {len(batch)} batch dims (at most {MAX_RANK})")
+        m, k, n = a2[-2], a2[-1], b2[-1]
+        a_bs = [s * m * k for s in _broadcast_strides(a2[:-2], batch)]
+        b_bs = [s * k * n for s in _broadcast_strides(b2[:-2], batch)]
+        fields = dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
+                      b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n)
+        return [*self.params("mrvl_matmul_params", fields), f"mrvl_matmul_f32(&p, {x[0]}, {x[1]}, {y[0]});"]
+
+    def broadcast(self, result: SSAValue, operands: list[SSAValue]) -> list[str]:
+        shape = _shape(result)
+        if len(shape) > MAX_RANK:
+            raise self.unsupported(result.owner, f"of rank {len(shape)} (at most {MAX_RANK})")  # type: ignore
+        fields: dict[str, object] = dict(rank=len(shape), shape=_array(shape or [0]))
+        for key, value in zip(("a_stride", "b_stride", "c_stride"), operands):
+            fields[key] = _array(_broadcast_strides(_shape(value), shape) or [0])
+        return self.params("mrvl_broadcast", fields)
+
+    @emit.register
+    def _(self, op: cpu.BinaryOp, x: list[str], y: list[str]) -> list[str]:
+        kind = op.kind.data
+        code = f"MRVL_{kind.name}"
+        element = op.lhs.type.element_type  # type: ignore[attr-defined]
+        if element == f32 and kind not in (cpu.BinaryKind.AND, cpu.BinaryKind.OR, cpu.BinaryKind.XOR):
+            return [*self.broadcast(op.result, [op.lhs, op.rhs]),
+                    f"mrvl_binary_f32({code}, &p, {x[0]}, {x[1]}, {y[0]});"]
+        if element == i1 and kind in (cpu.BinaryKind.AND, cpu.BinaryKind.OR, cpu.BinaryKind.XOR,
+                                      cpu.BinaryKind.EQUAL):
+            return [*self.broadcast(op.result, [op.lhs, op.rhs]),
+                    f"mrvl_binary_bool({code}, &p, {x[0]}, {x[1]}, {y[0]});"]
+        raise self.unsupported(op, f"{kind} on {op.lhs.type}")
+
+    @emit.register
+    def _(self, op: cpu.WhereOp, x: list[str], y: list[str]) -> list[str]:
+        size = _ctype(op.output).size
+        return [*self.broadcast(op.output, [op.condition, op.X, op.Y]),
+                f"mrvl_where(&p, {x[0]}, {x[1]}, {x[2]}, {y[0]}, {size});"]
+
+    @emit.register
+    def _(self, op: cpu.UnaryOp, x: list[str], y: list[str]) -> list[str]:
+        count = math.prod(_shape(op.output))
+        if op.kind.data == cpu.UnaryKind.NOT:
+            return [f"mrvl_not({count}, {x[0]}, {y[0]});"]
+        if op.kind.data == cpu.UnaryKind.IDENTITY:
+            return [f"memcpy({y[0]}, {x[0]}, {_bytes(op.output)});"]
+        self.require_f32(op, f"{op.kind.data} ")
+        return [f"mrvl_unary_f32(MRVL_{op.kind.data.name}, {count}, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.ClipOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        low, high = _c_float(op.min.value.data), _c_float(op.max.value.data)
+        return [f"mrvl_clip_f32({math.prod(_shape(op.output))}, {low}, {high}, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.LeakyReluOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        alpha = _c_float(op.alpha.value.data)
+        return [f"mrvl_leaky_relu_f32({math.prod(_shape(op.output))}, {alpha}, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.HardSigmoidOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        alpha, beta = _c_float(op.alpha.value.data), _c_float(op.beta.value.data)
+        return [f"mrvl_hard_sigmoid_f32({math.prod(_shape(op.output))}, {alpha}, {beta}, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.HardSwishOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        return [f"mrvl_hard_swish_f32({math.prod(_shape(op.output))}, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.CastOp, x: list[str], y: list[str]) -> list[str]:
+        count = math.prod(_shape(op.output))
+        return [f"mrvl_cast({count}, {_ctype(op.input).code}, {x[0]}, {_ctype(op.output).code}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.SoftmaxOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        s, axis = _shape(op.input), op.axis.value.data
+        return [f"mrvl_softmax_f32({math.prod(s[:axis])}, {s[axis]}, {math.prod(s[axis + 1:])}, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.LayerNormOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        s, axis = _shape(op.X), op.axis.value.data
+        bias = x[2] if op.B is not None else "NULL"
+        eps = _c_float(op.epsilon.value.data)
+        return [f"mrvl_layer_norm_f32({math.prod(s[:axis])}, {math.prod(s[axis:])}, {eps}, {x[0]}, {x[1]}, "
+                f"{bias}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.BatchNormOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        s = _shape(op.X)
+        eps = _c_float(op.epsilon.value.data)
+        return [f"mrvl_batch_norm_f32({s[0]}, {s[1]}, {math.prod(s[2:])}, {eps}, {', '.join(x)}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.PoolOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        xs, ys = _shape(op.input), _shape(op.output)
+        kernel, strides, dilations, pads = (list(a.get_values()) for a in (op.kernel, op.strides, op.dilations,
+                                                                           op.pads))
+        if len(xs) == 3:
+            xs, ys = (*xs[:2], 1, xs[2]), (*ys[:2], 1, ys[2])
+            kernel, strides, dilations = [1, *kernel], [1, *strides], [1, *dilations]
+            pads = [0, pads[0], 0, pads[1]]
+        if len(xs) != 4:
+            raise self.unsupported(op, f"with {len(xs) - 2} spatial dims (1 or 2 only)")
+        fields = dict(n=xs[0], c=xs[1], h=xs[2], w=xs[3], oh=ys[2], ow=ys[3], kh=kernel[0], kw=kernel[1],
+                      stride_h=strides[0], stride_w=strides[1], dilation_h=dilations[0], dilation_w=dilations[1],
+                      pad_top=pads[0], pad_left=pads[1], pad_bottom=pads[2], pad_right=pads[3],
+                      is_max=int(op.kind.data == cpu.PoolKind.MAX), count_include_pad=int(op.count_include_pad.value.data))
+        return [*self.params("mrvl_pool2d_params", fields), f"mrvl_pool2d_f32(&p, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.GlobalPoolOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        s = _shape(op.input)
+        is_max = int(op.kind.data == cpu.PoolKind.MAX)
+        return [f"mrvl_global_pool_f32({is_max}, {s[0] * s[1]}, {math.prod(s[2:])}, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.ReduceOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        s, axes = _shape(op.input), set(op.axes.get_values())
+        kept = tuple(1 if i in axes else d for i, d in enumerate(s))
+        out_stride = [0 if i in axes else st for i, st in enumerate(_contiguous(kept))]
+        count = math.prod(s[i] for i in axes)
+        return [f"static const int64_t shape[] = {_array(s or [0])}, out_stride[] = {_array(out_stride or [0])};",
+                f"mrvl_reduce_f32(MRVL_REDUCE_{op.kind.data.name}, {len(s)}, shape, out_stride, "
+                f"{math.prod(kept)}, {count}, {x[0]}, {y[0]});"]
+
+    def copy_nd(self, shape, src: str, src_stride, dst: str, dst_stride, elem: int, op: Operation) -> list[str]:
+        if len(shape) > MAX_RANK:
+            raise self.unsupported(op, f"of rank {len(shape)} (at most {MAX_RANK})")
+        if not shape:
+            shape, src_stride, dst_stride = [1], [1], [1]
+        return ["{",
+                f"    static const int64_t shape[] = {_array(shape)}, src_stride[] = {_array(src_stride)}, "
+                f"dst_stride[] = {_array(dst_stride)};",
+                f"    mrvl_copy_nd({len(shape)}, shape, {src}, src_stride, {dst}, dst_stride, {elem});",
+                "}"]
+
+    @emit.register
+    def _(self, op: cpu.ConcatOp, x: list[str], y: list[str]) -> list[str]:
+        out, axis = _shape(op.output), op.axis.value.data
+        out_strides, lines, position = _contiguous(out), [], 0
+        for name, value in zip(x, op.inputs):
+            s = _shape(value)
+            dst = f"{y[0]} + {position * out_strides[axis]}"
+            lines += self.copy_nd(s, name, _contiguous(s), dst, out_strides, _ctype(value).size, op)
+            position += s[axis]
+        return lines
+
+    @emit.register
+    def _(self, op: cpu.ReshapeOp, x: list[str], y: list[str]) -> list[str]:
+        return [f"memcpy({y[0]}, {x[0]}, {_bytes(op.output)});"]
+
+    @emit.register
+    def _(self, op: cpu.TransposeOp, x: list[str], y: list[str]) -> list[str]:
+        s, perm, out = _shape(op.input), list(op.perm.get_values()), _shape(op.output)
+        strides = _contiguous(s)
+        return self.copy_nd(out, x[0], [strides[p] for p in perm], y[0], _contiguous(out), _ctype(op.output).size, op)
+
+    @emit.register
+    def _(self, op: cpu.SliceOp, x: list[str], y: list[str]) -> list[str]:
+        s, out = _shape(op.input), _shape(op.output)
+        starts, steps = list(op.starts.get_values()), list(op.steps.get_values())
+        strides = _contiguous(s)
+        if math.prod(out) == 0:
+            return ["/* empty result */"]
+        offset = sum(a * b for a, b in zip(starts, strides))
+        return self.copy_nd(out, f"{x[0]} + {offset}", [st * k for st, k in zip(strides, steps)], y[0],
+                            _contiguous(out), _ctype(op.output).size, op)
+
+    @emit.register
+    def _(self, op: cpu.SplitOp, x: list[str], y: list[str]) -> list[str]:
+        s, axis = _shape(op.input), op.axis.value.data
+        strides, lines, position = _contiguous(s), [], 0
+        for name, value in zip(y, op.outputs):
+            out = _shape(value)
+            lines += self.copy_nd(out, f"{x[0]} + {position * strides[axis]}", strides, name, _contiguous(out),
+                                  _ctype(value).size, op)
+            position += out[axis]
+        return lines
+
+    @emit.register
+    def _(self, op: cpu.GatherOp, x: list[str], y: list[str]) -> list[str]:
+        s, axis = _shape(op.data), op.axis.value.data
+        count = math.prod(_shape(op.indices))
+        is64 = int(op.indices.type.element_type == _int(64))  # type: ignore[attr-defined]
+        return [f"return mrvl_gather({math.prod(s[:axis])}, {s[axis]}, {math.prod(s[axis + 1:])}, {x[0]}, "
+                f"{count}, {x[1]}, {is64}, {y[0]}, {_ctype(op.data).size});"]
+
+    @emit.register
+    def _(self, op: cpu.PadOp, x: list[str], y: list[str]) -> list[str]:
+        s, out, pads = _shape(op.input), _shape(op.output), list(op.pads.get_values())
+        if len(s) > MAX_RANK:
+            raise self.unsupported(op, f"of rank {len(s)} (at most {MAX_RANK})")
+        if math.prod(out) == 0:
+            return ["/* empty result */"]
+        if op.mode.data != cpu.PadMode.CONSTANT and math.prod(s) == 0:
+            raise self.unsupported(op, f"{op.mode.data} of an empty input")
+        ctype = _ctype(op.output)
+        numpy_type = {"bfloat16": None, "bool": np.bool_}.get(ctype.onnx, ctype.onnx)
+        value = op.value.value.data
+        if numpy_type is None:
+            fill = np.array([np.float32(value)]).view(np.uint32) >> 16
+            fill_bytes = fill.astype("<u2").tobytes()
+        else:
+            fill_bytes = np.array([value]).astype(numpy_type).tobytes()
+        if not s:
+            s, out, pads = (1,), (1,), [0, 0]
+        return [f"static const int64_t in_shape[] = {_array(s)}, out_shape[] = {_array(out)}, "
+                f"pads[] = {_array(pads)};",
+                f"static const unsigned char fill[] = {_array(fill_bytes)};",
+                f"mrvl_pad(MRVL_PAD_{op.mode.data.name}, {len(s)}, in_shape, out_shape, pads, fill, {x[0]}, {y[0]}, "
+                f"{ctype.size});"]
+
+    @emit.register
+    def _(self, op: cpu.ResizeOp, x: list[str], y: list[str]) -> list[str]:
+        s, out, scales = _shape(op.input), _shape(op.output), list(op.scales.get_values())
+        mode = op.mode.data
+        if len(s) > MAX_RANK or not s:
+            raise self.unsupported(op, f"of rank {len(s)}")
+        if mode == cpu.ResizeMode.CUBIC:
+            raise self.unsupported(op, "cubic (nearest and linear only)")
+        if mode == cpu.ResizeMode.LINEAR:
+            self.require_f32(op, "linear ")
+            if s[:-2] != out[:-2]:
+                raise self.unsupported(op, "linear over more than the last two dims")
+        fields = dict(rank=len(s), in_shape=_array(s), out_shape=_array(out),
+                      scale="{" + ", ".join(_c_float(v) for v in scales) + "}",
+                      linear=int(mode == cpu.ResizeMode.LINEAR),
+                      coordinate_mode=f"MRVL_{op.coordinate_transformation_mode.data.name}",
+                      nearest_mode={"FLOOR": "MRVL_NEAREST_FLOOR", "CEIL": "MRVL_NEAREST_CEIL"}.get(
+                          op.nearest_mode.data.name, f"MRVL_{op.nearest_mode.data.name}"))
+        call = (f"mrvl_resize_f32(&p, {x[0]}, {y[0]});" if mode == cpu.ResizeMode.LINEAR
+                else f"mrvl_resize_nearest(&p, {x[0]}, {y[0]}, {_ctype(op.output).size});")
+        return [*self.params("mrvl_resize_params", fields), call]
+
+    @emit.register
+    def _(self, op: cpu.DepthToSpaceOp, x: list[str], y: list[str]) -> list[str]:
+        n, c, h, w = _shape(op.input)
+        b = op.blocksize.value.data
+        c2 = c // (b * b)
+        if op.mode.data == cpu.DepthToSpaceMode.DCR:  # x as (n, b, b, c2, h, w)
+            st = _contiguous((n, b, b, c2, h, w))
+            src = [st[0], st[3], st[4], st[1], st[5], st[2]]
+        else:  # CRD: x as (n, c2, b, b, h, w)
+            st = _contiguous((n, c2, b, b, h, w))
+            src = [st[0], st[1], st[4], st[2], st[5], st[3]]
+        shape = (n, c2, h, b, w, b)
+        return self.copy_nd(shape, x[0], src, y[0], _contiguous(shape), _ctype(op.output).size, op)
+
+    @emit.register
+    def _(self, op: cpu.ExpandOp, x: list[str], y: list[str]) -> list[str]:
+        out = _shape(op.output)
+        return self.copy_nd(out, x[0], _broadcast_strides(_shape(op.input), out), y[0], _contiguous(out),
+                            _ctype(op.output).size, op)
+
+    @emit.register
+    def _(self, op: cpu.CallMlipOp, x: list[str], y: list[str]) -> list[str]:
+        symbol = op.callee.root_reference.data
+        return [f"const void *const inputs[] = {{{', '.join(x) or 'NULL'}}};",
+                f"void *const outputs[] = {{{', '.join(y) or 'NULL'}}};",
+                "if (!mlip_run) return MRVL_ERR_NO_MLIP;",
+                f"return mlip_run(mlip_context, \"{symbol}\", inputs, outputs) == 0 ? MRVL_OK : MRVL_ERR_MLIP;"]
+
+    # -- the whole function -------------------------------------------------------------
+
+    def files(self) -> dict[str, "str | bytes"]:
+        block = self.function.body.block
+        ret = block.last_op
+        assert isinstance(ret, func.ReturnOp)
+        ops = [op for op in block.ops if not isinstance(op, ConstantOp | func.ReturnOp)]
+        for op in ops:
+            if not isinstance(op, cpu.CpuOp):
+                raise CompileError(_label(op), f"the C backend has no kernel for '{op.name}' (lower it to cpu first)")
+        index = {op: i for i, op in enumerate(ops)}
+        end = len(ops)
+
+        # Interface.
+        arg_attrs = self.function.arg_attrs.data if self.function.arg_attrs else ()
+        res_attrs = self.function.res_attrs.data if self.function.res_attrs else ()
+
+        def onnx_name(attrs, i: int, default: str) -> str:
+            label = attrs[i].data.get("graph.name") if i < len(attrs) else None
+            return label.data if label is not None else default
+
+        fields = Names()
+        inputs = [(onnx_name(arg_attrs, i, f"input_{i}"), arg) for i, arg in enumerate(block.args)]
+        inputs = [(name, fields(name), arg) for name, arg in inputs]
+        outputs = [(onnx_name(res_attrs, i, f"output_{i}"), v) for i, v in enumerate(ret.arguments)]
+        outputs = [(name, fields(name), v) for name, v in outputs]
+
+        # Storage: C expression of every value.
+        where: dict[SSAValue, str] = {}
+        for _, field_name, arg in inputs:
+            where[arg] = f"in->{field_name}"
+        constants = [op for op in block.ops if isinstance(op, ConstantOp) and op.results[0].uses]
+        arrays = []
+        for c in constants:
+            array = constant_value(c.results[0], self.module)
+            if array is None:
+                raise CompileError(_label(c) if _node(c)[0] else "graph.constant",
+                                   "has no data: print the IR with --print-weights to keep the weights")
+            arrays.append(array)
+        blob, weight_offsets = weights_blob(arrays)
+        weight_names = Names()
+        weight_table = []
+        for c, array, offset in zip(constants, arrays, weight_offsets):
+            value = c.results[0]
+            where[value] = f"(const {_ctype(value).c} *)(weights + {offset})"
+            weight_table.append((weight_names(value.name_hint or "weight"), offset, array.nbytes, value))
+
+        copies: list[tuple[str, SSAValue, int]] = []  # (dst, src, bytes) at the end of the run
+        output_of: dict[SSAValue, str] = {}
+        for _, field_name, value in outputs:
+            if value in output_of or isinstance(value, BlockArgument) or value in where:
+                copies.append((f"out->{field_name}", value, _bytes(value)))
+            else:
+                output_of[value] = f"out->{field_name}"
+
+        # Aliases: a reshape whose result is not an output shares its input's storage.
+        alias_of: dict[SSAValue, SSAValue] = {}
+        for op in ops:
+            if isinstance(op, cpu.ReshapeOp) and op.output not in output_of:
+                root = op.input
+                alias_of[op.output] = alias_of.get(root, root)
+
+        last_use: dict[SSAValue, int] = {}
+        for op in ops:
+            for operand in op.operands:
+                root = alias_of.get(operand, operand)
+                last_use[root] = max(last_use.get(root, -1), index[op])
+        for value in ret.arguments:
+            root = alias_of.get(value, value)
+            last_use[root] = end
+        arena_values = []
+        for op in ops:
+            for result in op.results:
+                if result in output_of or result in alias_of:
+                    continue
+                arena_values.append((result, index[op], last_use.get(result, index[op])))
+        plan = plan_arena(arena_values)
+        for value, offset in plan.offsets.items():
+            where[value] = f"({_ctype(value).c} *)(arena + {offset})"
+        where |= output_of
+
+        def expr(value: SSAValue) -> str:
+            root = alias_of.get(value, value)
+            text = where[root]
+            if root is not value and _ctype(root).c != _ctype(value).c:
+                text = f"({_ctype(value).c} *){text}"
+            return text
+
+        for value, root in alias_of.items():
+            where[value] = expr(value)
+
+        # Op functions and the run body.
+        functions: list[str] = []
+        calls: list[str] = []
+        for op in ops:
+            name, op_type = _node(op)
+            comment = f"/* node '{_comment(name)}' ({_comment(op_type or op.name)}): {op.name}"
+            kind = getattr(op, "kind", None) or getattr(op, "mode", None)
+            comment += f" {kind.data}" if kind is not None else ""
+            comment += " */"
+            if op.results and all(r in alias_of for r in op.results):
+                calls += [f"    {comment}", "    /* aliases its input: no code */"]
+                continue
+            fn = self.op_names(name or op.name, prefix="op_")
+            params = [f"const {_ctype(v).c} *x{i}" for i, v in enumerate(op.operands)]
+            params += [f"{_ctype(v).c} *y{i}" for i, v in enumerate(op.results)]
+            body = self.emit(op, [f"x{i}" for i in range(len(op.operands))],
+                             [f"y{i}" for i in range(len(op.results))])
+            if not body[-1].lstrip().startswith("return"):
+                body.append("return MRVL_OK;")
+            functions.append("\n".join([comment, f"static int {fn}({', '.join(params) or 'void'})", "{",
+                                        *(f"    {line}" for line in body), "}", ""]))
+            args = [expr(v) for v in (*op.operands, *op.results)]
+            placement = ", ".join(
+                f"{r.name_hint or 'result'} at arena + {plan.offsets[r]}" for r in op.results if r in plan.offsets)
+            calls.append(f"    {comment}")
+            if placement:
+                calls.append(f"    /* {placement} */")
+            calls += [f"    rc = {fn}({', '.join(args)});", "    if (rc != MRVL_OK) return rc;"]
+        for dst, src, size in copies:
+            calls.append(f"    memcpy({dst}, {expr(src)}, {size}); /* an output that is an input, a weight or another output */")
+
+        has_mlip = any(isinstance(op, cpu.CallMlipOp) for op in ops)
+        header = self.header(inputs, outputs, plan, blob, weight_table)
+        source = self.source(functions, calls, plan, blob, has_mlip)
+        files: dict[str, str | bytes] = {
+            f"{self.model}.h": header,
+            f"{self.model}.c": source,
+            f"{self.model}_weights.bin": blob,
+            "Makefile": self.makefile(),
+        }
+        for name in RUNTIME_FILES:
+            files[name] = (RUNTIME_DIR / name).read_text()
+        if any(isinstance(op, SubgraphOp) for op in self.module.walk()):
+            files |= {k: v for k, v in emit_json_files(self.module).items()}  # type: ignore[misc]
+        return files
+
+    def header(self, inputs, outputs, plan: Plan, blob: bytes, weight_table) -> str:
+        M, m = self.macro, self.model
+        lines = [
+            f"/* {m}.h: the host program of ONNX graph '{_comment(self.function.sym_name.data)}', generated by",
+            " * mrvl-opt -t c. Do not edit.",
+            " *",
+            " * Usage:",
+            f" *   {m}_load_weights(\"{m}_weights.bin\");   (or {m}_set_weights(data, size), once)",
+            f" *   void *ws = aligned_alloc({M}_WORKSPACE_ALIGN, {M}_WORKSPACE_BYTES);   (rounded up to the alignment)",
+            f" *   {m}_inputs in = {{...}};  {m}_outputs out = {{...}};   (caller-owned, dense, row-major)",
+            f" *   int rc = {m}_run(&in, &out, ws);                     (0 on success, else MRVL_ERR_*)",
+            " *",
+            f" * {m}_run allocates nothing and keeps no state between calls; the weights and the",
+            " * accelerator runner are process-wide. Concurrent runs need one workspace each.",
+            " */",
+            f"#ifndef {M}_H",
+            f"#define {M}_H",
+            "",
+            "#include <stddef.h>",
+            "#include <stdint.h>",
+            "",
+            "#include \"mrvl_kernels.h\" /* MRVL_OK, MRVL_ERR_* */",
+            "#include \"mrvl_mlip.h\"",
+            "",
+            "#ifdef __cplusplus",
+            "extern \"C\" {",
+            "#endif",
+            "",
+        ]
+        for kind, entries in (("INPUT", inputs), ("OUTPUT", outputs)):
+            lines.append(f"#define {M}_NUM_{kind}S {len(entries)}")
+            for i, (name, field_name, value) in enumerate(entries):
+                shape = _shape(value)
+                ctype = _ctype(value)
+                lines += [
+                    f"/* {kind.lower()} {i}: \"{_comment(name)}\", {ctype.onnx}{list(shape)}, field '{field_name}' */",
+                    f"#define {M}_{kind}_{i}_NAME \"{_c_string(name)}\"",
+                    f"#define {M}_{kind}_{i}_DTYPE \"{ctype.onnx}\"",
+                    f"#define {M}_{kind}_{i}_RANK {len(shape)}",
+                    f"#define {M}_{kind}_{i}_SHAPE {_array(shape)}",
+                    f"#define {M}_{kind}_{i}_COUNT {math.prod(shape)}",
+                    f"#define {M}_{kind}_{i}_BYTES {_bytes(value)}",
+                ]
+            lines.append("")
+        lines += [
+            "/* The workspace: every intermediate tensor, at offsets planned by liveness. */",
+            f"#define {M}_WORKSPACE_BYTES {plan.arena_bytes}",
+            f"#define {M}_WORKSPACE_ALIGN {ALIGN}",
+            "",
+            f"/* The weights file: a {ALIGN}-byte header (\"{WEIGHTS_MAGIC.decode()}\", file size and checksum as",
+            f" * little-endian uint64), then each tensor's raw bytes at a {ALIGN}-byte aligned offset. */",
+            f"#define {M}_WEIGHTS_FILE \"{m}_weights.bin\"",
+            f"#define {M}_WEIGHTS_BYTES {len(blob)}",
+            f"#define {M}_WEIGHTS_CHECKSUM 0x{int.from_bytes(blob[16:24], 'little'):016x}ULL",
+        ]
+        for name, offset, size, value in weight_table:
+            lines.append(f"#define {M}_WEIGHT_{name}_OFFSET {offset} /* {_ctype(value).onnx}{list(_shape(value))} */")
+            lines.append(f"#define {M}_WEIGHT_{name}_BYTES {size}")
+        lines.append("")
+        for kind, entries, const in (("inputs", inputs, "const "), ("outputs", outputs, "")):
+            lines.append("typedef struct {")
+            for name, field_name, value in entries:
+                lines.append(f"    {const}{_ctype(value).c} *{field_name}; /* \"{_comment(name)}\" "
+                             f"{_ctype(value).onnx}{list(_shape(value))}, {_bytes(value)} bytes */")
+            if not entries:
+                lines.append("    int unused;")
+            lines.append(f"}} {m}_{kind};")
+            lines.append("")
+        lines += [
+            f"/* Reads the weights file once (into memory it allocates); returns MRVL_OK, or",
+            f" * MRVL_ERR_WEIGHTS when the file is missing or not {M}_WEIGHTS_FILE of this build. */",
+            f"int {m}_load_weights(const char *path);",
+            f"/* Uses `size` bytes at `data` (a {ALIGN}-byte aligned copy of the weights file, linked in",
+            " * or mapped; it must outlive every run) as the weights; checked like a loaded file. */",
+            f"int {m}_set_weights(const void *data, size_t size);",
+            "/* The runner of accelerator subgraphs (mrvl_mlip.h); NULL removes it. */",
+            f"void {m}_set_mlip(mrvl_mlip_run_fn run, void *context);",
+            f"/* Runs the model: reads `in`, writes `out`, uses {M}_WORKSPACE_BYTES bytes of `workspace`",
+            f" * (aligned to {M}_WORKSPACE_ALIGN). Returns MRVL_OK or a MRVL_ERR_* code. */",
+            f"int {m}_run(const {m}_inputs *in, {m}_outputs *out, void *workspace);",
+            "",
+            "#ifdef __cplusplus",
+            "}",
+            "#endif",
+            "",
+            f"#endif /* {M}_H */",
+            "",
+        ]
+        return "\n".join(lines)
+
+    def source(self, functions, calls, plan: Plan, blob: bytes, has_mlip: bool) -> str:
+        M, m = self.macro, self.model
+        lines = [
+            f"/* {m}.c: generated by mrvl-opt -t c. Do not edit. */",
+            f"#include \"{m}.h\"",
+            "",
+            "#include <math.h>",
+            "#include <stdio.h>",
+            "#include <stdlib.h>",
+            "#include <string.h>",
+            "",
+            "static const unsigned char *weights_data;",
+            "static unsigned char *weights_owned;",
+            "static mrvl_mlip_run_fn mlip_run;",
+            "static void *mlip_context;",
+            "",
+            f"int {m}_set_weights(const void *data, size_t size)",
+            "{",
+            "    const unsigned char *d = (const unsigned char *)data;",
+            "    uint64_t file_size = 0, checksum = 0;",
+            "    int i;",
+            f"    if (!d || size != {M}_WEIGHTS_BYTES || memcmp(d, \"{WEIGHTS_MAGIC.decode()}\", 8) != 0) return MRVL_ERR_WEIGHTS;",
+            "    for (i = 7; i >= 0; i--) {",
+            "        file_size = file_size << 8 | d[8 + i];",
+            "        checksum = checksum << 8 | d[16 + i];",
+            "    }",
+            f"    if (file_size != {M}_WEIGHTS_BYTES || checksum != {M}_WEIGHTS_CHECKSUM) return MRVL_ERR_WEIGHTS;",
+            "    weights_data = d;",
+            "    return MRVL_OK;",
+            "}",
+            "",
+            f"int {m}_load_weights(const char *path)",
+            "{",
+            "    FILE *f = path ? fopen(path, \"rb\") : NULL;",
+            "    unsigned char *data;",
+            "    size_t got;",
+            "    int rc;",
+            "    if (!f) return MRVL_ERR_WEIGHTS;",
+            f"    data = (unsigned char *)malloc({M}_WEIGHTS_BYTES + 1);",
+            "    if (!data) {",
+            "        fclose(f);",
+            "        return MRVL_ERR_WEIGHTS;",
+            "    }",
+            f"    got = fread(data, 1, {M}_WEIGHTS_BYTES + 1, f); /* one more: a longer file is an error */",
+            "    fclose(f);",
+            f"    rc = {m}_set_weights(data, got);",
+            "    if (rc != MRVL_OK) {",
+            "        free(data);",
+            "        return rc;",
+            "    }",
+            "    free(weights_owned);",
+            "    weights_owned = data;",
+            "    return MRVL_OK;",
+            "}",
+            "",
+            f"void {m}_set_mlip(mrvl_mlip_run_fn run, void *context)",
+            "{",
+            "    mlip_run = run;",
+            "    mlip_context = context;",
+            "}",
+            "",
+            *functions,
+            f"int {m}_run(const {m}_inputs *in, {m}_outputs *out, void *workspace)",
+            "{",
+            "    unsigned char *arena = (unsigned char *)workspace;",
+            "    const unsigned char *weights = weights_data;",
+            "    int rc = MRVL_OK;",
+            f"    if (!in || !out || ({M}_WORKSPACE_BYTES > 0 && !arena)) return MRVL_ERR_ARGUMENT;",
+            f"    if ({M}_WORKSPACE_BYTES > 0 && (uintptr_t)arena % {M}_WORKSPACE_ALIGN != 0) return MRVL_ERR_ALIGNMENT;",
+            "    if (!weights) return MRVL_ERR_NO_WEIGHTS;",
+            "    (void)arena;",
+            "    (void)weights;",
+            *calls,
+            "    return rc;",
+            "}",
+            "",
+        ]
+        if not has_mlip:
+            lines.insert(lines.index(f"void {m}_set_mlip(mrvl_mlip_run_fn run, void *context)") - 1,
+                         "/* This model has no accelerator subgraph: the runner is never called. */")
+        return "\n".join(lines)
+
+    def makefile(self) -> str:
+        m = self.model
+        return (
+            f"# Builds lib{m}.so and lib{m}.a from the generated sources (generated by mrvl-opt -t c).\n"
+            "CC ?= cc\n"
+            "CFLAGS ?= -std=c99 -O2 -Wall -Wextra\n"
+            "OBJS = " + f"{m}.o mrvl_kernels.o\n\n"
+            f"all: lib{m}.so lib{m}.a\n\n"
+            "%.o: %.c\n"
+            "\t$(CC) $(CFLAGS) -fPIC -c $< -o $@\n\n"
+            f"lib{m}.so: $(OBJS)\n"
+            "\t$(CC) -shared -o $@ $(OBJS) -lm\n\n"
+            f"lib{m}.a: $(OBJS)\n"
+            "\t$(AR) rcs $@ $(OBJS)\n\n"
+            "clean:\n"
+            f"\trm -f $(OBJS) lib{m}.so lib{m}.a\n\n"
+            ".PHONY: all clean\n"
+        )
+
+
+def _c_string(text: str) -> str:
+    return "".join(c if c.isprintable() and c not in '"\\?' else f"\\{ord(c):03o}" for c in text)
+
+
+def emit_c(module: ModuleOp, name: str = "") -> dict[str, "str | bytes"]:
+    """Every file of the C bundle of `module`, by name."""
+    return CEmitter(module, name).files()
+
+
+# --- Output directory -----------------------------------------------------------------
+
+_OUR_FILE = re.compile(r".+\.(c|h|bin|json|o|so|a)|Makefile|tmlc-commands\.txt")
+
+
+def write_bundle(path: Path, files: dict[str, "str | bytes"]) -> None:
+    """Make `path` a directory holding exactly `files`, never a partial one.
+
+    As `json_emitter.write_directory`, with binary files, and replacing only a directory
+    that holds nothing but files of a bundle (and its build products)."""
+    path = Path(path)
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise OSError(17, "exists and is not a directory")
+    if path.is_dir():
+        foreign = sorted(p.name for p in path.iterdir() if not (p.is_file() and _OUR_FILE.fullmatch(p.name)))
+        if foreign:
+            raise OSError(39, f"the directory holds other files than C output ({foreign[0]})")
+    umask = os.umask(0)
+    os.umask(umask)
+    staging = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+    old: Path | None = None
+    try:
+        for name, content in files.items():
+            if isinstance(content, bytes):
+                (staging / name).write_bytes(content)
+            elif isinstance(content, str):
+                with open(staging / name, "w", encoding="utf-8", newline="") as f:
+                    f.write(content)
+            else:
+                from backend.json_emitter import write_file
+
+                write_file(staging / name, content)
+        os.chmod(staging, 0o777 & ~umask)
+        if path.is_dir():
+            old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".old"))
+            os.rename(path, old / "previous")
+        os.rename(staging, path)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        if old is not None and (old / "previous").exists() and not path.exists():
+            os.rename(old / "previous", path)
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+class CBundleDirectory(OutputDirectory):
+    """`-o DIR` of `-t c`: collects the files; `commit()` writes them all or none."""
+
+    def commit(self) -> None:
+        write_bundle(self.path, self.files)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class CTarget(Target):
+    """`-t c -o DIR`: the host C bundle (see the module docstring)."""
+
+    name = "c"
+
+    model: str = ""
+    """The model's name in file names and C identifiers (default: the function's name)."""
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        if not isinstance(output, OutputDirectory):
+            raise CompileError("-t c", "writes a directory of files: name it with -o DIR")
+        output.add(emit_c(module, self.model))  # type: ignore[arg-type]

@@ -1,0 +1,28 @@
+/* mrvl_mlip.h: how generated host code calls an accelerator (MLIP) subgraph.
+ *
+ * Every `cpu.call_mlip @symbol` becomes one call of a runner the application installs
+ * with `<model>_set_mlip(run, ctx)`:
+ *
+ *   rc = run(ctx, "tvmgen_mrvl_main_0", inputs, outputs);
+ *
+ * `inputs` and `outputs` hold one pointer per subgraph input / output, in the subgraph's
+ * order, each a dense row-major float32 tensor whose shape is the one in
+ * `<symbol>-nodes.json`. The runner returns 0 on success. On the board it maps onto
+ * Marvell's ML library (model load once per symbol, then quantize, run, dequantize);
+ * on a workstation `mrvl-run` serves it with the reference simulator through ctypes.
+ * Without a runner a call returns MRVL_ERR_NO_MLIP.
+ */
+#ifndef MRVL_MLIP_H
+#define MRVL_MLIP_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int (*mrvl_mlip_run_fn)(void *ctx, const char *symbol, const void *const *inputs, void *const *outputs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MRVL_MLIP_H */

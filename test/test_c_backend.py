@@ -1,0 +1,248 @@
+"""The host C backend (`-t c`): compile generated C with gcc, run it through ctypes and
+compare with onnxruntime, for the zoo (all host) and for single-op models."""
+
+import ctypes
+import hashlib
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+import zoo
+from ir_helpers import ZOO_INPUT_SHAPES
+from onnx import TensorProto, helper
+
+from mrvl.opt import main as mrvl_opt
+
+GCC = shutil.which("gcc")
+CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared"]
+pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
+
+
+class Built:
+    """A compiled model: its library, header macros and interface."""
+
+    def __init__(self, directory: Path, model: str):
+        self.dir, self.model = directory, model
+        self.lib = ctypes.CDLL(str(directory / f"lib{model}.so"))
+        header = (directory / f"{model}.h").read_text()
+        self.macros = dict(re.findall(r"#define (\w+) (.+?)(?: /\*.*)?$", header, re.M))
+        assert self.lib[f"{model}_load_weights"](str(directory / f"{model}_weights.bin").encode()) == 0
+
+    def io(self, kind: str) -> list[tuple[str, tuple[int, ...], str]]:
+        M = self.model.upper()
+        count = int(self.macros[f"{M}_NUM_{kind}S"])
+        entries = []
+        for i in range(count):
+            shape = tuple(int(d) for d in re.findall(r"-?\d+", self.macros[f"{M}_{kind}_{i}_SHAPE"]))
+            name = self.macros[f"{M}_{kind}_{i}_NAME"].strip('"')
+            entries.append((name, shape, self.macros[f"{M}_{kind}_{i}_DTYPE"].strip('"')))
+        return entries
+
+    def run(self, inputs: dict[str, np.ndarray]) -> tuple[int, list[np.ndarray]]:
+        M = self.model.upper()
+        ins = [np.ascontiguousarray(inputs[name], dtype=dtype) for name, _, dtype in self.io("INPUT")]
+        outs = [np.zeros(shape, dtype) for _, shape, dtype in self.io("OUTPUT")]
+        size, align = int(self.macros[f"{M}_WORKSPACE_BYTES"]), int(self.macros[f"{M}_WORKSPACE_ALIGN"])
+        raw = np.zeros(size + align, np.uint8)
+        start = -raw.ctypes.data % align
+        workspace = raw.ctypes.data + start
+        in_struct = (ctypes.c_void_p * max(len(ins), 1))(*[a.ctypes.data for a in ins])
+        out_struct = (ctypes.c_void_p * max(len(outs), 1))(*[a.ctypes.data for a in outs])
+        rc = self.lib[f"{self.model}_run"](in_struct, out_struct, ctypes.c_void_p(workspace))
+        return rc, outs
+
+
+_CACHE: dict[str, Built] = {}
+
+
+def _kernels_object(workdir: Path, source: bytes) -> Path:
+    """The runtime, compiled once per session (every bundle copies the same file)."""
+    obj = workdir / f"mrvl_kernels-{hashlib.sha256(source).hexdigest()[:16]}.o"
+    if not obj.exists():
+        src = workdir / "mrvl_kernels.c"
+        src.write_bytes(source)
+        shutil.copy(Path(__file__).parents[1] / "backend" / "c_runtime" / "mrvl_kernels.h", workdir)
+        subprocess.run([GCC, *CFLAGS[:-1], "-c", str(src), "-o", str(obj)], check=True, capture_output=True)
+    return obj
+
+
+def compile_model(model: onnx.ModelProto, workdir: Path, shapes: dict[str, list[int]] | None = None,
+                  name: str = "m") -> Built:
+    """Emit C for `model` (all host) and build it; the same sources are built once."""
+    data = model.SerializeToString()
+    key = hashlib.sha256(data + repr(sorted((shapes or {}).items())).encode()).hexdigest()[:16]
+    if key in _CACHE:
+        return _CACHE[key]
+    source = workdir / f"{key}.onnx"
+    source.write_bytes(data)
+    out = workdir / key
+    args = [str(source), "-p", "mrvl-pipeline{offload=false}", "-t", f"c{{model={name}}}", "-o", str(out)]
+    for input_name, dims in (shapes or {}).items():
+        args += ["--input-shape", f"{input_name}={'x'.join(map(str, dims))}"]
+    assert mrvl_opt(args) == 0
+    kernels = _kernels_object(workdir, (out / "mrvl_kernels.c").read_bytes())
+    subprocess.run([GCC, *CFLAGS, f"{name}.c", str(kernels), "-o", f"lib{name}.so", "-lm"], cwd=out,
+                   check=True, capture_output=True)
+    _CACHE[key] = Built(out, name)
+    return _CACHE[key]
+
+
+@pytest.fixture(scope="session")
+def c_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("c_backend")
+
+
+def reference(model: onnx.ModelProto, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return session.run(None, inputs)
+
+
+def check(model: onnx.ModelProto, workdir: Path, inputs: dict[str, np.ndarray],
+          shapes: dict[str, list[int]] | None = None) -> None:
+    built = compile_model(model, workdir, shapes)
+    rc, got = built.run(inputs)
+    assert rc == 0
+    expected = reference(model, inputs)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e.reshape(g.shape), rtol=1e-4, atol=1e-5)
+
+
+# --- The zoo, all host -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "transformer_block"])
+def test_zoo_matches_onnxruntime(name: str, zoo_dir: Path, c_workdir: Path) -> None:
+    model = onnx.load(zoo_dir / f"{name}.onnx")
+    shapes = ZOO_INPUT_SHAPES[name]
+    rng = np.random.default_rng(0)
+    inputs = {}
+    for graph_input in model.graph.input:
+        dims = shapes.get(graph_input.name) or [d.dim_value for d in graph_input.type.tensor_type.shape.dim]
+        inputs[graph_input.name] = rng.standard_normal(dims).astype(np.float32)
+    check(model, c_workdir, inputs, shapes)
+
+
+# --- Single ops --------------------------------------------------------------------------
+
+
+def single_op(op_type: str, inputs: list[tuple[str, list[int]]], output_shape: list[int] | None = None,
+              initializers: list[onnx.TensorProto] = (), outputs: int = 1, **attrs) -> onnx.ModelProto:
+    node = helper.make_node(op_type, [n for n, _ in inputs] + [t.name for t in initializers],
+                            [f"y{i}" for i in range(outputs)], name=f"the_{op_type.lower()}", **attrs)
+    graph = helper.make_graph(
+        [node], op_type.lower(), [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        [helper.make_tensor_value_info(f"y{i}", TensorProto.FLOAT, None) for i in range(outputs)],
+        list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def _w(name: str, shape: list[int], seed: int = 1, dtype=np.float32) -> onnx.TensorProto:
+    data = np.random.default_rng(seed).standard_normal(shape).astype(dtype) if dtype == np.float32 else \
+        np.asarray(shape, dtype)
+    return onnx.numpy_helper.from_array(data, name)
+
+
+def _i64(name: str, values: list[int]) -> onnx.TensorProto:
+    return onnx.numpy_helper.from_array(np.asarray(values, np.int64), name)
+
+
+X = [("x", [2, 4, 7, 6])]
+SINGLE_OPS = {
+    "conv": single_op("Conv", X, initializers=[_w("w", [6, 2, 3, 3]), _w("b", [6])], group=2, pads=[1, 0, 2, 1],
+                      strides=[2, 1], dilations=[1, 2]),
+    "conv1d": single_op("Conv", [("x", [1, 3, 11])], initializers=[_w("w", [4, 3, 3])], pads=[1, 1]),
+    "conv_transpose": single_op("ConvTranspose", X, initializers=[_w("w", [4, 3, 3, 3]), _w("b", [3])],
+                                strides=[2, 2], pads=[1, 0, 0, 1], output_padding=[1, 1]),
+    "gemm": single_op("Gemm", [("x", [3, 5])], initializers=[_w("w", [4, 5]), _w("c", [4])], transB=1,
+                      alpha=0.5, beta=2.0),
+    "matmul_batched": single_op("MatMul", [("x", [2, 1, 3, 5])], initializers=[_w("w", [3, 5, 4])]),
+    "matmul_vector": single_op("MatMul", [("x", [5])], initializers=[_w("w", [2, 5, 4])]),
+    "add_broadcast": single_op("Add", X, initializers=[_w("c", [4, 1, 6])]),
+    "div": single_op("Div", X, initializers=[_w("c", [6])]),
+    "pow": single_op("Pow", [("x", [3, 4])], initializers=[_w("c", [4]).__class__()] and [
+        onnx.numpy_helper.from_array(np.array([2.0, 3.0, 1.0, 0.5], np.float32), "c")]),
+    "prelu": single_op("PRelu", X, initializers=[_w("s", [4, 1, 1])]),
+    "max": single_op("Max", X, initializers=[_w("c", [7, 1])]),
+    "sigmoid": single_op("Sigmoid", X),
+    "tanh": single_op("Tanh", X),
+    "erf": single_op("Erf", X),
+    "exp": single_op("Exp", X),
+    "clip": single_op("Clip", X, initializers=[onnx.numpy_helper.from_array(np.float32(-0.5), "lo"),
+                                                onnx.numpy_helper.from_array(np.float32(0.7), "hi")]),
+    "leaky_relu": single_op("LeakyRelu", X, alpha=0.1),
+    "hard_sigmoid": single_op("HardSigmoid", X, alpha=0.3, beta=0.4),
+    "hard_swish": single_op("HardSwish", X),
+    "softmax": single_op("Softmax", X, axis=1),
+    "layer_norm": single_op("LayerNormalization", X, initializers=[_w("s", [7, 6]), _w("b", [7, 6])], axis=2),
+    "batch_norm": single_op("BatchNormalization", X, initializers=[
+        _w("s", [4]), _w("b", [4]), _w("m", [4]),
+        onnx.numpy_helper.from_array(np.array([0.5, 1, 2, 3], np.float32), "v")]),
+    "max_pool_ceil": single_op("MaxPool", X, kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 0], ceil_mode=1),
+    "avg_pool_pad": single_op("AveragePool", X, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                              count_include_pad=1, ceil_mode=1),
+    "avg_pool": single_op("AveragePool", X, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+    "global_avg_pool": single_op("GlobalAveragePool", X),
+    "global_max_pool": single_op("GlobalMaxPool", X),
+    "concat": single_op("Concat", [("x", [2, 4, 7, 6]), ("z", [2, 3, 7, 6])], axis=1),
+    "reshape": single_op("Reshape", X, initializers=[_i64("s", [2, 42, 4])]),
+    "transpose": single_op("Transpose", X, perm=[0, 2, 3, 1]),
+    "slice_negative_step": single_op("Slice", X, initializers=[
+        _i64("st", [-1, 1]), _i64("en", [-100, 7]), _i64("ax", [3, 2]), _i64("sp", [-2, 3])]),
+    "split": single_op("Split", X, initializers=[_i64("sz", [2, 5])], outputs=2, axis=2),
+    "gather": single_op("Gather", X, initializers=[_i64("i", [[0, -1], [2, 1]])], axis=2),
+    "pad_reflect": single_op("Pad", X, initializers=[_i64("p", [0, 0, 2, 1, 0, 0, 1, 3])], mode="reflect"),
+    "pad_crop": single_op("Pad", X, initializers=[_i64("p", [0, 0, -1, 2, 0, 1, 1, -2]),
+                                                   onnx.numpy_helper.from_array(np.float32(1.5), "v")]),
+    "resize_nearest": single_op("Resize", X, initializers=[
+        onnx.numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+        onnx.numpy_helper.from_array(np.array([1, 1, 2, 1.5], np.float32), "sc")]),
+    "resize_linear": single_op("Resize", X, initializers=[
+        onnx.numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+        onnx.numpy_helper.from_array(np.array([1, 1, 1.5, 2], np.float32), "sc")], mode="linear"),
+    "resize_linear_align": single_op("Resize", X, initializers=[
+        onnx.numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+        onnx.numpy_helper.from_array(np.array([1, 1, 2, 0.5], np.float32), "sc")], mode="linear",
+        coordinate_transformation_mode="align_corners"),
+    "reduce_mean": single_op("ReduceMean", X, axes=[1, 3], keepdims=0),
+    "depth_to_space": single_op("DepthToSpace", X, blocksize=2),
+    "depth_to_space_crd": single_op("DepthToSpace", X, blocksize=2, mode="CRD"),
+    "expand": single_op("Expand", [("x", [4, 1, 6])], initializers=[_i64("s", [2, 4, 7, 6])]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SINGLE_OPS))
+def test_single_op_matches_onnxruntime(name: str, c_workdir: Path) -> None:
+    model = SINGLE_OPS[name]
+    rng = np.random.default_rng(7)
+    inputs = {i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(np.float32)
+              for i in model.graph.input}
+    check(model, c_workdir, inputs)
+
+
+def test_run_checks_its_arguments(c_workdir: Path) -> None:
+    built = compile_model(SINGLE_OPS["sigmoid"], c_workdir)
+    run = built.lib["m_run"]
+    assert run(None, None, None) == -1  # MRVL_ERR_ARGUMENT
+    x, y = np.zeros((2, 4, 7, 6), np.float32), np.zeros((2, 4, 7, 6), np.float32)
+    ins, outs = (ctypes.c_void_p * 1)(x.ctypes.data), (ctypes.c_void_p * 1)(y.ctypes.data)
+    raw = np.zeros(64 * 40, np.uint8)
+    misaligned = raw.ctypes.data + (1 if raw.ctypes.data % 64 else 65)
+    if int(built.macros["M_WORKSPACE_BYTES"]) > 0:
+        assert run(ins, outs, ctypes.c_void_p(misaligned)) == -2  # MRVL_ERR_ALIGNMENT
+
+
+def test_weights_of_another_build_are_rejected(c_workdir: Path) -> None:
+    built = compile_model(SINGLE_OPS["conv"], c_workdir)
+    other = compile_model(SINGLE_OPS["gemm"], c_workdir)
+    load = built.lib["m_load_weights"]
+    assert load(str(other.dir / "m_weights.bin").encode()) == -4  # MRVL_ERR_WEIGHTS
+    assert load(str(built.dir / "missing.bin").encode()) == -4
+    assert load(str(built.dir / "m_weights.bin").encode()) == 0
