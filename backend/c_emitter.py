@@ -22,10 +22,7 @@ result is a graph output. Nothing is allocated in `M_run`.
 
 import hashlib
 import math
-import os
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from functools import singledispatchmethod
 from pathlib import Path
@@ -50,7 +47,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.utils.target import Target
 
-from backend.json_emitter import OutputDirectory, emit_module as emit_json_files
+from backend.json_emitter import emit_module as emit_json_files
+from backend.output_directory import OutputDirectory
 from mrvl_dialect import cpu
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
@@ -961,56 +959,7 @@ def emit_c(module: ModuleOp, name: str = "") -> dict[str, "str | bytes"]:
 
 # --- Output directory -----------------------------------------------------------------
 
-_OUR_FILE = re.compile(r".+\.(c|h|bin|json|o|so|a)|Makefile|tmlc-commands\.txt")
-
-
-def write_bundle(path: Path, files: dict[str, "str | bytes"]) -> None:
-    """Make `path` a directory holding exactly `files`, never a partial one.
-
-    As `json_emitter.write_directory`, with binary files, and replacing only a directory
-    that holds nothing but files of a bundle (and its build products)."""
-    path = Path(path)
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
-        raise OSError(17, "exists and is not a directory")
-    if path.is_dir():
-        foreign = sorted(p.name for p in path.iterdir() if not (p.is_file() and _OUR_FILE.fullmatch(p.name)))
-        if foreign:
-            raise OSError(39, f"the directory holds other files than C output ({foreign[0]})")
-    umask = os.umask(0)
-    os.umask(umask)
-    staging = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
-    old: Path | None = None
-    try:
-        for name, content in files.items():
-            if isinstance(content, bytes):
-                (staging / name).write_bytes(content)
-            elif isinstance(content, str):
-                with open(staging / name, "w", encoding="utf-8", newline="") as f:
-                    f.write(content)
-            else:
-                from backend.json_emitter import write_file
-
-                write_file(staging / name, content)
-        os.chmod(staging, 0o777 & ~umask)
-        if path.is_dir():
-            old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".old"))
-            os.rename(path, old / "previous")
-        os.rename(staging, path)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        if old is not None and (old / "previous").exists() and not path.exists():
-            os.rename(old / "previous", path)
-        raise
-    finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-
-
-class CBundleDirectory(OutputDirectory):
-    """`-o DIR` of `-t c`: collects the files; `commit()` writes them all or none."""
-
-    def commit(self) -> None:
-        write_bundle(self.path, self.files)  # type: ignore[arg-type]
+OUR_FILES = re.compile(r".+\.(c|h|bin|json|o|so|a)|Makefile|tmlc-commands\.txt")
 
 
 @dataclass(frozen=True)
@@ -1021,6 +970,11 @@ class CTarget(Target):
 
     model: str = ""
     """The model's name in file names and C identifiers (default: the function's name)."""
+
+    @staticmethod
+    def output_directory(path: Path) -> OutputDirectory:
+        """What `-o DIR` collects the files in."""
+        return OutputDirectory(path, OUR_FILES, "C output")
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         if not isinstance(output, OutputDirectory):

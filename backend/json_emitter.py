@@ -20,13 +20,9 @@ each document as dicts and serialises it once; weights go through numpy and base
 
 import base64
 import json
-import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
-from io import StringIO
 from pathlib import Path
 from typing import IO
 
@@ -37,6 +33,8 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from backend import output_directory
+from backend.output_directory import OutputDirectory
 from backend.mlip_json.layers import CONST_DICTS, Const, Layer, describe, is_layer
 from backend.mlip_json.unordered_map import iteration_order
 from mrvl_dialect.errors import CompileError
@@ -285,73 +283,13 @@ def emit_module(module: ModuleOp, sourcemap: bool = True) -> Files:
 # --- Output directory -------------------------------------------------------------------
 
 
-def write_file(path: Path, content: "dict | str") -> None:
-    """Write a file; a document as `json.dumps(indent=2)` writes it (as TVM did), streamed
-    so that no second copy of its weights is built."""
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        if isinstance(content, str):
-            f.write(content)
-        else:
-            for chunk in json.JSONEncoder(indent=2).iterencode(content):
-                f.write(chunk)
-
-
-_OUR_FILE = re.compile(r".+-(nodes|consts|sourcemap)\.json|" + re.escape(COMMANDS_FILE))
-
-
-class OutputDirectory(StringIO):
-    """`-o DIR` of `-t json`: collects the files; `commit()` writes them all or none.
-
-    The files go into a new sibling directory that is renamed to DIR once complete. An
-    existing DIR is replaced only when it holds nothing but files of this kind, so a
-    mistaken `-o` never deletes anything else.
-    """
-
-    def __init__(self, path: Path):
-        super().__init__()
-        self.path = path
-        self.files: Files = {}
-
-    def close(self) -> None:
-        """Kept open: xDSL closes its output stream whether or not the run failed."""
-
-    def add(self, files: Files) -> None:
-        self.files |= files
-
-    def commit(self) -> None:
-        write_directory(self.path, self.files)
+OUR_FILES = re.compile(r".+-(nodes|consts|sourcemap)\.json|" + re.escape(COMMANDS_FILE))
+"""The files `-t json` writes: a directory holding only these may be replaced."""
 
 
 def write_directory(path: Path, files: Files) -> None:
-    """Make `path` a directory holding exactly `files`, never a partial one."""
-    path = Path(path)
-    parent = path.parent
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
-        raise OSError(17, "exists and is not a directory")
-    if path.is_dir():
-        foreign = sorted(p.name for p in path.iterdir() if not (p.is_file() and _OUR_FILE.fullmatch(p.name)))
-        if foreign:
-            raise OSError(39, f"the directory holds other files than JSON output ({foreign[0]})")
-    umask = os.umask(0)
-    os.umask(umask)
-    staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp"))
-    old: Path | None = None
-    try:
-        for name, content in files.items():
-            write_file(staging / name, content)
-        os.chmod(staging, 0o777 & ~umask)
-        if path.is_dir():
-            old = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".old"))
-            os.rename(path, old / "previous")
-        os.rename(staging, path)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        if old is not None and (old / "previous").exists() and not path.exists():
-            os.rename(old / "previous", path)
-        raise
-    finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+    """Make `path` the JSON output directory holding exactly `files`."""
+    output_directory.write_directory(path, files, OUR_FILES, "JSON output")
 
 
 @dataclass(frozen=True)
@@ -363,6 +301,11 @@ class JsonTarget(Target):
 
     sourcemap: bool = True
     """Also write `<symbol>-sourcemap.json` (node id -> ONNX nodes)."""
+
+    @staticmethod
+    def output_directory(path: Path) -> OutputDirectory:
+        """What `-o DIR` collects the files in."""
+        return OutputDirectory(path, OUR_FILES, "JSON output")
 
     def files(self, module: ModuleOp) -> Files:
         return emit_module(module, sourcemap=self.sourcemap)

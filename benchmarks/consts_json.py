@@ -25,7 +25,8 @@ MEASURE = r"""
 import json, sys, time
 from pathlib import Path
 from xdsl.context import Context
-from backend.json_emitter import emit_module, emit_subgraph, write_directory, write_file
+from backend.json_emitter import emit_module, emit_subgraph, write_directory
+from backend.output_directory import write_file
 from frontend.onnx_importer import import_onnx
 from mrvl_dialect.mrvl import SubgraphOp
 from passes.mrvl_pipeline import MrvlPipelinePass

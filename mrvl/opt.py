@@ -24,8 +24,8 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from backend.c_emitter import CBundleDirectory, CTarget
-from backend.json_emitter import JsonTarget, OutputDirectory
+from backend.c_emitter import CTarget
+from backend.json_emitter import JsonTarget
 from backend.placement_report import PlacementReportTarget
 from backend.summary import SummaryTarget
 from frontend.onnx_importer import import_onnx
@@ -49,6 +49,10 @@ def parse_input_shapes(texts: Sequence[str]) -> dict[str, list[int]]:
             raise CompileError("--input-shape", f"'{text}' is not NAME=DIMS, as in input=1x3x224x224")
         shapes[name] = shape
     return shapes
+
+
+DIRECTORY_TARGETS = {JsonTarget.name: JsonTarget, CTarget.name: CTarget}
+"""Targets whose output is a directory of files (`-o DIR`), written whole or not at all."""
 
 
 class MrvlOptMain(xDSLOptMain):
@@ -134,9 +138,9 @@ class MrvlOptMain(xDSLOptMain):
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         spec = parse_spec(self.args.target)
-        if spec.name in (JsonTarget.name, CTarget.name):
+        if spec.name in DIRECTORY_TARGETS:
             # A directory of files, not a stream: the files go to the pending directory.
-            self.available_targets[spec.name]().from_spec(spec).emit(self.ctx, prog, self.pending_output)
+            DIRECTORY_TARGETS[spec.name].from_spec(spec).emit(self.ctx, prog, self.pending_output)
             return ""
         text = super().output_resulting_program(prog)
         if self.args.print_weights and parse_spec(self.args.target).name == "mlir":
@@ -144,13 +148,12 @@ class MrvlOptMain(xDSLOptMain):
         return text
 
     def prepare_output(self) -> IO[str]:
-        if (target := parse_spec(self.args.target).name) in (JsonTarget.name, CTarget.name):
+        if (target := parse_spec(self.args.target).name) in DIRECTORY_TARGETS:
             if self.args.output_file is None:
                 raise CompileError(f"-t {target}", "writes a directory of files: name it with -o DIR")
             if self.args.split_input_file:
                 raise CompileError(f"-t {target}", "writes one directory per input: --split-input-file is not supported")
-            directory = CBundleDirectory if target == CTarget.name else OutputDirectory
-            self.pending_output = directory(Path(self.args.output_file))
+            self.pending_output = DIRECTORY_TARGETS[target].output_directory(Path(self.args.output_file))
             return self.pending_output
         if self.args.output_file is None:
             return sys.stdout

@@ -1,0 +1,83 @@
+"""Output directories (`-t json -o DIR`, `-t c -o DIR`): written whole, or not at all.
+
+The files go into a new sibling directory that is renamed to DIR once complete. An
+existing DIR is replaced only when it holds nothing but files the target itself writes,
+so a mistaken `-o` never deletes anything else.
+"""
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from io import StringIO
+from pathlib import Path
+
+Content = dict | str | bytes
+"""A JSON document (written as `json.dumps(indent=2)` writes it), text, or raw bytes."""
+
+
+def write_file(path: Path, content: Content) -> None:
+    """Write one file; a JSON document is streamed, so no second copy of its data is built."""
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+        return
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        if isinstance(content, str):
+            f.write(content)
+        else:
+            for chunk in json.JSONEncoder(indent=2).iterencode(content):
+                f.write(chunk)
+
+
+def write_directory(path: Path, files: dict[str, Content], ours: re.Pattern[str], what: str) -> None:
+    """Make `path` a directory holding exactly `files`, never a partial one; an existing
+    directory is replaced only when every file in it matches `ours` (`what` names them)."""
+    path = Path(path)
+    parent = path.parent
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise OSError(17, "exists and is not a directory")
+    if path.is_dir():
+        foreign = sorted(p.name for p in path.iterdir() if not (p.is_file() and ours.fullmatch(p.name)))
+        if foreign:
+            raise OSError(39, f"the directory holds other files than {what} ({foreign[0]})")
+    umask = os.umask(0)
+    os.umask(umask)
+    staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp"))
+    old: Path | None = None
+    try:
+        for name, content in files.items():
+            write_file(staging / name, content)
+        os.chmod(staging, 0o777 & ~umask)
+        if path.is_dir():
+            old = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".old"))
+            os.rename(path, old / "previous")
+        os.rename(staging, path)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        if old is not None and (old / "previous").exists() and not path.exists():
+            os.rename(old / "previous", path)
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+class OutputDirectory(StringIO):
+    """`-o DIR` of a directory target: collects the files; `commit()` writes them all or none."""
+
+    def __init__(self, path: Path, ours: re.Pattern[str], what: str):
+        super().__init__()
+        self.path = path
+        self.ours = ours
+        self.what = what
+        self.files: dict[str, Content] = {}
+
+    def close(self) -> None:
+        """Kept open: xDSL closes its output stream whether or not the run failed."""
+
+    def add(self, files: dict[str, Content]) -> None:
+        self.files |= files
+
+    def commit(self) -> None:
+        write_directory(self.path, self.files, self.ours, self.what)
