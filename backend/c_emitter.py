@@ -825,7 +825,7 @@ class CEmitter:
             lines.append(f"}} {m}_{kind};")
             lines.append("")
         lines += [
-            f"/* Reads the weights file once (into memory it allocates); returns MRVL_OK, or",
+            "/* Reads the weights file once (into memory it allocates); returns MRVL_OK, or",
             f" * MRVL_ERR_WEIGHTS when the file is missing or not {M}_WEIGHTS_FILE of this build. */",
             f"int {m}_load_weights(const char *path);",
             f"/* Uses `size` bytes at `data` (a {ALIGN}-byte aligned copy of the weights file, linked in",

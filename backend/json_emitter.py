@@ -19,7 +19,6 @@ each document as dicts and serialises it once; weights go through numpy and base
 """
 
 import base64
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass

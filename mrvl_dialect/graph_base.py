@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import (
     f32,
     i32,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrConstraint,
     BaseAttr,

@@ -12,7 +12,6 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-import zoo
 from ir_helpers import ZOO_INPUT_SHAPES
 from onnx import TensorProto, helper
 
