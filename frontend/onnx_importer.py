@@ -15,7 +15,6 @@ from onnx.reference import ReferenceEvaluator
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
@@ -50,9 +49,6 @@ from mrvl_dialect.graph_base import OPERAND_SEGMENTS, RESULT_SEGMENTS, OnnxOp, f
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
 from mrvl_dialect.weights import WeightStore
 
-INLINE_MAX_ELEMENTS = 16
-"""Integer constants up to this size (shapes, axes, indices) and scalars are inline
-`dense<>`, where passes can read them; all others go to the weight store."""
 ARG_NAME = "graph.name"
 """Argument and result attribute holding a graph input's or output's ONNX name."""
 
@@ -199,11 +195,7 @@ class _Importer:
         element = BY_ONNX.get(data_type)
         if element is None or element.numpy is None:
             raise CompileError(f"tensor '{name}'", f"element type {onnx_type_name(data_type)} is not supported")
-        tensor_type = TensorType(element.xdsl, array.shape)
-        if array.size <= 1 or (array.dtype.kind in "iub" and array.size <= INLINE_MAX_ELEMENTS):
-            data = np.ascontiguousarray(array, element.numpy).tobytes()
-            return DenseIntOrFPElementsAttr(tensor_type, BytesAttr(data))
-        return DenseResourceAttr.from_params(self.store.add(name, array), tensor_type)
+        return self.store.constant_attr(name, array, TensorType(element.xdsl, array.shape))
 
     def attribute(self, a: AttributeProto, node: onnx.NodeProto) -> Attribute:
         match a.type:

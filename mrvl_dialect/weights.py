@@ -15,6 +15,8 @@ import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
     Builtin,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     DictionaryAttr,
     ModuleOp,
@@ -25,6 +27,7 @@ from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 
 from mrvl_dialect.element_types import BY_XDSL
 
+INLINE_MAX_ELEMENTS = 16
 _HANDLE_CHARS = re.compile(r"[^A-Za-z0-9_.$]")
 _stores: "weakref.WeakKeyDictionary[ModuleOp, WeightStore]" = weakref.WeakKeyDictionary()
 
@@ -76,6 +79,15 @@ class WeightStore:
     @property
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self._arrays.values())
+
+    def constant_attr(self, name: str, array: np.ndarray, tensor_type: TensorType) -> DenseIntOrFPElementsAttr | DenseResourceAttr:
+        """`array` as a constant's value: inline `dense<>` for integer tensors of up to
+        INLINE_MAX_ELEMENTS and scalars (shapes, axes, indices passes read), else a new
+        `dense_resource` handle in this store."""
+        if array.size <= 1 or (array.dtype.kind in "iub" and array.size <= INLINE_MAX_ELEMENTS):
+            data = np.ascontiguousarray(array, BY_XDSL[tensor_type.element_type].numpy).tobytes()
+            return DenseIntOrFPElementsAttr(tensor_type, BytesAttr(data))
+        return DenseResourceAttr.from_params(self.add(name, array), tensor_type)
 
     def value(self, attr: DenseResourceAttr) -> np.ndarray:
         """The array behind `attr`; KeyError when the IR came without its weights."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, DenseResourceAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -31,7 +31,6 @@ from mrvl_dialect.weights import WeightStore
 from passes.graph_eval import NotEvaluable, evaluate
 from passes.graph_queries import constant_value, module_of, node_name
 
-INLINE_MAX_ELEMENTS = 16
 FOLD_MAX_ELEMENTS = 1 << 24
 """Folded results larger than this stay ops (they would be held in memory)."""
 
@@ -63,15 +62,6 @@ class CastToItsOwnTypeIsItsInput(RewritePattern):
             rewriter.replace(op, [], [op.input])
 
 
-def constant_op(name: str, array: np.ndarray, result_type: TensorType, module: ModuleOp) -> ConstantOp:
-    """A `graph.constant` for `array`: inline when small and integral, else in the store."""
-    array = np.ascontiguousarray(array, BY_XDSL[result_type.element_type].numpy)
-    if array.size <= 1 or (array.dtype.kind in "iub" and array.size <= INLINE_MAX_ELEMENTS):
-        return ConstantOp(DenseIntOrFPElementsAttr(result_type, BytesAttr(array.tobytes())))
-    handle = WeightStore.of(module).add(name, array)
-    return ConstantOp(DenseResourceAttr.from_params(handle, result_type))
-
-
 class ConstantOperandsFold(RewritePattern):
     """An op of constants is evaluated now."""
 
@@ -91,7 +81,8 @@ class ConstantOperandsFold(RewritePattern):
         replacements = []
         for result, array in zip(op.results, results):
             name = result.name_hint or node_name(op) or "folded"
-            folded = constant_op(name, np.asarray(array), result.type, module)
+            array = np.asarray(array, BY_XDSL[result.type.element_type].numpy)
+            folded = ConstantOp(WeightStore.of(module).constant_attr(name, array, result.type))
             folded.location = op.location
             replacements.append(folded)
         rewriter.replace(op, replacements, [c.output for c in replacements])

@@ -57,8 +57,7 @@ from mrvl_dialect.cpu import (
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp
-from mrvl_dialect.weights import WeightStore
-from passes.graph_queries import node_name, op_type
+from passes.graph_queries import constant_op, constant_value, node_name, op_type
 
 SUBGRAPH_OP = "mrvl.subgraph"
 """Ops inside an op of this name run on the accelerator and are left alone."""
@@ -101,22 +100,16 @@ def constant_operand(op: Operation, value: SSAValue | None, what: str) -> np.nda
     """
     if value is None:
         return None
-    producer = value.owner
-    if not isinstance(producer, ConstantOp):
-        source = f"the output of node '{node_name(producer)}'" if isinstance(producer, Operation) else "a graph input"
+    producer = constant_op(value)
+    if producer is None:
+        owner = value.owner
+        source = f"the output of node '{node_name(owner)}'" if isinstance(owner, Operation) else "a graph input"
         raise node_error(op, f"input '{what}' must be a constant, got {source}")
-    attr = producer.value
-    tensor_type = attr.get_type()
-    assert isinstance(tensor_type, TensorType)
-    if isinstance(attr, DenseIntOrFPElementsAttr):
-        dtype = BY_XDSL[tensor_type.element_type].numpy
-        return np.frombuffer(attr.data.data, dtype).reshape(tensor_type.get_shape())
-    module = op.get_toplevel_object()
-    handle = attr.resource_handle.data
-    store = WeightStore.of(module) if isinstance(module, ModuleOp) else WeightStore()
-    if handle not in store:
+    array = constant_value(value)
+    if array is None:
+        handle = producer.value.resource_handle.data
         raise node_error(op, f"input '{what}' is the weight '{handle}', and the IR carries no data for it")
-    return np.asarray(store[handle])
+    return np.asarray(array)
 
 
 def constant_ints(op: Operation, value: SSAValue | None, what: str) -> list[int] | None:
