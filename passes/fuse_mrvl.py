@@ -43,22 +43,20 @@ from mrvl_dialect.graph_base import f32_attr
 from mrvl_dialect.graph_ops_gen import TransposeOp
 from mrvl_dialect.weights import WeightStore
 from passes.declarative_fusion import ANY_OPERAND, FusionRewrite, Match, Member, Pattern
-from passes.graph_queries import constant_value, module_of, node_name, op_type, shape
+from passes.graph_queries import (
+    constant_value,
+    int_property,
+    ints_property,
+    module_of,
+    node_name,
+    op_type,
+    shape,
+)
 from passes.mlip_rules import failed_rules
 
 TO_NHWC = (0, 2, 3, 1)
 TO_NCHW = (0, 3, 1, 2)
 NCHW_TO_NHWC_AXIS = {0: 0, 1: 3, 2: 1, 3: 2}
-
-
-def _ints(op: Operation, name: str, default: list[int]) -> list[int]:
-    attr = op.properties.get(name)
-    return list(attr.get_values()) if attr is not None else default
-
-
-def _int(op: Operation, name: str, default: int = 0) -> int:
-    attr = op.properties.get(name)
-    return attr.value.data if attr is not None else default
 
 
 def _nhwc_type(value_type: Attribute) -> TensorType:
@@ -116,11 +114,11 @@ def _conv_padding(conv: Operation) -> list[int] | None:
     if mode == "VALID":
         return [0, 0, 0, 0]
     if mode == "NOTSET":
-        pads = _ints(conv, "pads", [0, 0, 0, 0])
+        pads = ints_property(conv, "pads", [0, 0, 0, 0])
         return [pads[0], pads[1], pads[2], pads[3]]
     x, y = shape(conv.operands[0]), shape(conv.results[0])
-    kernel = _ints(conv, "kernel_shape", list(shape(conv.operands[1])[2:]) if len(conv.operands) > 1 else [1, 1])
-    strides, dilations = _ints(conv, "strides", [1, 1]), _ints(conv, "dilations", [1, 1])
+    kernel = ints_property(conv, "kernel_shape", list(shape(conv.operands[1])[2:]) if len(conv.operands) > 1 else [1, 1])
+    strides, dilations = ints_property(conv, "strides", [1, 1]), ints_property(conv, "dilations", [1, 1])
     total = [max((y[2 + i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - x[2 + i], 0) for i in range(2)]
     small = [t // 2 for t in total]
     big = [t - s for t, s in zip(total, small)]
@@ -134,7 +132,7 @@ def _check_conv(match: Match) -> str | None:
     if (add := match.get("bias")) is not None and not _bias_add_ok(add, channels):
         return "the Add after the Conv does not add a per-channel constant"
     if (bn := match.get("bn")) is not None:
-        if any(constant_value(v) is None for v in bn.operands[1:]) or _int(bn, "training_mode"):
+        if any(constant_value(v) is None for v in bn.operands[1:]) or int_property(bn, "training_mode"):
             return "BatchNormalization needs constant parameters, in inference mode"
     return None
 
@@ -143,13 +141,13 @@ def _check_pool(match: Match) -> str | None:
     pool, pad = match["pool"], match.get("pad")
     if pad is None:
         return None
-    kernel = _ints(pool, "kernel_shape", [1, 1])
+    kernel = ints_property(pool, "kernel_shape", [1, 1])
     padding = [p + q for p, q in zip(_conv_padding(pool), _pad_amounts(pad))]
     if any(p >= kernel[i % 2] for i, p in enumerate(padding)):
         return f"the Pad would make the pool's padding {padding} reach its kernel {kernel}"
     if op_type(pool) == "MaxPool" and not _is_non_negative(pad.operands[0]):
         return "a zero Pad before a MaxPool is fused only when its input is a Relu result"
-    if op_type(pool) == "AveragePool" and any(_conv_padding(pool)) and not _int(pool, "count_include_pad"):
+    if op_type(pool) == "AveragePool" and any(_conv_padding(pool)) and not int_property(pool, "count_include_pad"):
         return "a Pad before an AveragePool that excludes its own padding cannot be fused"
     return None
 
@@ -256,10 +254,10 @@ def build_conv2d(match: Match, rewriter: PatternRewriter) -> None:
     operands = [b.transpose(source, TO_NHWC), b.constant(f"{name}.weight_ohwi", weight.transpose(0, 2, 3, 1))]
     sizes = [1, 1, 0, 0, 0, 0, 0]
     properties: dict[str, Attribute] = {
-        "strides": DenseArrayBase.from_list(i64, _ints(conv, "strides", [1, 1])),
+        "strides": DenseArrayBase.from_list(i64, ints_property(conv, "strides", [1, 1])),
         "padding": DenseArrayBase.from_list(i64, padding),
-        "dilations": DenseArrayBase.from_list(i64, _ints(conv, "dilations", [1, 1])),
-        "groups": IntegerAttr(_int(conv, "group", 1), i64),
+        "dilations": DenseArrayBase.from_list(i64, ints_property(conv, "dilations", [1, 1])),
+        "groups": IntegerAttr(int_property(conv, "group", 1), i64),
         **_activation(match),
     }
     if has_bias:
@@ -281,7 +279,7 @@ def build_fc(match: Match, rewriter: PatternRewriter) -> None:
     b = _Builder(match, rewriter)
     fc, flatten = match["fc"], match.get("flatten")
     weight = constant_value(fc.operands[1])
-    if op_type(fc) == "MatMul" or not _int(fc, "transB"):
+    if op_type(fc) == "MatMul" or not int_property(fc, "transB"):
         weight = weight.T
     outputs = weight.shape[0]
     bias, has_bias = np.zeros(outputs, np.float32), False
@@ -315,11 +313,11 @@ def _build_pool(layer_class: type[Operation]):
             padding = [p + q for p, q in zip(padding, _pad_amounts(pad))]
             if op_type(pool) == "AveragePool":
                 properties["count_include_pad"] = UnitAttr()
-        elif _int(pool, "count_include_pad"):
+        elif int_property(pool, "count_include_pad"):
             properties["count_include_pad"] = UnitAttr()
         properties |= {
-            "kernel_shape": DenseArrayBase.from_list(i64, _ints(pool, "kernel_shape", [1, 1])),
-            "strides": DenseArrayBase.from_list(i64, _ints(pool, "strides", [1, 1])),
+            "kernel_shape": DenseArrayBase.from_list(i64, ints_property(pool, "kernel_shape", [1, 1])),
+            "strides": DenseArrayBase.from_list(i64, ints_property(pool, "strides", [1, 1])),
             "padding": DenseArrayBase.from_list(i64, padding),
         }
         layer = layer_class.create(

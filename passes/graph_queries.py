@@ -35,6 +35,18 @@ def node_label(op: Operation) -> str:
     return f"node '{node_name(op)}' ({op_type(op)})"
 
 
+def int_property(op: Operation, name: str, default: int = 0) -> int:
+    """An integer ONNX attribute of a graph op, or its default when absent."""
+    attr = op.properties.get(name)
+    return attr.value.data if attr is not None else default
+
+
+def ints_property(op: Operation, name: str, default: list[int]) -> list[int]:
+    """An integer-list ONNX attribute of a graph op, or `default` when absent."""
+    attr = op.properties.get(name)
+    return list(attr.get_values()) if attr is not None else default
+
+
 def shape(value: SSAValue) -> tuple[int, ...] | None:
     t = value.type
     return t.get_shape() if isinstance(t, TensorType) else None

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import f32
 from xdsl.ir import Operation
 
 from mrvl_dialect.mrvl import MAX_BATCH
-from passes.graph_queries import constant_op, element_type, op_type, shape
+from passes.graph_queries import constant_op, element_type, int_property, op_type, shape
 
 LAYER_KINDS: dict[str, str] = {
     "Conv": "conv2d",
@@ -93,11 +93,6 @@ def _batch(limit: int) -> Callable[[Operation], str | None]:
     return check
 
 
-def _prop(op: Operation, name: str, default: int = 0) -> int:
-    attr = op.properties.get(name)
-    return attr.value.data if attr is not None else default
-
-
 ALL_LAYERS = tuple(LAYER_KINDS)
 
 
@@ -135,7 +130,7 @@ def _conv_constant(op: Operation) -> str | None:
 
 @rule("conv.groups", "Conv", text="Conv must be plain (group 1) or depthwise (group = input channels = output channels).")
 def _conv_groups(op: Operation) -> str | None:
-    group = _prop(op, "group", 1)
+    group = int_property(op, "group", 1)
     x, w = shape(op.operands[0]), shape(op.operands[1])
     if group == 1 or (x and w and group == x[1] == w[0]):
         return None
@@ -160,7 +155,7 @@ def _fc_constant(op: Operation) -> str | None:
 def _gemm_plain(op: Operation) -> str | None:
     alpha = op.properties["alpha"].value.data
     beta = op.properties["beta"].value.data
-    trans_a = _prop(op, "transA")
+    trans_a = int_property(op, "transA")
     if alpha == 1 and beta == 1 and trans_a == 0:
         return None
     return f"alpha {alpha:g}, beta {beta:g}, transA {trans_a}"
@@ -178,7 +173,7 @@ def _pool_plain(op: Operation) -> str | None:
     dilations = op.properties.get("dilations")
     if dilations is not None and set(dilations.get_values()) != {1}:
         return f"dilations {list(dilations.get_values())}"
-    if _prop(op, "ceil_mode"):
+    if int_property(op, "ceil_mode"):
         return "ceil_mode 1"
     if (auto_pad := op.properties.get("auto_pad")) is not None and auto_pad.data != "NOTSET":
         return f"auto_pad {auto_pad.data}"
@@ -197,7 +192,7 @@ def _sum_shape(op: Operation) -> str | None:
 def _concat_channels(op: Operation) -> str | None:
     if _rank4(op):
         return _rank4(op)
-    axis = _prop(op, "axis")
+    axis = int_property(op, "axis")
     return None if axis in (1, -3) else f"axis {axis}"
 
 
@@ -226,7 +221,7 @@ def _reshape_layout(op: Operation) -> str | None:
 
 @rule("flatten.axis", "Flatten", text="Flatten must keep the batch: axis 1.")
 def _flatten_axis(op: Operation) -> str | None:
-    axis = _prop(op, "axis", 1)
+    axis = int_property(op, "axis", 1)
     return None if axis in (1, 1 - len(shape(op.operands[0]) or ())) else f"axis {axis}"
 
 
