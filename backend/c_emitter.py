@@ -12,6 +12,8 @@ DIR holds, for a model named M (the `name` option, else the function's name):
   `M_set_weights(data, size)` (linked in, or mapped by the application);
 - `mrvl_kernels.h/.c`, `mrvl_mlip.h`: the hand-written runtime (`backend/c_runtime/`);
 - `Makefile`: builds `libM.so` and `libM.a` with `$(CC)`;
+- `metadata.json`: the interface again (inputs, outputs, workspace, accelerator subgraphs
+  with their JSON files), for programs that load the bundle (`mrvl-run`);
 - with accelerator subgraphs, also their JSON files (`-t json`), so DIR is one bundle.
 
 Memory: every intermediate tensor lives in the caller's workspace at an offset planned by
@@ -60,6 +62,9 @@ RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", "mrvl_mlip.h")
 ALIGN = 64
 """Alignment (bytes) of the workspace, of every tensor in it and of every weight in the blob."""
 WEIGHTS_MAGIC = b"MRVLWTS1"
+METADATA_FILE = "metadata.json"
+METADATA_FORMAT = "mrvl-bundle/1"
+"""`metadata.json`'s `format`: readers refuse other formats rather than misread them."""
 MAX_RANK = 8
 
 
@@ -715,7 +720,13 @@ class CEmitter:
         calls: list[str] = []
         for op in ops:
             name, op_type = _node(op)
-            comment = f"/* node '{_comment(name)}' ({_comment(op_type or op.name)}): {op.name}"
+            if isinstance(op, cpu.CallMlipOp):
+                name = name or f"call_{op.callee.root_reference.data}"
+                comment = f"/* accelerator subgraph @{op.callee.root_reference.data}: {op.name}"
+            elif name:
+                comment = f"/* node '{_comment(name)}' ({_comment(op_type or op.name)}): {op.name}"
+            else:
+                comment = f"/* inserted by the compiler: {op.name}"
             kind = getattr(op, "kind", None) or getattr(op, "mode", None)
             comment += f" {kind.data}" if kind is not None else ""
             comment += " */"
@@ -752,9 +763,39 @@ class CEmitter:
         }
         for name in RUNTIME_FILES:
             files[name] = (RUNTIME_DIR / name).read_text()
-        if any(isinstance(op, SubgraphOp) for op in self.module.walk()):
+        subgraphs = [op for op in self.module.walk() if isinstance(op, SubgraphOp)]
+        if subgraphs:
             files |= {k: v for k, v in emit_json_files(self.module).items()}  # type: ignore[misc]
+        files[METADATA_FILE] = self.metadata(inputs, outputs, plan, subgraphs)
         return files
+
+    def metadata(self, inputs, outputs, plan: Plan, subgraphs: list[SubgraphOp]) -> dict:
+        """`metadata.json`: the bundle's interface, for programs that load it (`mrvl-run`)."""
+
+        def tensor(name: str, field_name: str, value: SSAValue) -> dict:
+            return {"name": name, "c_name": field_name, "dtype": _ctype(value).onnx,
+                    "shape": list(_shape(value)), "bytes": _bytes(value)}
+
+        def shapes(types) -> list[dict]:
+            return [{"shape": list(t.get_shape()), "dtype": C_TYPES[t.element_type].onnx} for t in types]
+
+        m = self.model
+        return {
+            "format": METADATA_FORMAT,
+            "model": m,
+            "header": f"{m}.h",
+            "source": f"{m}.c",
+            "library": f"lib{m}.so",
+            "weights": f"{m}_weights.bin",
+            "inputs": [tensor(*entry) for entry in inputs],
+            "outputs": [tensor(*entry) for entry in outputs],
+            "workspace": {"bytes": plan.arena_bytes, "align": ALIGN},
+            "subgraphs": [
+                {"symbol": (s := op.sym_name.data), "nodes": f"{s}-nodes.json", "consts": f"{s}-consts.json",
+                 "inputs": shapes(op.function_type.inputs.data), "outputs": shapes(op.function_type.outputs.data)}
+                for op in subgraphs
+            ],
+        }
 
     def header(self, inputs, outputs, plan: Plan, blob: bytes, weight_table) -> str:
         M, m = self.macro, self.model

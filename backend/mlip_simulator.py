@@ -804,6 +804,11 @@ def _tools(use_mlsim: bool | str, precision: str) -> tuple[str, str] | None:
     return tmlc, mlsim  # type: ignore[return-value]
 
 
+def uses_mlsim(use_mlsim: bool | Literal["auto"], precision: str) -> bool:
+    """Whether `run_subgraph` with these arguments runs Marvell's tools (else `simulate`)."""
+    return _tools(use_mlsim, precision) is not None
+
+
 def _call(tool: str, command: list[str], cwd: Path) -> None:
     try:
         done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, errors="replace", check=False)

@@ -2,6 +2,7 @@
 
     mrvl-translate --import-onnx model.onnx [-o out.mlir] [--input-shape NAME=DIMS ...]
     mrvl-translate --to-json in.mlir -o OUTDIR
+    mrvl-translate --to-c in.mlir -o OUTDIR
 
 Exactly one translation is named per call.
 """
@@ -16,6 +17,8 @@ TRANSLATIONS = {
     "--import-onnx": "ONNX model (.onnx, or text syntax .onnxtxt) -> graph dialect",
     "--to-json": "mrvl IR (from mrvl-opt -p mrvl-pipeline --print-weights) -> nodes, consts "
     "and sourcemap JSON per mrvl.subgraph and tmlc-commands.txt, into the directory -o names",
+    "--to-c": "lowered mrvl IR (from mrvl-opt -p mrvl-pipeline --print-weights --print-debuginfo) -> the host C bundle "
+    "(sources, header, weights, Makefile, metadata.json and the subgraphs' JSON), into the directory -o names",
 }
 
 
@@ -39,6 +42,8 @@ class MrvlTranslateMain(MrvlOptMain):
             self.args.frontend = "onnxtxt" if input_file.endswith((".onnxtxt", ".onnxtext")) else "onnx"
         if self.args.to_json:
             self.args.target = "json"
+        if self.args.to_c:
+            self.args.target = "c"
         super().setup_pipeline()
 
 

@@ -1,0 +1,434 @@
+"""`mrvl-run`: run a compiled bundle on this machine, like `tvmc run`.
+
+    mrvl-run BUNDLE [--inputs in.npz | --fill-mode random] [--outputs out.npz]
+             [--verify model.onnx] [--precision fp16|fp32] [--simulator auto|reference|mlsim] [--cc CC]
+
+BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. Its
+`metadata.json` names the inputs, outputs, workspace and accelerator subgraphs.
+
+- The host C is built with the bundle's own Makefile and the system C compiler (`--cc`, else
+  `$CC`, else `cc`) into a cache keyed by the sources and compiler, so a bundle is built
+  once per machine (`$MRVL_CACHE_DIR`, else `$XDG_CACHE_HOME/mrvl-xdsl`, else
+  `~/.cache/mrvl-xdsl`).
+- Each `cpu.call_mlip` reaches a runner installed through `M_set_mlip` (ctypes): it runs the
+  subgraph's nodes/consts JSON on `mrvl-tmlc` + `mrvl-mlsim` when both are on PATH and the
+  precision is fp16, on the reference simulator (`backend/mlip_simulator.py`) otherwise.
+- `--verify model.onnx` runs onnxruntime on the same inputs and prints each output's error;
+  outputs off by more than the tolerance (all host: rtol 1e-4, atol 1e-5; with accelerator
+  subgraphs in fp16: 3% of the output's largest magnitude) make the run fail.
+
+`run_bundle(bundle, inputs)` is the same run from Python.
+"""
+
+import argparse
+import ctypes
+import hashlib
+import io
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from backend.c_emitter import METADATA_FILE, METADATA_FORMAT
+from backend.mlip_simulator import PRECISIONS, load, run_subgraph, simulate, uses_mlsim
+from mrvl_dialect.errors import CompileError
+from mrvl_dialect.files import write_atomically
+
+SIMULATORS = {"auto": "auto", "reference": False, "mlsim": True}
+"""`--simulator` choices, as `run_subgraph`'s `use_mlsim`."""
+BUILD_SOURCES = (".c", ".h")
+MLIP_RUN_FN = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)
+)
+"""`mrvl_mlip_run_fn` of mrvl_mlip.h."""
+RUN_ERRORS = {
+    -1: "bad argument", -2: "misaligned workspace", -3: "no weights loaded", -4: "weights file does not match",
+    -5: "no accelerator runner", -6: "accelerator subgraph failed", -7: "a Gather index out of range",
+}
+"""The `MRVL_ERR_*` codes of mrvl_kernels.h, for messages."""
+
+
+def _numpy_dtype(name: str) -> np.dtype:
+    # numpy has no bfloat16: its bits travel as uint16.
+    return np.dtype(np.uint16) if name == "bfloat16" else np.dtype("bool" if name == "bool" else name)
+
+
+@dataclass(frozen=True)
+class Tensor:
+    name: str
+    dtype: np.dtype
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Subgraph:
+    symbol: str
+    nodes: Path
+    consts: Path
+    inputs: tuple[tuple[int, ...], ...]
+    outputs: tuple[tuple[int, ...], ...]
+
+
+class Bundle:
+    """A bundle directory and its `metadata.json`."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        meta_path = path / METADATA_FILE
+        if not meta_path.is_file():
+            raise CompileError(METADATA_FILE, "missing: not a bundle written by mrvl-opt -t c or mrvl-compile")
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            if meta.get("format") != METADATA_FORMAT:
+                raise CompileError(METADATA_FILE, f"format is {meta.get('format')!r}, expected {METADATA_FORMAT!r}")
+            self.model: str = meta["model"]
+            self.library: str = meta["library"]
+            self.weights = path / meta["weights"]
+            self.inputs = [self._tensor(t) for t in meta["inputs"]]
+            self.outputs = [self._tensor(t) for t in meta["outputs"]]
+            self.workspace_bytes = int(meta["workspace"]["bytes"])
+            self.workspace_align = int(meta["workspace"]["align"])
+            self.subgraphs = {
+                s["symbol"]: Subgraph(s["symbol"], path / s["nodes"], path / s["consts"],
+                                      _shapes(s["inputs"]), _shapes(s["outputs"]))
+                for s in meta["subgraphs"]
+            }
+        except (ValueError, KeyError, TypeError) as e:
+            raise CompileError(METADATA_FILE, f"malformed: {type(e).__name__}: {e}") from None
+
+    @staticmethod
+    def _tensor(entry: dict) -> Tensor:
+        return Tensor(entry["name"], _numpy_dtype(entry["dtype"]), tuple(int(d) for d in entry["shape"]))
+
+    def source_files(self) -> list[Path]:
+        return sorted(p for p in self.path.iterdir() if p.suffix in BUILD_SOURCES or p.name == "Makefile")
+
+
+def _shapes(entries: list[dict]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(int(d) for d in entry["shape"]) for entry in entries)
+
+
+@contextmanager
+def open_bundle(path: str | Path) -> Iterator[Bundle]:
+    """The bundle at `path`: a directory, or a `.tar` unpacked into a temporary one."""
+    path = Path(path)
+    if path.is_dir():
+        yield Bundle(path)
+        return
+    if not path.is_file():
+        raise CompileError("", "no such bundle (a directory or .tar written by mrvl-compile / mrvl-opt -t c)")
+    with tempfile.TemporaryDirectory(prefix="mrvl-run-") as tmp:
+        try:
+            with tarfile.open(path) as archive:
+                archive.extractall(tmp, filter="data")  # refuses absolute paths, `..` and links out
+        except (tarfile.TarError, OSError) as e:
+            raise CompileError("", f"not a readable bundle archive: {e}") from None
+        root = Path(tmp)
+        entries = list(root.iterdir())
+        # A tar of one folder, or of the bundle's files.
+        yield Bundle(entries[0] if len(entries) == 1 and entries[0].is_dir() else root)
+
+
+# --- Building -------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    if env := os.environ.get("MRVL_CACHE_DIR"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "mrvl-xdsl"
+
+
+def build(bundle: Bundle, cc: str | None = None) -> Path:
+    """The bundle's shared library, built with its Makefile unless the cache has it."""
+    compiler = cc or os.environ.get("CC") or "cc"
+    if shutil.which(compiler) is None:
+        raise CompileError(compiler, "C compiler not found (name one with --cc or $CC)")
+    if shutil.which("make") is None:
+        raise CompileError("make", "not found: the bundle is built with its Makefile")
+    sources = bundle.source_files()
+    key = hashlib.sha256()
+    for part in (compiler, os.environ.get("CFLAGS", "")):
+        key.update(part.encode() + b"\0")
+    for source in sources:
+        key.update(source.name.encode() + b"\0" + hashlib.sha256(source.read_bytes()).digest())
+    target = cache_dir() / "builds" / key.hexdigest()[:24]
+    library = target / bundle.library
+    if library.is_file():
+        return library
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
+        work = Path(tmp) / "src"
+        work.mkdir()
+        for source in sources:
+            shutil.copyfile(source, work / source.name)
+        done = subprocess.run(["make", "-s", f"CC={compiler}", bundle.library], cwd=work,
+                              capture_output=True, text=True, errors="replace", check=False)
+        if done.returncode != 0 or not (work / bundle.library).is_file():
+            lines = [line for line in done.stderr.splitlines() if "error" in line] or done.stderr.splitlines()
+            raise CompileError(compiler, f"building the host C failed: {lines[0] if lines else 'no output'}")
+        try:
+            os.rename(work, target)  # atomic: a concurrent build of the same key wins or loses whole
+        except OSError:
+            if not library.is_file():
+                raise
+    return library
+
+
+# --- Running --------------------------------------------------------------------------
+
+
+class MlipRunner:
+    """Serves `cpu.call_mlip` for one run: mrvl-mlsim or the reference simulator."""
+
+    def __init__(self, bundle: Bundle, precision: str, use_mlsim: bool | Literal["auto"]):
+        self.bundle, self.precision, self.use_mlsim = bundle, precision, use_mlsim
+        self.mlsim = uses_mlsim(use_mlsim, precision)
+        self.documents: dict[str, tuple[dict, dict]] = {}
+        self.error: BaseException | None = None
+        self.callback = MLIP_RUN_FN(self._serve)  # kept alive as long as the runner
+
+    def __call__(self, symbol: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        subgraph = self.bundle.subgraphs.get(symbol)
+        if subgraph is None:
+            raise CompileError(symbol, f"the host program called a subgraph {METADATA_FILE} does not list")
+        if self.mlsim:
+            return run_subgraph(subgraph.nodes, subgraph.consts, inputs, precision=self.precision,  # type: ignore[arg-type]
+                                use_mlsim=self.use_mlsim)
+        if symbol not in self.documents:
+            self.documents[symbol] = load(subgraph.nodes, subgraph.consts)
+        return simulate(*self.documents[symbol], inputs, self.precision)  # type: ignore[arg-type]
+
+    def _serve(self, _context, symbol_bytes, input_pointers, output_pointers) -> int:
+        # An exception cannot cross the C frames: keep it for `run` to raise.
+        try:
+            symbol = symbol_bytes.decode()
+            subgraph = self.bundle.subgraphs[symbol]
+            inputs = [_view(input_pointers[i], shape, np.float32).copy() for i, shape in enumerate(subgraph.inputs)]
+            outputs = self(symbol, inputs)
+            for i, (shape, result) in enumerate(zip(subgraph.outputs, outputs, strict=True)):
+                np.copyto(_view(output_pointers[i], shape, np.float32), result.reshape(shape), casting="same_kind")
+            return 0
+        except BaseException as e:  # noqa: BLE001 - re-raised by HostProgram.run
+            self.error = e
+            return 1
+
+
+def _view(pointer: int | None, shape: tuple[int, ...], dtype: np.dtype | type) -> np.ndarray:
+    count = math.prod(shape)
+    if count == 0:
+        return np.zeros(shape, dtype)
+    buffer = (ctypes.c_byte * (count * np.dtype(dtype).itemsize)).from_address(pointer or 0)
+    return np.frombuffer(buffer, dtype).reshape(shape)
+
+
+class HostProgram:
+    """A built bundle loaded into this process."""
+
+    def __init__(self, bundle: Bundle, library: Path):
+        self.bundle = bundle
+        self.lib = ctypes.CDLL(str(library))
+        m = bundle.model
+        self.run_fn = self.lib[f"{m}_run"]
+        self.run_fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        self.set_mlip = self.lib[f"{m}_set_mlip"]
+        self.set_mlip.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        self.set_mlip.restype = None
+        load_weights = self.lib[f"{m}_load_weights"]
+        load_weights.argtypes = [ctypes.c_char_p]
+        rc = load_weights(str(bundle.weights).encode())
+        if rc != 0:
+            raise CompileError(bundle.weights.name, f"not loaded: {RUN_ERRORS.get(rc, f'error {rc}')}")
+
+    def run(self, inputs: Mapping[str, np.ndarray], mlip: MlipRunner) -> dict[str, np.ndarray]:
+        arrays = [_input_array(t, inputs) for t in self.bundle.inputs]
+        results = [np.zeros(t.shape, t.dtype) for t in self.bundle.outputs]
+        raw = np.zeros(self.bundle.workspace_bytes + self.bundle.workspace_align, np.uint8)
+        workspace = raw.ctypes.data + (-raw.ctypes.data % self.bundle.workspace_align)
+        in_struct = (ctypes.c_void_p * max(len(arrays), 1))(*[a.ctypes.data for a in arrays])
+        out_struct = (ctypes.c_void_p * max(len(results), 1))(*[a.ctypes.data for a in results])
+        self.set_mlip(ctypes.cast(mlip.callback, ctypes.c_void_p), None)
+        try:
+            rc = self.run_fn(in_struct, out_struct, workspace)
+        finally:
+            self.set_mlip(None, None)
+        if mlip.error is not None:
+            raise mlip.error
+        if rc != 0:
+            raise CompileError(f"{self.bundle.model}_run", f"returned {rc} ({RUN_ERRORS.get(rc, 'unknown error')})")
+        return {t.name: r for t, r in zip(self.bundle.outputs, results)}
+
+
+def _input_array(tensor: Tensor, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
+    if tensor.name not in inputs:
+        raise CompileError(f"input '{tensor.name}'", f"not given (inputs given: {', '.join(sorted(inputs)) or 'none'})")
+    array = np.asarray(inputs[tensor.name])
+    if array.shape != tensor.shape:
+        raise CompileError(f"input '{tensor.name}'", f"has shape {list(array.shape)}; the bundle was compiled "
+                           f"for {list(tensor.shape)}")
+    if not np.can_cast(array.dtype, tensor.dtype, "same_kind"):
+        raise CompileError(f"input '{tensor.name}'", f"is {array.dtype}; the bundle takes {tensor.dtype}")
+    return np.ascontiguousarray(array, tensor.dtype)
+
+
+def run_bundle(
+    bundle: str | Path, inputs: Mapping[str, np.ndarray], *, precision: str = "fp16",
+    simulator: str = "auto", cc: str | None = None,
+) -> dict[str, np.ndarray]:
+    """Build (cached) and run the bundle at `bundle` on `inputs`; its outputs by name.
+
+    `precision` is the accelerator subgraphs' arithmetic (fp16 as MLIP, or fp32 on the
+    reference simulator); `simulator` is auto, reference or mlsim (see the module doc)."""
+    if precision not in PRECISIONS:
+        raise CompileError("--precision", f"must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    if simulator not in SIMULATORS:
+        raise CompileError("--simulator", f"must be one of {', '.join(SIMULATORS)}, got {simulator!r}")
+    with open_bundle(bundle) as opened:
+        program = HostProgram(opened, build(opened, cc))
+        return program.run(inputs, MlipRunner(opened, precision, SIMULATORS[simulator]))  # type: ignore[arg-type]
+
+
+# --- Verification ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Comparison:
+    name: str
+    shape: tuple[int, ...]
+    max_abs: float
+    max_rel: float
+    tolerance: str
+    ok: bool
+
+
+def verify(model: Path, inputs: Mapping[str, np.ndarray], outputs: Mapping[str, np.ndarray],
+           fp16: bool) -> list[Comparison]:
+    """Compare `outputs` with onnxruntime's on `model` (see the module doc for tolerances)."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        raise CompileError("--verify", "needs onnxruntime (pip install 'mrvl-xdsl[test]')") from None
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    try:
+        session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        names = [o.name for o in session.get_outputs()]
+        feeds = {i.name: inputs[i.name] for i in session.get_inputs() if i.name in inputs}
+        expected = dict(zip(names, session.run(names, feeds)))
+    except Exception as e:  # onnxruntime raises its own exception types
+        raise CompileError("onnxruntime", " ".join(str(e).split())[:300]) from None
+    rows = []
+    for name, got in outputs.items():
+        if name not in expected:
+            raise CompileError(f"output '{name}'", f"is not an output of {model.name}")
+        want = np.asarray(expected[name])
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        diff = np.abs(g - w) if g.size else np.zeros(0)
+        max_abs = float(diff.max()) if diff.size else 0.0
+        max_rel = float((diff / np.maximum(np.abs(w), 1e-30)).max()) if diff.size else 0.0
+        scale = float(np.abs(w).max()) if w.size else 0.0
+        if got.shape != want.shape:
+            rows.append(Comparison(name, got.shape, math.inf, math.inf, f"shape {list(want.shape)}", False))
+        elif fp16:
+            rows.append(Comparison(name, got.shape, max_abs, max_rel, "3% of max|ref|", max_abs <= 0.03 * scale))
+        else:
+            ok = bool(np.allclose(g, w, rtol=1e-4, atol=1e-5, equal_nan=True))
+            rows.append(Comparison(name, got.shape, max_abs, max_rel, "rtol 1e-4 atol 1e-5", ok))
+    return rows
+
+
+# --- Command line ---------------------------------------------------------------------
+
+
+def _fill(bundle: Bundle, mode: str) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    filled = {}
+    for t in bundle.inputs:
+        if mode == "random":
+            values = rng.standard_normal(t.shape) if t.dtype.kind == "f" else rng.integers(0, 2, t.shape)
+        else:
+            values = np.full(t.shape, 1 if mode == "ones" else 0)
+        filled[t.name] = values.astype(t.dtype)
+    return filled
+
+
+def _load_inputs(path: Path) -> dict[str, np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except (OSError, ValueError) as e:
+        raise CompileError(str(path), f"not a readable .npz file: {e}") from None
+
+
+def _save_outputs(path: Path, outputs: Mapping[str, np.ndarray]) -> None:
+    buffer = io.BytesIO()
+    np.savez(buffer, **outputs)  # type: ignore[arg-type]
+    write_atomically(path, buffer.getvalue())
+
+
+def _describe(name: str, array: np.ndarray) -> str:
+    shape = "x".join(map(str, array.shape)) or "scalar"
+    if array.size and array.dtype.kind in "fiu":
+        a = array.astype(np.float64)
+        return f"  {name:<24} {shape:<14} min {a.min():<11.4g} max {a.max():<11.4g} mean {a.mean():.4g}"
+    return f"  {name:<24} {shape}"
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mrvl-run", description=__doc__.split("\n")[0])
+    parser.add_argument("bundle", help="bundle directory or .tar (mrvl-compile, mrvl-opt -t c -o DIR)")
+    parser.add_argument("--inputs", type=Path, help=".npz with one array per model input, by name")
+    parser.add_argument("--fill-mode", choices=("zeros", "ones", "random"), default="random",
+                        help="inputs to use without --inputs (random: standard normal, seed 0)")
+    parser.add_argument("--outputs", type=Path, help=".npz to write the outputs to, by name")
+    parser.add_argument("--verify", type=Path, metavar="MODEL.onnx", help="compare with onnxruntime on this model")
+    parser.add_argument("--precision", choices=PRECISIONS, default="fp16", help="accelerator arithmetic (default fp16)")
+    parser.add_argument("--simulator", choices=tuple(SIMULATORS), default="auto",
+                        help="what runs accelerator subgraphs: mrvl-mlsim if on PATH (auto), or always one")
+    parser.add_argument("--cc", help="C compiler (default $CC, else cc)")
+    options = parser.parse_args(args)
+    try:
+        with open_bundle(options.bundle) as bundle:
+            inputs = _load_inputs(options.inputs) if options.inputs else _fill(bundle, options.fill_mode)
+            program = HostProgram(bundle, build(bundle, options.cc))
+            mlip = MlipRunner(bundle, options.precision, SIMULATORS[options.simulator])  # type: ignore[arg-type]
+            outputs = program.run(inputs, mlip)
+            where = "mrvl-mlsim" if mlip.mlsim else f"the reference simulator ({options.precision})"
+            served = f"; {len(bundle.subgraphs)} accelerator subgraph(s) on {where}" if bundle.subgraphs else ""
+            print(f"ran {bundle.model}{served}")
+            for name, array in outputs.items():
+                print(_describe(name, array))
+            if options.outputs:
+                _save_outputs(options.outputs, outputs)
+            if options.verify:
+                fp16 = bool(bundle.subgraphs) and options.precision == "fp16"
+                rows = verify(options.verify, inputs, outputs, fp16)
+                print(f"verify against onnxruntime ({options.verify.name}):")
+                for row in rows:
+                    print(f"  {row.name:<24} max abs {row.max_abs:<10.3g} max rel {row.max_rel:<10.3g} "
+                          f"({row.tolerance}) {'ok' if row.ok else 'FAILED'}")
+                failed = [row.name for row in rows if not row.ok]
+                if failed:
+                    raise CompileError("--verify", f"{len(failed)} output(s) differ from onnxruntime: {', '.join(failed)}")
+    except CompileError as e:
+        print(e.format(options.bundle), file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"error: {options.bundle}: {e.strerror or e}: {e.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

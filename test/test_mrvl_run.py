@@ -1,0 +1,204 @@
+"""`mrvl-run`: bundles of the model zoo built with the system C compiler and run end to end,
+the accelerator subgraphs served by the reference simulator, checked against onnxruntime
+(all host: rtol 1e-4 / atol 1e-5; partitioned in fp16: within 3% of the output's scale;
+partitioned in fp32: rtol 1e-4 / atol 1e-5); and its errors, one line each."""
+
+import json
+import shutil
+import tarfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from ir_helpers import ZOO_INPUT_SHAPES
+from onnx import TensorProto, helper
+
+from mrvl.opt import main as mrvl_opt
+from mrvl.run import build, main as mrvl_run, open_bundle, run_bundle
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None,
+                                reason="needs cc and make")
+
+MODELS = ["mnist", "resnet_small", "mobilenet_small", "transformer_block"]
+SUBGRAPHS = {"mnist": 1, "resnet_small": 1, "mobilenet_small": 9, "transformer_block": 0}
+"""Accelerator subgraphs under the default partitioning (transformer_block has no conv)."""
+
+
+def _shape_flags(name: str) -> list[str]:
+    return [a for k, v in ZOO_INPUT_SHAPES[name].items() for a in ("--input-shape", f"{k}={'x'.join(map(str, v))}")]
+
+
+def _inputs(model_path: Path, name: str) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    session = ort.InferenceSession(str(model_path))
+    return {i.name: rng.standard_normal(ZOO_INPUT_SHAPES[name].get(i.name) or i.shape).astype(np.float32)
+            for i in session.get_inputs()}
+
+
+def _onnxruntime(model_path: Path, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    session = ort.InferenceSession(str(model_path))
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(names, inputs)))
+
+
+@pytest.fixture(scope="module")
+def bundles(zoo_dir: Path, tmp_path_factory) -> dict[tuple[str, str], Path]:
+    """(model, "host" | "partitioned") -> bundle directory."""
+    root = tmp_path_factory.mktemp("bundles")
+    built = {}
+    for name in MODELS:
+        for mode, pipeline in (("host", "mrvl-pipeline{offload=false}"), ("partitioned", "mrvl-pipeline")):
+            out = root / f"{name}-{mode}"
+            assert mrvl_opt([str(zoo_dir / f"{name}.onnx"), *_shape_flags(name), "-p", pipeline,
+                             "-t", "c", "-o", str(out)]) == 0
+            built[name, mode] = out
+    return built
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_all_host_matches_onnxruntime(bundles, zoo_dir, name):
+    model = zoo_dir / f"{name}.onnx"
+    inputs = _inputs(model, name)
+    bundle = bundles[name, "host"]
+    assert json.loads((bundle / "metadata.json").read_text())["subgraphs"] == []
+    got = run_bundle(bundle, inputs)
+    for output, want in _onnxruntime(model, inputs).items():
+        np.testing.assert_allclose(got[output], want, rtol=1e-4, atol=1e-5, err_msg=output)
+
+
+@pytest.mark.parametrize("precision", ["fp16", "fp32"])
+@pytest.mark.parametrize("name", MODELS)
+def test_partitioned_matches_onnxruntime(bundles, zoo_dir, name, precision):
+    model = zoo_dir / f"{name}.onnx"
+    inputs = _inputs(model, name)
+    bundle = bundles[name, "partitioned"]
+    assert len(json.loads((bundle / "metadata.json").read_text())["subgraphs"]) == SUBGRAPHS[name]
+    got = run_bundle(bundle, inputs, precision=precision, simulator="reference")
+    for output, want in _onnxruntime(model, inputs).items():
+        if precision == "fp32":
+            np.testing.assert_allclose(got[output], want, rtol=1e-4, atol=1e-5, err_msg=output)
+        else:
+            error = float(np.abs(got[output] - want).max())
+            assert error <= 0.03 * float(np.abs(want).max()), f"{output}: max error {error:.3g}"
+
+
+def test_cli_inputs_outputs_verify(bundles, zoo_dir, tmp_path, capsys):
+    model = zoo_dir / "mnist.onnx"
+    inputs = _inputs(model, "mnist")
+    np.savez(tmp_path / "in.npz", **inputs)
+    assert mrvl_run([str(bundles["mnist", "partitioned"]), "--inputs", str(tmp_path / "in.npz"),
+                     "--outputs", str(tmp_path / "out.npz"), "--verify", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "1 accelerator subgraph(s) on the reference simulator (fp16)" in out
+    assert "(3% of max|ref|) ok" in out
+    with np.load(tmp_path / "out.npz") as saved:
+        got = dict(saved)
+    assert list(got) == ["Plus214_Output_0"]
+    want = _onnxruntime(model, inputs)["Plus214_Output_0"]
+    assert float(np.abs(got["Plus214_Output_0"] - want).max()) <= 0.03 * float(np.abs(want).max())
+
+
+def test_tar_bundle(bundles, zoo_dir, tmp_path):
+    bundle = bundles["mnist", "partitioned"]
+    archive = tmp_path / "mnist.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(bundle, arcname="mnist")
+    inputs = _inputs(zoo_dir / "mnist.onnx", "mnist")
+    from_tar = run_bundle(archive, inputs, precision="fp32")
+    from_dir = run_bundle(bundle, inputs, precision="fp32")
+    np.testing.assert_array_equal(from_tar["Plus214_Output_0"], from_dir["Plus214_Output_0"])
+
+
+def test_build_is_cached(bundles):
+    with open_bundle(bundles["resnet_small", "host"]) as bundle:
+        first = build(bundle)
+        stamp = first.stat().st_mtime_ns
+        assert build(bundle) == first and first.stat().st_mtime_ns == stamp
+
+
+def test_verify_failure_is_an_error(bundles, zoo_dir, tmp_path, capsys):
+    """Verifying against a different model (other weights, same interface) fails the run."""
+    model = onnx.load(zoo_dir / "mnist.onnx")
+    for initializer in model.graph.initializer:
+        if initializer.data_type == TensorProto.FLOAT and initializer.dims:
+            array = onnx.numpy_helper.to_array(initializer) * 1.5
+            initializer.CopyFrom(onnx.numpy_helper.from_array(array.astype(np.float32), initializer.name))
+    onnx.save_model(model, tmp_path / "other.onnx")
+    assert mrvl_run([str(bundles["mnist", "host"]), "--verify", str(tmp_path / "other.onnx")]) == 1
+    captured = capsys.readouterr()
+    assert "FAILED" in captured.out
+    assert captured.err.splitlines() == [
+        f"error: {bundles['mnist', 'host']}: --verify: 1 output(s) differ from onnxruntime: Plus214_Output_0"]
+
+
+def _error(args: list[str], capsys) -> str:
+    assert mrvl_run(args) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    return lines[0]
+
+
+def test_errors_are_one_line(bundles, tmp_path, capsys):
+    bundle = str(bundles["mnist", "host"])
+    np.savez(tmp_path / "wrong_name.npz", x=np.zeros((1, 1, 28, 28), np.float32))
+    np.savez(tmp_path / "wrong_shape.npz", Input3=np.zeros((1, 28, 28), np.float32))
+    (tmp_path / "not.npz").write_text("nope")
+    assert "input 'Input3': not given (inputs given: x)" in _error([bundle, "--inputs", str(tmp_path / "wrong_name.npz")], capsys)
+    assert "has shape [1, 28, 28]; the bundle was compiled for [1, 1, 28, 28]" in _error(
+        [bundle, "--inputs", str(tmp_path / "wrong_shape.npz")], capsys)
+    assert "not a readable .npz file" in _error([bundle, "--inputs", str(tmp_path / "not.npz")], capsys)
+    assert "no such bundle" in _error([str(tmp_path / "missing")], capsys)
+    assert "metadata.json: missing" in _error([str(tmp_path)], capsys)
+    assert "no-such-cc: C compiler not found" in _error([bundle, "--cc", "no-such-cc"], capsys)
+    (tmp_path / "bad.tar").write_bytes(b"\0" * 10)
+    assert "not a readable bundle archive" in _error([str(tmp_path / "bad.tar")], capsys)
+
+
+def test_broken_bundles(bundles, tmp_path, capsys):
+    """A bundle whose files were edited fails cleanly: weights of another build refused,
+    subgraph JSON checked, C compiler errors reported."""
+    weights = tmp_path / "weights"
+    shutil.copytree(bundles["mnist", "host"], weights)
+    blob = next(weights.glob("*_weights.bin"))
+    shutil.copyfile(next(bundles["resnet_small", "host"].glob("*_weights.bin")), blob)
+    assert "_weights.bin: not loaded: weights file does not match" in _error([str(weights)], capsys)
+    data = bytearray(next(bundles["mnist", "host"].glob("*_weights.bin")).read_bytes())
+    data[16] ^= 0xFF  # the checksum of another build of the same size
+    blob.write_bytes(bytes(data))
+    assert "_weights.bin: not loaded: weights file does not match" in _error([str(weights)], capsys)
+
+    nodes = tmp_path / "nodes"
+    shutil.copytree(bundles["mnist", "partitioned"], nodes)
+    (nodes / "tvmgen_mrvl_main_0-nodes.json").write_text("{")
+    assert "tvmgen_mrvl_main_0-nodes.json" in _error([str(nodes), "--simulator", "reference"], capsys)
+
+    source = tmp_path / "source"
+    shutil.copytree(bundles["mnist", "host"], source)
+    c_file = next(p for p in source.glob("*.c") if p.name != "mrvl_kernels.c")
+    c_file.write_text(c_file.read_text() + "\nthis is not C;\n")
+    assert "building the host C failed" in _error([str(source)], capsys)
+
+
+def test_no_mlip_runner_is_reported(tmp_path):
+    """The same bundle without a runner: the C entry point reports MRVL_ERR_NO_MLIP."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 4, 4])
+    w = onnx.numpy_helper.from_array(np.ones((2, 3, 1, 1), np.float32), "w")
+    graph = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="c")], "g", [x], [y], [w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.save_model(model, tmp_path / "m.onnx")
+    assert mrvl_opt([str(tmp_path / "m.onnx"), "-p", "mrvl-pipeline", "-t", "c", "-o", str(tmp_path / "b")]) == 0
+    from mrvl.run import Bundle, HostProgram
+
+    program = HostProgram(Bundle(tmp_path / "b"), build(Bundle(tmp_path / "b")))
+    assert program.set_mlip(None, None) is None
+    from mrvl_dialect.errors import CompileError
+
+    class NoRunner:
+        callback = None
+        error = None
+
+    with pytest.raises(CompileError, match=r"returned -5 \(no accelerator runner\)"):
+        program.run({"x": np.zeros((1, 3, 4, 4), np.float32)}, NoRunner())  # type: ignore[arg-type]
