@@ -250,3 +250,100 @@ def test_weights_of_another_build_are_rejected(c_workdir: Path) -> None:
     assert load(str(other.dir / "m_weights.bin").encode()) == -4  # MRVL_ERR_WEIGHTS
     assert load(str(built.dir / "missing.bin").encode()) == -4
     assert load(str(built.dir / "m_weights.bin").encode()) == 0
+
+
+# --- Programs: generated models linked with a small C driver -------------------------------
+
+
+def driver_source(models: list[Built]) -> str:
+    """A C program that runs each of `models` once. Per model, three arguments: its weights
+    file, a file with every input's bytes in order, and the file to write every output's
+    bytes to. Exit status: 0, or 1 + the index of the model that failed."""
+    lines = ["#include <stdint.h>", "#include <stdio.h>", "#include <stdlib.h>", ""]
+    lines += [f'#include "{b.model}.h"' for b in models]
+    lines += ["", "/* Reads `count` buffers of the given sizes from `path` (or writes them to it). */",
+              "static int transfer(const char *path, int writing, void **buffers, const size_t *sizes, int count)",
+              "{",
+              "    FILE *f = fopen(path, writing ? \"wb\" : \"rb\");",
+              "    int ok = f != NULL;",
+              "    for (int i = 0; ok && i < count; i++)",
+              "        ok = (writing ? fwrite(buffers[i], 1, sizes[i], f) : fread(buffers[i], 1, sizes[i], f)) == sizes[i];",
+              "    if (f) fclose(f);",
+              "    return ok;",
+              "}", ""]
+    for b in models:
+        m, M = b.model, b.model.upper()
+        ins, outs = len(b.io("INPUT")), len(b.io("OUTPUT"))
+        lines += [f"static int run_{m}(char **arg)", "{",
+                  f"    size_t in_sizes[] = {{{', '.join(f'{M}_INPUT_{i}_BYTES' for i in range(ins)) or '0'}}};",
+                  f"    size_t out_sizes[] = {{{', '.join(f'{M}_OUTPUT_{i}_BYTES' for i in range(outs)) or '0'}}};",
+                  f"    void *x[{max(ins, 1)}], *y[{max(outs, 1)}];",
+                  f"    unsigned char *raw = malloc({M}_WORKSPACE_BYTES + {M}_WORKSPACE_ALIGN);",
+                  f"    void *ws = raw + (-(uintptr_t)raw % {M}_WORKSPACE_ALIGN);",
+                  "    int rc;",
+                  f"    for (int i = 0; i < {ins}; i++) x[i] = malloc(in_sizes[i]);",
+                  f"    for (int i = 0; i < {outs}; i++) y[i] = malloc(out_sizes[i]);",
+                  f"    if ({m}_load_weights(arg[0]) != MRVL_OK || !transfer(arg[1], 0, x, in_sizes, {ins})) return 0;",
+                  f"    {m}_inputs in = {{{', '.join(f'x[{i}]' for i in range(ins)) or '0'}}};",
+                  f"    {m}_outputs out = {{{', '.join(f'y[{i}]' for i in range(outs)) or '0'}}};",
+                  f"    rc = {m}_run(&in, &out, ws) == MRVL_OK && transfer(arg[2], 1, y, out_sizes, {outs});",
+                  f"    for (int i = 0; i < {ins}; i++) free(x[i]);",
+                  f"    for (int i = 0; i < {outs}; i++) free(y[i]);",
+                  "    free(raw);",
+                  "    return rc;",
+                  "}", ""]
+    lines += ["int main(int argc, char **argv)", "{",
+              f"    if (argc != {1 + 3 * len(models)}) return 2;"]
+    lines += [f"    if (!run_{b.model}(argv + {1 + 3 * i})) return {1 + i};" for i, b in enumerate(models)]
+    lines += ["    return 0;", "}", ""]
+    return "\n".join(lines)
+
+
+def build_program(models: list[Built], workdir: Path, extra_flags: list[str] = ()) -> Path:
+    """`models` compiled each to its own object and linked with their driver into one program."""
+    objects = []
+    for b in models:
+        obj = workdir / f"{b.model}.o"
+        gcc([*makefile_cflags(b.dir), "-Werror", *extra_flags, "-c", str(b.dir / f"{b.model}.c"), "-o", str(obj)], workdir)
+        objects.append(str(obj))
+    (workdir / "main.c").write_text(driver_source(models))
+    program = workdir / "program"
+    includes = [f"-I{b.dir}" for b in models]
+    gcc([*makefile_cflags(models[0].dir), "-Werror", *extra_flags, *includes, "main.c", *objects, "-o", str(program),
+         "-lm"], workdir)
+    return program
+
+
+def run_program(program: Path, models: list[Built], inputs: list[dict[str, np.ndarray]],
+                env: dict[str, str] | None = None) -> list[list[np.ndarray]]:
+    """Runs `program` once on `inputs` (one dict per model); every model's outputs."""
+    args = []
+    for i, (b, values) in enumerate(zip(models, inputs)):
+        data = b"".join(np.ascontiguousarray(values[name], dtype).tobytes() for name, _, dtype in b.io("INPUT"))
+        (program.parent / f"in{i}.bin").write_bytes(data)
+        args += [str(b.dir / f"{b.model}_weights.bin"), str(program.parent / f"in{i}.bin"),
+                 str(program.parent / f"out{i}.bin")]
+    done = subprocess.run([str(program), *args], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, f"{program} exited with {done.returncode}:\n{done.stderr[-4000:]}"
+    results = []
+    for i, b in enumerate(models):
+        data, position, outs = (program.parent / f"out{i}.bin").read_bytes(), 0, []
+        for _, shape, dtype in b.io("OUTPUT"):
+            count = int(np.prod(shape))
+            outs.append(np.frombuffer(data, dtype, count, position).reshape(shape))
+            position += count * np.dtype(dtype).itemsize
+        results.append(outs)
+    return results
+
+
+def test_two_models_link_into_one_program(c_workdir: Path, tmp_path: Path) -> None:
+    """Two bundles, each with its own copy of the kernels, in one executable: no symbol
+    clash, and each model runs with its own weights."""
+    models = [compile_model(SINGLE_OPS["conv"], c_workdir, name="first"),
+              compile_model(SINGLE_OPS["gemm"], c_workdir, name="second")]
+    rng = np.random.default_rng(3)
+    inputs = [{"x": rng.standard_normal(shape).astype(np.float32)} for shape in ([2, 4, 7, 6], [3, 5])]
+    program = build_program(models, tmp_path)
+    for got, model, values in zip(run_program(program, models, inputs), ("conv", "gemm"), inputs):
+        (expected,) = reference(SINGLE_OPS[model], values)
+        np.testing.assert_allclose(got[0], expected, rtol=1e-4, atol=1e-5)
