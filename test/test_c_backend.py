@@ -22,15 +22,13 @@ CFLAGS = ["-Werror", "-fPIC", "-shared"]
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
 
 
-class Built:
-    """A compiled model: its library, header macros and interface."""
+class Bundle:
+    """A generated model's directory: its header macros and interface."""
 
     def __init__(self, directory: Path, model: str):
         self.dir, self.model = directory, model
-        self.lib = ctypes.CDLL(str(directory / f"lib{model}.so"))
         header = (directory / f"{model}.h").read_text()
         self.macros = dict(re.findall(r"#define (\w+) (.+?)(?: /\*.*)?$", header, re.M))
-        assert self.lib[f"{model}_load_weights"](str(directory / f"{model}_weights.bin").encode()) == 0
 
     def io(self, kind: str) -> list[tuple[str, tuple[int, ...], str]]:
         M = self.model.upper()
@@ -41,6 +39,15 @@ class Built:
             name = self.macros[f"{M}_{kind}_{i}_NAME"].strip('"')
             entries.append((name, shape, self.macros[f"{M}_{kind}_{i}_DTYPE"].strip('"')))
         return entries
+
+
+class Built(Bundle):
+    """A model built as a shared library, loaded with its weights."""
+
+    def __init__(self, directory: Path, model: str):
+        super().__init__(directory, model)
+        self.lib = ctypes.CDLL(str(directory / f"lib{model}.so"))
+        assert self.lib[f"{model}_load_weights"](str(directory / f"{model}_weights.bin").encode()) == 0
 
     def run(self, inputs: dict[str, np.ndarray]) -> tuple[int, list[np.ndarray]]:
         M = self.model.upper()
@@ -255,7 +262,7 @@ def test_weights_of_another_build_are_rejected(c_workdir: Path) -> None:
 # --- Programs: generated models linked with a small C driver -------------------------------
 
 
-def driver_source(models: list[Built]) -> str:
+def driver_source(models: list[Bundle]) -> str:
     """A C program that runs each of `models` once. Per model, three arguments: its weights
     file, a file with every input's bytes in order, and the file to write every output's
     bytes to. Exit status: 0, or 1 + the index of the model that failed."""
@@ -299,7 +306,7 @@ def driver_source(models: list[Built]) -> str:
     return "\n".join(lines)
 
 
-def build_program(models: list[Built], workdir: Path, extra_flags: list[str] = ()) -> Path:
+def build_program(models: list[Bundle], workdir: Path, extra_flags: list[str] = ()) -> Path:
     """`models` compiled each to its own object and linked with their driver into one program."""
     objects = []
     for b in models:
@@ -314,7 +321,7 @@ def build_program(models: list[Built], workdir: Path, extra_flags: list[str] = (
     return program
 
 
-def run_program(program: Path, models: list[Built], inputs: list[dict[str, np.ndarray]],
+def run_program(program: Path, models: list[Bundle], inputs: list[dict[str, np.ndarray]],
                 env: dict[str, str] | None = None) -> list[list[np.ndarray]]:
     """Runs `program` once on `inputs` (one dict per model); every model's outputs."""
     args = []
