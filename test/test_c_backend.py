@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -37,7 +38,8 @@ class Bundle:
         for i in range(count):
             shape = tuple(int(d) for d in re.findall(r"-?\d+", self.macros[f"{M}_{kind}_{i}_SHAPE"]))
             name = self.macros[f"{M}_{kind}_{i}_NAME"].strip('"')
-            entries.append((name, shape, self.macros[f"{M}_{kind}_{i}_DTYPE"].strip('"')))
+            dtype = self.macros[f"{M}_{kind}_{i}_DTYPE"].strip('"')
+            entries.append((name, shape, ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype))
         return entries
 
 
