@@ -231,13 +231,16 @@ SINGLE_OPS = {
 }
 
 
+def random_inputs(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
+    """Standard normal float32 values for every (static) graph input."""
+    rng = np.random.default_rng(seed)
+    return {i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(np.float32)
+            for i in model.graph.input}
+
+
 @pytest.mark.parametrize("name", sorted(SINGLE_OPS))
 def test_single_op_matches_onnxruntime(name: str, c_workdir: Path) -> None:
-    model = SINGLE_OPS[name]
-    rng = np.random.default_rng(7)
-    inputs = {i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(np.float32)
-              for i in model.graph.input}
-    check(model, c_workdir, inputs)
+    check(SINGLE_OPS[name], c_workdir, random_inputs(SINGLE_OPS[name], 7))
 
 
 def test_run_checks_its_arguments(c_workdir: Path) -> None:

@@ -13,7 +13,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
-from test_c_backend import GCC, _w, c_workdir, check, compile_model, reference, single_op  # noqa: F401
+from test_c_backend import (GCC, _w, c_workdir, check, compile_model, random_inputs, reference,  # noqa: F401
+                            single_op)
 
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
 
@@ -63,9 +64,7 @@ ONNX_REFERENCE_ONLY = {"resize_cubic_3d"}
 @pytest.mark.parametrize("name", sorted(FLOAT_OPS))
 def test_float_kernel_matches_onnxruntime(name: str, c_workdir: Path) -> None:
     model = FLOAT_OPS[name]
-    rng = np.random.default_rng(11)
-    inputs = {i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(np.float32)
-              for i in model.graph.input}
+    inputs = random_inputs(model, 11)
     if name not in ONNX_REFERENCE_ONLY:
         check(model, c_workdir, inputs)
         return
