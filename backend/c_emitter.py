@@ -10,12 +10,15 @@ DIR holds, for a model named M (the `name` option, else the function's name):
 - `M_weights.bin`: every constant, 64-byte aligned, after a 64-byte header (see
   `weights_blob`); loaded once with `M_load_weights(path)` or handed over with
   `M_set_weights(data, size)` (linked in, or mapped by the application);
-- `mrvl_kernels.h/.c`, `mrvl_mlip.h`: the hand-written runtime (`backend/c_runtime/`);
+- `mrvl_kernels.h/.c`, `mrvl_mlip.h`: the hand-written runtime (`backend/c_runtime/`); `M.c`
+  includes `mrvl_kernels.c`, so the kernels have internal linkage and two models link into
+  one program;
 - `Makefile`: builds `libM.so` and `libM.a` with `$(CC)`;
 - with accelerator subgraphs, also their JSON files (`-t json`), so DIR is one bundle.
 
 Memory: every intermediate tensor lives in the caller's workspace at an offset planned by
-liveness (greedy first fit in op order); results that are graph outputs are written
+liveness (greedy first fit in op order), and so does the scratch area a kernel needs during
+its call (im2col columns, a transposed B); results that are graph outputs are written
 straight into the caller's output buffers; `cpu.reshape` aliases its input unless its
 result is a graph output. Nothing is allocated in `M_run`.
 """
