@@ -33,6 +33,7 @@ test-slow: $(INSTALLED)
 bench: $(INSTALLED)
 	$(BIN)/python benchmarks/resnet50_compile.py
 	$(BIN)/python benchmarks/consts_json.py
+	$(BIN)/python benchmarks/host_c_vs_onnxruntime.py --native
 
 # Regenerate committed generated files (a test fails while they are stale).
 regenerate: $(INSTALLED)

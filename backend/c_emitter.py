@@ -10,14 +10,17 @@ DIR holds, for a model named M (the `name` option, else the function's name):
 - `M_weights.bin`: every constant, 64-byte aligned, after a 64-byte header (see
   `weights_blob`); loaded once with `M_load_weights(path)` or handed over with
   `M_set_weights(data, size)` (linked in, or mapped by the application);
-- `mrvl_kernels.h/.c`, `mrvl_mlip.h`: the hand-written runtime (`backend/c_runtime/`);
+- `mrvl_kernels.h/.c`, `mrvl_mlip.h`: the hand-written runtime (`backend/c_runtime/`); `M.c`
+  includes `mrvl_kernels.c`, so the kernels have internal linkage and two models link into
+  one program;
 - `Makefile`: builds `libM.so` and `libM.a` with `$(CC)`;
 - `metadata.json`: the interface again (inputs, outputs, workspace, accelerator subgraphs
   with their JSON files), for programs that load the bundle (`mrvl-run`);
 - with accelerator subgraphs, also their JSON files (`-t json`), so DIR is one bundle.
 
 Memory: every intermediate tensor lives in the caller's workspace at an offset planned by
-liveness (greedy first fit in op order); results that are graph outputs are written
+liveness (greedy first fit in op order), and so does the scratch area a kernel needs during
+its call (im2col columns, a transposed B); results that are graph outputs are written
 straight into the caller's output buffers; `cpu.reshape` aliases its input unless its
 result is a graph output. Nothing is allocated in `M_run`.
 """
@@ -59,6 +62,11 @@ from passes.graph_queries import constant_value
 
 RUNTIME_DIR = Path(__file__).parent / "c_runtime"
 RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", "mrvl_mlip.h")
+SPATIAL = 3
+"""Spatial dims of the conv and pool kernels (depth, height, width)."""
+GEMM_DOT_ROWS = 4
+"""MRVL_GEMM_DOT_ROWS of mrvl_kernels.c: a Gemm with a transposed B and at most this many rows
+of A takes dot products, with more it transposes B into scratch."""
 ALIGN = 64
 """Alignment (bytes) of the workspace, of every tensor in it and of every weight in the blob."""
 WEIGHTS_MAGIC = b"MRVLWTS1"
@@ -66,6 +74,8 @@ METADATA_FILE = "metadata.json"
 METADATA_FORMAT = "mrvl-bundle/1"
 """`metadata.json`'s `format`: readers refuse other formats rather than misread them."""
 MAX_RANK = 8
+INTEGER_UNARY = frozenset({cpu.UnaryKind.RELU, cpu.UnaryKind.NEG, cpu.UnaryKind.ABS, cpu.UnaryKind.SIGN})
+"""The `cpu.unary` kinds with an integer kernel."""
 
 
 # --- Types and names ----------------------------------------------------------------
@@ -158,6 +168,22 @@ def _broadcast_strides(shape: tuple[int, ...], target: tuple[int, ...]) -> list[
     return [0 if i < pad or shape[i - pad] == 1 else own[i - pad] for i in range(len(target))]
 
 
+def _merge_dims(shape: list[int], strides: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+    """The same iteration with fewer dims: size-1 dims dropped, and a dim merged into the next
+    when every operand steps over both as over one (contiguous, or broadcast on both), so
+    the kernel's innermost rows are as long as they can be."""
+    keep = [i for i, d in enumerate(shape) if d != 1]
+    shape, strides = [shape[i] for i in keep], [[s[i] for i in keep] for s in strides]
+    i = len(shape) - 2
+    while i >= 0:
+        if all(s[i] == s[i + 1] * shape[i + 1] for s in strides):
+            shape[i:i + 2] = [shape[i] * shape[i + 1]]
+            for s in strides:
+                s[i:i + 2] = [s[i + 1]]
+        i -= 1
+    return shape, strides
+
+
 def _c_float(value: float) -> str:
     if math.isnan(value):
         return "NAN"
@@ -201,7 +227,7 @@ class Plan:
     """Where every tensor of the function lives, as a C expression per value."""
 
     arena_bytes: int = 0
-    offsets: dict[SSAValue, int] = field(default_factory=dict)
+    offsets: dict["SSAValue | Scratch", int] = field(default_factory=dict)
     """Workspace offset of each value planned into the arena."""
 
 
@@ -209,8 +235,16 @@ def _align(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
-def plan_arena(values: list[tuple[SSAValue, int, int]]) -> Plan:
-    """Greedy first fit: `(value, first op index, last use index)` in definition order.
+@dataclass(frozen=True)
+class Scratch:
+    """The workspace an op's kernel uses during its call (planned like a value live only then)."""
+
+    op: Operation
+    size: int
+
+
+def plan_arena(values: list[tuple[SSAValue | Scratch, int, int]]) -> Plan:
+    """Greedy first fit: `(value or scratch, first op index, last use index)` in definition order.
 
     A buffer becomes free after the op of its last use, so an op never writes over an
     operand it reads."""
@@ -218,7 +252,7 @@ def plan_arena(values: list[tuple[SSAValue, int, int]]) -> Plan:
     live: list[tuple[int, int, int]] = []  # (offset, size, last use)
     for value, start, end in values:
         live = [a for a in live if a[2] >= start]
-        size = _align(max(_bytes(value), 1))
+        size = _align(max(value.size if isinstance(value, Scratch) else _bytes(value), 1))
         offset = 0
         for a_offset, a_size, _ in sorted(live):
             if offset + size <= a_offset:
@@ -299,27 +333,46 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.ConvOp, x: list[str], y: list[str]) -> list[str]:
-        return self.conv(op, x, y, "mrvl_conv2d_f32")
+        fields, path, _ = self.conv_params(op)
+        bias = x[2] if op.B is not None else "NULL"
+        call = {"depthwise": f"mrvl_depthwise_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]});",
+                "pointwise": f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, NULL);",
+                "im2col": f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"}[path]
+        return [*self.params("mrvl_conv_params", fields), call]
 
     @emit.register
     def _(self, op: cpu.ConvTransposeOp, x: list[str], y: list[str]) -> list[str]:
-        return self.conv(op, x, y, "mrvl_conv_transpose2d_f32")
+        fields, _, _ = self.conv_params(op)
+        bias = x[2] if op.B is not None else "NULL"
+        return [*self.params("mrvl_conv_params", fields),
+                f"mrvl_conv_transpose_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
 
-    def conv(self, op: cpu.ConvOp | cpu.ConvTransposeOp, x: list[str], y: list[str], kernel: str) -> list[str]:
+    def conv_params(self, op: cpu.ConvOp | cpu.ConvTransposeOp) -> tuple[dict[str, object], str, int]:
+        """The kernel's parameters (spatial dims as (depth, height, width) with leading 1s), its
+        path and the scratch floats it needs: `depthwise` (one input channel per group),
+        `pointwise` (1x1, stride 1, no padding: the input is the GEMM's B), `im2col` (the
+        columns in scratch) or `transpose` (the column matrix in scratch)."""
         self.require_f32(op)
         xs, ws, ys = _shape(op.X), _shape(op.W), _shape(op.Y)
-        strides, dilations, pads = (list(op.strides.get_values()), list(op.dilations.get_values()),
-                                    list(op.pads.get_values()))
-        if len(xs) == 3:  # 1-d as 2-d of height 1
-            xs, ws, ys = (*xs[:2], 1, xs[2]), (*ws[:2], 1, ws[2]), (*ys[:2], 1, ys[2])
-            strides, dilations, pads = [1, *strides], [1, *dilations], [0, pads[0], 0, pads[1]]
-        if len(xs) != 4:
-            raise self.unsupported(op, f"with {len(xs) - 2} spatial dims (1 or 2 only)")
-        fields = dict(n=xs[0], c=xs[1], h=xs[2], w=xs[3], m=ys[1], kh=ws[2], kw=ws[3], oh=ys[2], ow=ys[3],
-                      stride_h=strides[0], stride_w=strides[1], dilation_h=dilations[0],
-                      dilation_w=dilations[1], pad_top=pads[0], pad_left=pads[1], group=op.group.value.data)
-        bias = x[2] if op.B is not None else "NULL"
-        return [*self.params("mrvl_conv2d_params", fields), f"{kernel}(&p, {x[0]}, {x[1]}, {bias}, {y[0]});"]
+        rank = len(xs) - 2
+        if rank > SPATIAL:
+            raise self.unsupported(op, f"with {rank} spatial dims (at most {SPATIAL})")
+        group = op.group.value.data
+        lead = SPATIAL - rank
+        kernel, strides, dilations = ws[2:], op.strides.get_values(), op.dilations.get_values()
+        pads = op.pads.get_values()[:rank]
+        fields = dict(n=xs[0], c=xs[1], m=ys[1], group=group, **{
+            key: _array([fill] * lead + list(values))
+            for key, values, fill in (("in", xs[2:], 1), ("out", ys[2:], 1), ("kernel", kernel, 1),
+                                      ("stride", strides, 1), ("dilation", dilations, 1), ("pad", pads, 0))})
+        taps = math.prod(kernel)
+        if isinstance(op, cpu.ConvTransposeOp):
+            return fields, "transpose", ys[1] // group * taps * math.prod(xs[2:])
+        if group > 1 and xs[1] == group:
+            return fields, "depthwise", 0
+        if all(k == 1 for k in kernel) and all(v == 1 for v in strides) and not any(pads) and xs[2:] == ys[2:]:
+            return fields, "pointwise", 0
+        return fields, "im2col", xs[1] // group * taps * math.prod(ys[2:])
 
     def params(self, struct: str, fields: dict[str, object]) -> list[str]:
         items = [f".{k} = {v}" for k, v in fields.items()]
@@ -343,7 +396,21 @@ class CEmitter:
                       alpha=_c_float(op.alpha.value.data), beta=_c_float(op.beta.value.data),
                       c_row_stride=c_strides[0], c_col_stride=c_strides[1])
         c = x[2] if op.C is not None else "NULL"
-        return [*self.params("mrvl_gemm_params", fields), f"mrvl_gemm_f32(&p, {x[0]}, {x[1]}, {c}, {y[0]});"]
+        scratch = "scratch" if self.scratch_bytes(op) else "NULL"
+        return [*self.params("mrvl_gemm_params", fields), f"mrvl_gemm_f32(&p, {x[0]}, {x[1]}, {c}, {y[0]}, {scratch});"]
+
+    def scratch_bytes(self, op: Operation) -> int:
+        """Workspace bytes the op's kernel needs besides its operands and results, for the
+        length of the call: im2col columns, the column matrix of a transposed conv, a
+        transposed B (see mrvl_kernels.c)."""
+        if isinstance(op, cpu.ConvOp | cpu.ConvTransposeOp):
+            return 4 * self.conv_params(op)[2]
+        if isinstance(op, cpu.GemmOp) and op.trans_b.value.data:
+            m, n = _shape(op.Y)
+            k = _shape(op.B)[1]
+            if m > GEMM_DOT_ROWS or op.trans_a.value.data:
+                return 4 * k * n
+        return 0
 
     @emit.register
     def _(self, op: cpu.MatmulOp, x: list[str], y: list[str]) -> list[str]:
@@ -366,9 +433,11 @@ class CEmitter:
         shape = _shape(result)
         if len(shape) > MAX_RANK:
             raise self.unsupported(result.owner, f"of rank {len(shape)} (at most {MAX_RANK})")  # type: ignore
+        strides = [_broadcast_strides(_shape(value), shape) for value in operands]
+        shape, strides = _merge_dims(list(shape), strides)
         fields: dict[str, object] = dict(rank=len(shape), shape=_array(shape or [0]))
-        for key, value in zip(("a_stride", "b_stride", "c_stride"), operands):
-            fields[key] = _array(_broadcast_strides(_shape(value), shape) or [0])
+        for key, operand_strides in zip(("a_stride", "b_stride", "c_stride"), strides):
+            fields[key] = _array(operand_strides or [0])
         return self.params("mrvl_broadcast", fields)
 
     @emit.register
@@ -376,11 +445,12 @@ class CEmitter:
         kind = op.kind.data
         code = f"MRVL_{kind.name}"
         element = op.lhs.type.element_type  # type: ignore[attr-defined]
-        if element == f32 and kind not in (cpu.BinaryKind.AND, cpu.BinaryKind.OR, cpu.BinaryKind.XOR):
+        logical = kind in (cpu.BinaryKind.AND, cpu.BinaryKind.OR, cpu.BinaryKind.XOR)
+        suffix = {f32: "f32", f64: "f64", _int(32): "i32", _int(64): "i64"}.get(element)
+        if suffix and not logical:
             return [*self.broadcast(op.result, [op.lhs, op.rhs]),
-                    f"mrvl_binary_f32({code}, &p, {x[0]}, {x[1]}, {y[0]});"]
-        if element == i1 and kind in (cpu.BinaryKind.AND, cpu.BinaryKind.OR, cpu.BinaryKind.XOR,
-                                      cpu.BinaryKind.EQUAL):
+                    f"mrvl_binary_{suffix}({code}, &p, {x[0]}, {x[1]}, {y[0]});"]
+        if element == i1 and (logical or kind == cpu.BinaryKind.EQUAL):
             return [*self.broadcast(op.result, [op.lhs, op.rhs]),
                     f"mrvl_binary_bool({code}, &p, {x[0]}, {x[1]}, {y[0]});"]
         raise self.unsupported(op, f"{kind} on {op.lhs.type}")
@@ -398,8 +468,13 @@ class CEmitter:
             return [f"mrvl_not({count}, {x[0]}, {y[0]});"]
         if op.kind.data == cpu.UnaryKind.IDENTITY:
             return [f"memcpy({y[0]}, {x[0]}, {_bytes(op.output)});"]
-        self.require_f32(op, f"{op.kind.data} ")
-        return [f"mrvl_unary_f32(MRVL_{op.kind.data.name}, {count}, {x[0]}, {y[0]});"]
+        kind, element = op.kind.data, op.input.type.element_type  # type: ignore[attr-defined]
+        suffix = {f32: "f32", f64: "f64"}.get(element)
+        if element in (_int(32), _int(64)) and kind in INTEGER_UNARY:
+            suffix = "i32" if element == _int(32) else "i64"
+        if suffix is None:
+            raise self.unsupported(op, f"{kind} on {op.input.type}")
+        return [f"mrvl_unary_{suffix}(MRVL_{kind.name}, {count}, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.ClipOp, x: list[str], y: list[str]) -> list[str]:
@@ -455,19 +530,19 @@ class CEmitter:
     def _(self, op: cpu.PoolOp, x: list[str], y: list[str]) -> list[str]:
         self.require_f32(op)
         xs, ys = _shape(op.input), _shape(op.output)
-        kernel, strides, dilations, pads = (list(a.get_values()) for a in (op.kernel, op.strides, op.dilations,
-                                                                           op.pads))
-        if len(xs) == 3:
-            xs, ys = (*xs[:2], 1, xs[2]), (*ys[:2], 1, ys[2])
-            kernel, strides, dilations = [1, *kernel], [1, *strides], [1, *dilations]
-            pads = [0, pads[0], 0, pads[1]]
-        if len(xs) != 4:
-            raise self.unsupported(op, f"with {len(xs) - 2} spatial dims (1 or 2 only)")
-        fields = dict(n=xs[0], c=xs[1], h=xs[2], w=xs[3], oh=ys[2], ow=ys[3], kh=kernel[0], kw=kernel[1],
-                      stride_h=strides[0], stride_w=strides[1], dilation_h=dilations[0], dilation_w=dilations[1],
-                      pad_top=pads[0], pad_left=pads[1], pad_bottom=pads[2], pad_right=pads[3],
-                      is_max=int(op.kind.data == cpu.PoolKind.MAX), count_include_pad=int(op.count_include_pad.value.data))
-        return [*self.params("mrvl_pool2d_params", fields), f"mrvl_pool2d_f32(&p, {x[0]}, {y[0]});"]
+        rank = len(xs) - 2
+        if rank > SPATIAL:
+            raise self.unsupported(op, f"with {rank} spatial dims (at most {SPATIAL})")
+        lead = SPATIAL - rank
+        pads = list(op.pads.get_values())
+        fields: dict[str, object] = dict(n=xs[0], c=xs[1])
+        for key, values, fill in (("in", xs[2:], 1), ("out", ys[2:], 1), ("kernel", op.kernel.get_values(), 1),
+                                  ("stride", op.strides.get_values(), 1), ("dilation", op.dilations.get_values(), 1),
+                                  ("pad_begin", pads[:rank], 0), ("pad_end", pads[rank:], 0)):
+            fields[key] = _array([fill] * lead + list(values))
+        fields |= dict(is_max=int(op.kind.data == cpu.PoolKind.MAX),
+                       count_include_pad=int(op.count_include_pad.value.data))
+        return [*self.params("mrvl_pool_params", fields), f"mrvl_pool_f32(&p, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.GlobalPoolOp, x: list[str], y: list[str]) -> list[str]:
@@ -580,19 +655,19 @@ class CEmitter:
         mode = op.mode.data
         if len(s) > MAX_RANK or not s:
             raise self.unsupported(op, f"of rank {len(s)}")
-        if mode == cpu.ResizeMode.CUBIC:
-            raise self.unsupported(op, "cubic (nearest and linear only)")
-        if mode == cpu.ResizeMode.LINEAR:
-            self.require_f32(op, "linear ")
-            if s[:-2] != out[:-2]:
-                raise self.unsupported(op, "linear over more than the last two dims")
+        if mode != cpu.ResizeMode.NEAREST:
+            self.require_f32(op, f"{mode} ")
+            if s[:-2] != out[:-2] or len(s) < 2:
+                raise self.unsupported(op, f"{mode} over other than the last two dims")
         fields = dict(rank=len(s), in_shape=_array(s), out_shape=_array(out),
                       scale="{" + ", ".join(_c_float(v) for v in scales) + "}",
-                      linear=int(mode == cpu.ResizeMode.LINEAR),
+                      mode=f"MRVL_RESIZE_{mode.name}",
                       coordinate_mode=f"MRVL_{op.coordinate_transformation_mode.data.name}",
                       nearest_mode={"FLOOR": "MRVL_NEAREST_FLOOR", "CEIL": "MRVL_NEAREST_CEIL"}.get(
-                          op.nearest_mode.data.name, f"MRVL_{op.nearest_mode.data.name}"))
-        call = (f"mrvl_resize_f32(&p, {x[0]}, {y[0]});" if mode == cpu.ResizeMode.LINEAR
+                          op.nearest_mode.data.name, f"MRVL_{op.nearest_mode.data.name}"),
+                      cubic_coeff_a=_c_float(op.cubic_coeff_a.value.data),
+                      exclude_outside=int(op.exclude_outside.value.data))
+        call = (f"mrvl_resize_f32(&p, {x[0]}, {y[0]});" if mode != cpu.ResizeMode.NEAREST
                 else f"mrvl_resize_nearest(&p, {x[0]}, {y[0]}, {_ctype(op.output).size});")
         return [*self.params("mrvl_resize_params", fields), call]
 
@@ -694,15 +769,20 @@ class CEmitter:
         for value in ret.arguments:
             root = alias_of.get(value, value)
             last_use[root] = end
-        arena_values = []
+        arena_values: list[tuple[SSAValue | Scratch, int, int]] = []
+        scratch: dict[Operation, Scratch] = {}
         for op in ops:
             for result in op.results:
                 if result in output_of or result in alias_of:
                     continue
                 arena_values.append((result, index[op], last_use.get(result, index[op])))
+            if size := self.scratch_bytes(op):
+                scratch[op] = Scratch(op, size)
+                arena_values.append((scratch[op], index[op], index[op]))
         plan = plan_arena(arena_values)
         for value, offset in plan.offsets.items():
-            where[value] = f"({_ctype(value).c} *)(arena + {offset})"
+            if not isinstance(value, Scratch):
+                where[value] = f"({_ctype(value).c} *)(arena + {offset})"
         where |= output_of
 
         def expr(value: SSAValue) -> str:
@@ -736,6 +816,7 @@ class CEmitter:
             fn = self.op_names(name or op.name, prefix="op_")
             params = [f"const {_ctype(v).c} *x{i}" for i, v in enumerate(op.operands)]
             params += [f"{_ctype(v).c} *y{i}" for i, v in enumerate(op.results)]
+            params += ["float *scratch"] if op in scratch else []
             body = self.emit(op, [f"x{i}" for i in range(len(op.operands))],
                              [f"y{i}" for i in range(len(op.results))])
             if not body[-1].lstrip().startswith("return"):
@@ -745,6 +826,10 @@ class CEmitter:
             args = [expr(v) for v in (*op.operands, *op.results)]
             placement = ", ".join(
                 f"{r.name_hint or 'result'} at arena + {plan.offsets[r]}" for r in op.results if r in plan.offsets)
+            if op in scratch:
+                offset = plan.offsets[scratch[op]]
+                args.append(f"(float *)(arena + {offset})")
+                placement += f"{', ' if placement else ''}scratch ({scratch[op].size} bytes) at arena + {offset}"
             calls.append(f"    {comment}")
             if placement:
                 calls.append(f"    /* {placement} */")
@@ -898,6 +983,9 @@ class CEmitter:
             "#include <stdlib.h>",
             "#include <string.h>",
             "",
+            "/* The kernels, with internal linkage: models link into one program side by side. */",
+            "#include \"mrvl_kernels.c\"",
+            "",
             "static const unsigned char *weights_data;",
             "static unsigned char *weights_owned;",
             "static mrvl_mlip_run_fn mlip_run;",
@@ -974,10 +1062,10 @@ class CEmitter:
         return (
             f"# Builds lib{m}.so and lib{m}.a from the generated sources (generated by mrvl-opt -t c).\n"
             "CC ?= cc\n"
-            "CFLAGS ?= -std=c99 -O2 -Wall -Wextra\n"
-            "OBJS = " + f"{m}.o mrvl_kernels.o\n\n"
+            "CFLAGS ?= -std=c99 -O3 -ffp-contract=fast -Wall -Wextra\n"
+            f"OBJS = {m}.o\n\n"
             f"all: lib{m}.so lib{m}.a\n\n"
-            "%.o: %.c\n"
+            f"{m}.o: {m}.c {m}.h mrvl_kernels.c mrvl_kernels.h mrvl_mlip.h\n"
             "\t$(CC) $(CFLAGS) -fPIC -c $< -o $@\n\n"
             f"lib{m}.so: $(OBJS)\n"
             "\t$(CC) -shared -o $@ $(OBJS) -lm\n\n"

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -18,19 +19,17 @@ from onnx import TensorProto, helper
 from mrvl.opt import main as mrvl_opt
 
 GCC = shutil.which("gcc")
-CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared"]
+CFLAGS = ["-Werror", "-fPIC", "-shared"]
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
 
 
-class Built:
-    """A compiled model: its library, header macros and interface."""
+class Bundle:
+    """A generated model's directory: its header macros and interface."""
 
     def __init__(self, directory: Path, model: str):
         self.dir, self.model = directory, model
-        self.lib = ctypes.CDLL(str(directory / f"lib{model}.so"))
         header = (directory / f"{model}.h").read_text()
         self.macros = dict(re.findall(r"#define (\w+) (.+?)(?: /\*.*)?$", header, re.M))
-        assert self.lib[f"{model}_load_weights"](str(directory / f"{model}_weights.bin").encode()) == 0
 
     def io(self, kind: str) -> list[tuple[str, tuple[int, ...], str]]:
         M = self.model.upper()
@@ -39,8 +38,18 @@ class Built:
         for i in range(count):
             shape = tuple(int(d) for d in re.findall(r"-?\d+", self.macros[f"{M}_{kind}_{i}_SHAPE"]))
             name = self.macros[f"{M}_{kind}_{i}_NAME"].strip('"')
-            entries.append((name, shape, self.macros[f"{M}_{kind}_{i}_DTYPE"].strip('"')))
+            dtype = self.macros[f"{M}_{kind}_{i}_DTYPE"].strip('"')
+            entries.append((name, shape, ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype))
         return entries
+
+
+class Built(Bundle):
+    """A model built as a shared library, loaded with its weights."""
+
+    def __init__(self, directory: Path, model: str):
+        super().__init__(directory, model)
+        self.lib = ctypes.CDLL(str(directory / f"lib{model}.so"))
+        assert self.lib[f"{model}_load_weights"](str(directory / f"{model}_weights.bin").encode()) == 0
 
     def run(self, inputs: dict[str, np.ndarray]) -> tuple[int, list[np.ndarray]]:
         M = self.model.upper()
@@ -56,39 +65,44 @@ class Built:
         return rc, outs
 
 
-_CACHE: dict[str, Built] = {}
+_CACHE: dict[Path, Built] = {}
 
 
-def _kernels_object(workdir: Path, source: bytes) -> Path:
-    """The runtime, compiled once per session (every bundle copies the same file)."""
-    obj = workdir / f"mrvl_kernels-{hashlib.sha256(source).hexdigest()[:16]}.o"
-    if not obj.exists():
-        src = workdir / "mrvl_kernels.c"
-        src.write_bytes(source)
-        shutil.copy(Path(__file__).parents[1] / "backend" / "c_runtime" / "mrvl_kernels.h", workdir)
-        subprocess.run([GCC, *CFLAGS[:-1], "-c", str(src), "-o", str(obj)], check=True, capture_output=True)
-    return obj
+def gcc(args: list[str], cwd: Path) -> None:
+    done = subprocess.run([GCC, *args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, f"gcc {' '.join(args)} in {cwd}:\n{done.stderr}"
+
+
+def makefile_cflags(directory: Path) -> list[str]:
+    """The generated Makefile's default CFLAGS, so tests build what users build (plus -Werror)."""
+    (line,) = [x for x in (directory / "Makefile").read_text().splitlines() if x.startswith("CFLAGS ?=")]
+    return line.split("?=", 1)[1].split()
+
+
+def emit_model(model: onnx.ModelProto, workdir: Path, shapes: dict[str, list[int]] | None = None,
+               name: str = "m") -> Path:
+    """The C bundle of `model` (all host), in a directory named by its content."""
+    data = model.SerializeToString()
+    key = hashlib.sha256(data + repr(sorted((shapes or {}).items())).encode() + name.encode()).hexdigest()[:16]
+    out = workdir / key
+    if not out.exists():
+        source = workdir / f"{key}.onnx"
+        source.write_bytes(data)
+        args = [str(source), "-p", "mrvl-pipeline{offload=false}", "-t", f"c{{model={name}}}", "-o", str(out)]
+        for input_name, dims in (shapes or {}).items():
+            args += ["--input-shape", f"{input_name}={'x'.join(map(str, dims))}"]
+        assert mrvl_opt(args) == 0
+    return out
 
 
 def compile_model(model: onnx.ModelProto, workdir: Path, shapes: dict[str, list[int]] | None = None,
                   name: str = "m") -> Built:
-    """Emit C for `model` (all host) and build it; the same sources are built once."""
-    data = model.SerializeToString()
-    key = hashlib.sha256(data + repr(sorted((shapes or {}).items())).encode()).hexdigest()[:16]
-    if key in _CACHE:
-        return _CACHE[key]
-    source = workdir / f"{key}.onnx"
-    source.write_bytes(data)
-    out = workdir / key
-    args = [str(source), "-p", "mrvl-pipeline{offload=false}", "-t", f"c{{model={name}}}", "-o", str(out)]
-    for input_name, dims in (shapes or {}).items():
-        args += ["--input-shape", f"{input_name}={'x'.join(map(str, dims))}"]
-    assert mrvl_opt(args) == 0
-    kernels = _kernels_object(workdir, (out / "mrvl_kernels.c").read_bytes())
-    subprocess.run([GCC, *CFLAGS, f"{name}.c", str(kernels), "-o", f"lib{name}.so", "-lm"], cwd=out,
-                   check=True, capture_output=True)
-    _CACHE[key] = Built(out, name)
-    return _CACHE[key]
+    """Emit C for `model` (all host) and build it with -Werror; the same sources are built once."""
+    out = emit_model(model, workdir, shapes, name)
+    if out not in _CACHE:
+        gcc([*makefile_cflags(out), *CFLAGS, f"{name}.c", "-o", f"lib{name}.so", "-lm"], out)
+        _CACHE[out] = Built(out, name)
+    return _CACHE[out]
 
 
 @pytest.fixture(scope="session")
@@ -217,13 +231,16 @@ SINGLE_OPS = {
 }
 
 
+def random_inputs(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
+    """Standard normal float32 values for every (static) graph input."""
+    rng = np.random.default_rng(seed)
+    return {i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(np.float32)
+            for i in model.graph.input}
+
+
 @pytest.mark.parametrize("name", sorted(SINGLE_OPS))
 def test_single_op_matches_onnxruntime(name: str, c_workdir: Path) -> None:
-    model = SINGLE_OPS[name]
-    rng = np.random.default_rng(7)
-    inputs = {i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(np.float32)
-              for i in model.graph.input}
-    check(model, c_workdir, inputs)
+    check(SINGLE_OPS[name], c_workdir, random_inputs(SINGLE_OPS[name], 7))
 
 
 def test_run_checks_its_arguments(c_workdir: Path) -> None:
@@ -245,3 +262,100 @@ def test_weights_of_another_build_are_rejected(c_workdir: Path) -> None:
     assert load(str(other.dir / "m_weights.bin").encode()) == -4  # MRVL_ERR_WEIGHTS
     assert load(str(built.dir / "missing.bin").encode()) == -4
     assert load(str(built.dir / "m_weights.bin").encode()) == 0
+
+
+# --- Programs: generated models linked with a small C driver -------------------------------
+
+
+def driver_source(models: list[Bundle]) -> str:
+    """A C program that runs each of `models` once. Per model, three arguments: its weights
+    file, a file with every input's bytes in order, and the file to write every output's
+    bytes to. Exit status: 0, or 1 + the index of the model that failed."""
+    lines = ["#include <stdint.h>", "#include <stdio.h>", "#include <stdlib.h>", ""]
+    lines += [f'#include "{b.model}.h"' for b in models]
+    lines += ["", "/* Reads `count` buffers of the given sizes from `path` (or writes them to it). */",
+              "static int transfer(const char *path, int writing, void **buffers, const size_t *sizes, int count)",
+              "{",
+              "    FILE *f = fopen(path, writing ? \"wb\" : \"rb\");",
+              "    int ok = f != NULL;",
+              "    for (int i = 0; ok && i < count; i++)",
+              "        ok = (writing ? fwrite(buffers[i], 1, sizes[i], f) : fread(buffers[i], 1, sizes[i], f)) == sizes[i];",
+              "    if (f) fclose(f);",
+              "    return ok;",
+              "}", ""]
+    for b in models:
+        m, M = b.model, b.model.upper()
+        ins, outs = len(b.io("INPUT")), len(b.io("OUTPUT"))
+        lines += [f"static int run_{m}(char **arg)", "{",
+                  f"    size_t in_sizes[] = {{{', '.join(f'{M}_INPUT_{i}_BYTES' for i in range(ins)) or '0'}}};",
+                  f"    size_t out_sizes[] = {{{', '.join(f'{M}_OUTPUT_{i}_BYTES' for i in range(outs)) or '0'}}};",
+                  f"    void *x[{max(ins, 1)}], *y[{max(outs, 1)}];",
+                  f"    unsigned char *raw = malloc({M}_WORKSPACE_BYTES + {M}_WORKSPACE_ALIGN);",
+                  f"    void *ws = raw + (-(uintptr_t)raw % {M}_WORKSPACE_ALIGN);",
+                  "    int rc;",
+                  f"    for (int i = 0; i < {ins}; i++) x[i] = malloc(in_sizes[i]);",
+                  f"    for (int i = 0; i < {outs}; i++) y[i] = malloc(out_sizes[i]);",
+                  f"    if ({m}_load_weights(arg[0]) != MRVL_OK || !transfer(arg[1], 0, x, in_sizes, {ins})) return 0;",
+                  f"    {m}_inputs in = {{{', '.join(f'x[{i}]' for i in range(ins)) or '0'}}};",
+                  f"    {m}_outputs out = {{{', '.join(f'y[{i}]' for i in range(outs)) or '0'}}};",
+                  f"    rc = {m}_run(&in, &out, ws) == MRVL_OK && transfer(arg[2], 1, y, out_sizes, {outs});",
+                  f"    for (int i = 0; i < {ins}; i++) free(x[i]);",
+                  f"    for (int i = 0; i < {outs}; i++) free(y[i]);",
+                  "    free(raw);",
+                  "    return rc;",
+                  "}", ""]
+    lines += ["int main(int argc, char **argv)", "{",
+              f"    if (argc != {1 + 3 * len(models)}) return 2;"]
+    lines += [f"    if (!run_{b.model}(argv + {1 + 3 * i})) return {1 + i};" for i, b in enumerate(models)]
+    lines += ["    return 0;", "}", ""]
+    return "\n".join(lines)
+
+
+def build_program(models: list[Bundle], workdir: Path, extra_flags: list[str] = ()) -> Path:
+    """`models` compiled each to its own object and linked with their driver into one program."""
+    objects = []
+    for b in models:
+        obj = workdir / f"{b.model}.o"
+        gcc([*makefile_cflags(b.dir), "-Werror", *extra_flags, "-c", str(b.dir / f"{b.model}.c"), "-o", str(obj)], workdir)
+        objects.append(str(obj))
+    (workdir / "main.c").write_text(driver_source(models))
+    program = workdir / "program"
+    includes = [f"-I{b.dir}" for b in models]
+    gcc([*makefile_cflags(models[0].dir), "-Werror", *extra_flags, *includes, "main.c", *objects, "-o", str(program),
+         "-lm"], workdir)
+    return program
+
+
+def run_program(program: Path, models: list[Bundle], inputs: list[dict[str, np.ndarray]],
+                env: dict[str, str] | None = None) -> list[list[np.ndarray]]:
+    """Runs `program` once on `inputs` (one dict per model); every model's outputs."""
+    args = []
+    for i, (b, values) in enumerate(zip(models, inputs)):
+        data = b"".join(np.ascontiguousarray(values[name], dtype).tobytes() for name, _, dtype in b.io("INPUT"))
+        (program.parent / f"in{i}.bin").write_bytes(data)
+        args += [str(b.dir / f"{b.model}_weights.bin"), str(program.parent / f"in{i}.bin"),
+                 str(program.parent / f"out{i}.bin")]
+    done = subprocess.run([str(program), *args], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, f"{program} exited with {done.returncode}:\n{done.stderr[-4000:]}"
+    results = []
+    for i, b in enumerate(models):
+        data, position, outs = (program.parent / f"out{i}.bin").read_bytes(), 0, []
+        for _, shape, dtype in b.io("OUTPUT"):
+            count = int(np.prod(shape))
+            outs.append(np.frombuffer(data, dtype, count, position).reshape(shape))
+            position += count * np.dtype(dtype).itemsize
+        results.append(outs)
+    return results
+
+
+def test_two_models_link_into_one_program(c_workdir: Path, tmp_path: Path) -> None:
+    """Two bundles, each with its own copy of the kernels, in one executable: no symbol
+    clash, and each model runs with its own weights."""
+    models = [compile_model(SINGLE_OPS["conv"], c_workdir, name="first"),
+              compile_model(SINGLE_OPS["gemm"], c_workdir, name="second")]
+    rng = np.random.default_rng(3)
+    inputs = [{"x": rng.standard_normal(shape).astype(np.float32)} for shape in ([2, 4, 7, 6], [3, 5])]
+    program = build_program(models, tmp_path)
+    for got, model, values in zip(run_program(program, models, inputs), ("conv", "gemm"), inputs):
+        (expected,) = reference(SINGLE_OPS[model], values)
+        np.testing.assert_allclose(got[0], expected, rtol=1e-4, atol=1e-5)

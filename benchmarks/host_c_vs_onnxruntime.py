@@ -1,0 +1,154 @@
+"""Run time of the all-host C of the zoo models against onnxruntime, both on one thread.
+
+    python benchmarks/host_c_vs_onnxruntime.py [--repeat N] [--models NAME ...] [--native]
+
+Each model is compiled with `mrvl-pipeline{offload=false} -t c` and built with its generated
+Makefile (default CFLAGS, so -O3 for the host's baseline ISA); `--native` also builds it with
+`-march=native` (the vector units onnxruntime's MLAS picks at run time). The C `<model>_run`
+is called through ctypes on one preallocated workspace; onnxruntime runs the same ONNX file
+in an InferenceSession with intra_op_num_threads=1, inter_op_num_threads=1 and sequential
+execution. A time is the median over N samples of the mean of enough back-to-back runs to
+fill a few milliseconds. Both outputs are compared before timing, so a wrong build fails
+here instead of looking fast. Target (issue): C at most 1.5x onnxruntime for the ResNet-style
+and transformer models.
+"""
+
+import argparse
+import ctypes
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "test")]
+
+import zoo  # noqa: E402
+from ir_helpers import ZOO_INPUT_SHAPES  # noqa: E402
+
+from mrvl.opt import main as mrvl_opt  # noqa: E402
+
+MODELS = ["resnet_small", "mobilenet_small", "transformer_block", "resnet50_sized"]
+TARGET = 1.5
+SAMPLE_SECONDS = 0.005
+
+
+def build(model_path: Path, name: str, shapes: dict[str, list[int]], out: Path, cflags: str | None) -> Path:
+    args = [str(model_path), "-p", "mrvl-pipeline{offload=false}", "-t", f"c{{model={name}}}", "-o", str(out)]
+    for input_name, dims in shapes.items():
+        args += ["--input-shape", f"{input_name}={'x'.join(map(str, dims))}"]
+    if mrvl_opt(args) != 0:
+        raise SystemExit(f"error: mrvl-opt failed on {model_path}")
+    make = ["make", "-s", "-C", str(out), f"lib{name}.so"]
+    if cflags is not None:
+        make.append(f"CFLAGS={cflags}")
+    subprocess.run(make, check=True)
+    return out / f"lib{name}.so"
+
+
+class CModel:
+    """A built bundle, called through ctypes with buffers set up once."""
+
+    def __init__(self, directory: Path, name: str, inputs: dict[str, np.ndarray]):
+        self.lib = ctypes.CDLL(str(directory / f"lib{name}.so"))
+        header = (directory / f"{name}.h").read_text()
+        macros = dict(re.findall(r"#define (\w+) (.+?)(?: /\*.*)?$", header, re.M))
+        M = name.upper()
+        if self.lib[f"{name}_load_weights"](str(directory / f"{name}_weights.bin").encode()) != 0:
+            raise SystemExit(f"error: {name}: the weights did not load")
+        ins = [np.ascontiguousarray(inputs[macros[f"{M}_INPUT_{i}_NAME"].strip('"')], np.float32)
+               for i in range(int(macros[f"{M}_NUM_INPUTS"]))]
+        self.outputs = [np.zeros([int(d) for d in re.findall(r"\d+", macros[f"{M}_OUTPUT_{i}_SHAPE"])], np.float32)
+                        for i in range(int(macros[f"{M}_NUM_OUTPUTS"]))]
+        size, align = int(macros[f"{M}_WORKSPACE_BYTES"]), int(macros[f"{M}_WORKSPACE_ALIGN"])
+        self.raw = np.zeros(size + align, np.uint8)
+        workspace = self.raw.ctypes.data + (-self.raw.ctypes.data % align)
+        self.keep = ins
+        self.args = ((ctypes.c_void_p * max(len(ins), 1))(*[a.ctypes.data for a in ins]),
+                     (ctypes.c_void_p * max(len(self.outputs), 1))(*[a.ctypes.data for a in self.outputs]),
+                     ctypes.c_void_p(workspace))
+        self.fn = self.lib[f"{name}_run"]
+
+    def __call__(self) -> None:
+        if self.fn(*self.args) != 0:
+            raise SystemExit("error: the C run failed")
+
+
+def median_seconds(run, repeat: int) -> float:
+    run()
+    start, count = time.perf_counter(), 0
+    while time.perf_counter() - start < SAMPLE_SECONDS:
+        run()
+        count += 1
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(count):
+            run()
+        samples.append((time.perf_counter() - start) / count)
+    return statistics.median(samples)
+
+
+def onnxruntime_session(path: Path) -> ort.InferenceSession:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=15, help="samples per timing (median)")
+    parser.add_argument("--models", nargs="+", default=MODELS, choices=list(zoo.ZOO))
+    parser.add_argument("--native", action="store_true", help="also build with -march=native")
+    args = parser.parse_args(argv)
+
+    builds = [("-O3", None)]
+    if args.native:
+        builds.append(("-O3 native", "-std=c99 -O3 -march=native -ffp-contract=fast -Wall -Wextra"))
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.models:
+            path = Path(tmp) / f"{name}.onnx"
+            onnx.save(zoo.ZOO[name](), path)
+            shapes = ZOO_INPUT_SHAPES.get(name, {})
+            session = onnxruntime_session(path)
+            rng = np.random.default_rng(0)
+            inputs = {}
+            for i in session.get_inputs():
+                dims = shapes.get(i.name) or i.shape
+                inputs[i.name] = rng.standard_normal(dims).astype(np.float32)
+            expected = session.run(None, inputs)
+            ort_s = median_seconds(lambda: session.run(None, inputs), args.repeat)
+            row = [name, ort_s]
+            for label, cflags in builds:
+                out = Path(tmp) / f"{name}-{len(row)}"
+                build(path, name, shapes, out, cflags)
+                model = CModel(out, name, inputs)
+                model()
+                for got, want in zip(model.outputs, expected):
+                    np.testing.assert_allclose(got, want.reshape(got.shape), rtol=1e-3, atol=1e-4,
+                                               err_msg=f"{name} ({label}) differs from onnxruntime")
+                row.append(median_seconds(model, args.repeat))
+            rows.append(row)
+
+    head = f"{'model':<20} {'onnxruntime':>12}" + "".join(f" {label + ' C':>14} {'ratio':>6}" for label, _ in builds)
+    print(head)
+    for name, ort_s, *c_times in rows:
+        line = f"{name:<20} {ort_s * 1e3:>9.3f} ms"
+        line += "".join(f" {t * 1e3:>11.3f} ms {t / ort_s:>5.2f}x" for t in c_times)
+        print(line)
+    print(f"(1 thread each; median of {args.repeat}; ratio = C time / onnxruntime time; target <= {TARGET}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

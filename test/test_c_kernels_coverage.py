@@ -1,0 +1,183 @@
+"""Host C kernels beyond 2-d float32: 3-d conv, conv_transpose and pools, cubic resize (every
+coordinate transformation mode, cubic_coeff_a, exclude_outside), casts between the float
+types (round to nearest even), and arithmetic on int32, int64 and float64; one single-op
+model each, built with gcc -Werror and compared with onnxruntime. Where onnxruntime has no
+kernel (3-d cubic resize, PRelu and Erf on these types, int64 Relu, any bfloat16 tensor at
+its Python interface) the reference is ONNX's own evaluator, or numpy for casts."""
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+from test_c_backend import (GCC, _w, c_workdir, check, compile_model, random_inputs, reference,  # noqa: F401
+                            single_op)
+
+pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
+
+X3 = [("x", [2, 4, 5, 6, 7])]
+ROI = onnx.numpy_helper.from_array(np.zeros(0, np.float32), "roi")
+
+
+def _scales(values: list[float]) -> onnx.TensorProto:
+    return onnx.numpy_helper.from_array(np.array(values, np.float32), "sc")
+
+
+FLOAT_OPS = {
+    "conv3d": single_op("Conv", X3, initializers=[_w("w", [6, 2, 3, 2, 3]), _w("b", [6])], group=2,
+                        pads=[1, 0, 2, 0, 1, 1], strides=[2, 1, 2], dilations=[1, 2, 1]),
+    "conv3d_pointwise": single_op("Conv", X3, initializers=[_w("w", [3, 4, 1, 1, 1])]),
+    "conv3d_depthwise": single_op("Conv", X3, initializers=[_w("w", [8, 1, 3, 3, 3]), _w("b", [8])], group=4,
+                                  pads=[1, 1, 1, 1, 1, 1], strides=[1, 2, 1]),
+    "conv_transpose3d": single_op("ConvTranspose", X3, initializers=[_w("w", [4, 3, 2, 3, 2]), _w("b", [3])],
+                                  strides=[2, 1, 2], pads=[1, 0, 0, 0, 1, 1], output_padding=[1, 0, 0]),
+    "conv_transpose3d_grouped": single_op("ConvTranspose", X3, initializers=[_w("w", [4, 1, 3, 3, 3])], group=2,
+                                          dilations=[2, 1, 1]),
+    "max_pool3d": single_op("MaxPool", X3, kernel_shape=[2, 3, 3], strides=[2, 2, 1], pads=[1, 1, 0, 0, 1, 1],
+                            ceil_mode=1),
+    "avg_pool3d": single_op("AveragePool", X3, kernel_shape=[3, 3, 2], strides=[1, 2, 2], pads=[1, 1, 1, 1, 1, 1]),
+    "avg_pool3d_include_pad": single_op("AveragePool", X3, kernel_shape=[3, 2, 3], strides=[2, 2, 2],
+                                        pads=[1, 0, 1, 1, 1, 0], count_include_pad=1),
+    "resize_cubic": single_op("Resize", [("x", [2, 3, 5, 7])], initializers=[ROI, _scales([1, 1, 2.0, 1.5])],
+                              mode="cubic"),
+    "resize_cubic_down": single_op("Resize", [("x", [1, 2, 9, 8])], initializers=[ROI, _scales([1, 1, 0.6, 0.5])],
+                                   mode="cubic"),
+    "resize_cubic_a_exclude": single_op("Resize", [("x", [2, 3, 5, 7])], initializers=[ROI, _scales([1, 1, 1.7, 2.5])],
+                                        mode="cubic", cubic_coeff_a=-0.5, exclude_outside=1),
+    "resize_cubic_3d": single_op("Resize", [("x", [3, 4, 6])], initializers=[ROI, _scales([1, 2.0, 0.75])],
+                                 mode="cubic", coordinate_transformation_mode="asymmetric"),
+}
+for _mode in ("align_corners", "asymmetric", "pytorch_half_pixel", "half_pixel_symmetric"):
+    FLOAT_OPS[f"resize_cubic_{_mode}"] = single_op(
+        "Resize", [("x", [1, 2, 6, 5])], initializers=[ROI, _scales([1, 1, 1.5, 2.2])], mode="cubic",
+        coordinate_transformation_mode=_mode, exclude_outside=int(_mode == "asymmetric"))
+FLOAT_OPS["resize_cubic_half_pixel_symmetric"].opset_import[0].version = 19
+
+
+ONNX_REFERENCE_ONLY = {"resize_cubic_3d"}
+"""onnxruntime's cubic Resize takes 2-d or 4-d inputs only."""
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_OPS))
+def test_float_kernel_matches_onnxruntime(name: str, c_workdir: Path) -> None:
+    model = FLOAT_OPS[name]
+    inputs = random_inputs(model, 11)
+    if name not in ONNX_REFERENCE_ONLY:
+        check(model, c_workdir, inputs)
+        return
+    rc, (got,) = compile_model(model, c_workdir).run(inputs)
+    assert rc == 0
+    (expected,) = ReferenceEvaluator(model).run(None, inputs)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+# --- Typed single ops --------------------------------------------------------------------------
+
+ONNX_TYPES = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE, np.float16: TensorProto.FLOAT16,
+              ml_dtypes.bfloat16: TensorProto.BFLOAT16, np.int32: TensorProto.INT32, np.int64: TensorProto.INT64,
+              np.bool_: TensorProto.BOOL}
+
+
+def typed_op(op_type: str, inputs: list[tuple[str, type]], output: type, shape: list[int], opset: int = 19,
+             **attrs) -> onnx.ModelProto:
+    node = helper.make_node(op_type, [n for n, _ in inputs], ["y"], name=f"the_{op_type.lower()}", **attrs)
+    graph = helper.make_graph(
+        [node], op_type.lower(), [helper.make_tensor_value_info(n, ONNX_TYPES[t], shape) for n, t in inputs],
+        [helper.make_tensor_value_info("y", ONNX_TYPES[output], shape)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=9)
+
+
+def run_typed(model: onnx.ModelProto, workdir: Path, inputs: dict[str, np.ndarray],
+              onnxruntime: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The C result and the reference: onnxruntime's, or ONNX's evaluator's."""
+    built = compile_model(model, workdir)
+    rc, (got,) = built.run(inputs)
+    assert rc == 0
+    (expected,) = reference(model, inputs) if onnxruntime else ReferenceEvaluator(model).run(None, inputs)
+    return got, expected
+
+
+FLOATS = [np.float32, np.float64, np.float16, ml_dtypes.bfloat16]
+
+
+def cast_input(dtype: type) -> np.ndarray:
+    """Values over every range the float types have: normal, subnormal in f16, past f16's
+    largest, halfway cases, signed zeros, infinities and NaN (as `dtype`)."""
+    rng = np.random.default_rng(5)
+    values = np.concatenate([
+        rng.standard_normal(64) * 10.0 ** rng.integers(-9, 7, 64),
+        [0.0, -0.0, np.inf, -np.inf, np.nan, 65504.0, 65519.0, 65520.0, 1e6, 6.1e-5, 3e-8, -2.98e-8, 5.96e-8,
+         1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11, 1.0 + 2.0 ** -8, 3.0e38, -1.5e-39],
+    ])
+    with np.errstate(over="ignore"):
+        return values.astype(dtype)
+
+
+@pytest.mark.parametrize("source", FLOATS, ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("target", FLOATS, ids=lambda t: np.dtype(t).name)
+def test_cast_between_float_types(source: type, target: type, c_workdir: Path) -> None:
+    if source is target:
+        pytest.skip("a cast to the same type is no op")
+    x = cast_input(source)
+    model = typed_op("Cast", [("x", source)], target, [len(x)], to=ONNX_TYPES[target])
+    rc, (got,) = compile_model(model, c_workdir).run({"x": x})
+    assert rc == 0
+    # Round to nearest even straight from the source type, as numpy and ml_dtypes do.
+    with np.errstate(over="ignore"):
+        direct = x.astype(target)
+    references = [direct]
+    if ml_dtypes.bfloat16 not in (source, target):
+        references += reference(model, {"x": x})
+    for expected in references:
+        nan = np.isnan(expected.astype(np.float64))
+        np.testing.assert_array_equal(np.isnan(got.astype(np.float64)), nan)
+        np.testing.assert_array_equal(got[~nan].view(np.uint8), expected[~nan].view(np.uint8))
+
+
+INT_BINARY = ["Add", "Sub", "Mul", "Div", "Max", "Min", "Mod", "Pow"]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64], ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("op_type", [*INT_BINARY, "ModF", "PRelu", "Less", "Equal", "GreaterOrEqual"])
+def test_binary_on_other_types(op_type: str, dtype: type, c_workdir: Path) -> None:
+    rng = np.random.default_rng(2)
+    shape = [3, 4, 5]
+    a = rng.integers(-50, 50, shape).astype(dtype)
+    b = rng.integers(1, 9, shape[1:]).astype(dtype) * rng.choice([-1, 1], shape[1:]).astype(dtype)
+    attrs = {}
+    if op_type == "ModF":
+        op_type, attrs = "Mod", {"fmod": 1}
+    elif op_type == "Mod" and dtype == np.float64:
+        attrs = {"fmod": 1}  # onnxruntime needs fmod=1 for floating Mod
+    if op_type == "Pow":
+        a, b = a % 7, np.abs(b) % 4  # exact in every type
+    if op_type == "Div" and dtype == np.float64:
+        b = b + 0.5
+    comparison = op_type in ("Less", "Equal", "GreaterOrEqual")
+    node = helper.make_node(op_type, ["a", "b"], ["y"], name="the_op", **attrs)
+    graph = helper.make_graph([node], "binary", [helper.make_tensor_value_info("a", ONNX_TYPES[dtype], shape),
+                                                 helper.make_tensor_value_info("b", ONNX_TYPES[dtype], shape[1:])],
+                              [helper.make_tensor_value_info("y", ONNX_TYPES[np.bool_ if comparison else dtype],
+                                                             shape)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=9)
+    got, expected = run_typed(model, c_workdir, {"a": a, "b": b}, onnxruntime=op_type != "PRelu")
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("op_type,dtype", [
+    *[(op, t) for op in ("Relu", "Neg", "Abs", "Sign") for t in (np.int32, np.int64)],
+    *[(op, np.float64) for op in ("Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Floor", "Erf", "Sign", "Sin")],
+], ids=str)
+def test_unary_on_other_types(op_type: str, dtype: type, c_workdir: Path) -> None:
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal([4, 6]) * 20).astype(dtype)
+    model = typed_op(op_type, [("x", dtype)], dtype, [4, 6])
+    ort_kernel = (op_type, dtype) not in (("Relu", np.int64), ("Erf", np.float64))
+    got, expected = run_typed(model, c_workdir, {"x": x}, onnxruntime=ort_kernel)
+    # onnxruntime's double Tanh and the evaluator's Erf are only float-accurate.
+    rtol = 1e-7 if op_type in ("Tanh", "Erf") else 1e-12
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=1e-14)

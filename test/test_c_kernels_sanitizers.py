@@ -1,0 +1,58 @@
+"""The generated C of every all-host zoo model (ResNet-50-sized aside) built with
+AddressSanitizer and UndefinedBehaviorSanitizer, run once in its own process: any
+out-of-bounds access, use of uninitialised workspace through a bad plan, overflow or other
+undefined behaviour ends the run with an error, and the outputs still match onnxruntime."""
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from ir_helpers import ZOO_INPUT_SHAPES
+from test_c_backend import (GCC, SINGLE_OPS, Bundle, build_program, c_workdir, emit_model,  # noqa: F401
+                            reference, run_program)
+
+SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
+pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
+
+
+def _sanitizers_link(tmp_path: Path) -> bool:
+    (tmp_path / "probe.c").write_text("int main(void) { return 0; }\n")
+    return os.system(f"{GCC} {' '.join(SANITIZE)} {tmp_path / 'probe.c'} -o {tmp_path / 'probe'} 2>/dev/null") == 0
+
+
+@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "transformer_block"])
+def test_zoo_model_is_clean_under_sanitizers(name: str, zoo_dir: Path, c_workdir: Path, tmp_path: Path) -> None:
+    if not _sanitizers_link(tmp_path):
+        pytest.skip("gcc cannot link -fsanitize=address,undefined here")
+    model = onnx.load(zoo_dir / f"{name}.onnx")
+    shapes = ZOO_INPUT_SHAPES[name]
+    built = Bundle(emit_model(model, c_workdir, shapes, name=f"{name}_asan"), f"{name}_asan")
+    rng = np.random.default_rng(1)
+    inputs = {i: rng.standard_normal(shape).astype(np.float32) for i, shape, _ in built.io("INPUT")}
+    program = build_program([built], tmp_path, SANITIZE)
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
+    (outputs,) = run_program(program, [built], [inputs], env=env)
+    for got, expected in zip(outputs, reference(model, inputs)):
+        np.testing.assert_allclose(got, expected.reshape(got.shape), rtol=1e-4, atol=1e-5)
+
+
+def test_sanitizers_catch_an_overrun(c_workdir: Path, tmp_path: Path) -> None:
+    """The harness fails when the C misbehaves: a workspace half as large as the header says
+    (more than the driver's alignment slack short) is reported."""
+    if not _sanitizers_link(tmp_path):
+        pytest.skip("gcc cannot link -fsanitize=address,undefined here")
+    built = Bundle(emit_model(SINGLE_OPS["conv"], c_workdir, name="short_ws"), "short_ws")
+    program_dir = tmp_path / "short"
+    program_dir.mkdir()
+    shutil.copytree(built.dir, program_dir / "bundle")
+    header = program_dir / "bundle" / "short_ws.h"
+    text = header.read_text()
+    size = int(built.macros["SHORT_WS_WORKSPACE_BYTES"])
+    header.write_text(text.replace(f"#define SHORT_WS_WORKSPACE_BYTES {size}", f"#define SHORT_WS_WORKSPACE_BYTES {size // 2}"))
+    short = Bundle(program_dir / "bundle", "short_ws")
+    program = build_program([short], program_dir, SANITIZE)
+    with pytest.raises(AssertionError, match="AddressSanitizer"):
+        run_program(program, [short], [{"x": np.zeros([2, 4, 7, 6], np.float32)}])
