@@ -28,22 +28,14 @@ MEASURE = r"""
 import json, sys
 from mrvl.compile import Stages, compile_model
 from mrvl.timing import Timing
-from mrvl_dialect.weights import WeightStore
+from rss import reset_peak, status
 
-def status(key):
-    for line in open("/proc/self/status"):
-        if line.startswith(key + ":"):
-            return int(line.split()[1]) * 1024
-
-baseline = status("VmRSS")
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")  # resets the peak RSS (VmHWM) to the current RSS
+baseline = reset_peak()
 timing = Timing()
 result = compile_model(sys.argv[1], sys.argv[2], stages=Stages(timing))
 total = timing.total
 print(json.dumps({
     "seconds": total, "extra_bytes": status("VmHWM") - baseline,
-    "weight_bytes": result.report.totals["mlip_weight_bytes"] + result.report.totals["host_weight_bytes"],
     "stages": [[name, depth, seconds] for name, depth, seconds in timing.stages],
 }))
 """
@@ -69,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = [
             json.loads(subprocess.run(
                 [sys.executable, "-c", MEASURE, str(model), str(Path(tmp, f"api{i}.tar"))], check=True,
-                capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)},
+                capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": f"{ROOT}:{ROOT / 'benchmarks'}"},
             ).stdout)
             for i in range(args.repeat)
         ]
