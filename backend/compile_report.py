@@ -2,13 +2,13 @@
 and the totals, the way Vela reports a compile (`../shared/reference/npu-compilers.md` §1.4).
 
     subgraph            layers      MACs   weights  activations
-    tvmgen_mrvl_main_0       6    1.39 M  21.9 KiB     31.3 KiB
-    host (1 kernel)          -         0       0 B  arena 0 B
-    nodes 11: 10 on MLIP (90.9%), 1 on host; MACs 1.39 M, 100.0% on MLIP; 1 subgraph; ...
+    tvmgen_mrvl_main_0       6  786.56 k  23.4 KiB     50.0 KiB
+    host (0 kernels)         -         0      64 B    arena 0 B
+    nodes 11: 11 on MLIP (100.0%), 0 on host; MACs 786.56 k, 100.0% on MLIP; 1 subgraph; host arena 0 B
 
-`compile_report(module, files)` reads the lowered module (`mrvl-pipeline` has run) and the
-bundle's files (`emit_c`: the sourcemaps name each node's JSON layer, `metadata.json` the
-host arena, the weights blob its size). Counts are taken from the IR the JSON emitter
+`compile_report(module, files, weights_file, arena_bytes)` reads the lowered module
+(`mrvl-pipeline` has run), the bundle's files (`emit_c`: the sourcemaps name each node's
+JSON layer; the weights blob gives its size) and the host workspace size (`metadata.json`). Counts are taken from the IR the JSON emitter
 serialises, so a subgraph's `layers` is the number of `tvm_op` nodes in its nodes file and
 `weight_bytes` the float32 bytes of its consts file (a constant two layers read counts twice,
 as the file holds it twice).

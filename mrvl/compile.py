@@ -285,6 +285,8 @@ def compile_model(
         log = output.with_name(f"{output.name}.tmlc.log")
         log.write_text(e.log, encoding="utf-8")
         raise CompileError(e.where, f"{e.message} (its output: {log})") from None
+    except OSError as e:
+        raise CompileError(str(output), f"cannot write: {e.strerror or e}") from None
     return CompileResult(output, meta, report, stages.timing)
 
 

@@ -260,3 +260,17 @@ def test_weights_in_the_consts_file_are_the_models(bundles: dict[str, Path], zoo
     entry = consts["tvmgen_mrvl_main_1_const_0"]
     got = np.frombuffer(base64.b64decode(entry["data_base64"]), "<f4").reshape(entry["shape"])
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.slow
+def test_resnet50_sized_compiles_to_one_subgraph(tmp_path: Path, no_tmlc: None) -> None:
+    import zoo
+
+    model = tmp_path / "resnet50_sized.onnx"
+    onnx.save_model(zoo.resnet50_sized(), model)
+    assert main([str(model), "-o", str(tmp_path / "r.tar")]) == 0
+    with tarfile.open(tmp_path / "r.tar") as tar:
+        report = json.load(tar.extractfile("report.json"))
+    totals = report["totals"]
+    assert totals["subgraphs"] == 1 and totals["host_nodes"] == 0 and totals["mlip_macs_percent"] == 100.0
+    assert totals["mlip_macs"] > 4e9  # torchvision's resnet50 at 224x224: about 4.1 G
