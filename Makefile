@@ -1,10 +1,11 @@
-# make demo   set up .venv and run the compiler on the bundled example model
+# make demo   set up .venv, compile the bundled example model into a bundle, run it and verify it
 # make test   set up .venv and run the lit and pytest suites (what CI runs)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 EXAMPLE := examples/mnist.onnx
+DEMO := build/demo
 
 .PHONY: demo test lit pytest test-slow bench regenerate clean
 
@@ -15,9 +16,9 @@ $(INSTALLED): pyproject.toml
 	touch $@
 
 demo: $(INSTALLED)
-	$(BIN)/mrvl-opt $(EXAMPLE) -t summary
-	$(BIN)/mrvl-opt $(EXAMPLE) -p mrvl-pipeline
-	$(BIN)/mrvl-opt $(EXAMPLE) -p mrvl-pipeline -t placement-report
+	mkdir -p $(DEMO)
+	$(BIN)/mrvl-compile $(EXAMPLE) -o $(DEMO)/mnist.tar --num-tiles 4
+	$(BIN)/mrvl-run $(DEMO)/mnist.tar --outputs $(DEMO)/predict.npz --verify $(EXAMPLE)
 
 test: lit pytest
 
@@ -32,6 +33,7 @@ test-slow: $(INSTALLED)
 
 bench: $(INSTALLED)
 	$(BIN)/python benchmarks/resnet50_compile.py
+	$(BIN)/python benchmarks/compile_resnet50.py
 	$(BIN)/python benchmarks/consts_json.py
 	$(BIN)/python benchmarks/host_c_vs_onnxruntime.py --native
 

@@ -304,8 +304,10 @@ class OpFunction:
 class CEmitter:
     """Prints one `func.func` of `cpu` ops as C (see the module docstring)."""
 
-    def __init__(self, module: ModuleOp, name: str = ""):
+    def __init__(self, module: ModuleOp, name: str = "", deferred_data: bool = False):
         self.module = module
+        self.deferred_data = deferred_data
+        """Defer the subgraph constants' base64 text to writing (`json_emitter.emit_subgraph`)."""
         functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
         if len(functions) != 1:
             raise CompileError("-t c", f"needs a module with one func.func, got {len(functions)}")
@@ -850,7 +852,7 @@ class CEmitter:
             files[name] = (RUNTIME_DIR / name).read_text()
         subgraphs = [op for op in self.module.walk() if isinstance(op, SubgraphOp)]
         if subgraphs:
-            files |= {k: v for k, v in emit_json_files(self.module).items()}  # type: ignore[misc]
+            files |= {k: v for k, v in emit_json_files(self.module, deferred_data=self.deferred_data).items()}  # type: ignore[misc]
         files[METADATA_FILE] = self.metadata(inputs, outputs, plan, subgraphs)
         return files
 
@@ -1081,9 +1083,9 @@ def _c_string(text: str) -> str:
     return "".join(c if c.isprintable() and c not in '"\\?' else f"\\{ord(c):03o}" for c in text)
 
 
-def emit_c(module: ModuleOp, name: str = "") -> dict[str, "str | bytes"]:
-    """Every file of the C bundle of `module`, by name."""
-    return CEmitter(module, name).files()
+def emit_c(module: ModuleOp, name: str = "", deferred_data: bool = False) -> dict[str, "str | bytes"]:
+    """Every file of the C bundle of `module`, by name (`deferred_data`: see `CEmitter`)."""
+    return CEmitter(module, name, deferred_data).files()
 
 
 # --- Output directory -----------------------------------------------------------------

@@ -22,6 +22,7 @@ import base64
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO
 
@@ -33,7 +34,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
 from backend import output_directory
-from backend.output_directory import OutputDirectory
+from backend.output_directory import DeferredText, OutputDirectory
 from backend.mlip_json.layers import CONST_DICTS, Const, Layer, describe, is_layer
 from backend.mlip_json.unordered_map import iteration_order
 from mrvl_dialect.errors import CompileError
@@ -147,6 +148,10 @@ def _min_max(data: np.ndarray) -> tuple[str, str]:
     return "inf", "-inf"
 
 
+def _base64(data: np.ndarray) -> str:
+    return base64.b64encode(data.data).decode("ascii")
+
+
 def _const_data(const: Const, module: ModuleOp) -> np.ndarray:
     array = constant_value(const.value, module)
     if array is None:
@@ -174,8 +179,10 @@ def _onnx_nodes(op: Operation) -> list[dict[str, str]]:
     return nodes
 
 
-def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int) -> SubgraphJson:
-    """The documents of `subgraph`; its inputs are named `mrvl_<region>_i<k>`."""
+def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int, deferred_data: bool = False) -> SubgraphJson:
+    """The documents of `subgraph`; its inputs are named `mrvl_<region>_i<k>`. With
+    `deferred_data` each constant's `data_base64` is a `DeferredText`, encoded only as
+    `write_file` writes the consts document."""
     symbol = subgraph.sym_name.data
     if not _SYMBOL.fullmatch(symbol):
         raise CompileError(f"@{symbol}", "a subgraph symbol names files: use letters, digits, '_' and '.' only")
@@ -196,7 +203,7 @@ def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int) -> Subgra
     for j, op in enumerate(_layers_in_visit_order(block)):
         layer = describe(op, j, symbol)
         ids[op.results[0]] = len(block.args) + j
-        node = _layer_node(layer, ids, module, consts)
+        node = _layer_node(layer, ids, module, consts, deferred_data)
         layer_nodes.append(node)
         source_nodes.append({"id": ids[op.results[0]], "name": layer.name, "layer_name": node["attrs"]["layer_name"][0],
                              "op": op.name, "onnx_nodes": _onnx_nodes(op)})
@@ -230,7 +237,8 @@ def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int) -> Subgra
     return SubgraphJson(symbol, document, consts, sourcemap, batch, options)
 
 
-def _layer_node(layer: Layer, ids: dict[SSAValue, int], module: ModuleOp, consts: dict) -> dict:
+def _layer_node(layer: Layer, ids: dict[SSAValue, int], module: ModuleOp, consts: dict,
+                deferred_data: bool = False) -> dict:
     """The nodes-file entry of `layer`; adds its constants to `consts` in TVM's order."""
     attrs = {key: layer.attrs[key] for key in iteration_order(list(layer.attrs))}
     attrs["mrvl_nodes_idx"] = [layer.index + 1]
@@ -244,7 +252,7 @@ def _layer_node(layer: Layer, ids: dict[SSAValue, int], module: ModuleOp, consts
         low, high = _min_max(data)
         # Deliberate (D10): named by its layer, so a constant two layers read is written twice.
         consts[name] = {"shape": list(const.shape), "dtype": "float32", "min": low, "max": high,
-                        "data_base64": base64.b64encode(data.data).decode("ascii")}
+                        "data_base64": DeferredText(partial(_base64, data)) if deferred_data else _base64(data)}
         mirror = {"shape": list(const.shape), "dtype": "float32"}
         if const.role in _FULL_CONST_KEYS:
             mirror |= {"min": low, "max": high}
@@ -261,14 +269,15 @@ Files = dict[str, "dict | str"]
 """File name -> a JSON document, or text."""
 
 
-def emit_module(module: ModuleOp, sourcemap: bool = True) -> Files:
-    """Every file of `module`'s subgraphs, by name, in a fixed order."""
+def emit_module(module: ModuleOp, sourcemap: bool = True, deferred_data: bool = False) -> Files:
+    """Every file of `module`'s subgraphs, by name, in a fixed order (`deferred_data`: see
+    `emit_subgraph`)."""
     files: Files = {}
     commands = []
     subgraphs = [op for op in module.walk() if isinstance(op, SubgraphOp)]
     for position, subgraph in enumerate(subgraphs):
         suffix = re.search(r"(\d+)$", subgraph.sym_name.data)
-        emitted = emit_subgraph(subgraph, module, int(suffix[1]) if suffix else position)
+        emitted = emit_subgraph(subgraph, module, int(suffix[1]) if suffix else position, deferred_data)
         for name, document in emitted.files().items():
             if name in files:
                 raise CompileError(f"@{emitted.symbol}", f"two subgraphs would write {name}")

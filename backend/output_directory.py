@@ -10,6 +10,8 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from io import StringIO
 from pathlib import Path
 
@@ -17,8 +19,26 @@ Content = dict | str | bytes
 """A JSON document (written as `json.dumps(indent=2)` writes it), text, or raw bytes."""
 
 
+class DeferredText:
+    """A string in a JSON document that is computed only while the document is written,
+    so that a document of large strings (the weights in base64) never holds them all."""
+
+    def __init__(self, compute: Callable[[], str]):
+        self.compute = compute
+
+    def __str__(self) -> str:
+        return self.compute()
+
+
+def _deferred(value: object) -> str:
+    if isinstance(value, DeferredText):
+        return str(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def write_file(path: Path, content: Content) -> None:
-    """Write one file; a JSON document is streamed, so no second copy of its data is built."""
+    """Write one file; a JSON document is streamed, so no second copy of its data is built,
+    and each `DeferredText` in it is computed as it is written."""
     if isinstance(content, bytes):
         path.write_bytes(content)
         return
@@ -26,28 +46,57 @@ def write_file(path: Path, content: Content) -> None:
         if isinstance(content, str):
             f.write(content)
         else:
-            for chunk in json.JSONEncoder(indent=2).iterencode(content):
+            for chunk in json.JSONEncoder(indent=2, default=_deferred).iterencode(content):
                 f.write(chunk)
 
 
 def write_directory(path: Path, files: dict[str, Content], ours: re.Pattern[str], what: str) -> None:
     """Make `path` a directory holding exactly `files`, never a partial one; an existing
     directory is replaced only when every file in it matches `ours` (`what` names them)."""
+    with staged_directory(path, ours, what) as staging:
+        for name, content in files.items():
+            write_file(staging / name, content)
+
+
+def _foreign(path: Path, ours: re.Pattern[str], our_folders: re.Pattern[str] | None) -> list[str]:
+    """The entries of `path` a target did not write: files not matching `ours`, and folders
+    unless their name matches `our_folders` and they hold only files matching `ours` as
+    `folder/name`."""
+    foreign = []
+    for entry in path.iterdir():
+        if entry.is_file() and not entry.is_symlink():
+            mine = bool(ours.fullmatch(entry.name))
+        else:
+            mine = (
+                our_folders is not None and entry.is_dir() and not entry.is_symlink()
+                and bool(our_folders.fullmatch(entry.name))
+                and all(f.is_file() and not f.is_symlink() and ours.fullmatch(f"{entry.name}/{f.name}")
+                        for f in entry.iterdir())
+            )
+        if not mine:
+            foreign.append(entry.name)
+    return sorted(foreign)
+
+
+@contextmanager
+def staged_directory(
+    path: Path, ours: re.Pattern[str], what: str, our_folders: re.Pattern[str] | None = None,
+) -> Iterator[Path]:
+    """A new empty folder beside `path` to fill; when the block ends without an exception it
+    becomes `path` (replacing a directory that holds only `ours` files, and `our_folders`
+    of them), else it is removed. `path` is never seen half written."""
     path = Path(path)
     parent = path.parent
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         raise OSError(17, "exists and is not a directory")
-    if path.is_dir():
-        foreign = sorted(p.name for p in path.iterdir() if not (p.is_file() and ours.fullmatch(p.name)))
-        if foreign:
-            raise OSError(39, f"the directory holds other files than {what} ({foreign[0]})")
+    if path.is_dir() and (foreign := _foreign(path, ours, our_folders)):
+        raise OSError(39, f"the directory holds other files than {what} ({foreign[0]})")
     umask = os.umask(0)
     os.umask(umask)
     staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp"))
     old: Path | None = None
     try:
-        for name, content in files.items():
-            write_file(staging / name, content)
+        yield staging
         os.chmod(staging, 0o777 & ~umask)
         if path.is_dir():
             old = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".old"))

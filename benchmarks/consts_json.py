@@ -30,19 +30,13 @@ from backend.output_directory import write_file
 from frontend.onnx_importer import import_onnx
 from mrvl_dialect.mrvl import SubgraphOp
 from passes.mrvl_pipeline import MrvlPipelinePass
-
-def status(key):
-    for line in open("/proc/self/status"):
-        if line.startswith(key + ":"):
-            return int(line.split()[1]) * 1024
+from rss import reset_peak, status
 
 module = import_onnx(sys.argv[1])
 MrvlPipelinePass().apply(Context(), module)
 (subgraph,) = [op for op in module.walk() if isinstance(op, SubgraphOp)]
 out = Path(sys.argv[2])
-baseline = status("VmRSS")
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")  # resets the peak RSS (VmHWM) to the current RSS
+baseline = reset_peak()
 start = time.perf_counter()
 emitted = emit_subgraph(subgraph, module, 0)
 built = time.perf_counter()
@@ -80,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             out.mkdir()
             runs.append(json.loads(subprocess.run(
                 [sys.executable, "-c", MEASURE, str(path), str(out)], check=True, capture_output=True,
-                text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)},
+                text=True, cwd=ROOT, env={"PYTHONPATH": f"{ROOT}:{ROOT / 'benchmarks'}"},
             ).stdout))
     best = min(runs, key=lambda r: r["consts_s"])
     print("model            resnet50_sized, one subgraph")

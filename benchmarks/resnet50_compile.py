@@ -27,15 +27,9 @@ from xdsl.printer import Printer
 from frontend.onnx_importer import import_onnx
 from mrvl_dialect.weights import WeightStore
 from passes.mrvl_pipeline import MrvlPipelinePass
+from rss import reset_peak, status
 
-def status(key):
-    for line in open("/proc/self/status"):
-        if line.startswith(key + ":"):
-            return int(line.split()[1]) * 1024
-
-baseline = status("VmRSS")
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")  # resets the peak RSS (VmHWM) to the current RSS
+baseline = reset_peak()
 start = time.perf_counter()
 module = import_onnx(sys.argv[1])
 imported = time.perf_counter()
@@ -70,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = [
             json.loads(subprocess.run(
                 [sys.executable, "-c", MEASURE, str(path)], check=True, capture_output=True,
-                text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)},
+                text=True, cwd=ROOT, env={"PYTHONPATH": f"{ROOT}:{ROOT / 'benchmarks'}"},
             ).stdout)
             for _ in range(args.repeat)
         ]

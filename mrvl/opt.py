@@ -185,28 +185,8 @@ def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: s
             reason = "is a directory" if os.path.isdir(tool.args.input_file) else "no such file"
             raise CompileError("", reason)
         tool.run()
-    except CompileError as e:
-        print(e.format(input_name), file=sys.stderr)
-        return 1
-    except ParseError as e:
-        location = e.span.get_location()
-        message = " ".join(e.msg.split())
-        print(f"error: {input_name}: {location.line}:{location.col}: {message}", file=sys.stderr)
-        return 1
-    except DiagnosticException as e:
-        print(f"error: {input_name}: {_diagnostic_message(e)}", file=sys.stderr)
-        return 1
-    except (ValueError, OSError) as e:
-        print(f"error: {input_name}: {' '.join(str(e).split())}", file=sys.stderr)
-        return 1
     except Exception as e:
-        if os.environ.get("MRVL_TRACEBACK"):
-            raise
-        print(
-            f"error: {input_name}: internal compiler error: {type(e).__name__}: {e} "
-            "(set MRVL_TRACEBACK=1 for the traceback, and please report it)",
-            file=sys.stderr,
-        )
+        print(error_line(e, input_name), file=sys.stderr)
         return 1
     if (pending := getattr(tool, "pending_output", None)) is not None:
         try:
@@ -215,6 +195,27 @@ def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: s
             print(f"error: {input_name}: cannot write '{pending.path}': {e.strerror}", file=sys.stderr)
             return 1
     return 0
+
+
+def error_line(error: Exception, input_name: str) -> str:
+    """The one `error: <file>: <where>: <what>` line a tool prints for `error`; any other
+    exception is an internal error (re-raised with `MRVL_TRACEBACK=1` set)."""
+    if isinstance(error, CompileError):
+        return error.format(input_name)
+    if isinstance(error, ParseError):
+        location = error.span.get_location()
+        message = " ".join(error.msg.split())
+        return f"error: {input_name}: {location.line}:{location.col}: {message}"
+    if isinstance(error, DiagnosticException):
+        return f"error: {input_name}: {_diagnostic_message(error)}"
+    if isinstance(error, ValueError | OSError):
+        return f"error: {input_name}: {' '.join(str(error).split())}"
+    if os.environ.get("MRVL_TRACEBACK"):
+        raise error
+    return (
+        f"error: {input_name}: internal compiler error: {type(error).__name__}: {error} "
+        "(set MRVL_TRACEBACK=1 for the traceback, and please report it)"
+    )
 
 
 def _diagnostic_message(error: DiagnosticException) -> str:

@@ -1,0 +1,267 @@
+"""The compile report: where each ONNX node runs and why, what each MLIP subgraph costs,
+and the totals, the way Vela reports a compile (`../shared/reference/npu-compilers.md` §1.4).
+
+    subgraph            layers      MACs   weights  activations
+    tvmgen_mrvl_main_0       6  786.56 k  23.4 KiB     50.0 KiB
+    host (0 kernels)         -         0      64 B    arena 0 B
+    nodes 11: 11 on MLIP (100.0%), 0 on host; MACs 786.56 k, 100.0% on MLIP; 1 subgraph; host arena 0 B
+
+`compile_report(module, files, weights_file, arena_bytes)` reads the lowered module
+(`mrvl-pipeline` has run), the bundle's files (`emit_c`: the sourcemaps name each node's
+JSON layer; the weights blob gives its size) and the host workspace size (`metadata.json`). Counts are taken from the IR the JSON emitter
+serialises, so a subgraph's `layers` is the number of `tvm_op` nodes in its nodes file and
+`weight_bytes` the float32 bytes of its consts file (a constant two layers read counts twice,
+as the file holds it twice).
+
+MACs (multiply-accumulates) count what convolutions and matrix products compute: a conv
+output element costs its kernel volume times its input channels per group, a matrix
+product element its inner dimension; pools, sums and data movement count 0.
+`activation_bytes` is the float32 bytes of a subgraph's inputs and of every tensor its
+layers produce: the feature-map memory MLIP reads and writes in one run.
+"""
+
+import csv
+import io
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+
+from backend.mlip_json.layers import describe, is_layer
+from backend.placement_report import Row, placement_rows, placement_totals, write_table
+from mrvl_dialect import cpu, mrvl
+from mrvl_dialect.errors import one_line
+from mrvl_dialect.mrvl import SubgraphOp
+
+FLOAT32_BYTES = 4
+"""MLIP subgraphs exchange and store float32 (the JSON's dtype)."""
+
+NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "reasons")
+SUBGRAPH_COLUMNS = ("symbol", "layers", "macs", "weight_bytes", "activation_bytes", "input_bytes", "output_bytes")
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return value.type.get_shape()
+
+
+def _elements(value: SSAValue) -> int:
+    return math.prod(_shape(value))
+
+
+def macs(op: Operation) -> int:
+    """Multiply-accumulates of one MLIP layer or host kernel (0 for ops that do none)."""
+    if isinstance(op, mrvl.Conv2DOp):
+        _, kh, kw, ci = _shape(op.weight)  # OHWI, I per group
+        return _elements(op.output) * kh * kw * ci
+    if isinstance(op, mrvl.FCOp):
+        return _elements(op.output) * _shape(op.weight)[1]
+    if isinstance(op, cpu.ConvOp):
+        return _elements(op.Y) * math.prod(_shape(op.W)[1:])  # (M, C/group, kernel...)
+    if isinstance(op, cpu.ConvTransposeOp):
+        return _elements(op.X) * math.prod(_shape(op.W)[1:])  # each input element: (M/group, kernel...)
+    if isinstance(op, cpu.GemmOp):
+        a = _shape(op.A)
+        return _elements(op.Y) * (a[0] if op.trans_a.value.data else a[1])
+    if isinstance(op, cpu.MatmulOp):
+        return _elements(op.Y) * _shape(op.A)[-1]
+    return 0
+
+
+@dataclass(frozen=True)
+class SubgraphCost:
+    """One MLIP subgraph: what its JSON holds and what one run of it computes and moves."""
+
+    symbol: str
+    layers: int
+    macs: int
+    weight_bytes: int
+    activation_bytes: int
+    input_bytes: int
+    output_bytes: int
+
+
+def subgraph_cost(subgraph: SubgraphOp) -> SubgraphCost:
+    symbol = subgraph.sym_name.data
+    block = subgraph.body.block
+    layers = [op for op in block.ops if is_layer(op)]
+    weights = sum(
+        math.prod(const.shape) * FLOAT32_BYTES for j, op in enumerate(layers) for const in describe(op, j, symbol).consts
+    )
+    inputs = sum(_elements(arg) for arg in block.args) * FLOAT32_BYTES
+    produced = sum(_elements(op.results[0]) for op in layers) * FLOAT32_BYTES
+    terminator = block.last_op
+    assert isinstance(terminator, mrvl.YieldOp)
+    outputs = sum(_elements(v) for v in terminator.values) * FLOAT32_BYTES
+    return SubgraphCost(symbol, len(layers), sum(macs(op) for op in layers), weights, inputs + produced, inputs, outputs)
+
+
+@dataclass(frozen=True)
+class HostCost:
+    """The Arm host's part: its kernels, their MACs, its weights file and its arena."""
+
+    kernels: int
+    macs: int
+    weight_bytes: int
+    arena_bytes: int
+
+
+@dataclass(frozen=True)
+class NodeRow:
+    """One ONNX node: where it runs (with its JSON layer when on MLIP) and why."""
+
+    name: str
+    op_type: str | None
+    place: str
+    subgraph: str | None
+    layer: str | None
+    """The node's layer in `<subgraph>-nodes.json` (`tvmgen_mrvl_main_3`)."""
+    pattern: str | None
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CompileReport:
+    nodes: list[NodeRow]
+    subgraphs: list[SubgraphCost]
+    host: HostCost
+    totals: dict[str, object]
+    placement_rows: list[Row] = field(repr=False)
+    """The placement report's rows and totals, for `text()`."""
+    placement_totals: dict[str, int] = field(repr=False)
+
+    def to_json(self) -> dict:
+        return {
+            "totals": self.totals,
+            "host": asdict(self.host),
+            "subgraphs": [asdict(s) for s in self.subgraphs],
+            "nodes": [{**asdict(n), "reasons": list(n.reasons)} for n in self.nodes],
+        }
+
+    def nodes_csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(NODE_COLUMNS)
+        for node in self.nodes:
+            values = asdict(node) | {"reasons": "; ".join(node.reasons)}
+            writer.writerow("" if values[key] is None else values[key] for key in NODE_COLUMNS)
+        return out.getvalue()
+
+    def subgraphs_csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(SUBGRAPH_COLUMNS)
+        for cost in self.subgraphs:
+            writer.writerow(getattr(cost, key) for key in SUBGRAPH_COLUMNS)
+        host = self.host
+        writer.writerow(("host", host.kernels, host.macs, host.weight_bytes, host.arena_bytes, "", ""))
+        return out.getvalue()
+
+    def summary(self) -> str:
+        """The short table printed after every compile: one row per subgraph, the host, totals."""
+        rows = [("subgraph", "layers", "MACs", "weights", "activations")]
+        for s in self.subgraphs:
+            rows.append((s.symbol, str(s.layers), count(s.macs), size(s.weight_bytes), size(s.activation_bytes)))
+        host = self.host
+        kernels = f"host ({host.kernels} kernel{'s' if host.kernels != 1 else ''})"
+        rows.append((kernels, "-", count(host.macs), size(host.weight_bytes), f"arena {size(host.arena_bytes)}"))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        lines = [
+            "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+            for row in rows
+        ]
+        t = self.totals
+        lines.append(
+            f"nodes {t['nodes']}: {t['mlip_nodes']} on MLIP ({percent(t['mlip_nodes'], t['nodes'])}), "
+            f"{t['host_nodes']} on host; MACs {count(t['macs'])}, {percent(t['mlip_macs'], t['macs'])} on MLIP; "
+            f"{t['subgraphs']} subgraph{'s' if t['subgraphs'] != 1 else ''}; host arena {size(t['host_arena_bytes'])}"
+        )
+        return "\n".join(lines) + "\n"
+
+    def text(self) -> str:
+        """`report.txt`: the summary, then every node with where it runs and why."""
+        out = io.StringIO()
+        out.write(self.summary())
+        out.write("\n")
+        write_table(self.placement_rows, self.placement_totals, out)
+        return out.getvalue()
+
+
+def count(n: int) -> str:
+    """`1.39 M`: MACs in SI units (G, M, k), exact below a thousand."""
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.2f} {unit}"
+    return str(n)
+
+
+def size(n: int) -> str:
+    """`21.9 KiB`: bytes in binary units."""
+    value = float(n)
+    for unit in ("B", "KiB", "MiB"):
+        if value < 1024:
+            return f"{n} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
+
+
+def percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "-"
+
+
+def _layers_by_node(files: dict) -> dict[tuple[str, str], str]:
+    """(subgraph, ONNX node name) -> the JSON layer it is part of, from the sourcemaps."""
+    layers = {}
+    for name, document in files.items():
+        if name.endswith("-sourcemap.json") and isinstance(document, dict):
+            for node in document["nodes"]:
+                for onnx_node in node["onnx_nodes"]:
+                    layers.setdefault((document["symbol"], onnx_node["name"]), node["name"])
+    return layers
+
+
+def compile_report(module: ModuleOp, files: dict, weights_file: str, arena_bytes: int) -> CompileReport:
+    """The report of a lowered `module` whose bundle holds `files` (see the module doc);
+    `weights_file` names the host weights blob in `files`, `arena_bytes` the host workspace."""
+    placed = placement_rows(module)
+    layers = _layers_by_node(files)
+    nodes = [
+        NodeRow(row.name, row.op_type, row.place, row.subgraph,
+                layers.get((row.subgraph, row.name)) if row.subgraph is not None else None,
+                row.pattern, tuple(one_line(r) for r in row.reasons))
+        for row in placed
+    ]
+    subgraphs = [subgraph_cost(op) for op in module.walk() if isinstance(op, SubgraphOp)]
+    host_ops = [op for op in module.walk() if isinstance(op, cpu.CpuOp) and not isinstance(op, cpu.CallMlipOp)]
+    host = HostCost(len(host_ops), sum(macs(op) for op in host_ops), len(files.get(weights_file, b"")), arena_bytes)
+    placement = placement_totals(module, placed)
+    mlip_macs = sum(s.macs for s in subgraphs)
+    totals = {
+        "nodes": placement["nodes"],
+        "mlip_nodes": placement["mlip"],
+        "host_nodes": placement["host"],
+        "subgraphs": len(subgraphs),
+        "macs": mlip_macs + host.macs,
+        "mlip_macs": mlip_macs,
+        "mlip_macs_percent": round(100 * mlip_macs / (mlip_macs + host.macs), 2) if mlip_macs + host.macs else None,
+        "mlip_layers": sum(s.layers for s in subgraphs),
+        "mlip_weight_bytes": sum(s.weight_bytes for s in subgraphs),
+        "host_weight_bytes": host.weight_bytes,
+        "host_arena_bytes": host.arena_bytes,
+    }
+    return CompileReport(nodes, subgraphs, host, totals, placed, placement)
+
+
+REPORT_FILES = ("report.txt", "report.json", "report-nodes.csv", "report-subgraphs.csv")
+
+
+def report_files(report: CompileReport) -> dict[str, str]:
+    """The report as the bundle holds it: text, JSON and two CSV tables."""
+    return {
+        "report.txt": report.text(),
+        "report.json": json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n",
+        "report-nodes.csv": report.nodes_csv(),
+        "report-subgraphs.csv": report.subgraphs_csv(),
+    }

@@ -1,0 +1,351 @@
+"""`mrvl-compile`: one command from an ONNX model to a deployable bundle, like `tvmc compile`.
+
+    mrvl-compile model.onnx -o model.tar [--num-tiles N] [--mcpu cn10ka]
+                 [--mattr "hw -quantize=fp16 -wb_pin_ocm=1"] [--quantize fp16] [--run-mode hw]
+                 [--no-offload] [--input-shape NAME=DIMS] [--placement FILE]
+                 [--cross-compiler aarch64-linux-gnu-gcc] [--timing] [--print-ir-after-all]
+                 [--dump-dir DIR] [-v]
+
+In one process: import the model, run `mrvl-pipeline`, write the MLIP subgraphs' JSON and
+the host C, and report. `-o` ending in `.tar` writes a reproducible archive, anything else
+a directory; either appears whole or not at all, and nothing is written elsewhere (a
+failing mrvl-tmlc leaves its log beside the output, `<output>.tmlc.log`). The bundle holds:
+
+- per subgraph `<symbol>-nodes.json`, `-consts.json`, `-sourcemap.json`, and
+  `tmlc-commands.txt`; with mrvl-tmlc on PATH also `bin_<symbol>/<symbol>.bin` and `tmlc.log`;
+- the host program: `M.h`, `M.c`, `M_weights.bin`, the runtime sources and a `Makefile`
+  (`make`, or `make CC=aarch64-linux-gnu-gcc`; `--cross-compiler` runs it and adds the
+  libraries and `build.log`);
+- `metadata.json` (`mrvl-bundle/1`: inputs, outputs, workspace, subgraphs; plus the
+  resolved `options`, the `tool`, the `input_model` with its sha256, `tmlc` and `build`);
+- `placement.json`, the placement actually used (a placement file; `--placement` it back);
+- `report.txt`, `report.json`, `report-nodes.csv`, `report-subgraphs.csv`
+  (`backend/compile_report.py`), whose summary is also printed.
+
+`--mattr` takes TVM's attribute string: `sim` or `hw`, `-quantize=fp16|int8` and
+`-wb_pin_ocm=0|1`, separated by spaces or commas; `--quantize`, `--run-mode` and
+`--wb-pin-ocm` set one attribute each and win over `--mattr`.
+"""
+
+import argparse
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata as package_metadata
+from io import StringIO
+from pathlib import Path
+from typing import IO
+
+import onnx
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
+
+from backend.bundle_archive import write_tar
+from backend.c_emitter import METADATA_FILE, emit_c
+from backend.compile_report import REPORT_FILES, CompileReport, compile_report, report_files
+from backend.output_directory import staged_directory, write_file
+from backend.tmlc import TmlcError, compile_subgraphs, describe_tmlc
+from frontend.onnx_importer import import_onnx
+from mrvl.opt import error_line, parse_input_shapes
+from mrvl.timing import Timing
+from mrvl_dialect.errors import CompileError
+from passes.mrvl_pipeline import MrvlPipelinePass
+from passes.partition_mrvl import TARGET_OPTION_VALUES
+from passes.placement_file import format_placement, placement_entries
+
+TOOL = "mrvl-compile"
+PLACEMENT_FILE = "placement.json"
+BUILD_LOG = "build.log"
+MATTR_KEYS = ("quantize", "wb_pin_ocm", "run_mode")
+"""The target options `--mattr` may set (`mcpu` and `num_tiles` have flags of their own)."""
+BUNDLE_FILES = re.compile(r"[^/]+\.(c|h|bin|json|csv|txt|log|so|a)|Makefile|bin_[A-Za-z0-9_.]+/[^/]+")
+BUNDLE_FOLDERS = re.compile(r"bin_[A-Za-z0-9_.]+")
+"""What a bundle folder holds: a folder holding only these may be replaced by `-o`."""
+
+
+# --- Options ---------------------------------------------------------------------------
+
+
+def parse_mattr(text: str) -> dict[str, object]:
+    """TVM's `mattr` string (`"hw -quantize=fp16 -wb_pin_ocm=1"`) -> target options.
+
+    TVM passed the string to mrvl-tmlc as it was and looked for `sim` or `hw` anywhere in
+    it; here each attribute is read, checked and recorded, and an unknown one is an error."""
+    options: dict[str, object] = {}
+    for token in text.replace(",", " ").split():
+        key, sep, value = token.lstrip("-").partition("=")
+        if not sep and key in TARGET_OPTION_VALUES["run_mode"]:
+            key, value = "run_mode", key
+        elif key not in MATTR_KEYS or not value:
+            raise CompileError("--mattr", f"unknown attribute '{token}' (expected sim or hw, -quantize=fp16|int8, "
+                               "-wb_pin_ocm=0|1)")
+        options[key] = int(value) if key == "wb_pin_ocm" and value.isdigit() else value
+    return options
+
+
+def target_options(
+    num_tiles: int = 8, mcpu: str = "cn10ka", mattr: str = "", quantize: str | None = None,
+    wb_pin_ocm: int | None = None, run_mode: str | None = None,
+) -> dict[str, object]:
+    """The target options of a compile: defaults, then `mattr`, then the single options."""
+    options: dict[str, object] = {"mcpu": mcpu, "num_tiles": num_tiles, "quantize": "fp16", "wb_pin_ocm": 0,
+                                  "run_mode": "sim"}
+    options |= parse_mattr(mattr)
+    given = {"quantize": quantize, "wb_pin_ocm": wb_pin_ocm, "run_mode": run_mode}
+    options |= {key: value for key, value in given.items() if value is not None}
+    return options
+
+
+# --- Stages ----------------------------------------------------------------------------
+
+
+@dataclass
+class Stages:
+    """Runs a compile's stages: times them, shows progress and keeps the IR after each."""
+
+    timing: Timing
+    progress: IO[str] | None = None
+    """Where `-v` reports each stage as it starts."""
+    print_ir: IO[str] | None = None
+    """Where `--print-ir-after-all` prints the IR after each pass."""
+    dump_dir: Path | None = None
+    """Where `--dump-dir` writes `NN-<pass>.mlir` after each pass."""
+    dumped: int = 0
+
+    def stage(self, name: str):
+        if self.progress is not None:
+            print(f"{TOOL}: [{self.timing.total:6.2f} s] {name}", file=self.progress, flush=True)
+        return self.timing.stage(name)
+
+    def after(self, name: str, module: ModuleOp) -> None:
+        if self.print_ir is None and self.dump_dir is None:
+            return
+        text = StringIO()
+        Printer(stream=text).print_op(module)
+        text.write("\n")
+        if self.print_ir is not None:
+            print(f"// -----// IR Dump After {name} //----- //", file=self.print_ir)
+            self.print_ir.write(text.getvalue())
+        if self.dump_dir is not None:
+            self.dump_dir.mkdir(parents=True, exist_ok=True)
+            (self.dump_dir / f"{self.dumped:02d}-{name}.mlir").write_text(text.getvalue(), encoding="utf-8")
+            self.dumped += 1
+
+
+def partition(
+    model: str | Path | bytes | onnx.ModelProto, stages: Stages, *, input_shapes: Mapping[str, list[int]] | None = None,
+    offload: bool = True, placement: str | None = None, **options: object,
+) -> ModuleOp:
+    """Import `model` and run `mrvl-pipeline` on it, stage by stage, with `options` as
+    `target_options` takes them."""
+    pipeline = MrvlPipelinePass(offload=offload, placement=str(placement or ""), **target_options(**options))  # type: ignore[arg-type]
+    with stages.stage("import-onnx"):
+        module = import_onnx(model, dict(input_shapes or {}))
+    stages.after("import-onnx", module)
+    ctx = Context()
+    with stages.stage(pipeline.name):
+        for stage in pipeline.passes():
+            with stages.stage(stage.name):
+                stage.apply(ctx, module)
+            stages.after(stage.name, module)
+    return module
+
+
+# --- The bundle --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    """What `compile_model` wrote and found."""
+
+    output: Path
+    metadata: dict
+    report: CompileReport
+    timing: Timing
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _tool_versions() -> dict[str, str]:
+    """This compiler's version and those of the packages that decide its output."""
+    versions = {"name": TOOL}
+    for key, package in (("version", "mrvl-xdsl"), ("xdsl", "xdsl"), ("onnx", "onnx"), ("numpy", "numpy")):
+        try:
+            versions[key] = package_metadata.version(package)
+        except package_metadata.PackageNotFoundError:
+            versions[key] = "unknown"
+    return versions
+
+
+def _model_name(model: Path) -> str:
+    name = model.name
+    for suffix in (".onnxtxt", ".onnxtext", ".onnx"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _archiver(compiler: str) -> str:
+    """The `ar` of a cross compiler (`aarch64-linux-gnu-gcc` -> `aarch64-linux-gnu-ar`), if any."""
+    prefix, sep, _ = compiler.rpartition("-")
+    return f"{prefix}-ar" if sep and shutil.which(f"{prefix}-ar") else "ar"
+
+
+def _cross_compile(folder: Path, compiler: str, model: str) -> dict[str, object]:
+    """Build the host libraries in `folder` with its Makefile and `compiler`; `build.log` keeps the output."""
+    archiver = _archiver(compiler)
+    targets = [f"lib{model}.so", f"lib{model}.a"]
+    command = ["make", f"CC={compiler}", f"AR={archiver}", *targets]
+    try:
+        done = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              errors="replace", check=False)
+    except OSError as e:
+        raise CompileError("--cross-compiler", f"cannot run make: {e.strerror or e}") from None
+    (folder / BUILD_LOG).write_text(f"$ {' '.join(command)}\n{done.stdout}exit status {done.returncode}\n",
+                                    encoding="utf-8")
+    for obj in folder.glob("*.o"):
+        obj.unlink()
+    if done.returncode != 0:
+        lines = [line for line in done.stdout.splitlines() if "error" in line] or done.stdout.splitlines()
+        raise CompileError(compiler, f"building the host C failed: {lines[0] if lines else 'no output'}")
+    return {"compiler": compiler, "ar": archiver, "libraries": targets, "log": BUILD_LOG}
+
+
+def compile_model(
+    model: str | Path, output: str | Path, *, num_tiles: int = 8, mcpu: str = "cn10ka", mattr: str = "",
+    quantize: str | None = None, wb_pin_ocm: int | None = None, run_mode: str | None = None, offload: bool = True,
+    input_shapes: Mapping[str, list[int]] | None = None, placement: str | Path | None = None,
+    cross_compiler: str | None = None, name: str | None = None, stages: Stages | None = None,
+) -> CompileResult:
+    """Compile the ONNX file `model` into the bundle `output` (a `.tar`, else a folder).
+
+    Raises `CompileError` on bad input or a failing tool; then `output` is left as it was."""
+    model, output = Path(model), Path(output)
+    stages = stages or Stages(Timing())
+    if not model.is_file():
+        raise CompileError("", "is a directory" if model.is_dir() else "no such file")
+    if not output.parent.is_dir():
+        raise CompileError(str(output), f"cannot write: no folder {str(output.parent)!r}")
+    if cross_compiler is not None and shutil.which(cross_compiler) is None:
+        raise CompileError("--cross-compiler", f"'{cross_compiler}' not found on PATH")
+    options = target_options(num_tiles, mcpu, mattr, quantize, wb_pin_ocm, run_mode)
+    module = partition(model, stages, input_shapes=input_shapes, offload=offload, placement=placement, **options)
+
+    with stages.stage("emit-c-and-json"):
+        files: dict = emit_c(module, name or _model_name(model), deferred_data=True)
+    meta = files.pop(METADATA_FILE)
+    with stages.stage("report"):
+        report = compile_report(module, files, meta["weights"], meta["workspace"]["bytes"])
+        files |= report_files(report)
+        files[PLACEMENT_FILE] = format_placement(placement_entries(module))
+    meta |= {
+        "options": {**options, "offload": offload, "input_shapes": {k: list(v) for k, v in (input_shapes or {}).items()},
+                    "placement": str(placement) if placement else None, "cross_compiler": cross_compiler},
+        "tool": _tool_versions(),
+        "input_model": {"file": model.name, "sha256": _sha256(model)},
+        "placement": PLACEMENT_FILE,
+        "reports": list(REPORT_FILES),
+        "build": {"native": "make", "cross": f"make CC={cross_compiler or 'aarch64-linux-gnu-gcc'}"},
+    }
+
+    def fill(folder: Path) -> None:
+        """Write the bundle into `folder`, then run the tools that add to it."""
+        nonlocal files
+        for file_name, content in files.items():
+            write_file(folder / file_name, content)
+        files = {}  # the consts documents are the largest thing a compile holds
+        with stages.stage("mrvl-tmlc"):
+            meta["tmlc"] = compile_subgraphs(folder).metadata()
+        if cross_compiler is not None:
+            with stages.stage("cross-compile"):
+                meta["build"] |= _cross_compile(folder, cross_compiler, meta["model"])
+        write_file(folder / METADATA_FILE, meta)
+
+    try:
+        with stages.stage("write-bundle"):
+            if output.suffix == ".tar":
+                with tempfile.TemporaryDirectory(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp") as tmp:
+                    fill(Path(tmp))
+                    write_tar(output, Path(tmp))
+            else:
+                with staged_directory(output, BUNDLE_FILES, "a bundle", BUNDLE_FOLDERS) as folder:
+                    fill(folder)
+    except TmlcError as e:
+        log = output.with_name(f"{output.name}.tmlc.log")
+        log.write_text(e.log, encoding="utf-8")
+        raise CompileError(e.where, f"{e.message} (its output: {log})") from None
+    except OSError as e:
+        raise CompileError(str(output), f"cannot write: {e.strerror or e}") from None
+    return CompileResult(output, meta, report, stages.timing)
+
+
+# --- Command line --------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=TOOL, description="Compile an ONNX model for OCTEON 10 (MLIP + Arm host) into a deployable bundle.")
+    parser.add_argument("model", help="the ONNX model (.onnx, or text syntax .onnxtxt)")
+    parser.add_argument("-o", "--output", required=True, help="the bundle: NAME.tar for an archive, else a folder")
+    target = parser.add_argument_group("target (as tvmc's --target-mrvl-*)")
+    target.add_argument("--num-tiles", type=int, choices=TARGET_OPTION_VALUES["num_tiles"], default=8,
+                        help="MLIP tiles (default 8)")
+    target.add_argument("--mcpu", choices=TARGET_OPTION_VALUES["mcpu"], default="cn10ka", help="OCTEON 10 part")
+    target.add_argument("--mattr", default="", help='TVM\'s attribute string, as in "hw -quantize=fp16 -wb_pin_ocm=1"')
+    target.add_argument("--quantize", choices=TARGET_OPTION_VALUES["quantize"], help="MLIP arithmetic (default fp16)")
+    target.add_argument("--wb-pin-ocm", type=int, choices=TARGET_OPTION_VALUES["wb_pin_ocm"],
+                        help="1 preloads weights and biases into on-chip memory (default 0)")
+    target.add_argument("--run-mode", choices=TARGET_OPTION_VALUES["run_mode"], help="sim or hw (default sim)")
+    target.add_argument("--no-offload", action="store_true", help="run every node on the host")
+    model = parser.add_argument_group("model")
+    model.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
+                       help="fix the shape of a graph input, as in input=1x3x224x224 (repeatable)")
+    model.add_argument("--placement", metavar="FILE", help="a placement file (the bundle's placement.json is one)")
+    model.add_argument("--name", help="the model's name in the C files (default: the file's name)")
+    build = parser.add_argument_group("build")
+    build.add_argument("--cross-compiler", metavar="CC", help="also build the host libraries with this C compiler, "
+                       "as in aarch64-linux-gnu-gcc")
+    debug = parser.add_argument_group("diagnostics")
+    debug.add_argument("--timing", action="store_true", help="print the time of each stage and pass")
+    debug.add_argument("--print-ir-after-all", action="store_true", help="print the IR after each pass (stderr)")
+    debug.add_argument("--dump-dir", type=Path, metavar="DIR", help="write the IR after each pass into DIR")
+    debug.add_argument("-v", "--verbose", action="store_true", help="report each stage as it starts (stderr)")
+    return parser
+
+
+def main(args: Sequence[str] | None = None, stdout: IO[str] | None = None) -> int:
+    options = _parser().parse_args(args)
+    out = stdout or sys.stdout
+    stages = Stages(Timing(), progress=sys.stderr if options.verbose else None,
+                    print_ir=sys.stderr if options.print_ir_after_all else None, dump_dir=options.dump_dir)
+    try:
+        result = compile_model(
+            options.model, options.output, num_tiles=options.num_tiles, mcpu=options.mcpu, mattr=options.mattr,
+            quantize=options.quantize, wb_pin_ocm=options.wb_pin_ocm, run_mode=options.run_mode,
+            offload=not options.no_offload, input_shapes=parse_input_shapes(options.input_shape),
+            placement=options.placement, cross_compiler=options.cross_compiler, name=options.name, stages=stages,
+        )
+    except Exception as e:
+        print(error_line(e, options.model), file=sys.stderr)
+        return 1
+    out.write(result.report.summary())
+    out.write(describe_tmlc(result.metadata["tmlc"]) + "\n")
+    out.write(f"wrote {result.output}\n")
+    if options.timing:
+        out.write(result.timing.report())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
