@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 EXAMPLE := examples/mnist.onnx
 DEMO := build/demo
 
-.PHONY: demo test lit pytest test-slow bench regenerate clean
+.PHONY: demo test lit pytest test-slow bench regenerate clean cross-tools
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,21 @@ demo: $(INSTALLED)
 	$(BIN)/mrvl-compile $(EXAMPLE) -o $(DEMO)/mnist.tar --num-tiles 4
 	$(BIN)/mrvl-run $(DEMO)/mnist.tar --outputs $(DEMO)/predict.npz --verify $(EXAMPLE)
 
-test: lit pytest
+test: cross-tools lit pytest
+
+# The aarch64 cross compiler and qemu-user, from Debian's packages, for the tests that build
+# the generated C for the Neoverse-N2 host and run it (test/test_cross_compile.py). Installed
+# only as root with apt-get; anywhere else those tests are skipped.
+CROSS_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+cross-tools:
+	@if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing $(CROSS_PACKAGES) (apt-get)"; \
+	  { apt-get install -y -qq --no-install-recommends $(CROSS_PACKAGES) >/dev/null 2>&1 || \
+	    { apt-get update -qq >/dev/null 2>&1 && \
+	      apt-get install -y -qq --no-install-recommends $(CROSS_PACKAGES) >/dev/null 2>&1; }; } || \
+	  echo "note: could not install $(CROSS_PACKAGES); the cross-compilation tests will be skipped"; \
+	else echo "note: no aarch64-linux-gnu-gcc / qemu-aarch64 (install $(CROSS_PACKAGES)); the cross-compilation tests will be skipped"; fi
 
 lit: $(INSTALLED)
 	$(BIN)/lit -sv test/filecheck

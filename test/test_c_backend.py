@@ -68,9 +68,9 @@ class Built(Bundle):
 _CACHE: dict[Path, Built] = {}
 
 
-def gcc(args: list[str], cwd: Path) -> None:
-    done = subprocess.run([GCC, *args], cwd=cwd, capture_output=True, text=True)
-    assert done.returncode == 0, f"gcc {' '.join(args)} in {cwd}:\n{done.stderr}"
+def gcc(args: list[str], cwd: Path, compiler: str | None = GCC) -> None:
+    done = subprocess.run([compiler, *args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, f"{compiler} {' '.join(args)} in {cwd}:\n{done.stderr}"
 
 
 def makefile_cflags(directory: Path) -> list[str]:
@@ -311,31 +311,33 @@ def driver_source(models: list[Bundle]) -> str:
     return "\n".join(lines)
 
 
-def build_program(models: list[Bundle], workdir: Path, extra_flags: list[str] = ()) -> Path:
+def build_program(models: list[Bundle], workdir: Path, extra_flags: list[str] = (), compiler: str | None = GCC) -> Path:
     """`models` compiled each to its own object and linked with their driver into one program."""
     objects = []
     for b in models:
         obj = workdir / f"{b.model}.o"
-        gcc([*makefile_cflags(b.dir), "-Werror", *extra_flags, "-c", str(b.dir / f"{b.model}.c"), "-o", str(obj)], workdir)
+        gcc([*makefile_cflags(b.dir), "-Werror", *extra_flags, "-c", str(b.dir / f"{b.model}.c"), "-o", str(obj)], workdir,
+            compiler)
         objects.append(str(obj))
     (workdir / "main.c").write_text(driver_source(models))
     program = workdir / "program"
     includes = [f"-I{b.dir}" for b in models]
     gcc([*makefile_cflags(models[0].dir), "-Werror", *extra_flags, *includes, "main.c", *objects, "-o", str(program),
-         "-lm"], workdir)
+         "-lm"], workdir, compiler)
     return program
 
 
 def run_program(program: Path, models: list[Bundle], inputs: list[dict[str, np.ndarray]],
-                env: dict[str, str] | None = None) -> list[list[np.ndarray]]:
-    """Runs `program` once on `inputs` (one dict per model); every model's outputs."""
+                env: dict[str, str] | None = None, launcher: list[str] = ()) -> list[list[np.ndarray]]:
+    """Runs `program` once on `inputs` (one dict per model; under `launcher`, e.g. an
+    emulator); every model's outputs."""
     args = []
     for i, (b, values) in enumerate(zip(models, inputs)):
         data = b"".join(np.ascontiguousarray(values[name], dtype).tobytes() for name, _, dtype in b.io("INPUT"))
         (program.parent / f"in{i}.bin").write_bytes(data)
         args += [str(b.dir / f"{b.model}_weights.bin"), str(program.parent / f"in{i}.bin"),
                  str(program.parent / f"out{i}.bin")]
-    done = subprocess.run([str(program), *args], capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run([*launcher, str(program), *args], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, f"{program} exited with {done.returncode}:\n{done.stderr[-4000:]}"
     results = []
     for i, b in enumerate(models):

@@ -1,0 +1,58 @@
+"""The generated C builds for the real target, an Arm Neoverse-N2 Linux host: each all-host
+zoo model cross-compiled with `aarch64-linux-gnu-gcc -mcpu=neoverse-n2` (-Werror), once
+through the bundle's own Makefile and once linked with a test driver into a static program
+that runs under `qemu-aarch64` and matches onnxruntime (rtol 1e-4, atol 1e-5).
+
+`make test` installs the cross compiler and qemu-user from Debian's packages where it can
+(the `cross-tools` target); without them these tests are skipped.
+"""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from ir_helpers import ZOO_INPUT_SHAPES
+from test_c_backend import Bundle, build_program, c_workdir, emit_model, reference, run_program  # noqa: F401
+
+CROSS_CC = shutil.which("aarch64-linux-gnu-gcc")
+QEMU = shutil.which("qemu-aarch64")
+TARGET_FLAGS = ["-mcpu=neoverse-n2"]
+EM_AARCH64 = 183
+"""ELF e_machine of AArch64."""
+pytestmark = pytest.mark.skipif(CROSS_CC is None, reason="needs aarch64-linux-gnu-gcc (make cross-tools)")
+MODELS = ["mnist", "resnet_small", "mobilenet_small", "transformer_block"]
+
+
+def _elf_machine(path: Path) -> int:
+    header = path.read_bytes()[:20]
+    assert header[:4] == b"\x7fELF", f"{path} is not an ELF file"
+    return int.from_bytes(header[18:20], "little")
+
+
+def test_bundle_makefile_cross_compiles(zoo_dir: Path, c_workdir: Path, tmp_path: Path) -> None:
+    """`make CC=aarch64-linux-gnu-gcc` in a bundle builds both libraries for AArch64."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(emit_model(onnx.load(zoo_dir / "mnist.onnx"), c_workdir, name="mnist_arm"), bundle)
+    done = subprocess.run(["make", "-s", f"CC={CROSS_CC}", "AR=aarch64-linux-gnu-ar"], cwd=bundle,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert _elf_machine(bundle / "libmnist_arm.so") == EM_AARCH64
+    assert (bundle / "libmnist_arm.a").stat().st_size > 0
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_zoo_model_runs_on_aarch64(name: str, zoo_dir: Path, c_workdir: Path, tmp_path: Path) -> None:
+    model = onnx.load(zoo_dir / f"{name}.onnx")
+    built = Bundle(emit_model(model, c_workdir, ZOO_INPUT_SHAPES[name], name=f"{name}_arm"), f"{name}_arm")
+    program = build_program([built], tmp_path, [*TARGET_FLAGS, "-static"], compiler=CROSS_CC)
+    assert _elf_machine(program) == EM_AARCH64
+    if QEMU is None:
+        pytest.skip("built for aarch64; qemu-aarch64 is not installed to run it")
+    rng = np.random.default_rng(2)
+    inputs = {i: rng.standard_normal(shape).astype(np.float32) for i, shape, _ in built.io("INPUT")}
+    (outputs,) = run_program(program, [built], [inputs], launcher=[QEMU])
+    for got, expected in zip(outputs, reference(model, inputs)):
+        np.testing.assert_allclose(got, expected.reshape(got.shape), rtol=1e-4, atol=1e-5)
