@@ -17,6 +17,7 @@ from onnx import TensorProto, helper
 
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import build, main as mrvl_run, open_bundle, run_bundle
+from test_mlip_simulator import _calls, tools  # noqa: F401 (fixture: fake mrvl-tmlc and mrvl-mlsim on PATH)
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None,
                                 reason="needs cc and make")
@@ -202,3 +203,20 @@ def test_no_mlip_runner_is_reported(tmp_path):
 
     with pytest.raises(CompileError, match=r"returned -5 \(no accelerator runner\)"):
         program.run({"x": np.zeros((1, 3, 4, 4), np.float32)}, NoRunner())  # type: ignore[arg-type]
+
+
+def test_mlsim_serves_subgraphs_when_on_path(bundles, zoo_dir, tools, monkeypatch, capsys):
+    """With mrvl-tmlc and mrvl-mlsim on PATH (stand-ins running our simulator on the raw
+    files), each subgraph call goes through them; their failure is one error line."""
+    bundle = str(bundles["mnist", "partitioned"])
+    inputs = _inputs(zoo_dir / "mnist.onnx", "mnist")
+    got = run_bundle(bundle, inputs)
+    assert [call[0] for call in _calls(tools)] == ["mrvl-tmlc", "mrvl-mlsim"]
+    want = _onnxruntime(zoo_dir / "mnist.onnx", inputs)["Plus214_Output_0"]
+    assert float(np.abs(got["Plus214_Output_0"] - want).max()) <= 0.03 * float(np.abs(want).max())
+    assert mrvl_run([bundle]) == 0
+    assert "1 accelerator subgraph(s) on mrvl-mlsim" in capsys.readouterr().out
+    assert mrvl_run([bundle, "--simulator", "reference"]) == 0
+    assert "on the reference simulator (fp16)" in capsys.readouterr().out
+    monkeypatch.setenv("FAKE_MLSIM_MODE", "fail")
+    assert "mrvl-mlsim: exited with status 3: mlsim: out of simulated DDR" in _error([bundle], capsys)
