@@ -12,6 +12,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from mrvl_dialect.files import staging_prefix
+
 MTIME = 0
 """Every member's modification time (the epoch): a build's time is no part of its output."""
 
@@ -44,7 +46,7 @@ def _paths(folder: Path) -> list[Path]:
 def write_tar(path: Path, folder: Path) -> None:
     """Make `path` a reproducible tar of `folder`'s contents (paths relative to `folder`)."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=staging_prefix(path), suffix=".tmp")
     umask = os.umask(0)
     os.umask(umask)
     try:

@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from io import StringIO
 from pathlib import Path
 
+from mrvl_dialect.files import staging_prefix
+
 Content = dict | str | bytes
 """A JSON document (written as `json.dumps(indent=2)` writes it), text, or raw bytes."""
 
@@ -93,13 +95,13 @@ def staged_directory(
         raise OSError(39, f"the directory holds other files than {what} ({foreign[0]})")
     umask = os.umask(0)
     os.umask(umask)
-    staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp"))
+    staging = Path(tempfile.mkdtemp(dir=parent, prefix=staging_prefix(path), suffix=".tmp"))
     old: Path | None = None
     try:
         yield staging
         os.chmod(staging, 0o777 & ~umask)
         if path.is_dir():
-            old = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}.", suffix=".old"))
+            old = Path(tempfile.mkdtemp(dir=parent, prefix=staging_prefix(path), suffix=".old"))
             os.rename(path, old / "previous")
         os.rename(staging, path)
     except BaseException:

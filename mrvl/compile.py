@@ -55,6 +55,7 @@ from frontend.onnx_importer import import_onnx
 from mrvl.opt import error_line, parse_input_shapes
 from mrvl.timing import Timing
 from mrvl_dialect.errors import CompileError
+from mrvl_dialect.files import staging_prefix
 from passes.mrvl_pipeline import MrvlPipelinePass
 from passes.partition_mrvl import TARGET_OPTION_VALUES
 from passes.placement_file import format_placement, placement_entries
@@ -275,7 +276,7 @@ def compile_model(
     try:
         with stages.stage("write-bundle"):
             if output.suffix == ".tar":
-                with tempfile.TemporaryDirectory(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp") as tmp:
+                with tempfile.TemporaryDirectory(dir=output.parent, prefix=staging_prefix(output), suffix=".tmp") as tmp:
                     fill(Path(tmp))
                     write_tar(output, Path(tmp))
             else:

@@ -2,14 +2,41 @@
 
 import difflib
 import os
+import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 
+def staging_prefix(path: Path) -> str:
+    """The name prefix of the temporary siblings that writing `path` makes, `.NAME.PID.`;
+    those of processes that no longer run (a killed compile) are removed first."""
+    stale = re.compile(rf"\.{re.escape(path.name)}\.(\d+)\..*\.(tmp|old)")
+    parent = path.parent if str(path.parent) else Path(".")
+    if parent.is_dir():
+        for sibling in parent.iterdir():
+            if (m := stale.fullmatch(sibling.name)) and not _running(int(m[1])):
+                if sibling.is_dir() and not sibling.is_symlink():
+                    shutil.rmtree(sibling, ignore_errors=True)
+                else:
+                    sibling.unlink(missing_ok=True)
+    return f".{path.name}.{os.getpid()}."
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # alive, someone else's
+    return True
+
+
 def write_atomically(path: Path, content: str | bytes) -> None:
     """Write via a temporary file in the same folder, so `path` is never half written."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent or Path("."), prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent or Path("."), prefix=staging_prefix(path), suffix=".tmp")
     umask = os.umask(0)
     os.umask(umask)
     try:
