@@ -1,5 +1,7 @@
 # make demo   set up .venv, compile the bundled example model into a bundle, run it and verify it
 # make test   set up .venv and run the lit and pytest suites (what CI runs)
+# make conformance   run every ONNX backend node test case through both paths (over 2 cores)
+# make conformance-update   run them and rewrite the expected-failure list and the counts
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,7 +9,7 @@ INSTALLED := $(VENV)/.installed
 EXAMPLE := examples/mnist.onnx
 DEMO := build/demo
 
-.PHONY: demo test lit pytest test-slow bench regenerate clean cross-tools
+.PHONY: demo test lit pytest test-slow conformance conformance-update bench regenerate clean cross-tools
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +46,12 @@ pytest: $(INSTALLED)
 
 test-slow: $(INSTALLED)
 	$(BIN)/python -m pytest -q -m slow
+
+conformance: $(INSTALLED)
+	$(BIN)/python -m pytest -q -m '' -n 2 test/conformance
+
+conformance-update: $(INSTALLED)
+	$(BIN)/python test/conformance/update.py
 
 bench: $(INSTALLED)
 	$(BIN)/python benchmarks/resnet50_compile.py

@@ -1,10 +1,12 @@
-"""Generate `docs/supported-ops.md` from the rule registry and the fusion patterns.
+"""Generate `docs/supported-ops.md` from the rule registry, the fusion patterns and the
+conformance counts (`docs/conformance-results.json`, written by test/conformance/update.py).
 
     python -m passes.supported_ops_doc           # rewrite the page
     python -m passes.supported_ops_doc --check   # exit 1 with a diff when it is stale
 """
 
 import argparse
+import json
 from pathlib import Path
 
 from mrvl_dialect.files import update_generated
@@ -13,11 +15,21 @@ from passes.fuse_mrvl import PATTERNS
 from passes.lower_to_cpu import host_kernel_op_types
 from passes.mlip_rules import FUSED_ONLY, LAYER_KINDS, RULES
 
-OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "supported-ops.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+OUTPUT = DOCS / "supported-ops.md"
+CONFORMANCE = DOCS / "conformance-results.json"
+
+
+def conformance_cell(counts: dict | None, path: str) -> str:
+    """`passed/cases` of an operator's node test cases on `path`, or a dash if none ran there."""
+    if not counts or f"{path}_cases" not in counts:
+        return "–"
+    return f"{counts[f'{path}_passed']}/{counts[f'{path}_cases']}"
 
 
 def render() -> str:
     host = host_kernel_op_types()
+    conformance = json.loads(CONFORMANCE.read_text()) if CONFORMANCE.is_file() else {"ops": {}, "totals": {}}
     lines = [
         "# Supported operators",
         "",
@@ -44,12 +56,21 @@ def render() -> str:
     lines += ["", "## Rules", "", "| rule | applies to | requirement |", "| --- | --- | --- |"]
     for rule in RULES:
         lines.append(f"| `{rule.id}` | {', '.join(rule.op_types)} | {rule.text} |")
+    totals = conformance["totals"]
     lines += [
         "",
         "## Operators",
         "",
-        "| ONNX operator | MLIP | host kernel |",
-        "| --- | --- | --- |",
+        "The last two columns count the operator's cases of the ONNX backend node test suite",
+        f"(onnx {conformance.get('onnx', '?')}, `_expanded` variants included) that pass, of those run:",
+        "all on the host, and with default partitioning through the MLIP simulator (fp32), for the",
+        "operators that anchor an MLIP layer; there a case passes only if its node went to MLIP.",
+        "`make conformance` runs them; `test/conformance/expected_failures.json` says why each",
+        f"other case fails. In all: host {totals.get('host_passed', 0)}/{totals.get('host_cases', 0)},"
+        f" MLIP {totals.get('mlip_passed', 0)}/{totals.get('mlip_cases', 0)}.",
+        "",
+        "| ONNX operator | MLIP | host kernel | node tests, host | node tests, MLIP |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for op in ONNX_OPS:
         name = op.onnx_op_type()
@@ -60,7 +81,9 @@ def render() -> str:
             mlip = f"fused only: {FUSED_ONLY[name]}"
         else:
             mlip = "no"
-        lines.append(f"| {name} | {mlip} | {'yes' if name in host else 'no'} |")
+        counts = conformance["ops"].get(name)
+        lines.append(f"| {name} | {mlip} | {'yes' if name in host else 'no'} | {conformance_cell(counts, 'host')} "
+                     f"| {conformance_cell(counts, 'mlip')} |")
     return "\n".join(lines) + "\n"
 
 
