@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     f32,
+    i1,
     i64,
 )
 from xdsl.dialects.utils import EnumAttribute
@@ -262,14 +263,23 @@ class GraphOpLowering(RewritePattern):
 
 
 class IdentityLikeIsItsInput(GraphOpLowering):
-    """Identity, and Dropout at inference, pass their input on (Dropout's mask must be unused)."""
+    """Identity, and Dropout at inference (or with ratio 0), pass their input on; Dropout's
+    mask is then all true."""
 
     ops = (g.IdentityOp, g.DropoutOp)
 
     def lower(self, op: g.IdentityOp | g.DropoutOp, rewriter: PatternRewriter) -> None:
-        if isinstance(op, g.DropoutOp) and any(constant_ints(op, op.training_mode, "training_mode") or []):
-            raise no_host_kernel(op, " in training mode")
-        self.replace(op, rewriter, [], [op.operands[0]])
+        if not isinstance(op, g.DropoutOp):
+            self.replace(op, rewriter, [], [op.operands[0]])
+            return
+        training = any(constant_ints(op, op.training_mode, "training_mode") or [])
+        if training and constant_scalar(op, op.ratio, "ratio") != 0:
+            raise no_host_kernel(op, " in training mode (its mask is random)")
+        new_ops: list[Operation] = []
+        if op.mask is not None and op.mask.uses:
+            new_ops.append(scalar_constant(True, i1))
+            new_ops.append(create(cpu.ExpandOp, [new_ops[-1].results[0]], [op.mask.type]))
+        self.replace(op, rewriter, new_ops, [op.data, *(o.results[0] for o in new_ops[-1:])])
 
 
 class CastToCpuCast(GraphOpLowering):
@@ -400,6 +410,12 @@ def binary(kind: BinaryKind, lhs: SSAValue, rhs: SSAValue, result_type: Attribut
     return create(cpu.BinaryOp, [lhs, rhs], [result_type], kind=cpu.BinaryKindAttr(kind))
 
 
+def scalar_constant(value: float, element_type: Attribute) -> Operation:
+    """A rank-0 `graph.constant` of `element_type` holding `value`."""
+    data = np.array(value, BY_XDSL[element_type].numpy).tobytes()
+    return ConstantOp(DenseIntOrFPElementsAttr(TensorType(element_type, []), BytesAttr(data)))
+
+
 class ElementwiseBinaryToCpuBinary(GraphOpLowering):
     """Add, Sub, Mul, Div, Pow, Mod, PRelu, logic and comparisons -> cpu.binary <kind>.
 
@@ -448,9 +464,7 @@ class VariadicElementwiseToCpuBinaryChain(GraphOpLowering):
             new_ops.append(binary(_VARIADIC[type(op)], total, value, result.type if last else partial))
             total = new_ops[-1].results[0] if last else intermediate(op, new_ops[-1], f"partial{i - 1}")
         if isinstance(op, g.MeanOp):
-            count = TensorType(element_type_of(result), [])
-            data = np.array(len(inputs), BY_XDSL[element_type_of(result)].numpy).tobytes()
-            new_ops.append(ConstantOp(DenseIntOrFPElementsAttr(count, BytesAttr(data))))
+            new_ops.append(scalar_constant(len(inputs), element_type_of(result)))
             new_ops.append(binary(BinaryKind.DIV, total, intermediate(op, new_ops[-1], "count"), result.type))
         self.replace(op, rewriter, new_ops)
 
@@ -537,8 +551,27 @@ class AxisOpToCpuOp(GraphOpLowering):
         self.replace(op, rewriter, [new])
 
 
+def moments(op: Operation, x: SSAValue, axes: Sequence[int], new_ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
+    """The mean and the (population) variance of `x` over `axes`, kept as 1s: appends the ops
+    computing them to `new_ops`."""
+    dims, element = shape_of(x), element_type_of(x)
+    kept = TensorType(element, [1 if i in axes else d for i, d in enumerate(dims)])
+
+    def mean_of(value: SSAValue, role: str) -> SSAValue:
+        new_ops.append(create(cpu.ReduceOp, [value], [kept], kind=cpu.ReduceKindAttr(ReduceKind.MEAN),
+                              axes=ints(axes), keepdims=bool_attr(True)))
+        return intermediate(op, new_ops[-1], role)
+
+    mean = mean_of(x, "mean")
+    new_ops.append(binary(BinaryKind.SUB, x, mean, x.type))
+    centered = intermediate(op, new_ops[-1], "centered")
+    new_ops.append(binary(BinaryKind.MUL, centered, centered, x.type))
+    return mean, mean_of(intermediate(op, new_ops[-1], "squared"), "variance")
+
+
 class LayerNormalizationToCpuLayerNorm(GraphOpLowering):
-    """LayerNormalization -> cpu.layer_norm (Y only: its Mean and InvStdDev must be unused)."""
+    """LayerNormalization -> cpu.layer_norm; its Mean and InvStdDev, when read, from
+    cpu.reduce and elementwise ops."""
 
     ops = (g.LayerNormalizationOp,)
 
@@ -548,20 +581,58 @@ class LayerNormalizationToCpuLayerNorm(GraphOpLowering):
         for name, value in (("Scale", op.Scale), ("B", op.B)):
             if value is not None and shape_of(value) != x[axis:]:
                 raise no_host_kernel(op, f" with a {name} of shape {list(shape_of(value))}, not {list(x[axis:])}")
+        new_ops: list[Operation] = []
+        results: list[SSAValue] = []
+        if any(r is not None and r.uses for r in (op.Mean, op.InvStdDev)):
+            mean, variance = moments(op, op.X, range(axis, len(x)), new_ops)
+            new_ops.append(scalar_constant(op.epsilon.value.data, element_type_of(op.X)))
+            new_ops.append(binary(BinaryKind.ADD, variance, new_ops[-1].results[0], variance.type))
+            new_ops.append(create(cpu.UnaryOp, [intermediate(op, new_ops[-1], "shifted")], [variance.type],
+                                  kind=cpu.UnaryKindAttr(UnaryKind.SQRT)))
+            new_ops.append(create(cpu.UnaryOp, [intermediate(op, new_ops[-1], "std")], [variance.type],
+                                  kind=cpu.UnaryKindAttr(UnaryKind.RECIPROCAL)))
+            results = [mean, new_ops[-1].results[0]]
         norm = create(cpu.LayerNormOp, op.operands, [op.Y.type], axis=int_attr(axis), epsilon=op.epsilon)
-        self.replace(op, rewriter, [norm])
+        self.replace(op, rewriter, [*new_ops, norm], [norm.results[0], *results])
 
 
 class BatchNormalizationToCpuBatchNorm(GraphOpLowering):
-    """BatchNormalization at inference -> cpu.batch_norm."""
+    """BatchNormalization -> cpu.batch_norm; in training mode with the batch's own statistics
+    (cpu.reduce and elementwise ops), which also update the running mean and variance."""
 
     ops = (g.BatchNormalizationOp,)
 
     def lower(self, op: g.BatchNormalizationOp, rewriter: PatternRewriter) -> None:
-        if op.training_mode.value.data:
-            raise no_host_kernel(op, " in training mode")
-        norm = create(cpu.BatchNormOp, op.operands, [op.Y.type], epsilon=op.epsilon)
-        self.replace(op, rewriter, [norm])
+        if not op.training_mode.value.data:
+            norm = create(cpu.BatchNormOp, op.operands, [op.Y.type], epsilon=op.epsilon)
+            self.replace(op, rewriter, [norm])
+            return
+        new_ops: list[Operation] = []
+        rank = len(shape_of(op.X))
+        batch_mean, batch_variance = moments(op, op.X, [0, *range(2, rank)], new_ops)
+        statistics = []
+        for value, role in ((batch_mean, "batch_mean"), (batch_variance, "batch_variance")):
+            new_ops.append(create(cpu.ReshapeOp, [value], [op.input_mean.type]))
+            statistics.append(intermediate(op, new_ops[-1], role))
+        norm = create(cpu.BatchNormOp, [op.X, op.scale, op.B, *statistics], [op.Y.type], epsilon=op.epsilon)
+        new_ops.append(norm)
+        # running = input * momentum + batch * (1 - momentum)
+        momentum = op.momentum.value.data
+        element = element_type_of(op.X)
+        running = []
+        for given, batch, result in ((op.input_mean, statistics[0], op.running_mean),
+                                     (op.input_var, statistics[1], op.running_var)):
+            if result is None or not result.uses:
+                running.append(None)
+                continue
+            new_ops += [scalar_constant(momentum, element), scalar_constant(1 - momentum, element)]
+            kept, taken = new_ops[-2].results[0], new_ops[-1].results[0]
+            new_ops.append(binary(BinaryKind.MUL, given, kept, given.type))
+            old_part = new_ops[-1].results[0]
+            new_ops.append(binary(BinaryKind.MUL, batch, taken, given.type))
+            new_ops.append(binary(BinaryKind.ADD, old_part, new_ops[-1].results[0], result.type))
+            running.append(new_ops[-1].results[0])
+        self.replace(op, rewriter, new_ops, [norm.results[0], *running])
 
 
 class PoolToCpuPool(GraphOpLowering):

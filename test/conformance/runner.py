@@ -93,8 +93,11 @@ def prepared_model(case: NodeCase, path: str) -> onnx.ModelProto:
             tensor = onnx.TensorProto.FromString((case.folder / DATA_SET / f"input_{i}.pb").read_bytes())
             tensor.name = value.name
             graph.initializer.append(tensor)
-        del graph.input[:]
-        graph.input.extend(keep)
+        if len(keep) < len(graph.input):
+            del graph.input[:]
+            graph.input.extend(keep)
+            # Before IR version 4 every initializer had to be a graph input too.
+            model.ir_version = max(model.ir_version, 4)
     return model
 
 
