@@ -358,9 +358,14 @@ class ConvTransposeToCpuConvTranspose(GraphOpLowering):
                 s * (size - 1) + extra + d * (k - 1) + 1 - target
                 for size, k, s, d, extra, target in zip(sizes, kernel, strides, dilations, output_padding, targets)
             ]
-            if any(t < 0 for t in totals):
-                raise no_host_kernel(op, f" with an output_shape {targets} larger than its full output")
             pads = split_padding(totals, upper=auto_pad == "SAME_UPPER")
+            output_padding = list(output_padding)
+            for i in range(n):
+                if pads[n + i] < 0 <= pads[i]:  # grown past the full output at the end: output padding
+                    output_padding[i] -= pads[n + i]
+                    pads[n + i] = 0
+            if any(p < 0 for p in pads):
+                raise no_host_kernel(op, f" with an output_shape {targets} that grows its full output at the start")
         elif auto_pad == "VALID":
             pads = [0] * 2 * n
         else:
