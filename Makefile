@@ -42,7 +42,7 @@ lit: $(INSTALLED)
 	$(BIN)/lit -sv test/filecheck
 
 pytest: $(INSTALLED)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 test-slow: $(INSTALLED)
 	$(BIN)/python -m pytest -q -m slow

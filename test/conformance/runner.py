@@ -181,6 +181,8 @@ def compare(expected: dict[str, Value], got: dict[str, np.ndarray], rtol: float,
             return f"output '{name}' has shape {list(have.shape)}, expected {list(want.shape)}"
         if have.dtype != want.dtype:
             return f"output '{name}' is {have.dtype}, expected {want.dtype}"
+        if want.dtype.kind not in "fc" and want.dtype.name.startswith(("bfloat", "float")):
+            want, have = want.astype(np.float32), have.astype(np.float32)  # ml_dtypes' floats, widened
         if want.dtype.kind in "fc":
             bad = ~np.isclose(have, want, rtol=rtol, atol=atol, equal_nan=True)
         else:
