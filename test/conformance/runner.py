@@ -49,15 +49,17 @@ CONSTANT_OPERAND_OPS = {op for r in RULES if r.id in CONSTANT_OPERAND_RULES for 
 assert {r.id for r in RULES} >= set(CONSTANT_OPERAND_RULES), "a rule of CONSTANT_OPERAND_RULES was renamed"
 
 NODE_NAME = "node_under_test"
-"""The name the case's node gets when the suite left it unnamed, to find it in sourcemaps."""
+"""The name a one-node case's node gets, to find it in sourcemaps and reports."""
 
-CRASH_STAGES = ("internal compiler error", "exception")
-"""Failure stages that are bugs whatever the case: they never go on the expected-failure list."""
+CRASH_STAGES = ("internal compiler error", "exception", "build")
+"""Failure stages that are bugs whatever the case (a crash, a traceback, C that does not
+build): they never go on the expected-failure list."""
 
 
 def runs_on(case: NodeCase, path: str) -> bool:
-    """Whether `case` is run on `path`: all on `host`; on `mlip` those of MLIP layer operators."""
-    return path == "host" or (case.domain == "" and case.op_type in LAYER_KINDS)
+    """Whether `case` is run on `path`: all on `host`; on `mlip` those of MLIP layer operators
+    (not `_expanded` ones, which run the operator's function body instead)."""
+    return path == "host" or (case.domain == "" and case.op_type in LAYER_KINDS and not case.expanded)
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def prepared_model(case: NodeCase, path: str) -> onnx.ModelProto:
     model = onnx.ModelProto()
     model.CopyFrom(case.model)
     graph = model.graph
-    if len(graph.node) == 1 and not graph.node[0].name:
+    if len(graph.node) == 1:
         graph.node[0].name = NODE_NAME
     if path == "host" or case.op_type in CONSTANT_OPERAND_OPS:
         keep = []
@@ -110,8 +112,8 @@ def run_case(case: NodeCase, path: str, workdir: Path) -> Outcome:
     failure = _compile(source, path, bundle)
     if failure is not None:
         return failure
-    if path == "mlip" and not _offloaded(bundle, model.graph.node[0].name):
-        return Outcome(False, "host", _host_reasons(source, model.graph.node[0].name))
+    if path == "mlip" and not _offloaded(bundle, NODE_NAME):
+        return Outcome(False, "host", _host_reasons(source, NODE_NAME))
     names = [v.name for v in model.graph.input]
     all_inputs = dict(zip((v.name for v in case.model.graph.input), case.inputs()))
     try:
