@@ -937,7 +937,11 @@ static float resize_coordinate(int mode, int64_t o, float scale, int64_t in, int
         return center * (1.0f - adjustment) + (x + 0.5f) / scale - 0.5f;
     }
     case MRVL_PYTORCH_HALF_PIXEL: return out > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
-    case MRVL_ALIGN_CORNERS: return out == 1 ? 0.0f : x * (float)(in - 1) / (float)(out - 1);
+    case MRVL_ALIGN_CORNERS: {
+        /* ONNX's resized length is scale * in, not the output's integer size. */
+        float length = scale * (float)in;
+        return length == 1.0f ? 0.0f : x * (float)(in - 1) / (length - 1.0f);
+    }
     default: return x / scale;
     }
 }
