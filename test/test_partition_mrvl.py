@@ -164,14 +164,16 @@ def test_diamonds_of_2000_ops_partition_fast():
     subgraphs = _subgraphs(module)
     assert len(subgraphs) == 668
     assert [len(list(s.body.block.ops)) for s in subgraphs[:3]] == [3, 4, 4]  # w, ops, yield
-    assert elapsed < 0.5, f"partition-mrvl took {elapsed:.2f} s on 2,000 ops"
+    # A guard against quadratic work (that would take minutes), loose enough for a loaded CI
+    # machine running two test workers; the speed itself is measured in benchmarks/.
+    assert elapsed < 5, f"partition-mrvl took {elapsed:.2f} s on 2,000 ops"
 
 
 def test_chain_with_side_outputs_of_3000_ops_partitions_fast():
     module = _module(_chain_with_side_outputs(1000))
     elapsed = _partition(module)
     assert len(_subgraphs(module)) == 1
-    assert elapsed < 0.5, f"partition-mrvl took {elapsed:.2f} s on 3,000 ops"
+    assert elapsed < 5, f"partition-mrvl took {elapsed:.2f} s on 3,000 ops"
 
 
 def test_output_is_deterministic():
