@@ -2,6 +2,8 @@
 # make test   set up .venv and run the lit and pytest suites (what CI runs)
 # make conformance   run every ONNX backend node test case through both paths (over 2 cores)
 # make conformance-update   run them and rewrite the expected-failure list and the counts
+# make fuzz   a longer fuzzing search (test/fuzz) with a new seed: FUZZ_SCALE times the
+#             inputs of make test's fixed corpus; FUZZ_SEED=N replays a search
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +11,7 @@ INSTALLED := $(VENV)/.installed
 EXAMPLE := examples/mnist.onnx
 DEMO := build/demo
 
-.PHONY: demo test lit pytest test-slow conformance conformance-update bench regenerate clean cross-tools
+.PHONY: demo test lit pytest test-slow conformance conformance-update fuzz bench regenerate clean cross-tools
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +54,13 @@ conformance: $(INSTALLED)
 
 conformance-update: $(INSTALLED)
 	$(BIN)/python test/conformance/update.py
+
+FUZZ_SCALE ?= 20
+FUZZ_SEED ?= $(shell date +%s)
+fuzz: $(INSTALLED)
+	@echo "fuzz: scale $(FUZZ_SCALE), seed $(FUZZ_SEED) (replay: make fuzz FUZZ_SEED=$(FUZZ_SEED))"
+	MRVL_FUZZ_SCALE=$(FUZZ_SCALE) MRVL_FUZZ_SEED=$(FUZZ_SEED) $(BIN)/python -m pytest -q -p no:cacheprovider \
+		test/fuzz --hypothesis-seed=$(FUZZ_SEED)
 
 bench: $(INSTALLED)
 	$(BIN)/python benchmarks/resnet50_compile.py

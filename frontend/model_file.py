@@ -19,8 +19,9 @@ import onnx.parser
 from google.protobuf.message import DecodeError
 from onnx import TensorProto, numpy_helper
 
-from mrvl_dialect.element_types import BY_ONNX, onnx_type_name
+from mrvl_dialect.element_types import BY_ONNX, ElementType, onnx_type_name
 from mrvl_dialect.errors import CompileError
+from mrvl_dialect.limits import check_tensor_size
 
 TEXT_SUFFIXES = (".onnxtxt", ".onnxtext")
 MAPPED_MIN_BYTES = 1024
@@ -122,23 +123,39 @@ def _parse_binary(buffer: mmap.mmap | memoryview) -> tuple[onnx.ModelProto, dict
 
 def _view(buffer: mmap.mmap | np.ndarray, offset: int, length: int, tensor: TensorProto) -> np.ndarray:
     """A read-only array over `length` bytes at `offset`, checked against the tensor's type."""
+    dtype, count = _declared_data(tensor)
+    _check_data_size(tensor, length, count * dtype.itemsize, "bytes")
+    return np.frombuffer(buffer, dtype, count, offset).reshape(tuple(tensor.dims))
+
+
+def _declared_data(tensor: TensorProto) -> tuple[np.dtype, int]:
+    """The dtype and element count of a tensor held as raw bytes, once its type and dims
+    are known to be sane."""
     element = BY_ONNX.get(tensor.data_type)
     if element is None or element.numpy is None:
         raise CompileError(
             f"initializer '{tensor.name}'",
             f"element type {onnx_type_name(tensor.data_type)} is not supported",
         )
+    return element.numpy, _declared_count(tensor, element)
+
+
+def _declared_count(tensor: TensorProto, element: ElementType) -> int:
+    """The number of elements the tensor's dims declare, once they are known to be sane."""
+    where = f"initializer '{tensor.name}'"
     if any(d < 0 for d in tensor.dims):
-        raise CompileError(f"initializer '{tensor.name}'", f"negative dimension in {list(tensor.dims)}")
-    count = int(np.prod(tensor.dims, dtype=object)) if tensor.dims else 1
-    expected = count * element.numpy.itemsize
-    if expected != length:
+        raise CompileError(where, f"negative dimension in {list(tensor.dims)}")
+    check_tensor_size(where, tensor.name, list(tensor.dims), element)
+    return int(np.prod(tensor.dims, dtype=object)) if tensor.dims else 1
+
+
+def _check_data_size(tensor: TensorProto, found: int, expected: int, unit: str) -> None:
+    if found != expected:
         raise CompileError(
             f"initializer '{tensor.name}'",
-            f"has {length} bytes of data, but shape {list(tensor.dims)} of "
+            f"has {found} {unit} of data, but shape {list(tensor.dims)} of "
             f"{onnx_type_name(tensor.data_type)} needs {expected}",
         )
-    return np.frombuffer(buffer, element.numpy, count, offset).reshape(tuple(tensor.dims))
 
 
 class _WireError(Exception):
@@ -244,9 +261,14 @@ def _load_external_data(loaded: LoadedModel) -> None:
             raise CompileError(
                 where, f"external data [{offset}, {offset + length}) lies outside '{location}' ({size} bytes)"
             )
+        dtype, count = _declared_data(tensor)
+        _check_data_size(tensor, length, count * dtype.itemsize, "bytes")
+        # Map only the tensor's bytes (from a page boundary): the file may be far larger.
+        start = offset - offset % mmap.ALLOCATIONGRANULARITY
         with open(path, "rb") as f:
-            buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else np.empty(0, np.uint8)
-        view = _view(buffer, offset, length, tensor)
+            buffer = (mmap.mmap(f.fileno(), offset + length - start, access=mmap.ACCESS_READ, offset=start)
+                      if length else np.empty(0, np.uint8))
+        view = _view(buffer, offset - start, length, tensor)
         tensor.ClearField("external_data")
         tensor.data_location = TensorProto.DEFAULT
         if length < MAPPED_MIN_BYTES:
@@ -275,8 +297,21 @@ def _safe_external_path(base_dir: Path, location: str, where: str) -> Path:
     return path
 
 
+_TYPED_FIELDS = ("float_data", "int32_data", "int64_data", "double_data", "uint64_data")
+"""The fields other than raw_data that hold numbers; a tensor uses one of them."""
+
+
 def small_initializer_value(tensor: TensorProto) -> np.ndarray:
-    """The value of an initializer still held in the message."""
+    """The value of an initializer still held in the message, its size checked first."""
+    element = BY_ONNX.get(tensor.data_type)
+    if element is not None and element.numpy is not None:
+        count = _declared_count(tensor, element)
+        if tensor.HasField("raw_data"):
+            _check_data_size(tensor, len(tensor.raw_data), count * element.numpy.itemsize, "bytes")
+        else:
+            per_element = 2 if element.numpy.kind == "c" else 1  # complex: real and imaginary parts
+            found = sum(len(getattr(tensor, f)) for f in _TYPED_FIELDS)
+            _check_data_size(tensor, found // per_element, count, "values")
     try:
         return numpy_helper.to_array(tensor)
     except (ValueError, TypeError) as e:

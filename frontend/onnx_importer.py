@@ -47,6 +47,7 @@ from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp, YieldOp
 from mrvl_dialect.graph_base import OPERAND_SEGMENTS, RESULT_SEGMENTS, OnnxOp, f32_attr
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
+from mrvl_dialect.limits import check_tensor_size
 from mrvl_dialect.weights import WeightStore
 
 ARG_NAME = "graph.name"
@@ -177,6 +178,7 @@ class _Importer:
             raise CompileError(where, f"'{name}' has a negative dim: {dims}")
         if -1 in dims and not scope.allow_dynamic:
             raise CompileError(where, self.dynamic_dim_message(name, tensor, producer is None))
+        check_tensor_size(where, name, dims, element)
         return TensorType(element.xdsl, dims)
 
     def dynamic_dim_message(self, name: str, tensor: onnx.TypeProto.Tensor, is_input: bool) -> str:

@@ -1,0 +1,68 @@
+"""Fixtures of the fuzzing harness, and how long it searches.
+
+`make test` runs a fixed corpus: seeded mutations (`corpus_seeds`) and hypothesis with
+`derandomize=True`, so every run tries the same inputs. `make fuzz` sets `MRVL_FUZZ_SCALE`
+(how many times more inputs) and a seed (`--hypothesis-seed`, and `MRVL_FUZZ_SEED` for the
+mutation corpus), so that a long search tries new inputs each time it is given a new seed.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from fuzz.contract import OUTCOMES, SECONDS, SLOWEST, Cases
+from fuzz.tool_server import ToolServer
+
+SCALE = int(os.environ.get("MRVL_FUZZ_SCALE", "1"))
+SEED = int(os.environ.get("MRVL_FUZZ_SEED", "0"))
+"""Where the long search's mutation corpus starts; the fixed corpus starts at 0."""
+
+
+def fuzz_settings(examples: int) -> settings:
+    """Hypothesis settings for `examples` inputs (times SCALE), reproducible in `make test`."""
+    return settings(
+        max_examples=examples * SCALE,
+        derandomize=SCALE == 1,
+        deadline=None,  # each run has its own time limit (tool_server.TIMEOUT_S)
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+        print_blob=True,
+    )
+
+
+def corpus_seeds(count: int) -> list[int]:
+    """The seeds of a seeded mutation corpus of `count` inputs (times SCALE)."""
+    return list(range(SEED, SEED + count * SCALE))
+
+
+@pytest.fixture(scope="session")
+def server():
+    tool_server = ToolServer()
+    yield tool_server
+    tool_server.close()
+
+
+@pytest.fixture(scope="session")
+def cases(tmp_path_factory: pytest.TempPathFactory) -> Cases:
+    return Cases(tmp_path_factory.mktemp("fuzz"))
+
+
+@pytest.fixture(scope="session")
+def fuzz_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A session folder for the seed inputs mutations start from."""
+    return tmp_path_factory.mktemp("fuzz_seeds")
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not OUTCOMES:
+        return
+    total = sum(OUTCOMES.values())
+    seconds = sum(SECONDS.values())
+    terminalreporter.write_sep("-", f"fuzz: {total} inputs, {seconds:.0f} s in the tools "
+                                    f"(scale {SCALE}, mutation seeds from {SEED})")
+    for key in sorted(OUTCOMES):
+        target = key.split(":")[0]
+        terminalreporter.write_line(f"{key:30} {OUTCOMES[key]:6}   {target}: {SECONDS[target]:6.1f} s, "
+                                    f"slowest run {SLOWEST[target]:.2f} s")
