@@ -29,6 +29,7 @@ from backend.json_emitter import JsonTarget
 from backend.placement_report import PlacementReportTarget
 from backend.summary import SummaryTarget
 from frontend.onnx_importer import import_onnx
+from mrvl.mlir_lexer_fix import use_linear_string_literals
 from mrvl_dialect import get_all_dialects
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
@@ -79,6 +80,7 @@ class MrvlOptMain(xDSLOptMain):
         super().register_all_frontends()
 
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
+            use_linear_string_literals()
             try:
                 text = io.read().decode()
             except UnicodeDecodeError:

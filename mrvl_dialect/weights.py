@@ -26,6 +26,8 @@ from xdsl.ir import Attribute
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 
 from mrvl_dialect.element_types import BY_XDSL
+from mrvl_dialect.errors import CompileError
+from mrvl_dialect.limits import check_tensor_size
 
 INLINE_MAX_ELEMENTS = 16
 _HANDLE_CHARS = re.compile(r"[^A-Za-z0-9_.$]")
@@ -143,10 +145,28 @@ def adopt_parsed_blobs(module: ModuleOp) -> None:
     store = WeightStore.of(module)
     for attr in resource_handles(module):
         blob = blobs.get(attr.resource_handle.data, "")
-        if not blob:
-            continue
-        assert isinstance(attr.type, TensorType)
-        dtype = BY_XDSL[attr.type.element_type].numpy
+        if blob:
+            store.put(attr.resource_handle.data, _blob_array(attr, blob))
+
+
+def _blob_array(attr: DenseResourceAttr, blob: str) -> np.ndarray:
+    """The array a parsed blob holds, checked against the type the IR gives it (the text
+    may have been edited: a blob cut short, a type changed)."""
+    handle = attr.resource_handle.data
+    where = f"dialect_resources '{handle}'"
+    tensor_type = attr.type
+    element = BY_XDSL.get(tensor_type.element_type) if isinstance(tensor_type, TensorType) else None
+    if element is None or element.numpy is None:
+        raise CompileError(where, f"the weights of {tensor_type} cannot be read")
+    dims = tensor_type.get_shape()
+    if any(d < 0 for d in dims):
+        raise CompileError(where, f"the weights of {tensor_type} need a static shape")
+    check_tensor_size(where, handle, dims, element)
+    try:
         data = bytes.fromhex(blob[2 + 8 :])  # "0x" and the alignment word
-        array = np.frombuffer(data, dtype).reshape(attr.type.get_shape())
-        store.put(attr.resource_handle.data, array)
+    except ValueError:
+        raise CompileError(where, "is not a blob of hexadecimal digits") from None
+    expected = int(np.prod(dims, dtype=object)) * element.numpy.itemsize
+    if len(data) != expected:
+        raise CompileError(where, f"has {len(data)} bytes of data, but {tensor_type} needs {expected}")
+    return np.frombuffer(data, element.numpy).reshape(dims)

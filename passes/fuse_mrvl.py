@@ -50,6 +50,7 @@ from passes.graph_queries import (
     module_of,
     node_name,
     op_type,
+    required_constant_value,
     shape,
 )
 from passes.mlip_rules import failed_rules
@@ -237,7 +238,7 @@ def build_conv2d(match: Match, rewriter: PatternRewriter) -> None:
     b = _Builder(match, rewriter)
     conv, pad = match["conv"], match.get("pad")
     source = pad.operands[0] if pad is not None else conv.operands[0]
-    weight = constant_value(conv.operands[1])
+    weight = required_constant_value(conv.operands[1], conv)
     out_channels = weight.shape[0]
     padding = _conv_padding(conv)
     if pad is not None:
@@ -245,7 +246,7 @@ def build_conv2d(match: Match, rewriter: PatternRewriter) -> None:
     bias = np.zeros(out_channels, np.float32)
     has_bias = False
     if len(conv.operands) > 2:
-        bias = bias + constant_value(conv.operands[2])
+        bias = bias + required_constant_value(conv.operands[2], conv)
         has_bias = True
     if (add := match.get("bias")) is not None:
         bias = bias + _per_channel(add, out_channels)
@@ -265,7 +266,7 @@ def build_conv2d(match: Match, rewriter: PatternRewriter) -> None:
         sizes[2] = 1
     if (bn := match.get("bn")) is not None:
         for role, value in zip(("gamma", "beta", "mean", "var"), bn.operands[1:]):
-            operands.append(b.constant(f"{name}.bn_{role}", constant_value(value)))
+            operands.append(b.constant(f"{name}.bn_{role}", required_constant_value(value, bn)))
         sizes[3:] = [1, 1, 1, 1]
         properties["bn_epsilon"] = f32_attr(bn.properties["epsilon"].value.data)
     properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, sizes)
@@ -278,13 +279,13 @@ def build_conv2d(match: Match, rewriter: PatternRewriter) -> None:
 def build_fc(match: Match, rewriter: PatternRewriter) -> None:
     b = _Builder(match, rewriter)
     fc, flatten = match["fc"], match.get("flatten")
-    weight = constant_value(fc.operands[1])
+    weight = required_constant_value(fc.operands[1], fc)
     if op_type(fc) == "MatMul" or not int_property(fc, "transB"):
         weight = weight.T
     outputs = weight.shape[0]
     bias, has_bias = np.zeros(outputs, np.float32), False
     if op_type(fc) == "Gemm" and len(fc.operands) > 2:
-        bias, has_bias = bias + constant_value(fc.operands[2]).reshape(outputs), True
+        bias, has_bias = bias + required_constant_value(fc.operands[2], fc).reshape(outputs), True
     if (add := match.get("bias")) is not None:
         bias, has_bias = bias + _per_channel(add, outputs), True
     properties: dict[str, Attribute] = dict(_activation(match))

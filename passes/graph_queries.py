@@ -11,6 +11,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from mrvl_dialect.element_types import BY_XDSL
+from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp
 from mrvl_dialect.weights import WeightStore
 
@@ -81,6 +82,19 @@ def constant_value(value: SSAValue | None, module: ModuleOp | None = None) -> np
     store = WeightStore.of(root)
     handle = attr.resource_handle.data
     return store[handle] if handle in store else None
+
+
+def required_constant_value(value: SSAValue, user: Operation) -> np.ndarray:
+    """The value of a constant that `user` cannot do without (a layer's weights); a
+    CompileError naming both when the IR was printed without its weights."""
+    array = constant_value(value)
+    if array is None:
+        op = constant_op(value)
+        attr = op.value if op is not None else None
+        what = f"'{attr.resource_handle.data}'" if isinstance(attr, DenseResourceAttr) else "a constant"
+        raise CompileError(node_label(user), f"needs the data of {what}, and the IR carries none: "
+                                             "print it with --print-weights to keep the weights")
+    return array
 
 
 def module_of(op: Operation) -> ModuleOp | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from fuzz.contract import OUTCOMES, SECONDS, SLOWEST, Cases
+from fuzz.contract import OUTCOMES, SECONDS, SLOWEST, Cases, run_checked
 from fuzz.tool_server import ToolServer
 
 SCALE = int(os.environ.get("MRVL_FUZZ_SCALE", "1"))
@@ -49,10 +49,24 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> Cases:
     return Cases(tmp_path_factory.mktemp("fuzz"))
 
 
+MNIST = Path(__file__).resolve().parents[2] / "examples" / "mnist.onnx"
+SEED_TEXTS = {
+    "graph": ["--print-weights"],
+    "pipeline": ["-p", "mrvl-pipeline", "--print-weights"],
+}
+"""IR texts mutations start from: `mrvl-opt mnist.onnx` with these arguments."""
+
+
 @pytest.fixture(scope="session")
-def fuzz_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A session folder for the seed inputs mutations start from."""
-    return tmp_path_factory.mktemp("fuzz_seeds")
+def seed_texts(server: ToolServer, cases: Cases) -> dict[str, str]:
+    """The IR `mrvl-opt` prints for the bundled MNIST model, with its weights: imported
+    (`graph`), and after `mrvl-pipeline` (`pipeline`)."""
+    texts = {}
+    for name, args in SEED_TEXTS.items():
+        case = cases.new()
+        run_checked(server, "mlir-seed", case, "mrvl-opt", args, MNIST)
+        texts[name] = (case.output_dir / "out.mlir").read_text()
+    return texts
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
