@@ -32,9 +32,10 @@ An entry may carry a `comment` string, and the file a top-level `comment` and `$
 (for editors that validate against the schema); the compiler ignores all three.
 
 `load_placement` validates strictly, against the schema's rules plus what JSON Schema
-cannot say (duplicate keys, regular expressions that do not compile, `relu` for `Relu`),
-and reports the first problem as a `CompileError` located at the entry: `p.json: nodes[3]:
-unknown key 'plase' (did you mean 'place'?)`. `save_placement` writes one exact-name entry
+cannot say (duplicate keys, regular expressions that do not compile or that could take
+exponential time to match, `relu` for `Relu`), and reports the first problem as a
+`CompileError` located at the entry: `p.json: nodes[3]: unknown key 'plase' (did you mean
+'place'?)`. `save_placement` writes one exact-name entry
 per node with the place the compiler chose, so that loading it reproduces the placement.
 `placed_nodes` lists a module's nodes and their places; the placement report uses it too.
 """
@@ -43,6 +44,8 @@ import difflib
 import json
 import os
 import re
+import re._constants as re_constants  # the parsed form of patterns, to find nested repeats
+import re._parser as re_parser
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,6 +188,8 @@ def load_placement(path: str | os.PathLike[str]) -> Placement:
         raise CompileError(f"{where}:{e.lineno}:{e.colno}", f"invalid JSON: {e.msg}") from None
     except ValueError as e:  # NaN or Infinity
         raise CompileError(where, f"invalid JSON: {e}") from None
+    except RecursionError:  # json recurses per nesting level
+        raise CompileError(where, "invalid JSON: arrays or objects nested too deeply") from None
     return Placement(where, _validate(document, where))
 
 
@@ -269,7 +274,44 @@ def _entry(item: object, index: int, where: str) -> PlacementEntry:
             regex = re.compile(item["name_regex"])
         except re.error as e:
             raise CompileError(f"{where}.name_regex", f"is not a regular expression: {e}") from None
+        if _nested_repeat(re_parser.parse(item["name_regex"])):
+            raise CompileError(
+                f"{where}.name_regex",
+                "has a repeat inside a repeat, as in '(\\w+/?)+': matching it can take exponential time "
+                "on a long node name; make the inner repeat possessive ('\\w++' for '\\w+')",
+            )
     return PlacementEntry(index, place, item.get("name"), op_type, regex, item.get("comment"))
+
+
+def _nested_repeat(pattern: re_parser.SubPattern, inside: bool = False) -> bool:
+    """Whether a pattern repeats something inside an unbounded repeat, as `(\\w+/?)+` does.
+
+    Python's regex engine backtracks through every way of splitting a name between the
+    two repeats before a match fails, which takes exponential time in the name's length:
+    a careless placement file would hang the compiler. A possessive inner repeat (`\\w++`)
+    never gives characters back, and is allowed.
+    """
+    for op, arg in pattern:
+        if op in (re_constants.MAX_REPEAT, re_constants.MIN_REPEAT):
+            _, high, body = arg
+            if inside and high > 1:
+                return True
+            children = [(body, inside or high == re_constants.MAXREPEAT)]
+        elif op == re_constants.POSSESSIVE_REPEAT:
+            children = [(arg[2], False)]
+        elif op == re_constants.SUBPATTERN:
+            children = [(arg[3], inside)]
+        elif op == re_constants.BRANCH:
+            children = [(branch, inside) for branch in arg[1]]
+        elif op == re_constants.ATOMIC_GROUP:
+            children = [(arg, inside)]
+        elif op in (re_constants.ASSERT, re_constants.ASSERT_NOT):
+            children = [(arg[1], inside)]
+        else:
+            children = []
+        if any(_nested_repeat(child, child_inside) for child, child_inside in children):
+            return True
+    return False
 
 
 def _check_op_type(op_type: str, where: str) -> None:

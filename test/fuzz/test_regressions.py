@@ -1,13 +1,15 @@
 """Inputs the fuzzers found that broke the contract, kept so that they stay fixed.
 
-Each test rebuilds its input from a seed text or model (no opaque files), runs the tool
-as the fuzzers do and checks the one error line it now gives.
+Each test rebuilds its input from a seed text or a small model built here (no opaque
+files), runs the tool as the fuzzers do and checks the one error line it now gives.
 """
 
 import inspect
+import json
 import re
 
 import xdsl.utils.mlir_lexer
+from onnx import TensorProto, helper
 
 from fuzz.contract import Cases, run_checked
 from fuzz.tool_server import ToolServer
@@ -81,3 +83,44 @@ def test_weight_blob_for_a_type_without_bytes_is_refused(server: ToolServer, cas
 #-}
 """
     _refused(server, cases, text, [], ["dialect_resources 'w'", "cannot be read"])
+
+
+def _long_named_relu() -> bytes:
+    """y = Relu(x), in a node named like a deep exporter scope (40 characters)."""
+    node = helper.make_node("Relu", ["x"], ["y"], name="/encoder/layers.11/self_attn/k_proj/Relu")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
+def _placement_run(server: ToolServer, cases: Cases, document: str | bytes):
+    case = cases.new()
+    model = case.write_input("model.onnx", _long_named_relu())
+    placement = case.write_input("p.json", document)
+    return run_checked(server, "regression", case, "mrvl-opt", ["-p", f'mrvl-pipeline{{placement="{placement}"}}'],
+                       model)
+
+
+def _placement(regex: str) -> str:
+    return json.dumps({"format": "mrvl-placement", "version": 1, "nodes": [{"name_regex": regex, "place": "host"}]})
+
+
+def test_placement_regex_with_nested_repeats_is_refused(server: ToolServer, cases: Cases):
+    """Python's regex engine takes exponential time to fail `^([\\w/.]+)+!` on a 40-character
+    node name (hours): the compiler hung on such a placement file."""
+    run = _placement_run(server, cases, _placement(r"^([\w/.]+)+!"))
+    assert run.returncode == 1 and run.seconds < 5, run.report()
+    assert "nodes[0].name_regex" in run.stderr and "repeat inside a repeat" in run.stderr, run.report()
+
+
+def test_placement_regex_with_a_possessive_inner_repeat_is_accepted(server: ToolServer, cases: Cases):
+    run = _placement_run(server, cases, _placement(r"^([\w/.]++)+$"))
+    assert run.returncode == 0, run.report()
+
+
+def test_placement_file_nested_thousands_deep_is_one_error(server: ToolServer, cases: Cases):
+    """Found by test_placement_file ("nested"): json's decoder recursed past Python's limit,
+    an internal RecursionError."""
+    document = _placement("^x")[:-1] + ', "comment": ' + "[" * 5000 + "]" * 5000 + "}"
+    run = _placement_run(server, cases, document)
+    assert run.returncode == 1 and "nested too deeply" in run.stderr, run.report()
