@@ -20,7 +20,7 @@ COMMANDS = {
     "pipeline": [("mrvl-opt", ["--print-weights"], "out.mlir"), ("mrvl-translate", ["--to-json"], "json")],
 }
 """What runs on a mutated seed text: (tool, arguments, what -o names), taken in turn."""
-CORPUS = [(name, seed) for name in COMMANDS for seed in corpus_seeds(30)]
+CORPUS = [(name, seed) for name in COMMANDS for seed in corpus_seeds(80)]
 
 
 @pytest.mark.parametrize(("name", "seed"), CORPUS, ids=[f"{n}-{s}" for n, s in CORPUS])

@@ -22,7 +22,7 @@ COMMANDS = {
 }
 
 
-@fuzz_settings(examples=50)
+@fuzz_settings(examples=120)
 @given(model=models(), command=st.sampled_from(sorted(COMMANDS)))
 def test_generated_model(model: tuple[bytes, str], command: str, server: ToolServer, cases: Cases):
     data, ops = model

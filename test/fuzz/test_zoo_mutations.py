@@ -50,7 +50,7 @@ def tool_args(seed: int, input_shape: str | None) -> tuple[str, list[str]]:
 
 CORPUS = [
     (name, kind, seed)
-    for kind, count in (("model", 20), ("field", 12), ("bytes", 6))
+    for kind, count in (("model", 50), ("field", 30), ("bytes", 12))
     for name in SEED_MODELS
     for seed in corpus_seeds(count)
 ]
