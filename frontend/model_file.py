@@ -19,6 +19,7 @@ import onnx.parser
 from google.protobuf.message import DecodeError
 from onnx import TensorProto, numpy_helper
 
+from frontend.protobuf_wire import LEN, WireError, fields, len_field
 from mrvl_dialect.element_types import BY_ONNX, ElementType, onnx_type_name
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.limits import check_tensor_size
@@ -32,7 +33,6 @@ scalars) stay in the message, where shape inference can read them."""
 _MODEL_GRAPH = 7
 _GRAPH_INITIALIZER = 5
 _TENSOR_RAW_DATA = 9
-_LEN = 2
 
 
 @dataclass
@@ -110,7 +110,7 @@ def _parse_binary(buffer: mmap.mmap | memoryview) -> tuple[onnx.ModelProto, dict
     try:
         stripped, spans = _strip_large_raw_data(memoryview(buffer))
         model = onnx.ModelProto.FromString(stripped)
-    except (DecodeError, _WireError, RuntimeError) as e:
+    except (DecodeError, WireError, RuntimeError) as e:
         raise CompileError("", f"is not an ONNX model, or is truncated ({e})") from None
     if not model.HasField("graph"):
         raise CompileError("", "is not an ONNX model: it has no graph")
@@ -158,56 +158,6 @@ def _check_data_size(tensor: TensorProto, found: int, expected: int, unit: str) 
         )
 
 
-class _WireError(Exception):
-    pass
-
-
-def _varint(data: memoryview, pos: int, end: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= end or shift > 63:
-            raise _WireError("bad varint")
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-
-
-def _fields(data: memoryview, start: int, end: int):
-    """(field number, wire type, field start, value start, value end) of each field."""
-    pos = start
-    while pos < end:
-        tag, value_start = _varint(data, pos, end)
-        number, wire = tag >> 3, tag & 7
-        if wire == 0:
-            _, value_end = _varint(data, value_start, end)
-        elif wire == 1:
-            value_end = value_start + 8
-        elif wire == 5:
-            value_end = value_start + 4
-        elif wire == _LEN:
-            length, value_start = _varint(data, value_start, end)
-            value_end = value_start + length
-        else:
-            raise _WireError(f"unsupported wire type {wire}")
-        if value_end > end:
-            raise _WireError("field runs past the end of its message")
-        yield number, wire, pos, value_start, value_end
-        pos = value_end
-
-
-def _len_field(number: int, payload: bytes) -> bytes:
-    out = bytearray()
-    for value in ((number << 3) | _LEN, len(payload)):
-        while value >= 0x80:
-            out.append((value & 0x7F) | 0x80)
-            value >>= 7
-        out.append(value)
-    return bytes(out) + payload
-
-
 def _strip_large_raw_data(data: memoryview) -> tuple[bytes, list[tuple[int, int] | None]]:
     """The model message without large initializer data, and where that data lies.
 
@@ -216,24 +166,24 @@ def _strip_large_raw_data(data: memoryview) -> tuple[bytes, list[tuple[int, int]
     """
     spans: list[tuple[int, int] | None] = []
     model = bytearray()
-    for number, wire, first, start, end in _fields(data, 0, len(data)):
-        if number == _MODEL_GRAPH and wire == _LEN:
+    for number, wire, first, start, end in fields(data, 0, len(data)):
+        if number == _MODEL_GRAPH and wire == LEN:
             graph = bytearray()
-            for g_number, g_wire, g_first, g_start, g_end in _fields(data, start, end):
-                if g_number == _GRAPH_INITIALIZER and g_wire == _LEN:
+            for g_number, g_wire, g_first, g_start, g_end in fields(data, start, end):
+                if g_number == _GRAPH_INITIALIZER and g_wire == LEN:
                     tensor = bytearray()
                     span = None
-                    for t_number, t_wire, t_first, t_start, t_end in _fields(data, g_start, g_end):
-                        if (t_number == _TENSOR_RAW_DATA and t_wire == _LEN
+                    for t_number, t_wire, t_first, t_start, t_end in fields(data, g_start, g_end):
+                        if (t_number == _TENSOR_RAW_DATA and t_wire == LEN
                                 and t_end - t_start >= MAPPED_MIN_BYTES):
                             span = (t_start, t_end - t_start)
                         else:
                             tensor += data[t_first:t_end]
                     spans.append(span)
-                    graph += _len_field(_GRAPH_INITIALIZER, bytes(tensor))
+                    graph += len_field(_GRAPH_INITIALIZER, bytes(tensor))
                 else:
                     graph += data[g_first:g_end]
-            model += _len_field(_MODEL_GRAPH, bytes(graph))
+            model += len_field(_MODEL_GRAPH, bytes(graph))
         else:
             model += data[first:end]
     return bytes(model), spans

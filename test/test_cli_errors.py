@@ -274,8 +274,11 @@ class Result:
 # tool's console-script entry point with its argv, as `sys.exit(main())` would. This
 # keeps ~35 runs within a few seconds; `REAL` cases below go through the real scripts.
 _DRIVER = r"""
-import json, os, resource, signal, sys, time, traceback
+import json, os, signal, sys, time
 from importlib.metadata import entry_points
+
+sys.path.insert(0, sys.argv[1])
+from tool_child import run_job
 
 jobs, parallel, limit, timeout = json.loads(sys.stdin.read())
 mains = {e.name: e for e in entry_points(group="console_scripts") if e.name.startswith("mrvl-")}
@@ -285,27 +288,7 @@ sys.stdout.flush(); sys.stderr.flush()
 
 def child(job):
     signal.alarm(timeout)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    os.chdir(job["cwd"])
-    for fd, name in ((1, job["stdout"]), (2, job["stderr"])):
-        f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(f, fd)
-        os.close(f)
-    sys.argv = [job["tool"], *job["args"]]
-    try:
-        code = mains[job["tool"]].load()()
-    except SystemExit as e:
-        code = e.code
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    if code is not None and not isinstance(code, int):
-        print(code, file=sys.stderr)
-        code = 1
-    try:
-        sys.stdout.flush(); sys.stderr.flush()
-    finally:
-        os._exit(code or 0)
+    run_job(job, mains[job["tool"]].load(), limit)
 
 running, done, queue = {}, {}, list(enumerate(jobs))
 while queue or running:
@@ -366,7 +349,7 @@ def _run_all(
             statuses.append([process.returncode, time.monotonic() - started])
     else:
         driver = subprocess.run(
-            [sys.executable, "-c", _DRIVER],
+            [sys.executable, "-c", _DRIVER, str(Path(__file__).parent)],
             input=json.dumps([jobs, PARALLEL, MEMORY_LIMIT, TIMEOUT_S]),
             capture_output=True, text=True, env=env, timeout=10 * TIMEOUT_S,
         )

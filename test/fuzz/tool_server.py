@@ -3,9 +3,9 @@
 A fuzzed model can crash native code (protobuf, ONNX's C++ shape inference and version
 converter), hang, or try to allocate terabytes; none of that may take the test run down
 with it. Importing the tools costs about a second, so one server process imports them
-once and forks a child per run: the child is a fresh process (own exit code, stdout,
-stderr, address-space limit and alarm) that calls the tool's console-script entry point
-with its argv, as `sys.exit(main())` would. A run costs the fork plus the tool's own work.
+once and forks a child per run (`tool_child.run_job`): a process of its own, with its own
+exit code, stdout, stderr and address-space limit, killed at the time limit. A run costs
+the fork plus the tool's own work.
 
 The protocol is one JSON line per request on the server's stdin and one per answer on
 its stdout.
@@ -25,41 +25,21 @@ TIMEOUT_S = 30
 """Wall-clock bound of each run; a run still going then has hung."""
 
 _SERVER = r"""
-import json, os, resource, signal, sys, traceback
+import json, os, signal, sys
 from importlib.metadata import entry_points
 
-limit, timeout = json.loads(sys.argv[1])
+limit, timeout, test_dir = json.loads(sys.argv[1])
+sys.path.insert(0, test_dir)
+from tool_child import run_job
+
 mains = {e.name: e.load() for e in entry_points(group="console_scripts") if e.name.startswith("mrvl-")}
 answers = os.fdopen(os.dup(1), "w")
-
-def child(job):
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    os.chdir(job["cwd"])
-    for fd, name in ((1, job["stdout"]), (2, job["stderr"])):
-        f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(f, fd)
-        os.close(f)
-    sys.argv = [job["tool"], *job["args"]]
-    try:
-        code = mains[job["tool"]](job["args"])
-    except SystemExit as e:
-        code = e.code
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    if code is not None and not isinstance(code, int):
-        print(code, file=sys.stderr)
-        code = 1
-    try:
-        sys.stdout.flush(); sys.stderr.flush()
-    finally:
-        os._exit(code or 0)
 
 for line in sys.stdin:
     job = json.loads(line)
     pid = os.fork()
     if pid == 0:
-        child(job)
+        run_job(job, mains[job["tool"]], limit)
     def kill(signum, frame, pid=pid):
         os.kill(pid, signal.SIGKILL)
     signal.signal(signal.SIGALRM, kill)
@@ -96,7 +76,7 @@ class ToolServer:
         env = {k: v for k, v in os.environ.items() if k != "MRVL_TRACEBACK"}
         self.timeout_s = timeout_s
         self.process = subprocess.Popen(
-            [sys.executable, "-c", _SERVER, json.dumps([memory_limit, timeout_s])],
+            [sys.executable, "-c", _SERVER, json.dumps([memory_limit, timeout_s, str(Path(__file__).parents[1])])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
         )
 

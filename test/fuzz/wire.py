@@ -13,7 +13,7 @@ are among them too.
 import random
 from dataclasses import dataclass
 
-VARINT, FIXED64, LEN, FIXED32 = 0, 1, 2, 5
+from frontend.protobuf_wire import FIXED32, FIXED64, LEN, VARINT, WireError, encode_varint, fields, read_varint
 
 INTERESTING_INTEGERS = [
     0, 1, 2, 3, 7, 8, 16, 255, 256, 1 << 16, (1 << 31) - 1, 1 << 31, (1 << 32) - 1, 1 << 32, 1 << 40,
@@ -31,52 +31,20 @@ class Field:
     """VARINT: the integer; FIXED32/FIXED64/LEN: the bytes; a nested message: its fields."""
 
 
-def encode_varint(value: int) -> bytes:
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _decode_varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise ValueError("bad varint")
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-
-
 def decode(data: bytes, depth: int = 0) -> list[Field]:
-    """The fields of a message; raises ValueError when `data` is not one."""
-    fields, pos = [], 0
-    while pos < len(data):
-        tag, pos = _decode_varint(data, pos)
-        number, wire = tag >> 3, tag & 7
+    """The fields of a message; raises WireError when `data` is not one."""
+    found = []
+    for number, wire, _, start, end in fields(data, 0, len(data)):
         if number == 0:
-            raise ValueError("field number 0")
+            raise WireError("field number 0")
         if wire == VARINT:
-            value, pos = _decode_varint(data, pos)
-        elif wire in (FIXED64, FIXED32):
-            size = 8 if wire == FIXED64 else 4
-            value, pos = data[pos:pos + size], pos + size
+            value: int | bytes | list[Field] = read_varint(data, start, end)[0]
         elif wire == LEN:
-            length, pos = _decode_varint(data, pos)
-            value, pos = data[pos:pos + length], pos + length
-            value = _maybe_message(value, depth)
+            value = _maybe_message(data[start:end], depth)
         else:
-            raise ValueError(f"wire type {wire}")
-        if pos > len(data):
-            raise ValueError("truncated")
-        fields.append(Field(number, wire, value))
-    return fields
+            value = data[start:end]
+        found.append(Field(number, wire, value))
+    return found
 
 
 def _maybe_message(payload: bytes, depth: int) -> "bytes | list[Field]":
@@ -85,13 +53,13 @@ def _maybe_message(payload: bytes, depth: int) -> "bytes | list[Field]":
         return payload
     try:
         return decode(payload, depth + 1)
-    except ValueError:
+    except WireError:
         return payload
 
 
-def encode(fields: list[Field]) -> bytes:
+def encode(message: list[Field]) -> bytes:
     out = bytearray()
-    for f in fields:
+    for f in message:
         out += encode_varint((f.number << 3) | f.wire)
         if f.wire == VARINT:
             out += encode_varint(f.value)  # type: ignore[arg-type]
@@ -103,11 +71,11 @@ def encode(fields: list[Field]) -> bytes:
     return bytes(out)
 
 
-def _all_fields(fields: list[Field]) -> list[tuple[list[Field], int]]:
+def _all_fields(message: list[Field]) -> list[tuple[list[Field], int]]:
     """(the list holding it, its index) of every field, nested ones included."""
     found = []
-    for i, f in enumerate(fields):
-        found.append((fields, i))
+    for i, f in enumerate(message):
+        found.append((message, i))
         if isinstance(f.value, list):
             found.extend(_all_fields(f.value))
     return found
