@@ -27,6 +27,8 @@ from mrvl_dialect.graph_ops_gen import OPSET
 from mrvl_dialect.graph import Graph
 
 OLDEST_OPSET = 7
+OLDEST_IR_VERSION = 3
+"""The first IR version with opset imports; ONNX's version converter needs one."""
 _PASS_THROUGH_DOMAIN = "mrvl.unknown"
 FOLD_MAX_ELEMENTS = 1 << 20
 """Nodes that compute (rather than move data) fold only up to this many input elements:
@@ -56,6 +58,13 @@ def upgrade_opset(model: onnx.ModelProto) -> onnx.ModelProto:
         raise CompileError("opset_import", f"ONNX opset {version} is newer than the newest supported ({OPSET})")
     if version == OPSET:
         return model
+    if model.ir_version < OLDEST_IR_VERSION:
+        # ONNX's converter fails on these with an assertion from its C++ sources.
+        raise CompileError(
+            "ir_version",
+            f"IR version {model.ir_version} cannot be upgraded from opset {version} "
+            f"(oldest IR version: {OLDEST_IR_VERSION})",
+        )
     # The converter asserts on operators it has no schema for; they pass through it in a
     # domain of their own and come back unchanged.
     unknown = [n for n in _all_nodes(model.graph) if n.domain in ("", "ai.onnx")

@@ -124,3 +124,15 @@ def test_placement_file_nested_thousands_deep_is_one_error(server: ToolServer, c
     document = _placement("^x")[:-1] + ', "comment": ' + "[" * 5000 + "]" * 5000 + "}"
     run = _placement_run(server, cases, document)
     assert run.returncode == 1 and "nested too deeply" in run.stderr, run.report()
+
+
+def test_model_without_ir_version_names_it(server: ToolServer, cases: Cases):
+    """Found by test_onnx_models: ONNX's version converter refused a model without an IR
+    version with an assertion message from its C++ sources."""
+    node = helper.make_node("Relu", ["x"], ["y"], name="relu")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    model = helper.make_model(graph, ir_version=0, opset_imports=[helper.make_opsetid("", 17)])
+    case = cases.new()
+    run = run_checked(server, "regression", case, "mrvl-opt", [], case.write_input("model.onnx", model.SerializeToString()))
+    assert run.returncode == 1 and "ir_version: IR version 0" in run.stderr and ".cc:" not in run.stderr, run.report()
