@@ -117,7 +117,8 @@ def attributes(draw, op: str):
         if name in INT_ATTRIBUTES:
             found.append(helper.make_attribute(name, draw(INT_ATTRIBUTES[name])))
         elif name in INTS_ATTRIBUTES:
-            found.append(helper.make_attribute(name, draw(st.lists(ANY_INT, max_size=5)), attr_type=AttributeProto.INTS))
+            ints = draw(st.lists(ANY_INT, max_size=5))
+            found.append(helper.make_attribute(name, ints, attr_type=AttributeProto.INTS))
         elif name == "value":
             found.append(helper.make_attribute(name, draw(tensors("value"))))
         elif name == "mode":

@@ -134,5 +134,6 @@ def test_model_without_ir_version_names_it(server: ToolServer, cases: Cases):
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
     model = helper.make_model(graph, ir_version=0, opset_imports=[helper.make_opsetid("", 17)])
     case = cases.new()
-    run = run_checked(server, "regression", case, "mrvl-opt", [], case.write_input("model.onnx", model.SerializeToString()))
+    source = case.write_input("model.onnx", model.SerializeToString())
+    run = run_checked(server, "regression", case, "mrvl-opt", [], source)
     assert run.returncode == 1 and "ir_version: IR version 0" in run.stderr and ".cc:" not in run.stderr, run.report()

@@ -98,7 +98,8 @@ def mutate_field(data: bytes, rng: random.Random) -> tuple[bytes, str]:
         f.value = {VARINT: rng.choice(INTERESTING_INTEGERS), FIXED64: rng.randbytes(8), FIXED32: rng.randbytes(4),
                    LEN: rng.randbytes(rng.randrange(9))}[f.wire]
     elif f.wire == VARINT:
-        f.value = rng.choice([*INTERESTING_INTEGERS, f.value + 1, max(f.value - 1, 0), f.value ^ (1 << rng.randrange(64))])
+        nearby = [f.value + 1, max(f.value - 1, 0), f.value ^ (1 << rng.randrange(64))]
+        f.value = rng.choice([*INTERESTING_INTEGERS, *nearby])
     elif f.wire == LEN and isinstance(f.value, bytes):
         f.value = _mutate_bytes(f.value, rng)
     elif f.wire == LEN:
