@@ -33,6 +33,7 @@ from mrvl.mlir_lexer_fix import use_linear_string_literals
 from mrvl_dialect import get_all_dialects
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
+from mrvl_dialect.limits import check_module_tensor_sizes
 from mrvl_dialect.weights import adopt_parsed_blobs, resources_section
 from passes import get_all_passes
 
@@ -88,6 +89,7 @@ class MrvlOptMain(xDSLOptMain):
             module = Parser(self.ctx, text, self.get_input_name()).parse_module(
                 not self.args.no_implicit_module
             )
+            check_module_tensor_sizes(module)
             adopt_parsed_blobs(module)
             return module
 

@@ -9,7 +9,9 @@ checked here first, in Python integers, which do not overflow.
 
 from collections.abc import Sequence
 
-from mrvl_dialect.element_types import ElementType
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from mrvl_dialect.element_types import BY_XDSL, ElementType
 from mrvl_dialect.errors import CompileError
 
 MAX_TENSOR_BYTES = 1 << 34
@@ -42,3 +44,13 @@ def check_tensor_size(where: str, name: str, dims: Sequence[int], element: Eleme
             f"'{name}' of shape {shape} {element.onnx_name} needs {size:,} bytes, more than the "
             f"{MAX_TENSOR_BYTES >> 30} GiB one tensor may hold",
         )
+
+
+def check_module_tensor_sizes(module: ModuleOp) -> None:
+    """Refuse IR read from text whose values include a tensor bigger than MAX_TENSOR_BYTES
+    (the importer checks ONNX models as it builds their IR)."""
+    for op in module.walk():
+        arguments = [arg for region in op.regions for block in region.blocks for arg in block.args]
+        for value in (*arguments, *op.results):
+            if isinstance(value.type, TensorType) and (element := BY_XDSL.get(value.type.element_type)):
+                check_tensor_size(f"'{op.name}'", value.name_hint or "a value", value.type.get_shape(), element)

@@ -168,3 +168,22 @@ def test_hostile_model_is_refused(case: Hostile, server: ToolServer, cases: Case
 def test_limit_is_below_int64():
     """Sizes under the limit never wrap around in int64 arithmetic (numpy, C size_t)."""
     assert MAX_TENSOR_BYTES * 16 < 1 << 63
+
+
+HUGE_IR = """builtin.module {
+  func.func @main(%x: tensor<1048576x1048576x1024xf32>) -> tensor<1048576x1048576x1024xf32> {
+    %y = graph.Relu %x : (tensor<1048576x1048576x1024xf32>) -> tensor<1048576x1048576x1024xf32>
+    func.return %y : tensor<1048576x1048576x1024xf32>
+  }
+}
+"""
+
+
+def test_ir_asking_for_petabytes_is_refused(server: ToolServer, cases: Cases):
+    """IR text is checked as ONNX models are: the host C bundle of this one declared a
+    4 PiB workspace before the check."""
+    case = cases.new()
+    source = case.write_input("in.mlir", HUGE_IR)
+    run = run_checked(server, "hostile", case, "mrvl-opt", ["-p", "mrvl-pipeline", "-t", "c{model=m}"], source, "c")
+    assert run.returncode == 1, run.report()
+    assert "'func.func': 'x' of shape 1048576x1048576x1024" in run.stderr and "GiB" in run.stderr, run.report()
