@@ -1,4 +1,5 @@
-"""Zoo models mutated: one wrong type, dim, name or edge; one protobuf field; raw bytes.
+"""Zoo models mutated: one wrong type, dim, name or edge; one protobuf field; raw bytes;
+one token of their ONNX text syntax.
 
 A seeded corpus: input `seed` of a mutation kind is the same on every run, and a failure
 names the model, the kind, the seed and what was mutated, so that it can be replayed with
@@ -9,6 +10,7 @@ import random
 from functools import cache
 
 import onnx
+import onnx.printer
 import pytest
 import zoo
 
@@ -16,6 +18,7 @@ from fuzz.conftest import corpus_seeds
 from fuzz.contract import Cases, run_checked
 from fuzz.tool_server import ToolServer
 from fuzz.model_mutations import mutate_model
+from fuzz.text_mutations import mutate_text
 from fuzz.wire import mutate_bytes, mutate_field
 
 SEED_MODELS = {
@@ -37,8 +40,14 @@ def mutated_model(name: str, kind: str, seed: int) -> tuple[bytes, str]:
     return MUTATIONS[kind](seed_model(name), rng)
 
 
-MUTATIONS = {"model": mutate_model, "field": mutate_field, "bytes": mutate_bytes}
-"""Meaning (one wrong type, dim, name, edge, ...), one protobuf field, raw bytes."""
+def mutate_onnx_text(data: bytes, rng: random.Random) -> tuple[bytes, str]:
+    """The model in ONNX text syntax (`.onnxtxt`), one token or line changed."""
+    text, what = mutate_text(onnx.printer.to_text(onnx.ModelProto.FromString(data)), rng)
+    return text.encode(), what
+
+
+MUTATIONS = {"model": mutate_model, "field": mutate_field, "bytes": mutate_bytes, "text": mutate_onnx_text}
+"""Meaning (one wrong type, dim, name, edge, ...), one protobuf field, raw bytes, text syntax."""
 
 
 def tool_args(seed: int, input_shape: str | None) -> tuple[str, list[str]]:
@@ -50,7 +59,7 @@ def tool_args(seed: int, input_shape: str | None) -> tuple[str, list[str]]:
 
 CORPUS = [
     (name, kind, seed)
-    for kind, count in (("model", 50), ("field", 30), ("bytes", 12))
+    for kind, count in (("model", 50), ("field", 30), ("bytes", 12), ("text", 8))
     for name in SEED_MODELS
     for seed in corpus_seeds(count)
 ]
@@ -60,7 +69,7 @@ CORPUS = [
 def test_mutated_model(name: str, kind: str, seed: int, server: ToolServer, cases: Cases):
     data, what = mutated_model(name, kind, seed)
     case = cases.new()
-    source = case.write_input("model.onnx", data)
+    source = case.write_input("model.onnxtxt" if kind == "text" else "model.onnx", data)
     tool, args = tool_args(seed, SEED_MODELS[name])
     try:
         run_checked(server, f"zoo-{kind}", case, tool, args, source)
