@@ -129,8 +129,8 @@ def _view(buffer: mmap.mmap | np.ndarray, offset: int, length: int, tensor: Tens
 
 
 def _declared_data(tensor: TensorProto) -> tuple[np.dtype, int]:
-    """The dtype and element count of a tensor held as raw bytes, once its type and dims
-    are known to be sane."""
+    """The dtype and element count of a tensor held as raw bytes; its element type must
+    have whole bytes (not STRING, INT4, FLOAT8)."""
     element = BY_ONNX.get(tensor.data_type)
     if element is None or element.numpy is None:
         raise CompileError(
@@ -141,7 +141,8 @@ def _declared_data(tensor: TensorProto) -> tuple[np.dtype, int]:
 
 
 def _declared_count(tensor: TensorProto, element: ElementType) -> int:
-    """The number of elements the tensor's dims declare, once they are known to be sane."""
+    """The number of elements the tensor's dims declare; negative dims and tensors over
+    the size limit are refused here, before any data is looked at."""
     where = f"initializer '{tensor.name}'"
     if any(d < 0 for d in tensor.dims):
         raise CompileError(where, f"negative dimension in {list(tensor.dims)}")
