@@ -59,7 +59,7 @@ FUZZ_SCALE ?= 20
 FUZZ_SEED ?= $(shell date +%s)
 fuzz: $(INSTALLED)
 	@echo "fuzz: scale $(FUZZ_SCALE), seed $(FUZZ_SEED) (replay: make fuzz FUZZ_SEED=$(FUZZ_SEED))"
-	MRVL_FUZZ_SCALE=$(FUZZ_SCALE) MRVL_FUZZ_SEED=$(FUZZ_SEED) $(BIN)/python -m pytest -q -p no:cacheprovider \
+	MRVL_FUZZ_SCALE=$(FUZZ_SCALE) MRVL_FUZZ_SEED=$(FUZZ_SEED) $(BIN)/python -m pytest -q -n 2 -p no:cacheprovider \
 		test/fuzz --hypothesis-seed=$(FUZZ_SEED)
 
 bench: $(INSTALLED)

@@ -69,6 +69,22 @@ def seed_texts(server: ToolServer, cases: Cases) -> dict[str, str]:
     return texts
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: its counts go to the controller
+        workeroutput["fuzz"] = [dict(OUTCOMES), dict(SECONDS), dict(SLOWEST)]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """pytest-xdist's controller: add up the counts of a worker that finished."""
+    outcomes, seconds, slowest = getattr(node, "workeroutput", {}).get("fuzz", ({}, {}, {}))
+    OUTCOMES.update(outcomes)
+    SECONDS.update(seconds)
+    for target, longest in slowest.items():
+        SLOWEST[target] = max(SLOWEST.get(target, 0.0), longest)
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     if not OUTCOMES:
         return
