@@ -8,6 +8,8 @@ import onnx
 import pytest
 import zoo
 
+from fuzz import search
+
 
 @pytest.fixture(scope="session")
 def zoo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -28,3 +30,27 @@ def mrvl_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         del os.environ["MRVL_CACHE_DIR"]
     else:
         os.environ["MRVL_CACHE_DIR"] = previous
+
+
+# The fuzzing harness's summary (test/fuzz/search.py). Here, not in test/fuzz/conftest.py:
+# under pytest-xdist the controller, which prints it, loads only this conftest.
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: its counts go to the controller
+        workeroutput["fuzz"] = search.counts()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """pytest-xdist's controller: add up the counts of a worker that finished."""
+    if "fuzz" in getattr(node, "workeroutput", {}):
+        search.add_counts(*node.workeroutput["fuzz"])
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if lines := search.summary():
+        terminalreporter.write_sep("-", lines[0])
+        for line in lines[1:]:
+            terminalreporter.write_line(line)

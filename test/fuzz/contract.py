@@ -14,6 +14,8 @@ from pathlib import Path
 
 from fuzz.tool_server import Run, ToolServer
 
+MNIST = Path(__file__).resolve().parents[2] / "examples" / "mnist.onnx"
+"""The bundled example model, which several targets start from."""
 OUTCOMES: Counter[str] = Counter()
 """Runs per target and outcome (`onnx-bytes: refused`), for the session's summary line."""
 SLOWEST: dict[str, float] = {}

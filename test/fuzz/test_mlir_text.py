@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from fuzz.conftest import corpus_seeds
+from fuzz.search import corpus_seeds
 from fuzz.contract import Cases, run_checked
 from fuzz.text_mutations import mutate_text
 from fuzz.tool_server import ToolServer

@@ -10,7 +10,7 @@ import os
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz.conftest import fuzz_settings
+from fuzz.search import fuzz_settings
 from fuzz.contract import Cases, run_checked
 from fuzz.onnx_models import models
 from fuzz.tool_server import ToolServer

@@ -13,8 +13,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz.conftest import MNIST, fuzz_settings
-from fuzz.contract import Cases, run_checked
+from fuzz.contract import MNIST, Cases, run_checked
+from fuzz.search import fuzz_settings
 from fuzz.tool_server import ToolServer
 
 NODE_NAMES = ["Convolution28", "Plus30", "ReLU32", "Pooling66", "Times212", "Plus214", "nope"] * 3 + ["", "*"]

@@ -14,7 +14,7 @@ import onnx.printer
 import pytest
 import zoo
 
-from fuzz.conftest import corpus_seeds
+from fuzz.search import corpus_seeds
 from fuzz.contract import Cases, run_checked
 from fuzz.tool_server import ToolServer
 from fuzz.model_mutations import mutate_model
