@@ -66,7 +66,15 @@ SPATIAL = 3
 """Spatial dims of the conv and pool kernels (depth, height, width)."""
 GEMM_DOT_ROWS = 4
 """MRVL_GEMM_DOT_ROWS of mrvl_kernels.c: a Gemm with a transposed B and at most this many rows
-of A takes dot products, with more it transposes B into scratch."""
+of A takes dot products, with more it packs blocks of A and B into scratch."""
+GEMM_NC, GEMM_KC, GEMM_MC = 256, 256, 96
+"""MRVL_GEMM_NC, _KC and _MC of mrvl_kernels.c: the block sizes its packing scratch follows."""
+
+
+def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False) -> int:
+    """MRVL_GEMM_PACK_FLOATS(m, n, k) of mrvl_kernels.c: the packing scratch of an (m, n, k)
+    product, enough for any register tile up to 8 x 32; A with contiguous rows is not packed."""
+    return min(k, GEMM_KC) * (min(n, GEMM_NC) + 31 + (0 if contiguous_a else min(m, GEMM_MC) + 7))
 ALIGN = 64
 """Alignment (bytes) of the workspace, of every tensor in it and of every weight in the blob."""
 WEIGHTS_MAGIC = b"MRVLWTS1"
@@ -338,7 +346,7 @@ class CEmitter:
         fields, path, _ = self.conv_params(op)
         bias = x[2] if op.B is not None else "NULL"
         call = {"depthwise": f"mrvl_depthwise_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]});",
-                "pointwise": f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, NULL);",
+                "pointwise": f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);",
                 "im2col": f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"}[path]
         return [*self.params("mrvl_conv_params", fields), call]
 
@@ -353,7 +361,8 @@ class CEmitter:
         """The kernel's parameters (spatial dims as (depth, height, width) with leading 1s), its
         path and the scratch floats it needs: `depthwise` (one input channel per group),
         `pointwise` (1x1, stride 1, no padding: the input is the GEMM's B), `im2col` (the
-        columns in scratch) or `transpose` (the column matrix in scratch)."""
+        columns in scratch) or `transpose` (the column matrix in scratch); the GEMM's packing
+        follows in scratch."""
         self.require_f32(op)
         xs, ws, ys = _shape(op.X), _shape(op.W), _shape(op.Y)
         rank = len(xs) - 2
@@ -367,14 +376,16 @@ class CEmitter:
             key: _array([fill] * lead + list(values))
             for key, values, fill in (("in", xs[2:], 1), ("out", ys[2:], 1), ("kernel", kernel, 1),
                                       ("stride", strides, 1), ("dilation", dilations, 1), ("pad", pads, 0))})
-        taps = math.prod(kernel)
+        taps, cg, mg = math.prod(kernel), xs[1] // group, ys[1] // group
         if isinstance(op, cpu.ConvTransposeOp):
-            return fields, "transpose", ys[1] // group * taps * math.prod(xs[2:])
+            rows, positions = mg * taps, math.prod(xs[2:])
+            return fields, "transpose", rows * positions + gemm_pack_floats(rows, positions, cg)
         if group > 1 and xs[1] == group:
             return fields, "depthwise", 0
+        positions = math.prod(ys[2:])
         if all(k == 1 for k in kernel) and all(v == 1 for v in strides) and not any(pads) and xs[2:] == ys[2:]:
-            return fields, "pointwise", 0
-        return fields, "im2col", xs[1] // group * taps * math.prod(ys[2:])
+            return fields, "pointwise", gemm_pack_floats(mg, positions, cg, contiguous_a=True)
+        return fields, "im2col", cg * taps * (positions + 31)
 
     def params(self, struct: str, fields: dict[str, object]) -> list[str]:
         items = [f".{k} = {v}" for k, v in fields.items()]
@@ -403,20 +414,33 @@ class CEmitter:
 
     def scratch_bytes(self, op: Operation) -> int:
         """Workspace bytes the op's kernel needs besides its operands and results, for the
-        length of the call: im2col columns, the column matrix of a transposed conv, a
-        transposed B (see mrvl_kernels.c)."""
+        length of the call: im2col columns, the column matrix of a transposed conv, the
+        GEMM's packed blocks (see mrvl_kernels.c)."""
         if isinstance(op, cpu.ConvOp | cpu.ConvTransposeOp):
             return 4 * self.conv_params(op)[2]
-        if isinstance(op, cpu.GemmOp) and op.trans_b.value.data:
+        if isinstance(op, cpu.GemmOp):
             m, n = _shape(op.Y)
-            k = _shape(op.B)[1]
-            if m > GEMM_DOT_ROWS or op.trans_a.value.data:
-                return 4 * k * n
+            k = _shape(op.A)[0 if op.trans_a.value.data else 1]
+            if m > GEMM_DOT_ROWS or op.trans_a.value.data or not op.trans_b.value.data:
+                return 4 * gemm_pack_floats(m, n, k, contiguous_a=not op.trans_a.value.data)
+        if isinstance(op, cpu.MatmulOp):
+            m, k, n, batches = self.matmul_dims(op)
+            return 4 * gemm_pack_floats(m * batches, n, k, contiguous_a=True)
         return 0
 
     @emit.register
     def _(self, op: cpu.MatmulOp, x: list[str], y: list[str]) -> list[str]:
         self.require_f32(op)
+        a2, b2, batch = self.matmul_shapes(op)
+        m, k, n = a2[-2], a2[-1], b2[-1]
+        a_bs = [s * m * k for s in _broadcast_strides(a2[:-2], batch)]
+        b_bs = [s * k * n for s in _broadcast_strides(b2[:-2], batch)]
+        fields = dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
+                      b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n)
+        return [*self.params("mrvl_matmul_params", fields), f"mrvl_matmul_f32(&p, {x[0]}, {x[1]}, {y[0]}, scratch);"]
+
+    def matmul_shapes(self, op: cpu.MatmulOp) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """A's and B's shapes as matrices with batch dims, and the broadcast batch dims."""
         a, b = _shape(op.A), _shape(op.B)
         a2 = (1, *a) if len(a) == 1 else a
         b2 = (*b, 1) if len(b) == 1 else b
@@ -424,12 +448,12 @@ class CEmitter:
         assert batch is not None
         if len(batch) > MAX_RANK:
             raise self.unsupported(op, f"with {len(batch)} batch dims (at most {MAX_RANK})")
-        m, k, n = a2[-2], a2[-1], b2[-1]
-        a_bs = [s * m * k for s in _broadcast_strides(a2[:-2], batch)]
-        b_bs = [s * k * n for s in _broadcast_strides(b2[:-2], batch)]
-        fields = dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
-                      b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n)
-        return [*self.params("mrvl_matmul_params", fields), f"mrvl_matmul_f32(&p, {x[0]}, {x[1]}, {y[0]});"]
+        return a2, b2, tuple(batch)
+
+    def matmul_dims(self, op: cpu.MatmulOp) -> tuple[int, int, int, int]:
+        """m, k, n and the number of batches of a matmul."""
+        a2, b2, batch = self.matmul_shapes(op)
+        return a2[-2], a2[-1], b2[-1], math.prod(batch)
 
     def broadcast(self, result: SSAValue, operands: list[SSAValue]) -> list[str]:
         shape = _shape(result)

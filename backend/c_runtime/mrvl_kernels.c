@@ -21,72 +21,159 @@ static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* --- Matrix products ------------------------------------------------------------------ */
 
-/* Block sizes of gemm_acc_f32: 4 rows of a NC-column strip of C (4 KiB) stay in L1 while a
- * KC x NC block of B (256 KiB) streams from L2 once for every 4 rows of A. */
+/* The register tile of gemm_micro: MR rows of C by NR columns, held in vector registers for
+ * a whole KC-deep product, so each loaded element of B feeds MR multiply-adds and each of A
+ * feeds NR. Sized to the target's registers (accumulators plus B's row and a broadcast A):
+ * AVX-512 12 of 32 zmm, AVX 12 of 16 ymm, NEON (and other 32-register ISAs) 16 of 32, SSE2
+ * 8 of 16 xmm. Larger tiles spill and smaller ones leave the multiply-add units idle. */
+#if defined(__AVX512F__)
+#define MRVL_GEMM_MR 6
+#define MRVL_GEMM_NR 32
+#define MRVL_GEMM_VECTOR_FLOATS 16
+#elif defined(__AVX__)
+#define MRVL_GEMM_MR 6
+#define MRVL_GEMM_NR 16
+#define MRVL_GEMM_VECTOR_FLOATS 8
+#elif defined(__x86_64__) || defined(__i386__)
+#define MRVL_GEMM_MR 4
+#define MRVL_GEMM_NR 8
+#define MRVL_GEMM_VECTOR_FLOATS 4
+#else
+#define MRVL_GEMM_MR 4
+#define MRVL_GEMM_NR 16
+#define MRVL_GEMM_VECTOR_FLOATS 4
+#endif
+#define MRVL_GEMM_VECTORS (MRVL_GEMM_NR / MRVL_GEMM_VECTOR_FLOATS)
+
+/* Block sizes of gemm_acc_f32: a packed KC x NC block of B (at most 256 KiB) stays in L2, a
+ * packed MC x KC block of A (at most 96 KiB) in L2 too, and one KC x NR panel of B in L1
+ * while the MC rows of A pass over it. */
 #define MRVL_GEMM_NC 256
 #define MRVL_GEMM_KC 256
+#define MRVL_GEMM_MC 96
 
-/* c0..c3[j] += (4 x 4 block of a) x rows b0..b3, j < n. The 16 coefficients stay in registers
- * and the loop runs over contiguous columns, so gcc -O3 vectorises it without reassociating a
- * sum: 16 multiply-adds per 4 loads of B and 4 loads and stores of C. */
-static void gemm_4x4(int64_t n, const float *a, int64_t a_rs, int64_t a_cs, const float *restrict b0,
-                     const float *restrict b1, const float *restrict b2, const float *restrict b3,
-                     float *restrict c0, float *restrict c1, float *restrict c2, float *restrict c3)
+/* Floats of packing scratch gemm_acc_f32 needs for an (m, n, k) product, for any tile size
+ * up to 8 x 32 (the C emitter reserves the same: backend/c_emitter.py gemm_pack_floats); the
+ * part after B's, for A, is not used when A's rows are contiguous (a_cs 1). */
+#define MRVL_GEMM_PACK_FLOATS(m, n, k)                                                        \
+    (min_i64((k), MRVL_GEMM_KC) * (min_i64((n), MRVL_GEMM_NC) + 31 + min_i64((m), MRVL_GEMM_MC) + 7))
+
+/* c (rows x cols of an MR x NR tile, rows ldc apart) += a (rows x kc, element (i, p) at
+ * a[i * a_rs + p * a_cs]) bp (kc x NR, packed). The accumulators start at 0 and are added
+ * to c once, each a multiply-add of B's row by a broadcast element of A, so no sum is
+ * reassociated. A tile with fewer rows reads its last row again for the missing ones and
+ * drops their sums, so A needs no padding. With GCC's vector extension (gcc, clang) the
+ * accumulators are explicit vectors of MRVL_GEMM_VECTOR_FLOATS: left to itself, gcc's SLP
+ * vectoriser shuffles SSE2 tiles between registers instead. */
+static void gemm_micro(int64_t kc, const float *a, int64_t a_rs, int64_t a_cs, const float *restrict bp,
+                       float *restrict c, int64_t ldc, int64_t rows, int64_t cols)
 {
-    const float *r0 = a, *r1 = a + a_rs, *r2 = a + 2 * a_rs, *r3 = a + 3 * a_rs;
-    float a00 = r0[0], a01 = r0[a_cs], a02 = r0[2 * a_cs], a03 = r0[3 * a_cs];
-    float a10 = r1[0], a11 = r1[a_cs], a12 = r1[2 * a_cs], a13 = r1[3 * a_cs];
-    float a20 = r2[0], a21 = r2[a_cs], a22 = r2[2 * a_cs], a23 = r2[3 * a_cs];
-    float a30 = r3[0], a31 = r3[a_cs], a32 = r3[2 * a_cs], a33 = r3[3 * a_cs];
-    for (int64_t j = 0; j < n; j++) {
-        float v0 = b0[j], v1 = b1[j], v2 = b2[j], v3 = b3[j];
-        c0[j] += a00 * v0 + a01 * v1 + a02 * v2 + a03 * v3;
-        c1[j] += a10 * v0 + a11 * v1 + a12 * v2 + a13 * v3;
-        c2[j] += a20 * v0 + a21 * v1 + a22 * v2 + a23 * v3;
-        c3[j] += a30 * v0 + a31 * v1 + a32 * v2 + a33 * v3;
+    const float *row[MRVL_GEMM_MR];
+    float acc[MRVL_GEMM_MR][MRVL_GEMM_NR];
+    for (int i = 0; i < MRVL_GEMM_MR; i++) row[i] = a + min_i64(i, rows - 1) * a_rs;
+#if defined(__GNUC__)
+    /* aligned(4): B's rows need not be vector-aligned, and the loads say so. */
+    typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+    vec va[MRVL_GEMM_MR][MRVL_GEMM_VECTORS];
+    for (int i = 0; i < MRVL_GEMM_MR; i++)
+        for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] = (vec){0};
+    for (int64_t p = 0; p < kc; p++, bp += MRVL_GEMM_NR) {
+        const vec *b = (const vec *)(const void *)bp;
+        for (int i = 0; i < MRVL_GEMM_MR; i++) {
+            float x = row[i][p * a_cs]; /* vector times scalar: the scalar is broadcast */
+            for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] += b[v] * x;
+        }
+    }
+    for (int i = 0; i < MRVL_GEMM_MR; i++)
+        for (int v = 0; v < MRVL_GEMM_VECTORS; v++)
+            for (int j = 0; j < MRVL_GEMM_VECTOR_FLOATS; j++) acc[i][v * MRVL_GEMM_VECTOR_FLOATS + j] = va[i][v][j];
+#else
+    for (int i = 0; i < MRVL_GEMM_MR; i++)
+        for (int j = 0; j < MRVL_GEMM_NR; j++) acc[i][j] = 0.0f;
+    for (int64_t p = 0; p < kc; p++, bp += MRVL_GEMM_NR)
+        for (int i = 0; i < MRVL_GEMM_MR; i++)
+            for (int j = 0; j < MRVL_GEMM_NR; j++) acc[i][j] += row[i][p * a_cs] * bp[j];
+#endif
+    if (rows == MRVL_GEMM_MR && cols == MRVL_GEMM_NR) {
+        for (int i = 0; i < MRVL_GEMM_MR; i++)
+            for (int j = 0; j < MRVL_GEMM_NR; j++) c[i * ldc + j] += acc[i][j];
+    } else {
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++) c[i * ldc + j] += acc[i][j];
     }
 }
 
-/* c[j] += a[0] b0[j] + a[a_cs] b1[j] + ... (one row of A, 4 of B). */
-static void gemm_1x4(int64_t n, const float *a, int64_t a_cs, const float *restrict b0, const float *restrict b1,
-                     const float *restrict b2, const float *restrict b3, float *restrict c)
+/* Panels of `width` columns of the (depth x count) matrix x, element (p, j) at
+ * x[p * rs + j * cs]: panel after panel, each depth rows of `width` (zeros past count). */
+static void gemm_pack(int64_t depth, int64_t count, int64_t width, const float *x, int64_t rs, int64_t cs,
+                      float *restrict out)
 {
-    float a0 = a[0], a1 = a[a_cs], a2 = a[2 * a_cs], a3 = a[3 * a_cs];
-    for (int64_t j = 0; j < n; j++) c[j] += a0 * b0[j] + a1 * b1[j] + a2 * b2[j] + a3 * b3[j];
+    for (int64_t j0 = 0; j0 < count; j0 += width) {
+        int64_t w = min_i64(width, count - j0);
+        for (int64_t p = 0; p < depth; p++, out += width) {
+            const float *row = x + p * rs + j0 * cs;
+            if (cs == 1) {
+                for (int64_t j = 0; j < w; j++) out[j] = row[j];
+            } else {
+                for (int64_t j = 0; j < w; j++) out[j] = row[j * cs];
+            }
+            for (int64_t j = w; j < width; j++) out[j] = 0.0f;
+        }
+    }
+}
+
+/* c (m, n) += a (m, k) b (k, n), with A's element (i, p) at a[i * a_rs + p * a_cs] (either
+ * layout works) and B already packed: panels of MRVL_GEMM_NR columns `ps` floats apart, row p
+ * of a panel at offset p * MRVL_GEMM_NR. C's rows are ldc apart. `apack`: (min(m, MC) + 7) *
+ * min(k, KC) floats for the packed blocks of A, unused when A's rows are contiguous: the
+ * micro-kernel then reads A where it is (one broadcast per element either way). */
+static void gemm_packed_b(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs, int64_t a_cs,
+                          const float *bp, int64_t ps, float *c, int64_t ldc, float *apack)
+{
+    for (int64_t pc = 0; pc < k; pc += MRVL_GEMM_KC) {
+        int64_t kc = min_i64(MRVL_GEMM_KC, k - pc);
+        for (int64_t ic = 0; ic < m; ic += MRVL_GEMM_MC) {
+            int64_t mc = min_i64(MRVL_GEMM_MC, m - ic), rs = a_rs, cs = a_cs;
+            const float *ablock = a + ic * a_rs + pc * a_cs;
+            if (a_cs != 1) {
+                /* A's columns are the packed rows: the transposed packing of its block. */
+                gemm_pack(kc, mc, MRVL_GEMM_MR, ablock, a_cs, a_rs, apack);
+                ablock = apack;
+                rs = 1;
+                cs = MRVL_GEMM_MR;
+            }
+            /* One KC x NR panel of B stays in L1 while the MC rows of A pass over it. */
+            for (int64_t jr = 0; jr < n; jr += MRVL_GEMM_NR) {
+                const float *panel = bp + jr / MRVL_GEMM_NR * ps + pc * MRVL_GEMM_NR;
+                for (int64_t ir = 0; ir < mc; ir += MRVL_GEMM_MR) {
+                    gemm_micro(kc, ablock + (cs == 1 ? ir * rs : ir * kc), rs, cs, panel, c + (ic + ir) * ldc + jr, ldc,
+                               min_i64(MRVL_GEMM_MR, mc - ir), min_i64(MRVL_GEMM_NR, n - jr));
+                }
+            }
+        }
+    }
+}
+
+/* c (m, n) += a (m, k) b (k, n), with A's element (i, p) at a[i * a_rs + p * a_cs] and B's
+ * (p, j) at b[p * b_rs + j * b_cs] (so either layout of each works); C's rows ldc apart.
+ * `pack`: MRVL_GEMM_PACK_FLOATS(m, n, k) floats for the packed blocks of B and A. */
+static void gemm_acc_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs, int64_t a_cs,
+                         const float *b, int64_t b_rs, int64_t b_cs, float *c, int64_t ldc, float *pack)
+{
+    float *bpack = pack, *apack = pack + min_i64(k, MRVL_GEMM_KC) * (min_i64(n, MRVL_GEMM_NC) + 31);
+    for (int64_t jc = 0; jc < n; jc += MRVL_GEMM_NC) {
+        int64_t nc = min_i64(MRVL_GEMM_NC, n - jc);
+        for (int64_t pc = 0; pc < k; pc += MRVL_GEMM_KC) {
+            int64_t kc = min_i64(MRVL_GEMM_KC, k - pc);
+            gemm_pack(kc, nc, MRVL_GEMM_NR, b + pc * b_rs + jc * b_cs, b_rs, b_cs, bpack);
+            gemm_packed_b(m, nc, kc, a + pc * a_cs, a_rs, a_cs, bpack, kc * MRVL_GEMM_NR, c + jc, ldc, apack);
+        }
+    }
 }
 
 static void axpy_f32(int64_t n, float a, const float *restrict b, float *restrict c)
 {
     for (int64_t j = 0; j < n; j++) c[j] += a * b[j];
-}
-
-/* c (m, n) += a (m, k) b (k, n). A's element (i, p) is a[i * a_rs + p * a_cs] (so either
- * layout of A works); B's rows are contiguous, ldb apart; C's rows ldc apart. */
-static void gemm_acc_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs, int64_t a_cs,
-                         const float *b, int64_t ldb, float *c, int64_t ldc)
-{
-    for (int64_t jc = 0; jc < n; jc += MRVL_GEMM_NC) {
-        int64_t nc = min_i64(MRVL_GEMM_NC, n - jc);
-        for (int64_t pc = 0; pc < k; pc += MRVL_GEMM_KC) {
-            int64_t kc = min_i64(MRVL_GEMM_KC, k - pc);
-            for (int64_t i = 0; i < m; i += 4) {
-                int64_t rows = min_i64(4, m - i), p = 0;
-                const float *ai = a + i * a_rs + pc * a_cs, *bp = b + pc * ldb + jc;
-                float *ci = c + i * ldc + jc;
-                for (; p + 4 <= kc; p += 4, ai += 4 * a_cs, bp += 4 * ldb) {
-                    if (rows == 4) {
-                        gemm_4x4(nc, ai, a_rs, a_cs, bp, bp + ldb, bp + 2 * ldb, bp + 3 * ldb, ci, ci + ldc,
-                                 ci + 2 * ldc, ci + 3 * ldc);
-                    } else {
-                        for (int64_t r = 0; r < rows; r++)
-                            gemm_1x4(nc, ai + r * a_rs, a_cs, bp, bp + ldb, bp + 2 * ldb, bp + 3 * ldb, ci + r * ldc);
-                    }
-                }
-                for (; p < kc; p++, ai += a_cs, bp += ldb)
-                    for (int64_t r = 0; r < rows; r++) axpy_f32(nc, ai[r * a_rs], bp, ci + r * ldc);
-            }
-        }
-    }
 }
 
 /* Each of the m rows of c (n elements, ldc apart) set to bias[i], or 0 without a bias. */
@@ -114,8 +201,8 @@ static float dot_f32(int64_t k, const float *restrict a, const float *restrict b
  * transposing B first (a fully connected layer on one sample is a matrix-vector product). */
 #define MRVL_GEMM_DOT_ROWS 4
 
-/* y (m, n) = alpha * A' B' + beta * C; c may be NULL. `scratch`: k * n floats when trans_b
- * and m > MRVL_GEMM_DOT_ROWS (B is transposed into it), else unused. */
+/* y (m, n) = alpha * A' B' + beta * C; c may be NULL. `scratch`: MRVL_GEMM_PACK_FLOATS(m, n,
+ * k) floats unless trans_b and m <= MRVL_GEMM_DOT_ROWS (then unused). */
 static void mrvl_gemm_f32(const mrvl_gemm_params *p, const float *a, const float *b, const float *c, float *y,
                           float *scratch)
 {
@@ -130,13 +217,7 @@ static void mrvl_gemm_f32(const mrvl_gemm_params *p, const float *a, const float
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++) y[i * n + j] += dot_f32(k, a + i * k, b + j * k);
     } else {
-        const float *rows = b;
-        if (p->trans_b) {
-            for (int64_t j = 0; j < n; j++)
-                for (int64_t q = 0; q < k; q++) scratch[q * n + j] = b[j * k + q];
-            rows = scratch;
-        }
-        gemm_acc_f32(m, n, k, a, a_rs, a_cs, rows, n, y, n);
+        gemm_acc_f32(m, n, k, a, a_rs, a_cs, b, p->trans_b ? 1 : n, p->trans_b ? k : 1, y, n, scratch);
     }
     if (scale_after) {
         for (int64_t i = 0; i < m; i++) {
@@ -149,8 +230,10 @@ static void mrvl_gemm_f32(const mrvl_gemm_params *p, const float *a, const float
 }
 
 /* Batched matrix product (numpy's matmul). A batch whose B is shared and whose A matrices
- * are consecutive is one product of m * batch rows. */
-static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const float *b, float *y)
+ * are consecutive is one product of m * batch rows. `scratch`: MRVL_GEMM_PACK_FLOATS(m *
+ * batch, n, k) floats. */
+static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const float *b, float *y,
+                            float *scratch)
 {
     int64_t idx[MRVL_MAX_RANK] = {0}, batches = 1, ao = 0, bo = 0, rows = p->m;
     int shared_b = 1, stacked_a = 1;
@@ -168,7 +251,7 @@ static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const f
     }
     fill_rows_f32(rows * batches, p->n, NULL, y, p->n);
     for (int64_t t = 0; t < batches; t++) {
-        gemm_acc_f32(rows, p->n, p->k, a + ao, p->k, 1, b + bo, p->n, y + t * rows * p->n, p->n);
+        gemm_acc_f32(rows, p->n, p->k, a + ao, p->k, 1, b + bo, p->n, 1, y + t * rows * p->n, p->n, scratch);
         for (int d = p->batch_rank - 1; d >= 0; d--) {
             idx[d]++;
             ao += p->a_batch_stride[d];
@@ -196,35 +279,43 @@ static void valid_range(int64_t out, int64_t size, int64_t stride, int64_t offse
 
 static int64_t volume3(const int64_t *d) { return d[0] * d[1] * d[2]; }
 
-/* The columns of one group: row (c, kz, ky, kx) of `col` holds, at every output position,
- * the input element under kernel tap (kz, ky, kx) of channel c (0 in the padding), so the
- * convolution is the product weights (mg, cg * taps) x col (cg * taps, out positions). */
-static void im2col_f32(const mrvl_conv_params *p, const float *x, float *restrict col)
+/* The columns of one group, packed as gemm_packed_b reads B: row (c, kz, ky, kx) holds, at
+ * every output position, the input element under kernel tap (kz, ky, kx) of channel c (0 in
+ * the padding), so the convolution is the product weights (mg, cg * taps) x columns (cg *
+ * taps, out positions). Written straight into MRVL_GEMM_NR-wide panels (depth * NR floats
+ * each), the columns need no second copy for packing. Per panel and tap, the input offset
+ * of each of the NR positions is worked out once and serves all cg channels; a padding tap
+ * reads element 0 (always there) and keeps 0 instead: a select, which gcc vectorises. */
+static void im2col_packed_f32(const mrvl_conv_params *p, const float *x, float *restrict packed)
 {
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
-    int64_t cg = p->c / p->group, positions = volume3(out);
-    float *row = col;
-    for (int64_t c = 0; c < cg; c++) {
-        const float *plane = x + c * volume3(in);
+    int64_t cg = p->c / p->group, positions = volume3(out), taps = volume3(k), plane = volume3(in);
+    int64_t depth = cg * taps;
+    for (int64_t o0 = 0; o0 < positions; o0 += MRVL_GEMM_NR, packed += depth * MRVL_GEMM_NR) {
+        /* The window corner of each position (past the end: the last position's). */
+        int32_t z0[MRVL_GEMM_NR], y0[MRVL_GEMM_NR], x0[MRVL_GEMM_NR], offset[MRVL_GEMM_NR], valid[MRVL_GEMM_NR];
+        for (int j = 0; j < MRVL_GEMM_NR; j++) {
+            int64_t o = min_i64(o0 + j, positions - 1);
+            z0[j] = (int32_t)(o / (out[1] * out[2]) * s[0] - pad[0]);
+            y0[j] = (int32_t)(o / out[2] % out[1] * s[1] - pad[1]);
+            x0[j] = (int32_t)(o % out[2] * s[2] - pad[2]);
+        }
+        int64_t tap = 0;
         for (int64_t kz = 0; kz < k[0]; kz++) {
             for (int64_t ky = 0; ky < k[1]; ky++) {
-                for (int64_t kx = 0; kx < k[2]; kx++, row += positions) {
-                    int64_t x0, x1, offset = kx * d[2] - pad[2];
-                    valid_range(out[2], in[2], s[2], offset, &x0, &x1);
-                    for (int64_t oz = 0; oz < out[0]; oz++) {
-                        int64_t iz = oz * s[0] + kz * d[0] - pad[0];
-                        for (int64_t oy = 0; oy < out[1]; oy++) {
-                            int64_t iy = oy * s[1] + ky * d[1] - pad[1];
-                            float *dst = row + (oz * out[1] + oy) * out[2];
-                            if (iz < 0 || iz >= in[0] || iy < 0 || iy >= in[1]) {
-                                memset(dst, 0, (size_t)out[2] * sizeof(float));
-                                continue;
-                            }
-                            const float *src = plane + (iz * in[1] + iy) * in[2] + offset;
-                            for (int64_t ox = 0; ox < x0; ox++) dst[ox] = 0.0f;
-                            if (s[2] == 1) memcpy(dst + x0, src + x0, (size_t)(x1 - x0) * sizeof(float));
-                            else for (int64_t ox = x0; ox < x1; ox++) dst[ox] = src[ox * s[2]];
-                            for (int64_t ox = x1; ox < out[2]; ox++) dst[ox] = 0.0f;
+                for (int64_t kx = 0; kx < k[2]; kx++, tap++) {
+                    for (int j = 0; j < MRVL_GEMM_NR; j++) {
+                        int32_t iz = z0[j] + (int32_t)(kz * d[0]), iy = y0[j] + (int32_t)(ky * d[1]);
+                        int32_t ix = x0[j] + (int32_t)(kx * d[2]);
+                        valid[j] = iz >= 0 && iz < in[0] && iy >= 0 && iy < in[1] && ix >= 0 && ix < in[2];
+                        offset[j] = valid[j] ? (iz * (int32_t)in[1] + iy) * (int32_t)in[2] + ix : 0;
+                    }
+                    const float *src = x;
+                    float *dst = packed + tap * MRVL_GEMM_NR;
+                    for (int64_t c = 0; c < cg; c++, src += plane, dst += taps * MRVL_GEMM_NR) {
+                        for (int j = 0; j < MRVL_GEMM_NR; j++) {
+                            float v = src[offset[j]];
+                            dst[j] = valid[j] ? v : 0.0f;
                         }
                     }
                 }
@@ -242,8 +333,10 @@ static int conv_is_pointwise(const mrvl_conv_params *p)
 }
 
 /* y (n, m, out) = conv(x (n, c, in), w (m, c/group, kernel)) + b (m); b may be NULL.
- * Per image and group: im2col into `scratch` (c/group * taps * out-positions floats; unused
- * for a pointwise conv), then one matrix product with the weights. */
+ * Per image and group: the packed columns into `scratch` (c/group * taps * (out-positions +
+ * 31) floats), then one matrix product with the weights; a pointwise conv's input is the
+ * product's B, packed in `scratch` (MRVL_GEMM_PACK_FLOATS(m/group, out-positions, c/group)
+ * floats, less A's part: the weights' rows are contiguous). */
 static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b, float *y,
                           float *scratch)
 {
@@ -254,13 +347,14 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
         for (int64_t g = 0; g < p->group; g++) {
             const float *xg = x + (n * p->c + g * cg) * plane;
             float *yg = y + (n * p->m + g * mg) * positions;
-            const float *col = xg;
-            if (!pointwise) {
-                im2col_f32(p, xg, scratch);
-                col = scratch;
-            }
+            const float *wg = w + g * mg * depth;
             fill_rows_f32(mg, positions, b ? b + g * mg : NULL, yg, positions);
-            gemm_acc_f32(mg, positions, depth, w + g * mg * depth, depth, 1, col, positions, yg, positions);
+            if (pointwise) {
+                gemm_acc_f32(mg, positions, depth, wg, depth, 1, xg, positions, 1, yg, positions, scratch);
+            } else {
+                im2col_packed_f32(p, xg, scratch);
+                gemm_packed_b(mg, positions, depth, wg, depth, 1, scratch, depth * MRVL_GEMM_NR, yg, positions, NULL);
+            }
         }
     }
 }
@@ -305,21 +399,23 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
 
 /* y (n, m, out) from x (n, c, in) and w (c, m/group, kernel), plus b (m) or NULL. Per image
  * and group: the product w' (mg * taps, cg) x x (cg, in-positions) into `scratch` (mg * taps *
- * in-positions floats), then each column added into the output at its taps (col2im). */
+ * in-positions floats, then MRVL_GEMM_PACK_FLOATS(mg * taps, in-positions, cg) for packing),
+ * then each column added into the output at its taps (col2im). */
 static void mrvl_conv_transpose_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
                                     float *y, float *scratch)
 {
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
     int64_t cg = p->c / p->group, mg = p->m / p->group, taps = volume3(k);
     int64_t in_positions = volume3(in), positions = volume3(out), rows = mg * taps;
+    float *pack = scratch + rows * in_positions;
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
             const float *xg = x + (n * p->c + g * cg) * in_positions;
             float *yg = y + (n * p->m + g * mg) * positions;
             /* w's group g is (cg, mg * taps): its transpose has row stride 1, column stride rows. */
             fill_rows_f32(rows, in_positions, NULL, scratch, in_positions);
-            gemm_acc_f32(rows, in_positions, cg, w + g * cg * rows, 1, rows, xg, in_positions, scratch,
-                         in_positions);
+            gemm_acc_f32(rows, in_positions, cg, w + g * cg * rows, 1, rows, xg, in_positions, 1, scratch,
+                         in_positions, pack);
             fill_rows_f32(mg, positions, b ? b + g * mg : NULL, yg, positions);
             const float *col = scratch;
             for (int64_t m = 0; m < mg; m++) {
