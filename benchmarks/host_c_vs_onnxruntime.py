@@ -1,10 +1,11 @@
 """Run time of the all-host C of the zoo models against onnxruntime, both on one thread.
 
-    python benchmarks/host_c_vs_onnxruntime.py [--repeat N] [--models NAME ...] [--native]
+    python benchmarks/host_c_vs_onnxruntime.py [--repeat N] [--models NAME ...] [--baseline]
 
 Each model is compiled with `mrvl-pipeline{offload=false} -t c` and built with its generated
-Makefile (default CFLAGS, so -O3 for the host's baseline ISA); `--native` also builds it with
-`-march=native` (the vector units onnxruntime's MLAS picks at run time). The C `<model>_run`
+Makefile as it stands (-O3 with ARCH_FLAGS=-march=native: this machine's vector units, as
+onnxruntime's MLAS picks at run time); `--baseline` also builds it with `ARCH_FLAGS=` (the
+compiler's baseline ISA, SSE2 on x86-64). The C `<model>_run`
 is called through ctypes on one preallocated workspace; onnxruntime runs the same ONNX file
 in an InferenceSession with intra_op_num_threads=1, inter_op_num_threads=1 and sequential
 execution. A time is the median over N samples of the mean of enough back-to-back runs to
@@ -40,15 +41,15 @@ TARGET = 1.5
 SAMPLE_SECONDS = 0.005
 
 
-def build(model_path: Path, name: str, shapes: dict[str, list[int]], out: Path, cflags: str | None) -> Path:
+def build(model_path: Path, name: str, shapes: dict[str, list[int]], out: Path, arch_flags: str | None) -> Path:
     args = [str(model_path), "-p", "mrvl-pipeline{offload=false}", "-t", f"c{{model={name}}}", "-o", str(out)]
     for input_name, dims in shapes.items():
         args += ["--input-shape", f"{input_name}={'x'.join(map(str, dims))}"]
     if mrvl_opt(args) != 0:
         raise SystemExit(f"error: mrvl-opt failed on {model_path}")
     make = ["make", "-s", "-C", str(out), f"lib{name}.so"]
-    if cflags is not None:
-        make.append(f"CFLAGS={cflags}")
+    if arch_flags is not None:
+        make.append(f"ARCH_FLAGS={arch_flags}")
     subprocess.run(make, check=True)
     return out / f"lib{name}.so"
 
@@ -108,12 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=15, help="samples per timing (median)")
     parser.add_argument("--models", nargs="+", default=MODELS, choices=list(zoo.ZOO))
-    parser.add_argument("--native", action="store_true", help="also build with -march=native")
+    parser.add_argument("--baseline", action="store_true", help="also build with ARCH_FLAGS= (baseline ISA)")
     args = parser.parse_args(argv)
 
-    builds = [("-O3", None)]
-    if args.native:
-        builds.append(("-O3 native", "-std=c99 -O3 -march=native -ffp-contract=fast -Wall -Wextra"))
+    builds = [("native", None)]
+    if args.baseline:
+        builds.append(("baseline", ""))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models:
@@ -129,9 +130,9 @@ def main(argv: list[str] | None = None) -> int:
             expected = session.run(None, inputs)
             ort_s = median_seconds(lambda: session.run(None, inputs), args.repeat)
             row = [name, ort_s]
-            for label, cflags in builds:
+            for label, arch_flags in builds:
                 out = Path(tmp) / f"{name}-{len(row)}"
-                build(path, name, shapes, out, cflags)
+                build(path, name, shapes, out, arch_flags)
                 model = CModel(out, name, inputs)
                 model()
                 for got, want in zip(model.outputs, expected):

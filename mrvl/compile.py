@@ -14,8 +14,9 @@ failing mrvl-tmlc leaves its log beside the output, `<output>.tmlc.log`). The bu
 - per subgraph `<symbol>-nodes.json`, `-consts.json`, `-sourcemap.json`, and
   `tmlc-commands.txt`; with mrvl-tmlc on PATH also `bin_<symbol>/<symbol>.bin` and `tmlc.log`;
 - the host program: `M.h`, `M.c`, `M_weights.bin`, the runtime sources and a `Makefile`
-  (`make`, or `make CC=aarch64-linux-gnu-gcc`; `--cross-compiler` runs it and adds the
-  libraries and `build.log`);
+  (`make` for this machine's vector units, or `make CC=aarch64-linux-gnu-gcc
+  ARCH_FLAGS=-mcpu=neoverse-n2`; `--cross-compiler` runs it, with those ARCH_FLAGS when the
+  compiler takes them, and adds the libraries and `build.log`);
 - `metadata.json` (`mrvl-bundle/1`: inputs, outputs, workspace, subgraphs; plus the
   resolved `options`, the `tool`, the `input_model` with its sha256, `tmlc` and `build`);
 - `placement.json`, the placement actually used (a placement file; `--placement` it back);
@@ -203,11 +204,27 @@ def _archiver(compiler: str) -> str:
     return f"{prefix}-ar" if sep and shutil.which(f"{prefix}-ar") else "ar"
 
 
+TARGET_ARCH_FLAGS = "-mcpu=neoverse-n2"
+"""The cores of OCTEON 10 (cn10ka and cnf10kb alike): the cross build's ARCH_FLAGS."""
+
+
+def _arch_flags(compiler: str) -> str:
+    """TARGET_ARCH_FLAGS if `compiler` takes them, else none: the baseline of its architecture
+    (the Makefile's default, -march=native, names the building machine's vector units)."""
+    try:
+        done = subprocess.run([compiler, TARGET_ARCH_FLAGS, "-E", "-x", "c", "-"], input="", capture_output=True,
+                              text=True, check=False)
+    except OSError:
+        return ""
+    return TARGET_ARCH_FLAGS if done.returncode == 0 else ""
+
+
 def _cross_compile(folder: Path, compiler: str, model: str) -> dict[str, object]:
     """Build the host libraries in `folder` with its Makefile and `compiler`; `build.log` keeps the output."""
     archiver = _archiver(compiler)
     targets = [f"lib{model}.so", f"lib{model}.a"]
-    command = ["make", f"CC={compiler}", f"AR={archiver}", *targets]
+    arch_flags = _arch_flags(compiler)
+    command = ["make", f"CC={compiler}", f"AR={archiver}", f"ARCH_FLAGS={arch_flags}", *targets]
     try:
         done = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               errors="replace", check=False)
@@ -220,7 +237,7 @@ def _cross_compile(folder: Path, compiler: str, model: str) -> dict[str, object]
     if done.returncode != 0:
         lines = [line for line in done.stdout.splitlines() if "error" in line] or done.stdout.splitlines()
         raise CompileError(compiler, f"building the host C failed: {lines[0] if lines else 'no output'}")
-    return {"compiler": compiler, "ar": archiver, "libraries": targets, "log": BUILD_LOG}
+    return {"compiler": compiler, "ar": archiver, "arch_flags": arch_flags, "libraries": targets, "log": BUILD_LOG}
 
 
 def compile_model(
@@ -257,7 +274,8 @@ def compile_model(
         "input_model": {"file": model.name, "sha256": _sha256(model)},
         "placement": PLACEMENT_FILE,
         "reports": list(REPORT_FILES),
-        "build": {"native": "make", "cross": f"make CC={cross_compiler or 'aarch64-linux-gnu-gcc'}"},
+        "build": {"native": "make",
+                  "cross": f"make CC={cross_compiler or 'aarch64-linux-gnu-gcc'} ARCH_FLAGS={TARGET_ARCH_FLAGS}"},
     }
 
     def fill(folder: Path) -> None:

@@ -27,6 +27,7 @@ import io
 import json
 import math
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -150,6 +151,15 @@ def cache_dir() -> Path:
     return Path(base) / "mrvl-xdsl"
 
 
+def _cpu_model() -> str:
+    """The processor's model name (Linux), so a shared cache keeps -march=native builds apart."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            return next((line for line in info if line.startswith("model name")), "")
+    except OSError:
+        return ""
+
+
 def build(bundle: Bundle, cc: str | None = None) -> Path:
     """The bundle's shared library, built with its Makefile unless the cache has it."""
     compiler = cc or os.environ.get("CC") or "cc"
@@ -159,7 +169,10 @@ def build(bundle: Bundle, cc: str | None = None) -> Path:
         raise CompileError("make", "not found: the bundle is built with its Makefile")
     sources = bundle.source_files()
     key = hashlib.sha256()
-    for part in (compiler, os.environ.get("CFLAGS", "")):
+    # The Makefile's ARCH_FLAGS default to -march=native: a library built on one machine is
+    # for that machine's vector units, so its kind is part of the key.
+    for part in (compiler, os.environ.get("CFLAGS", ""), os.environ.get("ARCH_FLAGS", "-march=native"),
+                 platform.machine(), _cpu_model()):
         key.update(part.encode() + b"\0")
     for source in sources:
         key.update(source.name.encode() + b"\0" + hashlib.sha256(source.read_bytes()).digest())

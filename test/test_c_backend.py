@@ -73,9 +73,10 @@ def gcc(args: list[str], cwd: Path, compiler: str | None = GCC) -> None:
     assert done.returncode == 0, f"{compiler} {' '.join(args)} in {cwd}:\n{done.stderr}"
 
 
-def makefile_cflags(directory: Path) -> list[str]:
-    """The generated Makefile's default CFLAGS, so tests build what users build (plus -Werror)."""
-    (line,) = [x for x in (directory / "Makefile").read_text().splitlines() if x.startswith("CFLAGS ?=")]
+def makefile_cflags(directory: Path, variable: str = "CFLAGS") -> list[str]:
+    """The generated Makefile's default CFLAGS (or ARCH_FLAGS), so tests build what users build
+    (plus -Werror). Without ARCH_FLAGS: the baseline ISA, the kernels' portable paths."""
+    (line,) = [x for x in (directory / "Makefile").read_text().splitlines() if x.startswith(f"{variable} ?=")]
     return line.split("?=", 1)[1].split()
 
 
@@ -96,11 +97,13 @@ def emit_model(model: onnx.ModelProto, workdir: Path, shapes: dict[str, list[int
 
 
 def compile_model(model: onnx.ModelProto, workdir: Path, shapes: dict[str, list[int]] | None = None,
-                  name: str = "m") -> Built:
-    """Emit C for `model` (all host) and build it with -Werror; the same sources are built once."""
+                  name: str = "m", native: bool = False) -> Built:
+    """Emit C for `model` (all host) and build it with -Werror, for this machine's vector units
+    too when `native` (the Makefile's ARCH_FLAGS); the same sources are built once."""
     out = emit_model(model, workdir, shapes, name)
     if out not in _CACHE:
-        gcc([*makefile_cflags(out), *CFLAGS, f"{name}.c", "-o", f"lib{name}.so", "-lm"], out)
+        arch = makefile_cflags(out, "ARCH_FLAGS") if native else []
+        gcc([*makefile_cflags(out), *arch, *CFLAGS, f"{name}.c", "-o", f"lib{name}.so", "-lm"], out)
         _CACHE[out] = Built(out, name)
     return _CACHE[out]
 
@@ -118,8 +121,8 @@ def reference(model: onnx.ModelProto, inputs: dict[str, np.ndarray]) -> list[np.
 
 
 def check(model: onnx.ModelProto, workdir: Path, inputs: dict[str, np.ndarray],
-          shapes: dict[str, list[int]] | None = None) -> None:
-    built = compile_model(model, workdir, shapes)
+          shapes: dict[str, list[int]] | None = None, name: str = "m", native: bool = False) -> None:
+    built = compile_model(model, workdir, shapes, name, native)
     rc, got = built.run(inputs)
     assert rc == 0
     expected = reference(model, inputs)
@@ -241,6 +244,29 @@ def random_inputs(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("name", sorted(SINGLE_OPS))
 def test_single_op_matches_onnxruntime(name: str, c_workdir: Path) -> None:
     check(SINGLE_OPS[name], c_workdir, random_inputs(SINGLE_OPS[name], 7))
+
+
+# Products larger than the GEMM's blocks (MC 96 rows, KC 256 deep, NC 256 columns) and
+# register tiles, with ragged edges everywhere; inputs scaled so sums of hundreds of terms stay
+# within the tolerance of a different summation order.
+BLOCKED_OPS = {
+    "conv_3x3": single_op("Conv", [("x", [1, 40, 13, 11])], initializers=[_w("w", [70, 40, 3, 3]), _w("b", [70])],
+                          pads=[1, 1, 1, 1]),
+    "conv_pointwise": single_op("Conv", [("x", [1, 300, 17, 16])], initializers=[_w("w", [100, 300, 1, 1])]),
+    "gemm_trans_b": single_op("Gemm", [("x", [100, 300])], initializers=[_w("w", [270, 300]), _w("c", [270])],
+                              transB=1),
+    "gemm_trans_a": single_op("Gemm", [("x", [300, 100])], initializers=[_w("w", [300, 270])], transA=1),
+    "matmul": single_op("MatMul", [("x", [2, 50, 300])], initializers=[_w("w", [300, 270])]),
+}
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
+@pytest.mark.parametrize("name", list(BLOCKED_OPS))
+def test_blocked_products_match_onnxruntime(name: str, native: bool, c_workdir: Path) -> None:
+    model = BLOCKED_OPS[name]
+    inputs = {i.name: 0.05 * np.random.default_rng(3).standard_normal(
+        [d.dim_value for d in i.type.tensor_type.shape.dim]).astype(np.float32) for i in model.graph.input}
+    check(model, c_workdir, inputs, name="native" if native else "m", native=native)
 
 
 def test_run_checks_its_arguments(c_workdir: Path) -> None:

@@ -132,7 +132,7 @@ def test_cross_compiler_builds_the_libraries_into_the_bundle(
                                                                                 "libresnet_small.a"]
     assert (out / "libresnet_small.so").stat().st_size > 0 and (out / "libresnet_small.a").is_file()
     assert not list(out.glob("*.o"))
-    assert (out / "build.log").read_text().startswith("$ make CC=cc AR=ar libresnet_small.so libresnet_small.a\n")
+    assert (out / "build.log").read_text().startswith("$ make CC=cc AR=ar ARCH_FLAGS= libresnet_small.so libresnet_small.a\n")
 
 
 def test_missing_cross_compiler_is_an_error(zoo_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
