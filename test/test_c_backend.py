@@ -269,6 +269,20 @@ def test_blocked_products_match_onnxruntime(name: str, native: bool, c_workdir: 
     check(model, c_workdir, inputs, name="native" if native else "m", native=native)
 
 
+@pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
+@pytest.mark.parametrize("op_type", ["Erf", "Softmax"])
+def test_polynomial_erf_and_exp_match_onnxruntime(op_type: str, native: bool, c_workdir: Path) -> None:
+    """erf and softmax's exp are the kernels' own polynomials: both branches of erf (|x| < 1 and
+    above, to where it is 1 in float), exp down to its flush to 0, infinities and NaN."""
+    if op_type == "Erf":
+        x = np.concatenate([np.linspace(-6, 6, 4001), [-100.0, 100.0, np.inf, -np.inf, np.nan, 0.0]])[None]
+    else:  # rows spanning e^0 to e^-100 (each row's maximum is subtracted first), one with -inf
+        x = np.linspace(0, -100, 40 * 41).reshape(40, 41) * np.linspace(0.05, 1, 40)[:, None]
+        x[3, 5] = -np.inf
+    model = single_op(op_type, [("x", list(x.shape))])
+    check(model, c_workdir, {"x": x.astype(np.float32)}, name="native" if native else "m", native=native)
+
+
 def test_run_checks_its_arguments(c_workdir: Path) -> None:
     built = compile_model(SINGLE_OPS["sigmoid"], c_workdir)
     run = built.lib["m_run"]
