@@ -208,14 +208,18 @@ def _array(values) -> str:
 
 
 def _node(op: Operation) -> tuple[str, str]:
-    """The ONNX node name and op type of `op` (its `NameLoc(name, NameLoc(op_type))`)."""
+    """The ONNX node name and op type of `op` (its `NameLoc(name, NameLoc(op_type))`); of the
+    first node when it does the work of several (a `FusedLoc`)."""
+    nodes = _nodes(op)
+    return nodes[0] if nodes else ("", "")
+
+
+def _nodes(op: Operation) -> list[tuple[str, str]]:
+    """The ONNX node names and op types of `op`: one, or several when fused."""
     location = op.location
-    if isinstance(location, FusedLoc) and location.locations.data:
-        location = location.locations.data[0]
-    if isinstance(location, NameLoc):
-        op_type = location.location.desc.data if isinstance(location.location, NameLoc) else ""
-        return location.desc.data, op_type
-    return "", ""
+    locations = location.locations.data if isinstance(location, FusedLoc) else [location]
+    return [(loc.desc.data, loc.location.desc.data if isinstance(loc.location, NameLoc) else "")
+            for loc in locations if isinstance(loc, NameLoc)]
 
 
 def _label(op: Operation) -> str:
@@ -829,6 +833,9 @@ class CEmitter:
             if isinstance(op, cpu.CallMlipOp):
                 name = name or f"call_{op.callee.root_reference.data}"
                 comment = f"/* accelerator subgraph @{op.callee.root_reference.data}: {op.name}"
+            elif len(nodes := _nodes(op)) > 1:
+                listed = ", ".join(f"'{_comment(n)}' ({_comment(t or op.name)})" for n, t in nodes)
+                comment = f"/* nodes {listed}: {op.name}"
             elif name:
                 comment = f"/* node '{_comment(name)}' ({_comment(op_type or op.name)}): {op.name}"
             else:

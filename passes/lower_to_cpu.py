@@ -23,7 +23,9 @@ from xdsl.dialects.builtin import (
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     FloatAttr,
+    FusedLoc,
     IntegerAttr,
     ModuleOp,
     NameLoc,
@@ -37,6 +39,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -58,6 +61,7 @@ from mrvl_dialect.cpu import (
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp
+from mrvl_dialect.weights import WeightStore
 from passes.graph_queries import constant_op, constant_value, node_name, op_type
 
 SUBGRAPH_OP = "mrvl.subgraph"
@@ -850,6 +854,61 @@ class DepthToSpaceToCpuDepthToSpace(GraphOpLowering):
         self.replace(op, rewriter, [d2s])
 
 
+# Epilogues folded into the op before them
+
+
+def fused_location(ops: Sequence[Operation]) -> FusedLoc:
+    """The ONNX nodes of `ops`, in order, for an op that does the work of all of them."""
+    locations = []
+    for op in ops:
+        location = op.location
+        locations += location.locations.data if isinstance(location, FusedLoc) else [location]
+    return FusedLoc(locations, NoneAttr())
+
+
+@dataclass
+class BatchNormIntoConv(RewritePattern):
+    """A BatchNormalization of a conv's result, when that is all the result is used for, is
+    the conv with its weights and bias scaled and shifted per output channel (folded at compile
+    time with numpy, as onnxruntime folds them): the output is written once, not twice.
+
+    W'[m] = W[m] * s[m] and B'[m] = (B[m] - mean[m]) * s[m] + beta[m], s = scale / sqrt(var +
+    epsilon), in float32. The new weights join the module's weight store."""
+
+    module: ModuleOp
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, cpu.BatchNormOp) or not isinstance(conv := op.X.owner, cpu.ConvOp):
+            return
+        if not conv.Y.has_one_use() or element_type_of(conv.Y) != f32:
+            return
+        w = constant_value(conv.W, self.module)
+        b = constant_value(conv.B, self.module) if conv.B is not None else np.zeros(shape_of(conv.W)[0], np.float32)
+        stats = [constant_value(v, self.module) for v in (op.scale, op.B, op.mean, op.var)]
+        if w is None or b is None or any(v is None for v in stats):
+            return
+        scale, beta, mean, var = (np.asarray(v, np.float32) for v in stats)
+        s = scale / np.sqrt(var + np.float32(op.epsilon.value.data))
+        w = (w * s.reshape(-1, *[1] * (w.ndim - 1))).astype(np.float32)
+        b = ((b - mean) * s + beta).astype(np.float32)
+        store = WeightStore.of(self.module)
+        new_ops: list[Operation] = []
+        operands = [conv.X]
+        for array, value in ((w, conv.W), (b, conv.B if conv.B is not None else op.B)):
+            constant = ConstantOp(DenseResourceAttr.from_params(
+                store.add(f"{value.name_hint or 'weight'}_bn", array), TensorType(f32, array.shape)))
+            constant.results[0].name_hint = f"{value.name_hint or 'weight'}_bn"
+            new_ops.append(constant)
+            operands.append(constant.results[0])
+        fused = create(cpu.ConvOp, operands, [op.Y.type], **{k: conv.properties[k] for k in conv.properties})
+        fused.location = fused_location([conv, op])
+        fused.attributes |= conv.attributes
+        new_ops.append(fused)
+        rewriter.insert(new_ops, InsertPoint.before(conv))
+        rewriter.replace(op, [], [fused.results[0]])
+        rewriter.erase(conv)
+
+
 def host_kernel_op_types() -> set[str]:
     """The ONNX operators some pattern lowers to a host kernel."""
     return {cls.name.removeprefix("graph.") for pattern in PATTERNS for cls in pattern.ops}
@@ -899,10 +958,12 @@ class LowerToCpuPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         walker = PatternRewriteWalker(GreedyRewritePatternApplier([p() for p in PATTERNS]))
+        epilogues = PatternRewriteWalker(GreedyRewritePatternApplier([BatchNormIntoConv(op)]))
         for top in list(op.body.block.ops):
             if top.name != SUBGRAPH_OP:
                 for region in top.regions:
                     walker.rewrite_region(region)
+                    epilogues.rewrite_region(region)
         if self.allow_unsupported:
             return
         for nested in op.walk():
