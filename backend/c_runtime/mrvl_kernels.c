@@ -1115,27 +1115,52 @@ static int64_t nearest_index(int mode, float x, int64_t in)
     return i < 0 ? 0 : (i >= in ? in - 1 : i);
 }
 
+/* Source index of output index o along dim d of a nearest resize. */
+static int64_t nearest_source(const mrvl_resize_params *p, int d, int64_t o)
+{
+    float c = resize_coordinate(p->coordinate_mode, o, p->scale[d], p->in_shape[d], p->out_shape[d]);
+    return nearest_index(p->nearest_mode, c, p->in_shape[d]);
+}
+
+/* Row by row of the last dim: the source columns are worked out once per block of
+ * MRVL_RESIZE_COLUMNS and serve every row, the outer dims' source once per row, so the
+ * float coordinate arithmetic is not repeated for every element. */
+#define MRVL_RESIZE_COLUMNS 256
 static void mrvl_resize_nearest(const mrvl_resize_params *p, const void *x, void *y, size_t elem)
 {
     const char *in = (const char *)x;
     char *out = (char *)y;
-    int64_t idx[MRVL_MAX_RANK] = {0}, stride[MRVL_MAX_RANK], total = 1;
-    int64_t s = 1;
-    for (int d = p->rank - 1; d >= 0; d--) {
+    int r = p->rank;
+    int64_t stride[MRVL_MAX_RANK], rows = 1, s = 1;
+    if (r == 0) {
+        memcpy(out, in, elem);
+        return;
+    }
+    for (int d = r - 1; d >= 0; d--) {
         stride[d] = s;
         s *= p->in_shape[d];
     }
-    for (int d = 0; d < p->rank; d++) total *= p->out_shape[d];
-    for (int64_t o = 0; o < total; o++) {
-        int64_t src = 0;
-        for (int d = 0; d < p->rank; d++) {
-            float c = resize_coordinate(p->coordinate_mode, idx[d], p->scale[d], p->in_shape[d], p->out_shape[d]);
-            src += nearest_index(p->nearest_mode, c, p->in_shape[d]) * stride[d];
-        }
-        memcpy(out + o * (int64_t)elem, in + src * (int64_t)elem, elem);
-        for (int d = p->rank - 1; d >= 0; d--) {
-            if (++idx[d] < p->out_shape[d]) break;
-            idx[d] = 0;
+    for (int d = 0; d + 1 < r; d++) rows *= p->out_shape[d];
+    int64_t last = p->out_shape[r - 1];
+    for (int64_t j0 = 0; j0 < last; j0 += MRVL_RESIZE_COLUMNS) {
+        int64_t cols = min_i64(MRVL_RESIZE_COLUMNS, last - j0), column[MRVL_RESIZE_COLUMNS];
+        int64_t idx[MRVL_MAX_RANK] = {0};
+        for (int64_t j = 0; j < cols; j++) column[j] = nearest_source(p, r - 1, j0 + j);
+        for (int64_t row = 0; row < rows; row++) {
+            int64_t src = 0;
+            for (int d = 0; d + 1 < r; d++) src += nearest_source(p, d, idx[d]) * stride[d];
+            char *o = out + (row * last + j0) * (int64_t)elem;
+            if (elem == 4) {
+                const float *f = (const float *)(const void *)(in + src * 4);
+                for (int64_t j = 0; j < cols; j++) ((float *)(void *)o)[j] = f[column[j]];
+            } else {
+                for (int64_t j = 0; j < cols; j++)
+                    memcpy(o + j * (int64_t)elem, in + (src + column[j]) * (int64_t)elem, elem);
+            }
+            for (int d = r - 2; d >= 0; d--) {
+                if (++idx[d] < p->out_shape[d]) break;
+                idx[d] = 0;
+            }
         }
     }
 }
