@@ -73,10 +73,10 @@ def gcc(args: list[str], cwd: Path, compiler: str | None = GCC) -> None:
     assert done.returncode == 0, f"{compiler} {' '.join(args)} in {cwd}:\n{done.stderr}"
 
 
-def makefile_cflags(directory: Path, variable: str = "CFLAGS") -> list[str]:
-    """The generated Makefile's default CFLAGS (or ARCH_FLAGS), so tests build what users build
-    (plus -Werror). Without ARCH_FLAGS: the baseline ISA, the kernels' portable paths."""
-    (line,) = [x for x in (directory / "Makefile").read_text().splitlines() if x.startswith(f"{variable} ?=")]
+def makefile_cflags(directory: Path) -> list[str]:
+    """The generated Makefile's default CFLAGS, so tests build what users build (plus -Werror).
+    Without its ARCH_FLAGS: the baseline ISA, the kernels' portable paths."""
+    (line,) = [x for x in (directory / "Makefile").read_text().splitlines() if x.startswith("CFLAGS ?=")]
     return line.split("?=", 1)[1].split()
 
 
@@ -99,10 +99,11 @@ def emit_model(model: onnx.ModelProto, workdir: Path, shapes: dict[str, list[int
 def compile_model(model: onnx.ModelProto, workdir: Path, shapes: dict[str, list[int]] | None = None,
                   name: str = "m", native: bool = False) -> Built:
     """Emit C for `model` (all host) and build it with -Werror, for this machine's vector units
-    too when `native` (the Makefile's ARCH_FLAGS); the same sources are built once."""
+    too when `native` (-march=native, the Makefile's default ARCH_FLAGS where cc takes it); the
+    same sources are built once."""
     out = emit_model(model, workdir, shapes, name)
     if out not in _CACHE:
-        arch = makefile_cflags(out, "ARCH_FLAGS") if native else []
+        arch = ["-march=native"] if native else []
         gcc([*makefile_cflags(out), *arch, *CFLAGS, f"{name}.c", "-o", f"lib{name}.so", "-lm"], out)
         _CACHE[out] = Built(out, name)
     return _CACHE[out]
