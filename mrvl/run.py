@@ -212,24 +212,25 @@ class MlipRunner:
         self.error: BaseException | None = None
         self.callback = MLIP_RUN_FN(self._serve)  # kept alive as long as the runner
 
-    def __call__(self, symbol: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
-        subgraph = self.bundle.subgraphs.get(symbol)
-        if subgraph is None:
+    def subgraph(self, symbol: str) -> Subgraph:
+        if symbol not in self.bundle.subgraphs:
             raise CompileError(symbol, f"the host program called a subgraph {METADATA_FILE} does not list")
+        return self.bundle.subgraphs[symbol]
+
+    def __call__(self, subgraph: Subgraph, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if self.mlsim:
             return run_subgraph(subgraph.nodes, subgraph.consts, inputs, precision=self.precision,  # type: ignore[arg-type]
                                 use_mlsim=self.use_mlsim)
-        if symbol not in self.documents:
-            self.documents[symbol] = load(subgraph.nodes, subgraph.consts)
-        return simulate(*self.documents[symbol], inputs, self.precision)  # type: ignore[arg-type]
+        if subgraph.symbol not in self.documents:
+            self.documents[subgraph.symbol] = load(subgraph.nodes, subgraph.consts)
+        return simulate(*self.documents[subgraph.symbol], inputs, self.precision)  # type: ignore[arg-type]
 
     def _serve(self, _context, symbol_bytes, input_pointers, output_pointers) -> int:
         # An exception cannot cross the C frames: keep it for `run` to raise.
         try:
-            symbol = symbol_bytes.decode()
-            subgraph = self.bundle.subgraphs[symbol]
+            subgraph = self.subgraph(symbol_bytes.decode())
             inputs = [_view(input_pointers[i], shape, np.float32).copy() for i, shape in enumerate(subgraph.inputs)]
-            outputs = self(symbol, inputs)
+            outputs = self(subgraph, inputs)
             for i, (shape, result) in enumerate(zip(subgraph.outputs, outputs, strict=True)):
                 np.copyto(_view(output_pointers[i], shape, np.float32), result.reshape(shape), casting="same_kind")
             return 0
