@@ -20,9 +20,10 @@ DIR holds, for a model named M (the `name` option, else the function's name):
 
 Memory: every intermediate tensor lives in the caller's workspace at an offset planned by
 liveness (greedy first fit in op order), and so does the scratch area a kernel needs during
-its call (im2col columns, a transposed B); results that are graph outputs are written
-straight into the caller's output buffers; `cpu.reshape` aliases its input unless its
-result is a graph output. Nothing is allocated in `M_run`.
+its call (a conv's padded input, packed blocks of a matrix product); results that are graph
+outputs are written straight into the caller's output buffers; `cpu.reshape` aliases its
+input unless its result is a graph output. Nothing is allocated in `M_run`. Constant conv
+weights are stored packed, in the layout the conv kernel reads (`pack_conv_weights`).
 """
 
 import hashlib
@@ -75,6 +76,33 @@ def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False) -> int:
     """MRVL_GEMM_PACK_FLOATS(m, n, k) of mrvl_kernels.c: the packing scratch of an (m, n, k)
     product, enough for any register tile up to 8 x 32; A with contiguous rows is not packed."""
     return min(k, GEMM_KC) * (min(n, GEMM_NC) + 31 + (0 if contiguous_a else min(m, GEMM_MC) + 7))
+CONV_PANEL, CONV_CHANNEL_ALIGN = 16, 32
+"""MRVL_CONV_PANEL and MRVL_CONV_CHANNEL_ALIGN of mrvl_kernels.c: the packed conv weights' layout."""
+
+
+def pack_conv_weights(w: np.ndarray, group: int) -> np.ndarray:
+    """Conv weights (M, C/group, kernel...) in mrvl_conv_pack_weights_f32's layout: per group,
+    the output channels rounded up to CONV_CHANNEL_ALIGN (zeros) in panels of CONV_PANEL, each
+    panel (C/group * taps) rows of CONV_PANEL floats."""
+    mg, depth = w.shape[0] // group, math.prod(w.shape[1:])
+    channels = -(-mg // CONV_CHANNEL_ALIGN) * CONV_CHANNEL_ALIGN
+    padded = np.zeros((group, channels, depth), np.float32)
+    padded[:, :mg] = w.reshape(group, mg, depth)
+    return np.ascontiguousarray(padded.reshape(group, channels // CONV_PANEL, CONV_PANEL, depth).transpose(0, 1, 3, 2))
+
+
+def conv_scratch_floats(op: "cpu.ConvOp") -> int:
+    """conv_scratch_floats of mrvl_kernels.c: the padded input of one group (when the conv
+    pads or its windows reach past the input) and the table of tap offsets."""
+    xs, ws, ys = _shape(op.X), _shape(op.W), _shape(op.Y)
+    rank, group = len(xs) - 2, op.group.value.data
+    strides, dilations, pads = op.strides.get_values(), op.dilations.get_values(), op.pads.get_values()[:rank]
+    extent = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(ys[2:], strides, ws[2:], dilations)]
+    padded = any(pads) or any(e > i for e, i in zip(extent, xs[2:]))
+    cg = xs[1] // group
+    return (cg * math.prod(extent) if padded else 0) + cg * math.prod(ws[2:])
+
+
 ALIGN = 64
 """Alignment (bytes) of the workspace, of every tensor in it and of every weight in the blob."""
 WEIGHTS_MAGIC = b"MRVLWTS1"
@@ -349,10 +377,27 @@ class CEmitter:
     def _(self, op: cpu.ConvOp, x: list[str], y: list[str]) -> list[str]:
         fields, path, _ = self.conv_params(op)
         bias = x[2] if op.B is not None else "NULL"
-        call = {"depthwise": f"mrvl_depthwise_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]});",
-                "pointwise": f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);",
-                "im2col": f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"}[path]
-        return [*self.params("mrvl_conv_params", fields), call]
+        if path == "depthwise":
+            return [*self.params("mrvl_conv_params", fields),
+                    f"mrvl_depthwise_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]});"]
+        if isinstance(op.W.owner, ConstantOp):  # x1: the weights, packed at compile time (see build)
+            return [*self.params("mrvl_conv_params", fields), f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
+        packed = self.packed_weights_floats(op)
+        return [*self.params("mrvl_conv_params", fields),
+                "/* The weights are a run-time tensor: packed into the scratch area first. */",
+                f"mrvl_conv_pack_weights_f32(&p, {x[1]}, scratch);",
+                f"mrvl_conv_f32(&p, {x[0]}, scratch, {bias}, {y[0]}, scratch + {packed});"]
+
+    def packs_weights(self, op: Operation, operand: int) -> bool:
+        """Whether operand `operand` of `op` is the weights of a conv whose kernel reads them
+        packed, which constant weights are at compile time."""
+        return (isinstance(op, cpu.ConvOp) and operand == 1 and isinstance(op.W.owner, ConstantOp)
+                and self.conv_params(op)[1] == "direct")
+
+    @staticmethod
+    def packed_weights_floats(op: cpu.ConvOp) -> int:
+        ws, group = _shape(op.W), op.group.value.data
+        return group * -(-ws[0] // group // CONV_CHANNEL_ALIGN) * CONV_CHANNEL_ALIGN * math.prod(ws[1:])
 
     @emit.register
     def _(self, op: cpu.ConvTransposeOp, x: list[str], y: list[str]) -> list[str]:
@@ -363,10 +408,10 @@ class CEmitter:
 
     def conv_params(self, op: cpu.ConvOp | cpu.ConvTransposeOp) -> tuple[dict[str, object], str, int]:
         """The kernel's parameters (spatial dims as (depth, height, width) with leading 1s), its
-        path and the scratch floats it needs: `depthwise` (one input channel per group),
-        `pointwise` (1x1, stride 1, no padding: the input is the GEMM's B), `im2col` (the
-        columns in scratch) or `transpose` (the column matrix in scratch); the GEMM's packing
-        follows in scratch."""
+        path and the scratch floats it needs: `depthwise` (one input channel per group, none),
+        `direct` (the implicit matrix product of mrvl_conv_f32: a padded input and the tap
+        table, after the packed weights when they are packed at run time) or `transpose` (the
+        column matrix, then the GEMM's packing)."""
         self.require_f32(op)
         xs, ws, ys = _shape(op.X), _shape(op.W), _shape(op.Y)
         rank = len(xs) - 2
@@ -386,10 +431,8 @@ class CEmitter:
             return fields, "transpose", rows * positions + gemm_pack_floats(rows, positions, cg)
         if group > 1 and xs[1] == group:
             return fields, "depthwise", 0
-        positions = math.prod(ys[2:])
-        if all(k == 1 for k in kernel) and all(v == 1 for v in strides) and not any(pads) and xs[2:] == ys[2:]:
-            return fields, "pointwise", gemm_pack_floats(mg, positions, cg, contiguous_a=True)
-        return fields, "im2col", cg * taps * (positions + 31)
+        packing = 0 if isinstance(op.W.owner, ConstantOp) else self.packed_weights_floats(op)
+        return fields, "direct", packing + conv_scratch_floats(op)
 
     def params(self, struct: str, fields: dict[str, object]) -> list[str]:
         items = [f".{k} = {v}" for k, v in fields.items()]
@@ -418,8 +461,9 @@ class CEmitter:
 
     def scratch_bytes(self, op: Operation) -> int:
         """Workspace bytes the op's kernel needs besides its operands and results, for the
-        length of the call: im2col columns, the column matrix of a transposed conv, the
-        GEMM's packed blocks (see mrvl_kernels.c)."""
+        length of the call: a conv's padded input and tap table (and its weights when they are
+        packed at run time), the column matrix of a transposed conv, the GEMM's packed blocks
+        (see mrvl_kernels.c)."""
         if isinstance(op, cpu.ConvOp | cpu.ConvTransposeOp):
             return 4 * self.conv_params(op)[2]
         if isinstance(op, cpu.GemmOp):
@@ -760,21 +804,38 @@ class CEmitter:
         where: dict[SSAValue, str] = {}
         for _, field_name, arg in inputs:
             where[arg] = f"in->{field_name}"
+        # The weights: every used constant as it is, but conv weights in the packed layout of
+        # mrvl_conv_f32 (per distinct group count), and only so when nothing else reads them.
         constants = [op for op in block.ops if isinstance(op, ConstantOp) and op.results[0].uses]
-        arrays = []
+        entries: list[tuple[str, np.ndarray, SSAValue, str]] = []  # (name, array, value, layout)
+        plain_at: dict[SSAValue, int] = {}  # weights -> entry index
+        packed_at: dict[tuple[SSAValue, int], int] = {}  # (weights, group) -> entry index
         for c in constants:
-            array = constant_value(c.results[0], self.module)
+            value = c.results[0]
+            array = constant_value(value, self.module)
             if array is None:
                 raise CompileError(_label(c) if _node(c)[0] else "graph.constant",
                                    "has no data: print the IR with --print-weights to keep the weights")
-            arrays.append(array)
-        blob, weight_offsets = weights_blob(arrays)
+            name = value.name_hint or "weight"
+            convs = [use.operation for use in value.uses if self.packs_weights(use.operation, use.index)]
+            for group in sorted({conv.group.value.data for conv in convs}):  # type: ignore[attr-defined]
+                packed_at[value, group] = len(entries)
+                entries.append((f"{name}_packed", pack_conv_weights(array, group), value,
+                                f"packed for mrvl_conv_f32, {group} group(s)"))
+            if len(convs) < len(list(value.uses)):
+                plain_at[value] = len(entries)
+                entries.append((name, array, value, ""))
+        blob, weight_offsets = weights_blob([array for _, array, _, _ in entries])
         weight_names = Names()
         weight_table = []
-        for c, array, offset in zip(constants, arrays, weight_offsets):
-            value = c.results[0]
-            where[value] = f"(const {_ctype(value).c} *)(weights + {offset})"
-            weight_table.append((weight_names(value.name_hint or "weight"), offset, array.nbytes, value))
+        pointers = []
+        for (name, array, value, layout), offset in zip(entries, weight_offsets):
+            pointers.append(f"(const {_ctype(value).c} *)(weights + {offset})")
+            weight_table.append((weight_names(name), offset, array.nbytes, value, layout))
+        where |= {value: pointers[i] for value, i in plain_at.items()}
+        packed_weights = {conv: pointers[i] for (value, group), i in packed_at.items() for use in value.uses
+                          if self.packs_weights(conv := use.operation, use.index)
+                          and conv.group.value.data == group}  # type: ignore[attr-defined]
 
         copies: list[tuple[str, SSAValue, int]] = []  # (dst, src, bytes) at the end of the run
         output_of: dict[SSAValue, str] = {}
@@ -856,7 +917,8 @@ class CEmitter:
                 body.append("return MRVL_OK;")
             functions.append("\n".join([comment, f"static int {fn}({', '.join(params) or 'void'})", "{",
                                         *(f"    {line}" for line in body), "}", ""]))
-            args = [expr(v) for v in (*op.operands, *op.results)]
+            args = [packed_weights[op] if op in packed_weights and i == 1 else expr(v)
+                    for i, v in enumerate((*op.operands, *op.results))]
             placement = ", ".join(
                 f"{r.name_hint or 'result'} at arena + {plan.offsets[r]}" for r in op.results if r in plan.offsets)
             if op in scratch:
@@ -970,8 +1032,9 @@ class CEmitter:
             f"#define {M}_WEIGHTS_BYTES {len(blob)}",
             f"#define {M}_WEIGHTS_CHECKSUM 0x{int.from_bytes(blob[16:24], 'little'):016x}ULL",
         ]
-        for name, offset, size, value in weight_table:
-            lines.append(f"#define {M}_WEIGHT_{name}_OFFSET {offset} /* {_ctype(value).onnx}{list(_shape(value))} */")
+        for name, offset, size, value, layout in weight_table:
+            layout = f", {layout}" if layout else ""
+            lines.append(f"#define {M}_WEIGHT_{name}_OFFSET {offset} /* {_ctype(value).onnx}{list(_shape(value))}{layout} */")
             lines.append(f"#define {M}_WEIGHT_{name}_BYTES {size}")
         lines.append("")
         for kind, entries, const in (("inputs", inputs, "const "), ("outputs", outputs, "")):

@@ -254,6 +254,12 @@ BLOCKED_OPS = {
     "conv_3x3": single_op("Conv", [("x", [1, 40, 13, 11])], initializers=[_w("w", [70, 40, 3, 3]), _w("b", [70])],
                           pads=[1, 1, 1, 1]),
     "conv_pointwise": single_op("Conv", [("x", [1, 300, 17, 16])], initializers=[_w("w", [100, 300, 1, 1])]),
+    # Groups of 16 output channels (half the widest tile), two images, strides, dilation and
+    # uneven pads; and weights that are a graph input, packed at run time.
+    "conv_grouped": single_op("Conv", [("x", [2, 12, 15, 14])], initializers=[_w("w", [48, 4, 3, 3]), _w("b", [48])],
+                              group=3, strides=[2, 2], dilations=[2, 1], pads=[2, 1, 1, 2]),
+    "conv_runtime_weights": single_op("Conv", [("x", [1, 8, 9, 10]), ("w", [40, 4, 3, 3])], group=2,
+                                      pads=[1, 2, 0, 1], strides=[2, 1]),
     "gemm_trans_b": single_op("Gemm", [("x", [100, 300])], initializers=[_w("w", [270, 300]), _w("c", [270])],
                               transB=1),
     "gemm_trans_a": single_op("Gemm", [("x", [300, 100])], initializers=[_w("w", [300, 270])], transA=1),

@@ -279,81 +279,182 @@ static void valid_range(int64_t out, int64_t size, int64_t stride, int64_t offse
 
 static int64_t volume3(const int64_t *d) { return d[0] * d[1] * d[2]; }
 
-/* The columns of one group, packed as gemm_packed_b reads B: row (c, kz, ky, kx) holds, at
- * every output position, the input element under kernel tap (kz, ky, kx) of channel c (0 in
- * the padding), so the convolution is the product weights (mg, cg * taps) x columns (cg *
- * taps, out positions). Written straight into MRVL_GEMM_NR-wide panels (depth * NR floats
- * each), the columns need no second copy for packing. Per panel and tap, the input offset
- * of each of the NR positions is worked out once and serves all cg channels; a padding tap
- * reads element 0 (always there) and keeps 0 instead: a select, which gcc vectorises. */
-static void im2col_packed_f32(const mrvl_conv_params *p, const float *x, float *restrict packed)
+/* Convolution as an implicit matrix product: output positions (rows) x output channels
+ * (columns), summed over (input channel, kernel tap). The weights are packed (at compile time
+ * when they are constants, see mrvl_conv_pack_weights_f32) so that a tap's output channels
+ * are contiguous: vectors of them are the product's B. The input is read in place as A: the
+ * element under tap (c, kz, ky, kx) of the window at an output position lies a fixed distance
+ * from the window's corner, the same for every position, so one table of those distances and
+ * one pointer per position stand for the im2col matrix, which is never written. A padded conv
+ * reads a zero-padded copy of its input instead (the only copy). The tile is MRVL_CONV_MR
+ * positions by MRVL_GEMM_NR channels, summed in registers over the whole depth and stored
+ * once, transposed into NCHW, with the bias added. */
+#define MRVL_CONV_MR MRVL_GEMM_MR
+/* Output channels per panel of packed weights: a multiple of every target's vector width. */
+#define MRVL_CONV_PANEL 16
+/* Packed output channels are rounded up to a multiple of this (zeros), the widest tile. */
+#define MRVL_CONV_CHANNEL_ALIGN 32
+
+/* Packed weights of one group: mg output channels rounded up to MRVL_CONV_CHANNEL_ALIGN, in
+ * panels of MRVL_CONV_PANEL channels, each panel depth rows of MRVL_CONV_PANEL floats. */
+static int64_t conv_packed_group_floats(int64_t mg, int64_t depth)
 {
-    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
-    int64_t cg = p->c / p->group, positions = volume3(out), taps = volume3(k), plane = volume3(in);
-    int64_t depth = cg * taps;
-    for (int64_t o0 = 0; o0 < positions; o0 += MRVL_GEMM_NR, packed += depth * MRVL_GEMM_NR) {
-        /* The window corner of each position (past the end: the last position's). */
-        int32_t z0[MRVL_GEMM_NR], y0[MRVL_GEMM_NR], x0[MRVL_GEMM_NR], offset[MRVL_GEMM_NR], valid[MRVL_GEMM_NR];
-        for (int j = 0; j < MRVL_GEMM_NR; j++) {
-            int64_t o = min_i64(o0 + j, positions - 1);
-            z0[j] = (int32_t)(o / (out[1] * out[2]) * s[0] - pad[0]);
-            y0[j] = (int32_t)(o / out[2] % out[1] * s[1] - pad[1]);
-            x0[j] = (int32_t)(o % out[2] * s[2] - pad[2]);
-        }
-        int64_t tap = 0;
-        for (int64_t kz = 0; kz < k[0]; kz++) {
-            for (int64_t ky = 0; ky < k[1]; ky++) {
-                for (int64_t kx = 0; kx < k[2]; kx++, tap++) {
-                    for (int j = 0; j < MRVL_GEMM_NR; j++) {
-                        int32_t iz = z0[j] + (int32_t)(kz * d[0]), iy = y0[j] + (int32_t)(ky * d[1]);
-                        int32_t ix = x0[j] + (int32_t)(kx * d[2]);
-                        valid[j] = iz >= 0 && iz < in[0] && iy >= 0 && iy < in[1] && ix >= 0 && ix < in[2];
-                        offset[j] = valid[j] ? (iz * (int32_t)in[1] + iy) * (int32_t)in[2] + ix : 0;
-                    }
-                    const float *src = x;
-                    float *dst = packed + tap * MRVL_GEMM_NR;
-                    for (int64_t c = 0; c < cg; c++, src += plane, dst += taps * MRVL_GEMM_NR) {
-                        for (int j = 0; j < MRVL_GEMM_NR; j++) {
-                            float v = src[offset[j]];
-                            dst[j] = valid[j] ? v : 0.0f;
-                        }
-                    }
+    return (mg + MRVL_CONV_CHANNEL_ALIGN - 1) / MRVL_CONV_CHANNEL_ALIGN * MRVL_CONV_CHANNEL_ALIGN * depth;
+}
+
+/* w (m, c/group, kernel) into the packed layout, group after group (the C emitter packs
+ * constant weights the same way at compile time: backend/c_emitter.py pack_conv_weights). */
+static void mrvl_conv_pack_weights_f32(const mrvl_conv_params *p, const float *w, float *packed)
+{
+    int64_t mg = p->m / p->group, depth = p->c / p->group * volume3(p->kernel);
+    int64_t channels = conv_packed_group_floats(mg, depth) / depth;
+    for (int64_t g = 0; g < p->group; g++, w += mg * depth) {
+        for (int64_t q = 0; q < channels / MRVL_CONV_PANEL; q++) {
+            for (int64_t r = 0; r < depth; r++, packed += MRVL_CONV_PANEL) {
+                for (int j = 0; j < MRVL_CONV_PANEL; j++) {
+                    int64_t m = q * MRVL_CONV_PANEL + j;
+                    packed[j] = m < mg ? w[m * depth + r] : 0.0f;
                 }
             }
         }
     }
 }
 
-/* A 1x1 convolution with stride 1 and no padding reads its input as the columns. */
-static int conv_is_pointwise(const mrvl_conv_params *p)
+/* out[i][j] = sum over r < depth of row[i][tap[r]] * channel j of packed row r, for the
+ * MR x NR tile; vector v of the NR channels is read at b[v] + r * MRVL_CONV_PANEL. Each
+ * element of A is one broadcast times B's vectors, summed in order. */
+static void conv_micro(int64_t depth, const float *const *row, const int32_t *tap, const float *const *b,
+                       float out[MRVL_CONV_MR][MRVL_GEMM_NR])
 {
-    for (int i = 0; i < MRVL_SPATIAL; i++)
-        if (p->kernel[i] != 1 || p->stride[i] != 1 || p->pad[i] != 0 || p->in[i] != p->out[i]) return 0;
-    return 1;
+#if defined(__GNUC__)
+    typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+    vec acc[MRVL_CONV_MR][MRVL_GEMM_VECTORS];
+    for (int i = 0; i < MRVL_CONV_MR; i++)
+        for (int v = 0; v < MRVL_GEMM_VECTORS; v++) acc[i][v] = (vec){0};
+    for (int64_t r = 0; r < depth; r++) {
+        int32_t t = tap[r];
+        vec bv[MRVL_GEMM_VECTORS];
+        for (int v = 0; v < MRVL_GEMM_VECTORS; v++) bv[v] = *(const vec *)(const void *)(b[v] + r * MRVL_CONV_PANEL);
+        for (int i = 0; i < MRVL_CONV_MR; i++) {
+            float x = row[i][t];
+            for (int v = 0; v < MRVL_GEMM_VECTORS; v++) acc[i][v] += bv[v] * x;
+        }
+    }
+    for (int i = 0; i < MRVL_CONV_MR; i++)
+        for (int v = 0; v < MRVL_GEMM_VECTORS; v++)
+            for (int j = 0; j < MRVL_GEMM_VECTOR_FLOATS; j++) out[i][v * MRVL_GEMM_VECTOR_FLOATS + j] = acc[i][v][j];
+#else
+    for (int i = 0; i < MRVL_CONV_MR; i++)
+        for (int j = 0; j < MRVL_GEMM_NR; j++) out[i][j] = 0.0f;
+    for (int64_t r = 0; r < depth; r++)
+        for (int i = 0; i < MRVL_CONV_MR; i++)
+            for (int v = 0; v < MRVL_GEMM_VECTORS; v++)
+                for (int j = 0; j < MRVL_GEMM_VECTOR_FLOATS; j++)
+                    out[i][v * MRVL_GEMM_VECTOR_FLOATS + j] += row[i][tap[r]] * b[v][r * MRVL_CONV_PANEL + j];
+#endif
 }
 
-/* y (n, m, out) = conv(x (n, c, in), w (m, c/group, kernel)) + b (m); b may be NULL.
- * Per image and group: the packed columns into `scratch` (c/group * taps * (out-positions +
- * 31) floats), then one matrix product with the weights; a pointwise conv's input is the
- * product's B, packed in `scratch` (MRVL_GEMM_PACK_FLOATS(m/group, out-positions, c/group)
- * floats, less A's part: the weights' rows are contiguous). */
-static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b, float *y,
+/* The extent of input a conv's windows read, per spatial dim: its padded input when it pads,
+ * else the input itself. Returns whether a padded copy is needed. */
+static int conv_read_extent(const mrvl_conv_params *p, int64_t dims[MRVL_SPATIAL])
+{
+    int padded = 0;
+    for (int i = 0; i < MRVL_SPATIAL; i++) {
+        dims[i] = (p->out[i] - 1) * p->stride[i] + (p->kernel[i] - 1) * p->dilation[i] + 1;
+        padded = padded || p->pad[i] != 0 || dims[i] > p->in[i];
+    }
+    if (!padded)
+        for (int i = 0; i < MRVL_SPATIAL; i++) dims[i] = p->in[i];
+    return padded;
+}
+
+/* cg planes of x (in) into planes of dims, shifted by the leading pads, zeros around. */
+static void conv_pad_input(const mrvl_conv_params *p, int64_t cg, const float *x, const int64_t dims[MRVL_SPATIAL],
+                           float *restrict padded)
+{
+    const int64_t *in = p->in, *pad = p->pad;
+    int64_t x0 = pad[2] < dims[2] ? pad[2] : dims[2], x1 = min_i64(dims[2], pad[2] + in[2]);
+    for (int64_t c = 0; c < cg; c++, x += volume3(in)) {
+        for (int64_t z = 0; z < dims[0]; z++) {
+            for (int64_t yy = 0; yy < dims[1]; yy++, padded += dims[2]) {
+                int64_t iz = z - pad[0], iy = yy - pad[1];
+                if (iz < 0 || iz >= in[0] || iy < 0 || iy >= in[1] || x1 <= x0) {
+                    memset(padded, 0, (size_t)dims[2] * sizeof(float));
+                    continue;
+                }
+                for (int64_t xx = 0; xx < x0; xx++) padded[xx] = 0.0f;
+                memcpy(padded + x0, x + (iz * in[1] + iy) * in[2] + (x0 - pad[2]), (size_t)(x1 - x0) * sizeof(float));
+                for (int64_t xx = x1; xx < dims[2]; xx++) padded[xx] = 0.0f;
+            }
+        }
+    }
+}
+
+/* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) and the
+ * tap table (the C emitter reserves the same: backend/c_emitter.py conv_scratch_floats). */
+static int64_t conv_scratch_floats(const mrvl_conv_params *p)
+{
+    int64_t dims[MRVL_SPATIAL];
+    int padded = conv_read_extent(p, dims);
+    return (padded ? p->c / p->group * volume3(dims) : 0) + p->c / p->group * volume3(p->kernel);
+}
+
+/* y (n, m, out) = conv(x (n, c, in), w) + b (m), b may be NULL, with w packed by
+ * mrvl_conv_pack_weights_f32; `scratch`: conv_scratch_floats(p) floats. */
+static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float *packed, const float *b, float *y,
                           float *scratch)
 {
-    int64_t cg = p->c / p->group, mg = p->m / p->group, taps = volume3(p->kernel);
-    int64_t positions = volume3(p->out), plane = volume3(p->in), depth = cg * taps;
-    int pointwise = conv_is_pointwise(p);
+    const int64_t *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(out), plane = volume3(p->in);
+    int64_t depth = cg * volume3(k), dims[MRVL_SPATIAL];
+    int padded = conv_read_extent(p, dims);
+    int64_t pplane = volume3(dims);
+    float *xpad = scratch;
+    int32_t *tap = (int32_t *)(void *)(scratch + (padded ? cg * pplane : 0));
+    int64_t r = 0;
+    for (int64_t c = 0; c < cg; c++)
+        for (int64_t kz = 0; kz < k[0]; kz++)
+            for (int64_t ky = 0; ky < k[1]; ky++)
+                for (int64_t kx = 0; kx < k[2]; kx++)
+                    tap[r++] = (int32_t)(c * pplane + (kz * d[0] * dims[1] + ky * d[1]) * dims[2] + kx * d[2]);
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
-            const float *xg = x + (n * p->c + g * cg) * plane;
+            const float *base = x + (n * p->c + g * cg) * plane;
+            const float *wg = packed + g * conv_packed_group_floats(mg, depth);
             float *yg = y + (n * p->m + g * mg) * positions;
-            const float *wg = w + g * mg * depth;
-            fill_rows_f32(mg, positions, b ? b + g * mg : NULL, yg, positions);
-            if (pointwise) {
-                gemm_acc_f32(mg, positions, depth, wg, depth, 1, xg, positions, 1, yg, positions, scratch);
-            } else {
-                im2col_packed_f32(p, xg, scratch);
-                gemm_packed_b(mg, positions, depth, wg, depth, 1, scratch, depth * MRVL_GEMM_NR, yg, positions, NULL);
+            if (padded) {
+                conv_pad_input(p, cg, base, dims, xpad);
+                base = xpad;
+            }
+            int64_t at[MRVL_SPATIAL] = {0, 0, 0}; /* the output position of the next row */
+            for (int64_t o0 = 0; o0 < positions; o0 += MRVL_CONV_MR) {
+                const float *row[MRVL_CONV_MR], *corner = base;
+                int64_t rows = min_i64(MRVL_CONV_MR, positions - o0);
+                for (int i = 0; i < MRVL_CONV_MR; i++) {
+                    if (i < rows) { /* rows past the last position repeat it (their sums are dropped) */
+                        corner = base + (at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2];
+                        if (++at[2] == out[2]) { /* counted, not divided: no division per row */
+                            at[2] = 0;
+                            if (++at[1] == out[1]) at[1] = 0, at[0]++;
+                        }
+                    }
+                    row[i] = corner;
+                }
+                for (int64_t j0 = 0; j0 < mg; j0 += MRVL_GEMM_NR) {
+                    const float *bv[MRVL_GEMM_VECTORS];
+                    for (int v = 0; v < MRVL_GEMM_VECTORS; v++) {
+                        int64_t ch = j0 + v * MRVL_GEMM_VECTOR_FLOATS;
+                        bv[v] = wg + ch / MRVL_CONV_PANEL * depth * MRVL_CONV_PANEL + ch % MRVL_CONV_PANEL;
+                    }
+                    float acc[MRVL_CONV_MR][MRVL_GEMM_NR];
+                    conv_micro(depth, row, tap, bv, acc);
+                    int64_t cols = min_i64(MRVL_GEMM_NR, mg - j0);
+                    for (int64_t j = 0; j < cols; j++) {
+                        float bias = b ? b[g * mg + j0 + j] : 0.0f;
+                        float *dst = yg + (j0 + j) * positions + o0;
+                        for (int64_t i = 0; i < rows; i++) dst[i] = acc[i][j] + bias;
+                    }
+                }
             }
         }
     }
