@@ -103,6 +103,22 @@ def conv_scratch_floats(op: "cpu.ConvOp") -> int:
     return (cg * math.prod(extent) if padded else 0) + cg * math.prod(ws[2:])
 
 
+DEPTHWISE_TILE = 32
+"""MRVL_DEPTHWISE_TILE of mrvl_kernels.c for the widest vectors; narrower ones need less scratch."""
+
+
+def depthwise_scratch_floats(op: "cpu.ConvOp") -> int:
+    """depthwise_scratch_floats of mrvl_kernels.c: one padded input plane split by column phase,
+    each row as wide as the tiles read, and the phase offset of each kernel column."""
+    xs, ws, ys = _shape(op.X), _shape(op.W), _shape(op.Y)
+    lead = [1] * (SPATIAL - (len(xs) - 2))
+    out, kernel = lead + list(ys[2:]), lead + list(ws[2:])
+    strides, dilations = lead + list(op.strides.get_values()), lead + list(op.dilations.get_values())
+    rows = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out[:2], strides, kernel, dilations)]
+    width = (kernel[2] - 1) * dilations[2] // strides[2] + -(-out[2] // DEPTHWISE_TILE) * DEPTHWISE_TILE
+    return strides[2] * rows[0] * rows[1] * width + kernel[2]
+
+
 ALIGN = 64
 """Alignment (bytes) of the workspace, of every tensor in it and of every weight in the blob."""
 WEIGHTS_MAGIC = b"MRVLWTS1"
@@ -377,9 +393,9 @@ class CEmitter:
     def _(self, op: cpu.ConvOp, x: list[str], y: list[str]) -> list[str]:
         fields, path, _ = self.conv_params(op)
         bias = x[2] if op.B is not None else "NULL"
-        if path == "depthwise":
+        if path in ("depthwise", "pointwise"):
             return [*self.params("mrvl_conv_params", fields),
-                    f"mrvl_depthwise_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]});"]
+                    f"mrvl_{path}_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
         if isinstance(op.W.owner, ConstantOp):  # x1: the weights, packed at compile time (see build)
             return [*self.params("mrvl_conv_params", fields), f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
         packed = self.packed_weights_floats(op)
@@ -408,10 +424,11 @@ class CEmitter:
 
     def conv_params(self, op: cpu.ConvOp | cpu.ConvTransposeOp) -> tuple[dict[str, object], str, int]:
         """The kernel's parameters (spatial dims as (depth, height, width) with leading 1s), its
-        path and the scratch floats it needs: `depthwise` (one input channel per group, none),
-        `direct` (the implicit matrix product of mrvl_conv_f32: a padded input and the tap
-        table, after the packed weights when they are packed at run time) or `transpose` (the
-        column matrix, then the GEMM's packing)."""
+        path and the scratch floats it needs: `depthwise` (one input channel per group: a
+        padded input plane), `pointwise` (1x1, stride 1, no padding: a matrix product with the
+        input as B, packed), `direct` (the implicit matrix product of mrvl_conv_f32: a padded
+        input and the tap table, after the packed weights when they are packed at run time) or
+        `transpose` (the column matrix, then the GEMM's packing)."""
         self.require_f32(op)
         xs, ws, ys = _shape(op.X), _shape(op.W), _shape(op.Y)
         rank = len(xs) - 2
@@ -430,7 +447,9 @@ class CEmitter:
             rows, positions = mg * taps, math.prod(xs[2:])
             return fields, "transpose", rows * positions + gemm_pack_floats(rows, positions, cg)
         if group > 1 and xs[1] == group:
-            return fields, "depthwise", 0
+            return fields, "depthwise", depthwise_scratch_floats(op)
+        if all(k == 1 for k in kernel) and all(v == 1 for v in strides) and not any(pads) and xs[2:] == ys[2:]:
+            return fields, "pointwise", gemm_pack_floats(mg, math.prod(ys[2:]), cg, contiguous_a=True)
         packing = 0 if isinstance(op.W.owner, ConstantOp) else self.packed_weights_floats(op)
         return fields, "direct", packing + conv_scratch_floats(op)
 

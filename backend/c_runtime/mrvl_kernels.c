@@ -460,35 +460,148 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
     }
 }
 
-/* A grouped conv with one input channel per group (depthwise, channel multiplier m/c):
- * each output plane is a weighted sum of shifted rows of its one input plane. */
+/* A 1x1 convolution with stride 1 and no padding is the matrix product w (mg, c/group) x
+ * x (c/group, positions) per image and group: its input is the product's B, packed in
+ * `scratch` (MRVL_GEMM_PACK_FLOATS(mg, positions, c/group) floats, less A's part: the
+ * weights' rows are contiguous), and its output rows are stored whole, which suits the few
+ * input channels of the pointwise convs of small networks better than mrvl_conv_f32's
+ * transposed tiles. */
+static void mrvl_pointwise_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
+                                    float *y, float *scratch)
+{
+    int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(p->out);
+    for (int64_t n = 0; n < p->n; n++) {
+        for (int64_t g = 0; g < p->group; g++) {
+            const float *xg = x + (n * p->c + g * cg) * positions;
+            float *yg = y + (n * p->m + g * mg) * positions;
+            fill_rows_f32(mg, positions, b ? b + g * mg : NULL, yg, positions);
+            gemm_acc_f32(mg, positions, cg, w + g * mg * cg, cg, 1, xg, positions, 1, yg, positions, scratch);
+        }
+    }
+}
+
+/* A depthwise tile: output rows by columns (two vectors) summed in registers. */
+#define MRVL_DEPTHWISE_ROWS 4
+#define MRVL_DEPTHWISE_TILE (2 * MRVL_GEMM_VECTOR_FLOATS)
+
+/* The layout of a depthwise conv's scratch: one input plane, zero-padded to the extent the
+ * windows read (dims[0] x dims[1] rows) and split by column phase (stride[2] copies, copy q
+ * holding padded columns q, q + stride, ...), each row `width` columns, so that every tap
+ * reads its output row's columns contiguously, also for a strided conv, and whole tiles
+ * never read past a row. Then the phase offset of each kx. */
+static void depthwise_layout(const mrvl_conv_params *p, int64_t dims[2], int64_t *width)
+{
+    for (int i = 0; i < 2; i++) dims[i] = (p->out[i] - 1) * p->stride[i] + (p->kernel[i] - 1) * p->dilation[i] + 1;
+    int64_t tiles = (p->out[2] + MRVL_DEPTHWISE_TILE - 1) / MRVL_DEPTHWISE_TILE;
+    *width = (p->kernel[2] - 1) * p->dilation[2] / p->stride[2] + tiles * MRVL_DEPTHWISE_TILE;
+}
+
+/* Floats of scratch mrvl_depthwise_conv_f32 needs (backend/c_emitter.py depthwise_scratch_floats). */
+static int64_t depthwise_scratch_floats(const mrvl_conv_params *p)
+{
+    int64_t dims[2], width;
+    depthwise_layout(p, dims, &width);
+    return p->stride[2] * dims[0] * dims[1] * width + p->kernel[2];
+}
+
+/* acc[r] = bias + the sum over taps (kz, ky, kx) of w's tap times the MRVL_DEPTHWISE_TILE
+ * columns at row[r] + kz * z_step + ky * y_step + kx_offset[kx], for the tile's
+ * MRVL_DEPTHWISE_ROWS output rows, in registers: vectors of the columns (GCC's vector
+ * extension, so that the columns, not the taps, are vectorised), rows sharing each weight,
+ * and enough independent sums to hide the multiply-add's latency. */
+static void depthwise_tile(const int64_t *k, const float *w, const float *const *row, int64_t z_step, int64_t y_step,
+                           const int32_t *kx_offset, float bias, float acc[MRVL_DEPTHWISE_ROWS][MRVL_DEPTHWISE_TILE])
+{
+#if defined(__GNUC__)
+    typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+    vec a[MRVL_DEPTHWISE_ROWS][2];
+    for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) a[r][0] = a[r][1] = (vec){0} + bias;
+    for (int64_t kz = 0; kz < k[0]; kz++) {
+        for (int64_t ky = 0; ky < k[1]; ky++) {
+            int64_t offset = kz * z_step + ky * y_step;
+            for (int64_t kx = 0; kx < k[2]; kx++) {
+                float wt = *w++;
+                for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) {
+                    const float *col = row[r] + offset + kx_offset[kx];
+                    a[r][0] += *(const vec *)(const void *)col * wt;
+                    a[r][1] += *(const vec *)(const void *)(col + MRVL_GEMM_VECTOR_FLOATS) * wt;
+                }
+            }
+        }
+    }
+    for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) {
+        memcpy(acc[r], &a[r][0], sizeof a[r][0]);
+        memcpy(acc[r] + MRVL_GEMM_VECTOR_FLOATS, &a[r][1], sizeof a[r][1]);
+    }
+#else
+    for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) {
+        const float *wt = w;
+        for (int j = 0; j < MRVL_DEPTHWISE_TILE; j++) acc[r][j] = bias;
+        for (int64_t kz = 0; kz < k[0]; kz++)
+            for (int64_t ky = 0; ky < k[1]; ky++)
+                for (int64_t kx = 0; kx < k[2]; kx++, wt++)
+                    for (int j = 0; j < MRVL_DEPTHWISE_TILE; j++)
+                        acc[r][j] += *wt * row[r][kz * z_step + ky * y_step + kx_offset[kx] + j];
+    }
+#endif
+}
+
+/* A grouped conv with one input channel per group (depthwise, channel multiplier m/c): per
+ * input plane, the phase-split padded copy of depthwise_layout in `scratch`
+ * (depthwise_scratch_floats(p) floats), then each output row in tiles of
+ * MRVL_DEPTHWISE_TILE columns, every tap a multiply-add of contiguous columns by its weight. */
 static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
-                                    float *y)
+                                    float *y, float *scratch)
 {
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
-    int64_t mg = p->m / p->group, taps = volume3(k), positions = volume3(out);
+    int64_t mult = p->m / p->c, taps = volume3(k), positions = volume3(out), dims[2], width;
+    depthwise_layout(p, dims, &width);
+    int64_t phase_floats = dims[0] * dims[1] * width;
+    float *phases = scratch;
+    int32_t *kx_offset = (int32_t *)(void *)(scratch + s[2] * phase_floats);
+    for (int64_t kx = 0; kx < k[2]; kx++)
+        kx_offset[kx] = (int32_t)(kx * d[2] % s[2] * phase_floats + kx * d[2] / s[2]);
+    memset(phases, 0, (size_t)(s[2] * phase_floats) * sizeof(float));
     for (int64_t n = 0; n < p->n; n++) {
-        for (int64_t m = 0; m < p->m; m++) {
-            const float *plane = x + (n * p->c + m / mg) * volume3(in);
-            const float *wm = w + m * taps;
-            float *o = y + (n * p->m + m) * positions;
-            fill_rows_f32(1, positions, b ? b + m : NULL, o, positions);
-            for (int64_t kx = 0; kx < k[2]; kx++) {
-                int64_t x0, x1, offset = kx * d[2] - pad[2];
-                valid_range(out[2], in[2], s[2], offset, &x0, &x1);
+        for (int64_t ic = 0; ic < p->c; ic++) {
+            /* Only the input's own rows and columns are copied: the padding around them is
+             * the same for every plane, zeroed once before the first. */
+            const float *plane = x + (n * p->c + ic) * volume3(in);
+            for (int64_t q = 0; q < s[2]; q++) {
+                /* Columns j of phase q read input column j * stride + q - pad: those in [j0, j1). */
+                int64_t j0 = 0, j1 = 0;
+                valid_range(width, in[2], s[2], q - pad[2], &j0, &j1);
+                for (int64_t z = pad[0]; z < min_i64(dims[0], pad[0] + in[0]); z++) {
+                    for (int64_t yy = pad[1]; yy < min_i64(dims[1], pad[1] + in[1]); yy++) {
+                        float *row = phases + q * phase_floats + (z * dims[1] + yy) * width;
+                        const float *src = plane + ((z - pad[0]) * in[1] + yy - pad[1]) * in[2] + q - pad[2];
+                        if (s[2] == 1) for (int64_t j = j0; j < j1; j++) row[j] = src[j];
+                        else if (s[2] == 2) for (int64_t j = j0; j < j1; j++) row[j] = src[2 * j]; /* vectorises */
+                        else for (int64_t j = j0; j < j1; j++) row[j] = src[j * s[2]];
+                    }
+                }
+            }
+            for (int64_t mo = 0; mo < mult; mo++) {
+                int64_t m = ic * mult + mo;
+                const float *wm = w + m * taps;
+                float bias = b ? b[m] : 0.0f;
+                float *o = y + (n * p->m + m) * positions;
                 for (int64_t oz = 0; oz < out[0]; oz++) {
-                    for (int64_t kz = 0; kz < k[0]; kz++) {
-                        int64_t iz = oz * s[0] + kz * d[0] - pad[0];
-                        if (iz < 0 || iz >= in[0]) continue;
-                        for (int64_t oy = 0; oy < out[1]; oy++) {
-                            float *orow = o + (oz * out[1] + oy) * out[2];
-                            for (int64_t ky = 0; ky < k[1]; ky++) {
-                                int64_t iy = oy * s[1] + ky * d[1] - pad[1];
-                                if (iy < 0 || iy >= in[1]) continue;
-                                float wv = wm[(kz * k[1] + ky) * k[2] + kx];
-                                const float *src = plane + (iz * in[1] + iy) * in[2] + offset;
-                                if (s[2] == 1) axpy_f32(x1 - x0, wv, src + x0, orow + x0);
-                                else for (int64_t ox = x0; ox < x1; ox++) orow[ox] += wv * src[ox * s[2]];
+                    for (int64_t oy = 0; oy < out[1]; oy += MRVL_DEPTHWISE_ROWS) {
+                        int64_t rows = min_i64(MRVL_DEPTHWISE_ROWS, out[1] - oy);
+                        for (int64_t ox0 = 0; ox0 < out[2]; ox0 += MRVL_DEPTHWISE_TILE) {
+                            const float *row[MRVL_DEPTHWISE_ROWS];
+                            for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) /* past the last row: it again */
+                                row[r] = phases + (oz * s[0] * dims[1] + (oy + min_i64(r, rows - 1)) * s[1]) * width + ox0;
+                            float acc[MRVL_DEPTHWISE_ROWS][MRVL_DEPTHWISE_TILE];
+                            depthwise_tile(k, wm, row, d[0] * dims[1] * width, d[1] * width, kx_offset, bias, acc);
+                            int64_t cols = min_i64(MRVL_DEPTHWISE_TILE, out[2] - ox0);
+                            for (int64_t r = 0; r < rows; r++) {
+                                float *dst = o + (oz * out[1] + oy + r) * out[2] + ox0;
+                                int64_t j = 0;
+                                for (; j + MRVL_GEMM_VECTOR_FLOATS <= cols; j += MRVL_GEMM_VECTOR_FLOATS)
+                                    memcpy(dst + j, acc[r] + j, MRVL_GEMM_VECTOR_FLOATS * sizeof(float)); /* a vector */
+                                for (; j < cols; j++) dst[j] = acc[r][j];
                             }
                         }
                     }
