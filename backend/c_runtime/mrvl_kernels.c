@@ -703,13 +703,26 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
     }
 }
 
-/* Max or average of each of `rows` rows of `size` elements. */
+/* Max or average of each of `rows` rows of `size` elements: 16 running maxima or partial
+ * sums per row, so the loop vectorises without reassociating a lane's sum, then added up
+ * in double. */
 static void mrvl_global_pool_f32(int is_max, int64_t rows, int64_t size, const float *x, float *y)
 {
+    int64_t whole = size - size % 16;
     for (int64_t r = 0; r < rows; r++) {
         const float *in = x + r * size;
-        double acc = is_max ? -INFINITY : 0.0; /* a double sum: exact enough for large planes */
-        for (int64_t i = 0; i < size; i++) acc = is_max ? (in[i] > acc ? in[i] : acc) : acc + in[i];
+        float part[16];
+        for (int l = 0; l < 16; l++) part[l] = is_max ? -INFINITY : 0.0f;
+        if (is_max) {
+            for (int64_t i = 0; i < whole; i += 16)
+                for (int l = 0; l < 16; l++) part[l] = in[i + l] > part[l] ? in[i + l] : part[l];
+        } else {
+            for (int64_t i = 0; i < whole; i += 16)
+                for (int l = 0; l < 16; l++) part[l] += in[i + l];
+        }
+        double acc = is_max ? -INFINITY : 0.0;
+        for (int l = 0; l < 16; l++) acc = is_max ? (part[l] > acc ? part[l] : acc) : acc + part[l];
+        for (int64_t i = whole; i < size; i++) acc = is_max ? (in[i] > acc ? in[i] : acc) : acc + in[i];
         y[r] = is_max ? (float)acc : (float)(acc / (double)size);
     }
 }
