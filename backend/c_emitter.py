@@ -392,17 +392,21 @@ class CEmitter:
     @emit.register
     def _(self, op: cpu.ConvOp, x: list[str], y: list[str]) -> list[str]:
         fields, path, _ = self.conv_params(op)
+        if (clamp := op.clamp()) is not None:
+            fields |= dict(clamp=1, min=_c_float(clamp[0]), max=_c_float(clamp[1]))
         bias = x[2] if op.B is not None else "NULL"
+        residual = x[-1] if op.R is not None else "NULL"
         if path in ("depthwise", "pointwise"):
             return [*self.params("mrvl_conv_params", fields),
-                    f"mrvl_{path}_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
+                    f"mrvl_{path}_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
         if isinstance(op.W.owner, ConstantOp):  # x1: the weights, packed at compile time (see build)
-            return [*self.params("mrvl_conv_params", fields), f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
+            return [*self.params("mrvl_conv_params", fields),
+                    f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
         packed = self.packed_weights_floats(op)
         return [*self.params("mrvl_conv_params", fields),
                 "/* The weights are a run-time tensor: packed into the scratch area first. */",
                 f"mrvl_conv_pack_weights_f32(&p, {x[1]}, scratch);",
-                f"mrvl_conv_f32(&p, {x[0]}, scratch, {bias}, {y[0]}, scratch + {packed});"]
+                f"mrvl_conv_f32(&p, {x[0]}, scratch, {bias}, {residual}, {y[0]}, scratch + {packed});"]
 
     def packs_weights(self, op: Operation, operand: int) -> bool:
         """Whether operand `operand` of `op` is the weights of a conv whose kernel reads them

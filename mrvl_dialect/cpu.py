@@ -47,6 +47,7 @@ from xdsl.ir import Attribute, Dialect, Operation, SpacedOpaqueSyntaxAttribute, 
 from xdsl.irdl import (
     AnyAttr,
     AttrSetConstraint,
+    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
@@ -54,6 +55,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -462,16 +464,51 @@ class _ConvLike(CpuOp):
 
 @irdl_op_definition
 class ConvOp(_ConvLike):
-    """N-d convolution of X (N, C, spatial...) with W (M, C/group, kernel...), plus bias B (M).
+    """N-d convolution of X (N, C, spatial...) with W (M, C/group, kernel...), plus bias B (M);
+    then, fused into the store of its output, plus a `residual` R of the result's shape (a
+    residual Add), then clamped to [min, max] (a Relu: min 0; a Clip).
 
         %y = cpu.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
                pads = array<i64: 1, 1, 1, 1>, group = 1 : i64}
                : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+        %z = cpu.conv %y, %w2 residual %y {..., group = 1 : i64, min = 0.0 : f32}
+               : (tensor<1x4x4x4xf32>, tensor<4x4x3x3xf32>) residual tensor<1x4x4x4xf32> -> tensor<1x4x4x4xf32>
     """
 
     name = "cpu.conv"
 
+    # Redeclared so that R follows them in the operand order.
+    X = operand_def(TensorType.constr(_ConvLike._T))
+    W = operand_def(TensorType.constr(_ConvLike._T))
+    B = opt_operand_def(TensorType.constr(_ConvLike._T))
+    R = opt_operand_def(TensorType.constr(_ConvLike._T))
+    min = opt_prop_def(_FLOAT)
+    max = opt_prop_def(_FLOAT)
+
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = (
+        "$X `,` $W (`,` $B^)? (`residual` $R^)? attr-dict "
+        "`:` `(` type($X) `,` type($W) (`,` type($B)^)? `)` (`residual` type($R)^)? `->` type($Y)"
+    )
+
+    @classmethod
+    def of(cls, x: SSAValue, w: SSAValue, b: SSAValue | None, result: Attribute, *, residual: SSAValue | None = None,
+           **properties: Attribute) -> "ConvOp":
+        return cls.build(operands=[x, w, b, residual], result_types=[result], properties=properties)
+
+    def clamp(self) -> tuple[float, float] | None:
+        """The fused clamp's bounds (an unset side is -inf or +inf), or None."""
+        if self.min is None and self.max is None:
+            return None
+        return (self.min.value.data if self.min is not None else -math.inf,
+                self.max.value.data if self.max is not None else math.inf)
+
     def verify_params(self) -> None:
+        if self.R is not None and self.R.type != self.Y.type:
+            raise VerifyException(f"'R' must have the result's type {self.Y.type}, got {self.R.type}")
+        for bound in (self.min, self.max):
+            if bound is not None and math.isnan(bound.value.data):
+                raise VerifyException("'min' and 'max' must be numbers, got NaN")
         n, p = self.check_conv_params("strides", "dilations", "pads")
         x, w = shape_of(self.X), shape_of(self.W)
         group = self.group.value.data

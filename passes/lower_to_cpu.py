@@ -7,6 +7,9 @@ non-negative, `auto_pad` turned into pads, and constant operands that are parame
 axes) read from their `graph.constant` into properties. Operands that only restate the
 static result type (Reshape's shape, Squeeze/Unsqueeze axes, Expand's shape, Split's
 split) are dropped unread. `graph.constant` stays; Identity and Dropout become their input.
+Then epilogues fold into the conv before them when they are all its result is used for, so
+the output is written once: a BatchNormalization (into the weights, at compile time), a
+residual Add (the conv's `residual`), a Relu or Clip (its clamp).
 
 Errors name the ONNX node, as `node 'topk1' (TopK): no host kernel for TopK`.
 """
@@ -335,10 +338,8 @@ class ConvToCpuConv(GraphOpLowering):
 
     def lower(self, op: g.ConvOp, rewriter: PatternRewriter) -> None:
         strides, dilations, pads = window_params(op, shape_of(op.W)[2:], shape_of(op.X)[2:])
-        conv = create(
-            cpu.ConvOp, op.operands, [op.Y.type],
-            strides=ints(strides), dilations=ints(dilations), pads=ints(pads), group=op.group,
-        )
+        conv = cpu.ConvOp.of(op.X, op.W, op.B, op.Y.type, strides=ints(strides), dilations=ints(dilations),
+                             pads=ints(pads), group=op.group)
         self.replace(op, rewriter, [conv])
 
 
@@ -866,6 +867,11 @@ def fused_location(ops: Sequence[Operation]) -> FusedLoc:
     return FusedLoc(locations, NoneAttr())
 
 
+def conv_properties(conv: cpu.ConvOp) -> dict[str, Attribute]:
+    """The properties of `conv` that define it (not its operand segments)."""
+    return {k: v for k, v in conv.properties.items() if k != "operandSegmentSizes"}
+
+
 @dataclass
 class BatchNormIntoConv(RewritePattern):
     """A BatchNormalization of a conv's result, when that is all the result is used for, is
@@ -880,7 +886,7 @@ class BatchNormIntoConv(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, cpu.BatchNormOp) or not isinstance(conv := op.X.owner, cpu.ConvOp):
             return
-        if not conv.Y.has_one_use() or element_type_of(conv.Y) != f32:
+        if not conv.Y.has_one_use() or element_type_of(conv.Y) != f32 or conv.R is not None or conv.clamp():
             return
         w = constant_value(conv.W, self.module)
         b = constant_value(conv.B, self.module) if conv.B is not None else np.zeros(shape_of(conv.W)[0], np.float32)
@@ -900,12 +906,63 @@ class BatchNormIntoConv(RewritePattern):
             constant.results[0].name_hint = f"{value.name_hint or 'weight'}_bn"
             new_ops.append(constant)
             operands.append(constant.results[0])
-        fused = create(cpu.ConvOp, operands, [op.Y.type], **{k: conv.properties[k] for k in conv.properties})
+        fused = cpu.ConvOp.of(*operands, op.Y.type, **conv_properties(conv))
         fused.location = fused_location([conv, op])
         fused.attributes |= conv.attributes
         new_ops.append(fused)
         rewriter.insert(new_ops, InsertPoint.before(conv))
         rewriter.replace(op, [], [fused.results[0]])
+        rewriter.erase(conv)
+
+
+def _sole_use_conv(value: SSAValue, residual_ok: bool = False) -> cpu.ConvOp | None:
+    """The conv defining `value` when `value` has no other use and no clamp (nor, unless
+    `residual_ok`, residual) is fused into it yet: an epilogue fuses only after those."""
+    conv = value.owner
+    if not isinstance(conv, cpu.ConvOp) or not value.has_one_use() or conv.clamp():
+        return None
+    return conv if residual_ok or conv.R is None else None
+
+
+class ResidualAddIntoConv(RewritePattern):
+    """An Add of a conv's result and another tensor of the result's type, when the Add is all
+    the conv's result is used for, is the conv with that tensor as its `residual`, added as
+    the output is stored (a ResNet block's `bn(conv(x)) + identity`). The fused conv takes
+    the Add's place, where the other tensor is defined."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, cpu.BinaryOp) or op.kind.data != cpu.BinaryKind.ADD:
+            return
+        if not op.lhs.type == op.rhs.type == op.result.type or element_type_of(op.result) != f32:
+            return
+        for value, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            if (conv := _sole_use_conv(value)) is not None:
+                fused = cpu.ConvOp.of(conv.X, conv.W, conv.B, op.result.type, residual=other, **conv_properties(conv))
+                fused.location = fused_location([conv, op])
+                fused.attributes |= conv.attributes
+                rewriter.replace(op, fused)
+                rewriter.erase(conv)
+                return
+
+
+class ClampIntoConv(RewritePattern):
+    """A Relu (clamp at 0 below) or Clip of a conv's result, when that is all the result is
+    used for, is the conv clamping its output as it is stored."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.RELU:
+            bounds = {"min": float_attr(0.0)}
+        elif isinstance(op, cpu.ClipOp):
+            bounds = {"min": op.min, "max": op.max}
+        else:
+            return
+        if element_type_of(op.output) != f32 or (conv := _sole_use_conv(op.input, residual_ok=True)) is None:
+            return
+        fused = cpu.ConvOp.of(conv.X, conv.W, conv.B, op.output.type, residual=conv.R,
+                              **conv_properties(conv), **bounds)
+        fused.location = fused_location([conv, op])
+        fused.attributes |= conv.attributes
+        rewriter.replace(op, fused)
         rewriter.erase(conv)
 
 
@@ -958,7 +1015,8 @@ class LowerToCpuPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         walker = PatternRewriteWalker(GreedyRewritePatternApplier([p() for p in PATTERNS]))
-        epilogues = PatternRewriteWalker(GreedyRewritePatternApplier([BatchNormIntoConv(op)]))
+        epilogues = PatternRewriteWalker(
+            GreedyRewritePatternApplier([BatchNormIntoConv(op), ResidualAddIntoConv(), ClampIntoConv()]))
         for top in list(op.body.block.ops):
             if top.name != SUBGRAPH_OP:
                 for region in top.regions:

@@ -276,6 +276,48 @@ def test_blocked_products_match_onnxruntime(name: str, native: bool, c_workdir: 
     check(model, c_workdir, inputs, name="native" if native else "m", native=native)
 
 
+def _chain(nodes: list[onnx.NodeProto], inputs: list[tuple[str, list[int]]],
+           initializers: list[onnx.TensorProto]) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def _clip_bounds(low: float, high: float) -> list[onnx.TensorProto]:
+    return [onnx.numpy_helper.from_array(np.float32(low), "low"), onnx.numpy_helper.from_array(np.float32(high), "high")]
+
+
+n = helper.make_node
+# Convs of each kernel path with their epilogues fused (lower-to-cpu): a residual Add and a
+# Relu or Clip, on ragged tiles (positions, channels, groups).
+EPILOGUES = {
+    "direct_residual_relu": _chain(
+        [n("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], group=2), n("Add", ["r", "c"], ["a"]),
+         n("Relu", ["a"], ["y"])],
+        [("x", [2, 6, 7, 9]), ("r", [2, 38, 7, 9])], [_w("w", [38, 3, 3, 3]), _w("b", [38])]),
+    "direct_clip_strided": _chain(
+        [n("Conv", ["x", "w"], ["c"], pads=[0, 1, 1, 0], strides=[2, 2]), n("Clip", ["c", "low", "high"], ["y"])],
+        [("x", [1, 5, 11, 10])], [_w("w", [20, 5, 3, 3]), *_clip_bounds(-0.5, 1.0)]),
+    "depthwise_clip": _chain(
+        [n("Conv", ["x", "w", "b"], ["c"], pads=[2, 2, 2, 2], strides=[2, 1], group=6),
+         n("Clip", ["c", "low", "high"], ["y"])],
+        [("x", [1, 6, 13, 37])], [_w("w", [12, 1, 5, 5]), _w("b", [12]), *_clip_bounds(0.0, 6.0)]),
+    "pointwise_residual_relu": _chain(
+        [n("Conv", ["x", "w"], ["c"]), n("Add", ["c", "x"], ["a"]), n("Relu", ["a"], ["y"])],
+        [("x", [1, 24, 9, 11])], [_w("w", [24, 24, 1, 1])]),
+}
+del n
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
+@pytest.mark.parametrize("name", list(EPILOGUES))
+def test_fused_epilogues_match_onnxruntime(name: str, native: bool, c_workdir: Path) -> None:
+    model = EPILOGUES[name]
+    text = (emit_model(model, c_workdir, None, "native" if native else "m") / ("native.c" if native else "m.c")).read_text()
+    assert text.count("static int op_") == 1, "the epilogue ops were not fused into the conv"
+    check(model, c_workdir, random_inputs(model, 5), name="native" if native else "m", native=native)
+
+
 @pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
 @pytest.mark.parametrize("op_type", ["Erf", "Softmax"])
 def test_polynomial_erf_and_exp_match_onnxruntime(op_type: str, native: bool, c_workdir: Path) -> None:

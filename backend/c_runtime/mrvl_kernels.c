@@ -390,6 +390,43 @@ static void conv_pad_input(const mrvl_conv_params *p, int64_t cg, const float *x
     }
 }
 
+/* A conv's output element: v (the sum and bias) plus the residual element when there is one,
+ * clamped when the conv clamps. */
+static float conv_epilogue(const mrvl_conv_params *p, float v, const float *r)
+{
+    if (r) v += *r;
+    if (p->clamp) v = v < p->min ? p->min : v > p->max ? p->max : v;
+    return v;
+}
+
+/* Stores a tile of mrvl_conv_f32 (rows positions x cols channels) transposed into NCHW at y
+ * (channel rows `positions` apart), the bias (per channel, may be NULL), the residual (at r,
+ * laid out as y; may be NULL) and the clamp applied. Bias and clamp run over the tile's
+ * channels, which vectorises; only the residual is read transposed. */
+static void conv_store_tile(const mrvl_conv_params *p, float acc[MRVL_CONV_MR][MRVL_GEMM_NR], const float *b,
+                            const float *r, float *y, int64_t positions, int64_t rows, int64_t cols)
+{
+    if (b) {
+        float bias[MRVL_GEMM_NR] = {0};
+        for (int64_t j = 0; j < cols; j++) bias[j] = b[j];
+        for (int i = 0; i < MRVL_CONV_MR; i++)
+            for (int j = 0; j < MRVL_GEMM_NR; j++) acc[i][j] += bias[j];
+    }
+    if (r)
+        for (int64_t j = 0; j < cols; j++)
+            for (int64_t i = 0; i < rows; i++) acc[i][j] += r[j * positions + i];
+    if (p->clamp) {
+        float low = p->min, high = p->max;
+        for (int i = 0; i < MRVL_CONV_MR; i++)
+            for (int j = 0; j < MRVL_GEMM_NR; j++) {
+                float v = acc[i][j];
+                acc[i][j] = v < low ? low : v > high ? high : v;
+            }
+    }
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) y[j * positions + i] = acc[i][j];
+}
+
 /* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) and the
  * tap table (the C emitter reserves the same: backend/c_emitter.py conv_scratch_floats). */
 static int64_t conv_scratch_floats(const mrvl_conv_params *p)
@@ -399,10 +436,11 @@ static int64_t conv_scratch_floats(const mrvl_conv_params *p)
     return (padded ? p->c / p->group * volume3(dims) : 0) + p->c / p->group * volume3(p->kernel);
 }
 
-/* y (n, m, out) = conv(x (n, c, in), w) + b (m), b may be NULL, with w packed by
- * mrvl_conv_pack_weights_f32; `scratch`: conv_scratch_floats(p) floats. */
-static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float *packed, const float *b, float *y,
-                          float *scratch)
+/* y (n, m, out) = conv(x (n, c, in), w) + b (m) + r (n, m, out), then clamped if p->clamp;
+ * b and r may be NULL; w packed by mrvl_conv_pack_weights_f32; `scratch`:
+ * conv_scratch_floats(p) floats. */
+static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float *packed, const float *b,
+                          const float *r, float *y, float *scratch)
 {
     const int64_t *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
     int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(out), plane = volume3(p->in);
@@ -411,12 +449,12 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
     int64_t pplane = volume3(dims);
     float *xpad = scratch;
     int32_t *tap = (int32_t *)(void *)(scratch + (padded ? cg * pplane : 0));
-    int64_t r = 0;
+    int64_t row = 0;
     for (int64_t c = 0; c < cg; c++)
         for (int64_t kz = 0; kz < k[0]; kz++)
             for (int64_t ky = 0; ky < k[1]; ky++)
                 for (int64_t kx = 0; kx < k[2]; kx++)
-                    tap[r++] = (int32_t)(c * pplane + (kz * d[0] * dims[1] + ky * d[1]) * dims[2] + kx * d[2]);
+                    tap[row++] = (int32_t)(c * pplane + (kz * d[0] * dims[1] + ky * d[1]) * dims[2] + kx * d[2]);
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
             const float *base = x + (n * p->c + g * cg) * plane;
@@ -449,11 +487,8 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
                     float acc[MRVL_CONV_MR][MRVL_GEMM_NR];
                     conv_micro(depth, row, tap, bv, acc);
                     int64_t cols = min_i64(MRVL_GEMM_NR, mg - j0);
-                    for (int64_t j = 0; j < cols; j++) {
-                        float bias = b ? b[g * mg + j0 + j] : 0.0f;
-                        float *dst = yg + (j0 + j) * positions + o0;
-                        for (int64_t i = 0; i < rows; i++) dst[i] = acc[i][j] + bias;
-                    }
+                    conv_store_tile(p, acc, b ? b + g * mg + j0 : NULL, r ? r + (yg - y) + j0 * positions + o0 : NULL,
+                                    yg + j0 * positions + o0, positions, rows, cols);
                 }
             }
         }
@@ -467,7 +502,7 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
  * input channels of the pointwise convs of small networks better than mrvl_conv_f32's
  * transposed tiles. */
 static void mrvl_pointwise_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
-                                    float *y, float *scratch)
+                                    const float *r, float *y, float *scratch)
 {
     int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(p->out);
     for (int64_t n = 0; n < p->n; n++) {
@@ -478,6 +513,8 @@ static void mrvl_pointwise_conv_f32(const mrvl_conv_params *p, const float *x, c
             gemm_acc_f32(mg, positions, cg, w + g * mg * cg, cg, 1, xg, positions, 1, yg, positions, scratch);
         }
     }
+    if (r || p->clamp)
+        for (int64_t i = 0; i < p->n * p->m * positions; i++) y[i] = conv_epilogue(p, y[i], r ? r + i : NULL);
 }
 
 /* A depthwise tile: output rows by columns (two vectors) summed in registers. */
@@ -551,7 +588,7 @@ static void depthwise_tile(const int64_t *k, const float *w, const float *const 
  * (depthwise_scratch_floats(p) floats), then each output row in tiles of
  * MRVL_DEPTHWISE_TILE columns, every tap a multiply-add of contiguous columns by its weight. */
 static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
-                                    float *y, float *scratch)
+                                    const float *r, float *y, float *scratch)
 {
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
     int64_t mult = p->m / p->c, taps = volume3(k), positions = volume3(out), dims[2], width;
@@ -591,17 +628,20 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
                         int64_t rows = min_i64(MRVL_DEPTHWISE_ROWS, out[1] - oy);
                         for (int64_t ox0 = 0; ox0 < out[2]; ox0 += MRVL_DEPTHWISE_TILE) {
                             const float *row[MRVL_DEPTHWISE_ROWS];
-                            for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) /* past the last row: it again */
-                                row[r] = phases + (oz * s[0] * dims[1] + (oy + min_i64(r, rows - 1)) * s[1]) * width + ox0;
+                            for (int i = 0; i < MRVL_DEPTHWISE_ROWS; i++) /* past the last row: it again */
+                                row[i] = phases + (oz * s[0] * dims[1] + (oy + min_i64(i, rows - 1)) * s[1]) * width + ox0;
                             float acc[MRVL_DEPTHWISE_ROWS][MRVL_DEPTHWISE_TILE];
                             depthwise_tile(k, wm, row, d[0] * dims[1] * width, d[1] * width, kx_offset, bias, acc);
                             int64_t cols = min_i64(MRVL_DEPTHWISE_TILE, out[2] - ox0);
-                            for (int64_t r = 0; r < rows; r++) {
-                                float *dst = o + (oz * out[1] + oy + r) * out[2] + ox0;
+                            for (int64_t i = 0; i < rows; i++) {
+                                int64_t at = (oz * out[1] + oy + i) * out[2] + ox0;
+                                if (r || p->clamp)
+                                    for (int64_t j = 0; j < cols; j++)
+                                        acc[i][j] = conv_epilogue(p, acc[i][j], r ? r + (o - y) + at + j : NULL);
                                 int64_t j = 0;
                                 for (; j + MRVL_GEMM_VECTOR_FLOATS <= cols; j += MRVL_GEMM_VECTOR_FLOATS)
-                                    memcpy(dst + j, acc[r] + j, MRVL_GEMM_VECTOR_FLOATS * sizeof(float)); /* a vector */
-                                for (; j < cols; j++) dst[j] = acc[r][j];
+                                    memcpy(o + at + j, acc[i] + j, MRVL_GEMM_VECTOR_FLOATS * sizeof(float)); /* a vector */
+                                for (; j < cols; j++) o[at + j] = acc[i][j];
                             }
                         }
                     }

@@ -67,6 +67,8 @@ typedef struct {
     int64_t out[MRVL_SPATIAL];       /* output spatial size (from the result type) */
     int64_t kernel[MRVL_SPATIAL], stride[MRVL_SPATIAL], dilation[MRVL_SPATIAL];
     int64_t pad[MRVL_SPATIAL];       /* at the start; conv_transpose: output elements cropped there */
+    int clamp;                       /* conv: the output clamped to [min, max] (a fused Relu or Clip) */
+    float min, max;
 } mrvl_conv_params;
 
 typedef struct {

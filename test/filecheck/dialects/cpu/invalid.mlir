@@ -44,6 +44,22 @@ func.func @conv_pads_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> 
 
 // -----
 
+// CHECK: Operation does not verify: 'R' must have the result's type tensor<1x4x8x8xf32>, got tensor<1x4x1x1xf32>
+func.func @conv_residual_broadcast(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %r: tensor<1x4x1x1xf32>) -> tensor<1x4x8x8xf32> {
+  %y = cpu.conv %x, %w residual %r {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) residual tensor<1x4x1x1xf32> -> tensor<1x4x8x8xf32>
+  func.return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'min' and 'max' must be numbers, got NaN
+func.func @conv_clamp_nan(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, max = 0x7FC00000 : f32} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  func.return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
 // CHECK: Operation does not verify: 'strides' values must be >= 1, got [0, 1]
 func.func @conv_zero_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
   %y = cpu.conv %x, %w {strides = array<i64: 0, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
