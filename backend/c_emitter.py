@@ -621,7 +621,9 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.PoolOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
+        for value in (op.input, op.output):
+            if value.type.element_type != f32:  # type: ignore[attr-defined]
+                raise self.unsupported(op, f"on {value.type} (float32 only)")
         xs, ys = _shape(op.input), _shape(op.output)
         rank = len(xs) - 2
         if rank > SPATIAL:
@@ -635,6 +637,10 @@ class CEmitter:
             fields[key] = _array([fill] * lead + list(values))
         fields |= dict(is_max=int(op.kind.data == cpu.PoolKind.MAX),
                        count_include_pad=int(op.count_include_pad.value.data))
+        if op.indices is not None:
+            column_major = op.storage_order.value.data  # type: ignore[union-attr]
+            return [*self.params("mrvl_pool_params", fields),
+                    f"mrvl_max_pool_indices_f32(&p, {column_major}, {x[0]}, {y[0]}, {y[1]});"]
         return [*self.params("mrvl_pool_params", fields), f"mrvl_pool_f32(&p, {x[0]}, {y[0]});"]
 
     @emit.register

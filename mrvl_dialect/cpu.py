@@ -54,6 +54,8 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_prop_def,
+    opt_result_def,
     prop_def,
     result_def,
     traits_def,
@@ -831,7 +833,7 @@ class BatchNormOp(CpuOp):
 
 
 @irdl_op_definition
-class PoolOp(_SameElementTypeOp):
+class PoolOp(CpuOp):
     """Max or average over windows of X (N, C, spatial...) per channel.
 
     The result type holds the output size, so ONNX's ceil_mode is already applied: a last
@@ -839,13 +841,24 @@ class PoolOp(_SameElementTypeOp):
     divides by the number of input elements in the window, padding included when
     `count_include_pad` is true.
 
+    A max pool may have a second result, `indices` (ONNX MaxPool's Indices): where each
+    maximum is, flattened over the whole input (N, C, spatial...), the spatial dims in
+    row-major order, or column-major with `storage_order` 1. `storage_order` is there exactly
+    when `indices` is.
+
         %y = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
                pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false}
                : (tensor<1x8x28x28xf32>) -> tensor<1x8x14x14xf32>
+        %y, %i = cpu.pool max %x {..., storage_order = 0 : i64}
+               : (tensor<1x8x28x28xf32>) -> (tensor<1x8x14x14xf32>, tensor<1x8x14x14xi64>)
     """
 
     name = "cpu.pool"
 
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    input = operand_def(TensorType.constr(_T))
+    output = result_def(TensorType.constr(_T))
+    indices = opt_result_def(TensorType.constr(i64))
     kind = prop_def(PoolKindAttr)
     kernel = prop_def(_INTS)
     strides = prop_def(_INTS)
@@ -853,11 +866,22 @@ class PoolOp(_SameElementTypeOp):
     """Padding at the beginning of each spatial dim, then at the end."""
     dilations = prop_def(_INTS)
     count_include_pad = prop_def(BoolAttr)
+    storage_order = opt_prop_def(_INT)
+    """0: `indices` row-major over the spatial dims, 1: column-major."""
 
     assembly_format = "$kind $input " + _FUNCTIONAL
 
     def verify_params(self) -> None:
         x, y = shape_of(self.input), shape_of(self.output)
+        if (self.indices is None) != (self.storage_order is None):
+            raise VerifyException("'storage_order' must be given exactly when there is an 'indices' result")
+        if self.indices is not None:
+            if self.kind.data != PoolKind.MAX:
+                raise VerifyException(f"only a max pool has an 'indices' result, got kind '{self.kind.data}'")
+            _check_shape("'indices'", shape_of(self.indices), y)
+            order = self.storage_order.value.data  # type: ignore[union-attr]
+            if order not in (0, 1):
+                raise VerifyException(f"'storage_order' must be 0 or 1, got {order}")
         n = len(x) - 2
         if n < 1:
             raise VerifyException(f"'X' must be (N, C, spatial...) with a spatial dim, got shape {list(x)}")

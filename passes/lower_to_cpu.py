@@ -645,7 +645,8 @@ class BatchNormalizationToCpuBatchNorm(GraphOpLowering):
 
 
 class PoolToCpuPool(GraphOpLowering):
-    """MaxPool and AveragePool -> cpu.pool <kind> (MaxPool's Indices must be unused)."""
+    """MaxPool and AveragePool -> cpu.pool <kind>; a MaxPool whose Indices are used gets the
+    `indices` result and its storage_order."""
 
     ops = (g.MaxPoolOp, g.AveragePoolOp)
 
@@ -653,13 +654,20 @@ class PoolToCpuPool(GraphOpLowering):
         kernel = optional_ints(op.kernel_shape, [])
         strides, dilations, pads = window_params(op, kernel, shape_of(op.X)[2:])
         average = isinstance(op, g.AveragePoolOp)
+        results, extra = [op.Y.type], {}
+        if isinstance(op, g.MaxPoolOp) and op.Indices is not None and op.Indices.uses:
+            order = op.storage_order.value.data
+            if order not in (0, 1):
+                raise node_error(op, f"'storage_order' must be 0 (row-major) or 1 (column-major), got {order}")
+            results.append(op.Indices.type)
+            extra["storage_order"] = int_attr(order)
         pool = create(
-            cpu.PoolOp, [op.X], [op.Y.type],
+            cpu.PoolOp, [op.X], results,
             kind=cpu.PoolKindAttr(PoolKind.AVERAGE if average else PoolKind.MAX),
             kernel=ints(kernel), strides=ints(strides), pads=ints(pads), dilations=ints(dilations),
-            count_include_pad=bool_attr(average and op.count_include_pad.value.data),
+            count_include_pad=bool_attr(average and op.count_include_pad.value.data), **extra,
         )
-        self.replace(op, rewriter, [pool])
+        self.replace(op, rewriter, [pool], list(pool.results))
 
 
 class GlobalPoolToCpuGlobalPool(GraphOpLowering):

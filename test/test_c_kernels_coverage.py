@@ -181,3 +181,46 @@ def test_unary_on_other_types(op_type: str, dtype: type, c_workdir: Path) -> Non
     # onnxruntime's double Tanh and the evaluator's Erf are only float-accurate.
     rtol = 1e-7 if op_type in ("Tanh", "Erf") else 1e-12
     np.testing.assert_allclose(got, expected, rtol=rtol, atol=1e-14)
+
+
+# --- MaxPool's Indices -------------------------------------------------------------------------
+
+
+def max_pool_with_indices(shape: list[int], **attrs) -> onnx.ModelProto:
+    """A MaxPool whose Values and Indices are both graph outputs."""
+    node = helper.make_node("MaxPool", ["x"], ["y", "indices"], name="the_maxpool", **attrs)
+    graph = helper.make_graph([node], "maxpool", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                               helper.make_tensor_value_info("indices", TensorProto.INT64, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)], ir_version=8)
+
+
+MAX_POOL_INDICES = {
+    "2d": ([2, 3, 7, 6], dict(kernel_shape=[3, 2], strides=[2, 1], pads=[1, 0, 1, 1])),
+    "2d_column_major": ([2, 3, 7, 6], dict(kernel_shape=[3, 2], strides=[2, 1], pads=[1, 0, 1, 1], storage_order=1)),
+    "2d_dilations_ceil": ([1, 2, 9, 8], dict(kernel_shape=[2, 3], strides=[2, 2], dilations=[2, 1], ceil_mode=1)),
+    "1d": ([2, 2, 11], dict(kernel_shape=[3], strides=[2], pads=[1, 1])),
+    "3d": ([2, 2, 5, 4, 6], dict(kernel_shape=[2, 3, 2], strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 1])),
+    "3d_column_major": ([2, 2, 5, 4, 6], dict(kernel_shape=[2, 2, 3], strides=[1, 2, 2], pads=[0, 1, 1, 1, 0, 1],
+                                              storage_order=1)),
+}
+
+
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+@pytest.mark.parametrize("name", sorted(MAX_POOL_INDICES))
+def test_max_pool_indices_match_onnxruntime(name: str, ties: bool, c_workdir: Path) -> None:
+    """Indices flattened over the whole input (so batch and channel count), in either storage
+    order; with ties (values rounded to a few levels) the first maximum of a window wins."""
+    shape, attrs = MAX_POOL_INDICES[name]
+    model = max_pool_with_indices(shape, **attrs)
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    if ties:
+        x = np.round(x).astype(np.float32)
+    rc, (values, indices) = compile_model(model, c_workdir).run({"x": x})
+    assert rc == 0
+    expected_values, expected_indices = reference(model, {"x": x})
+    np.testing.assert_array_equal(values, expected_values)
+    assert indices.dtype == np.int64
+    np.testing.assert_array_equal(indices, expected_indices)
+    if not attrs.get("storage_order"):
+        np.testing.assert_array_equal(x.reshape(-1)[indices], values)

@@ -703,6 +703,48 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
     }
 }
 
+/* MaxPool with its Indices: the max of each window of x (n, c, in), as mrvl_pool_f32 takes it
+ * (NaN never wins), into y, and where it is into `indices`, flattened over the whole input
+ * (n, c, in) as ONNX says: the spatial dims row-major, or column-major with `column_major`
+ * (storage_order 1). The first of equal maxima wins; a window with no number above -infinity
+ * points at its first element, one wholly in the padding at -1. */
+static void mrvl_max_pool_indices_f32(const mrvl_pool_params *p, int column_major, const float *x, float *y,
+                                      int64_t *indices)
+{
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pb = p->pad_begin;
+    int64_t plane = volume3(in), out_plane = volume3(out);
+    /* The index steps of z, y and x (the kernel's depth, height, width). */
+    int64_t step_z = column_major ? 1 : in[1] * in[2], step_y = column_major ? in[0] : in[2];
+    int64_t step_x = column_major ? in[0] * in[1] : 1;
+    for (int64_t nc = 0; nc < p->n * p->c; nc++) {
+        const float *src = x + nc * plane;
+        for (int64_t o = 0; o < out_plane; o++) {
+            int64_t oz = o / (out[1] * out[2]), oy = o / out[2] % out[1], ox = o % out[2];
+            float best = -INFINITY;
+            int64_t where = -1;
+            for (int64_t kz = 0; kz < k[0]; kz++) {
+                int64_t iz = oz * s[0] - pb[0] + kz * d[0];
+                if (iz < 0 || iz >= in[0]) continue;
+                for (int64_t ky = 0; ky < k[1]; ky++) {
+                    int64_t iy = oy * s[1] - pb[1] + ky * d[1];
+                    if (iy < 0 || iy >= in[1]) continue;
+                    for (int64_t kx = 0; kx < k[2]; kx++) {
+                        int64_t ix = ox * s[2] - pb[2] + kx * d[2];
+                        if (ix < 0 || ix >= in[2]) continue;
+                        float v = src[(iz * in[1] + iy) * in[2] + ix];
+                        if (v > best || where < 0) {
+                            where = nc * plane + iz * step_z + iy * step_y + ix * step_x;
+                            best = v > best ? v : best;
+                        }
+                    }
+                }
+            }
+            y[nc * out_plane + o] = best;
+            indices[nc * out_plane + o] = where;
+        }
+    }
+}
+
 /* Max or average of each of `rows` rows of `size` elements: 16 running maxima or partial
  * sums per row, so the loop vectorises without reassociating a lane's sum, then added up
  * in double. */

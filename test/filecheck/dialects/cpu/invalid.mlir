@@ -149,6 +149,30 @@ func.func @pool_result_shape(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x2x3xf32> {
 
 // -----
 
+// CHECK: Operation does not verify: only a max pool has an 'indices' result, got kind 'average'
+func.func @pool_average_indices(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xi64> {
+  %y, %i = cpu.pool average %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 0 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>)
+  func.return %i : tensor<1x8x2x2xi64>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'storage_order' must be given exactly when there is an 'indices' result
+func.func @pool_storage_order_alone(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xf32> {
+  %y = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 0 : i64} : (tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xf32>
+  func.return %y : tensor<1x8x2x2xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'indices' must have shape [1, 8, 2, 2], got [1, 8, 4]
+func.func @pool_indices_shape(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4xi64> {
+  %y, %i = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 1 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x4xi64>)
+  func.return %i : tensor<1x8x4xi64>
+}
+
+// -----
+
 // CHECK: Operation does not verify: the result must have shape [1, 8, 1, 1], got [1, 8]
 func.func @global_pool_result(%x: tensor<1x8x7x7xf32>) -> tensor<1x8xf32> {
   %y = cpu.global_pool average %x : (tensor<1x8x7x7xf32>) -> tensor<1x8xf32>

@@ -107,6 +107,18 @@ func.func @normalise_pool_reduce(%x: tensor<1x8x4x4xf32>, %s: tensor<4x4xf32>, %
 
 // -----
 
+// A max pool with its indices (ONNX MaxPool's Indices) and their storage order.
+// CHECK-LABEL: func.func @pool_indices(
+// CHECK-NEXT:    %mp, %mi = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 1 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>)
+// CHECK-NEXT:    func.return %mp, %mi
+// GENERIC:       "cpu.pool"(%x) <{kind = #cpu<pool_kind max>, {{.*}}, storage_order = 1 : i64}> : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>)
+func.func @pool_indices(%x: tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>) {
+  %mp, %mi = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 1 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>)
+  func.return %mp, %mi : tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>
+}
+
+// -----
+
 // Data movement; pad, resize and depth_to_space take their mode as a keyword. A slice
 // with a negative step may end at -1 (through index 0).
 // CHECK-LABEL: func.func @data_movement(
