@@ -652,13 +652,15 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.ReduceOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
+        suffix = {f32: "f32", f64: "f64"}.get(op.input.type.element_type)  # type: ignore[attr-defined]
+        if suffix is None:
+            raise self.unsupported(op, f"on {op.input.type} (float32 and float64 only)")
         s, axes = _shape(op.input), set(op.axes.get_values())
         kept = tuple(1 if i in axes else d for i, d in enumerate(s))
         out_stride = [0 if i in axes else st for i, st in enumerate(_contiguous(kept))]
         count = math.prod(s[i] for i in axes)
         return [f"static const int64_t shape[] = {_array(s or [0])}, out_stride[] = {_array(out_stride or [0])};",
-                f"mrvl_reduce_f32(MRVL_REDUCE_{op.kind.data.name}, {len(s)}, shape, out_stride, "
+                f"mrvl_reduce_{suffix}(MRVL_REDUCE_{op.kind.data.name}, {len(s)}, shape, out_stride, "
                 f"{math.prod(kept)}, {count}, {x[0]}, {y[0]});"]
 
     def copy_nd(self, shape, src: str, src_stride, dst: str, dst_stride, elem: int, op: Operation) -> list[str]:

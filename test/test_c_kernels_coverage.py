@@ -224,3 +224,28 @@ def test_max_pool_indices_match_onnxruntime(name: str, ties: bool, c_workdir: Pa
     np.testing.assert_array_equal(indices, expected_indices)
     if not attrs.get("storage_order"):
         np.testing.assert_array_equal(x.reshape(-1)[indices], values)
+
+
+# --- float64 reductions ------------------------------------------------------------------------
+
+REDUCE_OPS = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+              "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"]
+
+
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("op_type", REDUCE_OPS)
+def test_float64_reduce_matches_onnxruntime(op_type: str, keepdims: int, c_workdir: Path) -> None:
+    """Every reduction on doubles, in double precision: values whose float32 sums would be off
+    by far more than the tolerance (a 1e8 offset and small parts)."""
+    rng = np.random.default_rng(6)
+    x = rng.uniform(0.5, 2.0, [3, 4, 5]) + (1e8 if op_type in ("ReduceSum", "ReduceMean", "ReduceMax") else 0.0)
+    if op_type == "ReduceLogSumExp":
+        x = x + 700.0  # exp beyond float32's range, within double's
+    node = helper.make_node(op_type, ["x", "axes"], ["y"], name="the_reduce", keepdims=keepdims)
+    graph = helper.make_graph([node], "reduce", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, [3, 4, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)],
+                              [onnx.numpy_helper.from_array(np.array([0, 2], np.int64), "axes")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+    got, expected = run_typed(model, c_workdir, {"x": x})
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, expected, rtol=1e-13)

@@ -1244,6 +1244,46 @@ static void mrvl_reduce_f32(int kind, int rank, const int64_t *shape, const int6
     }
 }
 
+/* mrvl_reduce_f32 on doubles: each kind in double arithmetic and double libm functions. */
+static void mrvl_reduce_f64(int kind, int rank, const int64_t *shape, const int64_t *out_stride, int64_t out_count,
+                            int64_t count, const double *x, double *y)
+{
+    double init = kind == MRVL_REDUCE_MAX ? -INFINITY
+                  : kind == MRVL_REDUCE_MIN ? INFINITY
+                  : kind == MRVL_REDUCE_PROD ? 1.0 : 0.0;
+    int64_t idx[MRVL_MAX_RANK] = {0}, total = 1, o = 0;
+    for (int64_t i = 0; i < out_count; i++) y[i] = init;
+    for (int d = 0; d < rank; d++) total *= shape[d];
+    for (int64_t i = 0; i < total; i++) {
+        double v = x[i], acc = y[o];
+        switch (kind) {
+        case MRVL_REDUCE_MAX: acc = v > acc ? v : acc; break;
+        case MRVL_REDUCE_MIN: acc = v < acc ? v : acc; break;
+        case MRVL_REDUCE_PROD: acc *= v; break;
+        case MRVL_REDUCE_L1: acc += fabs(v); break;
+        case MRVL_REDUCE_L2: case MRVL_REDUCE_SUM_SQUARE: acc += v * v; break;
+        case MRVL_REDUCE_LOG_SUM_EXP: acc += exp(v); break;
+        default: acc += v; break;
+        }
+        y[o] = acc;
+        for (int d = rank - 1; d >= 0; d--) {
+            idx[d]++;
+            o += out_stride[d];
+            if (idx[d] < shape[d]) break;
+            o -= out_stride[d] * shape[d];
+            idx[d] = 0;
+        }
+    }
+    for (int64_t i = 0; i < out_count; i++) {
+        switch (kind) {
+        case MRVL_REDUCE_MEAN: y[i] /= (double)count; break;
+        case MRVL_REDUCE_L2: y[i] = sqrt(y[i]); break;
+        case MRVL_REDUCE_LOG_SUM: case MRVL_REDUCE_LOG_SUM_EXP: y[i] = log(y[i]); break;
+        default: break;
+        }
+    }
+}
+
 /* --- Data movement ---------------------------------------------------------------- */
 
 /* dst[i] = src[i] over `shape`, each side with its own strides (elements). */
