@@ -119,6 +119,21 @@ def depthwise_scratch_floats(op: "cpu.ConvOp") -> int:
     return strides[2] * rows[0] * rows[1] * width + kernel[2]
 
 
+def resize_is_filtered(op: cpu.ResizeOp) -> bool:
+    """Whether a linear or cubic resize takes mrvl_resize_filtered_f32 (antialias,
+    tf_crop_and_resize) rather than the fixed 2- and 4-tap kernels."""
+    return op.mode.data != cpu.ResizeMode.NEAREST and (op.antialias.value.data or op.roi is not None)
+
+
+def resize_filter_taps(op: cpu.ResizeOp, scale: float) -> int:
+    """Taps per output element along a dim of `scale` in mrvl_resize_filtered_f32
+    (resize_filter_start of mrvl_kernels.c): the filter's support, 1 linear or 2 cubic,
+    stretched by 1/scale on a shrinking dim with antialias, on both sides."""
+    support = 2.0 if op.mode.data == cpu.ResizeMode.CUBIC else 1.0
+    stretch = scale if op.antialias.value.data and scale < 1.0 else 1.0
+    return 2 - 2 * (math.floor(-support / stretch) + 1)
+
+
 ALIGN = 64
 """Alignment (bytes) of the workspace, of every tensor in it and of every weight in the blob."""
 WEIGHTS_MAGIC = b"MRVLWTS1"
@@ -493,6 +508,11 @@ class CEmitter:
         if isinstance(op, cpu.MatmulOp):
             m, k, n, batches = self.matmul_dims(op)
             return 4 * gemm_pack_floats(m * batches, n, k, contiguous_a=True)
+        if isinstance(op, cpu.ResizeOp) and resize_is_filtered(op):
+            (h, w), (oh, ow) = _shape(op.input)[-2:], _shape(op.output)[-2:]
+            scales = list(op.scales.get_values())[-2:]
+            taps_h, taps_w = (resize_filter_taps(op, scale) for scale in scales)
+            return 4 * (3 * (oh * taps_h + ow * taps_w) + oh * w)
         return 0
 
     @emit.register
@@ -754,12 +774,15 @@ class CEmitter:
     def _(self, op: cpu.ResizeOp, x: list[str], y: list[str]) -> list[str]:
         s, out, scales = _shape(op.input), _shape(op.output), list(op.scales.get_values())
         mode = op.mode.data
+        cropping = op.roi is not None
         if len(s) > MAX_RANK or not s:
             raise self.unsupported(op, f"of rank {len(s)}")
         if mode != cpu.ResizeMode.NEAREST:
             self.require_f32(op, f"{mode} ")
             if s[:-2] != out[:-2] or len(s) < 2:
                 raise self.unsupported(op, f"{mode} over other than the last two dims")
+        elif cropping:
+            raise self.unsupported(op, "nearest with tf_crop_and_resize")
         fields = dict(rank=len(s), in_shape=_array(s), out_shape=_array(out),
                       scale="{" + ", ".join(_c_float(v) for v in scales) + "}",
                       mode=f"MRVL_RESIZE_{mode.name}",
@@ -768,8 +791,22 @@ class CEmitter:
                           op.nearest_mode.data.name, f"MRVL_{op.nearest_mode.data.name}"),
                       cubic_coeff_a=_c_float(op.cubic_coeff_a.value.data),
                       exclude_outside=int(op.exclude_outside.value.data))
-        call = (f"mrvl_resize_f32(&p, {x[0]}, {y[0]});" if mode != cpu.ResizeMode.NEAREST
-                else f"mrvl_resize_nearest(&p, {x[0]}, {y[0]}, {_ctype(op.output).size});")
+        if cropping:
+            roi = list(op.roi.get_values())  # type: ignore[union-attr]
+            starts, ends = roi[:len(s)], roi[len(s):]
+            if any(a != 0.0 or b != 1.0 for a, b in zip(starts[:-2], ends[:-2])):
+                raise self.unsupported(op, "tf_crop_and_resize cropping other than the last two dims")
+            fields |= dict(roi_start="{" + ", ".join(_c_float(v) for v in starts) + "}",
+                           roi_end="{" + ", ".join(_c_float(v) for v in ends) + "}",
+                           extrapolation_value=_c_float(op.extrapolation_value.value.data))
+        if op.antialias.value.data:
+            fields["antialias"] = 1
+        if resize_is_filtered(op):
+            call = f"mrvl_resize_filtered_f32(&p, {x[0]}, {y[0]}, scratch);"
+        elif mode != cpu.ResizeMode.NEAREST:
+            call = f"mrvl_resize_f32(&p, {x[0]}, {y[0]});"
+        else:
+            call = f"mrvl_resize_nearest(&p, {x[0]}, {y[0]}, {_ctype(op.output).size});"
         return [*self.params("mrvl_resize_params", fields), call]
 
     @emit.register

@@ -195,17 +195,16 @@ class ResizeMode(StrEnum):
 
 
 class CoordinateTransformationMode(StrEnum):
-    """How `cpu.resize` maps an output coordinate to an input one (ONNX's names and formulas).
-
-    ONNX's `tf_crop_and_resize` is not a kind: it needs a region of interest, and
-    `lower-to-cpu` rejects it.
-    """
+    """How `cpu.resize` maps an output coordinate to an input one (ONNX's names and formulas)."""
 
     HALF_PIXEL = auto()
     HALF_PIXEL_SYMMETRIC = auto()
     PYTORCH_HALF_PIXEL = auto()
     ALIGN_CORNERS = auto()
     ASYMMETRIC = auto()
+    TF_CROP_AND_RESIZE = auto()
+    """Samples the region of interest `roi` of the input; outside the input the result is
+    `extrapolation_value`."""
 
 
 class NearestMode(StrEnum):
@@ -1149,10 +1148,14 @@ class ResizeOp(_SameElementTypeOp):
     """Resamples X to the result's shape; `scales` (output over input, per dim) drive the
     coordinate mapping, as in ONNX Resize.
 
+    `antialias` (linear and cubic only) stretches the filter by 1/scale where a dim shrinks.
+    `roi` (starts of every dim, then ends, as fractions of the input) is there exactly with
+    coordinate_transformation_mode tf_crop_and_resize.
+
         %y = cpu.resize nearest %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>,
                coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>,
                nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32,
-               exclude_outside = false, extrapolation_value = 0.0 : f32}
+               exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false}
                : (tensor<1x16x24x24xf32>) -> tensor<1x16x48x48xf32>
     """
 
@@ -1165,6 +1168,8 @@ class ResizeOp(_SameElementTypeOp):
     cubic_coeff_a = prop_def(_FLOAT)
     exclude_outside = prop_def(BoolAttr)
     extrapolation_value = prop_def(_FLOAT)
+    antialias = prop_def(BoolAttr)
+    roi = opt_prop_def(_FLOATS)
 
     assembly_format = "$mode $input " + _FUNCTIONAL
 
@@ -1174,6 +1179,13 @@ class ResizeOp(_SameElementTypeOp):
         _check_count("scales", scales, len(x), "one per input dim")
         if not all(s > 0 for s in scales):
             raise VerifyException(f"'scales' must be positive, got {list(scales)}")
+        if self.antialias.value.data and self.mode.data == ResizeMode.NEAREST:
+            raise VerifyException("'antialias' needs mode linear or cubic, got nearest")
+        cropping = self.coordinate_transformation_mode.data == CoordinateTransformationMode.TF_CROP_AND_RESIZE
+        if cropping != (self.roi is not None):
+            raise VerifyException("'roi' must be given exactly with coordinate_transformation_mode tf_crop_and_resize")
+        if self.roi is not None:
+            _check_count("roi", self.roi.get_values(), 2 * len(x), "starts then ends, per input dim")
         if len(y) != len(x):
             raise VerifyException(f"the result must have the input's rank {len(x)}, got {list(y)}")
 

@@ -809,13 +809,16 @@ class PadToCpuPad(GraphOpLowering):
 
 class ResizeToCpuResize(GraphOpLowering):
     """Resize -> cpu.resize <mode> with one scale per dim, from the constant scales, or
-    computed from the constant sizes (output over input, with keep_aspect_ratio_policy)."""
+    computed from the constant sizes (output over input, with keep_aspect_ratio_policy); with
+    tf_crop_and_resize, the region of interest of every dim from the constant roi (0 to 1 on
+    the dims `axes` leaves out). antialias is for linear and cubic only, as ONNX's
+    reference and onnxruntime have it."""
 
     ops = (g.ResizeOp,)
 
     def lower(self, op: g.ResizeOp, rewriter: PatternRewriter) -> None:
-        if op.antialias.value.data:
-            raise no_host_kernel(op, " with antialias")
+        if op.antialias.value.data and op.mode.data not in ("linear", "cubic"):
+            raise node_error(op, f"antialias needs mode 'linear' or 'cubic', got '{op.mode.data}'")
         dims = shape_of(op.X)
         axes = [normalized_axis(op, a, len(dims), "axes") for a in optional_ints(op.axes, range(len(dims)))]
         given_scales = constant_operand(op, op.scales, "scales")
@@ -836,17 +839,32 @@ class ResizeToCpuResize(GraphOpLowering):
         scales = [1.0] * len(dims)
         for axis, ratio in zip(axes, ratios):
             scales[axis] = float(np.float32(ratio))
+        mode = enum_property(op, cpu.ResizeModeAttr, "mode")
+        coordinate_mode = enum_property(op, cpu.CoordinateTransformationModeAttr, "coordinate_transformation_mode")
+        extra = {}
+        if coordinate_mode.data == cpu.CoordinateTransformationMode.TF_CROP_AND_RESIZE:
+            given_roi = constant_operand(op, op.roi, "roi")
+            if given_roi is None or given_roi.size != 2 * len(axes):
+                count = 0 if given_roi is None else given_roi.size
+                raise node_error(
+                    op, f"'roi' must have 2 values per resized axis ({2 * len(axes)}) with "
+                        f"tf_crop_and_resize, got {count}")
+            values = [float(v) for v in given_roi.reshape(-1)]
+            roi = [0.0] * len(dims) + [1.0] * len(dims)
+            for i, axis in enumerate(axes):
+                roi[axis], roi[len(dims) + axis] = values[i], values[len(axes) + i]
+            extra["roi"] = DenseArrayBase.from_list(f32, roi)
         resize = create(
             cpu.ResizeOp, [op.X], [op.Y.type],
             scales=DenseArrayBase.from_list(f32, scales),
-            mode=enum_property(op, cpu.ResizeModeAttr, "mode"),
-            coordinate_transformation_mode=enum_property(
-                op, cpu.CoordinateTransformationModeAttr, "coordinate_transformation_mode"
-            ),
+            mode=mode,
+            coordinate_transformation_mode=coordinate_mode,
             nearest_mode=enum_property(op, cpu.NearestModeAttr, "nearest_mode"),
             cubic_coeff_a=op.cubic_coeff_a,
             exclude_outside=bool_attr(op.exclude_outside.value.data),
             extrapolation_value=op.extrapolation_value,
+            antialias=bool_attr(op.antialias.value.data),
+            **extra,
         )
         self.replace(op, rewriter, [resize])
 

@@ -13,7 +13,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
-from test_c_backend import (GCC, _w, c_workdir, check, compile_model, random_inputs, reference,  # noqa: F401
+from test_c_backend import (GCC, _i64, _w, c_workdir, check, compile_model, random_inputs, reference,  # noqa: F401
                             single_op)
 
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
@@ -232,11 +232,9 @@ REDUCE_OPS = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
               "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"]
 
 
-@pytest.mark.parametrize("keepdims", [0, 1])
-@pytest.mark.parametrize("op_type", REDUCE_OPS)
-def test_float64_reduce_matches_onnxruntime(op_type: str, keepdims: int, c_workdir: Path) -> None:
-    """Every reduction on doubles, in double precision: values whose float32 sums would be off
-    by far more than the tolerance (a 1e8 offset and small parts)."""
+def float64_reduce(op_type: str, keepdims: int) -> tuple[onnx.ModelProto, np.ndarray]:
+    """A reduction of a (3, 4, 5) double over axes 0 and 2, and an input whose float32 sums
+    would be off by far more than the tolerance (a 1e8 offset and small parts)."""
     rng = np.random.default_rng(6)
     x = rng.uniform(0.5, 2.0, [3, 4, 5]) + (1e8 if op_type in ("ReduceSum", "ReduceMean", "ReduceMax") else 0.0)
     if op_type == "ReduceLogSumExp":
@@ -245,7 +243,87 @@ def test_float64_reduce_matches_onnxruntime(op_type: str, keepdims: int, c_workd
     graph = helper.make_graph([node], "reduce", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, [3, 4, 5])],
                               [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)],
                               [onnx.numpy_helper.from_array(np.array([0, 2], np.int64), "axes")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8), x
+
+
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("op_type", REDUCE_OPS)
+def test_float64_reduce_matches_onnxruntime(op_type: str, keepdims: int, c_workdir: Path) -> None:
+    """Every reduction on doubles, in double precision."""
+    model, x = float64_reduce(op_type, keepdims)
     got, expected = run_typed(model, c_workdir, {"x": x})
     assert got.dtype == np.float64
     np.testing.assert_allclose(got, expected, rtol=1e-13)
+
+
+# --- Antialiased and cropping Resize -----------------------------------------------------------
+
+
+def resize_model(shape: list[int], roi: list[float] | None = None, scales: list[float] | None = None,
+                 sizes: list[int] | None = None, **attrs) -> onnx.ModelProto:
+    """A Resize (opset 19) of a graph input with constant roi, scales or sizes."""
+    initializers = [onnx.numpy_helper.from_array(np.array(roi or [], np.float32), "roi")]
+    names = ["x", "roi", ""]
+    if scales is not None:
+        initializers.append(_scales(scales))
+        names[2] = "sc"
+    if sizes is not None:
+        initializers.append(_i64("sz", sizes))
+        names.append("sz")
+    node = helper.make_node("Resize", names, ["y"], name="the_resize", **attrs)
+    graph = helper.make_graph([node], "resize", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=9)
+
+
+CROP = dict(coordinate_transformation_mode="tf_crop_and_resize")
+FILTERED_RESIZES = {
+    "antialias_linear": resize_model([2, 3, 9, 11], scales=[1, 1, 0.6, 0.35], mode="linear", antialias=1),
+    "antialias_linear_up_down": resize_model([1, 2, 6, 13], scales=[1, 1, 1.5, 0.4], mode="linear", antialias=1),
+    "antialias_linear_align_corners": resize_model([1, 2, 10, 9], sizes=[1, 2, 4, 5], mode="linear", antialias=1,
+                                                   coordinate_transformation_mode="align_corners"),
+    "antialias_linear_asymmetric": resize_model([1, 2, 10, 9], scales=[1, 1, 0.5, 0.25], mode="linear", antialias=1,
+                                                coordinate_transformation_mode="asymmetric"),
+    "antialias_cubic": resize_model([2, 3, 9, 11], scales=[1, 1, 0.45, 0.7], mode="cubic", antialias=1),
+    "antialias_cubic_a_exclude": resize_model([1, 2, 12, 10], scales=[1, 1, 0.3, 0.8], mode="cubic", antialias=1,
+                                              cubic_coeff_a=-0.5, exclude_outside=1),
+    "antialias_cubic_pytorch_to_1": resize_model([1, 2, 12, 10], sizes=[1, 2, 5, 1], mode="cubic", antialias=1,
+                                                 coordinate_transformation_mode="pytorch_half_pixel"),
+    "crop_linear": resize_model([2, 3, 7, 8], roi=[0, 0, 0.1, 0.3, 1, 1, 0.8, 0.9], sizes=[2, 3, 5, 6],
+                                mode="linear", **CROP),
+    "crop_linear_extrapolated": resize_model([2, 3, 7, 8], roi=[0, 0, -0.2, 0.5, 1, 1, 0.7, 1.4], sizes=[2, 3, 6, 4],
+                                             mode="linear", extrapolation_value=-3.5, **CROP),
+    "crop_cubic_extrapolated": resize_model([1, 2, 9, 8], roi=[0, 0, 0.2, -0.1, 1, 1, 0.9, 1.2],
+                                            scales=[1, 1, 1.5, 0.75], mode="cubic", extrapolation_value=2.0, **CROP),
+    "crop_axes_reversed": resize_model([1, 2, 9, 8], roi=[0.6, 0.1, 0.2, 0.95], sizes=[4, 7], axes=[3, 2],
+                                       mode="linear", **CROP),
+    "crop_to_one_row": resize_model([1, 2, 9, 8], roi=[0, 0, 0.2, 0.4, 1, 1, 0.8, 0.6], sizes=[1, 2, 1, 3],
+                                    mode="linear", **CROP),
+    "crop_antialias": resize_model([1, 2, 12, 13], roi=[0, 0, 0.1, 0.2, 1, 1, 0.9, 0.7], sizes=[1, 2, 4, 3],
+                                   mode="linear", antialias=1, **CROP),
+    "crop_3d": resize_model([3, 9, 8], roi=[0, 0.2, 0.4, 1, 0.8, 0.6], sizes=[3, 4, 5], mode="linear", **CROP),
+}
+ONE_REFERENCE = {
+    "antialias_cubic_pytorch_to_1": ("onnxruntime", "ONNX's reference maps an output of size 1 to -0.5, the spec "
+                                                    "and onnxruntime to 0"),
+    "crop_cubic_extrapolated": ("onnx", "onnxruntime's cubic tf_crop_and_resize differs from ONNX's reference"),
+    "crop_3d": ("onnx", "onnxruntime's linear Resize takes 2-d and 4-d inputs"),
+}
+"""Cases checked against one reference only, and why."""
+
+
+@pytest.mark.parametrize("name", sorted(FILTERED_RESIZES))
+def test_filtered_resize_matches(name: str, c_workdir: Path) -> None:
+    """Antialias (the filter stretched over every input element a shrinking dim covers) and
+    tf_crop_and_resize (roi, extrapolation_value) against onnxruntime and ONNX's reference."""
+    model = FILTERED_RESIZES[name]
+    inputs = random_inputs(model, 13)
+    rc, (got,) = compile_model(model, c_workdir).run(inputs)
+    assert rc == 0
+    only = ONE_REFERENCE.get(name, ("",))[0]
+    if only != "onnxruntime":
+        (expected,) = ReferenceEvaluator(model).run(None, inputs)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+    if only != "onnx":
+        (expected,) = reference(model, inputs)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)

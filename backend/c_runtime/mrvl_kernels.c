@@ -1570,6 +1570,130 @@ static void mrvl_resize_f32(const mrvl_resize_params *p, const float *x, float *
     }
 }
 
+/* --- Filtered resize: antialias and tf_crop_and_resize ------------------------------------ */
+
+/* The filter's scale along dim d: a linear or cubic filter is stretched by 1/scale when
+ * antialiasing a shrinking dim, so that every input element contributes. */
+static double resize_filter_scale(const mrvl_resize_params *p, int d)
+{
+    return p->antialias && p->scale[d] < 1.0f ? (double)p->scale[d] : 1.0;
+}
+
+/* The first tap's offset from an output element's left neighbour along dim d: the taps are
+ * offsets start .. 1 - start, 2 - 2 * start of them, covering the filter's support (1 linear,
+ * 2 cubic) stretched by 1/filter scale (the C emitter reserves scratch by the same rule:
+ * backend/c_emitter.py resize_filter_taps). */
+static int64_t resize_filter_start(const mrvl_resize_params *p, int d)
+{
+    double support = p->mode == MRVL_RESIZE_CUBIC ? 2.0 : 1.0;
+    return (int64_t)floor(-support / resize_filter_scale(p, d)) + 1;
+}
+
+/* The source coordinate of output index o along dim d, in double, into *x; 0 when it falls
+ * outside the input under tf_crop_and_resize (the result is then extrapolation_value). As in
+ * ONNX's reference, the crop's resized length is scale * in, and a length of 1 samples the
+ * middle of the region of interest. */
+static int resize_filter_coordinate(const mrvl_resize_params *p, int d, int64_t o, double *x)
+{
+    int64_t in = p->in_shape[d];
+    if (p->coordinate_mode != MRVL_TF_CROP_AND_RESIZE) {
+        *x = resize_coordinate(p->coordinate_mode, o, p->scale[d], in, p->out_shape[d]);
+        return 1;
+    }
+    double start = p->roi_start[d], span = ((double)p->roi_end[d] - start) * (double)(in - 1);
+    float length = p->scale[d] * (float)in;
+    *x = start * (double)(in - 1) + (length == 1.0f ? span / 2.0 : (double)o * span / ((double)length - 1.0));
+    return *x >= 0.0 && *x <= (double)(in - 1);
+}
+
+/* The `taps` source indices of output index o along dim d (clamped to the input: ONNX pads
+ * with edge values) into idx and their weights into w, the first tap `start` from the left
+ * neighbour of the source coordinate (the nearest index below it, or the one below an integer
+ * coordinate, which so sits at offset 1); 0 when o is extrapolated. Weights are the linear or
+ * cubic filter at each tap's distance times the filter scale; antialias renormalises them to
+ * sum 1, exclude_outside drops the taps outside the input and renormalises the rest. */
+static int resize_filter_taps(const mrvl_resize_params *p, int d, int64_t o, int64_t start, int64_t taps,
+                              int64_t *idx, float *w)
+{
+    double x, s = resize_filter_scale(p, d), a = p->cubic_coeff_a, sum = 0.0, inside = 0.0;
+    int64_t in = p->in_shape[d];
+    if (!resize_filter_coordinate(p, d, o, &x)) return 0;
+    double left = ceil(x) - 1.0, ratio = x - left;
+    for (int64_t i = 0; i < taps; i++) {
+        double u = fabs(((double)(start + i) - ratio) * s), v;
+        if (p->mode == MRVL_RESIZE_CUBIC)
+            v = u <= 1.0 ? ((a + 2.0) * u - (a + 3.0)) * u * u + 1.0
+                         : (u < 2.0 ? ((a * u - 5.0 * a) * u + 8.0 * a) * u - 4.0 * a : 0.0);
+        else
+            v = u < 1.0 ? 1.0 - u : 0.0;
+        int64_t j = (int64_t)left + start + i;
+        int outside = j < 0 || j >= in;
+        if (p->exclude_outside && outside) v = 0.0;
+        idx[i] = j < 0 ? 0 : (j >= in ? in - 1 : j);
+        w[i] = (float)v;
+        sum += v;
+        inside += outside ? 0.0 : v;
+    }
+    double norm = p->exclude_outside ? inside : (p->antialias ? sum : 1.0);
+    if (norm != 0.0 && norm != 1.0)
+        for (int64_t i = 0; i < taps; i++) w[i] = (float)((double)w[i] / norm);
+    return 1;
+}
+
+/* Linear or cubic over the last two dims (rank >= 2) as a separable filter, for what the
+ * fixed 2- and 4-tap kernels do not do: antialias (taps over the whole stretched support)
+ * and tf_crop_and_resize (a region of interest, extrapolation_value outside the input). Each
+ * dim's taps are tabulated once into `scratch`, then per plane the rows are filtered into a
+ * scratch plane (out-height x width) and its columns into the result. `scratch`: 3 * (oh *
+ * taps_h + ow * taps_w) + oh * w floats (two per int64 index). */
+static void mrvl_resize_filtered_f32(const mrvl_resize_params *p, const float *x, float *y, float *scratch)
+{
+    int r = p->rank;
+    int64_t h = p->in_shape[r - 2], w = p->in_shape[r - 1], oh = p->out_shape[r - 2], ow = p->out_shape[r - 1];
+    int64_t start_h = resize_filter_start(p, r - 2), start_w = resize_filter_start(p, r - 1);
+    int64_t taps_h = 2 - 2 * start_h, taps_w = 2 - 2 * start_w, planes = 1;
+    int64_t *idx_h = (int64_t *)(void *)scratch, *idx_w = idx_h + oh * taps_h;
+    float *w_h = (float *)(void *)(idx_w + ow * taps_w), *w_w = w_h + oh * taps_h, *rows = w_w + ow * taps_w;
+    float fill = p->extrapolation_value;
+    if (oh == 0 || ow == 0) return;
+    for (int d = 0; d + 2 < r; d++) planes *= p->in_shape[d];
+    /* An extrapolated output index is marked by a first source index of -1. */
+    for (int64_t i = 0; i < oh; i++)
+        if (!resize_filter_taps(p, r - 2, i, start_h, taps_h, idx_h + i * taps_h, w_h + i * taps_h)) idx_h[i * taps_h] = -1;
+    for (int64_t j = 0; j < ow; j++)
+        if (!resize_filter_taps(p, r - 1, j, start_w, taps_w, idx_w + j * taps_w, w_w + j * taps_w)) idx_w[j * taps_w] = -1;
+    for (int64_t pl = 0; pl < planes; pl++) {
+        const float *in = x + pl * h * w;
+        float *out = y + pl * oh * ow;
+        for (int64_t i = 0; i < oh; i++) {
+            const int64_t *src = idx_h + i * taps_h;
+            const float *weight = w_h + i * taps_h;
+            float *row = rows + i * w;
+            if (src[0] < 0) continue;
+            for (int64_t c = 0; c < w; c++) row[c] = 0.0f;
+            for (int64_t a = 0; a < taps_h; a++) {
+                const float *line = in + src[a] * w;
+                float wa = weight[a];
+                for (int64_t c = 0; c < w; c++) row[c] += wa * line[c];
+            }
+        }
+        for (int64_t i = 0; i < oh; i++) {
+            const float *row = rows + i * w;
+            for (int64_t j = 0; j < ow; j++) {
+                const int64_t *src = idx_w + j * taps_w;
+                const float *weight = w_w + j * taps_w;
+                float acc = 0.0f;
+                if (idx_h[i * taps_h] < 0 || src[0] < 0) {
+                    out[i * ow + j] = fill;
+                    continue;
+                }
+                for (int64_t b = 0; b < taps_w; b++) acc += weight[b] * row[src[b]];
+                out[i * ow + j] = acc;
+            }
+        }
+    }
+}
+
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif

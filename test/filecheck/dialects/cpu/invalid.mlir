@@ -254,9 +254,41 @@ func.func @pad_count(%x: tensor<2x8xf32>) -> tensor<2x10xf32> {
 
 // -----
 
+// CHECK: Operation does not verify: 'antialias' needs mode linear or cubic, got nearest
+func.func @resize_antialias_nearest(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %y = cpu.resize nearest %x {scales = array<f32: 1.0, 0.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = true} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'roi' must be given exactly with coordinate_transformation_mode tf_crop_and_resize
+func.func @resize_crop_without_roi(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %y = cpu.resize linear %x {scales = array<f32: 1.0, 0.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode tf_crop_and_resize>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'roi' must be given exactly with coordinate_transformation_mode tf_crop_and_resize
+func.func @resize_roi_without_crop(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %y = cpu.resize linear %x {scales = array<f32: 1.0, 0.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode half_pixel>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false, roi = array<f32: 0.0, 0.0, 1.0, 1.0>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'roi' must have 4 values (starts then ends, per input dim), got 2: [0.0, 1.0]
+func.func @resize_roi_count(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %y = cpu.resize linear %x {scales = array<f32: 1.0, 0.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode tf_crop_and_resize>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false, roi = array<f32: 0.0, 1.0>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// -----
+
 // CHECK: Operation does not verify: 'scales' must be positive, got [1.0, 0.0]
 func.func @resize_scales(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
-  %y = cpu.resize nearest %x {scales = array<f32: 1.0, 0.0>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %y = cpu.resize nearest %x {scales = array<f32: 1.0, 0.0>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false} : (tensor<2x8xf32>) -> tensor<2x8xf32>
   func.return %y : tensor<2x8xf32>
 }
 

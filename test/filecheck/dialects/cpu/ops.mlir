@@ -119,6 +119,18 @@ func.func @pool_indices(%x: tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor
 
 // -----
 
+// A cropping, antialiased resize: roi has a start and an end per dim.
+// CHECK-LABEL: func.func @resize_crop(
+// CHECK-NEXT:    %rc = cpu.resize cubic %x {scales = array<f32: 1.000000e+00, 5.000000e-01>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode tf_crop_and_resize>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 2.500000e+00 : f32, antialias = true, roi = array<f32: 0.000000e+00, 2.500000e-01, 1.000000e+00, 7.500000e-01>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    func.return %rc
+// GENERIC:       "cpu.resize"(%x) <{{{.*}}antialias = true, roi = array<f32: 0.000000e+00, 2.500000e-01, 1.000000e+00, 7.500000e-01>}> : (tensor<2x8xf32>) -> tensor<2x4xf32>
+func.func @resize_crop(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %rc = cpu.resize cubic %x {scales = array<f32: 1.0, 0.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode tf_crop_and_resize>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 2.5 : f32, antialias = true, roi = array<f32: 0.0, 0.25, 1.0, 0.75>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  func.return %rc : tensor<2x4xf32>
+}
+
+// -----
+
 // Data movement; pad, resize and depth_to_space take their mode as a keyword. A slice
 // with a negative step may end at -1 (through index 0).
 // CHECK-LABEL: func.func @data_movement(
@@ -129,7 +141,7 @@ func.func @pool_indices(%x: tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor
 // CHECK-NEXT:    %a, %b = cpu.split %x {axis = 1 : i64, sizes = array<i64: 5, 3>} : (tensor<1x8x2x3xf32>) -> (tensor<1x5x2x3xf32>, tensor<1x3x2x3xf32>)
 // CHECK-NEXT:    %ga = cpu.gather %x, %i {axis = 1 : i64} : (tensor<1x8x2x3xf32>, tensor<2xi64>) -> tensor<1x2x2x3xf32>
 // CHECK-NEXT:    %pad = cpu.pad reflect %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, -1>, value = 0.000000e+00 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x3xf32>
-// CHECK-NEXT:    %rs = cpu.resize linear %x {scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode align_corners>, nearest_mode = #cpu<nearest_mode round_prefer_floor>, cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %rs = cpu.resize linear %x {scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode align_corners>, nearest_mode = #cpu<nearest_mode round_prefer_floor>, cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, antialias = false} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x4xf32>
 // CHECK-NEXT:    %d2s = cpu.depth_to_space CRD %x {blocksize = 2 : i64} : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
 // CHECK-NEXT:    %ex = cpu.expand %i : (tensor<2xi64>) -> tensor<3x2xi64>
 // CHECK-NEXT:    func.return
@@ -145,7 +157,7 @@ func.func @data_movement(%x: tensor<1x8x2x3xf32>, %y: tensor<1x4x2x3xf32>, %i: t
   %a, %b = cpu.split %x {axis = 1 : i64, sizes = array<i64: 5, 3>} : (tensor<1x8x2x3xf32>) -> (tensor<1x5x2x3xf32>, tensor<1x3x2x3xf32>)
   %ga = cpu.gather %x, %i {axis = 1 : i64} : (tensor<1x8x2x3xf32>, tensor<2xi64>) -> tensor<1x2x2x3xf32>
   %pad = cpu.pad reflect %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, -1>, value = 0.0 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x3xf32>
-  %rs = cpu.resize linear %x {scales = array<f32: 1.0, 1.0, 2.0, 1.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode align_corners>, nearest_mode = #cpu<nearest_mode round_prefer_floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x4xf32>
+  %rs = cpu.resize linear %x {scales = array<f32: 1.0, 1.0, 2.0, 1.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode align_corners>, nearest_mode = #cpu<nearest_mode round_prefer_floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x4xf32>
   %d2s = cpu.depth_to_space CRD %x {blocksize = 2 : i64} : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
   %ex = cpu.expand %i : (tensor<2xi64>) -> tensor<3x2xi64>
   func.return %tr, %sl, %a, %b, %ga, %pad, %rs, %d2s, %ex : tensor<1x2x3x8xf32>, tensor<1x36xf32>, tensor<1x5x2x3xf32>, tensor<1x3x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x8x4x3xf32>, tensor<1x8x4x4xf32>, tensor<1x2x4x6xf32>, tensor<3x2xi64>
