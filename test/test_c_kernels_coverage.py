@@ -1,8 +1,10 @@
-"""Host C kernels beyond 2-d float32: 3-d conv, conv_transpose and pools, cubic resize (every
-coordinate transformation mode, cubic_coeff_a, exclude_outside), casts between the float
-types (round to nearest even), and arithmetic on int32, int64 and float64; one single-op
-model each, built with gcc -Werror and compared with onnxruntime. Where onnxruntime has no
-kernel (3-d cubic resize, PRelu and Erf on these types, int64 Relu, any bfloat16 tensor at
+"""Host C kernels beyond 2-d float32: 3-d conv, conv_transpose and pools, MaxPool's Indices,
+cubic resize (every coordinate transformation mode, cubic_coeff_a, exclude_outside),
+antialiased and cropping (tf_crop_and_resize) resize, casts between the float types (round
+to nearest even), arithmetic on int32, int64 and float64, and float64 reductions; one
+single-op model each, built with gcc -Werror and compared with onnxruntime. Where
+onnxruntime has no kernel or differs from ONNX's reference (3-d cubic and linear resize,
+cubic tf_crop_and_resize, PRelu and Erf on these types, int64 Relu, any bfloat16 tensor at
 its Python interface) the reference is ONNX's own evaluator, or numpy for casts."""
 
 from pathlib import Path
