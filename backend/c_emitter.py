@@ -613,6 +613,14 @@ class CEmitter:
         return [f"mrvl_hard_swish_f32({math.prod(_shape(op.output))}, {x[0]}, {y[0]});"]
 
     @emit.register
+    def _(self, op: cpu.DropoutOp, x: list[str], y: list[str]) -> list[str]:
+        if op.input.type.element_type != f32:  # type: ignore[attr-defined]
+            raise self.unsupported(op, f"on {op.input.type} (float32 only)")
+        mask = y[1] if op.mask is not None else "NULL"
+        return [f"mrvl_dropout_f32({math.prod(_shape(op.output))}, {_c_float(op.ratio.value.data)}, "
+                f"{op.seed.value.data}u, {x[0]}, {y[0]}, {mask});"]
+
+    @emit.register
     def _(self, op: cpu.CastOp, x: list[str], y: list[str]) -> list[str]:
         count = math.prod(_shape(op.output))
         return [f"mrvl_cast({count}, {_ctype(op.input).code}, {x[0]}, {_ctype(op.output).code}, {y[0]});"]

@@ -709,6 +709,40 @@ class HardSwishOp(_SameTypeOp):
 
 
 @irdl_op_definition
+class DropoutOp(CpuOp):
+    """Training-mode Dropout: each element kept with probability 1 - `ratio` and scaled by
+    1 / (1 - ratio), or zeroed; the optional `mask` says which were kept.
+
+    The mask is drawn as ONNX's reference draws it: numpy's legacy generator (MT19937 seeded
+    with `seed`), one uniform double in [0, 1) per element in row-major order, the element
+    kept when it is >= ratio. The same seed gives the same mask on every run.
+
+        %y, %mask = cpu.dropout %x {ratio = 5.000000e-01 : f32, seed = 0 : i64}
+               : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>)
+    """
+
+    name = "cpu.dropout"
+
+    _T: ClassVar = VarConstraint("T", AnyTensorTypeConstr)
+    input = operand_def(_T)
+    output = result_def(_T)
+    mask = opt_result_def(TensorType.constr(i1))
+    ratio = prop_def(_FLOAT)
+    seed = prop_def(_INT)
+
+    assembly_format = "$input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        if self.mask is not None:
+            _check_shape("'mask'", shape_of(self.mask), shape_of(self.input))
+        ratio, seed = self.ratio.value.data, self.seed.value.data
+        if not 0.0 <= ratio < 1.0:
+            raise VerifyException(f"'ratio' must be in [0, 1), got {ratio}")
+        if not 0 <= seed < 2**32:
+            raise VerifyException(f"'seed' must be in [0, 2^32), got {seed}")
+
+
+@irdl_op_definition
 class WhereOp(CpuOp):
     """condition ? X : Y elementwise, all three broadcast as in numpy to the result's shape.
 
@@ -1241,6 +1275,7 @@ CPU = Dialect(
         LeakyReluOp,
         HardSigmoidOp,
         HardSwishOp,
+        DropoutOp,
         WhereOp,
         CastOp,
         SoftmaxOp,

@@ -3,10 +3,11 @@
 Every `graph` op outside an accelerator subgraph (`mrvl.subgraph`) becomes the `cpu` op of
 its family, with each parameter resolved: defaults filled in, negative axes made
 non-negative, `auto_pad` turned into pads, and constant operands that are parameters
-(Slice starts/ends/axes/steps, Pad pads/value, Resize scales/sizes, Clip min/max, ReduceX
-axes) read from their `graph.constant` into properties. Operands that only restate the
-static result type (Reshape's shape, Squeeze/Unsqueeze axes, Expand's shape, Split's
-split) are dropped unread. `graph.constant` stays; Identity and Dropout become their input.
+(Slice starts/ends/axes/steps, Pad pads/value, Resize scales/sizes/roi, Clip min/max,
+ReduceX axes, Dropout ratio/training_mode) read from their `graph.constant` into
+properties. Operands that only restate the static result type (Reshape's shape,
+Squeeze/Unsqueeze axes, Expand's shape, Split's split) are dropped unread. `graph.constant`
+stays; Identity and inference-mode Dropout become their input.
 
 Errors name the ONNX node, as `node 'topk1' (TopK): no host kernel for TopK`.
 """
@@ -268,7 +269,9 @@ class GraphOpLowering(RewritePattern):
 
 class IdentityLikeIsItsInput(GraphOpLowering):
     """Identity, and Dropout at inference (or with ratio 0), pass their input on; Dropout's
-    mask is then all true."""
+    mask is then all true. A training-mode Dropout with a seed -> cpu.dropout, whose mask is
+    the one ONNX's reference draws (numpy's generator with that seed); without a seed the
+    mask would be random, and there is no host kernel for it."""
 
     ops = (g.IdentityOp, g.DropoutOp)
 
@@ -277,8 +280,20 @@ class IdentityLikeIsItsInput(GraphOpLowering):
             self.replace(op, rewriter, [], [op.operands[0]])
             return
         training = any(constant_ints(op, op.training_mode, "training_mode") or [])
-        if training and constant_scalar(op, op.ratio, "ratio") != 0:
-            raise no_host_kernel(op, " in training mode (its mask is random)")
+        ratio = constant_scalar(op, op.ratio, "ratio")
+        ratio = 0.5 if ratio is None else ratio
+        if training and ratio != 0:
+            if op.seed is None:
+                raise no_host_kernel(op, " in training mode without a 'seed' (its mask would be random)")
+            seed = op.seed.value.data
+            if not 0 <= seed < 2**32:
+                raise node_error(op, f"'seed' must be in [0, 2^32) (numpy's generator takes no other), got {seed}")
+            if not 0 <= ratio < 1:
+                raise node_error(op, f"'ratio' must be in [0, 1), got {ratio}")
+            results = [op.output.type] + ([op.mask.type] if op.mask is not None and op.mask.uses else [])
+            dropout = create(cpu.DropoutOp, [op.data], results, ratio=float_attr(ratio), seed=int_attr(seed))
+            self.replace(op, rewriter, [dropout], list(dropout.results))
+            return
         new_ops: list[Operation] = []
         if op.mask is not None and op.mask.uses:
             new_ops.append(scalar_constant(True, i1))

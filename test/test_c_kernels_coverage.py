@@ -1,11 +1,12 @@
 """Host C kernels beyond 2-d float32: 3-d conv, conv_transpose and pools, MaxPool's Indices,
 cubic resize (every coordinate transformation mode, cubic_coeff_a, exclude_outside),
 antialiased and cropping (tf_crop_and_resize) resize, casts between the float types (round
-to nearest even), arithmetic on int32, int64 and float64, and float64 reductions; one
-single-op model each, built with gcc -Werror and compared with onnxruntime. Where
-onnxruntime has no kernel or differs from ONNX's reference (3-d cubic and linear resize,
-cubic tf_crop_and_resize, PRelu and Erf on these types, int64 Relu, any bfloat16 tensor at
-its Python interface) the reference is ONNX's own evaluator, or numpy for casts."""
+to nearest even), arithmetic on int32, int64 and float64, float64 reductions and seeded
+training-mode Dropout; one single-op model each, built with gcc -Werror and compared with
+onnxruntime. Where onnxruntime has no kernel or differs from ONNX's reference (3-d cubic and
+linear resize, cubic tf_crop_and_resize, PRelu and Erf on these types, int64 Relu, any
+bfloat16 tensor at its Python interface, Dropout's random mask) the reference is ONNX's own
+evaluator, or numpy for casts and the mask."""
 
 from pathlib import Path
 
@@ -329,3 +330,45 @@ def test_filtered_resize_matches(name: str, c_workdir: Path) -> None:
     if only != "onnx":
         (expected,) = reference(model, inputs)
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+# --- Training-mode Dropout ---------------------------------------------------------------------
+
+
+def training_dropout(shape: list[int], ratio: float, seed: int, with_mask: bool) -> onnx.ModelProto:
+    """A training-mode Dropout (ratio and training_mode constant) with a seed."""
+    outputs = ["y", "mask"] if with_mask else ["y"]
+    node = helper.make_node("Dropout", ["x", "ratio", "training"], outputs, name="the_dropout", seed=seed)
+    graph = helper.make_graph(
+        [node], "dropout", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+        + ([helper.make_tensor_value_info("mask", TensorProto.BOOL, None)] if with_mask else []),
+        [onnx.numpy_helper.from_array(np.array(ratio, np.float32), "ratio"),
+         onnx.numpy_helper.from_array(np.array(True), "training")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.parametrize("ratio,seed,with_mask", [(0.5, 0, True), (0.75, 0, False), (0.1, 12345, True),
+                                                  (0.3, 2**32 - 1, True), (0.9, 7, False)])
+def test_seeded_training_dropout_matches_onnx_reference(ratio: float, seed: int, with_mask: bool,
+                                                        c_workdir: Path) -> None:
+    """The mask is numpy's legacy MT19937 stream for the seed (np.random.RandomState(seed)
+    .uniform(0, 1, shape) >= ratio), as ONNX's reference draws it, over enough elements for
+    several twists of the generator's state (312 elements each); the kept elements are scaled
+    by 1 / (1 - ratio); every run draws the same mask."""
+    shape = [7, 11, 13]
+    model = training_dropout(shape, ratio, seed, with_mask)
+    x = np.random.default_rng(8).standard_normal(shape).astype(np.float32)
+    built = compile_model(model, c_workdir)
+    rc, got = built.run({"x": x})
+    assert rc == 0
+    expected = ReferenceEvaluator(model).run(None, {"x": x})
+    mask = np.random.RandomState(seed).uniform(0, 1, shape) >= np.float32(ratio)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-6, atol=0)
+    np.testing.assert_allclose(got[0], np.where(mask, x / np.float32(1 - ratio), 0), rtol=1e-6, atol=0)
+    if with_mask:
+        assert got[1].dtype == np.bool_
+        np.testing.assert_array_equal(got[1], expected[1])
+        np.testing.assert_array_equal(got[1], mask)
+    rc, again = built.run({"x": x})
+    np.testing.assert_array_equal(again[0], got[0])

@@ -14,7 +14,8 @@ from ir_helpers import ZOO_INPUT_SHAPES
 from onnx.reference import ReferenceEvaluator
 from test_c_backend import (GCC, SINGLE_OPS, Bundle, build_program, c_workdir, emit_model,  # noqa: F401
                             random_inputs, reference, run_program)
-from test_c_kernels_coverage import FILTERED_RESIZES, MAX_POOL_INDICES, float64_reduce, max_pool_with_indices
+from test_c_kernels_coverage import (FILTERED_RESIZES, MAX_POOL_INDICES, float64_reduce, max_pool_with_indices,
+                                     training_dropout)
 
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
@@ -42,15 +43,16 @@ def test_zoo_model_is_clean_under_sanitizers(name: str, zoo_dir: Path, c_workdir
 
 
 def test_new_kernels_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:
-    """MaxPool's Indices, the filtered Resize (its tap tables and row plane in scratch) and
-    float64 reductions, linked into one sanitized program, match onnxruntime or ONNX's
-    reference."""
+    """MaxPool's Indices, the filtered Resize (its tap tables and row plane in scratch),
+    float64 reductions and seeded training-mode Dropout, linked into one sanitized program,
+    match ONNX's reference."""
     if not _sanitizers_link(tmp_path):
         pytest.skip("gcc cannot link -fsanitize=address,undefined here")
     reduce_model, reduce_input = float64_reduce("ReduceLogSumExp", 0)
     models = {"pool_indices": max_pool_with_indices(*MAX_POOL_INDICES["3d_column_major"][:1],
                                                     **MAX_POOL_INDICES["3d_column_major"][1]),
               "reduce_f64": reduce_model,
+              "dropout": training_dropout([7, 11, 13], 0.5, 9, with_mask=True),
               **{name: FILTERED_RESIZES[name] for name in
                  ("antialias_cubic_a_exclude", "crop_cubic_extrapolated", "crop_antialias", "crop_3d")}}
     built = [Bundle(emit_model(m, c_workdir, name=f"{name}_asan"), f"{name}_asan") for name, m in models.items()]

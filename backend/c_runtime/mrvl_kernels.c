@@ -1694,6 +1694,69 @@ static void mrvl_resize_filtered_f32(const mrvl_resize_params *p, const float *x
     }
 }
 
+/* --- Training-mode Dropout ------------------------------------------------------------- */
+
+/* Matsumoto and Nishimura's Mersenne Twister MT19937, seeded and read as numpy's legacy
+ * RandomState does (np.random.seed(s); np.random.uniform), so that a seeded Dropout draws the
+ * mask ONNX's reference draws. */
+#define MRVL_MT_WORDS 624
+#define MRVL_MT_SHIFT 397
+
+typedef struct {
+    uint32_t word[MRVL_MT_WORDS];
+    int next; /* the next word to temper; MRVL_MT_WORDS: the state needs its twist */
+} mrvl_mt19937;
+
+/* Knuth's multiplicative initialisation (init_genrand), numpy's seeding for an integer seed. */
+static void mt19937_seed(mrvl_mt19937 *mt, uint32_t seed)
+{
+    mt->word[0] = seed;
+    for (uint32_t i = 1; i < MRVL_MT_WORDS; i++)
+        mt->word[i] = 1812433253u * (mt->word[i - 1] ^ (mt->word[i - 1] >> 30)) + i;
+    mt->next = MRVL_MT_WORDS;
+}
+
+static uint32_t mt19937_next(mrvl_mt19937 *mt)
+{
+    if (mt->next == MRVL_MT_WORDS) {
+        /* The twist in place: words past i are still the old ones, those before the new. */
+        for (int i = 0; i < MRVL_MT_WORDS; i++) {
+            uint32_t y = (mt->word[i] & 0x80000000u) | (mt->word[(i + 1) % MRVL_MT_WORDS] & 0x7fffffffu);
+            mt->word[i] = mt->word[(i + MRVL_MT_SHIFT) % MRVL_MT_WORDS] ^ (y >> 1) ^ (y & 1u ? 0x9908b0dfu : 0u);
+        }
+        mt->next = 0;
+    }
+    uint32_t y = mt->word[mt->next++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+}
+
+/* A double in [0, 1) with 53 random bits from two draws, the first giving the high 27. */
+static double mt19937_double(mrvl_mt19937 *mt)
+{
+    uint32_t high = mt19937_next(mt) >> 5;
+    uint32_t low = mt19937_next(mt) >> 6;
+    return ((double)high * 67108864.0 + (double)low) / 9007199254740992.0;
+}
+
+/* y = x * mask / (1 - ratio) over `count` elements, the mask drawn as ONNX's reference draws
+ * it: element i kept when the i-th uniform double of MT19937(seed) is >= ratio. `mask` (bool,
+ * one byte) may be NULL. A dropped element is x * 0, as the reference's product (NaN for an
+ * infinite x). */
+static void mrvl_dropout_f32(int64_t count, float ratio, uint32_t seed, const float *x, float *y, uint8_t *mask)
+{
+    mrvl_mt19937 mt;
+    float scale = 1.0f / (1.0f - ratio);
+    mt19937_seed(&mt, seed);
+    for (int64_t i = 0; i < count; i++) {
+        int keep = mt19937_double(&mt) >= (double)ratio;
+        y[i] = x[i] * (keep ? scale : 0.0f);
+        if (mask) mask[i] = (uint8_t)keep;
+    }
+}
+
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif

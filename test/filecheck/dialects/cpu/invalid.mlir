@@ -149,6 +149,30 @@ func.func @pool_result_shape(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x2x3xf32> {
 
 // -----
 
+// CHECK: Operation does not verify: 'ratio' must be in [0, 1), got 1.0
+func.func @dropout_ratio(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %y = cpu.dropout %x {ratio = 1.0 : f32, seed = 0 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'seed' must be in [0, 2^32), got -1
+func.func @dropout_seed(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %y = cpu.dropout %x {ratio = 0.5 : f32, seed = -1 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'mask' must have shape [3, 4], got [4, 3]
+func.func @dropout_mask(%x: tensor<3x4xf32>) -> tensor<4x3xi1> {
+  %y, %m = cpu.dropout %x {ratio = 0.5 : f32, seed = 0 : i64} : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<4x3xi1>)
+  func.return %m : tensor<4x3xi1>
+}
+
+// -----
+
 // CHECK: Operation does not verify: only a max pool has an 'indices' result, got kind 'average'
 func.func @pool_average_indices(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xi64> {
   %y, %i = cpu.pool average %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 0 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>)

@@ -107,6 +107,20 @@ func.func @normalise_pool_reduce(%x: tensor<1x8x4x4xf32>, %s: tensor<4x4xf32>, %
 
 // -----
 
+// Training-mode dropout, with and without its mask.
+// CHECK-LABEL: func.func @dropout(
+// CHECK-NEXT:    %d, %dm = cpu.dropout %x {ratio = 2.500000e-01 : f32, seed = 4294967295 : i64} : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>)
+// CHECK-NEXT:    %d2 = cpu.dropout %x {ratio = 0.000000e+00 : f32, seed = 0 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    func.return %d, %dm, %d2
+// GENERIC:       "cpu.dropout"(%x) <{ratio = 2.500000e-01 : f32, seed = 4294967295 : i64}> : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>)
+func.func @dropout(%x: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>, tensor<3x4xf32>) {
+  %d, %dm = cpu.dropout %x {ratio = 0.25 : f32, seed = 4294967295 : i64} : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>)
+  %d2 = cpu.dropout %x {ratio = 0.0 : f32, seed = 0 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  func.return %d, %dm, %d2 : tensor<3x4xf32>, tensor<3x4xi1>, tensor<3x4xf32>
+}
+
+// -----
+
 // A max pool with its indices (ONNX MaxPool's Indices) and their storage order.
 // CHECK-LABEL: func.func @pool_indices(
 // CHECK-NEXT:    %mp, %mi = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 1 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>)
