@@ -1659,9 +1659,11 @@ static void mrvl_resize_filtered_f32(const mrvl_resize_params *p, const float *x
     for (int d = 0; d + 2 < r; d++) planes *= p->in_shape[d];
     /* An extrapolated output index is marked by a first source index of -1. */
     for (int64_t i = 0; i < oh; i++)
-        if (!resize_filter_taps(p, r - 2, i, start_h, taps_h, idx_h + i * taps_h, w_h + i * taps_h)) idx_h[i * taps_h] = -1;
+        if (!resize_filter_taps(p, r - 2, i, start_h, taps_h, idx_h + i * taps_h, w_h + i * taps_h))
+            idx_h[i * taps_h] = -1;
     for (int64_t j = 0; j < ow; j++)
-        if (!resize_filter_taps(p, r - 1, j, start_w, taps_w, idx_w + j * taps_w, w_w + j * taps_w)) idx_w[j * taps_w] = -1;
+        if (!resize_filter_taps(p, r - 1, j, start_w, taps_w, idx_w + j * taps_w, w_w + j * taps_w))
+            idx_w[j * taps_w] = -1;
     for (int64_t pl = 0; pl < planes; pl++) {
         const float *in = x + pl * h * w;
         float *out = y + pl * oh * ow;
