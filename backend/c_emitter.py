@@ -119,6 +119,21 @@ def depthwise_scratch_floats(op: "cpu.ConvOp") -> int:
     return strides[2] * rows[0] * rows[1] * width + kernel[2]
 
 
+def resize_is_filtered(op: cpu.ResizeOp) -> bool:
+    """Whether a linear or cubic resize takes mrvl_resize_filtered_f32 (antialias,
+    tf_crop_and_resize) rather than the fixed 2- and 4-tap kernels."""
+    return op.mode.data != cpu.ResizeMode.NEAREST and (op.antialias.value.data or op.roi is not None)
+
+
+def resize_filter_taps(op: cpu.ResizeOp, scale: float) -> int:
+    """Taps per output element along a dim of `scale` in mrvl_resize_filtered_f32
+    (resize_filter_start of mrvl_kernels.c): the filter's support, 1 linear or 2 cubic,
+    stretched by 1/scale on a shrinking dim with antialias, on both sides."""
+    support = 2.0 if op.mode.data == cpu.ResizeMode.CUBIC else 1.0
+    stretch = scale if op.antialias.value.data and scale < 1.0 else 1.0
+    return 2 - 2 * (math.floor(-support / stretch) + 1)
+
+
 ALIGN = 64
 """Alignment (bytes) of the workspace, of every tensor in it and of every weight in the blob."""
 WEIGHTS_MAGIC = b"MRVLWTS1"
@@ -497,6 +512,11 @@ class CEmitter:
         if isinstance(op, cpu.MatmulOp):
             m, k, n, batches = self.matmul_dims(op)
             return 4 * gemm_pack_floats(m * batches, n, k, contiguous_a=True)
+        if isinstance(op, cpu.ResizeOp) and resize_is_filtered(op):
+            (h, w), (oh, ow) = _shape(op.input)[-2:], _shape(op.output)[-2:]
+            scales = list(op.scales.get_values())[-2:]
+            taps_h, taps_w = (resize_filter_taps(op, scale) for scale in scales)
+            return 4 * (3 * (oh * taps_h + ow * taps_w) + oh * w)
         return 0
 
     @emit.register
@@ -597,6 +617,14 @@ class CEmitter:
         return [f"mrvl_hard_swish_f32({math.prod(_shape(op.output))}, {x[0]}, {y[0]});"]
 
     @emit.register
+    def _(self, op: cpu.DropoutOp, x: list[str], y: list[str]) -> list[str]:
+        if op.input.type.element_type != f32:  # type: ignore[attr-defined]
+            raise self.unsupported(op, f"on {op.input.type} (float32 only)")
+        mask = y[1] if op.mask is not None else "NULL"
+        return [f"mrvl_dropout_f32({math.prod(_shape(op.output))}, {_c_float(op.ratio.value.data)}, "
+                f"{op.seed.value.data}u, {x[0]}, {y[0]}, {mask});"]
+
+    @emit.register
     def _(self, op: cpu.CastOp, x: list[str], y: list[str]) -> list[str]:
         count = math.prod(_shape(op.output))
         return [f"mrvl_cast({count}, {_ctype(op.input).code}, {x[0]}, {_ctype(op.output).code}, {y[0]});"]
@@ -625,7 +653,9 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.PoolOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
+        for value in (op.input, op.output):
+            if value.type.element_type != f32:  # type: ignore[attr-defined]
+                raise self.unsupported(op, f"on {value.type} (float32 only)")
         xs, ys = _shape(op.input), _shape(op.output)
         rank = len(xs) - 2
         if rank > SPATIAL:
@@ -639,6 +669,10 @@ class CEmitter:
             fields[key] = _array([fill] * lead + list(values))
         fields |= dict(is_max=int(op.kind.data == cpu.PoolKind.MAX),
                        count_include_pad=int(op.count_include_pad.value.data))
+        if op.indices is not None:
+            column_major = op.storage_order.value.data  # type: ignore[union-attr]
+            return [*self.params("mrvl_pool_params", fields),
+                    f"mrvl_max_pool_indices_f32(&p, {column_major}, {x[0]}, {y[0]}, {y[1]});"]
         return [*self.params("mrvl_pool_params", fields), f"mrvl_pool_f32(&p, {x[0]}, {y[0]});"]
 
     @emit.register
@@ -650,13 +684,15 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.ReduceOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
+        suffix = {f32: "f32", f64: "f64"}.get(op.input.type.element_type)  # type: ignore[attr-defined]
+        if suffix is None:
+            raise self.unsupported(op, f"on {op.input.type} (float32 and float64 only)")
         s, axes = _shape(op.input), set(op.axes.get_values())
         kept = tuple(1 if i in axes else d for i, d in enumerate(s))
         out_stride = [0 if i in axes else st for i, st in enumerate(_contiguous(kept))]
         count = math.prod(s[i] for i in axes)
         return [f"static const int64_t shape[] = {_array(s or [0])}, out_stride[] = {_array(out_stride or [0])};",
-                f"mrvl_reduce_f32(MRVL_REDUCE_{op.kind.data.name}, {len(s)}, shape, out_stride, "
+                f"mrvl_reduce_{suffix}(MRVL_REDUCE_{op.kind.data.name}, {len(s)}, shape, out_stride, "
                 f"{math.prod(kept)}, {count}, {x[0]}, {y[0]});"]
 
     def copy_nd(self, shape, src: str, src_stride, dst: str, dst_stride, elem: int, op: Operation) -> list[str]:
@@ -750,12 +786,15 @@ class CEmitter:
     def _(self, op: cpu.ResizeOp, x: list[str], y: list[str]) -> list[str]:
         s, out, scales = _shape(op.input), _shape(op.output), list(op.scales.get_values())
         mode = op.mode.data
+        cropping = op.roi is not None
         if len(s) > MAX_RANK or not s:
             raise self.unsupported(op, f"of rank {len(s)}")
         if mode != cpu.ResizeMode.NEAREST:
             self.require_f32(op, f"{mode} ")
             if s[:-2] != out[:-2] or len(s) < 2:
                 raise self.unsupported(op, f"{mode} over other than the last two dims")
+        elif cropping:
+            raise self.unsupported(op, "nearest with tf_crop_and_resize")
         fields = dict(rank=len(s), in_shape=_array(s), out_shape=_array(out),
                       scale="{" + ", ".join(_c_float(v) for v in scales) + "}",
                       mode=f"MRVL_RESIZE_{mode.name}",
@@ -764,8 +803,22 @@ class CEmitter:
                           op.nearest_mode.data.name, f"MRVL_{op.nearest_mode.data.name}"),
                       cubic_coeff_a=_c_float(op.cubic_coeff_a.value.data),
                       exclude_outside=int(op.exclude_outside.value.data))
-        call = (f"mrvl_resize_f32(&p, {x[0]}, {y[0]});" if mode != cpu.ResizeMode.NEAREST
-                else f"mrvl_resize_nearest(&p, {x[0]}, {y[0]}, {_ctype(op.output).size});")
+        if cropping:
+            roi = list(op.roi.get_values())  # type: ignore[union-attr]
+            starts, ends = roi[:len(s)], roi[len(s):]
+            if any(a != 0.0 or b != 1.0 for a, b in zip(starts[:-2], ends[:-2])):
+                raise self.unsupported(op, "tf_crop_and_resize cropping other than the last two dims")
+            fields |= dict(roi_start="{" + ", ".join(_c_float(v) for v in starts) + "}",
+                           roi_end="{" + ", ".join(_c_float(v) for v in ends) + "}",
+                           extrapolation_value=_c_float(op.extrapolation_value.value.data))
+        if op.antialias.value.data:
+            fields["antialias"] = 1
+        if resize_is_filtered(op):
+            call = f"mrvl_resize_filtered_f32(&p, {x[0]}, {y[0]}, scratch);"
+        elif mode != cpu.ResizeMode.NEAREST:
+            call = f"mrvl_resize_f32(&p, {x[0]}, {y[0]});"
+        else:
+            call = f"mrvl_resize_nearest(&p, {x[0]}, {y[0]}, {_ctype(op.output).size});"
         return [*self.params("mrvl_resize_params", fields), call]
 
     @emit.register

@@ -56,6 +56,7 @@ from xdsl.irdl import (
     operand_def,
     opt_operand_def,
     opt_prop_def,
+    opt_result_def,
     prop_def,
     result_def,
     traits_def,
@@ -195,17 +196,16 @@ class ResizeMode(StrEnum):
 
 
 class CoordinateTransformationMode(StrEnum):
-    """How `cpu.resize` maps an output coordinate to an input one (ONNX's names and formulas).
-
-    ONNX's `tf_crop_and_resize` is not a kind: it needs a region of interest, and
-    `lower-to-cpu` rejects it.
-    """
+    """How `cpu.resize` maps an output coordinate to an input one (ONNX's names and formulas)."""
 
     HALF_PIXEL = auto()
     HALF_PIXEL_SYMMETRIC = auto()
     PYTORCH_HALF_PIXEL = auto()
     ALIGN_CORNERS = auto()
     ASYMMETRIC = auto()
+    TF_CROP_AND_RESIZE = auto()
+    """Samples the region of interest `roi` of the input; outside the input the result is
+    `extrapolation_value`."""
 
 
 class NearestMode(StrEnum):
@@ -745,6 +745,40 @@ class HardSwishOp(_SameTypeOp):
 
 
 @irdl_op_definition
+class DropoutOp(CpuOp):
+    """Training-mode Dropout: each element kept with probability 1 - `ratio` and scaled by
+    1 / (1 - ratio), or zeroed; the optional `mask` says which were kept.
+
+    The mask is drawn as ONNX's reference draws it: numpy's legacy generator (MT19937 seeded
+    with `seed`), one uniform double in [0, 1) per element in row-major order, the element
+    kept when it is >= ratio. The same seed gives the same mask on every run.
+
+        %y, %mask = cpu.dropout %x {ratio = 5.000000e-01 : f32, seed = 0 : i64}
+               : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>)
+    """
+
+    name = "cpu.dropout"
+
+    _T: ClassVar = VarConstraint("T", AnyTensorTypeConstr)
+    input = operand_def(_T)
+    output = result_def(_T)
+    mask = opt_result_def(TensorType.constr(i1))
+    ratio = prop_def(_FLOAT)
+    seed = prop_def(_INT)
+
+    assembly_format = "$input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        if self.mask is not None:
+            _check_shape("'mask'", shape_of(self.mask), shape_of(self.input))
+        ratio, seed = self.ratio.value.data, self.seed.value.data
+        if not 0.0 <= ratio < 1.0:
+            raise VerifyException(f"'ratio' must be in [0, 1), got {ratio}")
+        if not 0 <= seed < 2**32:
+            raise VerifyException(f"'seed' must be in [0, 2^32), got {seed}")
+
+
+@irdl_op_definition
 class WhereOp(CpuOp):
     """condition ? X : Y elementwise, all three broadcast as in numpy to the result's shape.
 
@@ -868,7 +902,7 @@ class BatchNormOp(CpuOp):
 
 
 @irdl_op_definition
-class PoolOp(_SameElementTypeOp):
+class PoolOp(CpuOp):
     """Max or average over windows of X (N, C, spatial...) per channel.
 
     The result type holds the output size, so ONNX's ceil_mode is already applied: a last
@@ -876,13 +910,24 @@ class PoolOp(_SameElementTypeOp):
     divides by the number of input elements in the window, padding included when
     `count_include_pad` is true.
 
+    A max pool may have a second result, `indices` (ONNX MaxPool's Indices): where each
+    maximum is, flattened over the whole input (N, C, spatial...), the spatial dims in
+    row-major order, or column-major with `storage_order` 1. `storage_order` is there exactly
+    when `indices` is.
+
         %y = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
                pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false}
                : (tensor<1x8x28x28xf32>) -> tensor<1x8x14x14xf32>
+        %y, %i = cpu.pool max %x {..., storage_order = 0 : i64}
+               : (tensor<1x8x28x28xf32>) -> (tensor<1x8x14x14xf32>, tensor<1x8x14x14xi64>)
     """
 
     name = "cpu.pool"
 
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    input = operand_def(TensorType.constr(_T))
+    output = result_def(TensorType.constr(_T))
+    indices = opt_result_def(TensorType.constr(i64))
     kind = prop_def(PoolKindAttr)
     kernel = prop_def(_INTS)
     strides = prop_def(_INTS)
@@ -890,11 +935,22 @@ class PoolOp(_SameElementTypeOp):
     """Padding at the beginning of each spatial dim, then at the end."""
     dilations = prop_def(_INTS)
     count_include_pad = prop_def(BoolAttr)
+    storage_order = opt_prop_def(_INT)
+    """0: `indices` row-major over the spatial dims, 1: column-major."""
 
     assembly_format = "$kind $input " + _FUNCTIONAL
 
     def verify_params(self) -> None:
         x, y = shape_of(self.input), shape_of(self.output)
+        if (self.indices is None) != (self.storage_order is None):
+            raise VerifyException("'storage_order' must be given exactly when there is an 'indices' result")
+        if self.indices is not None:
+            if self.kind.data != PoolKind.MAX:
+                raise VerifyException(f"only a max pool has an 'indices' result, got kind '{self.kind.data}'")
+            _check_shape("'indices'", shape_of(self.indices), y)
+            order = self.storage_order.value.data  # type: ignore[union-attr]
+            if order not in (0, 1):
+                raise VerifyException(f"'storage_order' must be 0 or 1, got {order}")
         n = len(x) - 2
         if n < 1:
             raise VerifyException(f"'X' must be (N, C, spatial...) with a spatial dim, got shape {list(x)}")
@@ -1162,10 +1218,14 @@ class ResizeOp(_SameElementTypeOp):
     """Resamples X to the result's shape; `scales` (output over input, per dim) drive the
     coordinate mapping, as in ONNX Resize.
 
+    `antialias` (linear and cubic only) stretches the filter by 1/scale where a dim shrinks.
+    `roi` (starts of every dim, then ends, as fractions of the input) is there exactly with
+    coordinate_transformation_mode tf_crop_and_resize.
+
         %y = cpu.resize nearest %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>,
                coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>,
                nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32,
-               exclude_outside = false, extrapolation_value = 0.0 : f32}
+               exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false}
                : (tensor<1x16x24x24xf32>) -> tensor<1x16x48x48xf32>
     """
 
@@ -1178,6 +1238,8 @@ class ResizeOp(_SameElementTypeOp):
     cubic_coeff_a = prop_def(_FLOAT)
     exclude_outside = prop_def(BoolAttr)
     extrapolation_value = prop_def(_FLOAT)
+    antialias = prop_def(BoolAttr)
+    roi = opt_prop_def(_FLOATS)
 
     assembly_format = "$mode $input " + _FUNCTIONAL
 
@@ -1187,6 +1249,13 @@ class ResizeOp(_SameElementTypeOp):
         _check_count("scales", scales, len(x), "one per input dim")
         if not all(s > 0 for s in scales):
             raise VerifyException(f"'scales' must be positive, got {list(scales)}")
+        if self.antialias.value.data and self.mode.data == ResizeMode.NEAREST:
+            raise VerifyException("'antialias' needs mode linear or cubic, got nearest")
+        cropping = self.coordinate_transformation_mode.data == CoordinateTransformationMode.TF_CROP_AND_RESIZE
+        if cropping != (self.roi is not None):
+            raise VerifyException("'roi' must be given exactly with coordinate_transformation_mode tf_crop_and_resize")
+        if self.roi is not None:
+            _check_count("roi", self.roi.get_values(), 2 * len(x), "starts then ends, per input dim")
         if len(y) != len(x):
             raise VerifyException(f"the result must have the input's rank {len(x)}, got {list(y)}")
 
@@ -1242,6 +1311,7 @@ CPU = Dialect(
         LeakyReluOp,
         HardSigmoidOp,
         HardSwishOp,
+        DropoutOp,
         WhereOp,
         CastOp,
         SoftmaxOp,

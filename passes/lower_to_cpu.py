@@ -3,13 +3,14 @@
 Every `graph` op outside an accelerator subgraph (`mrvl.subgraph`) becomes the `cpu` op of
 its family, with each parameter resolved: defaults filled in, negative axes made
 non-negative, `auto_pad` turned into pads, and constant operands that are parameters
-(Slice starts/ends/axes/steps, Pad pads/value, Resize scales/sizes, Clip min/max, ReduceX
-axes) read from their `graph.constant` into properties. Operands that only restate the
-static result type (Reshape's shape, Squeeze/Unsqueeze axes, Expand's shape, Split's
-split) are dropped unread. `graph.constant` stays; Identity and Dropout become their input.
-Then epilogues fold into the conv before them when they are all its result is used for, so
-the output is written once: a BatchNormalization (into the weights, at compile time), a
-residual Add (the conv's `residual`), a Relu or Clip (its clamp).
+(Slice starts/ends/axes/steps, Pad pads/value, Resize scales/sizes/roi, Clip min/max,
+ReduceX axes, Dropout ratio/training_mode) read from their `graph.constant` into
+properties. Operands that only restate the static result type (Reshape's shape,
+Squeeze/Unsqueeze axes, Expand's shape, Split's split) are dropped unread. `graph.constant`
+stays; Identity and inference-mode Dropout become their input. Then epilogues fold into the
+conv before them when they are all its result is used for, so the output is written once: a
+BatchNormalization (into the weights, at compile time), a residual Add (the conv's
+`residual`), a Relu or Clip (its clamp).
 
 Errors name the ONNX node, as `node 'topk1' (TopK): no host kernel for TopK`.
 """
@@ -271,7 +272,9 @@ class GraphOpLowering(RewritePattern):
 
 class IdentityLikeIsItsInput(GraphOpLowering):
     """Identity, and Dropout at inference (or with ratio 0), pass their input on; Dropout's
-    mask is then all true."""
+    mask is then all true. A training-mode Dropout with a seed -> cpu.dropout, whose mask is
+    the one ONNX's reference draws (numpy's generator with that seed); without a seed the
+    mask would be random, and there is no host kernel for it."""
 
     ops = (g.IdentityOp, g.DropoutOp)
 
@@ -280,8 +283,20 @@ class IdentityLikeIsItsInput(GraphOpLowering):
             self.replace(op, rewriter, [], [op.operands[0]])
             return
         training = any(constant_ints(op, op.training_mode, "training_mode") or [])
-        if training and constant_scalar(op, op.ratio, "ratio") != 0:
-            raise no_host_kernel(op, " in training mode (its mask is random)")
+        ratio = constant_scalar(op, op.ratio, "ratio")
+        ratio = 0.5 if ratio is None else ratio
+        if training and ratio != 0:
+            if op.seed is None:
+                raise no_host_kernel(op, " in training mode without a 'seed' (its mask would be random)")
+            seed = op.seed.value.data
+            if not 0 <= seed < 2**32:
+                raise node_error(op, f"'seed' must be in [0, 2^32) (numpy's generator takes no other), got {seed}")
+            if not 0 <= ratio < 1:
+                raise node_error(op, f"'ratio' must be in [0, 1), got {ratio}")
+            results = [op.output.type] + ([op.mask.type] if op.mask is not None and op.mask.uses else [])
+            dropout = create(cpu.DropoutOp, [op.data], results, ratio=float_attr(ratio), seed=int_attr(seed))
+            self.replace(op, rewriter, [dropout], list(dropout.results))
+            return
         new_ops: list[Operation] = []
         if op.mask is not None and op.mask.uses:
             new_ops.append(scalar_constant(True, i1))
@@ -646,7 +661,8 @@ class BatchNormalizationToCpuBatchNorm(GraphOpLowering):
 
 
 class PoolToCpuPool(GraphOpLowering):
-    """MaxPool and AveragePool -> cpu.pool <kind> (MaxPool's Indices must be unused)."""
+    """MaxPool and AveragePool -> cpu.pool <kind>; a MaxPool whose Indices are used gets the
+    `indices` result and its storage_order."""
 
     ops = (g.MaxPoolOp, g.AveragePoolOp)
 
@@ -654,13 +670,20 @@ class PoolToCpuPool(GraphOpLowering):
         kernel = optional_ints(op.kernel_shape, [])
         strides, dilations, pads = window_params(op, kernel, shape_of(op.X)[2:])
         average = isinstance(op, g.AveragePoolOp)
+        results, extra = [op.Y.type], {}
+        if isinstance(op, g.MaxPoolOp) and op.Indices is not None and op.Indices.uses:
+            order = op.storage_order.value.data
+            if order not in (0, 1):
+                raise node_error(op, f"'storage_order' must be 0 (row-major) or 1 (column-major), got {order}")
+            results.append(op.Indices.type)
+            extra["storage_order"] = int_attr(order)
         pool = create(
-            cpu.PoolOp, [op.X], [op.Y.type],
+            cpu.PoolOp, [op.X], results,
             kind=cpu.PoolKindAttr(PoolKind.AVERAGE if average else PoolKind.MAX),
             kernel=ints(kernel), strides=ints(strides), pads=ints(pads), dilations=ints(dilations),
-            count_include_pad=bool_attr(average and op.count_include_pad.value.data),
+            count_include_pad=bool_attr(average and op.count_include_pad.value.data), **extra,
         )
-        self.replace(op, rewriter, [pool])
+        self.replace(op, rewriter, [pool], list(pool.results))
 
 
 class GlobalPoolToCpuGlobalPool(GraphOpLowering):
@@ -802,13 +825,16 @@ class PadToCpuPad(GraphOpLowering):
 
 class ResizeToCpuResize(GraphOpLowering):
     """Resize -> cpu.resize <mode> with one scale per dim, from the constant scales, or
-    computed from the constant sizes (output over input, with keep_aspect_ratio_policy)."""
+    computed from the constant sizes (output over input, with keep_aspect_ratio_policy); with
+    tf_crop_and_resize, the region of interest of every dim from the constant roi (0 to 1 on
+    the dims `axes` leaves out). antialias is for linear and cubic only, as ONNX's
+    reference and onnxruntime have it."""
 
     ops = (g.ResizeOp,)
 
     def lower(self, op: g.ResizeOp, rewriter: PatternRewriter) -> None:
-        if op.antialias.value.data:
-            raise no_host_kernel(op, " with antialias")
+        if op.antialias.value.data and op.mode.data not in ("linear", "cubic"):
+            raise node_error(op, f"antialias needs mode 'linear' or 'cubic', got '{op.mode.data}'")
         dims = shape_of(op.X)
         axes = [normalized_axis(op, a, len(dims), "axes") for a in optional_ints(op.axes, range(len(dims)))]
         given_scales = constant_operand(op, op.scales, "scales")
@@ -829,17 +855,32 @@ class ResizeToCpuResize(GraphOpLowering):
         scales = [1.0] * len(dims)
         for axis, ratio in zip(axes, ratios):
             scales[axis] = float(np.float32(ratio))
+        mode = enum_property(op, cpu.ResizeModeAttr, "mode")
+        coordinate_mode = enum_property(op, cpu.CoordinateTransformationModeAttr, "coordinate_transformation_mode")
+        extra = {}
+        if coordinate_mode.data == cpu.CoordinateTransformationMode.TF_CROP_AND_RESIZE:
+            given_roi = constant_operand(op, op.roi, "roi")
+            if given_roi is None or given_roi.size != 2 * len(axes):
+                count = 0 if given_roi is None else given_roi.size
+                raise node_error(
+                    op, f"'roi' must have 2 values per resized axis ({2 * len(axes)}) with "
+                        f"tf_crop_and_resize, got {count}")
+            values = [float(v) for v in given_roi.reshape(-1)]
+            roi = [0.0] * len(dims) + [1.0] * len(dims)
+            for i, axis in enumerate(axes):
+                roi[axis], roi[len(dims) + axis] = values[i], values[len(axes) + i]
+            extra["roi"] = DenseArrayBase.from_list(f32, roi)
         resize = create(
             cpu.ResizeOp, [op.X], [op.Y.type],
             scales=DenseArrayBase.from_list(f32, scales),
-            mode=enum_property(op, cpu.ResizeModeAttr, "mode"),
-            coordinate_transformation_mode=enum_property(
-                op, cpu.CoordinateTransformationModeAttr, "coordinate_transformation_mode"
-            ),
+            mode=mode,
+            coordinate_transformation_mode=coordinate_mode,
             nearest_mode=enum_property(op, cpu.NearestModeAttr, "nearest_mode"),
             cubic_coeff_a=op.cubic_coeff_a,
             exclude_outside=bool_attr(op.exclude_outside.value.data),
             extrapolation_value=op.extrapolation_value,
+            antialias=bool_attr(op.antialias.value.data),
+            **extra,
         )
         self.replace(op, rewriter, [resize])
 

@@ -1,9 +1,12 @@
-"""Host C kernels beyond 2-d float32: 3-d conv, conv_transpose and pools, cubic resize (every
-coordinate transformation mode, cubic_coeff_a, exclude_outside), casts between the float
-types (round to nearest even), and arithmetic on int32, int64 and float64; one single-op
-model each, built with gcc -Werror and compared with onnxruntime. Where onnxruntime has no
-kernel (3-d cubic resize, PRelu and Erf on these types, int64 Relu, any bfloat16 tensor at
-its Python interface) the reference is ONNX's own evaluator, or numpy for casts."""
+"""Host C kernels beyond 2-d float32: 3-d conv, conv_transpose and pools, MaxPool's Indices,
+cubic resize (every coordinate transformation mode, cubic_coeff_a, exclude_outside),
+antialiased and cropping (tf_crop_and_resize) resize, casts between the float types (round
+to nearest even), arithmetic on int32, int64 and float64, float64 reductions and seeded
+training-mode Dropout; one single-op model each, built with gcc -Werror and compared with
+onnxruntime. Where onnxruntime has no kernel or differs from ONNX's reference (3-d cubic and
+linear resize, cubic tf_crop_and_resize, PRelu and Erf on these types, int64 Relu, any
+bfloat16 tensor at its Python interface, Dropout's random mask) the reference is ONNX's own
+evaluator, or numpy for casts and the mask."""
 
 from pathlib import Path
 
@@ -13,7 +16,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
-from test_c_backend import (GCC, _w, c_workdir, check, compile_model, random_inputs, reference,  # noqa: F401
+from test_c_backend import (GCC, _i64, _w, c_workdir, check, compile_model, random_inputs, reference,  # noqa: F401
                             single_op)
 
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
@@ -181,3 +184,191 @@ def test_unary_on_other_types(op_type: str, dtype: type, c_workdir: Path) -> Non
     # onnxruntime's double Tanh and the evaluator's Erf are only float-accurate.
     rtol = 1e-7 if op_type in ("Tanh", "Erf") else 1e-12
     np.testing.assert_allclose(got, expected, rtol=rtol, atol=1e-14)
+
+
+# --- MaxPool's Indices -------------------------------------------------------------------------
+
+
+def max_pool_with_indices(shape: list[int], **attrs) -> onnx.ModelProto:
+    """A MaxPool whose Values and Indices are both graph outputs."""
+    node = helper.make_node("MaxPool", ["x"], ["y", "indices"], name="the_maxpool", **attrs)
+    graph = helper.make_graph([node], "maxpool", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                               helper.make_tensor_value_info("indices", TensorProto.INT64, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)], ir_version=8)
+
+
+MAX_POOL_INDICES = {
+    "2d": ([2, 3, 7, 6], dict(kernel_shape=[3, 2], strides=[2, 1], pads=[1, 0, 1, 1])),
+    "2d_column_major": ([2, 3, 7, 6], dict(kernel_shape=[3, 2], strides=[2, 1], pads=[1, 0, 1, 1], storage_order=1)),
+    "2d_dilations_ceil": ([1, 2, 9, 8], dict(kernel_shape=[2, 3], strides=[2, 2], dilations=[2, 1], ceil_mode=1)),
+    "1d": ([2, 2, 11], dict(kernel_shape=[3], strides=[2], pads=[1, 1])),
+    "3d": ([2, 2, 5, 4, 6], dict(kernel_shape=[2, 3, 2], strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 1])),
+    "3d_column_major": ([2, 2, 5, 4, 6], dict(kernel_shape=[2, 2, 3], strides=[1, 2, 2], pads=[0, 1, 1, 1, 0, 1],
+                                              storage_order=1)),
+}
+
+
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+@pytest.mark.parametrize("name", sorted(MAX_POOL_INDICES))
+def test_max_pool_indices_match_onnxruntime(name: str, ties: bool, c_workdir: Path) -> None:
+    """Indices flattened over the whole input (so batch and channel count), in either storage
+    order; with ties (values rounded to a few levels) the first maximum of a window wins."""
+    shape, attrs = MAX_POOL_INDICES[name]
+    model = max_pool_with_indices(shape, **attrs)
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    if ties:
+        x = np.round(x).astype(np.float32)
+    rc, (values, indices) = compile_model(model, c_workdir).run({"x": x})
+    assert rc == 0
+    expected_values, expected_indices = reference(model, {"x": x})
+    np.testing.assert_array_equal(values, expected_values)
+    assert indices.dtype == np.int64
+    np.testing.assert_array_equal(indices, expected_indices)
+    if not attrs.get("storage_order"):
+        np.testing.assert_array_equal(x.reshape(-1)[indices], values)
+
+
+# --- float64 reductions ------------------------------------------------------------------------
+
+REDUCE_OPS = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+              "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"]
+
+
+def float64_reduce(op_type: str, keepdims: int) -> tuple[onnx.ModelProto, np.ndarray]:
+    """A reduction of a (3, 4, 5) double over axes 0 and 2, and an input whose float32 sums
+    would be off by far more than the tolerance (a 1e8 offset and small parts)."""
+    rng = np.random.default_rng(6)
+    x = rng.uniform(0.5, 2.0, [3, 4, 5]) + (1e8 if op_type in ("ReduceSum", "ReduceMean", "ReduceMax") else 0.0)
+    if op_type == "ReduceLogSumExp":
+        x = x + 700.0  # exp beyond float32's range, within double's
+    node = helper.make_node(op_type, ["x", "axes"], ["y"], name="the_reduce", keepdims=keepdims)
+    graph = helper.make_graph([node], "reduce", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, [3, 4, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)],
+                              [onnx.numpy_helper.from_array(np.array([0, 2], np.int64), "axes")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8), x
+
+
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("op_type", REDUCE_OPS)
+def test_float64_reduce_matches_onnxruntime(op_type: str, keepdims: int, c_workdir: Path) -> None:
+    """Every reduction on doubles, in double precision."""
+    model, x = float64_reduce(op_type, keepdims)
+    got, expected = run_typed(model, c_workdir, {"x": x})
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, expected, rtol=1e-13)
+
+
+# --- Antialiased and cropping Resize -----------------------------------------------------------
+
+
+def resize_model(shape: list[int], roi: list[float] | None = None, scales: list[float] | None = None,
+                 sizes: list[int] | None = None, **attrs) -> onnx.ModelProto:
+    """A Resize (opset 19) of a graph input with constant roi, scales or sizes."""
+    initializers = [onnx.numpy_helper.from_array(np.array(roi or [], np.float32), "roi")]
+    names = ["x", "roi", ""]
+    if scales is not None:
+        initializers.append(_scales(scales))
+        names[2] = "sc"
+    if sizes is not None:
+        initializers.append(_i64("sz", sizes))
+        names.append("sz")
+    node = helper.make_node("Resize", names, ["y"], name="the_resize", **attrs)
+    graph = helper.make_graph([node], "resize", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=9)
+
+
+CROP = dict(coordinate_transformation_mode="tf_crop_and_resize")
+FILTERED_RESIZES = {
+    "antialias_linear": resize_model([2, 3, 9, 11], scales=[1, 1, 0.6, 0.35], mode="linear", antialias=1),
+    "antialias_linear_up_down": resize_model([1, 2, 6, 13], scales=[1, 1, 1.5, 0.4], mode="linear", antialias=1),
+    "antialias_linear_align_corners": resize_model([1, 2, 10, 9], sizes=[1, 2, 4, 5], mode="linear", antialias=1,
+                                                   coordinate_transformation_mode="align_corners"),
+    "antialias_linear_asymmetric": resize_model([1, 2, 10, 9], scales=[1, 1, 0.5, 0.25], mode="linear", antialias=1,
+                                                coordinate_transformation_mode="asymmetric"),
+    "antialias_cubic": resize_model([2, 3, 9, 11], scales=[1, 1, 0.45, 0.7], mode="cubic", antialias=1),
+    "antialias_cubic_a_exclude": resize_model([1, 2, 12, 10], scales=[1, 1, 0.3, 0.8], mode="cubic", antialias=1,
+                                              cubic_coeff_a=-0.5, exclude_outside=1),
+    "antialias_cubic_pytorch_to_1": resize_model([1, 2, 12, 10], sizes=[1, 2, 5, 1], mode="cubic", antialias=1,
+                                                 coordinate_transformation_mode="pytorch_half_pixel"),
+    "crop_linear": resize_model([2, 3, 7, 8], roi=[0, 0, 0.1, 0.3, 1, 1, 0.8, 0.9], sizes=[2, 3, 5, 6],
+                                mode="linear", **CROP),
+    "crop_linear_extrapolated": resize_model([2, 3, 7, 8], roi=[0, 0, -0.2, 0.5, 1, 1, 0.7, 1.4], sizes=[2, 3, 6, 4],
+                                             mode="linear", extrapolation_value=-3.5, **CROP),
+    "crop_cubic_extrapolated": resize_model([1, 2, 9, 8], roi=[0, 0, 0.2, -0.1, 1, 1, 0.9, 1.2],
+                                            scales=[1, 1, 1.5, 0.75], mode="cubic", extrapolation_value=2.0, **CROP),
+    "crop_axes_reversed": resize_model([1, 2, 9, 8], roi=[0.6, 0.1, 0.2, 0.95], sizes=[4, 7], axes=[3, 2],
+                                       mode="linear", **CROP),
+    "crop_to_one_row": resize_model([1, 2, 9, 8], roi=[0, 0, 0.2, 0.4, 1, 1, 0.8, 0.6], sizes=[1, 2, 1, 3],
+                                    mode="linear", **CROP),
+    "crop_antialias": resize_model([1, 2, 12, 13], roi=[0, 0, 0.1, 0.2, 1, 1, 0.9, 0.7], sizes=[1, 2, 4, 3],
+                                   mode="linear", antialias=1, **CROP),
+    "crop_3d": resize_model([3, 9, 8], roi=[0, 0.2, 0.4, 1, 0.8, 0.6], sizes=[3, 4, 5], mode="linear", **CROP),
+}
+ONE_REFERENCE = {
+    "antialias_cubic_pytorch_to_1": ("onnxruntime", "ONNX's reference maps an output of size 1 to -0.5, the spec "
+                                                    "and onnxruntime to 0"),
+    "crop_cubic_extrapolated": ("onnx", "onnxruntime's cubic tf_crop_and_resize differs from ONNX's reference"),
+    "crop_3d": ("onnx", "onnxruntime's linear Resize takes 2-d and 4-d inputs"),
+}
+"""Cases checked against one reference only, and why."""
+
+
+@pytest.mark.parametrize("name", sorted(FILTERED_RESIZES))
+def test_filtered_resize_matches(name: str, c_workdir: Path) -> None:
+    """Antialias (the filter stretched over every input element a shrinking dim covers) and
+    tf_crop_and_resize (roi, extrapolation_value) against onnxruntime and ONNX's reference."""
+    model = FILTERED_RESIZES[name]
+    inputs = random_inputs(model, 13)
+    rc, (got,) = compile_model(model, c_workdir).run(inputs)
+    assert rc == 0
+    only = ONE_REFERENCE.get(name, ("",))[0]
+    if only != "onnxruntime":
+        (expected,) = ReferenceEvaluator(model).run(None, inputs)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+    if only != "onnx":
+        (expected,) = reference(model, inputs)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+# --- Training-mode Dropout ---------------------------------------------------------------------
+
+
+def training_dropout(shape: list[int], ratio: float, seed: int, with_mask: bool) -> onnx.ModelProto:
+    """A training-mode Dropout (ratio and training_mode constant) with a seed."""
+    outputs = ["y", "mask"] if with_mask else ["y"]
+    node = helper.make_node("Dropout", ["x", "ratio", "training"], outputs, name="the_dropout", seed=seed)
+    graph = helper.make_graph(
+        [node], "dropout", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+        + ([helper.make_tensor_value_info("mask", TensorProto.BOOL, None)] if with_mask else []),
+        [onnx.numpy_helper.from_array(np.array(ratio, np.float32), "ratio"),
+         onnx.numpy_helper.from_array(np.array(True), "training")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.parametrize("ratio,seed,with_mask", [(0.5, 0, True), (0.75, 0, False), (0.1, 12345, True),
+                                                  (0.3, 2**32 - 1, True), (0.9, 7, False)])
+def test_seeded_training_dropout_matches_onnx_reference(ratio: float, seed: int, with_mask: bool,
+                                                        c_workdir: Path) -> None:
+    """The mask is numpy's legacy MT19937 stream for the seed (np.random.RandomState(seed)
+    .uniform(0, 1, shape) >= ratio), as ONNX's reference draws it, over enough elements for
+    several twists of the generator's state (312 elements each); the kept elements are scaled
+    by 1 / (1 - ratio); every run draws the same mask."""
+    shape = [7, 11, 13]
+    model = training_dropout(shape, ratio, seed, with_mask)
+    x = np.random.default_rng(8).standard_normal(shape).astype(np.float32)
+    built = compile_model(model, c_workdir)
+    rc, got = built.run({"x": x})
+    assert rc == 0
+    expected = ReferenceEvaluator(model).run(None, {"x": x})
+    mask = np.random.RandomState(seed).uniform(0, 1, shape) >= np.float32(ratio)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-6, atol=0)
+    np.testing.assert_allclose(got[0], np.where(mask, x / np.float32(1 - ratio), 0), rtol=1e-6, atol=0)
+    if with_mask:
+        assert got[1].dtype == np.bool_
+        np.testing.assert_array_equal(got[1], expected[1])
+        np.testing.assert_array_equal(got[1], mask)
+    rc, again = built.run({"x": x})
+    np.testing.assert_array_equal(again[0], got[0])

@@ -11,8 +11,11 @@ import numpy as np
 import onnx
 import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
+from onnx.reference import ReferenceEvaluator
 from test_c_backend import (GCC, SINGLE_OPS, Bundle, build_program, c_workdir, emit_model,  # noqa: F401
-                            reference, run_program)
+                            random_inputs, reference, run_program)
+from test_c_kernels_coverage import (FILTERED_RESIZES, MAX_POOL_INDICES, float64_reduce, max_pool_with_indices,
+                                     training_dropout)
 
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
@@ -37,6 +40,29 @@ def test_zoo_model_is_clean_under_sanitizers(name: str, zoo_dir: Path, c_workdir
     (outputs,) = run_program(program, [built], [inputs], env=env)
     for got, expected in zip(outputs, reference(model, inputs)):
         np.testing.assert_allclose(got, expected.reshape(got.shape), rtol=1e-4, atol=1e-5)
+
+
+def test_new_kernels_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:
+    """MaxPool's Indices, the filtered Resize (its tap tables and row plane in scratch),
+    float64 reductions and seeded training-mode Dropout, linked into one sanitized program,
+    match ONNX's reference."""
+    if not _sanitizers_link(tmp_path):
+        pytest.skip("gcc cannot link -fsanitize=address,undefined here")
+    reduce_model, reduce_input = float64_reduce("ReduceLogSumExp", 0)
+    models = {"pool_indices": max_pool_with_indices(*MAX_POOL_INDICES["3d_column_major"][:1],
+                                                    **MAX_POOL_INDICES["3d_column_major"][1]),
+              "reduce_f64": reduce_model,
+              "dropout": training_dropout([7, 11, 13], 0.5, 9, with_mask=True),
+              **{name: FILTERED_RESIZES[name] for name in
+                 ("antialias_cubic_a_exclude", "crop_cubic_extrapolated", "crop_antialias", "crop_3d")}}
+    built = [Bundle(emit_model(m, c_workdir, name=f"{name}_asan"), f"{name}_asan") for name, m in models.items()]
+    inputs = [random_inputs(m, 2) for m in models.values()]
+    inputs[1] = {"x": reduce_input}
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
+    outputs = run_program(build_program(built, tmp_path, SANITIZE), built, inputs, env=env)
+    for model, values, got in zip(models.values(), inputs, outputs):
+        for g, expected in zip(got, ReferenceEvaluator(model).run(None, values)):
+            np.testing.assert_allclose(g, expected.reshape(g.shape), rtol=1e-4, atol=1e-5)
 
 
 def test_sanitizers_catch_an_overrun(c_workdir: Path, tmp_path: Path) -> None:

@@ -743,6 +743,48 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
     }
 }
 
+/* MaxPool with its Indices: the max of each window of x (n, c, in), as mrvl_pool_f32 takes it
+ * (NaN never wins), into y, and where it is into `indices`, flattened over the whole input
+ * (n, c, in) as ONNX says: the spatial dims row-major, or column-major with `column_major`
+ * (storage_order 1). The first of equal maxima wins; a window with no number above -infinity
+ * points at its first element, one wholly in the padding at -1. */
+static void mrvl_max_pool_indices_f32(const mrvl_pool_params *p, int column_major, const float *x, float *y,
+                                      int64_t *indices)
+{
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pb = p->pad_begin;
+    int64_t plane = volume3(in), out_plane = volume3(out);
+    /* The index steps of z, y and x (the kernel's depth, height, width). */
+    int64_t step_z = column_major ? 1 : in[1] * in[2], step_y = column_major ? in[0] : in[2];
+    int64_t step_x = column_major ? in[0] * in[1] : 1;
+    for (int64_t nc = 0; nc < p->n * p->c; nc++) {
+        const float *src = x + nc * plane;
+        for (int64_t o = 0; o < out_plane; o++) {
+            int64_t oz = o / (out[1] * out[2]), oy = o / out[2] % out[1], ox = o % out[2];
+            float best = -INFINITY;
+            int64_t where = -1;
+            for (int64_t kz = 0; kz < k[0]; kz++) {
+                int64_t iz = oz * s[0] - pb[0] + kz * d[0];
+                if (iz < 0 || iz >= in[0]) continue;
+                for (int64_t ky = 0; ky < k[1]; ky++) {
+                    int64_t iy = oy * s[1] - pb[1] + ky * d[1];
+                    if (iy < 0 || iy >= in[1]) continue;
+                    for (int64_t kx = 0; kx < k[2]; kx++) {
+                        int64_t ix = ox * s[2] - pb[2] + kx * d[2];
+                        if (ix < 0 || ix >= in[2]) continue;
+                        float v = src[(iz * in[1] + iy) * in[2] + ix];
+                        if (v > best || where < 0) {
+                            where = nc * plane + iz * step_z + iy * step_y + ix * step_x;
+                            best = v > best ? v : best;
+                        }
+                    }
+                }
+            }
+            y[nc * out_plane + o] = best;
+            indices[nc * out_plane + o] = where;
+        }
+    }
+}
+
 /* Max or average of each of `rows` rows of `size` elements: 16 running maxima or partial
  * sums per row, so the loop vectorises without reassociating a lane's sum, then added up
  * in double. */
@@ -1242,6 +1284,46 @@ static void mrvl_reduce_f32(int kind, int rank, const int64_t *shape, const int6
     }
 }
 
+/* mrvl_reduce_f32 on doubles: each kind in double arithmetic and double libm functions. */
+static void mrvl_reduce_f64(int kind, int rank, const int64_t *shape, const int64_t *out_stride, int64_t out_count,
+                            int64_t count, const double *x, double *y)
+{
+    double init = kind == MRVL_REDUCE_MAX ? -INFINITY
+                  : kind == MRVL_REDUCE_MIN ? INFINITY
+                  : kind == MRVL_REDUCE_PROD ? 1.0 : 0.0;
+    int64_t idx[MRVL_MAX_RANK] = {0}, total = 1, o = 0;
+    for (int64_t i = 0; i < out_count; i++) y[i] = init;
+    for (int d = 0; d < rank; d++) total *= shape[d];
+    for (int64_t i = 0; i < total; i++) {
+        double v = x[i], acc = y[o];
+        switch (kind) {
+        case MRVL_REDUCE_MAX: acc = v > acc ? v : acc; break;
+        case MRVL_REDUCE_MIN: acc = v < acc ? v : acc; break;
+        case MRVL_REDUCE_PROD: acc *= v; break;
+        case MRVL_REDUCE_L1: acc += fabs(v); break;
+        case MRVL_REDUCE_L2: case MRVL_REDUCE_SUM_SQUARE: acc += v * v; break;
+        case MRVL_REDUCE_LOG_SUM_EXP: acc += exp(v); break;
+        default: acc += v; break;
+        }
+        y[o] = acc;
+        for (int d = rank - 1; d >= 0; d--) {
+            idx[d]++;
+            o += out_stride[d];
+            if (idx[d] < shape[d]) break;
+            o -= out_stride[d] * shape[d];
+            idx[d] = 0;
+        }
+    }
+    for (int64_t i = 0; i < out_count; i++) {
+        switch (kind) {
+        case MRVL_REDUCE_MEAN: y[i] /= (double)count; break;
+        case MRVL_REDUCE_L2: y[i] = sqrt(y[i]); break;
+        case MRVL_REDUCE_LOG_SUM: case MRVL_REDUCE_LOG_SUM_EXP: y[i] = log(y[i]); break;
+        default: break;
+        }
+    }
+}
+
 /* --- Data movement ---------------------------------------------------------------- */
 
 /* dst[i] = src[i] over `shape`, each side with its own strides (elements). */
@@ -1525,6 +1607,195 @@ static void mrvl_resize_f32(const mrvl_resize_params *p, const float *x, float *
                 out[i * ow + j] = top * (1.0f - th) + bottom * th;
             }
         }
+    }
+}
+
+/* --- Filtered resize: antialias and tf_crop_and_resize ------------------------------------ */
+
+/* The filter's scale along dim d: a linear or cubic filter is stretched by 1/scale when
+ * antialiasing a shrinking dim, so that every input element contributes. */
+static double resize_filter_scale(const mrvl_resize_params *p, int d)
+{
+    return p->antialias && p->scale[d] < 1.0f ? (double)p->scale[d] : 1.0;
+}
+
+/* The first tap's offset from an output element's left neighbour along dim d: the taps are
+ * offsets start .. 1 - start, 2 - 2 * start of them, covering the filter's support (1 linear,
+ * 2 cubic) stretched by 1/filter scale (the C emitter reserves scratch by the same rule:
+ * backend/c_emitter.py resize_filter_taps). */
+static int64_t resize_filter_start(const mrvl_resize_params *p, int d)
+{
+    double support = p->mode == MRVL_RESIZE_CUBIC ? 2.0 : 1.0;
+    return (int64_t)floor(-support / resize_filter_scale(p, d)) + 1;
+}
+
+/* The source coordinate of output index o along dim d, in double, into *x; 0 when it falls
+ * outside the input under tf_crop_and_resize (the result is then extrapolation_value). As in
+ * ONNX's reference, the crop's resized length is scale * in, and a length of 1 samples the
+ * middle of the region of interest. */
+static int resize_filter_coordinate(const mrvl_resize_params *p, int d, int64_t o, double *x)
+{
+    int64_t in = p->in_shape[d];
+    if (p->coordinate_mode != MRVL_TF_CROP_AND_RESIZE) {
+        *x = resize_coordinate(p->coordinate_mode, o, p->scale[d], in, p->out_shape[d]);
+        return 1;
+    }
+    double start = p->roi_start[d], span = ((double)p->roi_end[d] - start) * (double)(in - 1);
+    float length = p->scale[d] * (float)in;
+    *x = start * (double)(in - 1) + (length == 1.0f ? span / 2.0 : (double)o * span / ((double)length - 1.0));
+    return *x >= 0.0 && *x <= (double)(in - 1);
+}
+
+/* The `taps` source indices of output index o along dim d (clamped to the input: ONNX pads
+ * with edge values) into idx and their weights into w, the first tap `start` from the left
+ * neighbour of the source coordinate (the nearest index below it, or the one below an integer
+ * coordinate, which so sits at offset 1); 0 when o is extrapolated. Weights are the linear or
+ * cubic filter at each tap's distance times the filter scale; antialias renormalises them to
+ * sum 1, exclude_outside drops the taps outside the input and renormalises the rest. */
+static int resize_filter_taps(const mrvl_resize_params *p, int d, int64_t o, int64_t start, int64_t taps,
+                              int64_t *idx, float *w)
+{
+    double x, s = resize_filter_scale(p, d), a = p->cubic_coeff_a, sum = 0.0, inside = 0.0;
+    int64_t in = p->in_shape[d];
+    if (!resize_filter_coordinate(p, d, o, &x)) return 0;
+    double left = ceil(x) - 1.0, ratio = x - left;
+    for (int64_t i = 0; i < taps; i++) {
+        double u = fabs(((double)(start + i) - ratio) * s), v;
+        if (p->mode == MRVL_RESIZE_CUBIC)
+            v = u <= 1.0 ? ((a + 2.0) * u - (a + 3.0)) * u * u + 1.0
+                         : (u < 2.0 ? ((a * u - 5.0 * a) * u + 8.0 * a) * u - 4.0 * a : 0.0);
+        else
+            v = u < 1.0 ? 1.0 - u : 0.0;
+        int64_t j = (int64_t)left + start + i;
+        int outside = j < 0 || j >= in;
+        if (p->exclude_outside && outside) v = 0.0;
+        idx[i] = j < 0 ? 0 : (j >= in ? in - 1 : j);
+        w[i] = (float)v;
+        sum += v;
+        inside += outside ? 0.0 : v;
+    }
+    double norm = p->exclude_outside ? inside : (p->antialias ? sum : 1.0);
+    if (norm != 0.0 && norm != 1.0)
+        for (int64_t i = 0; i < taps; i++) w[i] = (float)((double)w[i] / norm);
+    return 1;
+}
+
+/* Linear or cubic over the last two dims (rank >= 2) as a separable filter, for what the
+ * fixed 2- and 4-tap kernels do not do: antialias (taps over the whole stretched support)
+ * and tf_crop_and_resize (a region of interest, extrapolation_value outside the input). Each
+ * dim's taps are tabulated once into `scratch`, then per plane the rows are filtered into a
+ * scratch plane (out-height x width) and its columns into the result. `scratch`: 3 * (oh *
+ * taps_h + ow * taps_w) + oh * w floats (two per int64 index). */
+static void mrvl_resize_filtered_f32(const mrvl_resize_params *p, const float *x, float *y, float *scratch)
+{
+    int r = p->rank;
+    int64_t h = p->in_shape[r - 2], w = p->in_shape[r - 1], oh = p->out_shape[r - 2], ow = p->out_shape[r - 1];
+    int64_t start_h = resize_filter_start(p, r - 2), start_w = resize_filter_start(p, r - 1);
+    int64_t taps_h = 2 - 2 * start_h, taps_w = 2 - 2 * start_w, planes = 1;
+    int64_t *idx_h = (int64_t *)(void *)scratch, *idx_w = idx_h + oh * taps_h;
+    float *w_h = (float *)(void *)(idx_w + ow * taps_w), *w_w = w_h + oh * taps_h, *rows = w_w + ow * taps_w;
+    float fill = p->extrapolation_value;
+    if (oh == 0 || ow == 0) return;
+    for (int d = 0; d + 2 < r; d++) planes *= p->in_shape[d];
+    /* An extrapolated output index is marked by a first source index of -1. */
+    for (int64_t i = 0; i < oh; i++)
+        if (!resize_filter_taps(p, r - 2, i, start_h, taps_h, idx_h + i * taps_h, w_h + i * taps_h))
+            idx_h[i * taps_h] = -1;
+    for (int64_t j = 0; j < ow; j++)
+        if (!resize_filter_taps(p, r - 1, j, start_w, taps_w, idx_w + j * taps_w, w_w + j * taps_w))
+            idx_w[j * taps_w] = -1;
+    for (int64_t pl = 0; pl < planes; pl++) {
+        const float *in = x + pl * h * w;
+        float *out = y + pl * oh * ow;
+        for (int64_t i = 0; i < oh; i++) {
+            const int64_t *src = idx_h + i * taps_h;
+            const float *weight = w_h + i * taps_h;
+            float *row = rows + i * w;
+            if (src[0] < 0) continue;
+            for (int64_t c = 0; c < w; c++) row[c] = 0.0f;
+            for (int64_t a = 0; a < taps_h; a++) {
+                const float *line = in + src[a] * w;
+                float wa = weight[a];
+                for (int64_t c = 0; c < w; c++) row[c] += wa * line[c];
+            }
+        }
+        for (int64_t i = 0; i < oh; i++) {
+            const float *row = rows + i * w;
+            for (int64_t j = 0; j < ow; j++) {
+                const int64_t *src = idx_w + j * taps_w;
+                const float *weight = w_w + j * taps_w;
+                float acc = 0.0f;
+                if (idx_h[i * taps_h] < 0 || src[0] < 0) {
+                    out[i * ow + j] = fill;
+                    continue;
+                }
+                for (int64_t b = 0; b < taps_w; b++) acc += weight[b] * row[src[b]];
+                out[i * ow + j] = acc;
+            }
+        }
+    }
+}
+
+/* --- Training-mode Dropout ------------------------------------------------------------- */
+
+/* Matsumoto and Nishimura's Mersenne Twister MT19937, seeded and read as numpy's legacy
+ * RandomState does (np.random.seed(s); np.random.uniform), so that a seeded Dropout draws the
+ * mask ONNX's reference draws. */
+#define MRVL_MT_WORDS 624
+#define MRVL_MT_SHIFT 397
+
+typedef struct {
+    uint32_t word[MRVL_MT_WORDS];
+    int next; /* the next word to temper; MRVL_MT_WORDS: the state needs its twist */
+} mrvl_mt19937;
+
+/* Knuth's multiplicative initialisation (init_genrand), numpy's seeding for an integer seed. */
+static void mt19937_seed(mrvl_mt19937 *mt, uint32_t seed)
+{
+    mt->word[0] = seed;
+    for (uint32_t i = 1; i < MRVL_MT_WORDS; i++)
+        mt->word[i] = 1812433253u * (mt->word[i - 1] ^ (mt->word[i - 1] >> 30)) + i;
+    mt->next = MRVL_MT_WORDS;
+}
+
+static uint32_t mt19937_next(mrvl_mt19937 *mt)
+{
+    if (mt->next == MRVL_MT_WORDS) {
+        /* The twist in place: words past i are still the old ones, those before the new. */
+        for (int i = 0; i < MRVL_MT_WORDS; i++) {
+            uint32_t y = (mt->word[i] & 0x80000000u) | (mt->word[(i + 1) % MRVL_MT_WORDS] & 0x7fffffffu);
+            mt->word[i] = mt->word[(i + MRVL_MT_SHIFT) % MRVL_MT_WORDS] ^ (y >> 1) ^ (y & 1u ? 0x9908b0dfu : 0u);
+        }
+        mt->next = 0;
+    }
+    uint32_t y = mt->word[mt->next++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+}
+
+/* A double in [0, 1) with 53 random bits from two draws, the first giving the high 27. */
+static double mt19937_double(mrvl_mt19937 *mt)
+{
+    uint32_t high = mt19937_next(mt) >> 5;
+    uint32_t low = mt19937_next(mt) >> 6;
+    return ((double)high * 67108864.0 + (double)low) / 9007199254740992.0;
+}
+
+/* y = x * mask / (1 - ratio) over `count` elements, the mask drawn as ONNX's reference draws
+ * it: element i kept when the i-th uniform double of MT19937(seed) is >= ratio. `mask` (bool,
+ * one byte) may be NULL. A dropped element is x * 0, as the reference's product (NaN for an
+ * infinite x). */
+static void mrvl_dropout_f32(int64_t count, float ratio, uint32_t seed, const float *x, float *y, uint8_t *mask)
+{
+    mrvl_mt19937 mt;
+    float scale = 1.0f / (1.0f - ratio);
+    mt19937_seed(&mt, seed);
+    for (int64_t i = 0; i < count; i++) {
+        int keep = mt19937_double(&mt) >= (double)ratio;
+        y[i] = x[i] * (keep ? scale : 0.0f);
+        if (mask) mask[i] = (uint8_t)keep;
     }
 }
 

@@ -47,7 +47,8 @@ enum mrvl_reduce_kind {
 };
 enum mrvl_pad_mode { MRVL_PAD_CONSTANT, MRVL_PAD_REFLECT, MRVL_PAD_EDGE, MRVL_PAD_WRAP };
 enum mrvl_coordinate_mode {
-    MRVL_HALF_PIXEL, MRVL_HALF_PIXEL_SYMMETRIC, MRVL_PYTORCH_HALF_PIXEL, MRVL_ALIGN_CORNERS, MRVL_ASYMMETRIC
+    MRVL_HALF_PIXEL, MRVL_HALF_PIXEL_SYMMETRIC, MRVL_PYTORCH_HALF_PIXEL, MRVL_ALIGN_CORNERS, MRVL_ASYMMETRIC,
+    MRVL_TF_CROP_AND_RESIZE
 };
 enum mrvl_nearest_mode { MRVL_ROUND_PREFER_FLOOR, MRVL_ROUND_PREFER_CEIL, MRVL_NEAREST_FLOOR, MRVL_NEAREST_CEIL };
 /* Element types of mrvl_cast. */
@@ -113,6 +114,9 @@ typedef struct {
     int coordinate_mode, nearest_mode;
     float cubic_coeff_a;
     int exclude_outside;       /* cubic: taps outside the input get weight 0, the rest renormalised */
+    int antialias;             /* linear, cubic: the filter stretched by 1/scale on a shrinking dim */
+    float roi_start[MRVL_MAX_RANK], roi_end[MRVL_MAX_RANK]; /* tf_crop_and_resize: fractions of the input */
+    float extrapolation_value; /* tf_crop_and_resize: the result where the source is outside the input */
 } mrvl_resize_params;
 
 #ifdef __cplusplus

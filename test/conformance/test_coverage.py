@@ -13,12 +13,7 @@ from conformance.runner import CRASH_STAGES, PATHS, runs_on
 from passes.lower_to_cpu import host_kernel_op_types
 
 MIN_FLOAT32_PASS_RATE = 0.9
-BELOW_TARGET = {
-    "MaxPool": "the Indices output: no C kernel yet (16 of 18)",
-    "Dropout": "training mode draws a random mask, which no implementation reproduces (8 of 12)",
-    "ReduceLogSumExp": "its _expanded case reduces in float64: no float64 reduce kernel yet (1 of 2)",
-    "Resize": "antialias and tf_crop_and_resize: no C kernel yet (31 of 39)",
-}
+BELOW_TARGET: dict[str, str] = {}
 """Operators with a host kernel whose float32 cases pass below the target, and why; checked
 both ways, so an operator that reaches the target must come off."""
 

@@ -1,6 +1,5 @@
-// Outputs the host kernels do not compute (MaxPool's Indices, LayerNormalization's Mean
-// and InvStdDev, Dropout's mask) may exist as long as nothing uses them.
-// (lower-to-cpu-used-output.mlir: the error when one is used.)
+// Optional outputs nothing uses (MaxPool's Indices, LayerNormalization's Mean and
+// InvStdDev, Dropout's mask) are not computed.
 // RUN: mrvl-opt %s -p lower-to-cpu | filecheck %s
 
 // CHECK-LABEL: func.func @unused_outputs(

@@ -165,6 +165,54 @@ func.func @pool_result_shape(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x2x3xf32> {
 
 // -----
 
+// CHECK: Operation does not verify: 'ratio' must be in [0, 1), got 1.0
+func.func @dropout_ratio(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %y = cpu.dropout %x {ratio = 1.0 : f32, seed = 0 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'seed' must be in [0, 2^32), got -1
+func.func @dropout_seed(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %y = cpu.dropout %x {ratio = 0.5 : f32, seed = -1 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'mask' must have shape [3, 4], got [4, 3]
+func.func @dropout_mask(%x: tensor<3x4xf32>) -> tensor<4x3xi1> {
+  %y, %m = cpu.dropout %x {ratio = 0.5 : f32, seed = 0 : i64} : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<4x3xi1>)
+  func.return %m : tensor<4x3xi1>
+}
+
+// -----
+
+// CHECK: Operation does not verify: only a max pool has an 'indices' result, got kind 'average'
+func.func @pool_average_indices(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xi64> {
+  %y, %i = cpu.pool average %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 0 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>)
+  func.return %i : tensor<1x8x2x2xi64>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'storage_order' must be given exactly when there is an 'indices' result
+func.func @pool_storage_order_alone(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xf32> {
+  %y = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 0 : i64} : (tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xf32>
+  func.return %y : tensor<1x8x2x2xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'indices' must have shape [1, 8, 2, 2], got [1, 8, 4]
+func.func @pool_indices_shape(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4xi64> {
+  %y, %i = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 1 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x4xi64>)
+  func.return %i : tensor<1x8x4xi64>
+}
+
+// -----
+
 // CHECK: Operation does not verify: the result must have shape [1, 8, 1, 1], got [1, 8]
 func.func @global_pool_result(%x: tensor<1x8x7x7xf32>) -> tensor<1x8xf32> {
   %y = cpu.global_pool average %x : (tensor<1x8x7x7xf32>) -> tensor<1x8xf32>
@@ -246,9 +294,41 @@ func.func @pad_count(%x: tensor<2x8xf32>) -> tensor<2x10xf32> {
 
 // -----
 
+// CHECK: Operation does not verify: 'antialias' needs mode linear or cubic, got nearest
+func.func @resize_antialias_nearest(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %y = cpu.resize nearest %x {scales = array<f32: 1.0, 0.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = true} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'roi' must be given exactly with coordinate_transformation_mode tf_crop_and_resize
+func.func @resize_crop_without_roi(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %y = cpu.resize linear %x {scales = array<f32: 1.0, 0.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode tf_crop_and_resize>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'roi' must be given exactly with coordinate_transformation_mode tf_crop_and_resize
+func.func @resize_roi_without_crop(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %y = cpu.resize linear %x {scales = array<f32: 1.0, 0.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode half_pixel>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false, roi = array<f32: 0.0, 0.0, 1.0, 1.0>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'roi' must have 4 values (starts then ends, per input dim), got 2: [0.0, 1.0]
+func.func @resize_roi_count(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %y = cpu.resize linear %x {scales = array<f32: 1.0, 0.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode tf_crop_and_resize>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false, roi = array<f32: 0.0, 1.0>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// -----
+
 // CHECK: Operation does not verify: 'scales' must be positive, got [1.0, 0.0]
 func.func @resize_scales(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
-  %y = cpu.resize nearest %x {scales = array<f32: 1.0, 0.0>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %y = cpu.resize nearest %x {scales = array<f32: 1.0, 0.0>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false} : (tensor<2x8xf32>) -> tensor<2x8xf32>
   func.return %y : tensor<2x8xf32>
 }
 

@@ -122,6 +122,44 @@ func.func @normalise_pool_reduce(%x: tensor<1x8x4x4xf32>, %s: tensor<4x4xf32>, %
 
 // -----
 
+// Training-mode dropout, with and without its mask.
+// CHECK-LABEL: func.func @dropout(
+// CHECK-NEXT:    %d, %dm = cpu.dropout %x {ratio = 2.500000e-01 : f32, seed = 4294967295 : i64} : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>)
+// CHECK-NEXT:    %d2 = cpu.dropout %x {ratio = 0.000000e+00 : f32, seed = 0 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    func.return %d, %dm, %d2
+// GENERIC:       "cpu.dropout"(%x) <{ratio = 2.500000e-01 : f32, seed = 4294967295 : i64}> : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>)
+func.func @dropout(%x: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>, tensor<3x4xf32>) {
+  %d, %dm = cpu.dropout %x {ratio = 0.25 : f32, seed = 4294967295 : i64} : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>)
+  %d2 = cpu.dropout %x {ratio = 0.0 : f32, seed = 0 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  func.return %d, %dm, %d2 : tensor<3x4xf32>, tensor<3x4xi1>, tensor<3x4xf32>
+}
+
+// -----
+
+// A max pool with its indices (ONNX MaxPool's Indices) and their storage order.
+// CHECK-LABEL: func.func @pool_indices(
+// CHECK-NEXT:    %mp, %mi = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 1 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>)
+// CHECK-NEXT:    func.return %mp, %mi
+// GENERIC:       "cpu.pool"(%x) <{kind = #cpu<pool_kind max>, {{.*}}, storage_order = 1 : i64}> : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>)
+func.func @pool_indices(%x: tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>) {
+  %mp, %mi = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 1 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>)
+  func.return %mp, %mi : tensor<1x8x2x2xf32>, tensor<1x8x2x2xi64>
+}
+
+// -----
+
+// A cropping, antialiased resize: roi has a start and an end per dim.
+// CHECK-LABEL: func.func @resize_crop(
+// CHECK-NEXT:    %rc = cpu.resize cubic %x {scales = array<f32: 1.000000e+00, 5.000000e-01>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode tf_crop_and_resize>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 2.500000e+00 : f32, antialias = true, roi = array<f32: 0.000000e+00, 2.500000e-01, 1.000000e+00, 7.500000e-01>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    func.return %rc
+// GENERIC:       "cpu.resize"(%x) <{{{.*}}antialias = true, roi = array<f32: 0.000000e+00, 2.500000e-01, 1.000000e+00, 7.500000e-01>}> : (tensor<2x8xf32>) -> tensor<2x4xf32>
+func.func @resize_crop(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %rc = cpu.resize cubic %x {scales = array<f32: 1.0, 0.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode tf_crop_and_resize>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 2.5 : f32, antialias = true, roi = array<f32: 0.0, 0.25, 1.0, 0.75>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  func.return %rc : tensor<2x4xf32>
+}
+
+// -----
+
 // Data movement; pad, resize and depth_to_space take their mode as a keyword. A slice
 // with a negative step may end at -1 (through index 0).
 // CHECK-LABEL: func.func @data_movement(
@@ -132,7 +170,7 @@ func.func @normalise_pool_reduce(%x: tensor<1x8x4x4xf32>, %s: tensor<4x4xf32>, %
 // CHECK-NEXT:    %a, %b = cpu.split %x {axis = 1 : i64, sizes = array<i64: 5, 3>} : (tensor<1x8x2x3xf32>) -> (tensor<1x5x2x3xf32>, tensor<1x3x2x3xf32>)
 // CHECK-NEXT:    %ga = cpu.gather %x, %i {axis = 1 : i64} : (tensor<1x8x2x3xf32>, tensor<2xi64>) -> tensor<1x2x2x3xf32>
 // CHECK-NEXT:    %pad = cpu.pad reflect %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, -1>, value = 0.000000e+00 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x3xf32>
-// CHECK-NEXT:    %rs = cpu.resize linear %x {scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode align_corners>, nearest_mode = #cpu<nearest_mode round_prefer_floor>, cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    %rs = cpu.resize linear %x {scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode align_corners>, nearest_mode = #cpu<nearest_mode round_prefer_floor>, cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, antialias = false} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x4xf32>
 // CHECK-NEXT:    %d2s = cpu.depth_to_space CRD %x {blocksize = 2 : i64} : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
 // CHECK-NEXT:    %ex = cpu.expand %i : (tensor<2xi64>) -> tensor<3x2xi64>
 // CHECK-NEXT:    func.return
@@ -148,7 +186,7 @@ func.func @data_movement(%x: tensor<1x8x2x3xf32>, %y: tensor<1x4x2x3xf32>, %i: t
   %a, %b = cpu.split %x {axis = 1 : i64, sizes = array<i64: 5, 3>} : (tensor<1x8x2x3xf32>) -> (tensor<1x5x2x3xf32>, tensor<1x3x2x3xf32>)
   %ga = cpu.gather %x, %i {axis = 1 : i64} : (tensor<1x8x2x3xf32>, tensor<2xi64>) -> tensor<1x2x2x3xf32>
   %pad = cpu.pad reflect %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, -1>, value = 0.0 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x3xf32>
-  %rs = cpu.resize linear %x {scales = array<f32: 1.0, 1.0, 2.0, 1.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode align_corners>, nearest_mode = #cpu<nearest_mode round_prefer_floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x4xf32>
+  %rs = cpu.resize linear %x {scales = array<f32: 1.0, 1.0, 2.0, 1.5>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode align_corners>, nearest_mode = #cpu<nearest_mode round_prefer_floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false} : (tensor<1x8x2x3xf32>) -> tensor<1x8x4x4xf32>
   %d2s = cpu.depth_to_space CRD %x {blocksize = 2 : i64} : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
   %ex = cpu.expand %i : (tensor<2xi64>) -> tensor<3x2xi64>
   func.return %tr, %sl, %a, %b, %ga, %pad, %rs, %d2s, %ex : tensor<1x2x3x8xf32>, tensor<1x36xf32>, tensor<1x5x2x3xf32>, tensor<1x3x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x8x4x3xf32>, tensor<1x8x4x4xf32>, tensor<1x2x4x6xf32>, tensor<3x2xi64>
