@@ -1243,86 +1243,51 @@ static void mrvl_batch_norm_f32(int64_t n, int64_t c, int64_t spatial, float eps
     }
 }
 
-/* x of `rank` dims `shape`; out_stride: the result's strides over x's dims, 0 on a
- * reduced dim; `count`: the elements reduced into each result. */
-static void mrvl_reduce_f32(int kind, int rank, const int64_t *shape, const int64_t *out_stride, int64_t out_count,
-                     int64_t count, const float *x, float *y)
-{
-    float init = kind == MRVL_REDUCE_MAX ? -INFINITY
-                 : kind == MRVL_REDUCE_MIN ? INFINITY
-                 : kind == MRVL_REDUCE_PROD ? 1.0f : 0.0f;
-    int64_t idx[MRVL_MAX_RANK] = {0}, total = 1, o = 0;
-    for (int64_t i = 0; i < out_count; i++) y[i] = init;
-    for (int d = 0; d < rank; d++) total *= shape[d];
-    for (int64_t i = 0; i < total; i++) {
-        float v = x[i], acc = y[o];
-        switch (kind) {
-        case MRVL_REDUCE_MAX: acc = v > acc ? v : acc; break;
-        case MRVL_REDUCE_MIN: acc = v < acc ? v : acc; break;
-        case MRVL_REDUCE_PROD: acc *= v; break;
-        case MRVL_REDUCE_L1: acc += fabsf(v); break;
-        case MRVL_REDUCE_L2: case MRVL_REDUCE_SUM_SQUARE: acc += v * v; break;
-        case MRVL_REDUCE_LOG_SUM_EXP: acc += expf(v); break;
-        default: acc += v; break;
-        }
-        y[o] = acc;
-        for (int d = rank - 1; d >= 0; d--) {
-            idx[d]++;
-            o += out_stride[d];
-            if (idx[d] < shape[d]) break;
-            o -= out_stride[d] * shape[d];
-            idx[d] = 0;
-        }
+/* NAME(kind, rank, shape, out_stride, out_count, count, x, y) on elements of type T with T's
+ * libm functions: x of `rank` dims `shape`; out_stride: the result's strides over x's dims,
+ * 0 on a reduced dim; `count`: the elements reduced into each result. */
+#define MRVL_DEFINE_REDUCE(NAME, T, ABS, EXP, SQRT, LOG)                                           \
+    static void NAME(int kind, int rank, const int64_t *shape, const int64_t *out_stride, int64_t out_count, \
+                     int64_t count, const T *x, T *y)                                              \
+    {                                                                                              \
+        T init = kind == MRVL_REDUCE_MAX ? (T)-INFINITY                                            \
+                 : kind == MRVL_REDUCE_MIN ? (T)INFINITY                                           \
+                 : kind == MRVL_REDUCE_PROD ? (T)1 : (T)0;                                         \
+        int64_t idx[MRVL_MAX_RANK] = {0}, total = 1, o = 0;                                        \
+        for (int64_t i = 0; i < out_count; i++) y[i] = init;                                       \
+        for (int d = 0; d < rank; d++) total *= shape[d];                                          \
+        for (int64_t i = 0; i < total; i++) {                                                      \
+            T v = x[i], acc = y[o];                                                                \
+            switch (kind) {                                                                        \
+            case MRVL_REDUCE_MAX: acc = v > acc ? v : acc; break;                                  \
+            case MRVL_REDUCE_MIN: acc = v < acc ? v : acc; break;                                  \
+            case MRVL_REDUCE_PROD: acc *= v; break;                                                \
+            case MRVL_REDUCE_L1: acc += ABS(v); break;                                             \
+            case MRVL_REDUCE_L2: case MRVL_REDUCE_SUM_SQUARE: acc += v * v; break;                 \
+            case MRVL_REDUCE_LOG_SUM_EXP: acc += EXP(v); break;                                    \
+            default: acc += v; break;                                                              \
+            }                                                                                      \
+            y[o] = acc;                                                                            \
+            for (int d = rank - 1; d >= 0; d--) {                                                  \
+                idx[d]++;                                                                          \
+                o += out_stride[d];                                                                \
+                if (idx[d] < shape[d]) break;                                                      \
+                o -= out_stride[d] * shape[d];                                                     \
+                idx[d] = 0;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+        for (int64_t i = 0; i < out_count; i++) {                                                  \
+            switch (kind) {                                                                        \
+            case MRVL_REDUCE_MEAN: y[i] /= (T)count; break;                                        \
+            case MRVL_REDUCE_L2: y[i] = SQRT(y[i]); break;                                         \
+            case MRVL_REDUCE_LOG_SUM: case MRVL_REDUCE_LOG_SUM_EXP: y[i] = LOG(y[i]); break;       \
+            default: break;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
     }
-    for (int64_t i = 0; i < out_count; i++) {
-        switch (kind) {
-        case MRVL_REDUCE_MEAN: y[i] /= (float)count; break;
-        case MRVL_REDUCE_L2: y[i] = sqrtf(y[i]); break;
-        case MRVL_REDUCE_LOG_SUM: case MRVL_REDUCE_LOG_SUM_EXP: y[i] = logf(y[i]); break;
-        default: break;
-        }
-    }
-}
 
-/* mrvl_reduce_f32 on doubles: each kind in double arithmetic and double libm functions. */
-static void mrvl_reduce_f64(int kind, int rank, const int64_t *shape, const int64_t *out_stride, int64_t out_count,
-                            int64_t count, const double *x, double *y)
-{
-    double init = kind == MRVL_REDUCE_MAX ? -INFINITY
-                  : kind == MRVL_REDUCE_MIN ? INFINITY
-                  : kind == MRVL_REDUCE_PROD ? 1.0 : 0.0;
-    int64_t idx[MRVL_MAX_RANK] = {0}, total = 1, o = 0;
-    for (int64_t i = 0; i < out_count; i++) y[i] = init;
-    for (int d = 0; d < rank; d++) total *= shape[d];
-    for (int64_t i = 0; i < total; i++) {
-        double v = x[i], acc = y[o];
-        switch (kind) {
-        case MRVL_REDUCE_MAX: acc = v > acc ? v : acc; break;
-        case MRVL_REDUCE_MIN: acc = v < acc ? v : acc; break;
-        case MRVL_REDUCE_PROD: acc *= v; break;
-        case MRVL_REDUCE_L1: acc += fabs(v); break;
-        case MRVL_REDUCE_L2: case MRVL_REDUCE_SUM_SQUARE: acc += v * v; break;
-        case MRVL_REDUCE_LOG_SUM_EXP: acc += exp(v); break;
-        default: acc += v; break;
-        }
-        y[o] = acc;
-        for (int d = rank - 1; d >= 0; d--) {
-            idx[d]++;
-            o += out_stride[d];
-            if (idx[d] < shape[d]) break;
-            o -= out_stride[d] * shape[d];
-            idx[d] = 0;
-        }
-    }
-    for (int64_t i = 0; i < out_count; i++) {
-        switch (kind) {
-        case MRVL_REDUCE_MEAN: y[i] /= (double)count; break;
-        case MRVL_REDUCE_L2: y[i] = sqrt(y[i]); break;
-        case MRVL_REDUCE_LOG_SUM: case MRVL_REDUCE_LOG_SUM_EXP: y[i] = log(y[i]); break;
-        default: break;
-        }
-    }
-}
+MRVL_DEFINE_REDUCE(mrvl_reduce_f32, float, fabsf, expf, sqrtf, logf)
+MRVL_DEFINE_REDUCE(mrvl_reduce_f64, double, fabs, exp, sqrt, log)
 
 /* --- Data movement ---------------------------------------------------------------- */
 
