@@ -2,6 +2,7 @@
 
     mrvl-run BUNDLE [--inputs in.npz | --fill-mode random] [--outputs out.npz]
              [--verify model.onnx] [--precision fp16|fp32] [--simulator auto|reference|mlsim] [--cc CC]
+             [--profile [--repeat N]]
 
 BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. Its
 `metadata.json` names the inputs, outputs, workspace and accelerator subgraphs.
@@ -17,7 +18,12 @@ BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. I
   outputs off by more than the tolerance (all host: rtol 1e-4, atol 1e-5; with accelerator
   subgraphs in fp16: 3% of the output's largest magnitude) make the run fail.
 
-`run_bundle(bundle, inputs)` is the same run from Python.
+- `--profile` builds the host C with per-op timing compiled in (`make PROFILE=1`, a build of
+  its own in the cache), runs the model once to warm up and then `--repeat` times (20), and
+  prints each op's mean time per run, slowest first, with the ONNX nodes it computes, as
+  `tvmc run --profile` does; an accelerator call's time is the simulator's.
+
+`run_bundle(bundle, inputs)` is the same run from Python, `profile_bundle` the profile.
 """
 
 import argparse
@@ -160,8 +166,9 @@ def _cpu_model() -> str:
         return ""
 
 
-def build(bundle: Bundle, cc: str | None = None) -> Path:
-    """The bundle's shared library, built with its Makefile unless the cache has it."""
+def build(bundle: Bundle, cc: str | None = None, profile: bool = False) -> Path:
+    """The bundle's shared library, built with its Makefile unless the cache has it; with
+    per-op timing compiled in when `profile`."""
     compiler = cc or os.environ.get("CC") or "cc"
     if shutil.which(compiler) is None:
         raise CompileError(compiler, "C compiler not found (name one with --cc or $CC)")
@@ -172,7 +179,7 @@ def build(bundle: Bundle, cc: str | None = None) -> Path:
     # The Makefile's ARCH_FLAGS default to -march=native: a library built on one machine is
     # for that machine's vector units, so its kind is part of the key.
     for part in (compiler, os.environ.get("CFLAGS", ""), os.environ.get("ARCH_FLAGS", "-march=native"),
-                 platform.machine(), _cpu_model()):
+                 platform.machine(), _cpu_model(), "profile" if profile else ""):
         key.update(part.encode() + b"\0")
     for source in sources:
         key.update(source.name.encode() + b"\0" + hashlib.sha256(source.read_bytes()).digest())
@@ -186,7 +193,8 @@ def build(bundle: Bundle, cc: str | None = None) -> Path:
         work.mkdir()
         for source in sources:
             shutil.copyfile(source, work / source.name)
-        done = subprocess.run(["make", "-s", f"CC={compiler}", bundle.library], cwd=work,
+        make = ["make", "-s", f"CC={compiler}", *(["PROFILE=1"] if profile else []), bundle.library]
+        done = subprocess.run(make, cwd=work,
                               capture_output=True, text=True, errors="replace", check=False)
         if done.returncode != 0 or not (work / bundle.library).is_file():
             lines = [line for line in done.stderr.splitlines() if "error" in line] or done.stderr.splitlines()
@@ -265,6 +273,23 @@ class HostProgram:
         if rc != 0:
             raise CompileError(bundle.weights.name, f"not loaded: {RUN_ERRORS.get(rc, f'error {rc}')}")
 
+    def _profile_function(self, name: str, restype) -> ctypes._CFuncPtr:  # type: ignore[name-defined]
+        try:
+            function = self.lib[f"{self.bundle.model}_profile_{name}"]
+        except AttributeError:
+            raise CompileError(f"{self.bundle.model}.c", "has no per-op timing: it was generated before "
+                               "mrvl-run --profile existed; compile the model again") from None
+        function.restype = restype
+        return function
+
+    def profile(self) -> list[tuple[str, int]]:
+        """Each op's label and total nanoseconds since `profile_reset` (a profiling build)."""
+        label, ns = self._profile_function("label", ctypes.c_char_p), self._profile_function("ns", ctypes.c_uint64)
+        return [(label(i).decode(), ns(i)) for i in range(self._profile_function("ops", ctypes.c_int)())]
+
+    def profile_reset(self) -> None:
+        self._profile_function("reset", None)()
+
     def run(self, inputs: Mapping[str, np.ndarray], mlip: MlipRunner) -> dict[str, np.ndarray]:
         arrays = [_input_array(t, inputs) for t in self.bundle.inputs]
         results = [np.zeros(t.shape, t.dtype) for t in self.bundle.outputs]
@@ -311,6 +336,48 @@ def run_bundle(
     with open_bundle(bundle) as opened:
         program = HostProgram(opened, build(opened, cc))
         return program.run(inputs, MlipRunner(opened, precision, SIMULATORS[simulator]))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class OpTime:
+    """One op of a profile: its place in `M_run`, what it computes, its mean time per run."""
+
+    index: int
+    label: str
+    seconds: float
+
+
+def profile_bundle(
+    bundle: str | Path, inputs: Mapping[str, np.ndarray], *, repeat: int = 20, precision: str = "fp16",
+    simulator: str = "auto", cc: str | None = None,
+) -> tuple[dict[str, np.ndarray], list[OpTime]]:
+    """Build the bundle with per-op timing (cached apart), run it once to warm up, then
+    `repeat` times; the last run's outputs and each op's mean time, in run order."""
+    with open_bundle(bundle) as opened:
+        program = HostProgram(opened, build(opened, cc, profile=True))
+        return _profile(program, inputs, MlipRunner(opened, precision, SIMULATORS[simulator]), repeat)  # type: ignore[arg-type]
+
+
+def _profile(program: "HostProgram", inputs: Mapping[str, np.ndarray], mlip: MlipRunner,
+             repeat: int) -> tuple[dict[str, np.ndarray], list[OpTime]]:
+    if repeat < 1:
+        raise CompileError("--repeat", f"must be at least 1, got {repeat}")
+    program.profile_reset()  # also checks, before running, that the build can profile
+    outputs = program.run(inputs, mlip)
+    program.profile_reset()
+    for _ in range(repeat):
+        outputs = program.run(inputs, mlip)
+    return outputs, [OpTime(i, label, ns / 1e9 / repeat) for i, (label, ns) in enumerate(program.profile())]
+
+
+def _profile_table(times: list[OpTime], repeat: int) -> list[str]:
+    total = sum(t.seconds for t in times)
+    lines = [f"profile over {repeat} run(s), slowest first:", f"  {'op':>4} {'time/run':>12} {'share':>6}  nodes"]
+    for t in sorted(times, key=lambda t: (-t.seconds, t.index)):
+        share = t.seconds / total if total else 0.0
+        lines.append(f"  {t.index:>4} {t.seconds * 1e6:>9.2f} us {share:>6.1%}  {t.label}")
+    lines.append(f"  {'':>4} {total * 1e6:>9.2f} us {1 if total else 0:>6.1%}  total")
+    return lines
 
 
 # --- Verification ---------------------------------------------------------------------
@@ -411,18 +478,27 @@ def main(args: Sequence[str] | None = None) -> int:
     parser.add_argument("--simulator", choices=tuple(SIMULATORS), default="auto",
                         help="what runs accelerator subgraphs: mrvl-mlsim if on PATH (auto), or always one")
     parser.add_argument("--cc", help="C compiler (default $CC, else cc)")
+    parser.add_argument("--profile", action="store_true", help="time every host op (a build with timing compiled in)")
+    parser.add_argument("--repeat", type=int, default=20, metavar="N", help="runs to average a profile over (20)")
     options = parser.parse_args(args)
     try:
         with open_bundle(options.bundle) as bundle:
             inputs = _load_inputs(options.inputs) if options.inputs else _fill(bundle, options.fill_mode)
-            program = HostProgram(bundle, build(bundle, options.cc))
             mlip = MlipRunner(bundle, options.precision, SIMULATORS[options.simulator])  # type: ignore[arg-type]
-            outputs = program.run(inputs, mlip)
+            if options.profile:
+                program = HostProgram(bundle, build(bundle, options.cc, profile=True))
+                outputs, times = _profile(program, inputs, mlip, options.repeat)
+            else:
+                outputs = HostProgram(bundle, build(bundle, options.cc)).run(inputs, mlip)
             where = "mrvl-mlsim" if mlip.mlsim else f"the reference simulator ({options.precision})"
             served = f"; {len(bundle.subgraphs)} accelerator subgraph(s) on {where}" if bundle.subgraphs else ""
             print(f"ran {bundle.model}{served}")
             for name, array in outputs.items():
                 print(_describe(name, array))
+            if options.profile:
+                print("\n".join(_profile_table(times, options.repeat)))
+                if bundle.subgraphs:
+                    print(f"(cpu.call_mlip: the time of {where}, not of MLIP)")
             if options.outputs:
                 _save_outputs(options.outputs, outputs)
             if options.verify:

@@ -16,7 +16,7 @@ from ir_helpers import ZOO_INPUT_SHAPES
 from onnx import TensorProto, helper
 
 from mrvl.opt import main as mrvl_opt
-from mrvl.run import build, main as mrvl_run, open_bundle, run_bundle
+from mrvl.run import build, main as mrvl_run, open_bundle, profile_bundle, run_bundle
 from test_mlip_simulator import _calls, tools  # noqa: F401 (fixture: fake mrvl-tmlc and mrvl-mlsim on PATH)
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None,
@@ -220,3 +220,51 @@ def test_mlsim_serves_subgraphs_when_on_path(bundles, zoo_dir, tools, monkeypatc
     assert "on the reference simulator (fp16)" in capsys.readouterr().out
     monkeypatch.setenv("FAKE_MLSIM_MODE", "fail")
     assert "mrvl-mlsim: exited with status 3: mlsim: out of simulated DDR" in _error([bundle], capsys)
+
+
+def test_profile_times_every_host_op(bundles, zoo_dir, capsys):
+    """--profile: one entry per op call of M_run, in run order, naming its ONNX nodes (the
+    accelerator calls too); the outputs are those of a plain run; the timed build compiles
+    warning-free."""
+    bundle = bundles["mobilenet_small", "partitioned"]
+    inputs = _inputs(zoo_dir / "mobilenet_small.onnx", "mobilenet_small")
+    outputs, times = profile_bundle(bundle, inputs, repeat=3, precision="fp32")
+    plain = run_bundle(bundle, inputs, precision="fp32")
+    assert outputs.keys() == plain.keys()
+    for name in plain:
+        np.testing.assert_array_equal(outputs[name], plain[name])
+    source = (bundle / json.loads((bundle / "metadata.json").read_text())["source"]).read_text()
+    assert len(times) == source.count("    rc = op_") and [t.index for t in times] == list(range(len(times)))
+    assert sum(t.label.endswith("(cpu.call_mlip)") for t in times) == SUBGRAPHS["mobilenet_small"]
+    assert any(t.label.startswith("p2o.Conv.3 (Conv), p2o.BatchNormalization.3") for t in times)
+    assert all(t.seconds >= 0 for t in times) and sum(t.seconds for t in times) > 0
+
+    assert mrvl_run([str(bundle), "--profile", "--repeat", "2", "--precision", "fp32"]) == 0
+    out = capsys.readouterr().out
+    assert "profile over 2 run(s), slowest first:" in out and "100.0%  total\n" in out
+    assert out.rstrip().endswith("(cpu.call_mlip: the time of the reference simulator (fp32), not of MLIP)")
+
+
+def test_profile_build_is_warning_free(bundles, monkeypatch, tmp_path):
+    monkeypatch.setenv("MRVL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CFLAGS", "-std=c99 -O2 -Wall -Wextra -Werror")
+    with open_bundle(bundles["resnet_small", "host"]) as opened:
+        assert build(opened, profile=True).is_file()
+
+
+def test_profile_errors(bundles, tmp_path, capsys):
+    bundle = bundles["mnist", "host"]
+    assert mrvl_run([str(bundle), "--profile", "--repeat", "0"]) == 1
+    assert capsys.readouterr().err.strip().endswith("--repeat: must be at least 1, got 0")
+    # A bundle generated before profiling existed: its C has no profile functions.
+    old = tmp_path / "old"
+    shutil.copytree(bundle, old)
+    source = old / json.loads((old / "metadata.json").read_text())["source"]
+    text = source.read_text()
+    start, end = text.index("#ifdef MRVL_PROFILE"), text.index("#endif", text.index("#else")) + len("#endif")
+    source.write_text(text[:start] + "#define MRVL_PROFILE_START() ((void)0)\n#define MRVL_PROFILE_MARK(i) ((void)0)"
+                      + text[end:])
+    assert mrvl_run([str(old), "--profile"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith(f"{source.name}: has no per-op timing: it was generated before "
+                                             "mrvl-run --profile existed; compile the model again")
