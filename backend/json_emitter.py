@@ -179,6 +179,13 @@ def _onnx_nodes(op: Operation) -> list[dict[str, str]]:
     return nodes
 
 
+def subgraph_batch(subgraph: SubgraphOp) -> int:
+    """The batch a subgraph is compiled and run for (`batch_size`, mrvl-tmlc -b): as TVM, dim 0
+    of its last input."""
+    args = subgraph.body.block.args
+    return _dims(args[-1])[0] if args and _dims(args[-1]) else 1
+
+
 def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int, deferred_data: bool = False) -> SubgraphJson:
     """The documents of `subgraph`; its inputs are named `mrvl_<region>_i<k>`. With
     `deferred_data` each constant's `data_base64` is a `DeferredText`, encoded only as
@@ -214,7 +221,7 @@ def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int, deferred_
         if value not in ids:
             raise DiagnosticException(f"JSON emitter: an output of @{symbol} is neither an input nor a layer result")
     nodes = inputs + layer_nodes
-    batch = _dims(block.args[-1])[0] if block.args else 1  # TVM: the last input's dim 0
+    batch = subgraph_batch(subgraph)
     document = {
         "symbol": symbol,
         "nodes": nodes,

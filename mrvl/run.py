@@ -52,6 +52,8 @@ from backend.mlip_simulator import PRECISIONS, load, run_subgraph, simulate, use
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
 
+RUN_MODES = ("sim", "hw")
+"""`--run-mode`, as TVM's mrvl target: accelerator subgraphs on a simulator, or on MLIP."""
 SIMULATORS = {"auto": "auto", "reference": False, "mlsim": True}
 """`--simulator` choices, as `run_subgraph`'s `use_mlsim`."""
 BUILD_SOURCES = (".c", ".h")
@@ -64,6 +66,7 @@ RUN_ERRORS = {
     -5: "no accelerator runner", -6: "accelerator subgraph failed", -7: "a Gather index out of range",
 }
 """The `MRVL_ERR_*` codes of mrvl_kernels.h, for messages."""
+MRVL_ERR_MLIP = -6
 
 
 def _numpy_dtype(name: str) -> np.dtype:
@@ -233,6 +236,13 @@ class MlipRunner:
             self.documents[subgraph.symbol] = load(subgraph.nodes, subgraph.consts)
         return simulate(*self.documents[subgraph.symbol], inputs, self.precision)  # type: ignore[arg-type]
 
+    def install(self) -> tuple[ctypes.c_void_p, ctypes.c_void_p | None]:
+        """The runner function and context for `<model>_set_mlip`."""
+        return ctypes.cast(self.callback, ctypes.c_void_p), None
+
+    def explain(self) -> str:
+        return ""
+
     def _serve(self, _context, symbol_bytes, input_pointers, output_pointers) -> int:
         # An exception cannot cross the C frames: keep it for `run` to raise.
         try:
@@ -245,6 +255,51 @@ class MlipRunner:
         except BaseException as e:  # noqa: BLE001 - re-raised by HostProgram.run
             self.error = e
             return 1
+
+
+class BoardRunner:
+    """Serves `cpu.call_mlip` on the board: the bundle's mrvl_mlip_board runner, which loads each
+    subgraph's mrvl-tmlc binary into Marvell's ML library (libmldpc: `library`, else
+    $MRVL_LIBMLDPC_PATH, else /usr/lib/libmldpc.so) and runs it on MLIP. Close it after use."""
+
+    error: BaseException | None = None
+    mlsim = False
+
+    def __init__(self, program: "HostProgram", library: str | None = None):
+        lib, m, count = program.lib, program.bundle.model, len(program.bundle.subgraphs)
+        try:
+            self._open, self._run, self._close = (lib[f"mrvl_mlip_board_{f}"] for f in ("open", "run", "close"))
+            self._error = lib["mrvl_mlip_board_error"]
+            table = ctypes.addressof(ctypes.c_char.in_dll(lib, f"{m}_subgraphs"))
+        except (AttributeError, ValueError):
+            raise CompileError(f"{m}.c", "has no board runner: it was generated before --run-mode hw existed; "
+                               "compile the model again") from None
+        self._error.restype = ctypes.c_char_p
+        self._open.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p,
+                               ctypes.c_int]
+        self._close.argtypes = [ctypes.c_void_p]
+        self.board = ctypes.c_void_p()
+        rc = self._open(ctypes.byref(self.board), str(program.bundle.path).encode(),
+                        library.encode() if library else None, table, count)
+        if rc != 0:
+            raise CompileError("--run-mode hw", self._error().decode(errors="replace"))
+
+    def install(self) -> tuple[ctypes.c_void_p, ctypes.c_void_p | None]:
+        return ctypes.cast(self._run, ctypes.c_void_p), self.board
+
+    def explain(self) -> str:
+        return f": {self._error().decode(errors='replace')}"
+
+    def close(self) -> None:
+        if self.board:
+            self._close(self.board)
+            self.board = ctypes.c_void_p()
+
+    def __enter__(self) -> "BoardRunner":
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
 
 
 def _view(pointer: int | None, shape: tuple[int, ...], dtype: np.dtype | type) -> np.ndarray:
@@ -290,14 +345,14 @@ class HostProgram:
     def profile_reset(self) -> None:
         self._profile_function("reset", None)()
 
-    def run(self, inputs: Mapping[str, np.ndarray], mlip: MlipRunner) -> dict[str, np.ndarray]:
+    def run(self, inputs: Mapping[str, np.ndarray], mlip: "MlipRunner | BoardRunner") -> dict[str, np.ndarray]:
         arrays = [_input_array(t, inputs) for t in self.bundle.inputs]
         results = [np.zeros(t.shape, t.dtype) for t in self.bundle.outputs]
         raw = np.zeros(self.bundle.workspace_bytes + self.bundle.workspace_align, np.uint8)
         workspace = raw.ctypes.data + (-raw.ctypes.data % self.bundle.workspace_align)
         in_struct = (ctypes.c_void_p * max(len(arrays), 1))(*[a.ctypes.data for a in arrays])
         out_struct = (ctypes.c_void_p * max(len(results), 1))(*[a.ctypes.data for a in results])
-        self.set_mlip(ctypes.cast(mlip.callback, ctypes.c_void_p), None)
+        self.set_mlip(*mlip.install())
         try:
             rc = self.run_fn(in_struct, out_struct, workspace)
         finally:
@@ -305,7 +360,8 @@ class HostProgram:
         if mlip.error is not None:
             raise mlip.error
         if rc != 0:
-            raise CompileError(f"{self.bundle.model}_run", f"returned {rc} ({RUN_ERRORS.get(rc, 'unknown error')})")
+            why = mlip.explain() if rc == MRVL_ERR_MLIP else ""
+            raise CompileError(f"{self.bundle.model}_run", f"returned {rc} ({RUN_ERRORS.get(rc, 'unknown error')}){why}")
         return {t.name: r for t, r in zip(self.bundle.outputs, results)}
 
 
@@ -321,21 +377,37 @@ def _input_array(tensor: Tensor, inputs: Mapping[str, np.ndarray]) -> np.ndarray
     return np.ascontiguousarray(array, tensor.dtype)
 
 
-def run_bundle(
-    bundle: str | Path, inputs: Mapping[str, np.ndarray], *, precision: str = "fp16",
-    simulator: str = "auto", cc: str | None = None,
-) -> dict[str, np.ndarray]:
-    """Build (cached) and run the bundle at `bundle` on `inputs`; its outputs by name.
-
-    `precision` is the accelerator subgraphs' arithmetic (fp16 as MLIP, or fp32 on the
-    reference simulator); `simulator` is auto, reference or mlsim (see the module doc)."""
+@contextmanager
+def accelerator(program: HostProgram, run_mode: str = "sim", precision: str = "fp16",
+                simulator: str = "auto") -> Iterator["MlipRunner | BoardRunner"]:
+    """What serves the program's accelerator calls: on the board (`run_mode` hw) libmldpc
+    through the bundle's runner, else a simulator (`precision`, `simulator`: see the module doc)."""
+    if run_mode not in RUN_MODES:
+        raise CompileError("--run-mode", f"must be one of {', '.join(RUN_MODES)}, got {run_mode!r}")
     if precision not in PRECISIONS:
         raise CompileError("--precision", f"must be one of {', '.join(PRECISIONS)}, got {precision!r}")
     if simulator not in SIMULATORS:
         raise CompileError("--simulator", f"must be one of {', '.join(SIMULATORS)}, got {simulator!r}")
+    if run_mode == "hw" and program.bundle.subgraphs:
+        with BoardRunner(program) as board:
+            yield board
+    else:
+        yield MlipRunner(program.bundle, precision, SIMULATORS[simulator])  # type: ignore[arg-type]
+
+
+def run_bundle(
+    bundle: str | Path, inputs: Mapping[str, np.ndarray], *, precision: str = "fp16",
+    simulator: str = "auto", cc: str | None = None, run_mode: str = "sim",
+) -> dict[str, np.ndarray]:
+    """Build (cached) and run the bundle at `bundle` on `inputs`; its outputs by name.
+
+    `run_mode` hw runs the accelerator subgraphs on MLIP (on the board, libmldpc); sim on a
+    simulator: `precision` is their arithmetic (fp16 as MLIP, or fp32 on the reference
+    simulator), `simulator` auto, reference or mlsim (see the module doc)."""
     with open_bundle(bundle) as opened:
         program = HostProgram(opened, build(opened, cc))
-        return program.run(inputs, MlipRunner(opened, precision, SIMULATORS[simulator]))  # type: ignore[arg-type]
+        with accelerator(program, run_mode, precision, simulator) as mlip:
+            return program.run(inputs, mlip)
 
 
 @dataclass(frozen=True)
@@ -349,16 +421,17 @@ class OpTime:
 
 def profile_bundle(
     bundle: str | Path, inputs: Mapping[str, np.ndarray], *, repeat: int = 20, precision: str = "fp16",
-    simulator: str = "auto", cc: str | None = None,
+    simulator: str = "auto", cc: str | None = None, run_mode: str = "sim",
 ) -> tuple[dict[str, np.ndarray], list[OpTime]]:
     """Build the bundle with per-op timing (cached apart), run it once to warm up, then
     `repeat` times; the last run's outputs and each op's mean time, in run order."""
     with open_bundle(bundle) as opened:
         program = HostProgram(opened, build(opened, cc, profile=True))
-        return _profile(program, inputs, MlipRunner(opened, precision, SIMULATORS[simulator]), repeat)  # type: ignore[arg-type]
+        with accelerator(program, run_mode, precision, simulator) as mlip:
+            return _profile(program, inputs, mlip, repeat)
 
 
-def _profile(program: "HostProgram", inputs: Mapping[str, np.ndarray], mlip: MlipRunner,
+def _profile(program: "HostProgram", inputs: Mapping[str, np.ndarray], mlip: "MlipRunner | BoardRunner",
              repeat: int) -> tuple[dict[str, np.ndarray], list[OpTime]]:
     if repeat < 1:
         raise CompileError("--repeat", f"must be at least 1, got {repeat}")
@@ -478,26 +551,29 @@ def main(args: Sequence[str] | None = None) -> int:
     parser.add_argument("--simulator", choices=tuple(SIMULATORS), default="auto",
                         help="what runs accelerator subgraphs: mrvl-mlsim if on PATH (auto), or always one")
     parser.add_argument("--cc", help="C compiler (default $CC, else cc)")
+    parser.add_argument("--run-mode", choices=RUN_MODES, default="sim",
+                        help="sim: accelerator subgraphs on a simulator; hw: on MLIP through libmldpc (the board)")
     parser.add_argument("--profile", action="store_true", help="time every host op (a build with timing compiled in)")
     parser.add_argument("--repeat", type=int, default=20, metavar="N", help="runs to average a profile over (20)")
     options = parser.parse_args(args)
     try:
         with open_bundle(options.bundle) as bundle:
             inputs = _load_inputs(options.inputs) if options.inputs else _fill(bundle, options.fill_mode)
-            mlip = MlipRunner(bundle, options.precision, SIMULATORS[options.simulator])  # type: ignore[arg-type]
-            if options.profile:
-                program = HostProgram(bundle, build(bundle, options.cc, profile=True))
-                outputs, times = _profile(program, inputs, mlip, options.repeat)
-            else:
-                outputs = HostProgram(bundle, build(bundle, options.cc)).run(inputs, mlip)
-            where = "mrvl-mlsim" if mlip.mlsim else f"the reference simulator ({options.precision})"
+            program = HostProgram(bundle, build(bundle, options.cc, profile=options.profile))
+            with accelerator(program, options.run_mode, options.precision, options.simulator) as mlip:
+                if options.profile:
+                    outputs, times = _profile(program, inputs, mlip, options.repeat)
+                else:
+                    outputs = program.run(inputs, mlip)
+            where = ("MLIP (libmldpc)" if options.run_mode == "hw" else "mrvl-mlsim" if mlip.mlsim
+                     else f"the reference simulator ({options.precision})")
             served = f"; {len(bundle.subgraphs)} accelerator subgraph(s) on {where}" if bundle.subgraphs else ""
             print(f"ran {bundle.model}{served}")
             for name, array in outputs.items():
                 print(_describe(name, array))
             if options.profile:
                 print("\n".join(_profile_table(times, options.repeat)))
-                if bundle.subgraphs:
+                if bundle.subgraphs and options.run_mode == "sim":
                     print(f"(cpu.call_mlip: the time of {where}, not of MLIP)")
             if options.outputs:
                 _save_outputs(options.outputs, outputs)

@@ -19,6 +19,8 @@ from passes.placement_file import load_placement
 
 ZOO_MODELS = [name for name in ZOO_INPUT_SHAPES if name != "resnet50_sized"]
 HOST_FILES = {"Makefile", "mrvl_kernels.c", "mrvl_kernels.h", "mrvl_mlip.h"}
+BOARD_FILES = {"mrvl_mlip_board.c", "mrvl_mlip_board.h"}
+"""The board's accelerator runner, in bundles with accelerator subgraphs."""
 REPORTS = {"report.txt", "report.json", "report-nodes.csv", "report-subgraphs.csv"}
 
 
@@ -71,7 +73,7 @@ def test_bundle_holds_every_file(bundles: dict[str, Path], name: str) -> None:
         symbol = subgraph["symbol"]
         expected |= {f"{symbol}-nodes.json", f"{symbol}-consts.json", f"{symbol}-sourcemap.json"}
     if meta["subgraphs"]:
-        expected.add("tmlc-commands.txt")
+        expected |= {"tmlc-commands.txt", *BOARD_FILES}
     assert {p.name for p in folder.iterdir()} == expected
 
 

@@ -43,6 +43,21 @@ def test_bundle_makefile_cross_compiles(zoo_dir: Path, c_workdir: Path, tmp_path
     assert (bundle / "libmnist_arm.a").stat().st_size > 0
 
 
+def test_board_runner_cross_compiles(zoo_dir: Path, tmp_path: Path) -> None:
+    """A partitioned bundle's Makefile builds the board's accelerator runner (libmldpc through
+    dlopen) into the AArch64 libraries, warning-free for -mcpu=neoverse-n2."""
+    from mrvl.opt import main as mrvl_opt
+
+    bundle = tmp_path / "bundle"
+    assert mrvl_opt([str(zoo_dir / "mnist.onnx"), "-p", "mrvl-pipeline", "-t", "c{model=mnist_board}",
+                     "-o", str(bundle)]) == 0
+    done = subprocess.run(["make", "-s", f"CC={CROSS_CC}", "AR=aarch64-linux-gnu-ar", "ARCH_FLAGS=-mcpu=neoverse-n2",
+                           "CFLAGS=-std=c99 -O2 -Wall -Wextra -Werror"], cwd=bundle, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert _elf_machine(bundle / "libmnist_board.so") == EM_AARCH64
+    assert b"mrvl_mlip_board_open" in (bundle / "libmnist_board.so").read_bytes()
+
+
 @pytest.mark.parametrize("name", MODELS)
 def test_zoo_model_runs_on_aarch64(name: str, zoo_dir: Path, c_workdir: Path, tmp_path: Path) -> None:
     model = onnx.load(zoo_dir / f"{name}.onnx")

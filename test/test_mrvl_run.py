@@ -198,8 +198,13 @@ def test_no_mlip_runner_is_reported(tmp_path):
     from mrvl_dialect.errors import CompileError
 
     class NoRunner:
-        callback = None
         error = None
+
+        def install(self):
+            return None, None
+
+        def explain(self):
+            return ""
 
     with pytest.raises(CompileError, match=r"returned -5 \(no accelerator runner\)"):
         program.run({"x": np.zeros((1, 3, 4, 4), np.float32)}, NoRunner())  # type: ignore[arg-type]
