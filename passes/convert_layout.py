@@ -6,7 +6,12 @@
 - inside a `mrvl.subgraph`, an NCHW -> NHWC transpose of an input becomes an MLIP
   `mrvl.layout_transform` (as TVM's flow ran it);
 - an NHWC -> NCHW transpose of a subgraph output moves to the host, after the
-  `cpu.call_mlip` (MLIP has no NHWC -> NCHW layer): the subgraph then returns NHWC.
+  `cpu.call_mlip` (MLIP has no NHWC -> NCHW layer): the subgraph then returns NHWC;
+- on the host, a transpose sinks below the elementwise ops that read it (Clip, HardSwish,
+  a Mul of two such values, ...: they do not care about the layout), and when it reaches
+  another subgraph's input that the subgraph transposes back (`mrvl.layout_transform`),
+  both go: a chain subgraph -> host activation -> subgraph, as Paddle's MobileNets are cut,
+  passes NHWC through the host without a transpose either side.
 """
 
 from dataclasses import dataclass
@@ -26,6 +31,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
+import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import mrvl
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_ops_gen import TransposeOp
@@ -98,6 +104,104 @@ class InputTransposeIsLayoutTransform(RewritePattern):
         rewriter.replace(op, layer)
 
 
+ELEMENTWISE_UNARY = (
+    g.ReluOp, g.ClipOp, g.HardSwishOp, g.HardSigmoidOp, g.SigmoidOp, g.TanhOp, g.LeakyReluOp, g.EluOp, g.SeluOp,
+    g.GeluOp, g.SoftplusOp, g.ExpOp, g.LogOp, g.ErfOp, g.SqrtOp, g.ReciprocalOp, g.NegOp, g.AbsOp, g.SignOp,
+    g.FloorOp, g.CeilOp, g.RoundOp, g.CastOp,
+)
+"""Ops whose first operand is their only tensor read per element (Clip's bounds are scalars)."""
+ELEMENTWISE_BINARY = (g.AddOp, g.SubOp, g.MulOp, g.DivOp, g.PowOp)
+
+
+def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return tuple(inverse)
+
+
+def _on_host(op: Operation) -> bool:
+    return not isinstance(op.parent_op(), mrvl.SubgraphOp)
+
+
+class TransposeSinksBelowElementwise(RewritePattern):
+    """On the host, elementwise(transpose(x, p)) -> transpose(elementwise(x), p): the op runs
+    in x's layout. A binary op needs both operands so transposed (or constant, or scalar).
+    Only transposes read by nothing else sink, so none is added."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, ELEMENTWISE_UNARY + ELEMENTWISE_BINARY) or not _on_host(op):
+            return
+        tensors = 1 if isinstance(op, ELEMENTWISE_UNARY) else 2
+        result = op.results[0]
+        rank = len(result.type.get_shape())  # type: ignore[attr-defined]
+        perm, operands, new_ops = None, list(op.operands), []
+        for i in range(tensors):
+            operand = op.operands[i]
+            source = operand.owner
+            if isinstance(source, TransposeOp) and operand.has_one_use():
+                if perm is not None and _perm(source) != perm:
+                    return
+                perm, operands[i] = _perm(source), source.data
+        if perm is None:
+            return
+        for i in range(tensors):
+            operand = op.operands[i]
+            if operands[i] is not operand:
+                continue
+            shape = operand.type.get_shape()  # type: ignore[attr-defined]
+            if not shape:
+                continue  # a scalar broadcasts in any layout
+            if not isinstance(operand.owner, ConstantOp) or len(shape) != rank:
+                return
+            back = transpose(operand, _inverse(perm))
+            back.transposed.name_hint = f"{operand.name_hint}_t" if operand.name_hint else None
+            new_ops.append(back)
+            operands[i] = back.transposed
+        dims = operands[0].type.get_shape() if tensors == 1 else [  # type: ignore[attr-defined]
+            max(a, b) for a, b in zip(operands[0].type.get_shape(), operands[1].type.get_shape())]  # type: ignore
+        inner = type(op).create(operands=operands, result_types=[TensorType(result.type.element_type, dims)],  # type: ignore
+                                properties=dict(op.properties), attributes=dict(op.attributes))
+        inner.location = op.location
+        inner.results[0].name_hint = result.name_hint
+        outer = transpose(inner.results[0], perm)
+        rewriter.replace(op, [*new_ops, inner, outer], [outer.transposed])
+
+
+def absorb_input_transposes(module: ModuleOp) -> bool:
+    """An NHWC -> NCHW transpose on the host that feeds a subgraph input which the subgraph
+    only transposes back (its `mrvl.layout_transform`) cancels: the subgraph takes NHWC.
+    For subgraphs called once. Returns whether anything changed."""
+    calls: dict[str, list[Operation]] = {}
+    for op in module.walk():
+        if op.name == "cpu.call_mlip":
+            calls.setdefault(op.properties["callee"].root_reference.data, []).append(op)
+    changed = False
+    for subgraph in [op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)]:
+        sites = calls.get(subgraph.sym_name.data, [])
+        if len(sites) != 1:
+            continue
+        call, block = sites[0], subgraph.body.block
+        for i, operand in enumerate(call.operands):
+            source, arg = operand.owner, block.args[i]
+            uses = list(arg.uses)
+            if not isinstance(source, TransposeOp) or _perm(source) != TO_NCHW or len(uses) != 1:
+                continue
+            layer = uses[0].operation
+            if not isinstance(layer, mrvl.LayoutTransformOp):
+                continue
+            Rewriter.replace_value_with_new_type(arg, source.data.type)
+            layer.results[0].replace_all_uses_with(block.args[i])
+            Rewriter.erase_op(layer)
+            call.operands[i] = source.data
+            if not source.transposed.uses:
+                Rewriter.erase_op(source)
+            subgraph.properties["function_type"] = FunctionType.from_lists(
+                [a.type for a in block.args], subgraph.function_type.outputs.data)
+            changed = True
+    return changed
+
+
 def move_output_transposes_to_host(module: ModuleOp) -> None:
     """Subgraph outputs produced by NHWC -> NCHW transposes are returned NHWC instead, and
     the transposes run on the host after every call of the subgraph."""
@@ -161,4 +265,8 @@ class ConvertLayoutPass(ModulePass):
             )
         ).rewrite_module(op)
         move_output_transposes_to_host(op)
-        PatternRewriteWalker(TransposesCompose()).rewrite_module(op)
+        sink = PatternRewriteWalker(GreedyRewritePatternApplier(
+            [TransposesCompose(), TransposeSinksBelowElementwise(), TransposeOfConstantFolds()]))
+        sink.rewrite_module(op)
+        while absorb_input_transposes(op):  # each absorbed transpose may free another to sink
+            sink.rewrite_module(op)

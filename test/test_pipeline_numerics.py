@@ -1,7 +1,10 @@
 """Passes keep the model's meaning: the IR after each stage, run by the reference
 interpreter, matches onnxruntime on the zoo models (fp32: rtol 1e-4, atol 1e-5)."""
 
+from pathlib import Path
+
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 import zoo
@@ -44,4 +47,22 @@ def test_stage_matches_onnxruntime(name, pipeline):
     actual = run(module, list(feeds.values()))
     assert len(actual) == len(expected)
     for want, got in zip(expected, actual):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+LAYOUT_CASES = sorted((Path(__file__).parent / "filecheck" / "passes").glob("convert-layout-host-*.onnxtxt"))
+
+
+@pytest.mark.parametrize("path", LAYOUT_CASES, ids=[p.stem for p in LAYOUT_CASES])
+def test_host_ops_between_subgraphs_in_nhwc(path):
+    """The convert-layout cases whose host activations, products and sums run in NHWC between
+    subgraphs (and the ones kept NCHW) compute what onnxruntime does, partitioned."""
+    text = path.read_text()
+    model = onnx.parser.parse_model(text[text.index("<ir_version"):])
+    module = import_onnx(model, {})
+    pipeline = "cleanup-graph,place-ops,partition-mrvl{policies=compute-intensive},fuse-mrvl,convert-layout"
+    PassPipeline.parse_spec(get_all_passes(), pipeline).apply(Context(), module)
+    feeds = _inputs(model, {})
+    expected = ort.InferenceSession(model.SerializeToString()).run(None, feeds)
+    for want, got in zip(expected, run(module, list(feeds.values())), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
