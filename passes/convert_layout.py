@@ -14,6 +14,7 @@
   passes NHWC through the host without a transpose either side.
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -127,7 +128,8 @@ def _on_host(op: Operation) -> bool:
 class TransposeSinksBelowElementwise(RewritePattern):
     """On the host, elementwise(transpose(x, p)) -> transpose(elementwise(x), p): the op runs
     in x's layout. A binary op needs both operands so transposed (or constant, or scalar).
-    Only transposes read by nothing else sink, so none is added."""
+    Only transposes read by nothing else sink, and only when one as large as the result is
+    among them: none is added, none grows."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, ELEMENTWISE_UNARY + ELEMENTWISE_BINARY) or not _on_host(op):
@@ -143,8 +145,12 @@ class TransposeSinksBelowElementwise(RewritePattern):
                 if perm is not None and _perm(source) != perm:
                     return
                 perm, operands[i] = _perm(source), source.data
-        if perm is None:
+        if perm is None or len(perm) != rank:
             return
+        size = math.prod(result.type.get_shape())  # type: ignore[attr-defined]
+        if not any(operands[i] is not op.operands[i] and math.prod(operands[i].type.get_shape()) == size  # type: ignore
+                   for i in range(tensors)):
+            return  # only broadcast operands are transposed: the one transpose after would be larger
         for i in range(tensors):
             operand = op.operands[i]
             if operands[i] is not operand:
@@ -158,8 +164,7 @@ class TransposeSinksBelowElementwise(RewritePattern):
             back.transposed.name_hint = f"{operand.name_hint}_t" if operand.name_hint else None
             new_ops.append(back)
             operands[i] = back.transposed
-        dims = operands[0].type.get_shape() if tensors == 1 else [  # type: ignore[attr-defined]
-            max(a, b) for a, b in zip(operands[0].type.get_shape(), operands[1].type.get_shape())]  # type: ignore
+        dims = np.broadcast_shapes(*(v.type.get_shape() for v in operands[:tensors]))  # type: ignore[attr-defined]
         inner = type(op).create(operands=operands, result_types=[TensorType(result.type.element_type, dims)],  # type: ignore
                                 properties=dict(op.properties), attributes=dict(op.attributes))
         inner.location = op.location
