@@ -946,6 +946,28 @@ class CEmitter:
                 f"{gamma}, {x[0]}, {y[0]});"]
 
     @emit.register
+    def _(self, op: cpu.ScatterElementsOp, x: list[str], y: list[str]) -> list[str]:
+        suffix = self.kernel_suffix(op, op.data, list(NUMERIC_SUFFIXES.values()))
+        s, idx = _shape(op.data), _shape(op.indices)
+        if len(s) > MAX_RANK:
+            raise self.unsupported(op, f"of rank {len(s)} (at most {MAX_RANK})")
+        is64 = int(op.indices.type.element_type == _int(64))  # type: ignore[attr-defined]
+        return [f"static const int64_t data_shape[] = {_array(s)}, shape[] = {_array(idx)};",
+                f"return mrvl_scatter_elements_{suffix}(MRVL_SCATTER_{op.reduction.data.name}, {len(s)}, data_shape, "
+                f"shape, {op.axis.value.data}, {x[0]}, {x[1]}, {is64}, {x[2]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.ScatterNdOp, x: list[str], y: list[str]) -> list[str]:
+        suffix = self.kernel_suffix(op, op.data, list(NUMERIC_SUFFIXES.values()))
+        s, idx = _shape(op.data), _shape(op.indices)
+        if len(s) > MAX_RANK:
+            raise self.unsupported(op, f"of rank {len(s)} (at most {MAX_RANK})")
+        depth = idx[-1]
+        return [f"static const int64_t data_shape[] = {_array(s)};",
+                f"return mrvl_scatter_nd_{suffix}(MRVL_SCATTER_{op.reduction.data.name}, {len(s)}, data_shape, "
+                f"{math.prod(idx[:-1])}, {depth}, {math.prod(s[depth:])}, {x[0]}, {x[1]}, {x[2]}, {y[0]});"]
+
+    @emit.register
     def _(self, op: cpu.CallMlipOp, x: list[str], y: list[str]) -> list[str]:
         symbol = op.callee.root_reference.data
         return [f"const void *const inputs[] = {{{', '.join(x) or 'NULL'}}};",

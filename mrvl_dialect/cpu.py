@@ -239,6 +239,17 @@ class CumulativeKind(StrEnum):
     PROD = auto()
 
 
+class ScatterReduction(StrEnum):
+    """How `cpu.scatter_elements` and `cpu.scatter_nd` combine an update with the element it
+    lands on (ONNX's reduction attribute): none replaces it."""
+
+    NONE = auto()
+    ADD = auto()
+    MUL = auto()
+    MAX = auto()
+    MIN = auto()
+
+
 class ActivationKind(StrEnum):
     """The elementwise function of `cpu.activation`, each with ONNX's parameters."""
 
@@ -305,6 +316,11 @@ class ArgReduceKindAttr(EnumAttribute[ArgReduceKind], SpacedOpaqueSyntaxAttribut
 @irdl_attr_definition
 class CumulativeKindAttr(EnumAttribute[CumulativeKind], SpacedOpaqueSyntaxAttribute):
     name = "cpu.cumulative_kind"
+
+
+@irdl_attr_definition
+class ScatterReductionAttr(EnumAttribute[ScatterReduction], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.scatter_reduction"
 
 
 @irdl_attr_definition
@@ -1586,6 +1602,71 @@ class ActivationOp(_SameTypeOp):
             raise VerifyException("'alpha' of celu must not be 0: it divides by it")
 
 
+@irdl_op_definition
+class ScatterElementsOp(CpuOp):
+    """The data, with each update written (or combined by `reduction`) where its position in
+    `updates` points, but along `axis` at indices[position] (negative: from the end); indices
+    and updates have one shape (ONNX ScatterElements). Updates apply in row-major order, so of
+    two to one place the later wins without a reduction.
+
+        %y = cpu.scatter_elements add %x, %i, %u {axis = 1 : i64}
+               : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x4xf32>
+    """
+
+    name = "cpu.scatter_elements"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    reduction = prop_def(ScatterReductionAttr)
+    data = operand_def(TensorType.constr(_T))
+    indices = operand_def(TensorType.constr(AttrSetConstraint(frozenset({i32, i64}))))
+    updates = operand_def(TensorType.constr(_T))
+    output = result_def(TensorType.constr(_T))
+    axis = prop_def(_INT)
+
+    assembly_format = "$reduction $data `,` $indices `,` $updates " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, idx, axis = shape_of(self.data), shape_of(self.indices), self.axis.value.data
+        _check_axis("axis", axis, len(x))
+        if len(idx) != len(x) or any(n > d for i, (n, d) in enumerate(zip(idx, x)) if i != axis):
+            raise VerifyException(
+                f"'indices' must have the rank of 'data' {list(x)} and no larger dim but 'axis' ({axis}), "
+                f"got {list(idx)}")
+        _check_shape("'updates'", shape_of(self.updates), idx)
+        _check_shape("the result", shape_of(self.output), x)
+
+
+@irdl_op_definition
+class ScatterNdOp(CpuOp):
+    """The data, with each slice updates[i...] written (or combined by `reduction`) at the
+    position indices[i..., :] names in the data's leading dims (negative: from the end); the
+    updates have the shape indices.shape[:-1] + data.shape[k:], k = indices.shape[-1] (ONNX
+    ScatterND). Updates apply in row-major order.
+
+        %y = cpu.scatter_nd none %x, %i, %u
+               : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4x4xf32>) -> tensor<4x4x4xf32>
+    """
+
+    name = "cpu.scatter_nd"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    reduction = prop_def(ScatterReductionAttr)
+    data = operand_def(TensorType.constr(_T))
+    indices = operand_def(TensorType.constr(i64))
+    updates = operand_def(TensorType.constr(_T))
+    output = result_def(TensorType.constr(_T))
+
+    assembly_format = "$reduction $data `,` $indices `,` $updates " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, idx = shape_of(self.data), shape_of(self.indices)
+        if not idx or not 1 <= idx[-1] <= len(x):
+            raise VerifyException(
+                f"'indices' must have a last dim in [1, {len(x)}] (the rank of 'data'), got shape {list(idx)}")
+        _check_shape("'updates'", shape_of(self.updates), [*idx[:-1], *x[idx[-1]:]])
+        _check_shape("the result", shape_of(self.output), x)
+
+
 CPU = Dialect(
     "cpu",
     [
@@ -1628,6 +1709,8 @@ CPU = Dialect(
         TriluOp,
         RangeOp,
         ActivationOp,
+        ScatterElementsOp,
+        ScatterNdOp,
     ],
     [
         BinaryKindAttr,
@@ -1642,5 +1725,6 @@ CPU = Dialect(
         ArgReduceKindAttr,
         CumulativeKindAttr,
         ActivationKindAttr,
+        ScatterReductionAttr,
     ],
 )

@@ -1056,6 +1056,23 @@ class ActivationToCpuActivation(GraphOpLowering):
         self.replace(op, rewriter, [activation])
 
 
+class ScatterToCpuScatter(GraphOpLowering):
+    """ScatterElements -> cpu.scatter_elements (axis non-negative) and ScatterND ->
+    cpu.scatter_nd, each with its reduction."""
+
+    ops = (g.ScatterElementsOp, g.ScatterNDOp)
+
+    def lower(self, op: g.ScatterElementsOp | g.ScatterNDOp, rewriter: PatternRewriter) -> None:
+        reduction = enum_property(op, cpu.ScatterReductionAttr, "reduction")
+        if isinstance(op, g.ScatterElementsOp):
+            axis = normalized_axis(op, op.axis.value.data, len(shape_of(op.data)))
+            scatter = create(cpu.ScatterElementsOp, op.operands, [op.output.type], reduction=reduction,
+                             axis=int_attr(axis))
+        else:
+            scatter = create(cpu.ScatterNdOp, op.operands, [op.output.type], reduction=reduction)
+        self.replace(op, rewriter, [scatter])
+
+
 # Epilogues folded into the op before them
 
 
@@ -1206,6 +1223,7 @@ PATTERNS: tuple[type[GraphOpLowering], ...] = (
     TriluToCpuTrilu,
     RangeToCpuRange,
     ActivationToCpuActivation,
+    ScatterToCpuScatter,
 )
 
 

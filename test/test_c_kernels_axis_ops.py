@@ -302,3 +302,59 @@ def test_binary_on_narrow_integer_types(op_type: str, dtype: type, c_workdir: Pa
     inputs = {"a": a, "b": b}
     model = node_model(op_type, inputs, opset=19)
     check_against(model, inputs, c_workdir, ("onnx",))
+
+
+# --- ScatterElements and ScatterND ------------------------------------------------------------
+
+
+REDUCTIONS = ["none", "add", "mul", "max", "min"]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("dtype,index_type", [(np.float32, np.int64), (np.int64, np.int32), (np.float64, np.int64)],
+                         ids=str)
+def test_scatter_elements(reduction: str, axis: int, dtype: type, index_type: type, c_workdir: Path) -> None:
+    """Updates fewer than the data in every dim; with a reduction, several land on one place
+    (all of them count); without, each place gets at most one (ONNX leaves duplicates open)."""
+    rng = np.random.default_rng(16)
+    data = rng_values([4, 5, 6], dtype, seed=17)
+    shape = [3, 4, 5]
+    dim = data.shape[axis]
+    if reduction == "none":  # distinct places along the axis: a permutation's first entries
+        shape[axis] = 3
+        order = np.argsort(rng.random([*shape[:axis % 3], dim, *shape[axis % 3 + 1:]]), axis=axis)
+        indices = np.take(order, range(3), axis=axis) - rng.choice([0, dim], shape)
+    else:
+        shape[axis] = 7
+        indices = rng.integers(-dim, dim, shape)
+    updates = rng_values(shape, dtype, seed=18)
+    model = node_model("ScatterElements", {"x": data}, {"i": indices.astype(index_type), "u": updates}, axis=axis,
+                       reduction=reduction)
+    check_against(model, {"x": data}, c_workdir)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_scatter_nd(reduction: str, depth: int, c_workdir: Path) -> None:
+    """Index tuples of 1 to 3 of the data's 3 dims (slices of 20, 5 and 1 elements), negative
+    ones from the end, repeated places only with a reduction."""
+    rng = np.random.default_rng(19)
+    data = rng_values([4, 4, 5], np.float32, seed=20)
+    places = np.stack(np.unravel_index(rng.permutation(np.prod(data.shape[:depth]))[:3], data.shape[:depth]), -1)
+    if reduction != "none":
+        places = np.concatenate([places, places[:2]])
+    indices = (places - rng.choice([0, 1], places.shape) * np.array(data.shape[:depth])).reshape(-1, 1, depth)
+    updates = rng_values([*indices.shape[:-1], *data.shape[depth:]], np.float32, seed=21)
+    model = node_model("ScatterND", {"x": data}, {"i": indices.astype(np.int64), "u": updates}, reduction=reduction)
+    check_against(model, {"x": data}, c_workdir)
+
+
+def test_scatter_out_of_range_is_an_error(c_workdir: Path) -> None:
+    data = rng_values([3, 4], np.float32)
+    elements = node_model("ScatterElements", {"x": data},
+                          {"i": np.array([[0, -5]], np.int64), "u": np.ones([1, 2], np.float32)}, axis=1)
+    nd = node_model("ScatterND", {"x": data}, {"i": np.array([[1, 4]], np.int64), "u": np.ones([1], np.float32)})
+    for model in (elements, nd):
+        rc, _ = compile_model(model, c_workdir).run({"x": data})
+        assert rc == MRVL_ERR_INDEX

@@ -1535,6 +1535,91 @@ static int mrvl_gather_elements(int rank, const int64_t *data_shape, const int64
     return MRVL_OK;
 }
 
+/* An update combined with the element it lands on by ONNX's `reduction` (enum
+ * mrvl_scatter_reduction). */
+#define MRVL_SCATTER_COMBINE(T, REDUCTION, OLD, NEW)                                             \
+    ((REDUCTION) == MRVL_SCATTER_ADD   ? (T)((OLD) + (NEW))                                        \
+     : (REDUCTION) == MRVL_SCATTER_MUL ? (T)((OLD) * (NEW))                                        \
+     : (REDUCTION) == MRVL_SCATTER_MAX ? ((NEW) > (OLD) ? (NEW) : (OLD))                           \
+     : (REDUCTION) == MRVL_SCATTER_MIN ? ((NEW) < (OLD) ? (NEW) : (OLD))                           \
+                                       : (NEW))
+
+/* ScatterElements and ScatterND on elements of type T; y starts as a copy of x, every index is
+ * checked before anything is written, and updates apply in row-major order.
+ *
+ * scatter_elements: indices and updates of `shape`, x and y of `data_shape` (one rank); the
+ * update at position p goes to p but along `axis` at indices[p].
+ * scatter_nd: `count` tuples of `depth` indices (int64) into x's leading dims, each naming a
+ * slice of `slice` elements that the next `slice` updates go to. */
+#define MRVL_DEFINE_SCATTER(SUFFIX, T)                                                            \
+    static int mrvl_scatter_elements_##SUFFIX(int reduction, int rank, const int64_t *data_shape,  \
+                                              const int64_t *shape, int axis, const T *x,          \
+                                              const void *indices, int indices_are_i64,            \
+                                              const T *updates, T *y)                              \
+    {                                                                                              \
+        int64_t stride[MRVL_MAX_RANK], idx[MRVL_MAX_RANK] = {0}, total = 1, step = 1, offset = 0;  \
+        int64_t dim = data_shape[axis];                                                            \
+        for (int i = rank - 1; i >= 0; i--) {                                                      \
+            stride[i] = step;                                                                      \
+            step *= data_shape[i];                                                                 \
+            total *= shape[i];                                                                     \
+        }                                                                                          \
+        for (int64_t i = 0; i < total; i++) {                                                      \
+            int64_t k = indices_are_i64 ? ((const int64_t *)indices)[i] : ((const int32_t *)indices)[i]; \
+            if (k < -dim || k >= dim) return MRVL_ERR_INDEX;                                       \
+        }                                                                                          \
+        memcpy(y, x, (size_t)step * sizeof(T));                                                    \
+        for (int64_t i = 0; i < total; i++) {                                                      \
+            int64_t k = indices_are_i64 ? ((const int64_t *)indices)[i] : ((const int32_t *)indices)[i]; \
+            T *at = y + offset + (k < 0 ? k + dim : k) * stride[axis];                             \
+            *at = MRVL_SCATTER_COMBINE(T, reduction, *at, updates[i]);                             \
+            for (int j = rank - 1; j >= 0; j--) {                                                  \
+                idx[j]++;                                                                          \
+                if (j != axis) offset += stride[j];                                                \
+                if (idx[j] < shape[j]) break;                                                      \
+                if (j != axis) offset -= stride[j] * shape[j];                                     \
+                idx[j] = 0;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+        return MRVL_OK;                                                                            \
+    }                                                                                              \
+    static int mrvl_scatter_nd_##SUFFIX(int reduction, int rank, const int64_t *data_shape,        \
+                                        int64_t count, int depth, int64_t slice, const T *x,       \
+                                        const int64_t *indices, const T *updates, T *y)            \
+    {                                                                                              \
+        int64_t stride[MRVL_MAX_RANK], total = 1;                                                  \
+        for (int i = rank - 1; i >= 0; i--) {                                                      \
+            stride[i] = total;                                                                     \
+            total *= data_shape[i];                                                                \
+        }                                                                                          \
+        for (int64_t i = 0; i < count * depth; i++) {                                              \
+            int64_t dim = data_shape[i % depth];                                                   \
+            if (indices[i] < -dim || indices[i] >= dim) return MRVL_ERR_INDEX;                     \
+        }                                                                                          \
+        memcpy(y, x, (size_t)total * sizeof(T));                                                   \
+        for (int64_t i = 0; i < count; i++) {                                                      \
+            int64_t offset = 0;                                                                    \
+            for (int d = 0; d < depth; d++) {                                                      \
+                int64_t k = indices[i * depth + d];                                                \
+                offset += (k < 0 ? k + data_shape[d] : k) * stride[d];                             \
+            }                                                                                      \
+            for (int64_t s = 0; s < slice; s++)                                                    \
+                y[offset + s] = MRVL_SCATTER_COMBINE(T, reduction, y[offset + s], updates[i * slice + s]); \
+        }                                                                                          \
+        return MRVL_OK;                                                                            \
+    }
+
+MRVL_DEFINE_SCATTER(f32, float)
+MRVL_DEFINE_SCATTER(f64, double)
+MRVL_DEFINE_SCATTER(i8, int8_t)
+MRVL_DEFINE_SCATTER(i16, int16_t)
+MRVL_DEFINE_SCATTER(i32, int32_t)
+MRVL_DEFINE_SCATTER(i64, int64_t)
+MRVL_DEFINE_SCATTER(u8, uint8_t)
+MRVL_DEFINE_SCATTER(u16, uint16_t)
+MRVL_DEFINE_SCATTER(u32, uint32_t)
+MRVL_DEFINE_SCATTER(u64, uint64_t)
+
 /* Trilu over `batch` matrices (rows, cols): row r keeps columns c with c - r >= k (upper) or
  * c - r <= k (lower), the rest zero bytes (zero in every element type). */
 static void mrvl_trilu(int upper, int64_t k, int64_t batch, int64_t rows, int64_t cols, const void *x, void *y,

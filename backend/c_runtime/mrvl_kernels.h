@@ -47,6 +47,10 @@ enum mrvl_reduce_kind {
 };
 /* The order of cpu.ActivationKind. */
 enum mrvl_activation_kind { MRVL_ELU, MRVL_SELU, MRVL_CELU, MRVL_THRESHOLDED_RELU };
+/* The order of cpu.ScatterReduction. */
+enum mrvl_scatter_reduction {
+    MRVL_SCATTER_NONE, MRVL_SCATTER_ADD, MRVL_SCATTER_MUL, MRVL_SCATTER_MAX, MRVL_SCATTER_MIN
+};
 enum mrvl_pad_mode { MRVL_PAD_CONSTANT, MRVL_PAD_REFLECT, MRVL_PAD_EDGE, MRVL_PAD_WRAP };
 enum mrvl_coordinate_mode {
     MRVL_HALF_PIXEL, MRVL_HALF_PIXEL_SYMMETRIC, MRVL_PYTORCH_HALF_PIXEL, MRVL_ALIGN_CORNERS, MRVL_ASYMMETRIC,

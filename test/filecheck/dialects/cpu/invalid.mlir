@@ -468,3 +468,27 @@ func.func @activation_celu_alpha(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = cpu.activation celu %x {alpha = 0.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
   func.return %y : tensor<4xf32>
 }
+
+// -----
+
+// CHECK: Operation does not verify: 'updates' must have shape [2, 4], got [2, 3]
+func.func @scatter_elements_updates(%x: tensor<3x4xf32>, %i: tensor<2x4xi64>, %u: tensor<2x3xf32>) -> tensor<3x4xf32> {
+  %y = cpu.scatter_elements none %x, %i, %u {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x3xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'indices' must have a last dim in [1, 2] (the rank of 'data'), got shape [2, 3]
+func.func @scatter_nd_depth(%x: tensor<3x4xf32>, %i: tensor<2x3xi64>, %u: tensor<2xf32>) -> tensor<3x4xf32> {
+  %y = cpu.scatter_nd add %x, %i, %u : (tensor<3x4xf32>, tensor<2x3xi64>, tensor<2xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'updates' must have shape [2, 4], got [2]
+func.func @scatter_nd_updates(%x: tensor<3x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2xf32>) -> tensor<3x4xf32> {
+  %y = cpu.scatter_nd mul %x, %i, %u : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}

@@ -244,3 +244,18 @@ func.func @more_kernels(%x: tensor<2x3x4xf32>, %s: tensor<3x4xf32>, %gi: tensor<
   %selu = cpu.activation selu %x {alpha = 1.5 : f32, gamma = 2.0 : f32} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   func.return %rms, %ge, %tri, %rg, %elu, %selu : tensor<2x3x4xf32>, tensor<2x3x7xf32>, tensor<2x3x4xf32>, tensor<9xi64>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
 }
+
+// -----
+
+// Scatters, the reduction as a keyword.
+// CHECK-LABEL: func.func @scatters(
+// CHECK-NEXT:    %se = cpu.scatter_elements add %x, %i, %u {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    %sn = cpu.scatter_nd none %x, %j, %v : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    func.return
+// GENERIC:       "cpu.scatter_elements"(%x, %i, %u) <{reduction = #cpu<scatter_reduction add>, axis = 0 : i64}>
+func.func @scatters(%x: tensor<3x4xf32>, %i: tensor<2x4xi32>, %u: tensor<2x4xf32>, %j: tensor<2x1xi64>, %v: tensor<2x4xf32>)
+    -> (tensor<3x4xf32>, tensor<3x4xf32>) {
+  %se = cpu.scatter_elements add %x, %i, %u {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  %sn = cpu.scatter_nd none %x, %j, %v : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  func.return %se, %sn : tensor<3x4xf32>, tensor<3x4xf32>
+}
