@@ -147,6 +147,13 @@ METADATA_FORMAT = "mrvl-bundle/1"
 MAX_RANK = 8
 INTEGER_UNARY = frozenset({cpu.UnaryKind.RELU, cpu.UnaryKind.NEG, cpu.UnaryKind.ABS, cpu.UnaryKind.SIGN})
 """The `cpu.unary` kinds with an integer kernel."""
+NUMERIC_SUFFIXES = {
+    f32: "f32", f64: "f64",
+    **{IntegerType(w): f"i{w}" for w in (8, 16, 32, 64)},
+    **{IntegerType(w, Signedness.UNSIGNED): f"u{w}" for w in (8, 16, 32, 64)},
+}
+"""Element type -> the suffix of its kernel in the kernel families defined for many types
+(mrvl_binary_<suffix>, mrvl_arg_reduce_<suffix>, ...); each family has a subset."""
 
 
 # --- Types and names ----------------------------------------------------------------
@@ -524,6 +531,8 @@ class CEmitter:
         if isinstance(op, cpu.MatmulOp):
             m, k, n, batches = self.matmul_dims(op)
             return 4 * gemm_pack_floats(m * batches, n, k, contiguous_a=True)
+        if isinstance(op, cpu.TopKOp):  # the merge sort's two index arrays, one line at a time
+            return 16 * max(_shape(op.input)[op.axis.value.data], 1)
         if isinstance(op, cpu.ResizeOp) and resize_is_filtered(op):
             (h, w), (oh, ow) = _shape(op.input)[-2:], _shape(op.output)[-2:]
             scales = list(op.scales.get_values())[-2:]
@@ -575,7 +584,7 @@ class CEmitter:
         code = f"MRVL_{kind.name}"
         element = op.lhs.type.element_type  # type: ignore[attr-defined]
         logical = kind in (cpu.BinaryKind.AND, cpu.BinaryKind.OR, cpu.BinaryKind.XOR)
-        suffix = {f32: "f32", f64: "f64", _int(32): "i32", _int(64): "i64"}.get(element)
+        suffix = NUMERIC_SUFFIXES.get(element)
         if suffix and not logical:
             return [*self.broadcast(op.result, [op.lhs, op.rhs]),
                     f"mrvl_binary_{suffix}({code}, &p, {x[0]}, {x[1]}, {y[0]});"]
@@ -643,8 +652,12 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.SoftmaxOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
         s, axis = _shape(op.input), op.axis.value.data
+        if op.log is not None:
+            suffix = self.kernel_suffix(op, op.input, ("f32", "f64"))
+            return [f"mrvl_log_softmax_{suffix}({math.prod(s[:axis])}, {s[axis]}, {math.prod(s[axis + 1:])}, "
+                    f"{x[0]}, {y[0]});"]
+        self.require_f32(op)
         return [f"mrvl_softmax_f32({math.prod(s[:axis])}, {s[axis]}, {math.prod(s[axis + 1:])}, {x[0]}, {y[0]});"]
 
     @emit.register
@@ -852,6 +865,107 @@ class CEmitter:
         out = _shape(op.output)
         return self.copy_nd(out, x[0], _broadcast_strides(_shape(op.input), out), y[0], _contiguous(out),
                             _ctype(op.output).size, op)
+
+    def kernel_suffix(self, op: Operation, value: SSAValue, suffixes: Sequence[str]) -> str:
+        """The suffix of the kernel for `value`'s element type, one of `suffixes` (NUMERIC_SUFFIXES)."""
+        suffix = NUMERIC_SUFFIXES.get(value.type.element_type)  # type: ignore[attr-defined]
+        if suffix not in suffixes:
+            types = ", ".join(C_TYPES[t].onnx for t, k in NUMERIC_SUFFIXES.items() if k in suffixes)
+            raise self.unsupported(op, f"on {value.type} ({types} only)")
+        return suffix  # type: ignore[return-value]
+
+    @staticmethod
+    def axis_split(value: SSAValue, axis: int) -> str:
+        """`outer, dim, inner`: `value`'s shape as three dims around `axis`, for the kernels along one axis."""
+        s = _shape(value)
+        return f"{math.prod(s[:axis])}, {s[axis]}, {math.prod(s[axis + 1:])}"
+
+    @emit.register
+    def _(self, op: cpu.ArgReduceOp, x: list[str], y: list[str]) -> list[str]:
+        suffix = self.kernel_suffix(op, op.input, list(NUMERIC_SUFFIXES.values()))
+        is_max = int(op.kind.data == cpu.ArgReduceKind.MAX)
+        last = int(op.select_last_index.value.data)
+        return [f"mrvl_arg_reduce_{suffix}({is_max}, {last}, {self.axis_split(op.input, op.axis.value.data)}, "
+                f"{x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.HardmaxOp, x: list[str], y: list[str]) -> list[str]:
+        suffix = self.kernel_suffix(op, op.input, ("f32", "f64"))
+        return [f"mrvl_hardmax_{suffix}({self.axis_split(op.input, op.axis.value.data)}, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.CumulativeOp, x: list[str], y: list[str]) -> list[str]:
+        suffix = self.kernel_suffix(op, op.input, ("f32", "f64", "i32", "i64", "u32", "u64"))
+        flags = [int(op.kind.data == cpu.CumulativeKind.PROD), int(op.exclusive.value.data),
+                 int(op.reverse.value.data)]
+        return [f"mrvl_cumulative_{suffix}({', '.join(map(str, flags))}, "
+                f"{self.axis_split(op.input, op.axis.value.data)}, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.TopKOp, x: list[str], y: list[str]) -> list[str]:
+        suffix = self.kernel_suffix(op, op.input, list(NUMERIC_SUFFIXES.values()))
+        return [f"mrvl_top_k_{suffix}({int(op.largest.value.data)}, {self.axis_split(op.input, op.axis.value.data)}, "
+                f"{op.k.value.data}, {x[0]}, {y[0]}, {y[1]}, (int64_t *)(void *)scratch);"]
+
+    @emit.register
+    def _(self, op: cpu.RmsNormOp, x: list[str], y: list[str]) -> list[str]:
+        self.require_f32(op)
+        s, axis = _shape(op.X), op.axis.value.data
+        eps = _c_float(op.epsilon.value.data)
+        return [f"mrvl_rms_norm_f32({math.prod(s[:axis])}, {math.prod(s[axis:])}, {eps}, {x[0]}, {x[1]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.GatherElementsOp, x: list[str], y: list[str]) -> list[str]:
+        s, out = _shape(op.data), _shape(op.output)
+        if len(s) > MAX_RANK:
+            raise self.unsupported(op, f"of rank {len(s)} (at most {MAX_RANK})")
+        is64 = int(op.indices.type.element_type == _int(64))  # type: ignore[attr-defined]
+        return [f"static const int64_t data_shape[] = {_array(s)}, shape[] = {_array(out)};",
+                f"return mrvl_gather_elements({len(s)}, data_shape, shape, {op.axis.value.data}, {x[0]}, {x[1]}, "
+                f"{is64}, {y[0]}, {_ctype(op.data).size});"]
+
+    @emit.register
+    def _(self, op: cpu.TriluOp, x: list[str], y: list[str]) -> list[str]:
+        s = _shape(op.input)
+        rows, cols = s[-2], s[-1]
+        k = min(max(op.k.value.data, -rows), cols)  # beyond these the triangle is all or nothing
+        return [f"mrvl_trilu({int(op.upper.value.data)}, {k}, {math.prod(s[:-2])}, {rows}, {cols}, {x[0]}, {y[0]}, "
+                f"{_ctype(op.output).size});"]
+
+    @emit.register
+    def _(self, op: cpu.RangeOp, x: list[str], y: list[str]) -> list[str]:
+        suffix = self.kernel_suffix(op, op.output, ("f32", "f64", "i16", "i32", "i64"))
+        return [f"mrvl_range_{suffix}({_shape(op.output)[0]}, {x[0]}, {x[1]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.ActivationOp, x: list[str], y: list[str]) -> list[str]:
+        suffix = self.kernel_suffix(op, op.input, ("f32", "f64"))
+        alpha = _c_float(op.alpha.value.data)
+        gamma = _c_float(op.gamma.value.data) if op.gamma is not None else "0.0f"
+        return [f"mrvl_activation_{suffix}(MRVL_{op.kind.data.name}, {math.prod(_shape(op.output))}, {alpha}, "
+                f"{gamma}, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.ScatterElementsOp, x: list[str], y: list[str]) -> list[str]:
+        suffix = self.kernel_suffix(op, op.data, list(NUMERIC_SUFFIXES.values()))
+        s, idx = _shape(op.data), _shape(op.indices)
+        if len(s) > MAX_RANK:
+            raise self.unsupported(op, f"of rank {len(s)} (at most {MAX_RANK})")
+        is64 = int(op.indices.type.element_type == _int(64))  # type: ignore[attr-defined]
+        return [f"static const int64_t data_shape[] = {_array(s)}, shape[] = {_array(idx)};",
+                f"return mrvl_scatter_elements_{suffix}(MRVL_SCATTER_{op.reduction.data.name}, {len(s)}, data_shape, "
+                f"shape, {op.axis.value.data}, {x[0]}, {x[1]}, {is64}, {x[2]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.ScatterNdOp, x: list[str], y: list[str]) -> list[str]:
+        suffix = self.kernel_suffix(op, op.data, list(NUMERIC_SUFFIXES.values()))
+        s, idx = _shape(op.data), _shape(op.indices)
+        if len(s) > MAX_RANK:
+            raise self.unsupported(op, f"of rank {len(s)} (at most {MAX_RANK})")
+        depth = idx[-1]
+        return [f"static const int64_t data_shape[] = {_array(s)};",
+                f"return mrvl_scatter_nd_{suffix}(MRVL_SCATTER_{op.reduction.data.name}, {len(s)}, data_shape, "
+                f"{math.prod(idx[:-1])}, {depth}, {math.prod(s[depth:])}, {x[0]}, {x[1]}, {x[2]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.CallMlipOp, x: list[str], y: list[str]) -> list[str]:

@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     i1,
     i32,
     i64,
+    UnitAttr,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
@@ -224,6 +225,44 @@ class DepthToSpaceMode(StrEnum):
     CRD = "CRD"
 
 
+class ArgReduceKind(StrEnum):
+    """Which extreme `cpu.arg_reduce` finds the index of (ONNX ArgMax, ArgMin)."""
+
+    MAX = auto()
+    MIN = auto()
+
+
+class CumulativeKind(StrEnum):
+    """What `cpu.cumulative` accumulates along its axis (ONNX CumSum, CumProd)."""
+
+    SUM = auto()
+    PROD = auto()
+
+
+class ScatterReduction(StrEnum):
+    """How `cpu.scatter_elements` and `cpu.scatter_nd` combine an update with the element it
+    lands on (ONNX's reduction attribute): none replaces it."""
+
+    NONE = auto()
+    ADD = auto()
+    MUL = auto()
+    MAX = auto()
+    MIN = auto()
+
+
+class ActivationKind(StrEnum):
+    """The elementwise function of `cpu.activation`, each with ONNX's parameters."""
+
+    ELU = auto()
+    """x < 0 ? alpha * (exp(x) - 1) : x."""
+    SELU = auto()
+    """gamma * (x <= 0 ? alpha * (exp(x) - 1) : x)."""
+    CELU = auto()
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    THRESHOLDED_RELU = auto()
+    """x > alpha ? x : 0."""
+
+
 @irdl_attr_definition
 class BinaryKindAttr(EnumAttribute[BinaryKind], SpacedOpaqueSyntaxAttribute):
     name = "cpu.binary_kind"
@@ -267,6 +306,26 @@ class NearestModeAttr(EnumAttribute[NearestMode], SpacedOpaqueSyntaxAttribute):
 @irdl_attr_definition
 class DepthToSpaceModeAttr(EnumAttribute[DepthToSpaceMode], SpacedOpaqueSyntaxAttribute):
     name = "cpu.depth_to_space_mode"
+
+
+@irdl_attr_definition
+class ArgReduceKindAttr(EnumAttribute[ArgReduceKind], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.arg_reduce_kind"
+
+
+@irdl_attr_definition
+class CumulativeKindAttr(EnumAttribute[CumulativeKind], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.cumulative_kind"
+
+
+@irdl_attr_definition
+class ScatterReductionAttr(EnumAttribute[ScatterReduction], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.scatter_reduction"
+
+
+@irdl_attr_definition
+class ActivationKindAttr(EnumAttribute[ActivationKind], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.activation_kind"
 
 
 # Property constraints and shape rules
@@ -823,14 +882,18 @@ class CastOp(CpuOp):
 
 @irdl_op_definition
 class SoftmaxOp(_SameTypeOp):
-    """exp(x) / sum(exp(x)) along `axis`.
+    """exp(x) / sum(exp(x)) along `axis`; with `log`, its logarithm (ONNX LogSoftmax),
+    computed as x - max - log(sum(exp(x - max))) so that it stays finite where the softmax
+    underflows.
 
         %y = cpu.softmax %x {axis = 3 : i64} : (tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+        %z = cpu.softmax %x {axis = 1 : i64, log} : (tensor<2x10xf32>) -> tensor<2x10xf32>
     """
 
     name = "cpu.softmax"
 
     axis = prop_def(_INT)
+    log = opt_prop_def(UnitAttr)
 
     def verify_params(self) -> None:
         _check_axis("axis", self.axis.value.data, len(shape_of(self.input)))
@@ -1297,6 +1360,313 @@ class ExpandOp(_SameElementTypeOp):
         _check_broadcast("the input shape", [shape_of(self.input)], shape_of(self.output))
 
 
+# Along one axis, and other index computations
+
+
+def _kept_shape(x: Sequence[int], axis: int, keepdims: bool) -> list[int]:
+    """`x`'s shape reduced over `axis`: a 1 there with `keepdims`, else the dim dropped."""
+    return [1 if i == axis else d for i, d in enumerate(x) if keepdims or i != axis]
+
+
+@irdl_op_definition
+class ArgReduceOp(CpuOp):
+    """The index along `axis` of each maximum (or minimum) of X, as int64 (ONNX ArgMax, ArgMin).
+
+    Of equal extremes the first wins, or the last with `select_last_index`; a NaN counts as
+    the extreme (numpy's argmax and argmin, ONNX's reference). The reduced dim stays as a 1
+    with `keepdims` and is dropped otherwise.
+
+        %i = cpu.arg_reduce max %x {axis = 1 : i64, keepdims = false, select_last_index = false}
+               : (tensor<2x10xf32>) -> tensor<2xi64>
+    """
+
+    name = "cpu.arg_reduce"
+
+    kind = prop_def(ArgReduceKindAttr)
+    input = operand_def(AnyTensorTypeConstr)
+    output = result_def(TensorType.constr(i64))
+    axis = prop_def(_INT)
+    keepdims = prop_def(BoolAttr)
+    select_last_index = prop_def(BoolAttr)
+
+    assembly_format = "$kind $input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, axis = shape_of(self.input), self.axis.value.data
+        _check_axis("axis", axis, len(x))
+        if x[axis] == 0:
+            raise VerifyException(f"dim {axis} of the input must not be empty: it has no extreme")
+        _check_shape("the result", shape_of(self.output), _kept_shape(x, axis, self.keepdims.value.data))
+
+
+@irdl_op_definition
+class HardmaxOp(_SameTypeOp):
+    """1 at the first maximum of X along `axis`, 0 elsewhere (ONNX Hardmax).
+
+        %y = cpu.hardmax %x {axis = 1 : i64} : (tensor<2x10xf32>) -> tensor<2x10xf32>
+    """
+
+    name = "cpu.hardmax"
+
+    axis = prop_def(_INT)
+
+    def verify_params(self) -> None:
+        _check_axis("axis", self.axis.value.data, len(shape_of(self.input)))
+
+
+@irdl_op_definition
+class CumulativeOp(_SameTypeOp):
+    """Running sums (or products) of X along `axis` (ONNX CumSum, CumProd).
+
+    `exclusive`: element i accumulates the elements before i only (the first is 0, or 1 for
+    a product); `reverse`: the accumulation runs from the end of the axis.
+
+        %y = cpu.cumulative sum %x {axis = 0 : i64, exclusive = false, reverse = true}
+               : (tensor<5xf64>) -> tensor<5xf64>
+    """
+
+    name = "cpu.cumulative"
+
+    kind = prop_def(CumulativeKindAttr)
+    axis = prop_def(_INT)
+    exclusive = prop_def(BoolAttr)
+    reverse = prop_def(BoolAttr)
+
+    assembly_format = "$kind $input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        _check_axis("axis", self.axis.value.data, len(shape_of(self.input)))
+
+
+@irdl_op_definition
+class TopKOp(CpuOp):
+    """The `k` largest (or, without `largest`, smallest) elements of X along `axis`, in that
+    order, and their indices along the axis (ONNX TopK).
+
+    Of equal elements the one with the lower index comes first; a NaN counts as larger than
+    every number (numpy's sort order, ONNX's reference). The results are always sorted, which
+    is also a valid answer for ONNX's sorted = 0.
+
+        %v, %i = cpu.top_k %x {axis = 1 : i64, k = 3 : i64, largest = true}
+               : (tensor<3x4xf32>) -> (tensor<3x3xf32>, tensor<3x3xi64>)
+    """
+
+    name = "cpu.top_k"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    input = operand_def(TensorType.constr(_T))
+    values = result_def(TensorType.constr(_T))
+    indices = result_def(TensorType.constr(i64))
+    axis = prop_def(_INT)
+    k = prop_def(_INT)
+    largest = prop_def(BoolAttr)
+
+    assembly_format = "$input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, axis, k = shape_of(self.input), self.axis.value.data, self.k.value.data
+        _check_axis("axis", axis, len(x))
+        if not 0 <= k <= x[axis]:
+            raise VerifyException(f"'k' must be in [0, {x[axis]}] (dim {axis} of the input), got {k}")
+        expected = [k if i == axis else d for i, d in enumerate(x)]
+        _check_shape("'values'", shape_of(self.values), expected)
+        _check_shape("'indices'", shape_of(self.indices), expected)
+
+
+@irdl_op_definition
+class RmsNormOp(CpuOp):
+    """Divides X by the root mean square of the dims from `axis` on (plus `epsilon` under the
+    root), then scales by Scale of those dims' shape, X.shape[axis:] (ONNX RMSNormalization).
+
+        %y = cpu.rms_norm %x, %s {axis = 2 : i64, epsilon = 1.0e-05 : f32}
+               : (tensor<2x16x64xf32>, tensor<64xf32>) -> tensor<2x16x64xf32>
+    """
+
+    name = "cpu.rms_norm"
+
+    _T: ClassVar = VarConstraint("T", AnyTensorTypeConstr)
+    X = operand_def(_T)
+    Scale = operand_def(AnyTensorTypeConstr)
+    Y = result_def(_T)
+    axis = prop_def(_INT)
+    epsilon = prop_def(_FLOAT)
+
+    assembly_format = "$X `,` $Scale " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, axis = shape_of(self.X), self.axis.value.data
+        _check_axis("axis", axis, len(x))
+        if element_type_of(self.Scale) != element_type_of(self.X):
+            raise VerifyException(f"'Scale' must have the element type of 'X' ({element_type_of(self.X)}), "
+                                  f"got {element_type_of(self.Scale)}")
+        _check_shape("'Scale'", shape_of(self.Scale), x[axis:])
+
+
+@irdl_op_definition
+class GatherElementsOp(CpuOp):
+    """result[i...] = data[i...] but along `axis`, where it is indices[i...] (negative: from
+    the end); the result has the shape of `indices` (ONNX GatherElements).
+
+        %y = cpu.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x3xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+    """
+
+    name = "cpu.gather_elements"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    data = operand_def(TensorType.constr(_T))
+    indices = operand_def(TensorType.constr(AttrSetConstraint(frozenset({i32, i64}))))
+    output = result_def(TensorType.constr(_T))
+    axis = prop_def(_INT)
+
+    assembly_format = "$data `,` $indices " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, idx, axis = shape_of(self.data), shape_of(self.indices), self.axis.value.data
+        _check_axis("axis", axis, len(x))
+        if len(idx) != len(x) or any(n > d for i, (n, d) in enumerate(zip(idx, x)) if i != axis):
+            raise VerifyException(
+                f"'indices' must have the rank of 'data' {list(x)} and no larger dim but 'axis' ({axis}), "
+                f"got {list(idx)}")
+        if x[axis] == 0 and math.prod(idx):
+            raise VerifyException(f"dim {axis} of 'data' is empty: there is nothing to gather")
+        _check_shape("the result", shape_of(self.output), idx)
+
+
+@irdl_op_definition
+class TriluOp(_SameTypeOp):
+    """The upper (`upper`) or lower triangle of each matrix in the last two dims of X, the
+    rest zeros: element (i, j) is kept when j - i >= k (upper) or j - i <= k (lower) (ONNX
+    Trilu).
+
+        %y = cpu.trilu %x {upper = true, k = 1 : i64} : (tensor<2x4x5xi64>) -> tensor<2x4x5xi64>
+    """
+
+    name = "cpu.trilu"
+
+    upper = prop_def(BoolAttr)
+    k = prop_def(_INT)
+
+    def verify_params(self) -> None:
+        x = shape_of(self.input)
+        if len(x) < 2:
+            raise VerifyException(f"the input must have a rank of at least 2, got {list(x)}")
+
+
+@irdl_op_definition
+class RangeOp(CpuOp):
+    """start, start + delta, start + 2 delta, ...: as many as the result has (ONNX Range;
+    its limit fixed the result's static size).
+
+        %y = cpu.range %start, %delta : (tensor<f32>, tensor<f32>) -> tensor<5xf32>
+    """
+
+    name = "cpu.range"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    start = operand_def(TensorType.constr(_T))
+    delta = operand_def(TensorType.constr(_T))
+    output = result_def(TensorType.constr(_T))
+
+    assembly_format = "$start `,` $delta " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        for name, value in (("start", self.start), ("delta", self.delta)):
+            if shape_of(value):
+                raise VerifyException(f"'{name}' must be a scalar (rank 0), got shape {list(shape_of(value))}")
+        if len(shape_of(self.output)) != 1:
+            raise VerifyException(f"the result must have rank 1, got shape {list(shape_of(self.output))}")
+
+
+@irdl_op_definition
+class ActivationOp(_SameTypeOp):
+    """Elementwise `kind` with ONNX's parameters: `alpha` for every kind, `gamma` for selu
+    (there exactly).
+
+        %y = cpu.activation selu %x {alpha = 1.67326319 : f32, gamma = 1.05070102 : f32}
+               : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    """
+
+    name = "cpu.activation"
+
+    kind = prop_def(ActivationKindAttr)
+    alpha = prop_def(_FLOAT)
+    gamma = opt_prop_def(_FLOAT)
+
+    assembly_format = "$kind $input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        selu = self.kind.data == ActivationKind.SELU
+        if selu != (self.gamma is not None):
+            raise VerifyException("'gamma' must be given exactly for kind selu")
+        if self.kind.data == ActivationKind.CELU and self.alpha.value.data == 0.0:
+            raise VerifyException("'alpha' of celu must not be 0: it divides by it")
+
+
+@irdl_op_definition
+class ScatterElementsOp(CpuOp):
+    """The data, with each update written (or combined by `reduction`) where its position in
+    `updates` points, but along `axis` at indices[position] (negative: from the end); indices
+    and updates have one shape (ONNX ScatterElements). Updates apply in row-major order, so of
+    two to one place the later wins without a reduction.
+
+        %y = cpu.scatter_elements add %x, %i, %u {axis = 1 : i64}
+               : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x4xf32>
+    """
+
+    name = "cpu.scatter_elements"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    reduction = prop_def(ScatterReductionAttr)
+    data = operand_def(TensorType.constr(_T))
+    indices = operand_def(TensorType.constr(AttrSetConstraint(frozenset({i32, i64}))))
+    updates = operand_def(TensorType.constr(_T))
+    output = result_def(TensorType.constr(_T))
+    axis = prop_def(_INT)
+
+    assembly_format = "$reduction $data `,` $indices `,` $updates " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, idx, axis = shape_of(self.data), shape_of(self.indices), self.axis.value.data
+        _check_axis("axis", axis, len(x))
+        if len(idx) != len(x) or any(n > d for i, (n, d) in enumerate(zip(idx, x)) if i != axis):
+            raise VerifyException(
+                f"'indices' must have the rank of 'data' {list(x)} and no larger dim but 'axis' ({axis}), "
+                f"got {list(idx)}")
+        _check_shape("'updates'", shape_of(self.updates), idx)
+        _check_shape("the result", shape_of(self.output), x)
+
+
+@irdl_op_definition
+class ScatterNdOp(CpuOp):
+    """The data, with each slice updates[i...] written (or combined by `reduction`) at the
+    position indices[i..., :] names in the data's leading dims (negative: from the end); the
+    updates have the shape indices.shape[:-1] + data.shape[k:], k = indices.shape[-1] (ONNX
+    ScatterND). Updates apply in row-major order.
+
+        %y = cpu.scatter_nd none %x, %i, %u
+               : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4x4xf32>) -> tensor<4x4x4xf32>
+    """
+
+    name = "cpu.scatter_nd"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    reduction = prop_def(ScatterReductionAttr)
+    data = operand_def(TensorType.constr(_T))
+    indices = operand_def(TensorType.constr(i64))
+    updates = operand_def(TensorType.constr(_T))
+    output = result_def(TensorType.constr(_T))
+
+    assembly_format = "$reduction $data `,` $indices `,` $updates " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        x, idx = shape_of(self.data), shape_of(self.indices)
+        if not idx or not 1 <= idx[-1] <= len(x):
+            raise VerifyException(
+                f"'indices' must have a last dim in [1, {len(x)}] (the rank of 'data'), got shape {list(idx)}")
+        _check_shape("'updates'", shape_of(self.updates), [*idx[:-1], *x[idx[-1]:]])
+        _check_shape("the result", shape_of(self.output), x)
+
+
 CPU = Dialect(
     "cpu",
     [
@@ -1330,6 +1700,17 @@ CPU = Dialect(
         ResizeOp,
         DepthToSpaceOp,
         ExpandOp,
+        ArgReduceOp,
+        HardmaxOp,
+        CumulativeOp,
+        TopKOp,
+        RmsNormOp,
+        GatherElementsOp,
+        TriluOp,
+        RangeOp,
+        ActivationOp,
+        ScatterElementsOp,
+        ScatterNdOp,
     ],
     [
         BinaryKindAttr,
@@ -1341,5 +1722,9 @@ CPU = Dialect(
         CoordinateTransformationModeAttr,
         NearestModeAttr,
         DepthToSpaceModeAttr,
+        ArgReduceKindAttr,
+        CumulativeKindAttr,
+        ActivationKindAttr,
+        ScatterReductionAttr,
     ],
 )

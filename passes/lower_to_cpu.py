@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     f32,
     i1,
     i64,
@@ -896,6 +897,182 @@ class DepthToSpaceToCpuDepthToSpace(GraphOpLowering):
         self.replace(op, rewriter, [d2s])
 
 
+class LogSoftmaxToCpuSoftmax(GraphOpLowering):
+    """LogSoftmax -> cpu.softmax with `log`, its axis non-negative."""
+
+    ops = (g.LogSoftmaxOp,)
+
+    def lower(self, op: g.LogSoftmaxOp, rewriter: PatternRewriter) -> None:
+        axis = normalized_axis(op, op.axis.value.data, len(shape_of(op.input)))
+        softmax = create(cpu.SoftmaxOp, [op.input], [op.output.type], axis=int_attr(axis), log=UnitAttr())
+        self.replace(op, rewriter, [softmax])
+
+
+class HardmaxToCpuHardmax(GraphOpLowering):
+    """Hardmax -> cpu.hardmax, its axis non-negative."""
+
+    ops = (g.HardmaxOp,)
+
+    def lower(self, op: g.HardmaxOp, rewriter: PatternRewriter) -> None:
+        axis = normalized_axis(op, op.axis.value.data, len(shape_of(op.input)))
+        self.replace(op, rewriter, [create(cpu.HardmaxOp, [op.input], [op.output.type], axis=int_attr(axis))])
+
+
+class ArgMaxMinToCpuArgReduce(GraphOpLowering):
+    """ArgMax and ArgMin -> cpu.arg_reduce max|min with axis, keepdims and select_last_index."""
+
+    ops = (g.ArgMaxOp, g.ArgMinOp)
+
+    def lower(self, op: g.ArgMaxOp | g.ArgMinOp, rewriter: PatternRewriter) -> None:
+        dims = shape_of(op.data)
+        axis = normalized_axis(op, op.axis.value.data, len(dims))
+        if dims[axis] == 0:
+            raise node_error(op, f"dim {axis} of the input is empty: it has no extreme")
+        kind = cpu.ArgReduceKind.MAX if isinstance(op, g.ArgMaxOp) else cpu.ArgReduceKind.MIN
+        arg = create(cpu.ArgReduceOp, [op.data], [op.reduced.type], kind=cpu.ArgReduceKindAttr(kind),
+                     axis=int_attr(axis), keepdims=bool_attr(op.keepdims.value.data),
+                     select_last_index=bool_attr(op.select_last_index.value.data))
+        self.replace(op, rewriter, [arg])
+
+
+class CumulativeToCpuCumulative(GraphOpLowering):
+    """CumSum and CumProd -> cpu.cumulative sum|prod, the axis read from its constant input."""
+
+    ops = (g.CumSumOp, g.CumProdOp)
+
+    def lower(self, op: g.CumSumOp | g.CumProdOp, rewriter: PatternRewriter) -> None:
+        given = constant_ints(op, op.axis, "axis") or []
+        if len(given) != 1:
+            raise node_error(op, f"'axis' must be one value, got {given}")
+        axis = normalized_axis(op, given[0], len(shape_of(op.x)))
+        kind = cpu.CumulativeKind.SUM if isinstance(op, g.CumSumOp) else cpu.CumulativeKind.PROD
+        cumulative = create(cpu.CumulativeOp, [op.x], [op.y.type], kind=cpu.CumulativeKindAttr(kind),
+                            axis=int_attr(axis), exclusive=bool_attr(op.exclusive.value.data),
+                            reverse=bool_attr(op.reverse.value.data))
+        self.replace(op, rewriter, [cumulative])
+
+
+class TopKToCpuTopK(GraphOpLowering):
+    """TopK -> cpu.top_k, k read from its constant input; the results are always sorted
+    (which ONNX allows for sorted = 0 too)."""
+
+    ops = (g.TopKOp,)
+
+    def lower(self, op: g.TopKOp, rewriter: PatternRewriter) -> None:
+        dims = shape_of(op.X)
+        axis = normalized_axis(op, op.axis.value.data, len(dims))
+        given = constant_ints(op, op.K, "K") or []
+        if len(given) != 1 or not 0 <= given[0] <= dims[axis]:
+            raise node_error(op, f"'K' must be one value in [0, {dims[axis]}] (dim {axis} of the input), got {given}")
+        top_k = create(cpu.TopKOp, [op.X], [op.Values.type, op.Indices.type], axis=int_attr(axis),
+                       k=int_attr(given[0]), largest=bool_attr(op.largest.value.data))
+        self.replace(op, rewriter, [top_k], list(top_k.results))
+
+
+class RmsNormalizationToCpuRmsNorm(GraphOpLowering):
+    """RMSNormalization -> cpu.rms_norm; a Scale that broadcasts to the normalised dims is
+    expanded to them first (cpu.expand). Only stash_type 1 (float32 statistics) has a kernel."""
+
+    ops = (g.RMSNormalizationOp,)
+
+    def lower(self, op: g.RMSNormalizationOp, rewriter: PatternRewriter) -> None:
+        dims = shape_of(op.X)
+        axis = normalized_axis(op, op.axis.value.data, len(dims))
+        if (stash := op.stash_type.value.data) != 1:
+            raise no_host_kernel(op, f" with stash_type {stash} (1 only: float32 statistics)")
+        normalized, scale_shape = list(dims[axis:]), shape_of(op.scale)
+        new_ops: list[Operation] = []
+        scale = op.scale
+        if list(scale_shape) != normalized:
+            if len(scale_shape) > len(normalized) or broadcast_shapes(scale_shape, normalized) != tuple(normalized):
+                raise no_host_kernel(op, f" with a scale of shape {list(scale_shape)}, which does not broadcast "
+                                         f"to the normalised dims {normalized}")
+            new_ops.append(create(cpu.ExpandOp, [scale], [TensorType(element_type_of(scale), normalized)]))
+            scale = intermediate(op, new_ops[-1], "scale")
+        if element_type_of(scale) != element_type_of(op.X):
+            new_ops.append(create(cpu.CastOp, [scale], [TensorType(element_type_of(op.X), normalized)]))
+            scale = intermediate(op, new_ops[-1], "scale_cast")
+        new_ops.append(create(cpu.RmsNormOp, [op.X, scale], [op.Y.type], axis=int_attr(axis), epsilon=op.epsilon))
+        self.replace(op, rewriter, new_ops)
+
+
+class GatherElementsToCpuGatherElements(GraphOpLowering):
+    """GatherElements -> cpu.gather_elements, its axis non-negative."""
+
+    ops = (g.GatherElementsOp,)
+
+    def lower(self, op: g.GatherElementsOp, rewriter: PatternRewriter) -> None:
+        axis = normalized_axis(op, op.axis.value.data, len(shape_of(op.data)))
+        gather = create(cpu.GatherElementsOp, [op.data, op.indices], [op.output.type], axis=int_attr(axis))
+        self.replace(op, rewriter, [gather])
+
+
+class TriluToCpuTrilu(GraphOpLowering):
+    """Trilu -> cpu.trilu, k read from its constant input (default 0)."""
+
+    ops = (g.TriluOp,)
+
+    def lower(self, op: g.TriluOp, rewriter: PatternRewriter) -> None:
+        given = constant_ints(op, op.k, "k")
+        if given is not None and len(given) != 1:
+            raise node_error(op, f"'k' must be one value, got {given}")
+        trilu = create(cpu.TriluOp, [op.input], [op.output.type], upper=bool_attr(op.upper.value.data),
+                       k=int_attr(given[0] if given else 0))
+        self.replace(op, rewriter, [trilu])
+
+
+class RangeToCpuRange(GraphOpLowering):
+    """Range -> cpu.range of start and delta (read at run time); the static result type holds
+    the count its limit gave."""
+
+    ops = (g.RangeOp,)
+
+    def lower(self, op: g.RangeOp, rewriter: PatternRewriter) -> None:
+        for name, value in (("start", op.start), ("delta", op.delta)):
+            if shape_of(value):
+                raise node_error(op, f"'{name}' must be a scalar, got shape {list(shape_of(value))}")
+        self.replace(op, rewriter, [create(cpu.RangeOp, [op.start, op.delta], [op.output.type])])
+
+
+_ACTIVATIONS: dict[type[Operation], cpu.ActivationKind] = {
+    g.EluOp: cpu.ActivationKind.ELU,
+    g.SeluOp: cpu.ActivationKind.SELU,
+    g.CeluOp: cpu.ActivationKind.CELU,
+    g.ThresholdedReluOp: cpu.ActivationKind.THRESHOLDED_RELU,
+}
+
+
+class ActivationToCpuActivation(GraphOpLowering):
+    """Elu, Selu, Celu and ThresholdedRelu -> cpu.activation <kind> with alpha (and Selu's gamma)."""
+
+    ops = tuple(_ACTIVATIONS)
+
+    def lower(self, op: g.EluOp | g.SeluOp | g.CeluOp | g.ThresholdedReluOp, rewriter: PatternRewriter) -> None:
+        extra = {"gamma": op.gamma} if isinstance(op, g.SeluOp) else {}
+        if isinstance(op, g.CeluOp) and op.alpha.value.data == 0.0:
+            raise node_error(op, "'alpha' must not be 0: Celu divides by it")
+        activation = create(cpu.ActivationOp, [op.X], [op.Y.type],
+                            kind=cpu.ActivationKindAttr(_ACTIVATIONS[type(op)]), alpha=op.alpha, **extra)
+        self.replace(op, rewriter, [activation])
+
+
+class ScatterToCpuScatter(GraphOpLowering):
+    """ScatterElements -> cpu.scatter_elements (axis non-negative) and ScatterND ->
+    cpu.scatter_nd, each with its reduction."""
+
+    ops = (g.ScatterElementsOp, g.ScatterNDOp)
+
+    def lower(self, op: g.ScatterElementsOp | g.ScatterNDOp, rewriter: PatternRewriter) -> None:
+        reduction = enum_property(op, cpu.ScatterReductionAttr, "reduction")
+        if isinstance(op, g.ScatterElementsOp):
+            axis = normalized_axis(op, op.axis.value.data, len(shape_of(op.data)))
+            scatter = create(cpu.ScatterElementsOp, op.operands, [op.output.type], reduction=reduction,
+                             axis=int_attr(axis))
+        else:
+            scatter = create(cpu.ScatterNdOp, op.operands, [op.output.type], reduction=reduction)
+        self.replace(op, rewriter, [scatter])
+
+
 # Epilogues folded into the op before them
 
 
@@ -1036,6 +1213,17 @@ PATTERNS: tuple[type[GraphOpLowering], ...] = (
     PadToCpuPad,
     ResizeToCpuResize,
     DepthToSpaceToCpuDepthToSpace,
+    LogSoftmaxToCpuSoftmax,
+    HardmaxToCpuHardmax,
+    ArgMaxMinToCpuArgReduce,
+    CumulativeToCpuCumulative,
+    TopKToCpuTopK,
+    RmsNormalizationToCpuRmsNorm,
+    GatherElementsToCpuGatherElements,
+    TriluToCpuTrilu,
+    RangeToCpuRange,
+    ActivationToCpuActivation,
+    ScatterToCpuScatter,
 )
 
 

@@ -1009,6 +1009,34 @@ MRVL_DEFINE_BINARY(mrvl_binary_f64, double, mod_f64, fmod, pow, fmax, fmin)
 MRVL_DEFINE_BINARY(mrvl_binary_i32, int32_t, mod_int, fmod_int, pow_int, max_int, min_int)
 MRVL_DEFINE_BINARY(mrvl_binary_i64, int64_t, mod_int, fmod_int, pow_int, max_int, min_int)
 
+/* The narrower signed types go through the int64 helpers; the unsigned ones through their own,
+ * since uint64 values past INT64_MAX do not survive a signed one. An unsigned Mod has no sign
+ * to follow (fmod 0 and 1 agree), and its Pow is exact (squaring, wrapping as numpy does). */
+static uint64_t mod_uint(uint64_t a, uint64_t b) { return a % b; }
+static uint64_t max_uint(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t min_uint(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t pow_uint(uint64_t base, uint64_t exponent)
+{
+    uint64_t result = 1;
+    for (; exponent; exponent >>= 1, base *= base)
+        if (exponent & 1) result *= base;
+    return result;
+}
+
+MRVL_DEFINE_BINARY(mrvl_binary_i8, int8_t, mod_int, fmod_int, pow_int, max_int, min_int)
+MRVL_DEFINE_BINARY(mrvl_binary_i16, int16_t, mod_int, fmod_int, pow_int, max_int, min_int)
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtype-limits" /* PRelu's x < 0 is never true unsigned, rightly */
+#endif
+MRVL_DEFINE_BINARY(mrvl_binary_u8, uint8_t, mod_uint, mod_uint, pow_uint, max_uint, min_uint)
+MRVL_DEFINE_BINARY(mrvl_binary_u16, uint16_t, mod_uint, mod_uint, pow_uint, max_uint, min_uint)
+MRVL_DEFINE_BINARY(mrvl_binary_u32, uint32_t, mod_uint, mod_uint, pow_uint, max_uint, min_uint)
+MRVL_DEFINE_BINARY(mrvl_binary_u64, uint64_t, mod_uint, mod_uint, pow_uint, max_uint, min_uint)
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
 /* and, or, xor, and comparisons of bool elements. */
 static void mrvl_binary_bool(int kind, const mrvl_broadcast *p, const uint8_t *a, const uint8_t *b, uint8_t *y)
 {
@@ -1127,6 +1155,25 @@ static void mrvl_hard_swish_f32(int64_t count, const float *x, float *y)
         y[i] = x[i] * (v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v));
     }
 }
+
+/* Elu, Selu, Celu and ThresholdedRelu (`kind`: enum mrvl_activation_kind) with ONNX's
+ * parameters; gamma is Selu's. e^x - 1 is expm1, exact near 0 where exp(x) - 1 cancels. */
+#define MRVL_DEFINE_ACTIVATION(NAME, T, F)                                                        \
+    static void NAME(int kind, int64_t count, T alpha, T gamma, const T *x, T *y)                  \
+    {                                                                                              \
+        for (int64_t i = 0; i < count; i++) {                                                      \
+            T v = x[i];                                                                            \
+            switch (kind) {                                                                        \
+            case MRVL_ELU: y[i] = v < 0 ? alpha * expm1##F(v) : v; break;                          \
+            case MRVL_SELU: y[i] = gamma * (v > 0 ? v : alpha * expm1##F(v)); break;               \
+            case MRVL_CELU: y[i] = fmax##F(v, 0) + fmin##F(alpha * expm1##F(v / alpha), 0); break; \
+            default: y[i] = v > alpha ? v : 0; break; /* MRVL_THRESHOLDED_RELU */                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+MRVL_DEFINE_ACTIVATION(mrvl_activation_f32, float, f)
+MRVL_DEFINE_ACTIVATION(mrvl_activation_f64, double, )
 
 /* IEEE half and bfloat16 <-> float, round to nearest even. */
 static float half_to_float(uint16_t h)
@@ -1254,6 +1301,55 @@ static void mrvl_softmax_f32(int64_t outer, int64_t axis, int64_t inner, const f
     }
 }
 
+/* log(softmax(x)) over the middle dim of x viewed as (outer, axis, inner), as
+ * x - max - log(sum(exp(x - max))): finite where the softmax itself underflows to 0. */
+#define MRVL_DEFINE_LOG_SOFTMAX(NAME, T, EXP_NONPOSITIVE, LOG)                                    \
+    static void NAME(int64_t outer, int64_t axis, int64_t inner, const T *x, T *y)                 \
+    {                                                                                              \
+        for (int64_t o = 0; o < outer; o++) {                                                      \
+            for (int64_t i = 0; i < inner; i++) {                                                  \
+                const T *in = x + o * axis * inner + i;                                            \
+                T *out = y + o * axis * inner + i;                                                 \
+                T max = (T)-INFINITY, sum = 0;                                                     \
+                for (int64_t a = 0; a < axis; a++) max = in[a * inner] > max ? in[a * inner] : max; \
+                for (int64_t a = 0; a < axis; a++) out[a * inner] = in[a * inner] - max;           \
+                for (int64_t a = 0; a < axis; a++) sum += EXP_NONPOSITIVE(out[a * inner]);         \
+                T shift = LOG(sum);                                                                \
+                for (int64_t a = 0; a < axis; a++) out[a * inner] -= shift;                        \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+MRVL_DEFINE_LOG_SOFTMAX(mrvl_log_softmax_f32, float, exp_nonpositive_f32, logf)
+MRVL_DEFINE_LOG_SOFTMAX(mrvl_log_softmax_f64, double, exp, log)
+
+/* A NaN test for the generic kernels below, for the element types that have no NaN. */
+static int never_nan(double v)
+{
+    (void)v;
+    return 0;
+}
+
+/* Hardmax: 1 at the first maximum along the middle dim of (outer, axis, inner), 0 elsewhere;
+ * a NaN counts as the maximum (numpy's argmax, as ONNX's reference). */
+#define MRVL_DEFINE_HARDMAX(NAME, T)                                                              \
+    static void NAME(int64_t outer, int64_t axis, int64_t inner, const T *x, T *y)                 \
+    {                                                                                              \
+        for (int64_t o = 0; o < outer; o++) {                                                      \
+            for (int64_t i = 0; i < inner; i++) {                                                  \
+                const T *in = x + o * axis * inner + i;                                            \
+                T *out = y + o * axis * inner + i;                                                 \
+                int64_t at = 0;                                                                    \
+                for (int64_t a = 1; a < axis && !isnan(in[at * inner]); a++)                       \
+                    if (isnan(in[a * inner]) || in[a * inner] > in[at * inner]) at = a;            \
+                for (int64_t a = 0; a < axis; a++) out[a * inner] = (T)(a == at);                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+MRVL_DEFINE_HARDMAX(mrvl_hardmax_f32, float)
+MRVL_DEFINE_HARDMAX(mrvl_hardmax_f64, double)
+
 /* Each of `rows` rows of `size` normalised, times scale (size), plus b (size) or NULL. */
 static void mrvl_layer_norm_f32(int64_t rows, int64_t size, float epsilon, const float *x, const float *scale,
                          const float *b, float *y)
@@ -1267,6 +1363,21 @@ static void mrvl_layer_norm_f32(int64_t rows, int64_t size, float epsilon, const
         for (int64_t i = 0; i < size; i++) sq += (double)(in[i] - mean) * (in[i] - mean);
         float inv = (float)(1.0 / sqrt(sq / (double)size + epsilon));
         for (int64_t i = 0; i < size; i++) out[i] = (in[i] - mean) * inv * scale[i] + (b ? b[i] : 0.0f);
+    }
+}
+
+/* RMSNormalization: each of `rows` rows of `size` divided by its root mean square (epsilon
+ * added under the root; the squares summed in double), times scale (size). */
+static void mrvl_rms_norm_f32(int64_t rows, int64_t size, float epsilon, const float *x, const float *scale,
+                              float *y)
+{
+    for (int64_t r = 0; r < rows; r++) {
+        const float *in = x + r * size;
+        float *out = y + r * size;
+        double squares = 0.0;
+        for (int64_t i = 0; i < size; i++) squares += (double)in[i] * in[i];
+        float inv = (float)(1.0 / sqrt(squares / (double)size + epsilon));
+        for (int64_t i = 0; i < size; i++) out[i] = in[i] * inv * scale[i];
     }
 }
 
@@ -1388,6 +1499,143 @@ static int mrvl_gather(int64_t outer, int64_t dim, int64_t inner, const void *da
         }
     }
     return MRVL_OK;
+}
+
+/* GatherElements: y (`shape`, the indices' shape) at position p = data at p, but along `axis`
+ * at indices[p] (negative: from the end); data has `data_shape`, the same rank. Every index is
+ * checked before anything is written. */
+static int mrvl_gather_elements(int rank, const int64_t *data_shape, const int64_t *shape, int axis,
+                                const void *data, const void *indices, int indices_are_i64, void *y, size_t elem)
+{
+    const char *d = (const char *)data;
+    char *out = (char *)y;
+    int64_t stride[MRVL_MAX_RANK], idx[MRVL_MAX_RANK] = {0}, total = 1, step = 1, offset = 0;
+    int64_t dim = data_shape[axis];
+    for (int i = rank - 1; i >= 0; i--) {
+        stride[i] = step;
+        step *= data_shape[i];
+        total *= shape[i];
+    }
+    for (int64_t i = 0; i < total; i++) {
+        int64_t k = indices_are_i64 ? ((const int64_t *)indices)[i] : ((const int32_t *)indices)[i];
+        if (k < -dim || k >= dim) return MRVL_ERR_INDEX;
+    }
+    for (int64_t i = 0; i < total; i++) {
+        int64_t k = indices_are_i64 ? ((const int64_t *)indices)[i] : ((const int32_t *)indices)[i];
+        if (k < 0) k += dim;
+        memcpy(out + i * (int64_t)elem, d + (offset + k * stride[axis]) * (int64_t)elem, elem);
+        for (int j = rank - 1; j >= 0; j--) {
+            idx[j]++;
+            if (j != axis) offset += stride[j];
+            if (idx[j] < shape[j]) break;
+            if (j != axis) offset -= stride[j] * shape[j];
+            idx[j] = 0;
+        }
+    }
+    return MRVL_OK;
+}
+
+/* An update combined with the element it lands on by ONNX's `reduction` (enum
+ * mrvl_scatter_reduction). */
+#define MRVL_SCATTER_COMBINE(T, REDUCTION, OLD, NEW)                                             \
+    ((REDUCTION) == MRVL_SCATTER_ADD   ? (T)((OLD) + (NEW))                                        \
+     : (REDUCTION) == MRVL_SCATTER_MUL ? (T)((OLD) * (NEW))                                        \
+     : (REDUCTION) == MRVL_SCATTER_MAX ? ((NEW) > (OLD) ? (NEW) : (OLD))                           \
+     : (REDUCTION) == MRVL_SCATTER_MIN ? ((NEW) < (OLD) ? (NEW) : (OLD))                           \
+                                       : (NEW))
+
+/* ScatterElements and ScatterND on elements of type T; y starts as a copy of x, every index is
+ * checked before anything is written, and updates apply in row-major order.
+ *
+ * scatter_elements: indices and updates of `shape`, x and y of `data_shape` (one rank); the
+ * update at position p goes to p but along `axis` at indices[p].
+ * scatter_nd: `count` tuples of `depth` indices (int64) into x's leading dims, each naming a
+ * slice of `slice` elements that the next `slice` updates go to. */
+#define MRVL_DEFINE_SCATTER(SUFFIX, T)                                                            \
+    static int mrvl_scatter_elements_##SUFFIX(int reduction, int rank, const int64_t *data_shape,  \
+                                              const int64_t *shape, int axis, const T *x,          \
+                                              const void *indices, int indices_are_i64,            \
+                                              const T *updates, T *y)                              \
+    {                                                                                              \
+        int64_t stride[MRVL_MAX_RANK], idx[MRVL_MAX_RANK] = {0}, total = 1, step = 1, offset = 0;  \
+        int64_t dim = data_shape[axis];                                                            \
+        for (int i = rank - 1; i >= 0; i--) {                                                      \
+            stride[i] = step;                                                                      \
+            step *= data_shape[i];                                                                 \
+            total *= shape[i];                                                                     \
+        }                                                                                          \
+        for (int64_t i = 0; i < total; i++) {                                                      \
+            int64_t k = indices_are_i64 ? ((const int64_t *)indices)[i] : ((const int32_t *)indices)[i]; \
+            if (k < -dim || k >= dim) return MRVL_ERR_INDEX;                                       \
+        }                                                                                          \
+        memcpy(y, x, (size_t)step * sizeof(T));                                                    \
+        for (int64_t i = 0; i < total; i++) {                                                      \
+            int64_t k = indices_are_i64 ? ((const int64_t *)indices)[i] : ((const int32_t *)indices)[i]; \
+            T *at = y + offset + (k < 0 ? k + dim : k) * stride[axis];                             \
+            *at = MRVL_SCATTER_COMBINE(T, reduction, *at, updates[i]);                             \
+            for (int j = rank - 1; j >= 0; j--) {                                                  \
+                idx[j]++;                                                                          \
+                if (j != axis) offset += stride[j];                                                \
+                if (idx[j] < shape[j]) break;                                                      \
+                if (j != axis) offset -= stride[j] * shape[j];                                     \
+                idx[j] = 0;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+        return MRVL_OK;                                                                            \
+    }                                                                                              \
+    static int mrvl_scatter_nd_##SUFFIX(int reduction, int rank, const int64_t *data_shape,        \
+                                        int64_t count, int depth, int64_t slice, const T *x,       \
+                                        const int64_t *indices, const T *updates, T *y)            \
+    {                                                                                              \
+        int64_t stride[MRVL_MAX_RANK], total = 1;                                                  \
+        for (int i = rank - 1; i >= 0; i--) {                                                      \
+            stride[i] = total;                                                                     \
+            total *= data_shape[i];                                                                \
+        }                                                                                          \
+        for (int64_t i = 0; i < count * depth; i++) {                                              \
+            int64_t dim = data_shape[i % depth];                                                   \
+            if (indices[i] < -dim || indices[i] >= dim) return MRVL_ERR_INDEX;                     \
+        }                                                                                          \
+        memcpy(y, x, (size_t)total * sizeof(T));                                                   \
+        for (int64_t i = 0; i < count; i++) {                                                      \
+            int64_t offset = 0;                                                                    \
+            for (int d = 0; d < depth; d++) {                                                      \
+                int64_t k = indices[i * depth + d];                                                \
+                offset += (k < 0 ? k + data_shape[d] : k) * stride[d];                             \
+            }                                                                                      \
+            for (int64_t s = 0; s < slice; s++)                                                    \
+                y[offset + s] = MRVL_SCATTER_COMBINE(T, reduction, y[offset + s], updates[i * slice + s]); \
+        }                                                                                          \
+        return MRVL_OK;                                                                            \
+    }
+
+MRVL_DEFINE_SCATTER(f32, float)
+MRVL_DEFINE_SCATTER(f64, double)
+MRVL_DEFINE_SCATTER(i8, int8_t)
+MRVL_DEFINE_SCATTER(i16, int16_t)
+MRVL_DEFINE_SCATTER(i32, int32_t)
+MRVL_DEFINE_SCATTER(i64, int64_t)
+MRVL_DEFINE_SCATTER(u8, uint8_t)
+MRVL_DEFINE_SCATTER(u16, uint16_t)
+MRVL_DEFINE_SCATTER(u32, uint32_t)
+MRVL_DEFINE_SCATTER(u64, uint64_t)
+
+/* Trilu over `batch` matrices (rows, cols): row r keeps columns c with c - r >= k (upper) or
+ * c - r <= k (lower), the rest zero bytes (zero in every element type). */
+static void mrvl_trilu(int upper, int64_t k, int64_t batch, int64_t rows, int64_t cols, const void *x, void *y,
+                       size_t elem)
+{
+    const char *in = (const char *)x;
+    char *out = (char *)y;
+    for (int64_t m = 0; m < batch * rows; m++) {
+        int64_t r = m % rows, from = upper ? r + k : 0, to = upper ? cols : r + k + 1;
+        from = from < 0 ? 0 : (from > cols ? cols : from);
+        to = to < from ? from : (to > cols ? cols : to);
+        int64_t row = m * cols * (int64_t)elem;
+        memset(out + row, 0, (size_t)from * elem);
+        memcpy(out + row + from * (int64_t)elem, in + row + from * (int64_t)elem, (size_t)(to - from) * elem);
+        memset(out + row + to * (int64_t)elem, 0, (size_t)(cols - to) * elem);
+    }
 }
 
 /* The input index of output index `o` along a dim of `size` padded by `before`, or -1. */
@@ -1804,6 +2052,144 @@ static void mrvl_dropout_f32(int64_t count, float ratio, uint32_t seed, const fl
         if (mask) mask[i] = (uint8_t)keep;
     }
 }
+
+/* --- Along one axis: arg max and min, running sums and products, top-k; Range ------------- */
+
+/* The index of the maximum (is_max) or minimum along the middle dim of x (outer, axis, inner)
+ * into y (outer, inner): the first of equal extremes, or the last with `last`; a NaN counts as
+ * the extreme (numpy's argmax and argmin; with `last`, the last NaN). */
+#define MRVL_DEFINE_ARG_REDUCE(NAME, T, ISNAN)                                                    \
+    static void NAME(int is_max, int last, int64_t outer, int64_t axis, int64_t inner, const T *x, \
+                     int64_t *y)                                                                   \
+    {                                                                                              \
+        for (int64_t o = 0; o < outer; o++) {                                                      \
+            for (int64_t i = 0; i < inner; i++) {                                                  \
+                const T *in = x + o * axis * inner + i;                                            \
+                T best = in[0];                                                                    \
+                int64_t at = 0;                                                                    \
+                for (int64_t a = 1; a < axis; a++) {                                               \
+                    T v = in[a * inner];                                                           \
+                    int wins = ISNAN(best) ? last && ISNAN(v)                                      \
+                               : ISNAN(v) || (is_max ? v > best : v < best) || (last && v == best); \
+                    if (wins) {                                                                    \
+                        best = v;                                                                  \
+                        at = a;                                                                    \
+                    }                                                                              \
+                }                                                                                  \
+                y[o * inner + i] = at;                                                             \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+MRVL_DEFINE_ARG_REDUCE(mrvl_arg_reduce_f32, float, isnan)
+MRVL_DEFINE_ARG_REDUCE(mrvl_arg_reduce_f64, double, isnan)
+MRVL_DEFINE_ARG_REDUCE(mrvl_arg_reduce_i8, int8_t, never_nan)
+MRVL_DEFINE_ARG_REDUCE(mrvl_arg_reduce_i16, int16_t, never_nan)
+MRVL_DEFINE_ARG_REDUCE(mrvl_arg_reduce_i32, int32_t, never_nan)
+MRVL_DEFINE_ARG_REDUCE(mrvl_arg_reduce_i64, int64_t, never_nan)
+MRVL_DEFINE_ARG_REDUCE(mrvl_arg_reduce_u8, uint8_t, never_nan)
+MRVL_DEFINE_ARG_REDUCE(mrvl_arg_reduce_u16, uint16_t, never_nan)
+MRVL_DEFINE_ARG_REDUCE(mrvl_arg_reduce_u32, uint32_t, never_nan)
+MRVL_DEFINE_ARG_REDUCE(mrvl_arg_reduce_u64, uint64_t, never_nan)
+
+/* Running sums (or products, is_prod) along the middle dim of (outer, axis, inner), from the
+ * end with `reverse`; `exclusive` leaves each element itself out (the first is 0, or 1). One
+ * row of `inner` elements at a time from the row before, so the loops vectorise. */
+#define MRVL_DEFINE_CUMULATIVE(NAME, T)                                                           \
+    static void NAME(int is_prod, int exclusive, int reverse, int64_t outer, int64_t axis,         \
+                     int64_t inner, const T *x, T *y)                                              \
+    {                                                                                              \
+        int64_t step = reverse ? -inner : inner;                                                   \
+        for (int64_t o = 0; o < outer; o++) {                                                      \
+            int64_t first = o * axis * inner + (reverse ? (axis - 1) * inner : 0);                 \
+            for (int64_t a = 0; a < axis; a++) {                                                   \
+                const T *in = x + first + a * step;                                                \
+                T *out = y + first + a * step;                                                     \
+                if (a == 0) {                                                                      \
+                    for (int64_t i = 0; i < inner; i++) out[i] = exclusive ? (T)is_prod : in[i];   \
+                    continue;                                                                      \
+                }                                                                                  \
+                const T *before = out - step, *term = exclusive ? in - step : in;                  \
+                if (is_prod)                                                                       \
+                    for (int64_t i = 0; i < inner; i++) out[i] = (T)(before[i] * term[i]);         \
+                else                                                                               \
+                    for (int64_t i = 0; i < inner; i++) out[i] = (T)(before[i] + term[i]);         \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+MRVL_DEFINE_CUMULATIVE(mrvl_cumulative_f32, float)
+MRVL_DEFINE_CUMULATIVE(mrvl_cumulative_f64, double)
+MRVL_DEFINE_CUMULATIVE(mrvl_cumulative_i32, int32_t)
+MRVL_DEFINE_CUMULATIVE(mrvl_cumulative_i64, int64_t)
+MRVL_DEFINE_CUMULATIVE(mrvl_cumulative_u32, uint32_t)
+MRVL_DEFINE_CUMULATIVE(mrvl_cumulative_u64, uint64_t)
+
+/* The k largest (or smallest) along the middle dim of x (outer, axis, inner), best first,
+ * into values and indices (outer, k, inner). Each line's indices are merge sorted (bottom up,
+ * in `scratch`: 2 * axis int64s); the sort is stable, so of equal elements the lower index
+ * comes first. A NaN is larger than every number (numpy's sort order, ONNX's reference). */
+#define MRVL_DEFINE_TOP_K(NAME, T, ISNAN)                                                         \
+    static void NAME(int largest, int64_t outer, int64_t axis, int64_t inner, int64_t k, const T *x, \
+                     T *values, int64_t *indices, int64_t *scratch)                                \
+    {                                                                                              \
+        for (int64_t o = 0; o < outer; o++) {                                                      \
+            for (int64_t i = 0; i < inner; i++) {                                                  \
+                const T *in = x + o * axis * inner + i;                                            \
+                int64_t *order = scratch, *merged = scratch + axis;                                \
+                for (int64_t a = 0; a < axis; a++) order[a] = a;                                   \
+                for (int64_t width = 1; width < axis; width *= 2) {                                \
+                    for (int64_t lo = 0; lo < axis; lo += 2 * width) {                             \
+                        int64_t mid = min_i64(lo + width, axis), hi = min_i64(lo + 2 * width, axis); \
+                        int64_t p = lo, q = mid, t = lo;                                           \
+                        while (p < mid && q < hi) {                                                \
+                            T u = in[order[q] * inner], v = in[order[p] * inner];                  \
+                            int nu = ISNAN(u) != 0, nv = ISNAN(v) != 0;                            \
+                            /* the right run's head goes first only when strictly better */        \
+                            int right = largest ? (nu && !nv) || (!nu && !nv && u > v)             \
+                                                : (!nu && nv) || (!nu && !nv && u < v);            \
+                            merged[t++] = right ? order[q++] : order[p++];                         \
+                        }                                                                          \
+                        while (p < mid) merged[t++] = order[p++];                                  \
+                        while (q < hi) merged[t++] = order[q++];                                   \
+                    }                                                                              \
+                    int64_t *swap = order;                                                         \
+                    order = merged;                                                                \
+                    merged = swap;                                                                 \
+                }                                                                                  \
+                for (int64_t j = 0; j < k; j++) {                                                  \
+                    values[(o * k + j) * inner + i] = in[order[j] * inner];                        \
+                    indices[(o * k + j) * inner + i] = order[j];                                   \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+MRVL_DEFINE_TOP_K(mrvl_top_k_f32, float, isnan)
+MRVL_DEFINE_TOP_K(mrvl_top_k_f64, double, isnan)
+MRVL_DEFINE_TOP_K(mrvl_top_k_i8, int8_t, never_nan)
+MRVL_DEFINE_TOP_K(mrvl_top_k_i16, int16_t, never_nan)
+MRVL_DEFINE_TOP_K(mrvl_top_k_i32, int32_t, never_nan)
+MRVL_DEFINE_TOP_K(mrvl_top_k_i64, int64_t, never_nan)
+MRVL_DEFINE_TOP_K(mrvl_top_k_u8, uint8_t, never_nan)
+MRVL_DEFINE_TOP_K(mrvl_top_k_u16, uint16_t, never_nan)
+MRVL_DEFINE_TOP_K(mrvl_top_k_u32, uint32_t, never_nan)
+MRVL_DEFINE_TOP_K(mrvl_top_k_u64, uint64_t, never_nan)
+
+/* Range: y[i] = start + i * delta for `count` elements, computed in ACC (double for floats, so
+ * no error builds up along the row; exact for integers). */
+#define MRVL_DEFINE_RANGE(NAME, T, ACC)                                                           \
+    static void NAME(int64_t count, const T *start, const T *delta, T *y)                          \
+    {                                                                                              \
+        ACC first = (ACC)*start, step = (ACC)*delta;                                               \
+        for (int64_t i = 0; i < count; i++) y[i] = (T)(first + (ACC)i * step);                     \
+    }
+
+MRVL_DEFINE_RANGE(mrvl_range_f32, float, double)
+MRVL_DEFINE_RANGE(mrvl_range_f64, double, double)
+MRVL_DEFINE_RANGE(mrvl_range_i16, int16_t, int64_t)
+MRVL_DEFINE_RANGE(mrvl_range_i32, int32_t, int64_t)
+MRVL_DEFINE_RANGE(mrvl_range_i64, int64_t, int64_t)
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop

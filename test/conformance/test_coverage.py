@@ -13,7 +13,10 @@ from conformance.runner import CRASH_STAGES, PATHS, runs_on
 from passes.lower_to_cpu import host_kernel_op_types
 
 MIN_FLOAT32_PASS_RATE = 0.9
-BELOW_TARGET: dict[str, str] = {}
+BELOW_TARGET: dict[str, str] = {
+    "Range": "of its 2 float32 cases, the _expanded one fails in the frontend: its function body counts "
+             "in a Loop whose carried tensor ONNX's shape inference gives no rank",
+}
 """Operators with a host kernel whose float32 cases pass below the target, and why; checked
 both ways, so an operator that reaches the target must come off."""
 

@@ -364,3 +364,131 @@ func.func @missing_property(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) ->
   %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   func.return %y : tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// CHECK: Operation does not verify: the result must have shape [3, 1, 5], got [3, 5]
+func.func @arg_reduce_keepdims(%x: tensor<3x4x5xf32>) -> tensor<3x5xi64> {
+  %y = cpu.arg_reduce max %x {axis = 1 : i64, keepdims = true, select_last_index = false} : (tensor<3x4x5xf32>) -> tensor<3x5xi64>
+  func.return %y : tensor<3x5xi64>
+}
+
+// -----
+
+// CHECK: Operation does not verify: dim 0 of the input must not be empty: it has no extreme
+func.func @arg_reduce_empty(%x: tensor<0x4xf32>) -> tensor<4xi64> {
+  %y = cpu.arg_reduce min %x {axis = 0 : i64, keepdims = false, select_last_index = false} : (tensor<0x4xf32>) -> tensor<4xi64>
+  func.return %y : tensor<4xi64>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'axis' must be in [0, 2) for a rank-2 input, got 2
+func.func @hardmax_axis(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %y = cpu.hardmax %x {axis = 2 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'axis' must be in [0, 1) for a rank-1 input, got -1
+func.func @cumulative_axis(%x: tensor<5xf64>) -> tensor<5xf64> {
+  %y = cpu.cumulative sum %x {axis = -1 : i64, exclusive = false, reverse = false} : (tensor<5xf64>) -> tensor<5xf64>
+  func.return %y : tensor<5xf64>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'k' must be in [0, 4] (dim 1 of the input), got 5
+func.func @top_k_k(%x: tensor<3x4xf32>) -> (tensor<3x5xf32>, tensor<3x5xi64>) {
+  %v, %i = cpu.top_k %x {axis = 1 : i64, k = 5 : i64, largest = true} : (tensor<3x4xf32>) -> (tensor<3x5xf32>, tensor<3x5xi64>)
+  func.return %v, %i : tensor<3x5xf32>, tensor<3x5xi64>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'indices' must have shape [3, 2], got [3, 3]
+func.func @top_k_indices(%x: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x3xi64>) {
+  %v, %i = cpu.top_k %x {axis = 1 : i64, k = 2 : i64, largest = true} : (tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x3xi64>)
+  func.return %v, %i : tensor<3x2xf32>, tensor<3x3xi64>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'Scale' must have shape [3, 4], got [4]
+func.func @rms_norm_scale(%x: tensor<2x3x4xf32>, %s: tensor<4xf32>) -> tensor<2x3x4xf32> {
+  %y = cpu.rms_norm %x, %s {axis = 1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  func.return %y : tensor<2x3x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'Scale' must have the element type of 'X' (f32), got f64
+func.func @rms_norm_scale_type(%x: tensor<2x4xf32>, %s: tensor<4xf64>) -> tensor<2x4xf32> {
+  %y = cpu.rms_norm %x, %s {axis = 1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x4xf32>, tensor<4xf64>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'indices' must have the rank of 'data' [3, 4] and no larger dim but 'axis' (1), got [4, 2]
+func.func @gather_elements_indices(%x: tensor<3x4xf32>, %i: tensor<4x2xi64>) -> tensor<4x2xf32> {
+  %y = cpu.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
+  func.return %y : tensor<4x2xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the input must have a rank of at least 2, got [5]
+func.func @trilu_rank(%x: tensor<5xi64>) -> tensor<5xi64> {
+  %y = cpu.trilu %x {upper = true, k = 0 : i64} : (tensor<5xi64>) -> tensor<5xi64>
+  func.return %y : tensor<5xi64>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'delta' must be a scalar (rank 0), got shape [1]
+func.func @range_delta(%start: tensor<f32>, %delta: tensor<1xf32>) -> tensor<5xf32> {
+  %y = cpu.range %start, %delta : (tensor<f32>, tensor<1xf32>) -> tensor<5xf32>
+  func.return %y : tensor<5xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'gamma' must be given exactly for kind selu
+func.func @activation_gamma(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = cpu.activation elu %x {alpha = 1.0 : f32, gamma = 2.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'alpha' of celu must not be 0: it divides by it
+func.func @activation_celu_alpha(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = cpu.activation celu %x {alpha = 0.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'updates' must have shape [2, 4], got [2, 3]
+func.func @scatter_elements_updates(%x: tensor<3x4xf32>, %i: tensor<2x4xi64>, %u: tensor<2x3xf32>) -> tensor<3x4xf32> {
+  %y = cpu.scatter_elements none %x, %i, %u {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi64>, tensor<2x3xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'indices' must have a last dim in [1, 2] (the rank of 'data'), got shape [2, 3]
+func.func @scatter_nd_depth(%x: tensor<3x4xf32>, %i: tensor<2x3xi64>, %u: tensor<2xf32>) -> tensor<3x4xf32> {
+  %y = cpu.scatter_nd add %x, %i, %u : (tensor<3x4xf32>, tensor<2x3xi64>, tensor<2xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'updates' must have shape [2, 4], got [2]
+func.func @scatter_nd_updates(%x: tensor<3x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2xf32>) -> tensor<3x4xf32> {
+  %y = cpu.scatter_nd mul %x, %i, %u : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2xf32>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}

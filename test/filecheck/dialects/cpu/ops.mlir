@@ -191,3 +191,71 @@ func.func @data_movement(%x: tensor<1x8x2x3xf32>, %y: tensor<1x4x2x3xf32>, %i: t
   %ex = cpu.expand %i : (tensor<2xi64>) -> tensor<3x2xi64>
   func.return %tr, %sl, %a, %b, %ga, %pad, %rs, %d2s, %ex : tensor<1x2x3x8xf32>, tensor<1x36xf32>, tensor<1x5x2x3xf32>, tensor<1x3x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x8x4x3xf32>, tensor<1x8x4x4xf32>, tensor<1x2x4x6xf32>, tensor<3x2xi64>
 }
+
+// -----
+
+// Ops along one axis and index computations: log-softmax (softmax with `log`), hardmax,
+// arg max and min (int64 results), running sums and products, top-k (values and indices).
+// CHECK-LABEL: func.func @along_an_axis(
+// CHECK-NEXT:    %ls = cpu.softmax %x {axis = 1 : i64, log} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+// CHECK-NEXT:    %hm = cpu.hardmax %x {axis = 2 : i64} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+// CHECK-NEXT:    %am = cpu.arg_reduce max %x {axis = 1 : i64, keepdims = false, select_last_index = true} : (tensor<3x4x5xf32>) -> tensor<3x5xi64>
+// CHECK-NEXT:    %an = cpu.arg_reduce min %i {axis = 0 : i64, keepdims = true, select_last_index = false} : (tensor<6xui8>) -> tensor<1xi64>
+// CHECK-NEXT:    %cs = cpu.cumulative sum %x {axis = 2 : i64, exclusive = true, reverse = false} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+// CHECK-NEXT:    %cp = cpu.cumulative prod %x {axis = 0 : i64, exclusive = false, reverse = true} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+// CHECK-NEXT:    %tv, %ti = cpu.top_k %x {axis = 2 : i64, k = 2 : i64, largest = false} : (tensor<3x4x5xf32>) -> (tensor<3x4x2xf32>, tensor<3x4x2xi64>)
+// CHECK-NEXT:    func.return
+// GENERIC-LABEL: "func.func"() <{sym_name = "along_an_axis"
+// GENERIC:         "cpu.softmax"(%x) <{axis = 1 : i64, log}> : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+// GENERIC:         "cpu.arg_reduce"(%x) <{kind = #cpu<arg_reduce_kind max>, axis = 1 : i64, keepdims = false, select_last_index = true}>
+// GENERIC:         "cpu.cumulative"(%x) <{kind = #cpu<cumulative_kind sum>, axis = 2 : i64, exclusive = true, reverse = false}>
+func.func @along_an_axis(%x: tensor<3x4x5xf32>, %i: tensor<6xui8>)
+    -> (tensor<3x4x5xf32>, tensor<3x4x5xf32>, tensor<3x5xi64>, tensor<1xi64>, tensor<3x4x5xf32>, tensor<3x4x5xf32>, tensor<3x4x2xf32>, tensor<3x4x2xi64>) {
+  %ls = cpu.softmax %x {axis = 1 : i64, log} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+  %hm = cpu.hardmax %x {axis = 2 : i64} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+  %am = cpu.arg_reduce max %x {axis = 1 : i64, keepdims = false, select_last_index = true} : (tensor<3x4x5xf32>) -> tensor<3x5xi64>
+  %an = cpu.arg_reduce min %i {axis = 0 : i64, keepdims = true, select_last_index = false} : (tensor<6xui8>) -> tensor<1xi64>
+  %cs = cpu.cumulative sum %x {axis = 2 : i64, exclusive = true, reverse = false} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+  %cp = cpu.cumulative prod %x {axis = 0 : i64, exclusive = false, reverse = true} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+  %tv, %ti = cpu.top_k %x {axis = 2 : i64, k = 2 : i64, largest = false} : (tensor<3x4x5xf32>) -> (tensor<3x4x2xf32>, tensor<3x4x2xi64>)
+  func.return %ls, %hm, %am, %an, %cs, %cp, %tv, %ti : tensor<3x4x5xf32>, tensor<3x4x5xf32>, tensor<3x5xi64>, tensor<1xi64>, tensor<3x4x5xf32>, tensor<3x4x5xf32>, tensor<3x4x2xf32>, tensor<3x4x2xi64>
+}
+
+// -----
+
+// RMS normalisation, elements gathered along an axis, triangles, ranges and the parametric
+// activations (gamma for selu only).
+// CHECK-LABEL: func.func @more_kernels(
+// CHECK-NEXT:    %rms = cpu.rms_norm %x, %s {axis = 1 : i64, epsilon = 1.000000e-05 : f32} : (tensor<2x3x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    %ge = cpu.gather_elements %x, %gi {axis = 2 : i64} : (tensor<2x3x4xf32>, tensor<2x3x7xi32>) -> tensor<2x3x7xf32>
+// CHECK-NEXT:    %tri = cpu.trilu %x {upper = false, k = -1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    %rg = cpu.range %start, %delta : (tensor<i64>, tensor<i64>) -> tensor<9xi64>
+// CHECK-NEXT:    %elu = cpu.activation elu %x {alpha = 1.000000e+00 : f32} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    %selu = cpu.activation selu %x {alpha = 1.500000e+00 : f32, gamma = 2.000000e+00 : f32} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    func.return
+// GENERIC:       "cpu.activation"(%x) <{kind = #cpu<activation_kind selu>, alpha = 1.500000e+00 : f32, gamma = 2.000000e+00 : f32}>
+func.func @more_kernels(%x: tensor<2x3x4xf32>, %s: tensor<3x4xf32>, %gi: tensor<2x3x7xi32>, %start: tensor<i64>, %delta: tensor<i64>)
+    -> (tensor<2x3x4xf32>, tensor<2x3x7xf32>, tensor<2x3x4xf32>, tensor<9xi64>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+  %rms = cpu.rms_norm %x, %s {axis = 1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x3x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
+  %ge = cpu.gather_elements %x, %gi {axis = 2 : i64} : (tensor<2x3x4xf32>, tensor<2x3x7xi32>) -> tensor<2x3x7xf32>
+  %tri = cpu.trilu %x {upper = false, k = -1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %rg = cpu.range %start, %delta : (tensor<i64>, tensor<i64>) -> tensor<9xi64>
+  %elu = cpu.activation elu %x {alpha = 1.0 : f32} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %selu = cpu.activation selu %x {alpha = 1.5 : f32, gamma = 2.0 : f32} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  func.return %rms, %ge, %tri, %rg, %elu, %selu : tensor<2x3x4xf32>, tensor<2x3x7xf32>, tensor<2x3x4xf32>, tensor<9xi64>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}
+
+// -----
+
+// Scatters, the reduction as a keyword.
+// CHECK-LABEL: func.func @scatters(
+// CHECK-NEXT:    %se = cpu.scatter_elements add %x, %i, %u {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    %sn = cpu.scatter_nd none %x, %j, %v : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    func.return
+// GENERIC:       "cpu.scatter_elements"(%x, %i, %u) <{reduction = #cpu<scatter_reduction add>, axis = 0 : i64}>
+func.func @scatters(%x: tensor<3x4xf32>, %i: tensor<2x4xi32>, %u: tensor<2x4xf32>, %j: tensor<2x1xi64>, %v: tensor<2x4xf32>)
+    -> (tensor<3x4xf32>, tensor<3x4xf32>) {
+  %se = cpu.scatter_elements add %x, %i, %u {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2x4xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  %sn = cpu.scatter_nd none %x, %j, %v : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  func.return %se, %sn : tensor<3x4xf32>, tensor<3x4xf32>
+}

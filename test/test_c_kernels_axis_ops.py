@@ -1,0 +1,360 @@
+"""Host C kernels of operators inference models use beyond convolutions and elementwise
+arithmetic: LogSoftmax and Hardmax, ArgMax and ArgMin, CumSum and CumProd, TopK,
+RMSNormalization, GatherElements, Trilu, Range, Elu, Selu, Celu and ThresholdedRelu, and
+binary arithmetic and comparisons on the 8-, 16-bit and unsigned integer types. One
+single-op model each, built with gcc -Werror and compared with onnxruntime and ONNX's
+reference evaluator, or with the reference alone where onnxruntime has no kernel (CumProd,
+the narrow and unsigned integer types, NaN orderings it does not define)."""
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import helper
+from onnx.reference import ReferenceEvaluator
+from test_c_backend import GCC, c_workdir, compile_model, reference  # noqa: F401
+
+pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
+
+MRVL_ERR_INDEX = -7
+
+
+def node_model(op_type: str, inputs: dict[str, np.ndarray], constants: dict[str, np.ndarray] | None = None,
+               outputs: int = 1, opset: int = 23, **attrs) -> onnx.ModelProto:
+    """One node of `op_type` reading the graph inputs `inputs` (their dtypes and shapes), then
+    the initializers `constants`; an empty name in `constants` is an absent optional input."""
+    constants = constants or {}
+    node = helper.make_node(op_type, [*inputs, *constants], [f"y{i}" for i in range(outputs)],
+                            name=f"the_{op_type.lower()}", **attrs)
+    graph = helper.make_graph(
+        [node], op_type.lower(),
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape) for n, a in inputs.items()],
+        [helper.make_tensor_value_info(f"y{i}", onnx.TensorProto.UNDEFINED, None) for i in range(outputs)],
+        [onnx.numpy_helper.from_array(np.asarray(a), n) for n, a in constants.items() if n])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+    return onnx.shape_inference.infer_shapes(model, strict_mode=True)
+
+
+def check_against(model: onnx.ModelProto, inputs: dict[str, np.ndarray], workdir: Path,
+                  references: tuple[str, ...] = ("onnxruntime", "onnx"), rtol: float = 1e-5,
+                  atol: float = 1e-6) -> list[np.ndarray]:
+    """Build and run `model`, compare every output with each reference (exactly for integers
+    and booleans), and return the outputs."""
+    rc, got = compile_model(model, workdir).run(inputs)
+    assert rc == 0
+    for name in references:
+        expected = reference(model, inputs) if name == "onnxruntime" else ReferenceEvaluator(model).run(None, inputs)
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            e = np.asarray(e)
+            assert g.dtype == e.dtype, name
+            if np.issubdtype(e.dtype, np.floating):
+                np.testing.assert_allclose(g, e.reshape(g.shape), rtol=rtol, atol=atol, err_msg=name)
+            else:
+                np.testing.assert_array_equal(g, e.reshape(g.shape), err_msg=name)
+    return got
+
+
+def rng_values(shape: list[int], dtype, seed: int = 0, ties: bool = False) -> np.ndarray:
+    """Random values of `dtype`: normal floats (rounded to few levels with `ties`), integers
+    over a small range (so that ties happen)."""
+    rng = np.random.default_rng(seed)
+    if np.issubdtype(dtype, np.floating):
+        x = rng.standard_normal(shape) * 3
+        return (np.round(x) if ties else x).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(max(info.min, -20), min(info.max, 20), shape, endpoint=True).astype(dtype)
+
+
+# --- LogSoftmax and Hardmax --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("axis", [-1, 0, 1, 2])
+def test_log_softmax(axis: int, dtype: type, c_workdir: Path) -> None:
+    """Along every axis; the values reach ±60, where float32's softmax underflows to 0 and its
+    logarithm would be -inf, but log-softmax is finite."""
+    x = (np.random.default_rng(1).standard_normal([3, 4, 5]) * 20).astype(dtype)
+    check_against(node_model("LogSoftmax", {"x": x}, axis=axis), {"x": x}, c_workdir)
+
+
+def test_log_softmax_of_large_numbers(c_workdir: Path) -> None:
+    x = np.array([[0, 1, 2, 3], [10000, 10001, 10002, 10003]], np.float32)
+    got = check_against(node_model("LogSoftmax", {"x": x}), {"x": x}, c_workdir)
+    np.testing.assert_allclose(got[0][0], got[0][1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_hardmax_first_maximum(axis: int, c_workdir: Path) -> None:
+    """With ties (values rounded), the first maximum along the axis gets the 1."""
+    x = rng_values([4, 5, 6], np.float32, seed=2, ties=True)
+    check_against(node_model("Hardmax", {"x": x}, axis=axis), {"x": x}, c_workdir)
+
+
+# --- ArgMax and ArgMin ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("select_last_index", [0, 1])
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("axis", [0, -1, 1])
+@pytest.mark.parametrize("op_type", ["ArgMax", "ArgMin"])
+def test_arg_max_min_with_ties(op_type: str, axis: int, keepdims: int, select_last_index: int,
+                               c_workdir: Path) -> None:
+    x = rng_values([3, 7, 4], np.float32, seed=3, ties=True)
+    model = node_model(op_type, {"x": x}, axis=axis, keepdims=keepdims, select_last_index=select_last_index)
+    check_against(model, {"x": x}, c_workdir)
+
+
+ARG_TYPES = [np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+@pytest.mark.parametrize("dtype", ARG_TYPES, ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("op_type", ["ArgMax", "ArgMin"])
+def test_arg_max_min_on_other_types(op_type: str, dtype: type, c_workdir: Path) -> None:
+    x = rng_values([5, 6], dtype, seed=4)
+    for last in (0, 1):
+        model = node_model(op_type, {"x": x}, axis=1, keepdims=0, select_last_index=last)
+        references = ("onnxruntime", "onnx") if dtype in (np.float64, np.int32, np.int64, np.int8, np.uint8) \
+            else ("onnx",)
+        check_against(model, {"x": x}, c_workdir, references)
+
+
+def test_arg_max_min_count_nan_as_the_extreme(c_workdir: Path) -> None:
+    """numpy's rule, which ONNX's reference follows: the first NaN (the last with
+    select_last_index) is both the maximum and the minimum."""
+    x = np.array([[1, np.nan, 3, np.nan], [np.nan, 2, 2, 0], [1, 5, 5, -1]], np.float32)
+    for op_type in ("ArgMax", "ArgMin"):
+        for last in (0, 1):
+            model = node_model(op_type, {"x": x}, axis=1, keepdims=0, select_last_index=last)
+            (got,) = check_against(model, {"x": x}, c_workdir, ("onnx",))
+            assert got[0] == (3 if last else 1) and got[1] == 0
+
+
+# --- CumSum and CumProd -----------------------------------------------------------------------
+
+
+CUMULATIVE_TYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint64]
+
+
+@pytest.mark.parametrize("reverse", [0, 1])
+@pytest.mark.parametrize("exclusive", [0, 1])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_cumsum(axis: int, exclusive: int, reverse: int, c_workdir: Path) -> None:
+    x = rng_values([3, 5, 4], np.float32, seed=5)
+    model = node_model("CumSum", {"x": x}, {"axis": np.array(axis, np.int64)}, exclusive=exclusive, reverse=reverse)
+    check_against(model, {"x": x}, c_workdir)
+
+
+@pytest.mark.parametrize("dtype", CUMULATIVE_TYPES, ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("op_type", ["CumSum", "CumProd"])
+def test_cumulative_on_every_type(op_type: str, dtype: type, c_workdir: Path) -> None:
+    """Both directions, inclusive and exclusive, along the middle axis; CumProd against ONNX's
+    reference only (onnxruntime has no kernel for it)."""
+    x = rng_values([2, 6, 3], dtype, seed=6)
+    if op_type == "CumProd" and not np.issubdtype(dtype, np.floating):
+        x = x % 4 + 1  # products that stay within every type
+    for exclusive, reverse in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        model = node_model(op_type, {"x": x}, {"axis": np.array(1, np.int32)}, opset=26, exclusive=exclusive,
+                           reverse=reverse)
+        references = ("onnx",) if op_type == "CumProd" or dtype in (np.uint32, np.uint64) else ("onnxruntime", "onnx")
+        check_against(model, {"x": x}, c_workdir, references, rtol=1e-6)
+
+
+# --- TopK -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("largest", [1, 0])
+@pytest.mark.parametrize("axis,k", [(-1, 3), (0, 2), (1, 5), (1, 0), (2, 9)])
+def test_top_k_with_ties(axis: int, k: int, largest: int, c_workdir: Path) -> None:
+    """Values rounded to few levels, so equal elements must come in index order."""
+    x = rng_values([5, 6, 9], np.float32, seed=7, ties=True)
+    model = node_model("TopK", {"x": x}, {"k": np.array([k], np.int64)}, outputs=2, axis=axis, largest=largest)
+    check_against(model, {"x": x}, c_workdir)
+
+
+@pytest.mark.parametrize("dtype", ARG_TYPES, ids=lambda t: np.dtype(t).name)
+def test_top_k_on_other_types(dtype: type, c_workdir: Path) -> None:
+    x = rng_values([4, 33], dtype, seed=8)
+    for largest in (0, 1):
+        model = node_model("TopK", {"x": x}, {"k": np.array([7], np.int64)}, outputs=2, largest=largest)
+        references = ("onnxruntime", "onnx") if dtype in (np.float64, np.int32, np.int64) else ("onnx",)
+        check_against(model, {"x": x}, c_workdir, references)
+
+
+def test_top_k_nan_is_the_largest(c_workdir: Path) -> None:
+    x = np.array([[3, np.nan, 1, np.nan, 7, 2]], np.float32)
+    for largest in (0, 1):
+        model = node_model("TopK", {"x": x}, {"k": np.array([4], np.int64)}, outputs=2, largest=largest)
+        _, indices = check_against(model, {"x": x}, c_workdir, ("onnx",))
+        assert list(indices[0]) == ([1, 3, 4, 0] if largest else [2, 5, 0, 4])
+
+
+# --- RMSNormalization -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis,scale_shape", [(-1, [8]), (1, [5, 8]), (0, [4, 5, 8]), (1, [1, 8]), (-2, [5, 1])])
+def test_rms_normalization(axis: int, scale_shape: list[int], c_workdir: Path) -> None:
+    """The normalised dims from `axis` on; a scale that broadcasts to them is expanded."""
+    x = rng_values([4, 5, 8], np.float32, seed=9)
+    scale = np.random.default_rng(10).standard_normal(scale_shape).astype(np.float32)
+    model = node_model("RMSNormalization", {"x": x}, {"scale": scale}, axis=axis, epsilon=1e-3)
+    check_against(model, {"x": x}, c_workdir, rtol=1e-5, atol=1e-6)
+
+
+# --- GatherElements ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("smaller", [False, True], ids=["same", "smaller"])
+@pytest.mark.parametrize("index_type", [np.int32, np.int64], ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8], ids=lambda t: np.dtype(t).name)
+def test_gather_elements(dtype: type, axis: int, index_type: type, smaller: bool, c_workdir: Path) -> None:
+    """More indices than the axis is long, negative ones counting from the end; with
+    `smaller`, the indices are also shorter than the data in the other dims, which the spec
+    allows and onnxruntime takes (ONNX's reference does not, nor a negative axis)."""
+    data = rng_values([4, 5, 6], dtype, seed=11)
+    shape = [3, 4, 5] if smaller else [4, 5, 6]
+    dim = data.shape[axis]
+    shape[axis] = 7
+    indices = np.random.default_rng(12).integers(-dim, dim, shape).astype(index_type)
+    model = node_model("GatherElements", {"x": data}, {"i": indices}, axis=axis)
+    check_against(model, {"x": data}, c_workdir, ("onnxruntime",) if smaller or axis < 0 else ("onnxruntime", "onnx"))
+
+
+def test_gather_elements_out_of_range_is_an_error(c_workdir: Path) -> None:
+    data = rng_values([3, 4], np.float32)
+    model = node_model("GatherElements", {"x": data}, {"i": np.array([[0, 4]], np.int64)}, axis=1)
+    rc, _ = compile_model(model, c_workdir).run({"x": data})
+    assert rc == MRVL_ERR_INDEX
+
+
+# --- Trilu ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [None, 0, 2, -1, -7, 9])
+@pytest.mark.parametrize("upper", [1, 0])
+def test_trilu(upper: int, k: int | None, c_workdir: Path) -> None:
+    """Both triangles of a batch of wide matrices, k inside and beyond them."""
+    x = rng_values([2, 3, 4, 6], np.int64, seed=13)
+    constants = {"k": np.array(k, np.int64)} if k is not None else {}
+    check_against(node_model("Trilu", {"x": x}, constants, upper=upper), {"x": x}, c_workdir)
+    y = x.astype(np.float32)
+    check_against(node_model("Trilu", {"x": y}, constants, upper=upper), {"x": y}, c_workdir)
+
+
+# --- Range ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype,start,limit,delta", [
+    (np.float32, 1.5, 20.0, 0.7), (np.float64, -3.0, 3.0, 0.25), (np.int32, 10, -7, -3),
+    (np.int64, -5, 40, 6), (np.int16, 0, 9, 1)], ids=lambda v: str(v))
+def test_range_reads_start_and_delta_at_run_time(dtype: type, start, limit, delta, c_workdir: Path) -> None:
+    """start is a graph input, limit and delta initializers; the count is fixed at compile time
+    (the output's shape, given), start can change at run time."""
+    count = max(int(np.ceil((limit - start) / delta)), 0)
+    model = node_model("Range", {"start": np.array(start, dtype)},
+                       {"limit": np.array(limit, dtype), "delta": np.array(delta, dtype)})
+    model.graph.output[0].type.tensor_type.shape.dim[0].dim_value = count
+    got = check_against(model, {"start": np.array(start, dtype)}, c_workdir)
+    assert got[0].shape == (count,)
+    rc, (moved,) = compile_model(model, c_workdir).run({"start": np.array(start + 1, dtype)})
+    assert rc == 0
+    np.testing.assert_allclose(moved, got[0] + dtype(1), rtol=1e-6)
+
+
+# --- Elu, Selu, Celu, ThresholdedRelu ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("op_type,attrs", [
+    ("Elu", {}), ("Elu", {"alpha": 0.3}), ("Selu", {}), ("Selu", {"alpha": 2.0, "gamma": 3.0}),
+    ("Celu", {}), ("Celu", {"alpha": 0.4}), ("ThresholdedRelu", {}), ("ThresholdedRelu", {"alpha": -0.5})],
+    ids=str)
+def test_parametric_activation(op_type: str, attrs: dict, dtype: type, c_workdir: Path) -> None:
+    x = rng_values([4, 50], dtype, seed=14)
+    x[0, :3] = [0.0, -1e-7, 1e-7]
+    # onnxruntime has no float64 kernel for these; near 0 it computes e^x - 1 as exp(x) - 1,
+    # which cancels (off by 1e-7 at x = -1e-7), where the kernels take expm1.
+    references = ("onnx",) if dtype == np.float64 else ("onnxruntime", "onnx")
+    check_against(node_model(op_type, {"x": x}, **attrs), {"x": x}, c_workdir, references, rtol=1e-5, atol=1e-6)
+
+
+# --- Binary ops on the narrow and unsigned integer types -------------------------------------
+
+
+NARROW_TYPES = [np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+@pytest.mark.parametrize("dtype", NARROW_TYPES, ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("op_type", ["Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Equal", "Less",
+                                     "LessOrEqual", "Greater", "GreaterOrEqual"])
+def test_binary_on_narrow_integer_types(op_type: str, dtype: type, c_workdir: Path) -> None:
+    """Against ONNX's reference (numpy); values that stay in range where the op would wrap, a
+    broadcast rhs, divisors away from 0, both signs of the divisor for Mod. (ONNX's Pow takes
+    no such base.)"""
+    rng = np.random.default_rng(15)
+    signed = np.issubdtype(dtype, np.signedinteger)
+    a = rng.integers(-40 if signed else 0, 40, [3, 4, 5]).astype(dtype)
+    b = rng.integers(1, 9, [4, 5]).astype(dtype)
+    if signed:
+        b = (b * rng.choice([-1, 1], [4, 5])).astype(dtype)
+    inputs = {"a": a, "b": b}
+    model = node_model(op_type, inputs, opset=19)
+    check_against(model, inputs, c_workdir, ("onnx",))
+
+
+# --- ScatterElements and ScatterND ------------------------------------------------------------
+
+
+REDUCTIONS = ["none", "add", "mul", "max", "min"]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("dtype,index_type", [(np.float32, np.int64), (np.int64, np.int32), (np.float64, np.int64)],
+                         ids=str)
+def test_scatter_elements(reduction: str, axis: int, dtype: type, index_type: type, c_workdir: Path) -> None:
+    """Updates fewer than the data in every dim; with a reduction, several land on one place
+    (all of them count); without, each place gets at most one (ONNX leaves duplicates open)."""
+    rng = np.random.default_rng(16)
+    data = rng_values([4, 5, 6], dtype, seed=17)
+    shape = [3, 4, 5]
+    dim = data.shape[axis]
+    if reduction == "none":  # distinct places along the axis: a permutation's first entries
+        shape[axis] = 3
+        order = np.argsort(rng.random([*shape[:axis % 3], dim, *shape[axis % 3 + 1:]]), axis=axis)
+        indices = np.take(order, range(3), axis=axis) - rng.choice([0, dim], shape)
+    else:
+        shape[axis] = 7
+        indices = rng.integers(-dim, dim, shape)
+    updates = rng_values(shape, dtype, seed=18)
+    model = node_model("ScatterElements", {"x": data}, {"i": indices.astype(index_type), "u": updates}, axis=axis,
+                       reduction=reduction)
+    check_against(model, {"x": data}, c_workdir)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_scatter_nd(reduction: str, depth: int, c_workdir: Path) -> None:
+    """Index tuples of 1 to 3 of the data's 3 dims (slices of 20, 5 and 1 elements), negative
+    ones from the end, repeated places only with a reduction."""
+    rng = np.random.default_rng(19)
+    data = rng_values([4, 4, 5], np.float32, seed=20)
+    places = np.stack(np.unravel_index(rng.permutation(np.prod(data.shape[:depth]))[:3], data.shape[:depth]), -1)
+    if reduction != "none":
+        places = np.concatenate([places, places[:2]])
+    indices = (places - rng.choice([0, 1], places.shape) * np.array(data.shape[:depth])).reshape(-1, 1, depth)
+    updates = rng_values([*indices.shape[:-1], *data.shape[depth:]], np.float32, seed=21)
+    model = node_model("ScatterND", {"x": data}, {"i": indices.astype(np.int64), "u": updates}, reduction=reduction)
+    check_against(model, {"x": data}, c_workdir)
+
+
+def test_scatter_out_of_range_is_an_error(c_workdir: Path) -> None:
+    data = rng_values([3, 4], np.float32)
+    elements = node_model("ScatterElements", {"x": data},
+                          {"i": np.array([[0, -5]], np.int64), "u": np.ones([1, 2], np.float32)}, axis=1)
+    nd = node_model("ScatterND", {"x": data}, {"i": np.array([[1, 4]], np.int64), "u": np.ones([1], np.float32)})
+    for model in (elements, nd):
+        rc, _ = compile_model(model, c_workdir).run({"x": data})
+        assert rc == MRVL_ERR_INDEX
