@@ -30,7 +30,6 @@ weights are stored packed, in the layout the conv kernel reads (`pack_conv_weigh
 import hashlib
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import singledispatchmethod
 from pathlib import Path
@@ -107,19 +106,19 @@ def conv_scratch_floats(op: "cpu.ConvOp") -> int:
     return (cg * math.prod(extent) if padded else 0) + cg * math.prod(ws[2:])
 
 
-WINDOW_TILE = 32
-"""MRVL_WINDOW_TILE of mrvl_kernels.c for the widest vectors; narrower ones need less scratch."""
+DEPTHWISE_TILE = 32
+"""MRVL_DEPTHWISE_TILE of mrvl_kernels.c for the widest vectors; narrower ones need less scratch."""
 
 
-def window_scratch_floats(out: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
-                          dilations: Sequence[int]) -> int:
-    """window_scratch_floats of mrvl_kernels.c (depthwise convs), spatial dims padded to
-    SPATIAL with leading 1s: one padded input plane split by column phase, each row as wide as
-    the tiles read, and the phase offset of each kernel column."""
-    lead = [1] * (SPATIAL - len(out))
-    out, kernel, strides, dilations = (lead + list(v) for v in (out, kernel, strides, dilations))
+def depthwise_scratch_floats(op: "cpu.ConvOp") -> int:
+    """depthwise_scratch_floats of mrvl_kernels.c: one padded input plane split by column phase,
+    each row as wide as the tiles read, and the phase offset of each kernel column."""
+    xs, ws, ys = _shape(op.X), _shape(op.W), _shape(op.Y)
+    lead = [1] * (SPATIAL - (len(xs) - 2))
+    out, kernel = lead + list(ys[2:]), lead + list(ws[2:])
+    strides, dilations = lead + list(op.strides.get_values()), lead + list(op.dilations.get_values())
     rows = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out[:2], strides, kernel, dilations)]
-    width = (kernel[2] - 1) * dilations[2] // strides[2] + -(-out[2] // WINDOW_TILE) * WINDOW_TILE
+    width = (kernel[2] - 1) * dilations[2] // strides[2] + -(-out[2] // DEPTHWISE_TILE) * DEPTHWISE_TILE
     return strides[2] * rows[0] * rows[1] * width + kernel[2]
 
 
@@ -485,7 +484,7 @@ class CEmitter:
             rows, positions = mg * taps, math.prod(xs[2:])
             return fields, "transpose", rows * positions + gemm_pack_floats(rows, positions, cg)
         if group > 1 and xs[1] == group:
-            return fields, "depthwise", window_scratch_floats(ys[2:], kernel, strides, dilations)
+            return fields, "depthwise", depthwise_scratch_floats(op)
         if all(k == 1 for k in kernel) and all(v == 1 for v in strides) and not any(pads) and xs[2:] == ys[2:]:
             return fields, "pointwise", gemm_pack_floats(mg, math.prod(ys[2:]), cg, contiguous_a=True)
         packing = 0 if isinstance(op.W.owner, ConstantOp) else self.packed_weights_floats(op)

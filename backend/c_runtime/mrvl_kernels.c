@@ -523,109 +523,48 @@ static void mrvl_pointwise_conv_f32(const mrvl_conv_params *p, const float *x, c
         for (int64_t i = 0; i < p->n * p->m * positions; i++) y[i] = conv_epilogue(p, y[i], r ? r + i : NULL);
 }
 
-/* --- Window ops over one plane at a time: the depthwise conv ------------------------------ */
+/* A depthwise tile: output rows by columns (two vectors) summed in registers. */
+#define MRVL_DEPTHWISE_ROWS 4
+#define MRVL_DEPTHWISE_TILE (2 * MRVL_GEMM_VECTOR_FLOATS)
 
-/* A window tile: output rows by columns (two vectors), in registers. */
-#define MRVL_WINDOW_ROWS 4
-#define MRVL_WINDOW_TILE (2 * MRVL_GEMM_VECTOR_FLOATS)
-
-/* One input plane as a window op reads it, in scratch: padded to the extent the windows read
- * (dims[0] x dims[1] rows; the padding holds `fill`) and split by column phase (stride[2]
- * copies, copy q holding padded columns q, q + stride, ...), each row `width` columns, so
- * that every tap reads its output row's columns contiguously, also for a strided op, and
- * whole tiles never read past a row. kx_offset[kx]: where kernel column kx starts. */
-typedef struct {
-    const int64_t *in, *stride, *pad;
-    int64_t dims[2], width, phase_floats;
-    float *phases;
-    int32_t *kx_offset;
-} window_plane;
-
-static void window_extent(const int64_t *out, const int64_t *k, const int64_t *s, const int64_t *d, int64_t dims[2],
-                          int64_t *width)
+/* The layout of a depthwise conv's scratch: one input plane, zero-padded to the extent the
+ * windows read (dims[0] x dims[1] rows) and split by column phase (stride[2] copies, copy q
+ * holding padded columns q, q + stride, ...), each row `width` columns, so that every tap
+ * reads its output row's columns contiguously, also for a strided conv, and whole tiles
+ * never read past a row. Then the phase offset of each kx. */
+static void depthwise_layout(const mrvl_conv_params *p, int64_t dims[2], int64_t *width)
 {
-    for (int i = 0; i < 2; i++) dims[i] = (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1;
-    *width = (k[2] - 1) * d[2] / s[2] + (out[2] + MRVL_WINDOW_TILE - 1) / MRVL_WINDOW_TILE * MRVL_WINDOW_TILE;
+    for (int i = 0; i < 2; i++) dims[i] = (p->out[i] - 1) * p->stride[i] + (p->kernel[i] - 1) * p->dilation[i] + 1;
+    int64_t tiles = (p->out[2] + MRVL_DEPTHWISE_TILE - 1) / MRVL_DEPTHWISE_TILE;
+    *width = (p->kernel[2] - 1) * p->dilation[2] / p->stride[2] + tiles * MRVL_DEPTHWISE_TILE;
 }
 
-/* Floats of scratch a window_plane takes (backend/c_emitter.py window_scratch_floats). */
-static int64_t window_scratch_floats(const int64_t *out, const int64_t *k, const int64_t *s, const int64_t *d)
+/* Floats of scratch mrvl_depthwise_conv_f32 needs (backend/c_emitter.py depthwise_scratch_floats). */
+static int64_t depthwise_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t dims[2], width;
-    window_extent(out, k, s, d, dims, &width);
-    return s[2] * dims[0] * dims[1] * width + k[2];
+    depthwise_layout(p, dims, &width);
+    return p->stride[2] * dims[0] * dims[1] * width + p->kernel[2];
 }
 
-/* The layout in `scratch`, the padding set to `fill` (the same for every plane: set once). */
-static void window_plane_init(window_plane *w, const int64_t *in, const int64_t *out, const int64_t *k,
-                              const int64_t *s, const int64_t *d, const int64_t *pad, float fill, float *scratch)
-{
-    w->in = in, w->stride = s, w->pad = pad;
-    window_extent(out, k, s, d, w->dims, &w->width);
-    w->phase_floats = w->dims[0] * w->dims[1] * w->width;
-    w->phases = scratch;
-    w->kx_offset = (int32_t *)(void *)(scratch + s[2] * w->phase_floats);
-    for (int64_t kx = 0; kx < k[2]; kx++)
-        w->kx_offset[kx] = (int32_t)(kx * d[2] % s[2] * w->phase_floats + kx * d[2] / s[2]);
-    for (int64_t i = 0; i < s[2] * w->phase_floats; i++) w->phases[i] = fill;
-}
-
-/* The plane's own rows and columns into the layout (the padding around them stays). */
-static void window_plane_load(const window_plane *w, const float *plane)
-{
-    const int64_t *in = w->in, *s = w->stride, *pad = w->pad, *dims = w->dims;
-    for (int64_t q = 0; q < s[2]; q++) {
-        /* Columns j of phase q read input column j * stride + q - pad: those in [j0, j1). */
-        int64_t j0 = 0, j1 = 0;
-        valid_range(w->width, in[2], s[2], q - pad[2], &j0, &j1);
-        for (int64_t z = pad[0]; z < min_i64(dims[0], pad[0] + in[0]); z++) {
-            for (int64_t yy = pad[1]; yy < min_i64(dims[1], pad[1] + in[1]); yy++) {
-                float *row = w->phases + q * w->phase_floats + (z * dims[1] + yy) * w->width;
-                const float *src = plane + ((z - pad[0]) * in[1] + yy - pad[1]) * in[2] + q - pad[2];
-                if (s[2] == 1) for (int64_t j = j0; j < j1; j++) row[j] = src[j];
-                else if (s[2] == 2) for (int64_t j = j0; j < j1; j++) row[j] = src[2 * j]; /* vectorises */
-                else for (int64_t j = j0; j < j1; j++) row[j] = src[j * s[2]];
-            }
-        }
-    }
-}
-
-/* Where the windows of output row (oz, oy) start, column 0, in phase 0. */
-static const float *window_row(const window_plane *w, int64_t oz, int64_t oy)
-{
-    return w->phases + (oz * w->stride[0] * w->dims[1] + oy * w->stride[1]) * w->width;
-}
-
-/* Stores rows x cols of a tile at o (rows `row_stride` apart), whole vectors as vectors. */
-static void window_store(float acc[MRVL_WINDOW_ROWS][MRVL_WINDOW_TILE], int64_t rows, int64_t cols, float *o,
-                         int64_t row_stride)
-{
-    for (int64_t i = 0; i < rows; i++, o += row_stride) {
-        int64_t j = 0;
-        for (; j + MRVL_GEMM_VECTOR_FLOATS <= cols; j += MRVL_GEMM_VECTOR_FLOATS)
-            memcpy(o + j, acc[i] + j, MRVL_GEMM_VECTOR_FLOATS * sizeof(float)); /* a vector */
-        for (; j < cols; j++) o[j] = acc[i][j];
-    }
-}
-
-/* acc[r] = bias + the sum over taps (kz, ky, kx) of w's tap times the MRVL_WINDOW_TILE
+/* acc[r] = bias + the sum over taps (kz, ky, kx) of w's tap times the MRVL_DEPTHWISE_TILE
  * columns at row[r] + kz * z_step + ky * y_step + kx_offset[kx], for the tile's
- * MRVL_WINDOW_ROWS output rows, in registers: vectors of the columns (GCC's vector
+ * MRVL_DEPTHWISE_ROWS output rows, in registers: vectors of the columns (GCC's vector
  * extension, so that the columns, not the taps, are vectorised), rows sharing each weight,
  * and enough independent sums to hide the multiply-add's latency. */
 static void depthwise_tile(const int64_t *k, const float *w, const float *const *row, int64_t z_step, int64_t y_step,
-                           const int32_t *kx_offset, float bias, float acc[MRVL_WINDOW_ROWS][MRVL_WINDOW_TILE])
+                           const int32_t *kx_offset, float bias, float acc[MRVL_DEPTHWISE_ROWS][MRVL_DEPTHWISE_TILE])
 {
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
-    vec a[MRVL_WINDOW_ROWS][2];
-    for (int r = 0; r < MRVL_WINDOW_ROWS; r++) a[r][0] = a[r][1] = (vec){0} + bias;
+    vec a[MRVL_DEPTHWISE_ROWS][2];
+    for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) a[r][0] = a[r][1] = (vec){0} + bias;
     for (int64_t kz = 0; kz < k[0]; kz++) {
         for (int64_t ky = 0; ky < k[1]; ky++) {
             int64_t offset = kz * z_step + ky * y_step;
             for (int64_t kx = 0; kx < k[2]; kx++) {
                 float wt = *w++;
-                for (int r = 0; r < MRVL_WINDOW_ROWS; r++) {
+                for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) {
                     const float *col = row[r] + offset + kx_offset[kx];
                     a[r][0] += *(const vec *)(const void *)col * wt;
                     a[r][1] += *(const vec *)(const void *)(col + MRVL_GEMM_VECTOR_FLOATS) * wt;
@@ -633,57 +572,83 @@ static void depthwise_tile(const int64_t *k, const float *w, const float *const 
             }
         }
     }
-    for (int r = 0; r < MRVL_WINDOW_ROWS; r++) {
+    for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) {
         memcpy(acc[r], &a[r][0], sizeof a[r][0]);
         memcpy(acc[r] + MRVL_GEMM_VECTOR_FLOATS, &a[r][1], sizeof a[r][1]);
     }
 #else
-    for (int r = 0; r < MRVL_WINDOW_ROWS; r++) {
+    for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) {
         const float *wt = w;
-        for (int j = 0; j < MRVL_WINDOW_TILE; j++) acc[r][j] = bias;
+        for (int j = 0; j < MRVL_DEPTHWISE_TILE; j++) acc[r][j] = bias;
         for (int64_t kz = 0; kz < k[0]; kz++)
             for (int64_t ky = 0; ky < k[1]; ky++)
                 for (int64_t kx = 0; kx < k[2]; kx++, wt++)
-                    for (int j = 0; j < MRVL_WINDOW_TILE; j++)
+                    for (int j = 0; j < MRVL_DEPTHWISE_TILE; j++)
                         acc[r][j] += *wt * row[r][kz * z_step + ky * y_step + kx_offset[kx] + j];
     }
 #endif
 }
 
 /* A grouped conv with one input channel per group (depthwise, channel multiplier m/c): per
- * input plane, a zero-padded window_plane in `scratch` (window_scratch_floats floats), then
- * MRVL_WINDOW_ROWS output rows at a time in tiles of MRVL_WINDOW_TILE columns, every tap a
- * multiply-add of contiguous columns by its weight. */
+ * input plane, the phase-split padded copy of depthwise_layout in `scratch`
+ * (depthwise_scratch_floats(p) floats), then each output row in tiles of
+ * MRVL_DEPTHWISE_TILE columns, every tap a multiply-add of contiguous columns by its weight. */
 static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
                                     const float *r, float *y, float *scratch)
 {
-    const int64_t *out = p->out, *k = p->kernel, *d = p->dilation;
-    int64_t mult = p->m / p->c, taps = volume3(k), positions = volume3(out);
-    window_plane plane;
-    window_plane_init(&plane, p->in, out, k, p->stride, d, p->pad, 0.0f, scratch);
-    int64_t z_step = d[0] * plane.dims[1] * plane.width, y_step = d[1] * plane.width;
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
+    int64_t mult = p->m / p->c, taps = volume3(k), positions = volume3(out), dims[2], width;
+    depthwise_layout(p, dims, &width);
+    int64_t phase_floats = dims[0] * dims[1] * width;
+    float *phases = scratch;
+    int32_t *kx_offset = (int32_t *)(void *)(scratch + s[2] * phase_floats);
+    for (int64_t kx = 0; kx < k[2]; kx++)
+        kx_offset[kx] = (int32_t)(kx * d[2] % s[2] * phase_floats + kx * d[2] / s[2]);
+    memset(phases, 0, (size_t)(s[2] * phase_floats) * sizeof(float));
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t ic = 0; ic < p->c; ic++) {
-            window_plane_load(&plane, x + (n * p->c + ic) * volume3(p->in));
+            /* Only the input's own rows and columns are copied: the padding around them is
+             * the same for every plane, zeroed once before the first. */
+            const float *plane = x + (n * p->c + ic) * volume3(in);
+            for (int64_t q = 0; q < s[2]; q++) {
+                /* Columns j of phase q read input column j * stride + q - pad: those in [j0, j1). */
+                int64_t j0 = 0, j1 = 0;
+                valid_range(width, in[2], s[2], q - pad[2], &j0, &j1);
+                for (int64_t z = pad[0]; z < min_i64(dims[0], pad[0] + in[0]); z++) {
+                    for (int64_t yy = pad[1]; yy < min_i64(dims[1], pad[1] + in[1]); yy++) {
+                        float *row = phases + q * phase_floats + (z * dims[1] + yy) * width;
+                        const float *src = plane + ((z - pad[0]) * in[1] + yy - pad[1]) * in[2] + q - pad[2];
+                        if (s[2] == 1) for (int64_t j = j0; j < j1; j++) row[j] = src[j];
+                        else if (s[2] == 2) for (int64_t j = j0; j < j1; j++) row[j] = src[2 * j]; /* vectorises */
+                        else for (int64_t j = j0; j < j1; j++) row[j] = src[j * s[2]];
+                    }
+                }
+            }
             for (int64_t mo = 0; mo < mult; mo++) {
                 int64_t m = ic * mult + mo;
+                const float *wm = w + m * taps;
                 float bias = b ? b[m] : 0.0f;
                 float *o = y + (n * p->m + m) * positions;
                 for (int64_t oz = 0; oz < out[0]; oz++) {
-                    for (int64_t oy = 0; oy < out[1]; oy += MRVL_WINDOW_ROWS) {
-                        int64_t rows = min_i64(MRVL_WINDOW_ROWS, out[1] - oy);
-                        for (int64_t ox0 = 0; ox0 < out[2]; ox0 += MRVL_WINDOW_TILE) {
-                            const float *row[MRVL_WINDOW_ROWS];
-                            for (int i = 0; i < MRVL_WINDOW_ROWS; i++) /* past the last row: it again */
-                                row[i] = window_row(&plane, oz, oy + min_i64(i, rows - 1)) + ox0;
-                            float acc[MRVL_WINDOW_ROWS][MRVL_WINDOW_TILE];
-                            depthwise_tile(k, w + m * taps, row, z_step, y_step, plane.kx_offset, bias, acc);
-                            int64_t cols = min_i64(MRVL_WINDOW_TILE, out[2] - ox0), at = (oz * out[1] + oy) * out[2] + ox0;
-                            if (r || p->clamp)
-                                for (int64_t i = 0; i < rows; i++)
+                    for (int64_t oy = 0; oy < out[1]; oy += MRVL_DEPTHWISE_ROWS) {
+                        int64_t rows = min_i64(MRVL_DEPTHWISE_ROWS, out[1] - oy);
+                        for (int64_t ox0 = 0; ox0 < out[2]; ox0 += MRVL_DEPTHWISE_TILE) {
+                            const float *row[MRVL_DEPTHWISE_ROWS];
+                            for (int i = 0; i < MRVL_DEPTHWISE_ROWS; i++) /* past the last row: it again */
+                                row[i] = phases + (oz * s[0] * dims[1] + (oy + min_i64(i, rows - 1)) * s[1]) * width + ox0;
+                            float acc[MRVL_DEPTHWISE_ROWS][MRVL_DEPTHWISE_TILE];
+                            depthwise_tile(k, wm, row, d[0] * dims[1] * width, d[1] * width, kx_offset, bias, acc);
+                            int64_t cols = min_i64(MRVL_DEPTHWISE_TILE, out[2] - ox0);
+                            for (int64_t i = 0; i < rows; i++) {
+                                int64_t at = (oz * out[1] + oy + i) * out[2] + ox0;
+                                if (r || p->clamp)
                                     for (int64_t j = 0; j < cols; j++)
-                                        acc[i][j] = conv_epilogue(p, acc[i][j], r ? r + (o - y) + at + i * out[2] + j : NULL);
-                            window_store(acc, rows, cols, o + at, out[2]);
+                                        acc[i][j] = conv_epilogue(p, acc[i][j], r ? r + (o - y) + at + j : NULL);
+                                int64_t j = 0;
+                                for (; j + MRVL_GEMM_VECTOR_FLOATS <= cols; j += MRVL_GEMM_VECTOR_FLOATS)
+                                    memcpy(o + at + j, acc[i] + j, MRVL_GEMM_VECTOR_FLOATS * sizeof(float)); /* a vector */
+                                for (; j < cols; j++) o[at + j] = acc[i][j];
+                            }
                         }
                     }
                 }
