@@ -396,13 +396,17 @@ static void conv_pad_input(const mrvl_conv_params *p, int64_t cg, const float *x
     }
 }
 
-/* A conv's output element: v (the sum and bias) plus the residual element when there is one,
- * clamped when the conv clamps. */
-static float conv_epilogue(const mrvl_conv_params *p, float v, const float *r)
+/* A conv's epilogue over `count` outputs at y (the sums and bias): plus the residual r (laid
+ * out as y; may be NULL), then clamped when the conv clamps. Each a loop of its own, so that
+ * they vectorise. */
+static void conv_epilogue(const mrvl_conv_params *p, int64_t count, const float *r, float *y)
 {
-    if (r) v += *r;
-    if (p->clamp) v = v < p->min ? p->min : v > p->max ? p->max : v;
-    return v;
+    if (r)
+        for (int64_t i = 0; i < count; i++) y[i] += r[i];
+    if (p->clamp) {
+        float low = p->min, high = p->max;
+        for (int64_t i = 0; i < count; i++) y[i] = y[i] < low ? low : y[i] > high ? high : y[i];
+    }
 }
 
 /* Stores a tile of mrvl_conv_f32 (rows positions x cols channels) transposed into NCHW at y
@@ -519,8 +523,7 @@ static void mrvl_pointwise_conv_f32(const mrvl_conv_params *p, const float *x, c
             gemm_acc_f32(mg, positions, cg, w + g * mg * cg, cg, 1, xg, positions, 1, yg, positions, scratch);
         }
     }
-    if (r || p->clamp)
-        for (int64_t i = 0; i < p->n * p->m * positions; i++) y[i] = conv_epilogue(p, y[i], r ? r + i : NULL);
+    conv_epilogue(p, p->n * p->m * positions, r, y);
 }
 
 /* A depthwise tile: output rows by columns (two vectors) summed in registers. */
@@ -641,9 +644,6 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
                             int64_t cols = min_i64(MRVL_DEPTHWISE_TILE, out[2] - ox0);
                             for (int64_t i = 0; i < rows; i++) {
                                 int64_t at = (oz * out[1] + oy + i) * out[2] + ox0;
-                                if (r || p->clamp)
-                                    for (int64_t j = 0; j < cols; j++)
-                                        acc[i][j] = conv_epilogue(p, acc[i][j], r ? r + (o - y) + at + j : NULL);
                                 int64_t j = 0;
                                 for (; j + MRVL_GEMM_VECTOR_FLOATS <= cols; j += MRVL_GEMM_VECTOR_FLOATS)
                                     memcpy(o + at + j, acc[i] + j, MRVL_GEMM_VECTOR_FLOATS * sizeof(float)); /* a vector */
@@ -652,6 +652,7 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
                         }
                     }
                 }
+                conv_epilogue(p, positions, r ? r + (o - y) : NULL, o); /* the plane, still in cache */
             }
         }
     }
