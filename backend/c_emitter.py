@@ -30,6 +30,7 @@ weights are stored packed, in the layout the conv kernel reads (`pack_conv_weigh
 import hashlib
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import singledispatchmethod
 from pathlib import Path
