@@ -84,12 +84,17 @@ CONV_PANEL, CONV_CHANNEL_ALIGN = 16, 32
 """MRVL_CONV_PANEL and MRVL_CONV_CHANNEL_ALIGN of mrvl_kernels.c: the packed conv weights' layout."""
 
 
+def _packed_channels(mg: int) -> int:
+    """A group's output channels in packed conv weights: rounded up to CONV_CHANNEL_ALIGN."""
+    return -(-mg // CONV_CHANNEL_ALIGN) * CONV_CHANNEL_ALIGN
+
+
 def pack_conv_weights(w: np.ndarray, group: int) -> np.ndarray:
     """Conv weights (M, C/group, kernel...) in mrvl_conv_pack_weights_f32's layout: per group,
     the output channels rounded up to CONV_CHANNEL_ALIGN (zeros) in panels of CONV_PANEL, each
     panel (C/group * taps) rows of CONV_PANEL floats."""
     mg, depth = w.shape[0] // group, math.prod(w.shape[1:])
-    channels = -(-mg // CONV_CHANNEL_ALIGN) * CONV_CHANNEL_ALIGN
+    channels = _packed_channels(mg)
     padded = np.zeros((group, channels, depth), np.float32)
     padded[:, :mg] = w.reshape(group, mg, depth)
     return np.ascontiguousarray(padded.reshape(group, channels // CONV_PANEL, CONV_PANEL, depth).transpose(0, 1, 3, 2))
@@ -451,7 +456,7 @@ class CEmitter:
     @staticmethod
     def packed_weights_floats(op: cpu.ConvOp) -> int:
         ws, group = _shape(op.W), op.group.value.data
-        return group * -(-ws[0] // group // CONV_CHANNEL_ALIGN) * CONV_CHANNEL_ALIGN * math.prod(ws[1:])
+        return group * _packed_channels(ws[0] // group) * math.prod(ws[1:])
 
     @emit.register
     def _(self, op: cpu.ConvTransposeOp, x: list[str], y: list[str]) -> list[str]:

@@ -171,11 +171,6 @@ static void gemm_acc_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_
     }
 }
 
-static void axpy_f32(int64_t n, float a, const float *restrict b, float *restrict c)
-{
-    for (int64_t j = 0; j < n; j++) c[j] += a * b[j];
-}
-
 /* Each of the m rows of c (n elements, ldc apart) set to bias[i], or 0 without a bias. */
 static void fill_rows_f32(int64_t m, int64_t n, const float *bias, float *c, int64_t ldc)
 {

@@ -217,8 +217,10 @@ int mrvl_mlip_board_run(void *ctx, const char *symbol, const void *const *inputs
     void *dequantized = (void *)(uintptr_t)inputs[0];
     if (g->num_inputs > 1) {
         char *at = (char *)s->buffer[IN_DEQUANTIZED];
-        for (int i = 0; i < g->num_inputs; i++, at += 4 * g->input_counts[i - 1])
+        for (int i = 0; i < g->num_inputs; i++) {
             memcpy(at, inputs[i], 4 * (size_t)g->input_counts[i]);
+            at += 4 * g->input_counts[i];
+        }
         dequantized = s->buffer[IN_DEQUANTIZED];
     }
     if (library.quantize(s->model, dequantized, s->buffer[IN_QUANTIZED]) != 0)
@@ -230,8 +232,10 @@ int mrvl_mlip_board_run(void *ctx, const char *symbol, const void *const *inputs
         return fail("@%s: mrvl_ml_model_dequantize failed", g->symbol);
     if (g->num_outputs > 1) {
         const char *at = (const char *)s->buffer[OUT_DEQUANTIZED];
-        for (int i = 0; i < g->num_outputs; i++, at += 4 * g->output_counts[i - 1])
+        for (int i = 0; i < g->num_outputs; i++) {
             memcpy(outputs[i], at, 4 * (size_t)g->output_counts[i]);
+            at += 4 * g->output_counts[i];
+        }
     }
     return 0;
 }
