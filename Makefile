@@ -71,7 +71,7 @@ bench: $(INSTALLED)
 # Regenerate committed generated files (a test fails while they are stale).
 regenerate: $(INSTALLED)
 	$(BIN)/python -m mrvl_dialect.gen_graph_ops
-	$(BIN)/python -m passes.supported_ops_doc
+	$(BIN)/python -m mrvl.passes.supported_ops_doc
 	$(BIN)/python examples/zoo.py --example
 
 clean:

@@ -55,13 +55,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.utils.target import Target
 
-from backend.json_emitter import emit_module as emit_json_files, subgraph_batch
-from backend.output_directory import OutputDirectory
+from mrvl.backend.json_emitter import emit_module as emit_json_files, subgraph_batch
+from mrvl.backend.output_directory import OutputDirectory
 from mrvl_dialect import cpu
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.mrvl import SubgraphOp
-from passes.graph_queries import constant_value
+from mrvl.passes.graph_queries import constant_value
 
 RUNTIME_DIR = Path(__file__).parent / "c_runtime"
 RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", "mrvl_mlip.h")

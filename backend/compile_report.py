@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass, field
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
-from backend.mlip_json.layers import describe, is_layer
-from backend.placement_report import Row, placement_rows, placement_totals, write_table
+from mrvl.backend.mlip_json.layers import describe, is_layer
+from mrvl.backend.placement_report import Row, placement_rows, placement_totals, write_table
 from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.errors import one_line
 from mrvl_dialect.mrvl import SubgraphOp

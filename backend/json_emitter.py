@@ -33,14 +33,14 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
-from backend import output_directory
-from backend.output_directory import DeferredText, OutputDirectory
-from backend.mlip_json.layers import CONST_DICTS, Const, Layer, describe, is_layer
-from backend.mlip_json.unordered_map import iteration_order
+from mrvl.backend import output_directory
+from mrvl.backend.output_directory import DeferredText, OutputDirectory
+from mrvl.backend.mlip_json.layers import CONST_DICTS, Const, Layer, describe, is_layer
+from mrvl.backend.mlip_json.unordered_map import iteration_order
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.mrvl import LayoutTransformOp, SubgraphOp, YieldOp
-from passes.graph_queries import constant_value
+from mrvl.passes.graph_queries import constant_value
 
 COMMANDS_FILE = "tmlc-commands.txt"
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")

@@ -32,7 +32,7 @@ runs the binary on raw float32 files, §3.1/§3.3), and through `simulate` other
 The convolution arithmetic is onnx.reference's Conv (vectorised im2col); pooling is done
 here on strided window views, because onnx.reference pools loop over output elements.
 
-    python -m backend.mlip_simulator S-nodes.json S-consts.json [--inputs IN.npz] [--outputs OUT.npz]
+    python -m mrvl.backend.mlip_simulator S-nodes.json S-consts.json [--inputs IN.npz] [--outputs OUT.npz]
 """
 
 import argparse
@@ -897,9 +897,9 @@ def _cli_inputs(path: Path | None, nodes_path: Path) -> list[np.ndarray]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m backend.mlip_simulator NODES CONSTS [--inputs IN.npz] [--outputs OUT.npz]`."""
+    """`python -m mrvl.backend.mlip_simulator NODES CONSTS [--inputs IN.npz] [--outputs OUT.npz]`."""
     parser = argparse.ArgumentParser(
-        prog="python -m backend.mlip_simulator",
+        prog="python -m mrvl.backend.mlip_simulator",
         description="Run one MLIP subgraph from its nodes/consts JSON: on mrvl-tmlc + mrvl-mlsim when they "
         "are on PATH, else on the numpy simulator. Prints each output's shape and largest magnitude.",
     )

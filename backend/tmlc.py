@@ -17,7 +17,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backend.json_emitter import COMMANDS_FILE
+from mrvl.backend.json_emitter import COMMANDS_FILE
 from mrvl_dialect.errors import CompileError
 
 TOOL = "mrvl-tmlc"

@@ -25,11 +25,11 @@ MEASURE = r"""
 import json, sys, time
 from pathlib import Path
 from xdsl.context import Context
-from backend.json_emitter import emit_module, emit_subgraph, write_directory
-from backend.output_directory import write_file
-from frontend.onnx_importer import import_onnx
+from mrvl.backend.json_emitter import emit_module, emit_subgraph, write_directory
+from mrvl.backend.output_directory import write_file
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl_dialect.mrvl import SubgraphOp
-from passes.mrvl_pipeline import MrvlPipelinePass
+from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 from rss import reset_peak, status
 
 module = import_onnx(sys.argv[1])

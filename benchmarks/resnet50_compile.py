@@ -24,9 +24,9 @@ import json, sys, time
 from io import StringIO
 from xdsl.context import Context
 from xdsl.printer import Printer
-from frontend.onnx_importer import import_onnx
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl_dialect.weights import WeightStore
-from passes.mrvl_pipeline import MrvlPipelinePass
+from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 from rss import reset_peak, status
 
 baseline = reset_peak()

@@ -19,7 +19,7 @@ import onnx.parser
 from google.protobuf.message import DecodeError
 from onnx import TensorProto, numpy_helper
 
-from frontend.protobuf_wire import LEN, WireError, fields, len_field
+from mrvl.frontend.protobuf_wire import LEN, WireError, fields, len_field
 from mrvl_dialect.element_types import BY_ONNX, ElementType, onnx_type_name
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.limits import check_tensor_size

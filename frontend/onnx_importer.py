@@ -33,15 +33,15 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from frontend.model_file import (
+from mrvl.frontend.model_file import (
     LoadedModel,
     from_proto,
     load_bytes,
     load_model,
     small_initializer_value,
 )
-from frontend.onnx_graph import check_names, name_nodes, node_label, sort_topologically
-from frontend.static_shapes import make_static
+from mrvl.frontend.onnx_graph import check_names, name_nodes, node_label, sort_topologically
+from mrvl.frontend.static_shapes import make_static
 from mrvl_dialect.element_types import BY_ONNX, onnx_type_name
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp, YieldOp

@@ -20,8 +20,8 @@ from onnx import TensorProto, numpy_helper
 from onnx.reference import ReferenceEvaluator
 from xdsl.traits import Pure
 
-from frontend.onnx_graph import graph_uses, subgraphs
-from frontend.model_file import MAPPED_MIN_BYTES, LoadedModel, small_initializer_value
+from mrvl.frontend.onnx_graph import graph_uses, subgraphs
+from mrvl.frontend.model_file import MAPPED_MIN_BYTES, LoadedModel, small_initializer_value
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph_ops_gen import OPSET
 from mrvl_dialect.graph import Graph

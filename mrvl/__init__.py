@@ -16,7 +16,7 @@ import numpy as np
 import onnx
 from xdsl.dialects.builtin import ModuleOp
 
-from frontend.onnx_importer import import_onnx
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.compile import CompileResult, Stages, compile_model, partition
 from mrvl.timing import Timing
 from mrvl_dialect.errors import CompileError

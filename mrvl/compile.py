@@ -47,19 +47,19 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from backend.bundle_archive import write_tar
-from backend.c_emitter import METADATA_FILE, emit_c
-from backend.compile_report import REPORT_FILES, CompileReport, compile_report, report_files
-from backend.output_directory import staged_directory, write_file
-from backend.tmlc import TmlcError, compile_subgraphs, describe_tmlc
-from frontend.onnx_importer import import_onnx
+from mrvl.backend.bundle_archive import write_tar
+from mrvl.backend.c_emitter import METADATA_FILE, emit_c
+from mrvl.backend.compile_report import REPORT_FILES, CompileReport, compile_report, report_files
+from mrvl.backend.output_directory import staged_directory, write_file
+from mrvl.backend.tmlc import TmlcError, compile_subgraphs, describe_tmlc
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.opt import error_line, parse_input_shapes
 from mrvl.timing import Timing
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import staging_prefix
-from passes.mrvl_pipeline import MrvlPipelinePass
-from passes.partition_mrvl import TARGET_OPTION_VALUES
-from passes.placement_file import format_placement, placement_entries
+from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
+from mrvl.passes.partition_mrvl import TARGET_OPTION_VALUES
+from mrvl.passes.placement_file import format_placement, placement_entries
 
 TOOL = "mrvl-compile"
 PLACEMENT_FILE = "placement.json"

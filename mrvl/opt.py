@@ -24,18 +24,18 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from backend.c_emitter import CTarget
-from backend.json_emitter import JsonTarget
-from backend.placement_report import PlacementReportTarget
-from backend.summary import SummaryTarget
-from frontend.onnx_importer import import_onnx
+from mrvl.backend.c_emitter import CTarget
+from mrvl.backend.json_emitter import JsonTarget
+from mrvl.backend.placement_report import PlacementReportTarget
+from mrvl.backend.summary import SummaryTarget
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.mlir_lexer_fix import use_linear_string_literals
 from mrvl_dialect import get_all_dialects
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
 from mrvl_dialect.limits import check_module_tensor_sizes
 from mrvl_dialect.weights import adopt_parsed_blobs, resources_section
-from passes import get_all_passes
+from mrvl.passes import get_all_passes
 
 
 def parse_input_shapes(texts: Sequence[str]) -> dict[str, list[int]]:

@@ -47,8 +47,8 @@ from typing import Literal
 
 import numpy as np
 
-from backend.c_emitter import METADATA_FILE, METADATA_FORMAT
-from backend.mlip_simulator import PRECISIONS, load, run_subgraph, simulate, uses_mlsim
+from mrvl.backend.c_emitter import METADATA_FILE, METADATA_FORMAT
+from mrvl.backend.mlip_simulator import PRECISIONS, load, run_subgraph, simulate, uses_mlsim
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
 

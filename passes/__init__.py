@@ -6,13 +6,13 @@ from importlib import import_module
 from xdsl.passes import ModulePass
 
 PASSES: dict[str, tuple[str, str]] = {
-    "cleanup-graph": ("passes.cleanup_graph", "CleanupGraphPass"),
-    "convert-layout": ("passes.convert_layout", "ConvertLayoutPass"),
-    "fuse-mrvl": ("passes.fuse_mrvl", "FuseMrvlPass"),
-    "lower-to-cpu": ("passes.lower_to_cpu", "LowerToCpuPass"),
-    "mrvl-pipeline": ("passes.mrvl_pipeline", "MrvlPipelinePass"),
-    "partition-mrvl": ("passes.partition_mrvl", "PartitionMrvlPass"),
-    "place-ops": ("passes.place_ops", "PlaceOpsPass"),
+    "cleanup-graph": ("mrvl.passes.cleanup_graph", "CleanupGraphPass"),
+    "convert-layout": ("mrvl.passes.convert_layout", "ConvertLayoutPass"),
+    "fuse-mrvl": ("mrvl.passes.fuse_mrvl", "FuseMrvlPass"),
+    "lower-to-cpu": ("mrvl.passes.lower_to_cpu", "LowerToCpuPass"),
+    "mrvl-pipeline": ("mrvl.passes.mrvl_pipeline", "MrvlPipelinePass"),
+    "partition-mrvl": ("mrvl.passes.partition_mrvl", "PartitionMrvlPass"),
+    "place-ops": ("mrvl.passes.place_ops", "PlaceOpsPass"),
 }
 """Pass name -> (module, class), imported only when a pipeline names the pass."""
 

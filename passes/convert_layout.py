@@ -37,8 +37,8 @@ from mrvl_dialect import mrvl
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_ops_gen import TransposeOp
 from mrvl_dialect.weights import WeightStore
-from passes.fuse_mrvl import TO_NCHW, TO_NHWC
-from passes.graph_queries import constant_value, module_of
+from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
+from mrvl.passes.graph_queries import constant_value, module_of
 
 
 def _perm(op: TransposeOp) -> tuple[int, ...]:

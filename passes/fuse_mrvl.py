@@ -42,8 +42,8 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import f32_attr
 from mrvl_dialect.graph_ops_gen import TransposeOp
 from mrvl_dialect.weights import WeightStore
-from passes.declarative_fusion import ANY_OPERAND, FusionRewrite, Match, Member, Pattern
-from passes.graph_queries import (
+from mrvl.passes.declarative_fusion import ANY_OPERAND, FusionRewrite, Match, Member, Pattern
+from mrvl.passes.graph_queries import (
     constant_value,
     int_property,
     ints_property,
@@ -53,7 +53,7 @@ from passes.graph_queries import (
     required_constant_value,
     shape,
 )
-from passes.mlip_rules import failed_rules
+from mrvl.passes.mlip_rules import failed_rules
 
 TO_NHWC = (0, 2, 3, 1)
 TO_NCHW = (0, 3, 1, 2)

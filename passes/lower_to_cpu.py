@@ -67,7 +67,7 @@ from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp
 from mrvl_dialect.weights import WeightStore
-from passes.graph_queries import constant_op, constant_value, node_name, op_type
+from mrvl.passes.graph_queries import constant_op, constant_value, node_name, op_type
 
 SUBGRAPH_OP = "mrvl.subgraph"
 """Ops inside an op of this name run on the accelerator and are left alone."""

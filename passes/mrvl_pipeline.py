@@ -14,12 +14,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from mrvl_dialect.errors import CompileError
-from passes.cleanup_graph import CleanupGraphPass
-from passes.convert_layout import ConvertLayoutPass
-from passes.fuse_mrvl import FuseMrvlPass
-from passes.lower_to_cpu import LowerToCpuPass
-from passes.partition_mrvl import POLICIES, PartitionMrvlPass, check_target_options
-from passes.place_ops import PlaceOpsPass
+from mrvl.passes.cleanup_graph import CleanupGraphPass
+from mrvl.passes.convert_layout import ConvertLayoutPass
+from mrvl.passes.fuse_mrvl import FuseMrvlPass
+from mrvl.passes.lower_to_cpu import LowerToCpuPass
+from mrvl.passes.partition_mrvl import POLICIES, PartitionMrvlPass, check_target_options
+from mrvl.passes.place_ops import PlaceOpsPass
 
 
 @dataclass(frozen=True)

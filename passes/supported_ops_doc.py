@@ -1,8 +1,8 @@
 """Generate `docs/supported-ops.md` from the rule registry, the fusion patterns and the
 conformance counts (`docs/conformance-results.json`, written by test/conformance/update.py).
 
-    python -m passes.supported_ops_doc           # rewrite the page
-    python -m passes.supported_ops_doc --check   # exit 1 with a diff when it is stale
+    python -m mrvl.passes.supported_ops_doc           # rewrite the page
+    python -m mrvl.passes.supported_ops_doc --check   # exit 1 with a diff when it is stale
 """
 
 import argparse
@@ -11,9 +11,9 @@ from pathlib import Path
 
 from mrvl_dialect.files import update_generated
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
-from passes.fuse_mrvl import PATTERNS
-from passes.lower_to_cpu import host_kernel_op_types
-from passes.mlip_rules import FUSED_ONLY, LAYER_KINDS, RULES
+from mrvl.passes.fuse_mrvl import PATTERNS
+from mrvl.passes.lower_to_cpu import host_kernel_op_types
+from mrvl.passes.mlip_rules import FUSED_ONLY, LAYER_KINDS, RULES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 OUTPUT = DOCS / "supported-ops.md"

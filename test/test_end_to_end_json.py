@@ -11,12 +11,12 @@ from ir_helpers import ZOO_INPUT_SHAPES
 from xdsl.context import Context
 from xdsl.passes import PassPipeline
 
-from backend.json_emitter import emit_subgraph
-from backend.mlip_simulator import simulate
-from backend.reference_interpreter import run
-from frontend.onnx_importer import import_onnx
+from mrvl.backend.json_emitter import emit_subgraph
+from mrvl.backend.mlip_simulator import simulate
+from mrvl.backend.reference_interpreter import run
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl_dialect.mrvl import SubgraphOp
-from passes import get_all_passes
+from mrvl.passes import get_all_passes
 
 # The pipeline up to, not including, lower-to-cpu: the interpreter runs graph ops.
 STAGES = "cleanup-graph,place-ops,partition-mrvl,fuse-mrvl,convert-layout"

@@ -16,7 +16,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects.builtin import DenseResourceAttr, ModuleOp
 
-from frontend.onnx_importer import import_onnx
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.weights import WeightStore

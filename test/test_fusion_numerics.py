@@ -20,11 +20,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import PassPipeline
 
-from backend.reference_interpreter import run
-from frontend.onnx_importer import import_onnx
+from mrvl.backend.reference_interpreter import run
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl_dialect import mrvl
-from passes import get_all_passes
-from passes.graph_queries import constant_value
+from mrvl.passes import get_all_passes
+from mrvl.passes.graph_queries import constant_value
 
 PIPELINES = {"placed": "place-ops,fuse-mrvl,convert-layout", "unplaced": "fuse-mrvl"}
 RTOL, ATOL = 1e-4, 1e-5

@@ -17,6 +17,6 @@ def test_bundled_example_is_up_to_date():
 
 
 def test_supported_ops_page_is_up_to_date():
-    from passes import supported_ops_doc
+    from mrvl.passes import supported_ops_doc
 
     assert supported_ops_doc.main(["--check"]) == 0, "run: make regenerate"

@@ -7,7 +7,7 @@ import zoo
 from ir_helpers import ZOO_INPUT_SHAPES, parse_ir, print_ir
 from onnx import numpy_helper
 
-from frontend.onnx_importer import import_onnx
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.weights import WeightStore, resources_section
 

@@ -14,14 +14,14 @@ import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from xdsl.context import Context
 
-from backend.json_emitter import _float_string, _min_max, emit_module, write_directory
-from backend.mlip_json.unordered_map import hash_bytes, iteration_order
-from frontend.onnx_importer import import_onnx
+from mrvl.backend.json_emitter import _float_string, _min_max, emit_module, write_directory
+from mrvl.backend.mlip_json.unordered_map import hash_bytes, iteration_order
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.opt import main as mrvl_opt
 from mrvl.translate import main as mrvl_translate
 from mrvl_dialect import mrvl
-from passes.graph_queries import constant_value
-from passes.mrvl_pipeline import MrvlPipelinePass
+from mrvl.passes.graph_queries import constant_value
+from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 
 GOLDEN = Path(__file__).parent / "golden"
 MODEL = GOLDEN / "conv_bias_bn_relu" / "model.onnx"

@@ -16,9 +16,9 @@ import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from xdsl.context import Context
 
-from backend.json_emitter import emit_module
-from frontend.onnx_importer import import_onnx
-from passes.mrvl_pipeline import MrvlPipelinePass
+from mrvl.backend.json_emitter import emit_module
+from mrvl.frontend.onnx_importer import import_onnx
+from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 
 ROOT = Path(__file__).parents[1]
 SCHEMAS = {

@@ -8,10 +8,10 @@ from ir_helpers import ZOO_INPUT_SHAPES, graph_context
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
-from frontend.onnx_importer import import_onnx
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl_dialect.cpu import CPU, SliceOp
-from passes import get_all_passes
-from passes.lower_to_cpu import LowerToCpuPass
+from mrvl.passes import get_all_passes
+from mrvl.passes.lower_to_cpu import LowerToCpuPass
 
 SMALL = [name for name in zoo.ZOO if name != "resnet50_sized"]
 

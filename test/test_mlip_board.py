@@ -18,7 +18,7 @@ import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from onnx import TensorProto, helper
 
-from backend.mlip_simulator import load, simulate
+from mrvl.backend.mlip_simulator import load, simulate
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import main as mrvl_run, run_bundle
 from mrvl_dialect.errors import CompileError

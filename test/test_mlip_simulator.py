@@ -21,7 +21,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
-from backend.mlip_simulator import load, run_subgraph, simulate
+from mrvl.backend.mlip_simulator import load, run_subgraph, simulate
 from mrvl_dialect.errors import CompileError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -592,7 +592,7 @@ FAKE_MLSIM = """#!{python}
 import json, math, os, pathlib, sys
 sys.path.insert(0, {repo!r})
 import numpy as np
-from backend.mlip_simulator import load, simulate
+from mrvl.backend.mlip_simulator import load, simulate
 args = sys.argv[1:]
 with open(os.environ["FAKE_TOOLS_LOG"], "a") as log:
     log.write(json.dumps(["mrvl-mlsim", os.getcwd(), *args]) + "\\n")

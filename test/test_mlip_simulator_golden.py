@@ -15,7 +15,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from backend.mlip_simulator import load, simulate
+from mrvl.backend.mlip_simulator import load, simulate
 
 REPO = Path(__file__).resolve().parents[1]
 LOCATIONS = (REPO / "test" / "golden", REPO.parent / "shared" / "reference" / "tvm-golden")

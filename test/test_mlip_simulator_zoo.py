@@ -19,12 +19,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from backend import reference_interpreter
-from backend.json_emitter import JsonTarget, write_directory
-from backend.mlip_simulator import run_subgraph
-from frontend.onnx_importer import import_onnx
+from mrvl.backend import reference_interpreter
+from mrvl.backend.json_emitter import JsonTarget, write_directory
+from mrvl.backend.mlip_simulator import run_subgraph
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl_dialect import mrvl
-from passes.mrvl_pipeline import MrvlPipelinePass
+from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 
 MODELS = [
     "mnist", "resnet_small", "mobilenet_small", "transformer_block",

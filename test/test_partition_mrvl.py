@@ -11,19 +11,19 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DenseResourceAttr, IntegerAttr, ModuleOp, StringAttr, TensorType, f32, i64
 from xdsl.ir import Operation, SSAValue
 
-from frontend.onnx_importer import import_onnx
+from mrvl.frontend.onnx_importer import import_onnx
 from ir_helpers import ZOO_INPUT_SHAPES, parse_ir, print_ir
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_ops_gen import AddOp, MatMulOp, SigmoidOp
 from mrvl_dialect.mrvl import SubgraphOp, YieldOp
-from passes.partition_mrvl import (
+from mrvl.passes.partition_mrvl import (
     TARGET_OPTION_VALUES,
     ContractedGraph,
     PartitionMrvlPass,
     check_target_options,
 )
-from passes.place_ops import PlaceOpsPass
+from mrvl.passes.place_ops import PlaceOpsPass
 
 # --- The contracted graph against brute force --------------------------------------------
 

@@ -12,9 +12,9 @@ from ir_helpers import ZOO_INPUT_SHAPES
 from xdsl.context import Context
 from xdsl.passes import PassPipeline
 
-from backend.reference_interpreter import run
-from frontend.onnx_importer import import_onnx
-from passes import get_all_passes
+from mrvl.backend.reference_interpreter import run
+from mrvl.frontend.onnx_importer import import_onnx
+from mrvl.passes import get_all_passes
 
 STAGES = [
     "",

@@ -16,10 +16,10 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import PassPipeline
 
-from frontend.onnx_importer import import_onnx
-from passes import get_all_passes
-from passes.graph_queries import node_name
-from passes.mlip_rules import RULES, failed_rules
+from mrvl.frontend.onnx_importer import import_onnx
+from mrvl.passes import get_all_passes
+from mrvl.passes.graph_queries import node_name
+from mrvl.passes.mlip_rules import RULES, failed_rules
 
 F32, F16 = TensorProto.FLOAT, TensorProto.FLOAT16
 

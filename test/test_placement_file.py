@@ -16,8 +16,8 @@ from xdsl.parser import Parser
 
 from mrvl_dialect import get_all_dialects
 from mrvl_dialect.errors import CompileError
-from passes import placement_file
-from passes.placement_file import (
+from mrvl.passes import placement_file
+from mrvl.passes.placement_file import (
     ENTRY_KEYS,
     FORMAT,
     MATCH_KEYS,
@@ -407,8 +407,8 @@ def test_nodes_in_control_flow_bodies_are_listed():
 
 @pytest.mark.parametrize("model", ["mnist", "mobilenet_small", "resnet_small"])
 def test_round_trip_through_place_ops(tmp_path, zoo_dir, model):
-    place_ops = pytest.importorskip("passes.place_ops")
-    from frontend.onnx_importer import import_onnx
+    place_ops = pytest.importorskip("mrvl.passes.place_ops")
+    from mrvl.frontend.onnx_importer import import_onnx
     from ir_helpers import ZOO_INPUT_SHAPES
 
     def compile_(placement: str = "") -> tuple[ModuleOp, list[placement_file.PlacedNode]]:

@@ -12,7 +12,7 @@ from xdsl.dialects.func import Func
 from xdsl.dialects.test import Test
 from xdsl.parser import Parser
 
-from backend.placement_report import COLUMNS, PlacementReportTarget, Row, placement_rows
+from mrvl.backend.placement_report import COLUMNS, PlacementReportTarget, Row, placement_rows
 from mrvl.opt import main
 from mrvl_dialect import get_all_dialects
 from mrvl_dialect.errors import CompileError

@@ -7,11 +7,11 @@ from ir_helpers import ZOO_INPUT_SHAPES
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from backend.placement_report import placement_rows
-from frontend.onnx_importer import import_onnx
+from mrvl.backend.placement_report import placement_rows
+from mrvl.frontend.onnx_importer import import_onnx
 from mrvl_dialect import mrvl
-from passes.mlip_rules import failed_rules
-from passes.mrvl_pipeline import MrvlPipelinePass
+from mrvl.passes.mlip_rules import failed_rules
+from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 
 EXPECTED_SUBGRAPHS = {"mnist": 1, "resnet_small": 1, "mobilenet_small": 9, "transformer_block": 0}
 """mobilenet_small: its hard-swish/clip activations and residual sums fed from the host

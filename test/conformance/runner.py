@@ -35,7 +35,7 @@ from conformance.cases import DATA_SET, NodeCase, Value
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import run_bundle
 from mrvl_dialect.errors import CompileError
-from passes.mlip_rules import LAYER_KINDS, RULES
+from mrvl.passes.mlip_rules import LAYER_KINDS, RULES
 
 PIPELINES = {
     "host": "mrvl-pipeline{offload=false}",

@@ -10,7 +10,7 @@ import pytest
 from conformance.cases import case_folder, load_cases
 from conformance.results import RESULTS, coverage, load_expected_failures, render_results
 from conformance.runner import CRASH_STAGES, PATHS, runs_on
-from passes.lower_to_cpu import host_kernel_op_types
+from mrvl.passes.lower_to_cpu import host_kernel_op_types
 
 MIN_FLOAT32_PASS_RATE = 0.9
 BELOW_TARGET: dict[str, str] = {

@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     write_atomically(EXPECTED_FAILURES, render_expected_failures(failures))
     counts = coverage(cases, failures)
     write_atomically(RESULTS, render_results(counts))
-    from passes import supported_ops_doc
+    from mrvl.passes import supported_ops_doc
 
     supported_ops_doc.main([])
     totals = counts["totals"]

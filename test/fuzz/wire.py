@@ -13,7 +13,7 @@ are among them too.
 import random
 from dataclasses import dataclass
 
-from frontend.protobuf_wire import FIXED32, FIXED64, LEN, VARINT, WireError, encode_varint, fields, read_varint
+from mrvl.frontend.protobuf_wire import FIXED32, FIXED64, LEN, VARINT, WireError, encode_varint, fields, read_varint
 
 INTERESTING_INTEGERS = [
     0, 1, 2, 3, 7, 8, 16, 255, 256, 1 << 16, (1 << 31) - 1, 1 << 31, (1 << 32) - 1, 1 << 32, 1 << 40,
