@@ -1,5 +1,6 @@
 # make demo   set up .venv, compile the bundled example model into a bundle, run it and verify it
 # make test   set up .venv and run the lit and pytest suites (what CI runs)
+# make lock   re-resolve requirements.lock to the newest versions pyproject.toml allows
 # make conformance   run every ONNX backend node test case through both paths (over 2 cores)
 # make conformance-update   run them and rewrite the expected-failure list and the counts
 # make fuzz   a longer fuzzing search (test/fuzz) with a new seed: FUZZ_SCALE times the
@@ -8,16 +9,29 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+LOCK := requirements.lock
+UV_VERSION := 0.13.9
 EXAMPLE := examples/mnist.onnx
 DEMO := build/demo
 
-.PHONY: demo test lit pytest test-slow conformance conformance-update fuzz bench regenerate clean cross-tools
+.PHONY: demo test lock lit pytest test-slow conformance conformance-update fuzz bench regenerate clean cross-tools
 
-$(INSTALLED): pyproject.toml
+# The development environment is exactly the lock (every package, hashes checked), made anew
+# whenever the lock or pyproject.toml changes; the project itself goes in editable.
+$(INSTALLED): pyproject.toml $(LOCK)
+	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
+
+# A deliberate refresh: the newest versions pyproject.toml's ranges admit, for every
+# platform and Python >= 3.11, with hashes. uv is pinned and kept out of the project's venv.
+lock:
+	$(PYTHON) -m venv build/uv
+	build/uv/bin/python -m pip install --quiet uv==$(UV_VERSION)
+	build/uv/bin/uv pip compile pyproject.toml --extra test --universal --python-version 3.11 --upgrade \
+		--generate-hashes --custom-compile-command "make lock" --quiet -o $(LOCK)
 
 demo: $(INSTALLED)
 	mkdir -p $(DEMO)

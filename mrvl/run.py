@@ -14,9 +14,10 @@ BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. I
 - Each `cpu.call_mlip` reaches a runner installed through `M_set_mlip` (ctypes): it runs the
   subgraph's nodes/consts JSON on `mrvl-tmlc` + `mrvl-mlsim` when both are on PATH and the
   precision is fp16, on the reference simulator (`backend/mlip_simulator.py`) otherwise.
-- `--verify model.onnx` runs onnxruntime on the same inputs and prints each output's error;
-  outputs off by more than the tolerance (all host: rtol 1e-4, atol 1e-5; with accelerator
-  subgraphs in fp16: 3% of the output's largest magnitude) make the run fail.
+- `--verify model.onnx` runs onnxruntime (the `verify` extra) on the same inputs and prints
+  each output's error relative to its largest magnitude; outputs off by more than the
+  tolerance (`mrvl/numerics.py`: 1e-4 of scale in float32, 3% with accelerator subgraphs
+  in fp16) make the run fail.
 
 - `--profile` builds the host C with per-op timing compiled in (`make PROFILE=1`, a build of
   its own in the cache), runs the model once to warm up and then `--repeat` times (20), and
@@ -29,6 +30,7 @@ BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. I
 import argparse
 import ctypes
 import hashlib
+import importlib.util
 import io
 import json
 import math
@@ -49,6 +51,7 @@ import numpy as np
 
 from mrvl.backend.c_emitter import METADATA_FILE, METADATA_FORMAT
 from mrvl.backend.mlip_simulator import PRECISIONS, load, run_subgraph, simulate, uses_mlsim
+from mrvl.numerics import FP16_LAYERS, Comparison, compare
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
 
@@ -455,24 +458,23 @@ def _profile_table(times: list[OpTime], repeat: int) -> list[str]:
 
 # --- Verification ---------------------------------------------------------------------
 
+VERIFY_NEEDS = "needs onnxruntime, the 'verify' extra: pip install 'mrvl-xdsl[verify]'"
+
 
 @dataclass(frozen=True)
-class Comparison:
+class OutputCheck:
     name: str
     shape: tuple[int, ...]
-    max_abs: float
-    max_rel: float
-    tolerance: str
-    ok: bool
+    comparison: Comparison
 
 
 def verify(model: Path, inputs: Mapping[str, np.ndarray], outputs: Mapping[str, np.ndarray],
-           fp16: bool) -> list[Comparison]:
+           fp16: bool) -> list[OutputCheck]:
     """Compare `outputs` with onnxruntime's on `model` (see the module doc for tolerances)."""
     try:
         import onnxruntime as ort
     except ImportError:
-        raise CompileError("--verify", "needs onnxruntime (pip install 'mrvl-xdsl[test]')") from None
+        raise CompileError("--verify", VERIFY_NEEDS) from None
     options = ort.SessionOptions()
     options.log_severity_level = 3
     try:
@@ -482,23 +484,12 @@ def verify(model: Path, inputs: Mapping[str, np.ndarray], outputs: Mapping[str, 
         expected = dict(zip(names, session.run(names, feeds)))
     except Exception as e:  # onnxruntime raises its own exception types
         raise CompileError("onnxruntime", " ".join(str(e).split())[:300]) from None
+    precision = FP16_LAYERS if fp16 else None
     rows = []
     for name, got in outputs.items():
         if name not in expected:
             raise CompileError(f"output '{name}'", f"is not an output of {model.name}")
-        want = np.asarray(expected[name])
-        g, w = got.astype(np.float64), want.astype(np.float64)
-        diff = np.abs(g - w) if g.size else np.zeros(0)
-        max_abs = float(diff.max()) if diff.size else 0.0
-        max_rel = float((diff / np.maximum(np.abs(w), 1e-30)).max()) if diff.size else 0.0
-        scale = float(np.abs(w).max()) if w.size else 0.0
-        if got.shape != want.shape:
-            rows.append(Comparison(name, got.shape, math.inf, math.inf, f"shape {list(want.shape)}", False))
-        elif fp16:
-            rows.append(Comparison(name, got.shape, max_abs, max_rel, "3% of max|ref|", max_abs <= 0.03 * scale))
-        else:
-            ok = bool(np.allclose(g, w, rtol=1e-4, atol=1e-5, equal_nan=True))
-            rows.append(Comparison(name, got.shape, max_abs, max_rel, "rtol 1e-4 atol 1e-5", ok))
+        rows.append(OutputCheck(name, got.shape, compare(got, np.asarray(expected[name]), precision)))
     return rows
 
 
@@ -557,6 +548,8 @@ def main(args: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=20, metavar="N", help="runs to average a profile over (20)")
     options = parser.parse_args(args)
     try:
+        if options.verify and importlib.util.find_spec("onnxruntime") is None:
+            raise CompileError("--verify", VERIFY_NEEDS)
         with open_bundle(options.bundle) as bundle:
             inputs = _load_inputs(options.inputs) if options.inputs else _fill(bundle, options.fill_mode)
             program = HostProgram(bundle, build(bundle, options.cc, profile=options.profile))
@@ -582,9 +575,8 @@ def main(args: Sequence[str] | None = None) -> int:
                 rows = verify(options.verify, inputs, outputs, fp16)
                 print(f"verify against onnxruntime ({options.verify.name}):")
                 for row in rows:
-                    print(f"  {row.name:<24} max abs {row.max_abs:<10.3g} max rel {row.max_rel:<10.3g} "
-                          f"({row.tolerance}) {'ok' if row.ok else 'FAILED'}")
-                failed = [row.name for row in rows if not row.ok]
+                    print(f"  {row.name:<24} {row.comparison.describe()} {'ok' if row.comparison.ok else 'FAILED'}")
+                failed = [row.name for row in rows if not row.comparison.ok]
                 if failed:
                     raise CompileError("--verify", f"{len(failed)} output(s) differ from onnxruntime: {', '.join(failed)}")
     except CompileError as e:

@@ -16,6 +16,7 @@ import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from onnx import TensorProto, helper
 
+from mrvl.numerics import assert_close
 from mrvl.opt import main as mrvl_opt
 
 GCC = shutil.which("gcc")
@@ -129,7 +130,7 @@ def check(model: onnx.ModelProto, workdir: Path, inputs: dict[str, np.ndarray],
     expected = reference(model, inputs)
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
-        np.testing.assert_allclose(g, e.reshape(g.shape), rtol=1e-4, atol=1e-5)
+        assert_close(g, e.reshape(g.shape))
 
 
 # --- The zoo, all host -------------------------------------------------------------------
@@ -449,4 +450,4 @@ def test_two_models_link_into_one_program(c_workdir: Path, tmp_path: Path) -> No
     program = build_program(models, tmp_path)
     for got, model, values in zip(run_program(program, models, inputs), ("conv", "gemm"), inputs):
         (expected,) = reference(SINGLE_OPS[model], values)
-        np.testing.assert_allclose(got[0], expected, rtol=1e-4, atol=1e-5)
+        assert_close(got[0], expected)

@@ -14,6 +14,7 @@ import pytest
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
 from test_c_backend import GCC, c_workdir, compile_model, reference  # noqa: F401
+from mrvl.numerics import assert_close
 
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
 
@@ -37,8 +38,7 @@ def node_model(op_type: str, inputs: dict[str, np.ndarray], constants: dict[str,
 
 
 def check_against(model: onnx.ModelProto, inputs: dict[str, np.ndarray], workdir: Path,
-                  references: tuple[str, ...] = ("onnxruntime", "onnx"), rtol: float = 1e-5,
-                  atol: float = 1e-6) -> list[np.ndarray]:
+                  references: tuple[str, ...] = ("onnxruntime", "onnx")) -> list[np.ndarray]:
     """Build and run `model`, compare every output with each reference (exactly for integers
     and booleans), and return the outputs."""
     rc, got = compile_model(model, workdir).run(inputs)
@@ -50,7 +50,7 @@ def check_against(model: onnx.ModelProto, inputs: dict[str, np.ndarray], workdir
             e = np.asarray(e)
             assert g.dtype == e.dtype, name
             if np.issubdtype(e.dtype, np.floating):
-                np.testing.assert_allclose(g, e.reshape(g.shape), rtol=rtol, atol=atol, err_msg=name)
+                assert_close(g, e.reshape(g.shape), what=name)
             else:
                 np.testing.assert_array_equal(g, e.reshape(g.shape), err_msg=name)
     return got
@@ -82,7 +82,7 @@ def test_log_softmax(axis: int, dtype: type, c_workdir: Path) -> None:
 def test_log_softmax_of_large_numbers(c_workdir: Path) -> None:
     x = np.array([[0, 1, 2, 3], [10000, 10001, 10002, 10003]], np.float32)
     got = check_against(node_model("LogSoftmax", {"x": x}), {"x": x}, c_workdir)
-    np.testing.assert_allclose(got[0][0], got[0][1], rtol=1e-6)
+    assert_close(got[0][0], got[0][1])
 
 
 @pytest.mark.parametrize("axis", [-1, 0, 1])
@@ -158,7 +158,7 @@ def test_cumulative_on_every_type(op_type: str, dtype: type, c_workdir: Path) ->
         model = node_model(op_type, {"x": x}, {"axis": np.array(1, np.int32)}, opset=26, exclusive=exclusive,
                            reverse=reverse)
         references = ("onnx",) if op_type == "CumProd" or dtype in (np.uint32, np.uint64) else ("onnxruntime", "onnx")
-        check_against(model, {"x": x}, c_workdir, references, rtol=1e-6)
+        check_against(model, {"x": x}, c_workdir, references)
 
 
 # --- TopK -------------------------------------------------------------------------------------
@@ -199,7 +199,7 @@ def test_rms_normalization(axis: int, scale_shape: list[int], c_workdir: Path) -
     x = rng_values([4, 5, 8], np.float32, seed=9)
     scale = np.random.default_rng(10).standard_normal(scale_shape).astype(np.float32)
     model = node_model("RMSNormalization", {"x": x}, {"scale": scale}, axis=axis, epsilon=1e-3)
-    check_against(model, {"x": x}, c_workdir, rtol=1e-5, atol=1e-6)
+    check_against(model, {"x": x}, c_workdir)
 
 
 # --- GatherElements ---------------------------------------------------------------------------
@@ -260,7 +260,7 @@ def test_range_reads_start_and_delta_at_run_time(dtype: type, start, limit, delt
     assert got[0].shape == (count,)
     rc, (moved,) = compile_model(model, c_workdir).run({"start": np.array(start + 1, dtype)})
     assert rc == 0
-    np.testing.assert_allclose(moved, got[0] + dtype(1), rtol=1e-6)
+    assert_close(moved, got[0] + dtype(1))
 
 
 # --- Elu, Selu, Celu, ThresholdedRelu ---------------------------------------------------------
@@ -277,7 +277,7 @@ def test_parametric_activation(op_type: str, attrs: dict, dtype: type, c_workdir
     # onnxruntime has no float64 kernel for these; near 0 it computes e^x - 1 as exp(x) - 1,
     # which cancels (off by 1e-7 at x = -1e-7), where the kernels take expm1.
     references = ("onnx",) if dtype == np.float64 else ("onnxruntime", "onnx")
-    check_against(node_model(op_type, {"x": x}, **attrs), {"x": x}, c_workdir, references, rtol=1e-5, atol=1e-6)
+    check_against(node_model(op_type, {"x": x}, **attrs), {"x": x}, c_workdir, references)
 
 
 # --- Binary ops on the narrow and unsigned integer types -------------------------------------

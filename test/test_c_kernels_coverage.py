@@ -16,6 +16,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
+from mrvl.numerics import FLOAT32, assert_close
 from test_c_backend import (GCC, _i64, _w, c_workdir, check, compile_model, random_inputs, reference,  # noqa: F401
                             single_op)
 
@@ -74,7 +75,7 @@ def test_float_kernel_matches_onnxruntime(name: str, c_workdir: Path) -> None:
     rc, (got,) = compile_model(model, c_workdir).run(inputs)
     assert rc == 0
     (expected,) = ReferenceEvaluator(model).run(None, inputs)
-    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+    assert_close(got, expected)
 
 
 # --- Typed single ops --------------------------------------------------------------------------
@@ -168,7 +169,7 @@ def test_binary_on_other_types(op_type: str, dtype: type, c_workdir: Path) -> No
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=9)
     got, expected = run_typed(model, c_workdir, {"a": a, "b": b}, onnxruntime=op_type != "PRelu")
     assert got.dtype == expected.dtype
-    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert_close(got, expected)
 
 
 @pytest.mark.parametrize("op_type,dtype", [
@@ -182,8 +183,7 @@ def test_unary_on_other_types(op_type: str, dtype: type, c_workdir: Path) -> Non
     ort_kernel = (op_type, dtype) not in (("Relu", np.int64), ("Erf", np.float64))
     got, expected = run_typed(model, c_workdir, {"x": x}, onnxruntime=ort_kernel)
     # onnxruntime's double Tanh and the evaluator's Erf are only float-accurate.
-    rtol = 1e-7 if op_type in ("Tanh", "Erf") else 1e-12
-    np.testing.assert_allclose(got, expected, rtol=rtol, atol=1e-14)
+    assert_close(got, expected, FLOAT32 if op_type in ("Tanh", "Erf") else None)
 
 
 # --- MaxPool's Indices -------------------------------------------------------------------------
@@ -256,7 +256,7 @@ def test_float64_reduce_matches_onnxruntime(op_type: str, keepdims: int, c_workd
     model, x = float64_reduce(op_type, keepdims)
     got, expected = run_typed(model, c_workdir, {"x": x})
     assert got.dtype == np.float64
-    np.testing.assert_allclose(got, expected, rtol=1e-13)
+    assert_close(got, expected)
 
 
 # --- Antialiased and cropping Resize -----------------------------------------------------------
@@ -326,10 +326,10 @@ def test_filtered_resize_matches(name: str, c_workdir: Path) -> None:
     only = ONE_REFERENCE.get(name, ("",))[0]
     if only != "onnxruntime":
         (expected,) = ReferenceEvaluator(model).run(None, inputs)
-        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+        assert_close(got, expected)
     if only != "onnx":
         (expected,) = reference(model, inputs)
-        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+        assert_close(got, expected)
 
 
 # --- Training-mode Dropout ---------------------------------------------------------------------
@@ -364,8 +364,8 @@ def test_seeded_training_dropout_matches_onnx_reference(ratio: float, seed: int,
     assert rc == 0
     expected = ReferenceEvaluator(model).run(None, {"x": x})
     mask = np.random.RandomState(seed).uniform(0, 1, shape) >= np.float32(ratio)
-    np.testing.assert_allclose(got[0], expected[0], rtol=1e-6, atol=0)
-    np.testing.assert_allclose(got[0], np.where(mask, x / np.float32(1 - ratio), 0), rtol=1e-6, atol=0)
+    assert_close(got[0], expected[0])
+    assert_close(got[0], np.where(mask, x / np.float32(1 - ratio), 0))
     if with_mask:
         assert got[1].dtype == np.bool_
         np.testing.assert_array_equal(got[1], expected[1])

@@ -12,6 +12,7 @@ import onnx
 import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from onnx.reference import ReferenceEvaluator
+from mrvl.numerics import assert_close
 from test_c_backend import (GCC, SINGLE_OPS, Bundle, build_program, c_workdir, emit_model,  # noqa: F401
                             random_inputs, reference, run_program)
 from test_c_kernels_coverage import (FILTERED_RESIZES, MAX_POOL_INDICES, float64_reduce, max_pool_with_indices,
@@ -39,7 +40,7 @@ def test_zoo_model_is_clean_under_sanitizers(name: str, zoo_dir: Path, c_workdir
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
     (outputs,) = run_program(program, [built], [inputs], env=env)
     for got, expected in zip(outputs, reference(model, inputs)):
-        np.testing.assert_allclose(got, expected.reshape(got.shape), rtol=1e-4, atol=1e-5)
+        assert_close(got, expected.reshape(got.shape))
 
 
 def test_new_kernels_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:
@@ -62,7 +63,7 @@ def test_new_kernels_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path)
     outputs = run_program(build_program(built, tmp_path, SANITIZE), built, inputs, env=env)
     for model, values, got in zip(models.values(), inputs, outputs):
         for g, expected in zip(got, ReferenceEvaluator(model).run(None, values)):
-            np.testing.assert_allclose(g, expected.reshape(g.shape), rtol=1e-4, atol=1e-5)
+            assert_close(g, expected.reshape(g.shape))
 
 
 def test_sanitizers_catch_an_overrun(c_workdir: Path, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import pytest
 from xdsl.dialects import func
 
 import mrvl
+from mrvl.numerics import assert_close
 from mrvl_dialect import cpu
 from mrvl_dialect.mrvl import SubgraphOp
 
@@ -40,4 +41,4 @@ def test_compile_then_run_matches_onnxruntime(zoo_dir: Path, tmp_path: Path, out
     session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
     (want,) = session.run(None, {"input": x})
     (name,) = got
-    np.testing.assert_allclose(got[name], want, rtol=1e-4, atol=1e-4)
+    assert_close(got[name], want)

@@ -1,7 +1,7 @@
 """The generated C builds for the real target, an Arm Neoverse-N2 Linux host: each all-host
 zoo model cross-compiled with `aarch64-linux-gnu-gcc -mcpu=neoverse-n2` (-Werror), once
 through the bundle's own Makefile and once linked with a test driver into a static program
-that runs under `qemu-aarch64` and matches onnxruntime (rtol 1e-4, atol 1e-5).
+that runs under `qemu-aarch64` and matches onnxruntime (mrvl/numerics.py).
 
 `make test` installs the cross compiler and qemu-user from Debian's packages where it can
 (the `cross-tools` target); without them these tests are skipped.
@@ -16,6 +16,7 @@ import onnx
 import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from test_c_backend import Bundle, build_program, c_workdir, emit_model, reference, run_program  # noqa: F401
+from mrvl.numerics import assert_close
 
 CROSS_CC = shutil.which("aarch64-linux-gnu-gcc")
 QEMU = shutil.which("qemu-aarch64")
@@ -70,4 +71,4 @@ def test_zoo_model_runs_on_aarch64(name: str, zoo_dir: Path, c_workdir: Path, tm
     inputs = {i: rng.standard_normal(shape).astype(np.float32) for i, shape, _ in built.io("INPUT")}
     (outputs,) = run_program(program, [built], [inputs], launcher=[QEMU])
     for got, expected in zip(outputs, reference(model, inputs)):
-        np.testing.assert_allclose(got, expected.reshape(got.shape), rtol=1e-4, atol=1e-5)
+        assert_close(got, expected.reshape(got.shape))

@@ -22,12 +22,12 @@ from xdsl.passes import PassPipeline
 
 from mrvl.backend.reference_interpreter import run
 from mrvl.frontend.onnx_importer import import_onnx
-from mrvl_dialect import mrvl
+from mrvl.numerics import assert_close
 from mrvl.passes import get_all_passes
 from mrvl.passes.graph_queries import constant_value
+from mrvl_dialect import mrvl
 
 PIPELINES = {"placed": "place-ops,fuse-mrvl,convert-layout", "unplaced": "fuse-mrvl"}
-RTOL, ATOL = 1e-4, 1e-5
 
 _rng = np.random.default_rng(7)
 
@@ -277,7 +277,7 @@ def check(case: Case, pipeline: str) -> ModuleOp:
     assert len(actual) == len(expected)
     for want, got in zip(expected, actual):
         assert got.shape == want.shape
-        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
+        assert_close(got, want)
     return module
 
 
@@ -304,7 +304,7 @@ def test_conv_weights_are_ohwi_and_biases_summed():
     conv = layer(compile_case(case, PIPELINES["placed"]), mrvl.Conv2DOp)
     init = case.initializers
     np.testing.assert_array_equal(constant_value(conv.weight), init["w"].transpose(0, 2, 3, 1))
-    np.testing.assert_allclose(constant_value(conv.bias), init["b"] + init["b2"].reshape(4), rtol=1e-6)
+    assert_close(constant_value(conv.bias), init["b"] + init["b2"].reshape(4))
 
 
 def test_conv_batch_norm_operands_are_the_model_constants():

@@ -19,6 +19,7 @@ from ir_helpers import ZOO_INPUT_SHAPES
 from onnx import TensorProto, helper
 
 from mrvl.backend.mlip_simulator import load, simulate
+from mrvl.numerics import assert_close
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import main as mrvl_run, run_bundle
 from mrvl_dialect.errors import CompileError
@@ -133,7 +134,7 @@ def test_zoo_model_runs_through_libmldpc(fake_libmldpc, zoo_dir, tmp_path, monke
     inputs = _random_inputs(zoo_dir / "mobilenet_small.onnx", shapes)
     got = run_bundle(bundle, inputs, run_mode="hw")
     for name, want in _onnxruntime(zoo_dir / "mobilenet_small.onnx", inputs).items():
-        np.testing.assert_allclose(got[name], want, rtol=1e-4, atol=1e-5)
+        assert_close(got[name], want)
 
     log = fake_libmldpc.log()
     symbols = [s["symbol"] for s in json.loads((bundle / "metadata.json").read_text())["subgraphs"]]
@@ -159,7 +160,7 @@ def test_several_inputs_and_outputs_share_one_buffer(fake_libmldpc, tmp_path, mo
     inputs = _random_inputs(path, {})
     got = run_bundle(bundle, inputs, run_mode="hw")
     for name, want in _onnxruntime(path, inputs).items():
-        np.testing.assert_allclose(got[name], want, rtol=1e-4, atol=1e-5)
+        assert_close(got[name], want)
 
 
 def test_cli_run_mode_hw(fake_libmldpc, zoo_dir, tmp_path, monkeypatch, capsys):
@@ -209,7 +210,7 @@ def test_all_host_bundle_needs_no_library(zoo_dir, tmp_path, monkeypatch):
     inputs = _random_inputs(zoo_dir / "mnist.onnx", {})
     got = run_bundle(out, inputs, run_mode="hw")
     want = _onnxruntime(zoo_dir / "mnist.onnx", inputs)
-    np.testing.assert_allclose(got["Plus214_Output_0"], want["Plus214_Output_0"], rtol=1e-4, atol=1e-5)
+    assert_close(got["Plus214_Output_0"], want["Plus214_Output_0"])
 
 
 def test_bundle_without_runner_is_refused(fake_libmldpc, zoo_dir, tmp_path, monkeypatch):

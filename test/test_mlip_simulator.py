@@ -22,6 +22,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from mrvl.backend.mlip_simulator import load, run_subgraph, simulate
+from mrvl.numerics import assert_close
 from mrvl_dialect.errors import CompileError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -148,8 +149,6 @@ def nhwc(x):
     return x.transpose(0, 2, 3, 1)
 
 
-def close(got, want, rtol=1e-5, atol=1e-5):
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
 
 
 # -- layers ----------------------------------------------------------------------------------
@@ -184,7 +183,7 @@ def test_conv2d(case):
               dilation=c.get("dilation", (1, 1)), groups=c.get("groups", 1), channels=w.shape[0],
               kernel_size=w.shape[1:3], data_layout="NHWC", kernel_layout="OHWI", out_layout="NHWC")
     (y,) = doc.run(nhwc(x.transpose(0, 3, 1, 2)))
-    close(y, want)
+    assert_close(y, want)
 
 
 def test_conv2d_bias_batch_norm_relu():
@@ -199,7 +198,7 @@ def test_conv2d_bias_batch_norm_relu():
               scale=1, activation_type="relu", bias_layout="---O", gamma_layout="-O")
     (y,) = doc.run(x)
     want = (conv_ref(x, w, pads=(1, 1, 1, 1)) + b - mean) / np.sqrt(var + eps) * gamma + beta
-    close(y, np.maximum(want, 0))
+    assert_close(y, np.maximum(want, 0))
     assert (y == 0).any() and (y > 0).any()
 
 
@@ -211,7 +210,7 @@ def test_conv2d_batch_norm_without_scale_and_center():
     doc.layer("Conv2D", [0], (1, 4, 4, 2), consts,
               strides=[1, 1], padding=[0, 0, 0, 0], dilation=[1, 1], groups=1, epsilon=0, center=0, scale=0)
     (y,) = doc.run(x)
-    close(y, (conv_ref(x, w) - mean) / 2)
+    assert_close(y, (conv_ref(x, w) - mean) / 2)
 
 
 def test_conv2d_full_tensor_bias():
@@ -221,7 +220,7 @@ def test_conv2d_full_tensor_bias():
     doc.layer("Conv2D", [0], (2, 4, 4, 2), {"kernel": w, "bias": b}, strides=[1, 1], padding=[1, 1, 1, 1],
               dilation=[1, 1], groups=1)
     (y,) = doc.run(x)
-    close(y, conv_ref(x, w, pads=(1, 1, 1, 1)) + b)
+    assert_close(y, conv_ref(x, w, pads=(1, 1, 1, 1)) + b)
 
 
 def test_fc_bias_relu():
@@ -230,7 +229,7 @@ def test_fc_bias_relu():
     doc.layer("FC", [0], (3, 5), {"kernel": w, "bias": b}, units=5, activation_type="relu", data_layout="NC",
               out_layout="NC", kernel_layout="OI", bias_layout="-O")
     (y,) = doc.run(x)
-    close(y, np.maximum(x @ w.T + b, 0))
+    assert_close(y, np.maximum(x @ w.T + b, 0))
 
 
 @pytest.mark.parametrize("transform", [True, False], ids=["weights_need_transform", "nhwc-order"])
@@ -242,7 +241,7 @@ def test_fc_flattens_nhwc_input(transform):
     doc.layer("FC", [0], (2, 6), {"kernel": w}, units="", data_layout="NHWC", **attrs)
     (y,) = doc.run(x)
     flat = x.transpose(0, 3, 1, 2).reshape(2, -1) if transform else x.reshape(2, -1)
-    close(y, flat @ w.T)
+    assert_close(y, flat @ w.T)
 
 
 POOL_CASES = {
@@ -264,7 +263,7 @@ def test_pool(case):
     doc.layer(kind, [0], want.shape, pool_size=c["kernel"], strides=c["strides"], padding=c["pads"],
               dilation=[1, 1], ceil_mode=0, layout="NHWC", out_layout="NHWC", kernel_layout_shape=c["kernel"], **extra)
     (y,) = doc.run(x)
-    close(y, want)
+    assert_close(y, want)
 
 
 @pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
@@ -283,7 +282,7 @@ def test_pool_ceil_mode_matches_onnxruntime(op, include_pad):
     doc.layer("Maxpool2D" if op == "MaxPool" else "Avgpool2D", [0], nhwc(want).shape, pool_size=[3, 2],
               strides=[2, 3], padding=[1, 0, 0, 1], dilation=[1, 1], ceil_mode=1, count_include_pad=include_pad)
     (y,) = doc.run(nhwc(x))
-    close(y, nhwc(want))
+    assert_close(y, nhwc(want))
 
 
 def test_pool_dilation():
@@ -293,7 +292,7 @@ def test_pool_dilation():
               dilation=[4, 4], ceil_mode=0)
     (y,) = doc.run(x)
     want = np.maximum.reduce([x[:, i: i + 5, j: j + 5] for i in (0, 4) for j in (0, 4)])
-    close(y, want)
+    assert_close(y, want)
 
 
 @pytest.mark.parametrize("kind", ["GlobalAvgpool2D", "GlobalMaxpool2D"])
@@ -302,7 +301,7 @@ def test_global_pools(kind):
     doc = Doc(x.shape)
     doc.layer(kind, [0], (2, 1, 1, 4), layout="NHWC", out_layout="NHWC", kernel_layout_shape=[5, 3])
     (y,) = doc.run(x)
-    close(y, x.mean(axis=(1, 2), keepdims=True) if kind == "GlobalAvgpool2D" else x.max(axis=(1, 2), keepdims=True))
+    assert_close(y, x.mean(axis=(1, 2), keepdims=True) if kind == "GlobalAvgpool2D" else x.max(axis=(1, 2), keepdims=True))
 
 
 def test_sum2d_two_inputs_relu():
@@ -311,7 +310,7 @@ def test_sum2d_two_inputs_relu():
     doc.layer("Sum2D", [0, 1], a.shape, activation_type="relu", data_layout_shape_0=a.shape,
               data_layout_shape_1=b.shape, out_layout_shape=a.shape)
     (y,) = doc.run(a, b)
-    close(y, np.maximum(a + b, 0))
+    assert_close(y, np.maximum(a + b, 0))
 
 
 def test_sum2d_constant_operand():
@@ -319,7 +318,7 @@ def test_sum2d_constant_operand():
     doc = Doc(a.shape)
     doc.layer("Sum2D", [0], a.shape, {"input": c}, input_const_shape=c.shape)
     (y,) = doc.run(a)
-    close(y, a + c)
+    assert_close(y, a + c)
 
 
 def test_sum2d_rank3_padded_to_4d():
@@ -330,7 +329,7 @@ def test_sum2d_rank3_padded_to_4d():
               data_layout_shape=[1, 6, 8, 1], out_layout_shape=[1, 6, 8, 1], activation_type="relu")
     (y,) = doc.run(a)
     assert y.shape == (1, 6, 8)
-    close(y, np.maximum(a + c, 0))
+    assert_close(y, np.maximum(a + c, 0))
 
 
 def test_concat_on_channels():
@@ -426,7 +425,7 @@ def test_base_doc_runs():
     conv = np.maximum(conv_ref(nhwc(x), const("tvmgen_mrvl_main_1_const_0"), pads=(1, 1, 1, 1)), 0)
     pooled = pool_ref(conv, (2, 2), (2, 2), (0, 0, 0, 0), "max")
     fc = pooled.transpose(0, 3, 1, 2).reshape(1, -1) @ const("tvmgen_mrvl_main_3_const_0").T
-    close(y, fc + const("tvmgen_mrvl_main_3_const_1"))
+    assert_close(y, fc + const("tvmgen_mrvl_main_3_const_1"))
 
 
 def _attrs(nodes, consts, id):

@@ -3,7 +3,7 @@
 The eight golden examples hold the files that TVM's Marvell codegen wrote for small ONNX
 networks (../shared/reference/tvm-golden/README.md, copied into test/golden/). Simulated
 from those files alone, each subgraph must match onnxruntime on the same subgraph:
-fp32 within rtol 1e-4, fp16 within 3% of the output's largest magnitude (the criterion of
+fp32 within 1e-4, fp16 within 3% of the output's largest magnitude (the criterion of
 Marvell's tools). Where TVM left part of the model on the host, onnxruntime computes that
 part and the simulator gets the tensor the subgraph takes.
 """
@@ -16,6 +16,7 @@ import onnxruntime as ort
 import pytest
 
 from mrvl.backend.mlip_simulator import load, simulate
+from mrvl.numerics import FP16_LAYERS, assert_close
 
 REPO = Path(__file__).resolve().parents[1]
 LOCATIONS = (REPO / "test" / "golden", REPO.parent / "shared" / "reference" / "tvm-golden")
@@ -68,9 +69,4 @@ def test_tvm_json_matches_onnxruntime(case, precision):
     for got, want in zip(outputs, expected):
         got = as_model_layout(got)
         assert got.shape == want.shape
-        scale = float(np.abs(want).max())
-        if precision == "fp32":
-            # atol: values near zero get the 1e-7-of-scale noise of another summation order.
-            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 * scale)
-        else:
-            assert np.abs(got - want).max() <= 0.03 * scale
+        assert_close(got, want, FP16_LAYERS if precision == "fp16" else None)
