@@ -28,7 +28,7 @@ from typing import IO
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import FusedLoc, ModuleOp, NameLoc, TensorType, f32
+from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
@@ -39,8 +39,9 @@ from mrvl.backend.mlip_json.layers import CONST_DICTS, Const, Layer, describe, i
 from mrvl.backend.mlip_json.unordered_map import iteration_order
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import LayoutTransformOp, SubgraphOp, YieldOp
-from mrvl.passes.graph_queries import constant_value
+from mrvl_dialect.graph_queries import constant_value
 
 COMMANDS_FILE = "tmlc-commands.txt"
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
@@ -166,17 +167,9 @@ def _const_data(const: Const, module: ModuleOp) -> np.ndarray:
 
 
 def _onnx_nodes(op: Operation) -> list[dict[str, str]]:
-    """The ONNX nodes fused into a layer: its `FusedLoc` of `NameLoc(name, NameLoc(op type))`."""
-    location = op.location
-    parts = location.locations.data if isinstance(location, FusedLoc) else (location,)
-    nodes = []
-    for part in parts:
-        if isinstance(part, NameLoc):
-            entry = {"name": part.desc.data}
-            if isinstance(part.location, NameLoc):
-                entry["op_type"] = part.location.desc.data
-            nodes.append(entry)
-    return nodes
+    """The ONNX nodes fused into a layer, as its location names them."""
+    return [{"name": node.name} | ({"op_type": node.op_type} if node.op_type is not None else {})
+            for node in location_nodes(op.location)]
 
 
 def subgraph_batch(subgraph: SubgraphOp) -> int:

@@ -59,7 +59,7 @@ from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import staging_prefix
 from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 from mrvl.passes.partition_mrvl import TARGET_OPTION_VALUES
-from mrvl.passes.placement_file import format_placement, placement_entries
+from mrvl_dialect.placement_file import format_placement, placement_entries
 
 TOOL = "mrvl-compile"
 PLACEMENT_FILE = "placement.json"

@@ -65,7 +65,7 @@ from mrvl_dialect.mrvl import (
     TargetOption,
     YieldOp,
 )
-from mrvl.passes.graph_queries import node_label
+from mrvl_dialect.graph_queries import node_label
 
 PASS_NAME = "partition-mrvl"
 
