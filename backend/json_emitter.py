@@ -20,6 +20,7 @@ each document as dicts and serialises it once; weights go through numpy and base
 
 import base64
 import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -41,6 +42,7 @@ from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import LayoutTransformOp, SubgraphOp, YieldOp
+from mrvl_dialect.target import TargetOptions
 from mrvl_dialect.graph_queries import constant_value
 
 COMMANDS_FILE = "tmlc-commands.txt"
@@ -58,7 +60,7 @@ class SubgraphJson:
     consts: dict
     sourcemap: dict
     batch_size: int
-    options: dict[str, object]
+    target: TargetOptions
 
     def files(self) -> dict[str, dict]:
         """The documents by file name (`write_directory` serialises them)."""
@@ -70,12 +72,8 @@ class SubgraphJson:
 
     def tmlc_command(self) -> str:
         """The mrvl-tmlc command line, run in the output directory (§3.1)."""
-        s, o = self.symbol, self.options
-        return (
-            f"mrvl-tmlc -mn {s} -f1 {s}-nodes.json -f2 {s}-consts.json -arch=mlip"
-            f" -quantize={o['quantize']} -wb_pin_ocm={o['wb_pin_ocm']} -num_tiles={o['num_tiles']}"
-            f" -b {self.batch_size}"
-        )
+        s = self.symbol
+        return shlex.join(self.target.tmlc_command(s, f"{s}-nodes.json", f"{s}-consts.json", self.batch_size))
 
 
 # --- Graph order ------------------------------------------------------------------------
@@ -228,13 +226,8 @@ def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int, deferred_
             "dltype": ["list_str", [n["attrs"]["dtype"][0] for n in nodes]],
         },
     }
-    options = {
-        "quantize": subgraph.quantize.data,
-        "wb_pin_ocm": subgraph.wb_pin_ocm.value.data,
-        "num_tiles": subgraph.num_tiles.value.data,
-    }
     sourcemap = {"symbol": symbol, "nodes": source_nodes}
-    return SubgraphJson(symbol, document, consts, sourcemap, batch, options)
+    return SubgraphJson(symbol, document, consts, sourcemap, batch, TargetOptions.of_subgraph(subgraph))
 
 
 def _layer_node(layer: Layer, ids: dict[SSAValue, int], module: ModuleOp, consts: dict,
