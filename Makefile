@@ -85,7 +85,7 @@ bench: $(INSTALLED)
 # Regenerate committed generated files (a test fails while they are stale).
 regenerate: $(INSTALLED)
 	$(BIN)/python -m mrvl_dialect.gen_graph_ops
-	$(BIN)/python -m mrvl.passes.supported_ops_doc
+	$(BIN)/python scripts/supported_ops_doc.py
 	$(BIN)/python examples/zoo.py --example
 
 clean:

@@ -40,10 +40,8 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    FusedLoc,
     IntegerType,
     ModuleOp,
-    NameLoc,
     Signedness,
     TensorType,
     bf16,
@@ -60,8 +58,9 @@ from mrvl.backend.output_directory import OutputDirectory
 from mrvl_dialect import cpu
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import SubgraphOp
-from mrvl.passes.graph_queries import constant_value
+from mrvl_dialect.graph_queries import constant_value
 
 RUNTIME_DIR = Path(__file__).parent / "c_runtime"
 RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", "mrvl_mlip.h")
@@ -290,11 +289,8 @@ def _node(op: Operation) -> tuple[str, str]:
 
 
 def _nodes(op: Operation) -> list[tuple[str, str]]:
-    """The ONNX node names and op types of `op`: one, or several when fused."""
-    location = op.location
-    locations = location.locations.data if isinstance(location, FusedLoc) else [location]
-    return [(loc.desc.data, loc.location.desc.data if isinstance(loc.location, NameLoc) else "")
-            for loc in locations if isinstance(loc, NameLoc)]
+    """The ONNX node names and op types ("" when unknown) of `op`: one, or several when fused."""
+    return [(node.name, node.op_type or "") for node in location_nodes(op.location)]
 
 
 def _label(op: Operation) -> str:

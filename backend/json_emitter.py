@@ -20,6 +20,7 @@ each document as dicts and serialises it once; weights go through numpy and base
 
 import base64
 import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -28,7 +29,7 @@ from typing import IO
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import FusedLoc, ModuleOp, NameLoc, TensorType, f32
+from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
@@ -39,8 +40,10 @@ from mrvl.backend.mlip_json.layers import CONST_DICTS, Const, Layer, describe, i
 from mrvl.backend.mlip_json.unordered_map import iteration_order
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import LayoutTransformOp, SubgraphOp, YieldOp
-from mrvl.passes.graph_queries import constant_value
+from mrvl_dialect.target import TargetOptions
+from mrvl_dialect.graph_queries import constant_value
 
 COMMANDS_FILE = "tmlc-commands.txt"
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
@@ -57,7 +60,7 @@ class SubgraphJson:
     consts: dict
     sourcemap: dict
     batch_size: int
-    options: dict[str, object]
+    target: TargetOptions
 
     def files(self) -> dict[str, dict]:
         """The documents by file name (`write_directory` serialises them)."""
@@ -69,12 +72,8 @@ class SubgraphJson:
 
     def tmlc_command(self) -> str:
         """The mrvl-tmlc command line, run in the output directory (§3.1)."""
-        s, o = self.symbol, self.options
-        return (
-            f"mrvl-tmlc -mn {s} -f1 {s}-nodes.json -f2 {s}-consts.json -arch=mlip"
-            f" -quantize={o['quantize']} -wb_pin_ocm={o['wb_pin_ocm']} -num_tiles={o['num_tiles']}"
-            f" -b {self.batch_size}"
-        )
+        s = self.symbol
+        return shlex.join(self.target.tmlc_command(s, f"{s}-nodes.json", f"{s}-consts.json", self.batch_size))
 
 
 # --- Graph order ------------------------------------------------------------------------
@@ -166,17 +165,9 @@ def _const_data(const: Const, module: ModuleOp) -> np.ndarray:
 
 
 def _onnx_nodes(op: Operation) -> list[dict[str, str]]:
-    """The ONNX nodes fused into a layer: its `FusedLoc` of `NameLoc(name, NameLoc(op type))`."""
-    location = op.location
-    parts = location.locations.data if isinstance(location, FusedLoc) else (location,)
-    nodes = []
-    for part in parts:
-        if isinstance(part, NameLoc):
-            entry = {"name": part.desc.data}
-            if isinstance(part.location, NameLoc):
-                entry["op_type"] = part.location.desc.data
-            nodes.append(entry)
-    return nodes
+    """The ONNX nodes fused into a layer, as its location names them."""
+    return [{"name": node.name} | ({"op_type": node.op_type} if node.op_type is not None else {})
+            for node in location_nodes(op.location)]
 
 
 def subgraph_batch(subgraph: SubgraphOp) -> int:
@@ -235,13 +226,8 @@ def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int, deferred_
             "dltype": ["list_str", [n["attrs"]["dtype"][0] for n in nodes]],
         },
     }
-    options = {
-        "quantize": subgraph.quantize.data,
-        "wb_pin_ocm": subgraph.wb_pin_ocm.value.data,
-        "num_tiles": subgraph.num_tiles.value.data,
-    }
     sourcemap = {"symbol": symbol, "nodes": source_nodes}
-    return SubgraphJson(symbol, document, consts, sourcemap, batch, options)
+    return SubgraphJson(symbol, document, consts, sourcemap, batch, TargetOptions.of_subgraph(subgraph))
 
 
 def _layer_node(layer: Layer, ids: dict[SSAValue, int], module: ModuleOp, consts: dict,

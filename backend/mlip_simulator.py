@@ -33,10 +33,12 @@ The convolution arithmetic is onnx.reference's Conv (vectorised im2col); pooling
 here on strided window views, because onnx.reference pools loop over output elements.
 
     python -m mrvl.backend.mlip_simulator S-nodes.json S-consts.json [--inputs IN.npz] [--outputs OUT.npz]
+        [--num-tiles N] [--wb-pin-ocm 0|1]
 """
 
 import argparse
 import base64
+import dataclasses
 import binascii
 import json
 import math
@@ -56,15 +58,13 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from mrvl_dialect.errors import CompileError
+from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
 
 PRECISIONS = ("fp32", "fp16")
 """fp32: float32 throughout; fp16: what `-quantize=fp16` stores (float16 at layer boundaries)."""
 
 CONST_DTYPES = {"float32": np.dtype("<f4"), "float16": np.dtype("<f2")}
 """Element types a consts entry may declare (`data_base64` is little-endian)."""
-
-TOOL_OPTIONS = ("-arch=mlip", "-wb_pin_ocm=0", "-num_tiles=8")
-"""mrvl-tmlc options besides -mn/-f1/-f2/-quantize/-b: TVM's defaults (§1.8)."""
 
 _SYMBOL = re.compile(r"[A-Za-z0-9_.-]+")
 _MAX_STDERR = 2000
@@ -821,7 +821,7 @@ def _call(tool: str, command: list[str], cwd: Path) -> None:
 
 def _run_tools(
     tools: tuple[str, str], nodes_path: Path, consts_path: Path, nodes: dict, graph: _Graph,
-    inputs: list[np.ndarray], precision: str, tmlc_options: Sequence[str],
+    inputs: list[np.ndarray], precision: str, target: TargetOptions,
 ) -> list[np.ndarray]:
     symbol, batch = nodes.get("symbol"), nodes.get("batch_size")
     if not isinstance(symbol, str) or not _SYMBOL.fullmatch(symbol):
@@ -831,10 +831,9 @@ def _run_tools(
     tmlc, mlsim = tools
     with tempfile.TemporaryDirectory(prefix=f"mrvl-mlsim-{symbol}-") as tmp:
         work = Path(tmp)
-        _call("mrvl-tmlc", [
-            tmlc, "-mn", symbol, "-f1", str(nodes_path.resolve()), "-f2", str(consts_path.resolve()),
-            *tmlc_options, f"-quantize={precision}", "-b", str(_int(batch)),
-        ], work)
+        command = dataclasses.replace(target, quantize=precision).tmlc_command(
+            symbol, str(nodes_path.resolve()), str(consts_path.resolve()), _int(batch))
+        _call("mrvl-tmlc", [tmlc, *command[1:]], work)
         binary = work / f"bin_{symbol}" / f"{symbol}.bin"
         if not binary.is_file() or binary.stat().st_size == 0:
             raise CompileError("mrvl-tmlc", f"exited with status 0 but wrote no model binary bin_{symbol}/{symbol}.bin")
@@ -860,14 +859,15 @@ def _run_tools(
 def run_subgraph(
     nodes_path: str | Path, consts_path: str | Path, inputs: Sequence[np.ndarray], *,
     precision: Literal["fp32", "fp16"], use_mlsim: bool | Literal["auto"] = "auto",
-    tmlc_options: Sequence[str] = TOOL_OPTIONS,
+    target: TargetOptions = DEFAULT_TARGET,
 ) -> list[np.ndarray]:
     """Run one subgraph from its files: on mrvl-mlsim, or on `simulate`.
 
     `use_mlsim="auto"` runs Marvell's tools when mrvl-tmlc and mrvl-mlsim are both on PATH
     and `precision` is fp16 (MLIP has no fp32 mode); True insists on them; False never uses
-    them. The tools run in a fresh temporary directory removed afterwards; `tmlc_options`
-    are the mrvl-tmlc options besides -mn, -f1, -f2, -quantize and -b.
+    them. The tools run in a fresh temporary directory removed afterwards; mrvl-tmlc
+    compiles for `target` (a bundle's subgraph: the options its command line records),
+    in `precision`.
     """
     _rounding(precision)
     nodes_path, consts_path = Path(nodes_path), Path(consts_path)
@@ -877,7 +877,7 @@ def run_subgraph(
         return simulate(nodes, consts, inputs, precision)
     graph = _parse(nodes)
     arrays = _check_inputs(graph, inputs)
-    return _run_tools(tools, nodes_path, consts_path, nodes, graph, arrays, precision, tmlc_options)
+    return _run_tools(tools, nodes_path, consts_path, nodes, graph, arrays, precision, target)
 
 
 # -- command line --------------------------------------------------------------------------
@@ -897,7 +897,7 @@ def _cli_inputs(path: Path | None, nodes_path: Path) -> list[np.ndarray]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m mrvl.backend.mlip_simulator NODES CONSTS [--inputs IN.npz] [--outputs OUT.npz]`."""
+    """`python -m mrvl.backend.mlip_simulator NODES CONSTS [--inputs IN.npz] [--outputs OUT.npz] [--num-tiles N]`."""
     parser = argparse.ArgumentParser(
         prog="python -m mrvl.backend.mlip_simulator",
         description="Run one MLIP subgraph from its nodes/consts JSON: on mrvl-tmlc + mrvl-mlsim when they "
@@ -911,11 +911,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--precision", choices=PRECISIONS, default="fp16", help="default: fp16 (-quantize=fp16)")
     parser.add_argument("--mlsim", choices=("auto", "always", "never"), default="auto",
                         help="use mrvl-tmlc and mrvl-mlsim: when on PATH (auto, fp16 only), always or never")
+    for name in ("num_tiles", "wb_pin_ocm"):  # what mrvl-tmlc compiles for
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, choices=TargetOptions.values(name),
+                            default=getattr(DEFAULT_TARGET, name), help=TargetOptions.help(name))
     args = parser.parse_args(argv)
     try:
         inputs = _cli_inputs(args.inputs, args.nodes)
         use_mlsim = {"auto": "auto", "always": True, "never": False}[args.mlsim]
-        outputs = run_subgraph(args.nodes, args.consts, inputs, precision=args.precision, use_mlsim=use_mlsim)
+        target = TargetOptions(num_tiles=args.num_tiles, wb_pin_ocm=args.wb_pin_ocm)
+        outputs = run_subgraph(args.nodes, args.consts, inputs, precision=args.precision, use_mlsim=use_mlsim,
+                               target=target)
     except CompileError as e:
         files = {str(args.nodes), str(args.consts), str(args.inputs)}
         file = args.consts if e.where.startswith("constant ") else args.nodes

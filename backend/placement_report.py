@@ -29,7 +29,7 @@ from xdsl.utils.target import Target
 
 from mrvl_dialect.errors import CompileError, one_line
 from mrvl_dialect.mrvl import SubgraphOp
-from mrvl.passes.placement_file import PlacedNode, placed_nodes
+from mrvl_dialect.placement_file import PlacedNode, placed_nodes
 
 Row = PlacedNode
 """One node of the report: name, op type, place, subgraph, pattern, group, reasons."""

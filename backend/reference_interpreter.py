@@ -20,8 +20,8 @@ from mrvl_dialect import mrvl
 from mrvl_dialect.graph_ops_gen import OPSET
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import OnnxOp
-from mrvl.passes.graph_eval import NotEvaluable, evaluate
-from mrvl.passes.graph_queries import constant_value
+from mrvl_dialect.graph_eval import NotEvaluable, evaluate
+from mrvl_dialect.graph_queries import constant_value
 
 
 class Unsupported(Exception):

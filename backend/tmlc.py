@@ -19,8 +19,8 @@ from pathlib import Path
 
 from mrvl.backend.json_emitter import COMMANDS_FILE
 from mrvl_dialect.errors import CompileError
+from mrvl_dialect.target import TMLC as TOOL, TargetOptions
 
-TOOL = "mrvl-tmlc"
 LOG_FILE = "tmlc.log"
 
 
@@ -67,6 +67,21 @@ def commands(folder: Path) -> list[str]:
     return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def parse_command(line: str) -> tuple[str, list[str]]:
+    """The subgraph symbol and the arguments of one line of `tmlc-commands.txt`."""
+    argv = shlex.split(line)
+    if not argv or argv[0] != TOOL or "-mn" not in argv[:-1]:
+        raise CompileError(COMMANDS_FILE, f"not a {TOOL} command line: {line!r}")
+    return argv[argv.index("-mn") + 1], argv
+
+
+def subgraph_targets(folder: Path) -> dict[str, TargetOptions]:
+    """The target options each subgraph of the bundle `folder` is compiled with, by symbol,
+    as its command line says."""
+    return {symbol: TargetOptions.from_tmlc_command(f"{COMMANDS_FILE}: @{symbol}", argv)
+            for symbol, argv in map(parse_command, commands(folder))}
+
+
 def compile_subgraphs(folder: Path, tool: str | None = None) -> TmlcResult:
     """Run every command of `folder`'s `tmlc-commands.txt` in `folder` with mrvl-tmlc
     (`tool`, else the one on PATH); raise `TmlcError` when one fails."""
@@ -79,10 +94,7 @@ def compile_subgraphs(folder: Path, tool: str | None = None) -> TmlcResult:
     log: list[str] = []
     binaries = []
     for line in lines:
-        argv = shlex.split(line)
-        if not argv or argv[0] != TOOL or "-mn" not in argv[:-1]:
-            raise CompileError(COMMANDS_FILE, f"not a {TOOL} command line: {line!r}")
-        symbol = argv[argv.index("-mn") + 1]
+        symbol, argv = parse_command(line)
         log.append(f"$ {line}\n")
         try:
             done = subprocess.run([executable, *argv[1:]], cwd=folder, stdout=subprocess.PIPE,

@@ -22,8 +22,6 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IntegerAttr,
     ModuleOp,
-    NameLoc,
-    NoneAttr,
     StringAttr,
     TensorType,
     f32,
@@ -48,6 +46,7 @@ from mrvl_dialect.graph import ConstantOp, CustomOp, YieldOp
 from mrvl_dialect.graph_base import OPERAND_SEGMENTS, RESULT_SEGMENTS, OnnxOp, f32_attr
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
 from mrvl_dialect.limits import check_tensor_size
+from mrvl_dialect.locations import node_location
 from mrvl_dialect.weights import WeightStore
 
 ARG_NAME = "graph.name"
@@ -140,13 +139,13 @@ class _Importer:
             if value is None:
                 value = small_initializer_value(tensor)
             op = ConstantOp(self.tensor_attr(tensor.name, tensor.data_type, value))
-            op.location = NameLoc(StringAttr(tensor.name), NoneAttr())
+            op.location = node_location(tensor.name)
             op.output.name_hint = _name_hint(tensor.name)
             block.add_op(op)
             scope.values[tensor.name] = op.output
         for node in graph.node:
             op = self.node_op(node, scope)
-            op.location = NameLoc(StringAttr(node.name), NoneAttr())
+            op.location = node_location(node.name)
             block.add_op(op)
             names = [name for name in node.output if name]
             for name, result in zip(names, op.results, strict=True):

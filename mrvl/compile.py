@@ -57,15 +57,13 @@ from mrvl.opt import error_line, parse_input_shapes
 from mrvl.timing import Timing
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import staging_prefix
+from mrvl_dialect.placement_file import format_placement, placement_entries
+from mrvl_dialect.target import DEFAULT_TARGET, MATTR_OPTIONS, TargetOptions, parse_mattr
 from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
-from mrvl.passes.partition_mrvl import TARGET_OPTION_VALUES
-from mrvl.passes.placement_file import format_placement, placement_entries
 
 TOOL = "mrvl-compile"
 PLACEMENT_FILE = "placement.json"
 BUILD_LOG = "build.log"
-MATTR_KEYS = ("quantize", "wb_pin_ocm", "run_mode")
-"""The target options `--mattr` may set (`mcpu` and `num_tiles` have flags of their own)."""
 BUNDLE_FILES = re.compile(r"[^/]+\.(c|h|bin|json|csv|txt|log|so|a)|Makefile|bin_[A-Za-z0-9_.]+/[^/]+")
 BUNDLE_FOLDERS = re.compile(r"bin_[A-Za-z0-9_.]+")
 """What a bundle folder holds: a folder holding only these may be replaced by `-o`."""
@@ -74,30 +72,13 @@ BUNDLE_FOLDERS = re.compile(r"bin_[A-Za-z0-9_.]+")
 # --- Options ---------------------------------------------------------------------------
 
 
-def parse_mattr(text: str) -> dict[str, object]:
-    """TVM's `mattr` string (`"hw -quantize=fp16 -wb_pin_ocm=1"`) -> target options.
-
-    TVM passed the string to mrvl-tmlc as it was and looked for `sim` or `hw` anywhere in
-    it; here each attribute is read, checked and recorded, and an unknown one is an error."""
-    options: dict[str, object] = {}
-    for token in text.replace(",", " ").split():
-        key, sep, value = token.lstrip("-").partition("=")
-        if not sep and key in TARGET_OPTION_VALUES["run_mode"]:
-            key, value = "run_mode", key
-        elif key not in MATTR_KEYS or not value:
-            raise CompileError("--mattr", f"unknown attribute '{token}' (expected sim or hw, -quantize=fp16|int8, "
-                               "-wb_pin_ocm=0|1)")
-        options[key] = int(value) if key == "wb_pin_ocm" and value.isdigit() else value
-    return options
-
-
 def target_options(
-    num_tiles: int = 8, mcpu: str = "cn10ka", mattr: str = "", quantize: str | None = None,
-    wb_pin_ocm: int | None = None, run_mode: str | None = None,
+    num_tiles: int = DEFAULT_TARGET.num_tiles, mcpu: str = DEFAULT_TARGET.mcpu, mattr: str = "",
+    quantize: str | None = None, wb_pin_ocm: int | None = None, run_mode: str | None = None,
 ) -> dict[str, object]:
-    """The target options of a compile: defaults, then `mattr`, then the single options."""
-    options: dict[str, object] = {"mcpu": mcpu, "num_tiles": num_tiles, "quantize": "fp16", "wb_pin_ocm": 0,
-                                  "run_mode": "sim"}
+    """The target options of a compile: defaults, then `mattr`, then the single options
+    (checked by `mrvl-pipeline`)."""
+    options = TargetOptions(mcpu=mcpu, num_tiles=num_tiles).as_dict()
     options |= parse_mattr(mattr)
     given = {"quantize": quantize, "wb_pin_ocm": wb_pin_ocm, "run_mode": run_mode}
     options |= {key: value for key, value in given.items() if value is not None}
@@ -241,7 +222,8 @@ def _cross_compile(folder: Path, compiler: str, model: str) -> dict[str, object]
 
 
 def compile_model(
-    model: str | Path, output: str | Path, *, num_tiles: int = 8, mcpu: str = "cn10ka", mattr: str = "",
+    model: str | Path, output: str | Path, *, num_tiles: int = DEFAULT_TARGET.num_tiles,
+    mcpu: str = DEFAULT_TARGET.mcpu, mattr: str = "",
     quantize: str | None = None, wb_pin_ocm: int | None = None, run_mode: str | None = None, offload: bool = True,
     input_shapes: Mapping[str, list[int]] | None = None, placement: str | Path | None = None,
     cross_compiler: str | None = None, name: str | None = None, stages: Stages | None = None,
@@ -318,14 +300,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("model", help="the ONNX model (.onnx, or text syntax .onnxtxt)")
     parser.add_argument("-o", "--output", required=True, help="the bundle: NAME.tar for an archive, else a folder")
     target = parser.add_argument_group("target (as tvmc's --target-mrvl-*)")
-    target.add_argument("--num-tiles", type=int, choices=TARGET_OPTION_VALUES["num_tiles"], default=8,
-                        help="MLIP tiles (default 8)")
-    target.add_argument("--mcpu", choices=TARGET_OPTION_VALUES["mcpu"], default="cn10ka", help="OCTEON 10 part")
+    for name in ("num_tiles", "mcpu"):
+        target.add_argument(f"--{name.replace('_', '-')}", type=type(getattr(DEFAULT_TARGET, name)),
+                            choices=TargetOptions.values(name), default=getattr(DEFAULT_TARGET, name),
+                            help=TargetOptions.help(name))
     target.add_argument("--mattr", default="", help='TVM\'s attribute string, as in "hw -quantize=fp16 -wb_pin_ocm=1"')
-    target.add_argument("--quantize", choices=TARGET_OPTION_VALUES["quantize"], help="MLIP arithmetic (default fp16)")
-    target.add_argument("--wb-pin-ocm", type=int, choices=TARGET_OPTION_VALUES["wb_pin_ocm"],
-                        help="1 preloads weights and biases into on-chip memory (default 0)")
-    target.add_argument("--run-mode", choices=TARGET_OPTION_VALUES["run_mode"], help="sim or hw (default sim)")
+    for name in MATTR_OPTIONS:  # no default: they override --mattr when given
+        target.add_argument(f"--{name.replace('_', '-')}", type=type(getattr(DEFAULT_TARGET, name)),
+                            choices=TargetOptions.values(name), help=TargetOptions.help(name))
     target.add_argument("--no-offload", action="store_true", help="run every node on the host")
     model = parser.add_argument_group("model")
     model.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",

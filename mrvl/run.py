@@ -13,7 +13,8 @@ BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. I
   `~/.cache/mrvl-xdsl`).
 - Each `cpu.call_mlip` reaches a runner installed through `M_set_mlip` (ctypes): it runs the
   subgraph's nodes/consts JSON on `mrvl-tmlc` + `mrvl-mlsim` when both are on PATH and the
-  precision is fp16, on the reference simulator (`backend/mlip_simulator.py`) otherwise.
+  precision is fp16 (compiled for the tiles and options of its line in `tmlc-commands.txt`),
+  on the reference simulator (`backend/mlip_simulator.py`) otherwise.
 - `--verify model.onnx` runs onnxruntime (the `verify` extra) on the same inputs and prints
   each output's error relative to its largest magnitude; outputs off by more than the
   tolerance (`mrvl/numerics.py`: 1e-4 of scale in float32, 3% with accelerator subgraphs
@@ -51,11 +52,13 @@ import numpy as np
 
 from mrvl.backend.c_emitter import METADATA_FILE, METADATA_FORMAT
 from mrvl.backend.mlip_simulator import PRECISIONS, load, run_subgraph, simulate, uses_mlsim
+from mrvl.backend.tmlc import COMMANDS_FILE, subgraph_targets
 from mrvl.numerics import FP16_LAYERS, Comparison, compare
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
+from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
 
-RUN_MODES = ("sim", "hw")
+RUN_MODES = TargetOptions.values("run_mode")
 """`--run-mode`, as TVM's mrvl target: accelerator subgraphs on a simulator, or on MLIP."""
 SIMULATORS = {"auto": "auto", "reference": False, "mlsim": True}
 """`--simulator` choices, as `run_subgraph`'s `use_mlsim`."""
@@ -91,6 +94,8 @@ class Subgraph:
     consts: Path
     inputs: tuple[tuple[int, ...], ...]
     outputs: tuple[tuple[int, ...], ...]
+    target: TargetOptions | None
+    """What mrvl-tmlc compiles it for, from the bundle's `tmlc-commands.txt` (None if absent)."""
 
 
 class Bundle:
@@ -112,9 +117,10 @@ class Bundle:
             self.outputs = [self._tensor(t) for t in meta["outputs"]]
             self.workspace_bytes = int(meta["workspace"]["bytes"])
             self.workspace_align = int(meta["workspace"]["align"])
+            targets = subgraph_targets(path)
             self.subgraphs = {
                 s["symbol"]: Subgraph(s["symbol"], path / s["nodes"], path / s["consts"],
-                                      _shapes(s["inputs"]), _shapes(s["outputs"]))
+                                      _shapes(s["inputs"]), _shapes(s["outputs"]), targets.get(s["symbol"]))
                 for s in meta["subgraphs"]
             }
         except (ValueError, KeyError, TypeError) as e:
@@ -233,8 +239,11 @@ class MlipRunner:
 
     def __call__(self, subgraph: Subgraph, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if self.mlsim:
+            if subgraph.target is None:
+                raise CompileError(COMMANDS_FILE, f"has no mrvl-tmlc command line for @{subgraph.symbol}: "
+                                   "what to compile it for is unknown")
             return run_subgraph(subgraph.nodes, subgraph.consts, inputs, precision=self.precision,  # type: ignore[arg-type]
-                                use_mlsim=self.use_mlsim)
+                                use_mlsim=self.use_mlsim, target=subgraph.target)
         if subgraph.symbol not in self.documents:
             self.documents[subgraph.symbol] = load(subgraph.nodes, subgraph.consts)
         return simulate(*self.documents[subgraph.symbol], inputs, self.precision)  # type: ignore[arg-type]
@@ -381,7 +390,7 @@ def _input_array(tensor: Tensor, inputs: Mapping[str, np.ndarray]) -> np.ndarray
 
 
 @contextmanager
-def accelerator(program: HostProgram, run_mode: str = "sim", precision: str = "fp16",
+def accelerator(program: HostProgram, run_mode: str = DEFAULT_TARGET.run_mode, precision: str = "fp16",
                 simulator: str = "auto") -> Iterator["MlipRunner | BoardRunner"]:
     """What serves the program's accelerator calls: on the board (`run_mode` hw) libmldpc
     through the bundle's runner, else a simulator (`precision`, `simulator`: see the module doc)."""
@@ -400,7 +409,7 @@ def accelerator(program: HostProgram, run_mode: str = "sim", precision: str = "f
 
 def run_bundle(
     bundle: str | Path, inputs: Mapping[str, np.ndarray], *, precision: str = "fp16",
-    simulator: str = "auto", cc: str | None = None, run_mode: str = "sim",
+    simulator: str = "auto", cc: str | None = None, run_mode: str = DEFAULT_TARGET.run_mode,
 ) -> dict[str, np.ndarray]:
     """Build (cached) and run the bundle at `bundle` on `inputs`; its outputs by name.
 
@@ -424,7 +433,7 @@ class OpTime:
 
 def profile_bundle(
     bundle: str | Path, inputs: Mapping[str, np.ndarray], *, repeat: int = 20, precision: str = "fp16",
-    simulator: str = "auto", cc: str | None = None, run_mode: str = "sim",
+    simulator: str = "auto", cc: str | None = None, run_mode: str = DEFAULT_TARGET.run_mode,
 ) -> tuple[dict[str, np.ndarray], list[OpTime]]:
     """Build the bundle with per-op timing (cached apart), run it once to warm up, then
     `repeat` times; the last run's outputs and each op's mean time, in run order."""
@@ -542,7 +551,7 @@ def main(args: Sequence[str] | None = None) -> int:
     parser.add_argument("--simulator", choices=tuple(SIMULATORS), default="auto",
                         help="what runs accelerator subgraphs: mrvl-mlsim if on PATH (auto), or always one")
     parser.add_argument("--cc", help="C compiler (default $CC, else cc)")
-    parser.add_argument("--run-mode", choices=RUN_MODES, default="sim",
+    parser.add_argument("--run-mode", choices=RUN_MODES, default=DEFAULT_TARGET.run_mode,
                         help="sim: accelerator subgraphs on a simulator; hw: on MLIP through libmldpc (the board)")
     parser.add_argument("--profile", action="store_true", help="time every host op (a build with timing compiled in)")
     parser.add_argument("--repeat", type=int, default=20, metavar="N", help="runs to average a profile over (20)")

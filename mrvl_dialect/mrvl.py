@@ -463,16 +463,6 @@ class LayoutTransformOp(_LayerOp):
             raise VerifyException(f"layout_transform output must be {[n, h, w, c]}")
 
 
-class TargetOption(StrEnum):
-    """The options a subgraph is compiled with; the mrvl-tmlc command line follows them."""
-
-    MCPU = "mcpu"
-    NUM_TILES = "num_tiles"
-    QUANTIZE = "quantize"
-    WB_PIN_OCM = "wb_pin_ocm"
-    RUN_MODE = "run_mode"
-
-
 @irdl_op_definition
 class SubgraphOp(IRDLOperation):
     """One accelerator program: its layers, inputs, outputs and target options.
@@ -485,6 +475,7 @@ class SubgraphOp(IRDLOperation):
 
     sym_name = prop_def(SymbolNameConstraint())
     function_type = prop_def(FunctionType)
+    # The target options (`target.TargetOptions`), one property each.
     mcpu = prop_def(StringAttr)
     num_tiles = prop_def(IntegerAttr)
     quantize = prop_def(StringAttr)

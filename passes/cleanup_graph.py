@@ -28,8 +28,8 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import OnnxOp
 from mrvl_dialect.graph_ops_gen import CastOp, DropoutOp, IdentityOp
 from mrvl_dialect.weights import WeightStore
-from mrvl.passes.graph_eval import NotEvaluable, evaluate
-from mrvl.passes.graph_queries import constant_value, module_of, node_name
+from mrvl_dialect.graph_eval import NotEvaluable, evaluate
+from mrvl_dialect.graph_queries import constant_value, module_of, node_name
 
 FOLD_MAX_ELEMENTS = 1 << 24
 """Folded results larger than this stay ops (they would be held in memory)."""

@@ -38,7 +38,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_ops_gen import TransposeOp
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
-from mrvl.passes.graph_queries import constant_value, module_of
+from mrvl_dialect.graph_queries import constant_value, module_of
 
 
 def _perm(op: TransposeOp) -> tuple[int, ...]:

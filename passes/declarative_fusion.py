@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from mrvl.passes.graph_queries import op_type
+from mrvl_dialect.graph_queries import op_type
 
 ANY_OPERAND = -1
 

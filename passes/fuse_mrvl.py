@@ -19,12 +19,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseResourceAttr,
-    FusedLoc,
     IntegerAttr,
     ModuleOp,
-    NameLoc,
-    NoneAttr,
-    StringAttr,
     TensorType,
     UnitAttr,
     f32,
@@ -41,9 +37,10 @@ from mrvl_dialect.mrvl import GROUP_ATTR, PLACE_ATTR
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import f32_attr
 from mrvl_dialect.graph_ops_gen import TransposeOp
+from mrvl_dialect.locations import fused_location, node_location
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.declarative_fusion import ANY_OPERAND, FusionRewrite, Match, Member, Pattern
-from mrvl.passes.graph_queries import (
+from mrvl_dialect.graph_queries import (
     constant_value,
     int_property,
     ints_property,
@@ -203,17 +200,13 @@ class _Builder:
         array = np.ascontiguousarray(array, np.float32)
         handle = WeightStore.of(self.module).add(name, array)
         op = ConstantOp(DenseResourceAttr.from_params(handle, TensorType(f32, array.shape)))
-        op.location = NameLoc(StringAttr(name), NoneAttr())
+        op.location = node_location(name)
         return self.insert(op).results[0]
 
     def finish(self, layer: Operation, nchw_output: bool = True) -> None:
         """Insert `layer`, hand its result to the root's users, erase the members."""
         # The fused ONNX nodes, each with its operator type as a nested name.
-        layer.location = FusedLoc(
-            [NameLoc(StringAttr(node_name(op)), NameLoc(StringAttr(op_type(op)), NoneAttr()))
-             for op in self.match.members()],
-            NoneAttr(),
-        )
+        layer.location = fused_location(node_location(node_name(op), op_type(op)) for op in self.match.members())
         self.insert(layer)
         result = layer.results[0]
         result.name_hint = self.match.root.results[0].name_hint

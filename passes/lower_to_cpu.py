@@ -29,12 +29,8 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     FloatAttr,
-    FusedLoc,
     IntegerAttr,
     ModuleOp,
-    NameLoc,
-    NoneAttr,
-    StringAttr,
     TensorType,
     UnitAttr,
     f32,
@@ -66,8 +62,9 @@ from mrvl_dialect.cpu import (
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp
+from mrvl_dialect.locations import fused_location, with_op_type
 from mrvl_dialect.weights import WeightStore
-from mrvl.passes.graph_queries import constant_op, constant_value, node_name, op_type
+from mrvl_dialect.graph_queries import constant_op, constant_value, node_name, op_type
 
 SUBGRAPH_OP = "mrvl.subgraph"
 """Ops inside an op of this name run on the accelerator and are left alone."""
@@ -256,10 +253,8 @@ class GraphOpLowering(RewritePattern):
         """
         results = list(new_ops[-1].results if results is None else results)
         results += [None] * (len(op.results) - len(results))
-        location = op.location
-        if isinstance(location, NameLoc) and isinstance(location.location, NoneAttr):
-            # The node's name, with its ONNX operator nested: the cpu op no longer says it.
-            location = NameLoc(location.desc, NameLoc(StringAttr(op_type(op)), NoneAttr()))
+        # The node's name, with its ONNX operator nested: the cpu op no longer says it.
+        location = with_op_type(op.location, op_type(op))
         for new in new_ops:
             new.location = location
         # Where the op was placed, and why, stays readable for the placement report.
@@ -1076,15 +1071,6 @@ class ScatterToCpuScatter(GraphOpLowering):
 # Epilogues folded into the op before them
 
 
-def fused_location(ops: Sequence[Operation]) -> FusedLoc:
-    """The ONNX nodes of `ops`, in order, for an op that does the work of all of them."""
-    locations = []
-    for op in ops:
-        location = op.location
-        locations += location.locations.data if isinstance(location, FusedLoc) else [location]
-    return FusedLoc(locations, NoneAttr())
-
-
 def conv_properties(conv: cpu.ConvOp) -> dict[str, Attribute]:
     """The properties of `conv` that define it (not its operand segments)."""
     return {k: v for k, v in conv.properties.items() if k != "operandSegmentSizes"}
@@ -1125,7 +1111,7 @@ class BatchNormIntoConv(RewritePattern):
             new_ops.append(constant)
             operands.append(constant.results[0])
         fused = cpu.ConvOp.of(*operands, op.Y.type, **conv_properties(conv))
-        fused.location = fused_location([conv, op])
+        fused.location = fused_location([conv.location, op.location])
         fused.attributes |= conv.attributes
         new_ops.append(fused)
         rewriter.insert(new_ops, InsertPoint.before(conv))
@@ -1156,7 +1142,7 @@ class ResidualAddIntoConv(RewritePattern):
         for value, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
             if (conv := _sole_use_conv(value)) is not None:
                 fused = cpu.ConvOp.of(conv.X, conv.W, conv.B, op.result.type, residual=other, **conv_properties(conv))
-                fused.location = fused_location([conv, op])
+                fused.location = fused_location([conv.location, op.location])
                 fused.attributes |= conv.attributes
                 rewriter.replace(op, fused)
                 rewriter.erase(conv)
@@ -1178,7 +1164,7 @@ class ClampIntoConv(RewritePattern):
             return
         fused = cpu.ConvOp.of(conv.X, conv.W, conv.B, op.output.type, residual=conv.R,
                               **conv_properties(conv), **bounds)
-        fused.location = fused_location([conv, op])
+        fused.location = fused_location([conv.location, op.location])
         fused.attributes |= conv.attributes
         rewriter.replace(op, fused)
         rewriter.erase(conv)

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import f32
 from xdsl.ir import Operation
 
 from mrvl_dialect.mrvl import MAX_BATCH
-from mrvl.passes.graph_queries import constant_op, element_type, int_property, op_type, shape
+from mrvl_dialect.graph_queries import constant_op, element_type, int_property, op_type, shape
 
 LAYER_KINDS: dict[str, str] = {
     "Conv": "conv2d",

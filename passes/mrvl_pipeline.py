@@ -14,11 +14,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from mrvl_dialect.errors import CompileError
+from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
 from mrvl.passes.cleanup_graph import CleanupGraphPass
 from mrvl.passes.convert_layout import ConvertLayoutPass
 from mrvl.passes.fuse_mrvl import FuseMrvlPass
 from mrvl.passes.lower_to_cpu import LowerToCpuPass
-from mrvl.passes.partition_mrvl import POLICIES, PartitionMrvlPass, check_target_options
+from mrvl.passes.partition_mrvl import POLICIES, PartitionMrvlPass
 from mrvl.passes.place_ops import PlaceOpsPass
 
 
@@ -28,16 +29,12 @@ class MrvlPipelinePass(ModulePass):
 
     name = "mrvl-pipeline"
 
-    num_tiles: int = 8
-    """MLIP tiles to use: 1, 2, 4 or 8."""
-    mcpu: str = "cn10ka"
-    """OCTEON 10 part: cn10ka or cnf10kb."""
-    quantize: str = "fp16"
-    """MLIP arithmetic mrvl-tmlc compiles for: fp16 or int8."""
-    wb_pin_ocm: int = 0
-    """1 preloads weights and biases into on-chip memory."""
-    run_mode: str = "sim"
-    """sim (mrvl-mlsim) or hw (the board)."""
+    num_tiles: int = DEFAULT_TARGET.num_tiles
+    mcpu: str = DEFAULT_TARGET.mcpu
+    quantize: str = DEFAULT_TARGET.quantize
+    wb_pin_ocm: int = DEFAULT_TARGET.wb_pin_ocm
+    run_mode: str = DEFAULT_TARGET.run_mode
+    """The target options (`TargetOptions`: their values and meaning)."""
     offload: bool = True
     """False keeps every op on the host (debugging, or comparing with an all-host build)."""
     placement: str = ""
@@ -46,22 +43,20 @@ class MrvlPipelinePass(ModulePass):
     """Partition policies to apply (see partition-mrvl); `policies` alone turns all off."""
 
     def __post_init__(self) -> None:
-        check_target_options(self.name, self.target_options())
+        self.target_options()
         for id in self.policies:
             if id not in POLICIES:
                 raise CompileError(self.name, f"policies must be among {', '.join(POLICIES)}, got {id!r}")
 
-    def target_options(self) -> dict[str, object]:
-        return {
-            "mcpu": self.mcpu, "num_tiles": self.num_tiles, "quantize": self.quantize,
-            "wb_pin_ocm": self.wb_pin_ocm, "run_mode": self.run_mode,
-        }
+    def target_options(self) -> TargetOptions:
+        """The target options, checked."""
+        return TargetOptions.of_fields(self.name, self)
 
     def passes(self) -> tuple[ModulePass, ...]:
         return (
             CleanupGraphPass(),
             PlaceOpsPass(placement=self.placement, offload=self.offload),
-            PartitionMrvlPass(policies=self.policies, **self.target_options()),
+            PartitionMrvlPass(policies=self.policies, **self.target_options().as_dict()),
             FuseMrvlPass(),
             ConvertLayoutPass(),
             LowerToCpuPass(),

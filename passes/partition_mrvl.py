@@ -34,7 +34,7 @@ but never applied (§5.3 item 3).
 """
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Self
 
@@ -47,7 +47,6 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
-    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -62,49 +61,14 @@ from mrvl_dialect.mrvl import (
     PLACE_ATTR,
     REASONS_ATTR,
     SubgraphOp,
-    TargetOption,
     YieldOp,
 )
-from mrvl.passes.graph_queries import node_label
+from mrvl_dialect.graph_queries import node_label
+from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
 
 PASS_NAME = "partition-mrvl"
 
 """The placement attributes `place-ops` writes (see its module docstring)."""
-
-# --- Target options ---------------------------------------------------------------------
-
-TARGET_OPTION_VALUES: dict[str, tuple[str, ...] | tuple[int, ...]] = {
-    TargetOption.MCPU.value: ("cn10ka", "cnf10kb"),
-    TargetOption.NUM_TILES.value: (1, 2, 4, 8),
-    TargetOption.QUANTIZE.value: ("fp16", "int8"),
-    TargetOption.WB_PIN_OCM.value: (0, 1),
-    TargetOption.RUN_MODE.value: ("sim", "hw"),
-}
-"""The values each target option may take (mrvl-tmlc's `-mcpu`, `-num_tiles`, ...), by the
-name of the option and of the `mrvl.subgraph` property that records it."""
-
-
-def check_target_option(where: str, name: str, value: object) -> None:
-    """Raise a `CompileError` at `where` unless `value` is allowed for option `name`."""
-    allowed = TARGET_OPTION_VALUES[name]
-    if type(value) is not type(allowed[0]) or value not in allowed:
-        raise CompileError(where, f"{name} must be one of {', '.join(map(str, allowed))}, got {value!r}")
-
-
-def check_target_options(where: str, options: Mapping[str, object]) -> None:
-    """Raise a `CompileError` at `where` unless every option has an allowed value."""
-    for name in TARGET_OPTION_VALUES:
-        check_target_option(where, name, options[name])
-
-
-def target_option_properties(options: Mapping[str, object]) -> dict[str, Attribute]:
-    """Checked target options as `mrvl.subgraph` properties."""
-    properties: dict[str, Attribute] = {}
-    for name in TARGET_OPTION_VALUES:
-        value = options[name]
-        properties[name] = IntegerAttr(value, i64) if isinstance(value, int) else StringAttr(str(value))
-    return properties
-
 
 # --- Policies ---------------------------------------------------------------------------
 
@@ -560,19 +524,15 @@ class PartitionMrvlPass(ModulePass):
     default. `policies=compute-intensive` keeps one, `{policies}` none."""
     prefix: str = "tvmgen_mrvl_main_"
     """Subgraphs are named `<prefix>0`, `<prefix>1`, ... in IR order."""
-    mcpu: str = "cn10ka"
-    """The OCTEON 10 part: cn10ka or cnf10kb."""
-    num_tiles: int = 8
-    """MLIP tiles the subgraphs are compiled for: 1, 2, 4 or 8."""
-    quantize: str = "fp16"
-    """The accelerator's number format: fp16 or int8."""
-    wb_pin_ocm: int = 0
-    """1 keeps the weights and biases in on-chip memory."""
-    run_mode: str = "sim"
-    """sim (Marvell's simulator) or hw (the board)."""
+    mcpu: str = DEFAULT_TARGET.mcpu
+    num_tiles: int = DEFAULT_TARGET.num_tiles
+    quantize: str = DEFAULT_TARGET.quantize
+    wb_pin_ocm: int = DEFAULT_TARGET.wb_pin_ocm
+    run_mode: str = DEFAULT_TARGET.run_mode
+    """The target options the subgraphs are compiled with and record (`TargetOptions`)."""
 
     def __post_init__(self) -> None:
-        check_target_options(self.name, self.target_options())
+        self.target_options()
         for id in self.policies:
             if id not in POLICIES:
                 raise CompileError(self.name, f"policies must be among {', '.join(POLICIES)}, got {id!r}")
@@ -583,16 +543,17 @@ class PartitionMrvlPass(ModulePass):
     def from_spec(cls, spec: ArgSpec) -> Self:
         """ModulePass's, with a target option of the wrong type reported as a wrong value."""
         given = spec.normalize_parameter_names().parameters
-        for name in TARGET_OPTION_VALUES:
+        for name in TargetOptions.names():
             if (values := given.get(name)) is not None:
-                check_target_option(cls.name, name, values[0] if len(values) == 1 else values)
+                TargetOptions.check(cls.name, name, values[0] if len(values) == 1 else values)
         return super().from_spec(spec)
 
-    def target_options(self) -> dict[str, object]:
-        return {name: getattr(self, name) for name in TARGET_OPTION_VALUES}
+    def target_options(self) -> TargetOptions:
+        """The target options, checked."""
+        return TargetOptions.of_fields(self.name, self)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        options = target_option_properties(self.target_options())
+        options = self.target_options().properties()
         policies = [POLICIES[id] for id in dict.fromkeys(self.policies)]
         taken = {
             o.properties["sym_name"].data

@@ -24,7 +24,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, REASONS_ATTR
 from mrvl.passes.declarative_fusion import Pattern, fusable, match
 from mrvl.passes.fuse_mrvl import PATTERNS
-from mrvl.passes.graph_queries import node_name, op_type
+from mrvl_dialect.graph_queries import node_name, op_type
 from mrvl.passes.mlip_rules import FUSED_ONLY, LAYER_KINDS, failed_rules
 
 
@@ -116,7 +116,7 @@ class PlaceOpsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         placement = None
         if self.placement:
-            from mrvl.passes.placement_file import load_placement
+            from mrvl_dialect.placement_file import load_placement
 
             placement = load_placement(self.placement)
         placer = _Placer(placement, self.placement, {}, {})

@@ -15,7 +15,7 @@ import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 
 from mrvl.compile import main
-from mrvl.passes.placement_file import load_placement
+from mrvl_dialect.placement_file import load_placement
 
 ZOO_MODELS = [name for name in ZOO_INPUT_SHAPES if name != "resnet50_sized"]
 HOST_FILES = {"Makefile", "mrvl_kernels.c", "mrvl_kernels.h", "mrvl_mlip.h"}

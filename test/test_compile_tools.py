@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mrvl.compile import main, parse_mattr, target_options
+from mrvl.compile import main, target_options
 from mrvl_dialect.errors import CompileError
+from mrvl_dialect.target import parse_mattr
 
 FAKE_TMLC = """#!{python}
 # A stand-in for Marvell's mrvl-tmlc: checks its arguments as TVM passed them, writes

@@ -24,8 +24,8 @@ from mrvl.backend.reference_interpreter import run
 from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.numerics import assert_close
 from mrvl.passes import get_all_passes
-from mrvl.passes.graph_queries import constant_value
 from mrvl_dialect import mrvl
+from mrvl_dialect.graph_queries import constant_value
 
 PIPELINES = {"placed": "place-ops,fuse-mrvl,convert-layout", "unplaced": "fuse-mrvl"}
 

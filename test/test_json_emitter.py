@@ -20,7 +20,7 @@ from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.opt import main as mrvl_opt
 from mrvl.translate import main as mrvl_translate
 from mrvl_dialect import mrvl
-from mrvl.passes.graph_queries import constant_value
+from mrvl_dialect.graph_queries import constant_value
 from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 
 GOLDEN = Path(__file__).parent / "golden"

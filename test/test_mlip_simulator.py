@@ -24,6 +24,7 @@ from onnx import TensorProto, helper
 from mrvl.backend.mlip_simulator import load, run_subgraph, simulate
 from mrvl.numerics import assert_close
 from mrvl_dialect.errors import CompileError
+from mrvl_dialect.target import TargetOptions
 
 REPO = Path(__file__).resolve().parents[1]
 _rng = np.random.default_rng(11)
@@ -661,18 +662,19 @@ def test_runner_runs_mrvl_tools_when_on_path(tools, tmp_path):
     tmlc, mlsim = _calls(tools)
     work = Path(tmlc[1])
     assert tmlc[2:] == ["-mn", "tvmgen_mrvl_main_0", "-f1", str(nodes.resolve()), "-f2", str(consts.resolve()),
-                        "-arch=mlip", "-wb_pin_ocm=0", "-num_tiles=8", "-quantize=fp16", "-b", "1"]
+                        "-arch=mlip", "-quantize=fp16", "-wb_pin_ocm=0", "-num_tiles=8", "-b", "1"]
     assert mlsim[1] == str(work / "mrvl_sw_sim_tvmgen_mrvl_main_0")
     assert mlsim[2:] == ["-m", str(work / "bin_tvmgen_mrvl_main_0" / "tvmgen_mrvl_main_0.bin"),
                          "-d", str(work / "input.bin"), "-o", str(work / "mrvl_sim_out")]
     assert work.parent == Path(tempfile.tempdir) and not work.exists()
 
 
-def test_runner_passes_tmlc_options(tools, tmp_path):
+def test_runner_compiles_for_the_target(tools, tmp_path):
+    """mrvl-tmlc compiles for the subgraph's target options; the precision run is its -quantize."""
     doc, heads, inputs = two_input_doc()
     run_subgraph(*doc.write(tmp_path, heads), inputs, precision="fp16", use_mlsim=True,
-                 tmlc_options=["-arch=mlip", "-num_tiles=2"])
-    assert _calls(tools)[0][-5:] == ["-arch=mlip", "-num_tiles=2", "-quantize=fp16", "-b", "1"]
+                 target=TargetOptions(num_tiles=2, wb_pin_ocm=1, quantize="int8"))
+    assert _calls(tools)[0][-6:] == ["-arch=mlip", "-quantize=fp16", "-wb_pin_ocm=1", "-num_tiles=2", "-b", "1"]
 
 
 @pytest.mark.parametrize(("use_mlsim", "precision"), [(False, "fp16"), ("auto", "fp32"), (False, "fp32")])

@@ -224,6 +224,28 @@ def test_mlsim_serves_subgraphs_when_on_path(bundles, zoo_dir, tools, monkeypatc
     assert "mrvl-mlsim: exited with status 3: mlsim: out of simulated DDR" in _error([bundle], capsys)
 
 
+def test_mlsim_compiles_for_the_bundles_tiles(zoo_dir, tools, tmp_path):
+    """A bundle compiled for 4 tiles is simulated with 4: mrvl-tmlc gets the options of the
+    subgraph's line in tmlc-commands.txt, not defaults."""
+    bundle = tmp_path / "mnist-4tiles"
+    assert mrvl_opt([str(zoo_dir / "mnist.onnx"), "-p", "mrvl-pipeline{num_tiles=4 wb_pin_ocm=1}", "-t", "c",
+                     "-o", str(bundle)]) == 0
+    assert "-num_tiles=4" in (bundle / "tmlc-commands.txt").read_text()
+    run_bundle(bundle, _inputs(zoo_dir / "mnist.onnx", "mnist"))
+    tmlc = [call for call in _calls(tools) if call[0] == "mrvl-tmlc"]
+    assert len(tmlc) == 1
+    assert tmlc[0][-6:] == ["-arch=mlip", "-quantize=fp16", "-wb_pin_ocm=1", "-num_tiles=4", "-b", "1"]
+
+
+def test_mlsim_needs_the_subgraphs_command_line(bundles, zoo_dir, tools, tmp_path, capsys):
+    bundle = tmp_path / "bundle"
+    shutil.copytree(bundles["mnist", "partitioned"], bundle)
+    (bundle / "tmlc-commands.txt").write_text("")
+    assert _error([str(bundle)], capsys) == (f"error: {bundle}: tmlc-commands.txt: has no mrvl-tmlc command line "
+                                             "for @tvmgen_mrvl_main_0: what to compile it for is unknown")
+    assert _calls(tools) == []
+
+
 def test_profile_times_every_host_op(bundles, zoo_dir, capsys):
     """--profile: one entry per op call of M_run, in run order, naming its ONNX nodes (the
     accelerator calls too); the outputs are those of a plain run; the timed build compiles

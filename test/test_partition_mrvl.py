@@ -17,12 +17,7 @@ from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_ops_gen import AddOp, MatMulOp, SigmoidOp
 from mrvl_dialect.mrvl import SubgraphOp, YieldOp
-from mrvl.passes.partition_mrvl import (
-    TARGET_OPTION_VALUES,
-    ContractedGraph,
-    PartitionMrvlPass,
-    check_target_options,
-)
+from mrvl.passes.partition_mrvl import ContractedGraph, PartitionMrvlPass
 from mrvl.passes.place_ops import PlaceOpsPass
 
 # --- The contracted graph against brute force --------------------------------------------
@@ -210,13 +205,6 @@ def test_bad_option_is_a_compile_error(options: dict, message: str):
     with pytest.raises(CompileError) as error:
         PartitionMrvlPass(**options)
     assert (error.value.where, error.value.message) == ("partition-mrvl", message)
-
-
-def test_target_options_are_checkable_alone():
-    defaults = {name: getattr(PartitionMrvlPass(), name) for name in TARGET_OPTION_VALUES}
-    check_target_options("mrvl-compile", defaults)
-    with pytest.raises(CompileError, match="^mrvl-compile: num_tiles must be one of 1, 2, 4, 8, got 16$"):
-        check_target_options("mrvl-compile", defaults | {"num_tiles": 16})
 
 
 def test_spec_round_trips():

@@ -18,7 +18,7 @@ from xdsl.passes import PassPipeline
 
 from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.passes import get_all_passes
-from mrvl.passes.graph_queries import node_name
+from mrvl_dialect.graph_queries import node_name
 from mrvl.passes.mlip_rules import RULES, failed_rules
 
 F32, F16 = TensorProto.FLOAT, TensorProto.FLOAT16

@@ -1,4 +1,4 @@
-"""The placement file (`passes/placement_file.py`, `schemas/placement.schema.json`): loading
+"""The placement file (`mrvl_dialect/placement_file.py`, `schemas/placement.schema.json`): loading
 and its error messages, which entry decides, saving and the save -> load round trip, and
 the agreement of the Python validator with the JSON schema."""
 
@@ -16,8 +16,8 @@ from xdsl.parser import Parser
 
 from mrvl_dialect import get_all_dialects
 from mrvl_dialect.errors import CompileError
-from mrvl.passes import placement_file
-from mrvl.passes.placement_file import (
+from mrvl_dialect import placement_file
+from mrvl_dialect.placement_file import (
     ENTRY_KEYS,
     FORMAT,
     MATCH_KEYS,

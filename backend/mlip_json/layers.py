@@ -20,7 +20,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from mrvl_dialect import mrvl
-from mrvl.passes.graph_queries import constant_op
+from mrvl_dialect.graph_queries import constant_op
 
 LAYER_PREFIX = "tvmgen_mrvl_main_"
 """Layers are named `tvmgen_mrvl_main_<j>` in every subgraph (TVM hard-coded it)."""

@@ -1,6 +1,6 @@
 """The expected-failure list (`expected_failures.json`), the outcomes of a run, and the
 coverage counts derived from the list (`docs/conformance-results.json`, which
-`passes/supported_ops_doc.py` renders).
+`scripts/supported_ops_doc.py` renders).
 
 `expected_failures.json` maps each path to {case name: the one-line reason it fails}, one
 entry a line. The harness checks it both ways, so with the case index it says exactly which

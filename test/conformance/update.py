@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "test"), str(ROOT)]
+sys.path[:0] = [str(ROOT / "test"), str(ROOT), str(ROOT / "scripts")]
 
 from conformance.cases import case_folder, load_cases  # noqa: E402
 from conformance.results import (  # noqa: E402
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     write_atomically(EXPECTED_FAILURES, render_expected_failures(failures))
     counts = coverage(cases, failures)
     write_atomically(RESULTS, render_results(counts))
-    from mrvl.passes import supported_ops_doc
+    import supported_ops_doc
 
     supported_ops_doc.main([])
     totals = counts["totals"]

@@ -1,8 +1,8 @@
 """Generate `docs/supported-ops.md` from the rule registry, the fusion patterns and the
 conformance counts (`docs/conformance-results.json`, written by test/conformance/update.py).
 
-    python -m mrvl.passes.supported_ops_doc           # rewrite the page
-    python -m mrvl.passes.supported_ops_doc --check   # exit 1 with a diff when it is stale
+    python scripts/supported_ops_doc.py           # rewrite the page
+    python scripts/supported_ops_doc.py --check   # exit 1 with a diff when it is stale
 """
 
 import argparse

@@ -1,11 +1,10 @@
-"""Small questions passes ask about `graph` ops: names, shapes, constant values."""
+"""Small questions passes and emitters ask about `graph` ops: names, shapes, constant values."""
 
 import numpy as np
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     ModuleOp,
-    NameLoc,
     TensorType,
 )
 from xdsl.ir import Operation, SSAValue
@@ -13,14 +12,16 @@ from xdsl.ir import Operation, SSAValue
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp
+from mrvl_dialect.locations import location_name
 from mrvl_dialect.weights import WeightStore
 
 
 def node_name(op: Operation) -> str:
     """The ONNX node name an op was imported from (its `NameLoc`); for IR without
     locations, its first result's name, else ""."""
-    if isinstance(op.location, NameLoc):
-        return op.location.desc.data
+    name = location_name(op.location)
+    if name is not None:
+        return name
     return next((r.name_hint for r in op.results if r.name_hint), "")
 
 

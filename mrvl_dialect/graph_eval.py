@@ -10,7 +10,7 @@ from xdsl.ir import Attribute
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.graph_ops_gen import OPSET
 from mrvl_dialect.graph_base import OPERAND_SEGMENTS, RESULT_SEGMENTS, OnnxOp, default_segments
-from mrvl.passes.graph_queries import op_type
+from mrvl_dialect.graph_queries import op_type
 
 
 class NotEvaluable(Exception):

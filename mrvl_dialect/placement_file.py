@@ -54,19 +54,18 @@ from typing import Literal
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    FusedLoc,
     IntegerAttr,
     ModuleOp,
-    NameLoc,
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Operation
 
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
 from mrvl_dialect.graph import ConstantOp, CustomOp, YieldOp
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
+from mrvl_dialect.locations import OnnxNode, location_nodes
 from mrvl_dialect.mrvl import (
     GROUP_ATTR,
     LAYER_OPS,
@@ -356,26 +355,6 @@ class PlacedNode:
         return f"MLIP ({', '.join(details)})" if details else "MLIP"
 
 
-def location_names(location: Attribute) -> list[str]:
-    """The ONNX node names a location carries: one for `loc("conv1")`, each of a `fused[...]`."""
-    if isinstance(location, NameLoc):
-        return [location.desc.data]
-    if isinstance(location, FusedLoc):
-        return [name for loc in location.locations.data for name in location_names(loc)]
-    return []
-
-
-def location_op_types(location: Attribute, count: int) -> list[str | None]:
-    """The operator types nested in node names, `"c1"("Conv")`, by fuse-mrvl and lower-to-cpu."""
-    locations = location.locations.data if isinstance(location, FusedLoc) else (location,)
-    if len(locations) != count:
-        return [None] * count
-    return [
-        loc.location.desc.data if isinstance(loc, NameLoc) and isinstance(loc.location, NameLoc) else None
-        for loc in locations
-    ]
-
-
 def _is_node(op: Operation) -> bool:
     if isinstance(op, LAYER_OPS) or (op.name.startswith("cpu.") and op.name != "cpu.call_mlip"):
         return True
@@ -414,10 +393,9 @@ def placed_nodes(module: ModuleOp) -> list[PlacedNode]:
                 if callee in subgraphs and callee not in visited:
                     visit_subgraph(callee)
         place = enclosing
-        if _is_node(op) and (names := location_names(op.location)):
-            place = _place(op, names[0], subgraph, enclosing)
-            types = location_op_types(op.location, len(names))
-            nodes.extend(_node(op, name, t, place, subgraph, len(names) == 1) for name, t in zip(names, types))
+        if _is_node(op) and (onnx_nodes := location_nodes(op.location)):
+            place = _place(op, onnx_nodes[0].name, subgraph, enclosing)
+            nodes.extend(_node(op, node, place, subgraph, len(onnx_nodes) == 1) for node in onnx_nodes)
         for region in op.regions:
             for block in region.blocks:
                 for nested in block.ops:
@@ -447,12 +425,11 @@ def _place(op: Operation, name: str, subgraph: str | None, enclosing: Place | No
     return attr.data  # type: ignore[return-value]
 
 
-def _node(op: Operation, name: str, fused_type: str | None, place: Place, subgraph: str | None,
-          single: bool) -> PlacedNode:
+def _node(op: Operation, node: OnnxNode, place: Place, subgraph: str | None, single: bool) -> PlacedNode:
     if isinstance(op, LAYER_OPS):
-        op_type, pattern = fused_type, op.name.removeprefix("mrvl.")
-    elif fused_type is not None:  # a cpu op names the ONNX operator it came from
-        op_type = fused_type
+        op_type, pattern = node.op_type, op.name.removeprefix("mrvl.")
+    elif node.op_type is not None:  # a cpu op names the ONNX operator it came from
+        op_type = node.op_type
         pattern_attr = op.attributes.get(PATTERN_ATTR)
         pattern = pattern_attr.data if isinstance(pattern_attr, StringAttr) else None
     else:
@@ -463,7 +440,7 @@ def _node(op: Operation, name: str, fused_type: str | None, place: Place, subgra
     reasons_attr = op.attributes.get(REASONS_ATTR)
     reasons = tuple(r.data for r in reasons_attr.data if isinstance(r, StringAttr)) if isinstance(reasons_attr, ArrayAttr) else ()
     return PlacedNode(
-        name=name,
+        name=node.name,
         op_type=op_type,
         place=place,
         subgraph=subgraph,

@@ -1,0 +1,60 @@
+"""The ONNX nodes an op stands for, as its location records them.
+
+The importer gives each `graph` op its node's name, `loc("conv1")`. An op that no longer
+says which ONNX operator it came from (a `cpu` kernel, an `mrvl` layer) nests the
+operator in the name, `loc("conv1"("Conv"))`; one that does the work of several nodes
+lists them all, `loc(fused["c1"("Conv"), "r1"("Relu")])`. The placement report, the
+nodes/consts JSON (`onnx_nodes`), the C comments and the profiles read them back here.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import FusedLoc, NameLoc, NoneAttr, StringAttr
+from xdsl.ir import Attribute
+
+
+@dataclass(frozen=True)
+class OnnxNode:
+    """One ONNX node: its name and, when the location says it, its operator type."""
+
+    name: str
+    op_type: str | None = None
+
+
+def node_location(name: str, op_type: str | None = None) -> NameLoc:
+    """`loc("conv1")`, or `loc("conv1"("Conv"))` with the operator type."""
+    child = NameLoc(StringAttr(op_type), NoneAttr()) if op_type is not None else NoneAttr()
+    return NameLoc(StringAttr(name), child)
+
+
+def with_op_type(location: Attribute, op_type: str) -> Attribute:
+    """A single node's location with its operator type nested, for an op that no longer
+    says it; any other location as it is."""
+    if isinstance(location, NameLoc) and isinstance(location.location, NoneAttr):
+        return node_location(location.desc.data, op_type)
+    return location
+
+
+def fused_location(locations: Iterable[Attribute]) -> FusedLoc:
+    """The location of an op doing the work of several: their nodes, in order (a fused
+    location among them contributes its nodes)."""
+    parts: list[Attribute] = []
+    for location in locations:
+        parts += location.locations.data if isinstance(location, FusedLoc) else [location]
+    return FusedLoc(parts, NoneAttr())
+
+
+def location_nodes(location: Attribute) -> list[OnnxNode]:
+    """The ONNX nodes a location names, in order: none for a location without names."""
+    if isinstance(location, FusedLoc):
+        return [node for part in location.locations.data for node in location_nodes(part)]
+    if not isinstance(location, NameLoc):
+        return []
+    op_type = location.location.desc.data if isinstance(location.location, NameLoc) else None
+    return [OnnxNode(location.desc.data, op_type)]
+
+
+def location_name(location: Attribute) -> str | None:
+    """The node name of a single node's location (`loc("conv1")`), else None."""
+    return location.desc.data if isinstance(location, NameLoc) else None
