@@ -269,7 +269,7 @@ func.func @scatters(%x: tensor<3x4xf32>, %i: tensor<2x4xi32>, %u: tensor<2x4xf32
 // CHECK-NEXT:    %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, packed_weights, offsets = array<i64: 0>, scratch = #cpu.scratch<520 bytes at 1024>} : (tensor<1x2x3x4xf32>, tensor<1x2x2x1x2x16xf32>) -> tensor<1x2x3x3xf32>
 // CHECK-NEXT:    %r = cpu.reshape %y {alias} : (tensor<1x2x3x3xf32>) -> tensor<18xf32>
 // CHECK-NEXT:    %o = cpu.unary relu %r {offsets = array<i64: -1>} : (tensor<18xf32>) -> tensor<18xf32>
-// GENERIC:       "cpu.conv"(%x, %w) <{strides = {{.*}}, packed_weights, offsets = array<i64: 0>, scratch = #cpu.scratch<520 bytes at 1024>}>
+// GENERIC:       "cpu.conv"(%x, %w) <{strides = {{.*}}, packed_weights, offsets = array<i64: 0>, scratch = #cpu.scratch<520 bytes at 1024>, operandSegmentSizes
 // GENERIC:       "cpu.reshape"(%y) <{alias}>
 func.func @planned(%x: tensor<1x2x3x4xf32>, %w: tensor<1x2x2x1x2x16xf32>) -> tensor<18xf32> attributes {cpu.workspace = #cpu.workspace<4096 bytes, align 64>} {
   %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, packed_weights, offsets = array<i64: 0>, scratch = #cpu.scratch<520 bytes at 1024>} : (tensor<1x2x3x4xf32>, tensor<1x2x2x1x2x16xf32>) -> tensor<1x2x3x3xf32>
