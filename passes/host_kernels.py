@@ -222,7 +222,7 @@ def scratch_bytes(op: Operation) -> int:
     if isinstance(op, cpu.TopKOp):  # two index arrays, one line at a time
         return 16 * max(cpu.shape_of(op.input)[op.axis.value.data], 1)
     if isinstance(op, cpu.ResizeOp) and resize_is_filtered(op):
-        (h, w), (oh, ow) = cpu.shape_of(op.input)[-2:], cpu.shape_of(op.output)[-2:]
+        w, (oh, ow) = cpu.shape_of(op.input)[-1], cpu.shape_of(op.output)[-2:]
         scales = list(op.scales.get_values())[-2:]
         taps_h, taps_w = (resize_filter_taps(op, scale) for scale in scales)
         return 4 * (3 * (oh * taps_h + ow * taps_w) + oh * w)
