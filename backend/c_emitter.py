@@ -19,12 +19,11 @@ DIR holds, for a model named M (the `name` option, else the function's name):
   with their JSON files), for programs that load the bundle (`mrvl-run`);
 - with accelerator subgraphs, also their JSON files (`-t json`), so DIR is one bundle.
 
-Memory: every intermediate tensor lives in the caller's workspace at an offset planned by
-liveness (greedy first fit in op order), and so does the scratch area a kernel needs during
-its call (a conv's padded input, packed blocks of a matrix product); results that are graph
-outputs are written straight into the caller's output buffers; `cpu.reshape` aliases its
-input unless its result is a graph output. Nothing is allocated in `M_run`. Constant conv
-weights are stored packed, in the layout the conv kernel reads (`pack_conv_weights`).
+Memory: the emitter prints the plan `plan-host-memory` recorded on the ops (and runs that
+pass first on a function not yet planned): every intermediate tensor and every kernel's
+scratch at its offset in the caller's workspace, results the function returns written
+straight into the caller's output buffers, an aliasing `cpu.reshape` as no code, packed conv
+weights as they are. Nothing is allocated in `M_run`.
 """
 
 import hashlib
