@@ -341,57 +341,52 @@ class ActivationKindAttr(EnumAttribute[ActivationKind], SpacedOpaqueSyntaxAttrib
 # The host memory plan
 
 
+class _BytesAttr(ParametrizedAttribute):
+    """A size in bytes and one more number, as `<size bytes JOINT number>` (JOINT: a
+    subclass's words and commas)."""
+
+    JOINT: ClassVar[str]
+
+    def __init__(self, size: int, number: int):
+        super().__init__(IntAttr(size), IntAttr(number))
+
+    def print_parameters(self, printer: Printer) -> None:
+        size, number = (p.data for p in self.parameters)  # type: ignore[attr-defined]
+        printer.print_string(f"<{size} bytes{self.JOINT}{number}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            size = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            parser.parse_keyword("bytes")
+            for token in cls.JOINT.replace(",", " , ").split():
+                parser.parse_punctuation(",") if token == "," else parser.parse_keyword(token)
+            number = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        return [IntAttr(size), IntAttr(number)]
+
+
 @irdl_attr_definition
-class ScratchAttr(ParametrizedAttribute):
+class ScratchAttr(_BytesAttr):
     """Workspace an op's kernel uses during its call: `#cpu.scratch<520 bytes at 0>` (size,
     then offset in bytes)."""
 
     name = "cpu.scratch"
+    JOINT = " at "
 
     size: IntAttr
     offset: IntAttr
 
-    def __init__(self, size: int, offset: int):
-        super().__init__(IntAttr(size), IntAttr(offset))
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.size.data} bytes at {self.offset.data}>")
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        with parser.in_angle_brackets():
-            size = parser.parse_integer(allow_boolean=False, allow_negative=False)
-            parser.parse_keyword("bytes")
-            parser.parse_keyword("at")
-            offset = parser.parse_integer(allow_boolean=False, allow_negative=False)
-        return [IntAttr(size), IntAttr(offset)]
-
 
 @irdl_attr_definition
-class WorkspaceAttr(ParametrizedAttribute):
+class WorkspaceAttr(_BytesAttr):
     """A function's workspace: `#cpu.workspace<2048 bytes, align 64>`, the size and alignment
     (bytes) of the memory its caller provides for every intermediate tensor and scratch area."""
 
     name = "cpu.workspace"
+    JOINT = ", align "
 
     size: IntAttr
     align: IntAttr
-
-    def __init__(self, size: int, align: int):
-        super().__init__(IntAttr(size), IntAttr(align))
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.size.data} bytes, align {self.align.data}>")
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        with parser.in_angle_brackets():
-            size = parser.parse_integer(allow_boolean=False, allow_negative=False)
-            parser.parse_keyword("bytes")
-            parser.parse_punctuation(",")
-            parser.parse_keyword("align")
-            align = parser.parse_integer(allow_boolean=False, allow_negative=False)
-        return [IntAttr(size), IntAttr(align)]
 
 
 WORKSPACE = "cpu.workspace"
