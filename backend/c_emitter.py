@@ -19,19 +19,18 @@ DIR holds, for a model named M (the `name` option, else the function's name):
   with their JSON files), for programs that load the bundle (`mrvl-run`);
 - with accelerator subgraphs, also their JSON files (`-t json`), so DIR is one bundle.
 
-Memory: every intermediate tensor lives in the caller's workspace at an offset planned by
-liveness (greedy first fit in op order), and so does the scratch area a kernel needs during
-its call (a conv's padded input, packed blocks of a matrix product); results that are graph
-outputs are written straight into the caller's output buffers; `cpu.reshape` aliases its
-input unless its result is a graph output. Nothing is allocated in `M_run`. Constant conv
-weights are stored packed, in the layout the conv kernel reads (`pack_conv_weights`).
+Memory: the emitter prints the plan `plan-host-memory` recorded on the ops (and runs that
+pass first on a function not yet planned): every intermediate tensor and every kernel's
+scratch at its offset in the caller's workspace, results the function returns written
+straight into the caller's output buffers, an aliasing `cpu.reshape` as no code, packed conv
+weights as they are. Nothing is allocated in `M_run`.
 """
 
 import hashlib
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import singledispatchmethod
 from pathlib import Path
 from typing import IO
@@ -50,7 +49,7 @@ from xdsl.dialects.builtin import (
     f64,
     i1,
 )
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.utils.target import Target
 
 from mrvl.backend.json_emitter import emit_module as emit_json_files, subgraph_batch
@@ -61,89 +60,16 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.graph_queries import constant_value
+from mrvl_dialect.host_kernels import SPATIAL, conv_path, matmul_shapes, packed_weights_floats, resize_is_filtered
 
 RUNTIME_DIR = Path(__file__).parent / "c_runtime"
 RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", "mrvl_mlip.h")
 BOARD_FILES = ("mrvl_mlip_board.h", "mrvl_mlip_board.c")
 """The board's accelerator runner (libmldpc), in bundles with accelerator subgraphs."""
-SPATIAL = 3
-"""Spatial dims of the conv and pool kernels (depth, height, width)."""
-GEMM_DOT_ROWS = 4
-"""MRVL_GEMM_DOT_ROWS of mrvl_kernels.c: a Gemm with a transposed B and at most this many rows
-of A takes dot products, with more it packs blocks of A and B into scratch."""
-GEMM_NC, GEMM_KC, GEMM_MC = 256, 256, 96
-"""MRVL_GEMM_NC, _KC and _MC of mrvl_kernels.c: the block sizes its packing scratch follows."""
-
-
-def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False) -> int:
-    """MRVL_GEMM_PACK_FLOATS(m, n, k) of mrvl_kernels.c: the packing scratch of an (m, n, k)
-    product, enough for any register tile up to 8 x 32; A with contiguous rows is not packed."""
-    return min(k, GEMM_KC) * (min(n, GEMM_NC) + 31 + (0 if contiguous_a else min(m, GEMM_MC) + 7))
-CONV_PANEL, CONV_CHANNEL_ALIGN = 16, 32
-"""MRVL_CONV_PANEL and MRVL_CONV_CHANNEL_ALIGN of mrvl_kernels.c: the packed conv weights' layout."""
-
-
-def _packed_channels(mg: int) -> int:
-    """A group's output channels in packed conv weights: rounded up to CONV_CHANNEL_ALIGN."""
-    return -(-mg // CONV_CHANNEL_ALIGN) * CONV_CHANNEL_ALIGN
-
-
-def pack_conv_weights(w: np.ndarray, group: int) -> np.ndarray:
-    """Conv weights (M, C/group, kernel...) in mrvl_conv_pack_weights_f32's layout: per group,
-    the output channels rounded up to CONV_CHANNEL_ALIGN (zeros) in panels of CONV_PANEL, each
-    panel (C/group * taps) rows of CONV_PANEL floats."""
-    mg, depth = w.shape[0] // group, math.prod(w.shape[1:])
-    channels = _packed_channels(mg)
-    padded = np.zeros((group, channels, depth), np.float32)
-    padded[:, :mg] = w.reshape(group, mg, depth)
-    return np.ascontiguousarray(padded.reshape(group, channels // CONV_PANEL, CONV_PANEL, depth).transpose(0, 1, 3, 2))
-
-
-def conv_scratch_floats(op: "cpu.ConvOp") -> int:
-    """conv_scratch_floats of mrvl_kernels.c: the padded input of one group (when the conv
-    pads or its windows reach past the input) and the table of tap offsets."""
-    xs, ws, ys = _shape(op.X), _shape(op.W), _shape(op.Y)
-    rank, group = len(xs) - 2, op.group.value.data
-    strides, dilations, pads = op.strides.get_values(), op.dilations.get_values(), op.pads.get_values()[:rank]
-    extent = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(ys[2:], strides, ws[2:], dilations)]
-    padded = any(pads) or any(e > i for e, i in zip(extent, xs[2:]))
-    cg = xs[1] // group
-    return (cg * math.prod(extent) if padded else 0) + cg * math.prod(ws[2:])
-
-
-DEPTHWISE_TILE = 32
-"""MRVL_DEPTHWISE_TILE of mrvl_kernels.c for the widest vectors; narrower ones need less scratch."""
-
-
-def depthwise_scratch_floats(op: "cpu.ConvOp") -> int:
-    """depthwise_scratch_floats of mrvl_kernels.c: one padded input plane split by column phase,
-    each row as wide as the tiles read, and the phase offset of each kernel column."""
-    xs, ws, ys = _shape(op.X), _shape(op.W), _shape(op.Y)
-    lead = [1] * (SPATIAL - (len(xs) - 2))
-    out, kernel = lead + list(ys[2:]), lead + list(ws[2:])
-    strides, dilations = lead + list(op.strides.get_values()), lead + list(op.dilations.get_values())
-    rows = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out[:2], strides, kernel, dilations)]
-    width = (kernel[2] - 1) * dilations[2] // strides[2] + -(-out[2] // DEPTHWISE_TILE) * DEPTHWISE_TILE
-    return strides[2] * rows[0] * rows[1] * width + kernel[2]
-
-
-def resize_is_filtered(op: cpu.ResizeOp) -> bool:
-    """Whether a linear or cubic resize takes mrvl_resize_filtered_f32 (antialias,
-    tf_crop_and_resize) rather than the fixed 2- and 4-tap kernels."""
-    return op.mode.data != cpu.ResizeMode.NEAREST and (op.antialias.value.data or op.roi is not None)
-
-
-def resize_filter_taps(op: cpu.ResizeOp, scale: float) -> int:
-    """Taps per output element along a dim of `scale` in mrvl_resize_filtered_f32
-    (resize_filter_start of mrvl_kernels.c): the filter's support, 1 linear or 2 cubic,
-    stretched by 1/scale on a shrinking dim with antialias, on both sides."""
-    support = 2.0 if op.mode.data == cpu.ResizeMode.CUBIC else 1.0
-    stretch = scale if op.antialias.value.data and scale < 1.0 else 1.0
-    return 2 - 2 * (math.floor(-support / stretch) + 1)
 
 
 ALIGN = 64
-"""Alignment (bytes) of the workspace, of every tensor in it and of every weight in the blob."""
+"""Alignment (bytes) of every weight in the blob."""
 WEIGHTS_MAGIC = b"MRVLWTS1"
 METADATA_FILE = "metadata.json"
 METADATA_FORMAT = "mrvl-bundle/1"
@@ -310,52 +236,11 @@ def _comment(text: str) -> str:
     return text.replace("*/", "*\\/")
 
 
-# --- Memory planning ----------------------------------------------------------------
-
-
-@dataclass
-class Plan:
-    """Where every tensor of the function lives, as a C expression per value."""
-
-    arena_bytes: int = 0
-    offsets: dict["SSAValue | Scratch", int] = field(default_factory=dict)
-    """Workspace offset of each value planned into the arena."""
+# --- Weights ------------------------------------------------------------------------
 
 
 def _align(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
-
-
-@dataclass(frozen=True)
-class Scratch:
-    """The workspace an op's kernel uses during its call (planned like a value live only then)."""
-
-    op: Operation
-    size: int
-
-
-def plan_arena(values: list[tuple[SSAValue | Scratch, int, int]]) -> Plan:
-    """Greedy first fit: `(value or scratch, first op index, last use index)` in definition order.
-
-    A buffer becomes free after the op of its last use, so an op never writes over an
-    operand it reads."""
-    plan = Plan()
-    live: list[tuple[int, int, int]] = []  # (offset, size, last use)
-    for value, start, end in values:
-        live = [a for a in live if a[2] >= start]
-        size = _align(max(value.size if isinstance(value, Scratch) else _bytes(value), 1))
-        offset = 0
-        for a_offset, a_size, _ in sorted(live):
-            if offset + size <= a_offset:
-                break
-            offset = max(offset, a_offset + a_size)
-        live.append((offset, size, end))
-        plan.offsets[value] = offset
-        plan.arena_bytes = max(plan.arena_bytes, offset + size)
-    return plan
-
-
-# --- Weights ------------------------------------------------------------------------
 
 
 def weights_blob(arrays: list[np.ndarray]) -> tuple[bytes, list[int]]:
@@ -381,15 +266,6 @@ def _checksum(data: bytes) -> int:
 
 
 # --- The emitter ----------------------------------------------------------------------
-
-
-@dataclass
-class OpFunction:
-    """The C of one host op: its function (definition text) and its call's arguments."""
-
-    name: str
-    params: list[str]
-    body: list[str]
 
 
 class CEmitter:
@@ -426,50 +302,35 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.ConvOp, x: list[str], y: list[str]) -> list[str]:
-        fields, path, _ = self.conv_params(op)
+        fields = self.conv_params(op)
         if (clamp := op.clamp()) is not None:
             fields |= dict(clamp=1, min=_c_float(clamp[0]), max=_c_float(clamp[1]))
         bias = x[2] if op.B is not None else "NULL"
         residual = x[-1] if op.R is not None else "NULL"
+        path = conv_path(op)
         if path in ("depthwise", "pointwise"):
             return [*self.params("mrvl_conv_params", fields),
                     f"mrvl_{path}_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
-        if isinstance(op.W.owner, ConstantOp):  # x1: the weights, packed at compile time (see build)
+        if op.packed_weights is not None:
             return [*self.params("mrvl_conv_params", fields),
                     f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
-        packed = self.packed_weights_floats(op)
+        packed = packed_weights_floats(op)
         return [*self.params("mrvl_conv_params", fields),
                 "/* The weights are a run-time tensor: packed into the scratch area first. */",
                 f"mrvl_conv_pack_weights_f32(&p, {x[1]}, scratch);",
                 f"mrvl_conv_f32(&p, {x[0]}, scratch, {bias}, {residual}, {y[0]}, scratch + {packed});"]
 
-    def packs_weights(self, op: Operation, operand: int) -> bool:
-        """Whether operand `operand` of `op` is the weights of a conv whose kernel reads them
-        packed, which constant weights are at compile time."""
-        return (isinstance(op, cpu.ConvOp) and operand == 1 and isinstance(op.W.owner, ConstantOp)
-                and self.conv_params(op)[1] == "direct")
-
-    @staticmethod
-    def packed_weights_floats(op: cpu.ConvOp) -> int:
-        ws, group = _shape(op.W), op.group.value.data
-        return group * _packed_channels(ws[0] // group) * math.prod(ws[1:])
-
     @emit.register
     def _(self, op: cpu.ConvTransposeOp, x: list[str], y: list[str]) -> list[str]:
-        fields, _, _ = self.conv_params(op)
+        fields = self.conv_params(op)
         bias = x[2] if op.B is not None else "NULL"
         return [*self.params("mrvl_conv_params", fields),
                 f"mrvl_conv_transpose_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
 
-    def conv_params(self, op: cpu.ConvOp | cpu.ConvTransposeOp) -> tuple[dict[str, object], str, int]:
-        """The kernel's parameters (spatial dims as (depth, height, width) with leading 1s), its
-        path and the scratch floats it needs: `depthwise` (one input channel per group: a
-        padded input plane), `pointwise` (1x1, stride 1, no padding: a matrix product with the
-        input as B, packed), `direct` (the implicit matrix product of mrvl_conv_f32: a padded
-        input and the tap table, after the packed weights when they are packed at run time) or
-        `transpose` (the column matrix, then the GEMM's packing)."""
+    def conv_params(self, op: cpu.ConvOp | cpu.ConvTransposeOp) -> dict[str, object]:
+        """The conv kernels' parameters, spatial dims as (depth, height, width) with leading 1s."""
         self.require_f32(op)
-        xs, ws, ys = _shape(op.X), _shape(op.W), _shape(op.Y)
+        xs, ws, ys = _shape(op.X), op.weights_shape(), _shape(op.Y)
         rank = len(xs) - 2
         if rank > SPATIAL:
             raise self.unsupported(op, f"with {rank} spatial dims (at most {SPATIAL})")
@@ -477,20 +338,10 @@ class CEmitter:
         lead = SPATIAL - rank
         kernel, strides, dilations = ws[2:], op.strides.get_values(), op.dilations.get_values()
         pads = op.pads.get_values()[:rank]
-        fields = dict(n=xs[0], c=xs[1], m=ys[1], group=group, **{
+        return dict(n=xs[0], c=xs[1], m=ys[1], group=group, **{
             key: _array([fill] * lead + list(values))
             for key, values, fill in (("in", xs[2:], 1), ("out", ys[2:], 1), ("kernel", kernel, 1),
                                       ("stride", strides, 1), ("dilation", dilations, 1), ("pad", pads, 0))})
-        taps, cg, mg = math.prod(kernel), xs[1] // group, ys[1] // group
-        if isinstance(op, cpu.ConvTransposeOp):
-            rows, positions = mg * taps, math.prod(xs[2:])
-            return fields, "transpose", rows * positions + gemm_pack_floats(rows, positions, cg)
-        if group > 1 and xs[1] == group:
-            return fields, "depthwise", depthwise_scratch_floats(op)
-        if all(k == 1 for k in kernel) and all(v == 1 for v in strides) and not any(pads) and xs[2:] == ys[2:]:
-            return fields, "pointwise", gemm_pack_floats(mg, math.prod(ys[2:]), cg, contiguous_a=True)
-        packing = 0 if isinstance(op.W.owner, ConstantOp) else self.packed_weights_floats(op)
-        return fields, "direct", packing + conv_scratch_floats(op)
 
     def params(self, struct: str, fields: dict[str, object]) -> list[str]:
         items = [f".{k} = {v}" for k, v in fields.items()]
@@ -514,32 +365,9 @@ class CEmitter:
                       alpha=_c_float(op.alpha.value.data), beta=_c_float(op.beta.value.data),
                       c_row_stride=c_strides[0], c_col_stride=c_strides[1])
         c = x[2] if op.C is not None else "NULL"
-        scratch = "scratch" if self.scratch_bytes(op) else "NULL"
+        scratch = "scratch" if op.scratch is not None else "NULL"
         return [*self.params("mrvl_gemm_params", fields), f"mrvl_gemm_f32(&p, {x[0]}, {x[1]}, {c}, {y[0]}, {scratch});"]
 
-    def scratch_bytes(self, op: Operation) -> int:
-        """Workspace bytes the op's kernel needs besides its operands and results, for the
-        length of the call: a conv's padded input and tap table (and its weights when they are
-        packed at run time), the column matrix of a transposed conv, the GEMM's packed blocks
-        (see mrvl_kernels.c)."""
-        if isinstance(op, cpu.ConvOp | cpu.ConvTransposeOp):
-            return 4 * self.conv_params(op)[2]
-        if isinstance(op, cpu.GemmOp):
-            m, n = _shape(op.Y)
-            k = _shape(op.A)[0 if op.trans_a.value.data else 1]
-            if m > GEMM_DOT_ROWS or op.trans_a.value.data or not op.trans_b.value.data:
-                return 4 * gemm_pack_floats(m, n, k, contiguous_a=not op.trans_a.value.data)
-        if isinstance(op, cpu.MatmulOp):
-            m, k, n, batches = self.matmul_dims(op)
-            return 4 * gemm_pack_floats(m * batches, n, k, contiguous_a=True)
-        if isinstance(op, cpu.TopKOp):  # the merge sort's two index arrays, one line at a time
-            return 16 * max(_shape(op.input)[op.axis.value.data], 1)
-        if isinstance(op, cpu.ResizeOp) and resize_is_filtered(op):
-            (h, w), (oh, ow) = _shape(op.input)[-2:], _shape(op.output)[-2:]
-            scales = list(op.scales.get_values())[-2:]
-            taps_h, taps_w = (resize_filter_taps(op, scale) for scale in scales)
-            return 4 * (3 * (oh * taps_h + ow * taps_w) + oh * w)
-        return 0
 
     @emit.register
     def _(self, op: cpu.MatmulOp, x: list[str], y: list[str]) -> list[str]:
@@ -553,20 +381,11 @@ class CEmitter:
         return [*self.params("mrvl_matmul_params", fields), f"mrvl_matmul_f32(&p, {x[0]}, {x[1]}, {y[0]}, scratch);"]
 
     def matmul_shapes(self, op: cpu.MatmulOp) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-        """A's and B's shapes as matrices with batch dims, and the broadcast batch dims."""
-        a, b = _shape(op.A), _shape(op.B)
-        a2 = (1, *a) if len(a) == 1 else a
-        b2 = (*b, 1) if len(b) == 1 else b
-        batch = cpu.broadcast_shapes(a2[:-2], b2[:-2])
-        assert batch is not None
+        """`host_kernels.matmul_shapes`, with at most MAX_RANK batch dims."""
+        a2, b2, batch = matmul_shapes(op)
         if len(batch) > MAX_RANK:
             raise self.unsupported(op, f"with {len(batch)} batch dims (at most {MAX_RANK})")
-        return a2, b2, tuple(batch)
-
-    def matmul_dims(self, op: cpu.MatmulOp) -> tuple[int, int, int, int]:
-        """m, k, n and the number of batches of a matmul."""
-        a2, b2, batch = self.matmul_shapes(op)
-        return a2[-2], a2[-1], b2[-1], math.prod(batch)
+        return a2, b2, batch
 
     def broadcast(self, result: SSAValue, operands: list[SSAValue]) -> list[str]:
         shape = _shape(result)
@@ -979,6 +798,7 @@ class CEmitter:
     # -- the whole function -------------------------------------------------------------
 
     def files(self) -> dict[str, "str | bytes"]:
+        """Every file of the bundle, from a function `plan-host-memory` has planned."""
         block = self.function.body.block
         ret = block.last_op
         assert isinstance(ret, func.ReturnOp)
@@ -986,8 +806,10 @@ class CEmitter:
         for op in ops:
             if not isinstance(op, cpu.CpuOp):
                 raise CompileError(_label(op), f"the C backend has no kernel for '{op.name}' (lower it to cpu first)")
-        index = {op: i for i, op in enumerate(ops)}
-        end = len(ops)
+        if cpu.WORKSPACE not in self.function.attributes:
+            raise CompileError(f"@{self.function.sym_name.data}", "has no host memory plan: run plan-host-memory first")
+        workspace = self.function.attributes[cpu.WORKSPACE]
+        assert isinstance(workspace, cpu.WorkspaceAttr)
 
         # Interface.
         arg_attrs = self.function.arg_attrs.data if self.function.arg_attrs else ()
@@ -1007,38 +829,7 @@ class CEmitter:
         where: dict[SSAValue, str] = {}
         for _, field_name, arg in inputs:
             where[arg] = f"in->{field_name}"
-        # The weights: every used constant as it is, but conv weights in the packed layout of
-        # mrvl_conv_f32 (per distinct group count), and only so when nothing else reads them.
-        constants = [op for op in block.ops if isinstance(op, ConstantOp) and op.results[0].uses]
-        entries: list[tuple[str, np.ndarray, SSAValue, str]] = []  # (name, array, value, layout)
-        plain_at: dict[SSAValue, int] = {}  # weights -> entry index
-        packed_at: dict[tuple[SSAValue, int], int] = {}  # (weights, group) -> entry index
-        for c in constants:
-            value = c.results[0]
-            array = constant_value(value, self.module)
-            if array is None:
-                raise CompileError(_label(c) if _node(c)[0] else "graph.constant",
-                                   "has no data: print the IR with --print-weights to keep the weights")
-            name = value.name_hint or "weight"
-            convs = [use.operation for use in value.uses if self.packs_weights(use.operation, use.index)]
-            for group in sorted({conv.group.value.data for conv in convs}):  # type: ignore[attr-defined]
-                packed_at[value, group] = len(entries)
-                entries.append((f"{name}_packed", pack_conv_weights(array, group), value,
-                                f"packed for mrvl_conv_f32, {group} group(s)"))
-            if len(convs) < len(list(value.uses)):
-                plain_at[value] = len(entries)
-                entries.append((name, array, value, ""))
-        blob, weight_offsets = weights_blob([array for _, array, _, _ in entries])
-        weight_names = Names()
-        weight_table = []
-        pointers = []
-        for (name, array, value, layout), offset in zip(entries, weight_offsets):
-            pointers.append(f"(const {_ctype(value).c} *)(weights + {offset})")
-            weight_table.append((weight_names(name), offset, array.nbytes, value, layout))
-        where |= {value: pointers[i] for value, i in plain_at.items()}
-        packed_weights = {conv: pointers[i] for (value, group), i in packed_at.items() for use in value.uses
-                          if self.packs_weights(conv := use.operation, use.index)
-                          and conv.group.value.data == group}  # type: ignore[attr-defined]
+        blob, weight_table = self.weights(block, where)
 
         copies: list[tuple[str, SSAValue, int]] = []  # (dst, src, bytes) at the end of the run
         output_of: dict[SSAValue, str] = {}
@@ -1048,35 +839,20 @@ class CEmitter:
             else:
                 output_of[value] = f"out->{field_name}"
 
-        # Aliases: a reshape whose result is not an output shares its input's storage.
-        alias_of: dict[SSAValue, SSAValue] = {}
+        alias_of: dict[SSAValue, SSAValue] = {}  # an aliasing reshape's result -> the storage it shares
+        arena_offsets: dict[SSAValue, int] = {}
         for op in ops:
-            if isinstance(op, cpu.ReshapeOp) and op.output not in output_of:
-                root = op.input
-                alias_of[op.output] = alias_of.get(root, root)
-
-        last_use: dict[SSAValue, int] = {}
-        for op in ops:
-            for operand in op.operands:
-                root = alias_of.get(operand, operand)
-                last_use[root] = max(last_use.get(root, -1), index[op])
-        for value in ret.arguments:
-            root = alias_of.get(value, value)
-            last_use[root] = end
-        arena_values: list[tuple[SSAValue | Scratch, int, int]] = []
-        scratch: dict[Operation, Scratch] = {}
-        for op in ops:
-            for result in op.results:
-                if result in output_of or result in alias_of:
-                    continue
-                arena_values.append((result, index[op], last_use.get(result, index[op])))
-            if size := self.scratch_bytes(op):
-                scratch[op] = Scratch(op, size)
-                arena_values.append((scratch[op], index[op], index[op]))
-        plan = plan_arena(arena_values)
-        for value, offset in plan.offsets.items():
-            if not isinstance(value, Scratch):
-                where[value] = f"({_ctype(value).c} *)(arena + {offset})"
+            if isinstance(op, cpu.ReshapeOp) and op.alias is not None:
+                alias_of[op.output] = alias_of.get(op.input, op.input)
+                continue
+            if op.results and op.offsets is None:
+                raise CompileError(_label(op), "has no memory plan: run plan-host-memory on the whole function")
+            for result, offset in zip(op.results, op.offsets.get_values() if op.offsets else ()):
+                if offset >= 0:
+                    arena_offsets[result] = offset
+                    where[result] = f"({_ctype(result).c} *)(arena + {offset})"
+                elif result not in output_of:
+                    raise CompileError(_label(op), "the memory plan puts a result that is not returned in an output buffer")
         where |= output_of
 
         def expr(value: SSAValue) -> str:
@@ -1114,21 +890,20 @@ class CEmitter:
             fn = self.op_names(name or op.name, prefix="op_")
             params = [f"const {_ctype(v).c} *x{i}" for i, v in enumerate(op.operands)]
             params += [f"{_ctype(v).c} *y{i}" for i, v in enumerate(op.results)]
-            params += ["float *scratch"] if op in scratch else []
+            params += ["float *scratch"] if op.scratch is not None else []
             body = self.emit(op, [f"x{i}" for i in range(len(op.operands))],
                              [f"y{i}" for i in range(len(op.results))])
             if not body[-1].lstrip().startswith("return"):
                 body.append("return MRVL_OK;")
             functions.append("\n".join([comment, f"static int {fn}({', '.join(params) or 'void'})", "{",
                                         *(f"    {line}" for line in body), "}", ""]))
-            args = [packed_weights[op] if op in packed_weights and i == 1 else expr(v)
-                    for i, v in enumerate((*op.operands, *op.results))]
+            args = [expr(v) for v in (*op.operands, *op.results)]
             placement = ", ".join(
-                f"{r.name_hint or 'result'} at arena + {plan.offsets[r]}" for r in op.results if r in plan.offsets)
-            if op in scratch:
-                offset = plan.offsets[scratch[op]]
+                f"{r.name_hint or 'result'} at arena + {arena_offsets[r]}" for r in op.results if r in arena_offsets)
+            if op.scratch is not None:
+                offset = op.scratch.offset.data
                 args.append(f"(float *)(arena + {offset})")
-                placement += f"{', ' if placement else ''}scratch ({scratch[op].size} bytes) at arena + {offset}"
+                placement += f"{', ' if placement else ''}scratch ({op.scratch.size.data} bytes) at arena + {offset}"
             calls.append(f"    {comment}")
             if placement:
                 calls.append(f"    /* {placement} */")
@@ -1140,7 +915,7 @@ class CEmitter:
 
         has_mlip = any(isinstance(op, cpu.CallMlipOp) for op in ops)
         subgraphs = [op for op in self.module.walk() if isinstance(op, SubgraphOp)]
-        header = self.header(inputs, outputs, plan, blob, weight_table, len(subgraphs))
+        header = self.header(inputs, outputs, workspace, blob, weight_table, len(subgraphs))
         source = self.source(functions, calls, profile_labels, has_mlip)
         source += self.subgraph_table(subgraphs)
         files: dict[str, str | bytes] = {
@@ -1153,10 +928,36 @@ class CEmitter:
             files[name] = (RUNTIME_DIR / name).read_text()
         if subgraphs:
             files |= {k: v for k, v in emit_json_files(self.module, deferred_data=self.deferred_data).items()}  # type: ignore[misc]
-        files[METADATA_FILE] = self.metadata(inputs, outputs, plan, subgraphs)
+        files[METADATA_FILE] = self.metadata(inputs, outputs, workspace, subgraphs)
         return files
 
-    def metadata(self, inputs, outputs, plan: Plan, subgraphs: list[SubgraphOp]) -> dict:
+    def weights(self, block: Block, where: dict[SSAValue, str]) -> tuple[bytes, list[tuple[str, int, int, str]]]:
+        """The weights file of every constant something reads, in IR order, and its table
+        `(C name, offset, bytes, what)`; `where` gets the pointer to each constant."""
+        constants = [op for op in block.ops if isinstance(op, ConstantOp) and op.output.uses]
+        arrays = []
+        for c in constants:
+            array = constant_value(c.output, self.module)
+            if array is None:
+                raise CompileError(_label(c) if _node(c)[0] else "graph.constant",
+                                   "has no data: print the IR with --print-weights to keep the weights")
+            arrays.append(array)
+        blob, offsets = weights_blob(arrays)
+        names = Names()
+        table = []
+        for c, array, offset in zip(constants, arrays, offsets):
+            value = c.output
+            where[value] = f"(const {_ctype(value).c} *)(weights + {offset})"
+            shape, layout = _shape(value), ""
+            conv = next((use.operation for use in value.uses if isinstance(use.operation, cpu.ConvOp)
+                         and use.index == 1 and use.operation.packed_weights is not None), None)
+            if conv is not None:  # described as the weights it packs
+                shape, layout = conv.weights_shape(), f", packed for mrvl_conv_f32, {conv.group.value.data} group(s)"
+            table.append((names(value.name_hint or "weight"), offset, array.nbytes,
+                          f"{_ctype(value).onnx}{list(shape)}{layout}"))
+        return blob, table
+
+    def metadata(self, inputs, outputs, workspace: cpu.WorkspaceAttr, subgraphs: list[SubgraphOp]) -> dict:
         """`metadata.json`: the bundle's interface, for programs that load it (`mrvl-run`)."""
 
         def tensor(name: str, field_name: str, value: SSAValue) -> dict:
@@ -1176,7 +977,7 @@ class CEmitter:
             "weights": f"{m}_weights.bin",
             "inputs": [tensor(*entry) for entry in inputs],
             "outputs": [tensor(*entry) for entry in outputs],
-            "workspace": {"bytes": plan.arena_bytes, "align": ALIGN},
+            "workspace": {"bytes": workspace.size.data, "align": workspace.align.data},
             "subgraphs": [
                 {"symbol": (s := op.sym_name.data), "nodes": f"{s}-nodes.json", "consts": f"{s}-consts.json",
                  "inputs": shapes(op.function_type.inputs.data), "outputs": shapes(op.function_type.outputs.data)}
@@ -1184,7 +985,7 @@ class CEmitter:
             ],
         }
 
-    def header(self, inputs, outputs, plan: Plan, blob: bytes, weight_table, subgraphs: int) -> str:
+    def header(self, inputs, outputs, workspace: cpu.WorkspaceAttr, blob: bytes, weight_table, subgraphs: int) -> str:
         M, m = self.macro, self.model
         lines = [
             f"/* {m}.h: the host program of ONNX graph '{_comment(self.function.sym_name.data)}', generated by",
@@ -1230,8 +1031,8 @@ class CEmitter:
             lines.append("")
         lines += [
             "/* The workspace: every intermediate tensor, at offsets planned by liveness. */",
-            f"#define {M}_WORKSPACE_BYTES {plan.arena_bytes}",
-            f"#define {M}_WORKSPACE_ALIGN {ALIGN}",
+            f"#define {M}_WORKSPACE_BYTES {workspace.size.data}",
+            f"#define {M}_WORKSPACE_ALIGN {workspace.align.data}",
             "",
             f"/* The weights file: a {ALIGN}-byte header (\"{WEIGHTS_MAGIC.decode()}\", file size and checksum as",
             f" * little-endian uint64), then each tensor's raw bytes at a {ALIGN}-byte aligned offset. */",
@@ -1239,9 +1040,8 @@ class CEmitter:
             f"#define {M}_WEIGHTS_BYTES {len(blob)}",
             f"#define {M}_WEIGHTS_CHECKSUM 0x{int.from_bytes(blob[16:24], 'little'):016x}ULL",
         ]
-        for name, offset, size, value, layout in weight_table:
-            layout = f", {layout}" if layout else ""
-            lines.append(f"#define {M}_WEIGHT_{name}_OFFSET {offset} /* {_ctype(value).onnx}{list(_shape(value))}{layout} */")
+        for name, offset, size, what in weight_table:
+            lines.append(f"#define {M}_WEIGHT_{name}_OFFSET {offset} /* {what} */")
             lines.append(f"#define {M}_WEIGHT_{name}_BYTES {size}")
         lines.append("")
         for kind, entries, const in (("inputs", inputs, "const "), ("outputs", outputs, "")):

@@ -59,7 +59,7 @@ def macs(op: Operation) -> int:
     if isinstance(op, mrvl.FCOp):
         return _elements(op.output) * _shape(op.weight)[1]
     if isinstance(op, cpu.ConvOp):
-        return _elements(op.Y) * math.prod(_shape(op.W)[1:])  # (M, C/group, kernel...)
+        return _elements(op.Y) * math.prod(op.weights_shape()[1:])  # (M, C/group, kernel...), even packed
     if isinstance(op, cpu.ConvTransposeOp):
         return _elements(op.X) * math.prod(_shape(op.W)[1:])  # each input element: (M/group, kernel...)
     if isinstance(op, cpu.GemmOp):

@@ -31,7 +31,6 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
 from mrvl.backend import output_directory
@@ -104,8 +103,8 @@ def _layers_in_visit_order(block: Block) -> list[Operation]:
             else:
                 stack.pop()
                 if not is_layer(op):
-                    raise DiagnosticException(
-                        f"JSON emitter: '{op.name}' in mrvl.subgraph is not an MLIP layer "
+                    raise CompileError(
+                        "JSON emitter", f"'{op.name}' in mrvl.subgraph is not an MLIP layer "
                         "(run the whole mrvl-pipeline first)"
                     )
                 order.append(op)
@@ -189,7 +188,7 @@ def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int, deferred_
     inputs = []
     for k, arg in enumerate(block.args):
         if not isinstance(arg.type, TensorType) or arg.type.element_type != f32:
-            raise DiagnosticException(f"JSON emitter: input {k} of @{symbol} must be a float32 tensor, got {arg.type}")
+            raise CompileError("JSON emitter", f"input {k} of @{symbol} must be a float32 tensor, got {arg.type}")
         shape, dtype = [list(_dims(arg))], ["float32"]
         attrs = {key: {"shape": shape, "dtype": dtype}[key] for key in iteration_order(("shape", "dtype"))}
         attrs |= {"layer_name": ["input"], "data_layout": [_input_layout(arg)]}
@@ -210,7 +209,7 @@ def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int, deferred_
     assert isinstance(terminator, YieldOp)
     for value in terminator.values:
         if value not in ids:
-            raise DiagnosticException(f"JSON emitter: an output of @{symbol} is neither an input nor a layer result")
+            raise CompileError("JSON emitter", f"an output of @{symbol} is neither an input nor a layer result")
     nodes = inputs + layer_nodes
     batch = subgraph_batch(subgraph)
     document = {
@@ -252,8 +251,8 @@ def _layer_node(layer: Layer, ids: dict[SSAValue, int], module: ModuleOp, consts
         attrs[const.dict_key] = mirror | {"name": name}
     for value in layer.data:
         if value not in ids:
-            raise DiagnosticException(
-                f"JSON emitter: an input of '{layer.op.name}' is neither a subgraph input nor a layer result"
+            raise CompileError(
+                "JSON emitter", f"an input of '{layer.op.name}' is neither a subgraph input nor a layer result"
             )
     return {"op": "tvm_op", "name": layer.name, "attrs": attrs, "inputs": [[ids[v], 0, 0] for v in layer.data]}
 

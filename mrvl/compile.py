@@ -60,6 +60,7 @@ from mrvl_dialect.files import staging_prefix
 from mrvl_dialect.placement_file import format_placement, placement_entries
 from mrvl_dialect.target import DEFAULT_TARGET, MATTR_OPTIONS, TargetOptions, parse_mattr
 from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
+from mrvl.passes.plan_host_memory import PlanHostMemoryPass
 
 TOOL = "mrvl-compile"
 PLACEMENT_FILE = "placement.json"
@@ -241,6 +242,9 @@ def compile_model(
         raise CompileError("--cross-compiler", f"'{cross_compiler}' not found on PATH")
     options = target_options(num_tiles, mcpu, mattr, quantize, wb_pin_ocm, run_mode)
     module = partition(model, stages, input_shapes=input_shapes, offload=offload, placement=placement, **options)
+    with stages.stage(PlanHostMemoryPass.name):
+        PlanHostMemoryPass().apply(Context(), module)
+    stages.after(PlanHostMemoryPass.name, module)
 
     with stages.stage("emit-c-and-json"):
         files: dict = emit_c(module, name or _model_name(model), deferred_data=True)

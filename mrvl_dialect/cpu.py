@@ -16,6 +16,13 @@ properties in the attribute dictionary, then the function type:
 
     %y = cpu.pool max %x {kernel = array<i64: 2, 2>, ...} : (tensor<...>) -> tensor<...>
 
+The host memory plan (`plan-host-memory`, for the C emitter) is part of the IR: each op's
+`offsets` (the workspace offset of each result, -1 for one written into the caller's output
+buffer) and `scratch` (`#cpu.scratch<520 bytes at 0>`: the workspace its kernel uses during the
+call), `alias` on a `cpu.reshape` that shares its input's storage, `packed_weights` on a
+`cpu.conv` whose weights constant is in the kernel's packed layout, and on the function the
+discardable attribute `cpu.workspace = #cpu.workspace<2048 bytes, align 64>`.
+
 Verifiers hold structural invariants (counts, ranges, shapes that follow from the
 parameters). `lower-to-cpu` never builds an op that breaks one, so a verifier error is a
 compiler bug, not a problem with the user's model.
@@ -34,6 +41,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     FunctionType,
     I64,
+    IntAttr,
     IntegerAttr,
     SymbolRefAttr,
     TensorType,
@@ -44,7 +52,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
 )
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AttrSetConstraint,
@@ -64,6 +72,8 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
 from xdsl.traits import Pure, SymbolTable, SymbolUserOpInterface
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -328,6 +338,61 @@ class ActivationKindAttr(EnumAttribute[ActivationKind], SpacedOpaqueSyntaxAttrib
     name = "cpu.activation_kind"
 
 
+# The host memory plan
+
+
+class _BytesAttr(ParametrizedAttribute):
+    """A size in bytes and one more number, as `<size bytes JOINT number>` (JOINT: a
+    subclass's words and commas)."""
+
+    JOINT: ClassVar[str]
+
+    def __init__(self, size: int, number: int):
+        super().__init__(IntAttr(size), IntAttr(number))
+
+    def print_parameters(self, printer: Printer) -> None:
+        size, number = (p.data for p in self.parameters)  # type: ignore[attr-defined]
+        printer.print_string(f"<{size} bytes{self.JOINT}{number}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            size = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            parser.parse_keyword("bytes")
+            for token in cls.JOINT.replace(",", " , ").split():
+                parser.parse_punctuation(",") if token == "," else parser.parse_keyword(token)
+            number = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        return [IntAttr(size), IntAttr(number)]
+
+
+@irdl_attr_definition
+class ScratchAttr(_BytesAttr):
+    """Workspace an op's kernel uses during its call: `#cpu.scratch<520 bytes at 0>` (size,
+    then offset in bytes)."""
+
+    name = "cpu.scratch"
+    JOINT = " at "
+
+    size: IntAttr
+    offset: IntAttr
+
+
+@irdl_attr_definition
+class WorkspaceAttr(_BytesAttr):
+    """A function's workspace: `#cpu.workspace<2048 bytes, align 64>`, the size and alignment
+    (bytes) of the memory its caller provides for every intermediate tensor and scratch area."""
+
+    name = "cpu.workspace"
+    JOINT = ", align "
+
+    size: IntAttr
+    align: IntAttr
+
+
+WORKSPACE = "cpu.workspace"
+"""The function attribute (a `WorkspaceAttr`) `plan-host-memory` sets: the function is planned."""
+
+
 # Property constraints and shape rules
 
 _INTS = DenseArrayBase.constr(i64)
@@ -398,6 +463,12 @@ def _window_extent(kernel: int, dilation: int) -> int:
 class CpuOp(IRDLOperation):
     """A host op: pure, static shapes everywhere; `verify_params` holds the op's own rules."""
 
+    offsets = opt_prop_def(_INTS)
+    """The memory plan: the workspace offset (bytes) of each result, -1 for a result written
+    into the caller's output buffer (a result of the function)."""
+    scratch = opt_prop_def(ScratchAttr)
+    """The memory plan: the workspace the op's kernel uses during its call."""
+
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -405,6 +476,9 @@ class CpuOp(IRDLOperation):
         for value in (*self.operands, *self.results):
             if isinstance(value.type, TensorType) and any(d < 0 for d in value.type.get_shape()):
                 raise VerifyException(f"every tensor of a cpu op must have a static shape, got {value.type}")
+        if self.offsets is not None and len(self.offsets) != len(self.results):
+            raise VerifyException(f"'offsets' must have one value per result ({len(self.results)}), "
+                                  f"got {len(self.offsets)}")
         self.verify_params()
 
     def verify_params(self) -> None:
@@ -500,9 +574,13 @@ class _ConvLike(CpuOp):
 
     assembly_format = "$X `,` $W (`,` $B^)? " + _FUNCTIONAL
 
+    def weights_shape(self) -> tuple[int, ...]:
+        """The shape of the weights in ONNX's layout, however 'W' holds them."""
+        return shape_of(self.W)
+
     def check_conv_params(self, *arrays: str) -> tuple[int, dict[str, tuple[int, ...]]]:
         """The number of spatial dims and the values of the named properties, checked."""
-        x, w = shape_of(self.X), shape_of(self.W)
+        x, w = shape_of(self.X), self.weights_shape()
         n = len(x) - 2
         if n < 1:
             raise VerifyException(f"'X' must be (N, C, spatial...) with a spatial dim, got shape {list(x)}")
@@ -543,6 +621,9 @@ class ConvOp(_ConvLike):
     R = opt_operand_def(TensorType.constr(_ConvLike._T))
     min = opt_prop_def(_FLOAT)
     max = opt_prop_def(_FLOAT)
+    packed_weights = opt_prop_def(UnitAttr)
+    """W is in the packed layout of the conv kernel (`plan-host-memory`): (group, panels,
+    C/group, kernel..., panel width), the output channels of each group in panels."""
 
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
     assembly_format = (
@@ -562,14 +643,25 @@ class ConvOp(_ConvLike):
         return (self.min.value.data if self.min is not None else -math.inf,
                 self.max.value.data if self.max is not None else math.inf)
 
+    def weights_shape(self) -> tuple[int, ...]:
+        w = shape_of(self.W)
+        if self.packed_weights is None:
+            return w
+        return (shape_of(self.Y)[1], *w[2:-1])
+
     def verify_params(self) -> None:
         if self.R is not None and self.R.type != self.Y.type:
             raise VerifyException(f"'R' must have the result's type {self.Y.type}, got {self.R.type}")
         for bound in (self.min, self.max):
             if bound is not None and math.isnan(bound.value.data):
                 raise VerifyException("'min' and 'max' must be numbers, got NaN")
+        if self.packed_weights is not None:
+            x, w, m, group = shape_of(self.X), shape_of(self.W), shape_of(self.Y)[1], self.group.value.data
+            if len(w) != len(x) + 2 or w[0] != group or w[1] * w[-1] < m // group:
+                raise VerifyException(f"packed 'W' must be (group, panels, C/group, kernel..., panel) with "
+                                      f"room for {m // group} output channels per group, got shape {list(w)}")
         n, p = self.check_conv_params("strides", "dilations", "pads")
-        x, w = shape_of(self.X), shape_of(self.W)
+        x, w = shape_of(self.X), self.weights_shape()
         group = self.group.value.data
         if w[1] * group != x[1]:
             raise VerifyException(
@@ -1131,6 +1223,9 @@ class ReshapeOp(_SameElementTypeOp):
     """
 
     name = "cpu.reshape"
+
+    alias = opt_prop_def(UnitAttr)
+    """The memory plan: the result shares its input's storage (no copy)."""
 
     def verify_params(self) -> None:
         x, y = shape_of(self.input), shape_of(self.output)
@@ -1726,5 +1821,7 @@ CPU = Dialect(
         CumulativeKindAttr,
         ActivationKindAttr,
         ScatterReductionAttr,
+        ScratchAttr,
+        WorkspaceAttr,
     ],
 )

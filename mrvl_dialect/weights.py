@@ -39,6 +39,7 @@ class WeightStore:
 
     def __init__(self) -> None:
         self._arrays: dict[str, np.ndarray] = {}
+        self._last_number: dict[str, int] = {}
 
     @staticmethod
     def of(module: ModuleOp) -> "WeightStore":
@@ -55,10 +56,14 @@ class WeightStore:
         base = _HANDLE_CHARS.sub("_", name) or "weight"
         if not (base[0].isalpha() or base[0] == "_"):
             base = f"_{base}"
-        handle, n = base, 0
+        # Numbered from the last number `base` took (never freed), not from 1: adding many
+        # arrays of one name stays linear.
+        n = self._last_number.get(base, 0)
+        handle = base if n == 0 else f"{base}_{n}"
         while handle in self._arrays:
             n += 1
             handle = f"{base}_{n}"
+        self._last_number[base] = n
         self._arrays[handle] = array
         return handle
 

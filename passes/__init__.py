@@ -12,6 +12,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "lower-to-cpu": ("mrvl.passes.lower_to_cpu", "LowerToCpuPass"),
     "mrvl-pipeline": ("mrvl.passes.mrvl_pipeline", "MrvlPipelinePass"),
     "partition-mrvl": ("mrvl.passes.partition_mrvl", "PartitionMrvlPass"),
+    "plan-host-memory": ("mrvl.passes.plan_host_memory", "PlanHostMemoryPass"),
     "place-ops": ("mrvl.passes.place_ops", "PlaceOpsPass"),
 }
 """Pass name -> (module, class), imported only when a pipeline names the pass."""

@@ -150,13 +150,15 @@ def test_timing_and_ir_dumps(zoo_dir: Path, tmp_path: Path, capsys: pytest.Captu
     passes = ["cleanup-graph", "place-ops", "partition-mrvl", "fuse-mrvl", "convert-layout", "lower-to-cpu"]
     report = stdout[stdout.index("... Execution time report ..."):]
     assert "Total Execution Time:" in report and report.rstrip().endswith("(100.0%)  Total")
-    for name in ["import-onnx", "mrvl-pipeline", *passes, "emit-c-and-json", "report", "write-bundle", "mrvl-tmlc"]:
+    for name in ["import-onnx", "mrvl-pipeline", *passes, "plan-host-memory", "emit-c-and-json", "report",
+                 "write-bundle", "mrvl-tmlc"]:
         assert f"  {name}\n" in report
     assert [p.name for p in sorted(dump.iterdir())] == [
-        f"{i:02d}-{name}.mlir" for i, name in enumerate(["import-onnx", *passes])]
+        f"{i:02d}-{name}.mlir" for i, name in enumerate(["import-onnx", *passes, "plan-host-memory"])]
+    assert "cpu.workspace = #cpu.workspace<" in (dump / "07-plan-host-memory.mlir").read_text()
     assert "mrvl.subgraph @tvmgen_mrvl_main_0" in (dump / "06-lower-to-cpu.mlir").read_text()
     assert "graph.Conv" in (dump / "00-import-onnx.mlir").read_text()
-    for name in ["import-onnx", *passes]:
+    for name in ["import-onnx", *passes, "plan-host-memory"]:
         assert f"// -----// IR Dump After {name} //----- //" in err
         assert f"] {name}\n" in err  # -v progress
 

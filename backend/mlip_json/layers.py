@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.utils.exceptions import DiagnosticException
 
 from mrvl_dialect import mrvl
+from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph_queries import constant_op
 
 LAYER_PREFIX = "tvmgen_mrvl_main_"
@@ -80,8 +80,8 @@ class Layer:
     def read(self, role: str, value: SSAValue, shape: tuple[int, ...] | None = None) -> None:
         """A constant operand: listed for the consts file, named in `<role>_const_name`."""
         if constant_op(value) is None:
-            raise DiagnosticException(
-                f"JSON emitter: the {role} of '{self.op.name}' must be a graph.constant: "
+            raise CompileError(
+                "JSON emitter", f"the {role} of '{self.op.name}' must be a graph.constant: "
                 "mrvl-tmlc takes weights from the consts file only"
             )
         self.consts.append(Const(role, value, shape if shape is not None else _const_shape(_dims(value))))
@@ -236,7 +236,7 @@ def _global_pool(layer_name: str, composite: str) -> Callable[[Layer, Operation,
 def _sum(layer: Layer, op: mrvl.SumOp, symbol: str) -> None:
     constant = [constant_op(v) is not None for v in op.operands]
     if all(constant):
-        raise DiagnosticException("JSON emitter: a mrvl.sum of two constants has no Sum2D form")
+        raise CompileError("JSON emitter", "a mrvl.sum of two constants has no Sum2D form")
     layer.data.extend(v for v, c in zip(op.operands, constant) if not c)
     _activation(layer, op)
     _common(layer, "Sum2D", "", "", "", "mrvl.sum", symbol)
@@ -267,7 +267,7 @@ def _concat(layer: Layer, op: mrvl.ConcatOp, symbol: str) -> None:
     layer.data.extend(op.inputs)
     for value in op.inputs:
         if constant_op(value) is not None:
-            raise DiagnosticException("JSON emitter: a mrvl.concat input cannot be a constant in the JSON format")
+            raise CompileError("JSON emitter", "a mrvl.concat input cannot be a constant in the JSON format")
     layer.set("axis", [str(len(_dims(op.output)) - 1)])  # Relay's ConcatenateAttrs
     layout = _layout(len(_dims(op.inputs[0])))
     _common(layer, "Concat", layout, "", layout, "mrvl.concat", symbol)
@@ -330,7 +330,7 @@ def describe(op: Operation, index: int, symbol: str) -> Layer:
     """The record of layer `op`, the `index`-th layer of subgraph `symbol`, with the keys the
     C++ side added last (`AddNode`: shape, dtype; `Save`: input and output counts)."""
     if (describe_kind := _DESCRIBE.get(type(op))) is None:
-        raise DiagnosticException(f"JSON emitter: '{op.name}' is not an MLIP layer")
+        raise CompileError("JSON emitter", f"'{op.name}' is not an MLIP layer")
     layer = Layer(op, index)
     describe_kind(layer, op, symbol)
     layer.set("shape", [list(_dims(op.results[0]))])

@@ -492,3 +492,19 @@ func.func @scatter_nd_updates(%x: tensor<3x4xf32>, %i: tensor<2x1xi64>, %u: tens
   %y = cpu.scatter_nd mul %x, %i, %u : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2xf32>) -> tensor<3x4xf32>
   func.return %y : tensor<3x4xf32>
 }
+
+// -----
+
+// CHECK: Operation does not verify: 'offsets' must have one value per result (2), got 1
+func.func @offsets_count(%x: tensor<3x4x5xf32>) -> tensor<3x4x2xf32> {
+  %v, %i = cpu.top_k %x {axis = 2 : i64, k = 2 : i64, largest = true, offsets = array<i64: 0>} : (tensor<3x4x5xf32>) -> (tensor<3x4x2xf32>, tensor<3x4x2xi64>)
+  func.return %v : tensor<3x4x2xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: packed 'W' must be (group, panels, C/group, kernel..., panel) with room for 40 output channels per group, got shape [1, 2, 2, 1, 2, 16]
+func.func @packed_too_small(%x: tensor<1x2x3x4xf32>, %w: tensor<1x2x2x1x2x16xf32>) -> tensor<1x40x3x3xf32> {
+  %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, packed_weights} : (tensor<1x2x3x4xf32>, tensor<1x2x2x1x2x16xf32>) -> tensor<1x40x3x3xf32>
+  func.return %y : tensor<1x40x3x3xf32>
+}

@@ -259,3 +259,21 @@ func.func @scatters(%x: tensor<3x4xf32>, %i: tensor<2x4xi32>, %u: tensor<2x4xf32
   %sn = cpu.scatter_nd none %x, %j, %v : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<3x4xf32>
   func.return %se, %sn : tensor<3x4xf32>, tensor<3x4xf32>
 }
+
+// -----
+
+// The memory plan (plan-host-memory): result offsets, scratch, reshape aliases, packed conv
+// weights, and the function's workspace.
+// CHECK-LABEL: func.func @planned(
+// CHECK-SAME:    attributes {cpu.workspace = #cpu.workspace<4096 bytes, align 64>}
+// CHECK-NEXT:    %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, packed_weights, offsets = array<i64: 0>, scratch = #cpu.scratch<520 bytes at 1024>} : (tensor<1x2x3x4xf32>, tensor<1x2x2x1x2x16xf32>) -> tensor<1x2x3x3xf32>
+// CHECK-NEXT:    %r = cpu.reshape %y {alias} : (tensor<1x2x3x3xf32>) -> tensor<18xf32>
+// CHECK-NEXT:    %o = cpu.unary relu %r {offsets = array<i64: -1>} : (tensor<18xf32>) -> tensor<18xf32>
+// GENERIC:       "cpu.conv"(%x, %w) <{strides = {{.*}}, packed_weights, offsets = array<i64: 0>, scratch = #cpu.scratch<520 bytes at 1024>, operandSegmentSizes
+// GENERIC:       "cpu.reshape"(%y) <{alias}>
+func.func @planned(%x: tensor<1x2x3x4xf32>, %w: tensor<1x2x2x1x2x16xf32>) -> tensor<18xf32> attributes {cpu.workspace = #cpu.workspace<4096 bytes, align 64>} {
+  %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, packed_weights, offsets = array<i64: 0>, scratch = #cpu.scratch<520 bytes at 1024>} : (tensor<1x2x3x4xf32>, tensor<1x2x2x1x2x16xf32>) -> tensor<1x2x3x3xf32>
+  %r = cpu.reshape %y {alias} : (tensor<1x2x3x3xf32>) -> tensor<18xf32>
+  %o = cpu.unary relu %r {offsets = array<i64: -1>} : (tensor<18xf32>) -> tensor<18xf32>
+  func.return %o : tensor<18xf32>
+}

@@ -1,0 +1,229 @@
+"""What the host C kernels (`backend/c_runtime/mrvl_kernels.c`) need around a call, for
+`plan-host-memory` and the C emitter: their tile constants, which conv kernel runs a
+`cpu.conv`, the workspace scratch each kernel needs, and the packed conv weight layout.
+
+The tile constants are read from the kernels' own `#define`s (`KERNEL_MACROS`), so the C file
+is their one source; the formulas below mirror the C functions named in each docstring.
+"""
+
+import ast
+import math
+import re
+from functools import cache
+from importlib.resources import files
+
+import numpy as np
+from xdsl.ir import Operation
+
+from mrvl_dialect import cpu
+
+SPATIAL = 3
+"""Spatial dims of the conv and pool kernels (depth, height, width)."""
+KERNELS_SOURCE = ("mrvl.backend", "c_runtime/mrvl_kernels.c")
+"""The package resource whose `#define`s `kernel_macro` reads."""
+
+
+@cache
+def _definitions() -> dict[str, list[str]]:
+    """Every object-like `#define NAME value` of the kernels, by name: several values where
+    preprocessor branches define a name once per target."""
+    package, path = KERNELS_SOURCE
+    text = files(package).joinpath(path).read_text()
+    found: dict[str, list[str]] = {}
+    for name, value in re.findall(r"^#define (MRVL_\w+)[ \t]+(.+)$", text, re.M):
+        found.setdefault(name, []).append(re.sub(r"/\*.*?\*/|//.*", "", value).strip())
+    return found
+
+
+@cache
+def kernel_macro(name: str) -> int:
+    """The value of the integer macro `MRVL_<name>`; over targets, the largest (scratch sized
+    by it must fit every target)."""
+    values = _definitions().get(f"MRVL_{name}")
+    if not values:
+        raise KeyError(f"mrvl_kernels.c defines no integer macro MRVL_{name}")
+    return max(_evaluate(ast.parse(value, mode="eval").body) for value in values)
+
+
+def _evaluate(node: ast.expr) -> int:
+    """A macro's integer expression: literals, other macros, + - * / and parentheses."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.Name) and node.id.startswith("MRVL_"):
+        return kernel_macro(node.id.removeprefix("MRVL_"))
+    if isinstance(node, ast.BinOp):
+        a, b = _evaluate(node.left), _evaluate(node.right)
+        operations = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
+        if type(node.op) in operations:
+            return operations[type(node.op)]
+        if isinstance(node.op, ast.Div):
+            return a // b
+    raise ValueError(f"mrvl_kernels.c: cannot evaluate the macro expression '{ast.unparse(node)}'")
+
+
+def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False) -> int:
+    """MRVL_GEMM_PACK_FLOATS(m, n, k): the packing scratch of an (m, n, k) product, blocks of
+    B then of A, each with room for a register tile of any target; A with contiguous rows is
+    not packed."""
+    tile_rows = max(kernel_macro("GEMM_MR"), kernel_macro("CONV_MR"))
+    b_part = min(n, kernel_macro("GEMM_NC")) + kernel_macro("GEMM_NR") - 1
+    a_part = 0 if contiguous_a else min(m, kernel_macro("GEMM_MC")) + tile_rows - 1
+    return min(k, kernel_macro("GEMM_KC")) * (b_part + a_part)
+
+
+# --- Convolutions ---------------------------------------------------------------------
+
+
+def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp) -> str:
+    """The conv kernel that runs `op`: `depthwise` (one input channel per group),
+    `pointwise` (1x1, stride 1, no padding: a matrix product with the input as B), `direct`
+    (the implicit matrix product of mrvl_conv_f32, on packed weights) or `transpose`."""
+    if isinstance(op, cpu.ConvTransposeOp):
+        return "transpose"
+    xs, ys, ws = cpu.shape_of(op.X), cpu.shape_of(op.Y), op.weights_shape()
+    group = op.group.value.data
+    if group > 1 and xs[1] == group:
+        return "depthwise"
+    if (all(k == 1 for k in ws[2:]) and all(v == 1 for v in op.strides.get_values())
+            and not any(op.pads.get_values()) and xs[2:] == ys[2:]):
+        return "pointwise"
+    return "direct"
+
+
+def packed_channels(mg: int) -> int:
+    """A group's output channels in packed conv weights: rounded up to MRVL_CONV_CHANNEL_ALIGN."""
+    align = kernel_macro("CONV_CHANNEL_ALIGN")
+    return -(-mg // align) * align
+
+
+def packed_weights_shape(weights_shape: tuple[int, ...], group: int) -> tuple[int, ...]:
+    """The packed layout of conv weights (M, C/group, kernel...) as a tensor shape: (group,
+    panels, C/group, kernel..., MRVL_CONV_PANEL), one panel per MRVL_CONV_PANEL output
+    channels of a group rounded up by `packed_channels`."""
+    panel = kernel_macro("CONV_PANEL")
+    return (group, packed_channels(weights_shape[0] // group) // panel, *weights_shape[1:], panel)
+
+
+def pack_conv_weights(w: np.ndarray, group: int) -> np.ndarray:
+    """Conv weights (M, C/group, kernel...) in mrvl_conv_pack_weights_f32's layout
+    (`packed_weights_shape`): per group, the output channels padded with zeros, each panel
+    (C/group * taps) rows of MRVL_CONV_PANEL floats."""
+    mg, depth = w.shape[0] // group, math.prod(w.shape[1:])
+    shape = packed_weights_shape(w.shape, group)
+    padded = np.zeros((group, packed_channels(mg), depth), np.float32)
+    padded[:, :mg] = w.reshape(group, mg, depth)
+    panels = padded.reshape(group, shape[1], shape[-1], depth).transpose(0, 1, 3, 2)
+    return np.ascontiguousarray(panels).reshape(shape)
+
+
+def packs_weights_at_compile_time(op: Operation, operand: int) -> bool:
+    """Whether operand `operand` of `op` is the weights of a conv whose kernel reads them
+    packed (the `direct` path), not yet packed."""
+    return (isinstance(op, cpu.ConvOp) and operand == 1 and op.packed_weights is None
+            and conv_path(op) == "direct")
+
+
+def packed_weights_floats(op: cpu.ConvOp) -> int:
+    """Floats of `op`'s weights packed (at run time, into the front of its scratch)."""
+    ws, group = op.weights_shape(), op.group.value.data
+    return group * packed_channels(ws[0] // group) * math.prod(ws[1:])
+
+
+def conv_scratch_floats(op: cpu.ConvOp) -> int:
+    """conv_scratch_floats of mrvl_kernels.c: the padded input of one group (when the conv
+    pads or its windows reach past the input) and the table of tap offsets."""
+    xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
+    rank, group = len(xs) - 2, op.group.value.data
+    strides, dilations, pads = op.strides.get_values(), op.dilations.get_values(), op.pads.get_values()[:rank]
+    extent = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(ys[2:], strides, ws[2:], dilations)]
+    padded = any(pads) or any(e > i for e, i in zip(extent, xs[2:]))
+    cg = xs[1] // group
+    return (cg * math.prod(extent) if padded else 0) + cg * math.prod(ws[2:])
+
+
+def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
+    """depthwise_scratch_floats of mrvl_kernels.c: one padded input plane split by column phase,
+    each row as wide as the tiles read (MRVL_DEPTHWISE_TILE of the widest vectors), and the
+    phase offset of each kernel column."""
+    xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
+    lead = [1] * (SPATIAL - (len(xs) - 2))
+    out, kernel = lead + list(ys[2:]), lead + list(ws[2:])
+    strides, dilations = lead + list(op.strides.get_values()), lead + list(op.dilations.get_values())
+    rows = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out[:2], strides, kernel, dilations)]
+    tile = kernel_macro("DEPTHWISE_TILE")
+    width = (kernel[2] - 1) * dilations[2] // strides[2] + -(-out[2] // tile) * tile
+    return strides[2] * rows[0] * rows[1] * width + kernel[2]
+
+
+def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
+    """Scratch floats of `op`'s kernel: the column matrix and the GEMM's packing of a
+    transposed conv, the padded input plane of a depthwise one, the packed input of a
+    pointwise one, or the padded input and tap table of a direct one (after its weights when
+    they are packed at run time)."""
+    xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
+    group = op.group.value.data
+    taps, cg, mg = math.prod(ws[2:]), xs[1] // group, ys[1] // group
+    path = conv_path(op)
+    if path == "transpose":
+        rows, positions = mg * taps, math.prod(xs[2:])
+        return rows * positions + gemm_pack_floats(rows, positions, cg)
+    assert isinstance(op, cpu.ConvOp)
+    if path == "depthwise":
+        return depthwise_scratch_floats(op)
+    if path == "pointwise":
+        return gemm_pack_floats(mg, math.prod(ys[2:]), cg, contiguous_a=True)
+    packing = 0 if op.packed_weights is not None else packed_weights_floats(op)
+    return packing + conv_scratch_floats(op)
+
+
+# --- Other kernels --------------------------------------------------------------------
+
+
+def matmul_shapes(op: cpu.MatmulOp) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """A's and B's shapes as matrices with batch dims, and the broadcast batch dims."""
+    a, b = cpu.shape_of(op.A), cpu.shape_of(op.B)
+    a2 = (1, *a) if len(a) == 1 else a
+    b2 = (*b, 1) if len(b) == 1 else b
+    batch = cpu.broadcast_shapes(a2[:-2], b2[:-2])
+    assert batch is not None
+    return a2, b2, tuple(batch)
+
+
+def resize_is_filtered(op: cpu.ResizeOp) -> bool:
+    """Whether a linear or cubic resize takes mrvl_resize_filtered_f32 (antialias,
+    tf_crop_and_resize) rather than the fixed 2- and 4-tap kernels."""
+    return op.mode.data != cpu.ResizeMode.NEAREST and (op.antialias.value.data or op.roi is not None)
+
+
+def resize_filter_taps(op: cpu.ResizeOp, scale: float) -> int:
+    """Taps per output element along a dim of `scale` in mrvl_resize_filtered_f32
+    (resize_filter_start of mrvl_kernels.c): the filter's support, 1 linear or 2 cubic,
+    stretched by 1/scale on a shrinking dim with antialias, on both sides."""
+    support = 2.0 if op.mode.data == cpu.ResizeMode.CUBIC else 1.0
+    stretch = scale if op.antialias.value.data and scale < 1.0 else 1.0
+    return 2 - 2 * (math.floor(-support / stretch) + 1)
+
+
+def scratch_bytes(op: Operation) -> int:
+    """Workspace bytes `op`'s kernel needs besides its operands and results, for the length
+    of the call (0: none): a conv's (`conv_scratch`), the GEMM's packed blocks, the merge
+    sort's index arrays of TopK, the filter tables and row buffer of a filtered resize."""
+    if isinstance(op, cpu.ConvOp | cpu.ConvTransposeOp):
+        return 4 * conv_scratch(op)
+    if isinstance(op, cpu.GemmOp):
+        m, n = cpu.shape_of(op.Y)
+        trans_a, trans_b = op.trans_a.value.data, op.trans_b.value.data
+        k = cpu.shape_of(op.A)[0 if trans_a else 1]
+        if m > kernel_macro("GEMM_DOT_ROWS") or trans_a or not trans_b:
+            return 4 * gemm_pack_floats(m, n, k, contiguous_a=not trans_a)
+    if isinstance(op, cpu.MatmulOp):
+        a2, b2, batch = matmul_shapes(op)
+        return 4 * gemm_pack_floats(a2[-2] * math.prod(batch), b2[-1], a2[-1], contiguous_a=True)
+    if isinstance(op, cpu.TopKOp):  # two index arrays, one line at a time
+        return 16 * max(cpu.shape_of(op.input)[op.axis.value.data], 1)
+    if isinstance(op, cpu.ResizeOp) and resize_is_filtered(op):
+        w, (oh, ow) = cpu.shape_of(op.input)[-1], cpu.shape_of(op.output)[-2:]
+        scales = list(op.scales.get_values())[-2:]
+        taps_h, taps_w = (resize_filter_taps(op, scale) for scale in scales)
+        return 4 * (3 * (oh * taps_h + ow * taps_w) + oh * w)
+    return 0

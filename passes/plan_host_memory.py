@@ -1,0 +1,185 @@
+"""plan-host-memory: where every tensor of the host code lives, recorded on the `cpu` ops,
+and constant conv weights in the layout their kernel reads; the C emitter only prints it.
+
+Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attributes):
+
+- weight packing: a constant read as the weights of a conv on the `direct` kernel (float32)
+  becomes a packed constant (`pack_conv_weights`; one per distinct group count), in the
+  weight store, right before it; the conv gets `packed_weights`, and the constant goes when
+  nothing else reads it. Weights the IR carries no data for stay (the C emitter names them);
+- outputs: a result of the function is written straight into the caller's buffer (offset -1);
+- aliasing: a `cpu.reshape` whose result is not a result of the function shares its input's
+  storage (`alias`), and its readers count as readers of that storage;
+- scratch: the workspace a kernel needs during its call (`host_kernels.scratch_bytes`), live
+  for that op only (`scratch`);
+- lifetimes: every other result lives in the workspace from its op to the op of its last
+  reader (the end, for storage a result of the function aliases), placed by greedy first fit
+  in op order (results before scratch), WORKSPACE_ALIGN-aligned; storage is free after the
+  op of its last use, so an op never writes over an operand it reads (`offsets`);
+- the function gets `cpu.workspace`: the size of the whole plan and its alignment.
+
+The pass plans again from scratch when run twice; weights already packed stay packed.
+"""
+
+import heapq
+import math
+from bisect import insort
+from collections import defaultdict
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ComplexType,
+    DenseArrayBase,
+    DenseResourceAttr,
+    ModuleOp,
+    TensorType,
+    UnitAttr,
+    f32,
+    i64,
+)
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from mrvl_dialect import cpu
+from mrvl_dialect.element_types import BY_XDSL
+from mrvl_dialect.errors import CompileError
+from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.weights import WeightStore
+from mrvl_dialect.graph_queries import constant_value
+from mrvl_dialect.host_kernels import conv_path, pack_conv_weights, scratch_bytes
+
+WORKSPACE_ALIGN = 64
+"""Alignment (bytes) of the workspace and of every tensor and scratch area in it."""
+PLAN_PROPERTIES = ("offsets", "scratch", "alias")
+
+
+def align(n: int) -> int:
+    return -(-n // WORKSPACE_ALIGN) * WORKSPACE_ALIGN
+
+
+def tensor_bytes(value: SSAValue) -> int:
+    """The bytes of a tensor value in host memory."""
+    assert isinstance(value.type, TensorType)
+    element = BY_XDSL.get(value.type.element_type)
+    if element is None or element.numpy is None or isinstance(element.xdsl, ComplexType):
+        raise CompileError(f"tensor of type {value.type}", "the C backend has no element type for it")
+    return math.prod(cpu.shape_of(value)) * element.numpy.itemsize
+
+
+def packs_weights(op: Operation, operand: int) -> bool:
+    """Whether operand `operand` of `op` is the float32 weights of a conv on the `direct`
+    kernel, which reads them packed, and not packed yet."""
+    return (isinstance(op, cpu.ConvOp) and operand == 1 and op.packed_weights is None
+            and cpu.element_type_of(op.W) == f32 and conv_path(op) == "direct")
+
+
+def pack_weights(block: Block, module: ModuleOp) -> None:
+    """The weight packing rule (see the module docstring)."""
+    store = WeightStore.of(module)
+    for constant in [op for op in block.ops if isinstance(op, ConstantOp)]:
+        value = constant.output
+        convs: dict[int, list[cpu.ConvOp]] = defaultdict(list)
+        for use in list(value.uses):
+            if packs_weights(use.operation, use.index):
+                conv = use.operation
+                assert isinstance(conv, cpu.ConvOp)
+                convs[conv.group.value.data].append(conv)
+        if not convs or (array := constant_value(value, module)) is None:
+            continue
+        name = f"{value.name_hint or 'weight'}_packed"
+        for group in sorted(convs):
+            packed = pack_conv_weights(array, group)
+            attr = DenseResourceAttr.from_params(store.add(name, packed), TensorType(f32, packed.shape))
+            replacement = ConstantOp(attr)
+            replacement.location = constant.location
+            replacement.output.name_hint = name
+            block.insert_op_before(replacement, constant)
+            for conv in convs[group]:
+                conv.operands[1] = replacement.output
+                conv.properties["packed_weights"] = UnitAttr()
+        if not value.uses:
+            block.erase_op(constant)
+
+
+def first_fit(buffers: list[tuple[object, int, int, int]]) -> tuple[dict[object, int], int]:
+    """Offsets for `(key, bytes, first op index, last use index)` in definition order, and the
+    total: each at the lowest offset where it fits between the buffers still live. A buffer
+    is live through the op of its last use."""
+    offsets: dict[object, int] = {}
+    total = 0
+    live: list[tuple[int, int, int]] = []  # (offset, size, id), by offset
+    ends: list[tuple[int, int, int, int]] = []  # (last use, id, offset, size): a heap
+    for n, (key, size, start, end) in enumerate(buffers):
+        while ends and ends[0][0] < start:
+            _, done, done_offset, done_size = heapq.heappop(ends)
+            live.remove((done_offset, done_size, done))
+        size = align(max(size, 1))
+        offset = 0
+        for live_offset, live_size, _ in live:
+            if offset + size <= live_offset:
+                break
+            offset = max(offset, live_offset + live_size)
+        insort(live, (offset, size, n))
+        heapq.heappush(ends, (end, n, offset, size))
+        offsets[key] = offset
+        total = max(total, offset + size)
+    return offsets, total
+
+
+def plan_function(function: func.FuncOp, module: ModuleOp) -> None:
+    block = function.body.block
+    ret = block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    ops = [op for op in block.ops if not isinstance(op, ConstantOp | func.ReturnOp)]
+    for op in ops:
+        if not isinstance(op, cpu.CpuOp):
+            raise CompileError(f"'{op.name}'", "plan-host-memory plans cpu ops only: lower it to cpu first")
+        for key in PLAN_PROPERTIES:
+            op.properties.pop(key, None)
+    pack_weights(block, module)
+    index = {op: i for i, op in enumerate(ops)}
+    returned = set(ret.arguments)
+
+    storage: dict[SSAValue, SSAValue] = {}  # an aliasing reshape's result -> the storage it shares
+    for op in ops:
+        if isinstance(op, cpu.ReshapeOp) and op.output not in returned:
+            storage[op.output] = storage.get(op.input, op.input)
+            op.properties["alias"] = UnitAttr()
+    last_use: dict[SSAValue, int] = {}
+    for op in ops:
+        for operand in op.operands:
+            last_use[storage.get(operand, operand)] = index[op]
+    for value in ret.arguments:
+        last_use[storage.get(value, value)] = len(ops)
+
+    buffers: list[tuple[object, int, int, int]] = []
+    scratch: dict[Operation, int] = {}
+    for op in ops:
+        i = index[op]
+        buffers += [(r, tensor_bytes(r), i, last_use.get(r, i)) for r in op.results
+                    if r not in returned and r not in storage]
+        if size := scratch_bytes(op):
+            scratch[op] = size
+            buffers.append((op, size, i, i))
+    offsets, total = first_fit(buffers)
+    for op in ops:
+        if op.results and op.results[0] not in storage:
+            op.properties["offsets"] = DenseArrayBase.from_list(i64, [offsets.get(r, -1) for r in op.results])
+        if op in scratch:
+            op.properties["scratch"] = cpu.ScratchAttr(scratch[op], offsets[op])
+    function.attributes[cpu.WORKSPACE] = cpu.WorkspaceAttr(total, WORKSPACE_ALIGN)
+
+
+@dataclass(frozen=True)
+class PlanHostMemoryPass(ModulePass):
+    """Plan the host code's workspace and pack constant conv weights (see the module
+    docstring); the C emitter runs it on a function not yet planned."""
+
+    name = "plan-host-memory"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in op.ops:
+            if isinstance(function, func.FuncOp) and function.body.blocks:
+                plan_function(function, op)
