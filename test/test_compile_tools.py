@@ -147,7 +147,8 @@ def test_timing_and_ir_dumps(zoo_dir: Path, tmp_path: Path, capsys: pytest.Captu
     rc, stdout, err = run([str(zoo_dir / "mnist.onnx"), "-o", str(tmp_path / "m"), "--timing",
                            "--print-ir-after-all", "--dump-dir", str(dump), "-v"], capsys)
     assert rc == 0
-    passes = ["cleanup-graph", "place-ops", "partition-mrvl", "fuse-mrvl", "convert-layout", "lower-to-cpu"]
+    passes = ["cleanup-graph", "place-ops", "partition-mrvl", "fuse-mrvl", "convert-layout", "lower-to-cpu",
+              "fuse-cpu-epilogues"]
     report = stdout[stdout.index("... Execution time report ..."):]
     assert "Total Execution Time:" in report and report.rstrip().endswith("(100.0%)  Total")
     for name in ["import-onnx", "mrvl-pipeline", *passes, "emit-c-and-json", "report", "write-bundle", "mrvl-tmlc"]:
