@@ -29,18 +29,20 @@ failing mrvl-tmlc leaves its log beside the output, `<output>.tmlc.log`). The bu
 """
 
 import argparse
+import functools
+import gc
 import hashlib
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata as package_metadata
 from io import StringIO
 from pathlib import Path
-from typing import IO
+from typing import IO, ParamSpec, TypeVar
 
 import onnx
 from xdsl.context import Context
@@ -222,6 +224,30 @@ def _cross_compile(folder: Path, compiler: str, model: str) -> dict[str, object]
     return {"compiler": compiler, "ar": archiver, "arch_flags": arch_flags, "libraries": targets, "log": BUILD_LOG}
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _collect_less_often(function: Callable[P, R]) -> Callable[P, R]:
+    """Run `function` with the cyclic garbage collector's youngest generation collected
+    every 10,000 allocations instead of 700. A compile allocates millions of IR objects
+    that live until it ends, and every collection that reaches the old generation walks
+    them all: with the defaults that took a fifth of a 4,500-node compile, growing faster
+    than the model (benchmarks/conv_chain.py)."""
+
+    @functools.wraps(function)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        thresholds = gc.get_threshold()
+        gc.set_threshold(10_000, *thresholds[1:])
+        try:
+            return function(*args, **kwargs)
+        finally:
+            gc.set_threshold(*thresholds)
+
+    return run
+
+
+@_collect_less_often
 def compile_model(
     model: str | Path, output: str | Path, *, num_tiles: int = DEFAULT_TARGET.num_tiles,
     mcpu: str = DEFAULT_TARGET.mcpu, mattr: str = "",

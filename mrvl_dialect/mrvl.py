@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     f32,
-    i32,
     i64,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
@@ -48,6 +47,13 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+)
+from xdsl.irdl.declarative_assembly_format import (
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    TypeDirective,
+    irdl_custom_directive,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -112,6 +118,41 @@ def _window_out(size: int, kernel: int, stride: int, pad_begin: int, pad_end: in
     return (size + pad_begin + pad_end - dilation * (kernel - 1) - 1) // stride + 1
 
 
+@irdl_custom_directive
+class PresentOperandTypes(CustomDirective):
+    """`(t1, t2, ...)`: the types of `mrvl.conv2d`'s operands that are present, in order.
+
+    The declarative format cannot split one type list over several optional operands
+    (`functional-type(operands, results)` refuses them); the operands, parsed first, say
+    which are there."""
+
+    input: TypeDirective
+    weight: TypeDirective
+    bias: TypeDirective
+    bn_gamma: TypeDirective
+    bn_beta: TypeDirective
+    bn_mean: TypeDirective
+    bn_var: TypeDirective
+
+    def _operands(self) -> list[TypeDirective]:
+        return [getattr(self, name) for name in self.parameters]
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        start = parser.pos
+        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        present = [(d, len(state.operands[d.inner.index] or ())) for d in self._operands()]
+        if sum(n for _, n in present) != len(types):
+            parser.raise_error(f"expected {sum(n for _, n in present)} operand types, got {len(types)}", start)
+        for directive, count in present:
+            directive.set(state, types[:count])
+            types = types[count:]
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        with printer.in_parens():
+            printer.print_list((t for d in self._operands() for t in d.get(op)), printer.print_attribute)
+
+
 class _LayerOp(IRDLOperation):
     """A layer with one NHWC input and one NHWC output."""
 
@@ -125,7 +166,7 @@ class _LayerOp(IRDLOperation):
 class Conv2DOp(_LayerOp):
     """2-D convolution as one MLIP layer, with pad, bias, batch norm and relu fused.
 
-    `%y = mrvl.conv2d %x, %w, %b {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>} : ...`
+    `%y = mrvl.conv2d %x, %w bias %b bn(%g, %beta, %m, %v) {padding = ..., strides = ...} : (...) -> ...`
     Input and output NHWC, weight OHWI (`[O, KH, KW, I / groups]`), bias `[O]`; `padding`
     is (top, left, bottom, right). Batch-norm operands `[O]` each, applied after the bias.
     Built by fuse-mrvl from Conv[+Add bias][+BatchNormalization][+Relu]; one Conv2D layer.
@@ -152,51 +193,32 @@ class Conv2DOp(_LayerOp):
     bn_epsilon = opt_prop_def(FloatAttr)
     """Batch-norm epsilon; present exactly when the batch-norm operands are."""
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    custom_directives = (PresentOperandTypes,)
+    assembly_format = (
+        "$input `,` $weight (`bias` $bias^)? (`bn` `` `(` $bn_gamma^ `,` $bn_beta `,` $bn_mean `,` $bn_var `)`)? "
+        "attr-dict `:` custom<PresentOperandTypes>(type($input), type($weight), type($bias), type($bn_gamma), "
+        "type($bn_beta), type($bn_mean), type($bn_var)) `->` type($output)"
+    )
 
-    @classmethod
-    def parse(cls, parser: Parser) -> "Conv2DOp":
-        # mrvl.conv2d %x, %w [bias %b] [bn(%gamma, %beta, %mean, %var)] {props} : (...) -> ...
-        start = parser.pos
-        names = [parser.parse_unresolved_operand()]
-        parser.parse_punctuation(",")
-        names.append(parser.parse_unresolved_operand())
-        sizes = [1, 1, 0, 0, 0, 0, 0]
-        if parser.parse_optional_keyword("bias"):
-            names.append(parser.parse_unresolved_operand())
-            sizes[2] = 1
-        if parser.parse_optional_keyword("bn"):
-            names += parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
-            sizes[3:] = [1, 1, 1, 1]
-        entries = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        function_type = parser.parse_function_type()
-        operands = parser.resolve_operands(names, function_type.inputs.data, start)
-        known = cls.get_irdl_definition().properties
-        properties = {k: v for k, v in entries.items() if k in known}
-        properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, sizes)
-        return cls.create(
-            operands=operands,
-            result_types=function_type.outputs.data,
-            properties=properties,
-            attributes={k: v for k, v in entries.items() if k not in known},
+    def __init__(
+        self,
+        input: SSAValue,
+        weight: SSAValue,
+        result_type: Attribute,
+        *,
+        bias: SSAValue | None = None,
+        bn: Sequence[SSAValue] = (),
+        **properties: Attribute,
+    ):
+        """`bn` is (gamma, beta, mean, var), or empty; `properties` the op's properties."""
+        batch_norm = list(bn) or [None] * 4
+        # Sorted, so that the attribute dictionary prints in the same order however it was built.
+        super().__init__(
+            operands=[input, weight, bias, *batch_norm],
+            result_types=[result_type],
+            properties=dict(sorted(properties.items())),
         )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list((self.input, self.weight), printer.print_operand)
-        if self.bias is not None:
-            printer.print_string(" bias ")
-            printer.print_operand(self.bias)
-        if self.bn_gamma is not None:
-            printer.print_string(" bn")
-            with printer.in_parens():
-                printer.print_list(self.operands[-4:], printer.print_operand)
-        printed = {k: v for k, v in self.properties.items() if k != "operandSegmentSizes"
-                   and v != self.get_irdl_definition().properties[k].default_value}
-        printer.print_op_attributes(dict(sorted((printed | self.attributes).items())))
-        printer.print_string(" : ")
-        printer.print_function_type((o.type for o in self.operands), self.result_types)
 
     def verify_(self) -> None:
         n, h, w, c = self.verify_nhwc(self.input, "conv2d input")

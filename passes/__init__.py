@@ -8,6 +8,7 @@ from xdsl.passes import ModulePass
 PASSES: dict[str, tuple[str, str]] = {
     "cleanup-graph": ("mrvl.passes.cleanup_graph", "CleanupGraphPass"),
     "convert-layout": ("mrvl.passes.convert_layout", "ConvertLayoutPass"),
+    "fuse-cpu-epilogues": ("mrvl.passes.fuse_cpu_epilogues", "FuseCpuEpiloguesPass"),
     "fuse-mrvl": ("mrvl.passes.fuse_mrvl", "FuseMrvlPass"),
     "lower-to-cpu": ("mrvl.passes.lower_to_cpu", "LowerToCpuPass"),
     "mrvl-pipeline": ("mrvl.passes.mrvl_pipeline", "MrvlPipelinePass"),

@@ -1,20 +1,18 @@
-"""Fusion patterns as data: a chain of op kinds, turned into matchers and rewrite patterns.
+"""Fusion patterns as data: a chain of op classes, and the matchers that read it.
 
 A `Pattern` is a chain of `Member`s in data-flow order (producer first, root last), some
-optional, exactly one of them the anchor whose operator gives the layer kind. Each member
-after the first consumes the previous one's result, which must have no other use (fusing
-must not hide a value someone else reads). A pattern-level `check` vets a whole match, and
-`build` rewrites it. `match(pattern, root)` finds the longest chain ending at `root`, `fusable` the longest
-that passes the check; `FusionRewrite(pattern)` is the xDSL rewrite pattern.
+optional, exactly one of them the anchor whose operator gives the layer kind; the pattern
+builds one `layer` op. Each member after the first consumes the previous one's result,
+which must have no other use (fusing must not hide a value someone else reads). A
+pattern-level `check` vets a whole match. `match(pattern, root)` finds the longest chain
+ending at `root`, `fusable` the longest that passes the check, and `match_members` reads
+ops already chosen (a group `place-ops` recorded) as a match.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.ir import Operation
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-
-from mrvl_dialect.graph_queries import op_type
 
 ANY_OPERAND = -1
 
@@ -23,16 +21,21 @@ ANY_OPERAND = -1
 class Member:
     role: str
     """How builders and checks refer to the matched op ("conv", "bias", ...)."""
-    op_types: tuple[str, ...]
-    """ONNX operators that can fill this member."""
+    ops: tuple[type[Operation], ...]
+    """The `graph` op classes that can fill this member."""
     optional: bool = False
     link: int = 0
     """Which operand of this op is the previous member's result (ANY_OPERAND: either)."""
     when: Callable[[Operation], bool] | None = None
     """A cheap structural filter on the op alone."""
 
+    @property
+    def op_types(self) -> tuple[str, ...]:
+        """The ONNX operators that can fill this member (`Conv` for `graph.Conv`)."""
+        return tuple(cls.name.removeprefix("graph.") for cls in self.ops)
+
     def accepts(self, op: Operation) -> bool:
-        return op_type(op) in self.op_types and (self.when is None or self.when(op))
+        return isinstance(op, self.ops) and (self.when is None or self.when(op))
 
     def producers(self, op: Operation) -> list[Operation]:
         """Ops whose single-use result this member's op consumes through its link."""
@@ -72,14 +75,22 @@ class Match:
 
 @dataclass(frozen=True)
 class Pattern:
-    name: str
-    """The layer kind it builds (`conv2d`, `fc`, ...)."""
+    layer: type[Operation]
+    """The layer op a match becomes (`mrvl.Conv2DOp`, ...)."""
     chain: tuple[Member, ...]
     anchor: str
     """Role of the member whose operator anchors the layer."""
-    build: Callable[[Match, PatternRewriter], None]
     check: Callable[[Match], str | None] = lambda match: None
     """None when the match can be fused, else why not."""
+
+    @property
+    def name(self) -> str:
+        """The layer kind (`conv2d` for `mrvl.conv2d`): what placement records and reports."""
+        return self.layer.name.removeprefix("mrvl.")
+
+    @property
+    def anchor_member(self) -> Member:
+        return next(m for m in self.chain if m.role == self.anchor)
 
 
 def match(pattern: Pattern, root: Operation) -> Match | None:
@@ -134,15 +145,21 @@ def _match_back(chain: tuple[Member, ...], i: int, op: Operation) -> dict[str, O
     return None
 
 
-@dataclass
-class FusionRewrite(RewritePattern):
-    """Rewrites matches of `pattern` rooted at any op that `select` accepts."""
-
-    pattern: Pattern
-    select: Callable[[Match], bool] = lambda match: True
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        for candidate in candidates(self.pattern, op):
-            if self.select(candidate) and self.pattern.check(candidate) is None:
-                self.pattern.build(candidate, rewriter)
-                return
+def match_members(pattern: Pattern, ops: Sequence[Operation]) -> Match | None:
+    """`ops`, in data-flow order, as a match of `pattern`: each fills the next member that
+    accepts it and consumes the one before; None when they are no such chain (or lack the
+    anchor). Members left out must be optional."""
+    roles: dict[str, Operation] = {}
+    chain, i, previous = pattern.chain, 0, None
+    for op in ops:
+        while i < len(chain) and not chain[i].accepts(op):
+            if not chain[i].optional:
+                return None
+            i += 1
+        if i == len(chain) or (previous is not None and previous not in chain[i].producers(op)):
+            return None
+        roles[chain[i].role] = previous = op
+        i += 1
+    if pattern.anchor not in roles or not all(m.optional for m in chain[i:]):
+        return None
+    return Match(pattern, roles)

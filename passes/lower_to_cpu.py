@@ -7,10 +7,8 @@ non-negative, `auto_pad` turned into pads, and constant operands that are parame
 ReduceX axes, Dropout ratio/training_mode) read from their `graph.constant` into
 properties. Operands that only restate the static result type (Reshape's shape,
 Squeeze/Unsqueeze axes, Expand's shape, Split's split) are dropped unread. `graph.constant`
-stays; Identity and inference-mode Dropout become their input. Then epilogues fold into the
-conv before them when they are all its result is used for, so the output is written once: a
-BatchNormalization (into the weights, at compile time), a residual Add (the conv's
-`residual`), a Relu or Clip (its clamp).
+stays; Identity and inference-mode Dropout become their input. `fuse-cpu-epilogues` then
+folds the ops after a conv into it.
 
 Errors name the ONNX node, as `node 'topk1' (TopK): no host kernel for TopK`.
 """
@@ -27,7 +25,6 @@ from xdsl.dialects.builtin import (
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
     FloatAttr,
     IntegerAttr,
     ModuleOp,
@@ -40,7 +37,6 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -62,8 +58,7 @@ from mrvl_dialect.cpu import (
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp
-from mrvl_dialect.locations import fused_location, with_op_type
-from mrvl_dialect.weights import WeightStore
+from mrvl_dialect.locations import with_op_type
 from mrvl_dialect.graph_queries import constant_op, constant_value, node_name, op_type
 
 SUBGRAPH_OP = "mrvl.subgraph"
@@ -1068,108 +1063,6 @@ class ScatterToCpuScatter(GraphOpLowering):
         self.replace(op, rewriter, [scatter])
 
 
-# Epilogues folded into the op before them
-
-
-def conv_properties(conv: cpu.ConvOp) -> dict[str, Attribute]:
-    """The properties of `conv` that define it (not its operand segments)."""
-    return {k: v for k, v in conv.properties.items() if k != "operandSegmentSizes"}
-
-
-@dataclass
-class BatchNormIntoConv(RewritePattern):
-    """A BatchNormalization of a conv's result, when that is all the result is used for, is
-    the conv with its weights and bias scaled and shifted per output channel (folded at compile
-    time with numpy, as onnxruntime folds them): the output is written once, not twice.
-
-    W'[m] = W[m] * s[m] and B'[m] = (B[m] - mean[m]) * s[m] + beta[m], s = scale / sqrt(var +
-    epsilon), in float32. The new weights join the module's weight store."""
-
-    module: ModuleOp
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, cpu.BatchNormOp) or not isinstance(conv := op.X.owner, cpu.ConvOp):
-            return
-        if not conv.Y.has_one_use() or element_type_of(conv.Y) != f32 or conv.R is not None or conv.clamp():
-            return
-        w = constant_value(conv.W, self.module)
-        b = constant_value(conv.B, self.module) if conv.B is not None else np.zeros(shape_of(conv.W)[0], np.float32)
-        stats = [constant_value(v, self.module) for v in (op.scale, op.B, op.mean, op.var)]
-        if w is None or b is None or any(v is None for v in stats):
-            return
-        scale, beta, mean, var = (np.asarray(v, np.float32) for v in stats)
-        s = scale / np.sqrt(var + np.float32(op.epsilon.value.data))
-        w = (w * s.reshape(-1, *[1] * (w.ndim - 1))).astype(np.float32)
-        b = ((b - mean) * s + beta).astype(np.float32)
-        store = WeightStore.of(self.module)
-        new_ops: list[Operation] = []
-        operands = [conv.X]
-        for array, value in ((w, conv.W), (b, conv.B if conv.B is not None else op.B)):
-            constant = ConstantOp(DenseResourceAttr.from_params(
-                store.add(f"{value.name_hint or 'weight'}_bn", array), TensorType(f32, array.shape)))
-            constant.results[0].name_hint = f"{value.name_hint or 'weight'}_bn"
-            new_ops.append(constant)
-            operands.append(constant.results[0])
-        fused = cpu.ConvOp.of(*operands, op.Y.type, **conv_properties(conv))
-        fused.location = fused_location([conv.location, op.location])
-        fused.attributes |= conv.attributes
-        new_ops.append(fused)
-        rewriter.insert(new_ops, InsertPoint.before(conv))
-        rewriter.replace(op, [], [fused.results[0]])
-        rewriter.erase(conv)
-
-
-def _sole_use_conv(value: SSAValue, residual_ok: bool = False) -> cpu.ConvOp | None:
-    """The conv defining `value` when `value` has no other use and no clamp (nor, unless
-    `residual_ok`, residual) is fused into it yet: an epilogue fuses only after those."""
-    conv = value.owner
-    if not isinstance(conv, cpu.ConvOp) or not value.has_one_use() or conv.clamp():
-        return None
-    return conv if residual_ok or conv.R is None else None
-
-
-class ResidualAddIntoConv(RewritePattern):
-    """An Add of a conv's result and another tensor of the result's type, when the Add is all
-    the conv's result is used for, is the conv with that tensor as its `residual`, added as
-    the output is stored (a ResNet block's `bn(conv(x)) + identity`). The fused conv takes
-    the Add's place, where the other tensor is defined."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, cpu.BinaryOp) or op.kind.data != cpu.BinaryKind.ADD:
-            return
-        if not op.lhs.type == op.rhs.type == op.result.type or element_type_of(op.result) != f32:
-            return
-        for value, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-            if (conv := _sole_use_conv(value)) is not None:
-                fused = cpu.ConvOp.of(conv.X, conv.W, conv.B, op.result.type, residual=other, **conv_properties(conv))
-                fused.location = fused_location([conv.location, op.location])
-                fused.attributes |= conv.attributes
-                rewriter.replace(op, fused)
-                rewriter.erase(conv)
-                return
-
-
-class ClampIntoConv(RewritePattern):
-    """A Relu (clamp at 0 below) or Clip of a conv's result, when that is all the result is
-    used for, is the conv clamping its output as it is stored."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.RELU:
-            bounds = {"min": float_attr(0.0)}
-        elif isinstance(op, cpu.ClipOp):
-            bounds = {"min": op.min, "max": op.max}
-        else:
-            return
-        if element_type_of(op.output) != f32 or (conv := _sole_use_conv(op.input, residual_ok=True)) is None:
-            return
-        fused = cpu.ConvOp.of(conv.X, conv.W, conv.B, op.output.type, residual=conv.R,
-                              **conv_properties(conv), **bounds)
-        fused.location = fused_location([conv.location, op.location])
-        fused.attributes |= conv.attributes
-        rewriter.replace(op, fused)
-        rewriter.erase(conv)
-
-
 def host_kernel_op_types() -> set[str]:
     """The ONNX operators some pattern lowers to a host kernel."""
     return {cls.name.removeprefix("graph.") for pattern in PATTERNS for cls in pattern.ops}
@@ -1230,13 +1123,10 @@ class LowerToCpuPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         walker = PatternRewriteWalker(GreedyRewritePatternApplier([p() for p in PATTERNS]))
-        epilogues = PatternRewriteWalker(
-            GreedyRewritePatternApplier([BatchNormIntoConv(op), ResidualAddIntoConv(), ClampIntoConv()]))
         for top in list(op.body.block.ops):
             if top.name != SUBGRAPH_OP:
                 for region in top.regions:
                     walker.rewrite_region(region)
-                    epilogues.rewrite_region(region)
         if self.allow_unsupported:
             return
         for nested in op.walk():

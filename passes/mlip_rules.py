@@ -17,30 +17,7 @@ from xdsl.ir import Operation
 
 from mrvl_dialect.mrvl import MAX_BATCH
 from mrvl_dialect.graph_queries import constant_op, element_type, int_property, op_type, shape
-
-LAYER_KINDS: dict[str, str] = {
-    "Conv": "conv2d",
-    "Gemm": "fc",
-    "MatMul": "fc",
-    "MaxPool": "maxpool2d",
-    "AveragePool": "avgpool2d",
-    "GlobalAveragePool": "global_avgpool2d",
-    "GlobalMaxPool": "global_maxpool2d",
-    "Add": "sum",
-    "Concat": "concat",
-    "Reshape": "reshape",
-    "Flatten": "batch_flatten",
-    "Squeeze": "squeeze",
-}
-"""ONNX operators that anchor an MLIP layer, and the layer kind they become."""
-
-FUSED_ONLY: dict[str, str] = {
-    "Relu": "fused after a Conv, Gemm, MatMul or Add",
-    "BatchNormalization": "fused after a Conv",
-    "Pad": "fused before a Conv, MaxPool or AveragePool",
-}
-"""ONNX operators MLIP runs only as part of another layer."""
-
+from mrvl.passes.mlip_patterns import LAYER_KINDS
 
 @dataclass(frozen=True)
 class Rule:

@@ -1,6 +1,7 @@
 """mrvl-pipeline: the whole flow from the `graph` dialect to MLIP subgraphs and host code.
 
     cleanup-graph -> place-ops -> partition-mrvl -> fuse-mrvl -> convert-layout -> lower-to-cpu
+    -> fuse-cpu-epilogues
 
 `mrvl-opt model.onnx -p 'mrvl-pipeline{num_tiles=4 quantize=fp16}'` runs it;
 `MrvlPipelinePass(...).passes()` lists the stages with their options, so any stage of a
@@ -17,6 +18,7 @@ from mrvl_dialect.errors import CompileError
 from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
 from mrvl.passes.cleanup_graph import CleanupGraphPass
 from mrvl.passes.convert_layout import ConvertLayoutPass
+from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
 from mrvl.passes.fuse_mrvl import FuseMrvlPass
 from mrvl.passes.lower_to_cpu import LowerToCpuPass
 from mrvl.passes.partition_mrvl import POLICIES, PartitionMrvlPass
@@ -60,6 +62,7 @@ class MrvlPipelinePass(ModulePass):
             FuseMrvlPass(),
             ConvertLayoutPass(),
             LowerToCpuPass(),
+            FuseCpuEpiloguesPass(),
         )
 
     def pipeline_spec(self) -> str:

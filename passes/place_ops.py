@@ -1,7 +1,7 @@
 """place-ops: decide, for every `graph` op, whether it runs on MLIP or on the host.
 
 Walking from the graph's outputs back, each op not yet claimed roots the first fusion
-pattern (`fuse_mrvl.PATTERNS`) whose match is free, whose anchor breaks no rule of the
+pattern (`mlip_patterns.PATTERNS`) whose match is free, whose anchor breaks no rule of the
 registry (`mlip_rules`) and that the placement file does not keep on the host. The
 members of a match form one group: one future MLIP layer. The decision is written on the
 ops as discardable attributes, which `partition-mrvl`, `fuse-mrvl` and the placement
@@ -12,7 +12,7 @@ report read:
     "mrvl.reasons" = ["conv.groups: ... (group 2 ...)"]     (host ops: every reason)
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -21,12 +21,11 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.graph_queries import node_name, op_type
 from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, REASONS_ATTR
 from mrvl.passes.declarative_fusion import Pattern, fusable, match
-from mrvl.passes.fuse_mrvl import PATTERNS
-from mrvl_dialect.graph_queries import node_name, op_type
-from mrvl.passes.mlip_rules import FUSED_ONLY, LAYER_KINDS, failed_rules
-
+from mrvl.passes.mlip_patterns import FUSED_ONLY, LAYER_KINDS, PATTERNS
+from mrvl.passes.mlip_rules import failed_rules
 
 
 def _format_failures(op: Operation) -> list[str]:
@@ -38,8 +37,10 @@ class _Placer:
     placement: object | None
     """A `placement_file.Placement`, or None."""
     placement_path: str
-    reasons: dict[Operation, list[str]]
-    group_of: dict[Operation, tuple[int, str]]
+    reasons: dict[Operation, list[str]] = field(default_factory=dict)
+    group_of: dict[Operation, tuple[int, str]] = field(default_factory=dict)
+    groups: int = 0
+    """Groups claimed so far."""
 
     def decision(self, op: Operation) -> str | None:
         if self.placement is None:
@@ -73,10 +74,25 @@ class _Placer:
         forced = [op for op in members if self.decision(op) == "host"]
         if forced:
             return False
-        group = len({g for g, _ in self.group_of.values()})
         for op in members:
-            self.group_of[op] = (group, found.pattern.name)
+            self.group_of[op] = (self.groups, found.pattern.name)
+        self.groups += 1
         return True
+
+    def claim(self, ops: list[Operation]) -> None:
+        """Group `ops` (one block's, in IR order) into matches, from the outputs back."""
+        for root in reversed(ops):
+            if root in self.group_of or not isinstance(root, _ROOT_TYPES):
+                continue
+            for pattern in PATTERNS:
+                if self.try_claim(pattern, root):
+                    break
+        # Number groups in IR order (they were found from the outputs back).
+        order: dict[int, int] = {}
+        for op in ops:
+            if op in self.group_of:
+                group, pattern = self.group_of[op]
+                self.group_of[op] = (order.setdefault(group, len(order)), pattern)
 
     def host_reasons(self, op: Operation) -> list[str]:
         kind = op_type(op)
@@ -119,24 +135,13 @@ class PlaceOpsPass(ModulePass):
             from mrvl_dialect.placement_file import load_placement
 
             placement = load_placement(self.placement)
-        placer = _Placer(placement, self.placement, {}, {})
+        placer = _Placer(placement, self.placement)
         for function in op.body.block.ops:
             if not isinstance(function, func.FuncOp):
                 continue
             ops = _placeable(list(function.body.block.ops))
             if self.offload:
-                for root in reversed(ops):
-                    if root in placer.group_of or op_type(root) not in _ROOT_TYPES:
-                        continue
-                    for pattern in PATTERNS:
-                        if placer.try_claim(pattern, root):
-                            break
-            # Number groups in IR order (they were found from the outputs back).
-            order: dict[int, int] = {}
-            for graph_op in ops:
-                if graph_op in placer.group_of:
-                    group, pattern = placer.group_of[graph_op]
-                    placer.group_of[graph_op] = (order.setdefault(group, len(order)), pattern)
+                placer.claim(ops)
             for graph_op in ops:
                 self.annotate(graph_op, placer)
             for nested in function.body.walk():
@@ -163,5 +168,13 @@ def _set_host(op: Operation, reasons: list[str]) -> None:
     op.attributes[REASONS_ATTR] = ArrayAttr([StringAttr(r) for r in reasons])
 
 
-_ROOT_TYPES = {t for p in PATTERNS for m in p.chain for t in m.op_types}
-"""Operators that can end a pattern's chain (anything else cannot root a match)."""
+def mlip_groups(block_ops: list[Operation]) -> dict[Operation, tuple[int, str]]:
+    """The groups place-ops (without a placement file) makes of one block's ops: each
+    grouped op's group number and pattern name. Nothing is recorded on the ops."""
+    placer = _Placer(None, "")
+    placer.claim(_placeable(block_ops))
+    return placer.group_of
+
+
+_ROOT_TYPES = tuple({cls for p in PATTERNS for m in p.chain for cls in m.ops})
+"""Op classes that can end a pattern's chain (anything else cannot root a match)."""

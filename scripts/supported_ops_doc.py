@@ -11,9 +11,9 @@ from pathlib import Path
 
 from mrvl_dialect.files import update_generated
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
-from mrvl.passes.fuse_mrvl import PATTERNS
 from mrvl.passes.lower_to_cpu import host_kernel_op_types
-from mrvl.passes.mlip_rules import FUSED_ONLY, LAYER_KINDS, RULES
+from mrvl.passes.mlip_patterns import FUSED_ONLY, LAYER_KINDS, PATTERNS
+from mrvl.passes.mlip_rules import RULES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 OUTPUT = DOCS / "supported-ops.md"

@@ -289,7 +289,7 @@ def _clip_bounds(low: float, high: float) -> list[onnx.TensorProto]:
 
 
 n = helper.make_node
-# Convs of each kernel path with their epilogues fused (lower-to-cpu): a residual Add and a
+# Convs of each kernel path with their epilogues fused (fuse-cpu-epilogues): a residual Add and a
 # Relu or Clip, on ragged tiles (positions, channels, groups).
 EPILOGUES = {
     "direct_residual_relu": _chain(

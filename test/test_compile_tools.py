@@ -1,6 +1,8 @@
 """mrvl-compile's use of other tools (a fake mrvl-tmlc, the C compiler), its diagnostics
 (--timing, --print-ir-after-all, --dump-dir, -v) and its error contract."""
 
+import gc
+import io
 import json
 import os
 import shutil
@@ -11,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mrvl.compile import main, target_options
+from mrvl.compile import Stages, compile_model, main, target_options
+from mrvl.timing import Timing
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.target import parse_mattr
 
@@ -142,12 +145,29 @@ def test_missing_cross_compiler_is_an_error(zoo_dir: Path, tmp_path: Path, capsy
     assert (rc, err) == (1, f"error: {model}: --cross-compiler: 'no-such-gcc' not found on PATH\n")
 
 
+def test_compile_collects_young_objects_less_often_and_restores_the_collector(zoo_dir: Path, tmp_path: Path) -> None:
+    class Thresholds(io.StringIO):
+        """Progress output that notes the collector's thresholds as each stage starts."""
+
+        seen: list[tuple[int, ...]] = []
+
+        def write(self, text: str) -> int:
+            self.seen.append(gc.get_threshold())
+            return super().write(text)
+
+    before = gc.get_threshold()
+    compile_model(zoo_dir / "mnist.onnx", tmp_path / "m", stages=Stages(Timing(), progress=Thresholds()))
+    assert gc.get_threshold() == before != (10_000, *before[1:])
+    assert Thresholds.seen and set(Thresholds.seen) == {(10_000, *before[1:])}
+
+
 def test_timing_and_ir_dumps(zoo_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     dump = tmp_path / "ir"
     rc, stdout, err = run([str(zoo_dir / "mnist.onnx"), "-o", str(tmp_path / "m"), "--timing",
                            "--print-ir-after-all", "--dump-dir", str(dump), "-v"], capsys)
     assert rc == 0
-    passes = ["cleanup-graph", "place-ops", "partition-mrvl", "fuse-mrvl", "convert-layout", "lower-to-cpu"]
+    passes = ["cleanup-graph", "place-ops", "partition-mrvl", "fuse-mrvl", "convert-layout", "lower-to-cpu",
+              "fuse-cpu-epilogues"]
     report = stdout[stdout.index("... Execution time report ..."):]
     assert "Total Execution Time:" in report and report.rstrip().endswith("(100.0%)  Total")
     for name in ["import-onnx", "mrvl-pipeline", *passes, "plan-host-memory", "emit-c-and-json", "report",

@@ -40,7 +40,8 @@ from mrvl.numerics import compare as compare_tensors
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import run_bundle
 from mrvl_dialect.errors import CompileError
-from mrvl.passes.mlip_rules import LAYER_KINDS, RULES
+from mrvl.passes.mlip_patterns import LAYER_KINDS
+from mrvl.passes.mlip_rules import RULES
 
 PIPELINES = {
     "host": "mrvl-pipeline{offload=false}",

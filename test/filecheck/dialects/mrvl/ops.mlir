@@ -6,15 +6,16 @@
 
 // mrvl.conv2d without bias, with a bias, with batch norm only, and with bias, batch norm
 // and relu. Properties at their default (dilations 1x1, groups 1, activation none) are
-// not printed; the generic form has them all, and the operand segment sizes.
+// not printed, the others print in the order written; the generic form has them all, and
+// the operand segment sizes.
 // CHECK-LABEL: func.func @conv2d(
-// CHECK-NEXT:    %plain = mrvl.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+// CHECK-NEXT:    %plain = mrvl.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>}
 // CHECK-SAME:        : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x8x8x4xf32>
-// CHECK-NEXT:    %biased = mrvl.conv2d %x, %w bias %b {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}
+// CHECK-NEXT:    %biased = mrvl.conv2d %x, %w bias %b {strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>}
 // CHECK-SAME:        : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x3x3x4xf32>
-// CHECK-NEXT:    %normed = mrvl.conv2d %x, %w bn(%g, %beta, %m, %v) {bn_epsilon = 1.000000e-05 : f32, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+// CHECK-NEXT:    %normed = mrvl.conv2d %x, %w bn(%g, %beta, %m, %v) {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, bn_epsilon = 1.000000e-05 : f32}
 // CHECK-SAME:        : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x8x8x4xf32>
-// CHECK-NEXT:    %all = mrvl.conv2d %x, %w bias %b bn(%g, %beta, %m, %v) {activation = #mrvl<activation relu>, bn_epsilon = 1.000000e-03 : f32, dilations = array<i64: 2, 2>, padding = array<i64: 2, 2, 2, 2>, strides = array<i64: 1, 1>}
+// CHECK-NEXT:    %all = mrvl.conv2d %x, %w bias %b bn(%g, %beta, %m, %v) {strides = array<i64: 1, 1>, padding = array<i64: 2, 2, 2, 2>, dilations = array<i64: 2, 2>, bn_epsilon = 1.000000e-03 : f32, activation = #mrvl<activation relu>}
 // CHECK-SAME:        : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x8x8x4xf32>
 // CHECK-NEXT:    func.return %plain, %biased, %normed, %all
 // GENERIC-LABEL: "func.func"() <{sym_name = "conv2d"
@@ -41,7 +42,7 @@ func.func @conv2d(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4
 
 // A depthwise conv2d: groups = input channels = output channels, weight [O, KH, KW, 1].
 // CHECK-LABEL: func.func @conv2d_depthwise(
-// CHECK-NEXT:    %y = mrvl.conv2d %x, %w {groups = 8 : i64, padding = array<i64: 1, 0, 1, 0>, strides = array<i64: 1, 1>}
+// CHECK-NEXT:    %y = mrvl.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 0, 1, 0>, groups = 8 : i64}
 // CHECK-SAME:        : (tensor<1x6x6x8xf32>, tensor<8x3x1x1xf32>) -> tensor<1x6x6x8xf32>
 // GENERIC-LABEL: "func.func"() <{sym_name = "conv2d_depthwise"
 // GENERIC:         "mrvl.conv2d"(%x, %w) <{{.*}}groups = 8 : i64

@@ -1,0 +1,152 @@
+"""fuse-cpu-epilogues: fold the host ops after a `cpu.conv` into it.
+
+An epilogue is an op that reads a conv's result when that is all the result is used for; the
+conv then does its work as it stores its output, which is written once instead of twice:
+
+    cpu.batch_norm(cpu.conv(x, w, b))          -> cpu.conv(x, w', b')   (folded at compile time)
+    cpu.binary add(cpu.conv(x, w, b), r)       -> cpu.conv(x, w, b) residual r
+    cpu.unary relu / cpu.clip(cpu.conv(...))   -> cpu.conv(...) {min, max}
+
+They fold in the order ONNX computes them (a batch norm, then a residual, then a clamp), so
+`relu(conv + r)` folds and `relu(conv) + r` does not. The fused conv's location names every
+ONNX node it stands for. Runs after `lower-to-cpu`; ops inside `mrvl.subgraph`s are not
+touched. A new epilogue is one more pattern in `EPILOGUES`.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseResourceAttr, ModuleOp, TensorType, f32
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import InsertPoint
+
+import mrvl_dialect.cpu as cpu
+from mrvl_dialect.cpu import element_type_of, shape_of
+from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.graph_queries import constant_value, module_of
+from mrvl_dialect.locations import fused_location
+from mrvl_dialect.weights import WeightStore
+from mrvl.passes.lower_to_cpu import SUBGRAPH_OP, float_attr
+
+
+def conv_properties(conv: cpu.ConvOp) -> dict[str, Attribute]:
+    """The properties of `conv` that define it (not its operand segments)."""
+    return {k: v for k, v in conv.properties.items() if k != "operandSegmentSizes"}
+
+
+def fused_conv(conv: cpu.ConvOp, epilogue: Operation, fused: cpu.ConvOp) -> cpu.ConvOp:
+    """`fused`, which does the work of `conv` and then `epilogue`, named after both."""
+    fused.location = fused_location([conv.location, epilogue.location])
+    fused.attributes |= conv.attributes
+    return fused
+
+
+def sole_use_conv(value: SSAValue, residual_ok: bool = False) -> cpu.ConvOp | None:
+    """The conv defining `value` when `value` has no other use and no clamp (nor, unless
+    `residual_ok`, residual) is fused into it yet: an epilogue fuses only after those."""
+    conv = value.owner
+    if not isinstance(conv, cpu.ConvOp) or not value.has_one_use() or conv.clamp():
+        return None
+    return conv if residual_ok or conv.R is None else None
+
+
+class BatchNormIntoConv(RewritePattern):
+    """A BatchNormalization of a conv's result, when that is all the result is used for, is
+    the conv with its weights and bias scaled and shifted per output channel (folded at compile
+    time with numpy, as onnxruntime folds them).
+
+    W'[m] = W[m] * s[m] and B'[m] = (B[m] - mean[m]) * s[m] + beta[m], s = scale / sqrt(var +
+    epsilon), in float32. The new weights join the module's weight store."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, cpu.BatchNormOp) or not isinstance(conv := op.X.owner, cpu.ConvOp):
+            return
+        if not conv.Y.has_one_use() or element_type_of(conv.Y) != f32 or conv.R is not None or conv.clamp():
+            return
+        module = module_of(op)
+        w = constant_value(conv.W, module)
+        b = constant_value(conv.B, module) if conv.B is not None else np.zeros(shape_of(conv.W)[0], np.float32)
+        stats = [constant_value(v, module) for v in (op.scale, op.B, op.mean, op.var)]
+        if w is None or b is None or any(v is None for v in stats):
+            return
+        scale, beta, mean, var = (np.asarray(v, np.float32) for v in stats)
+        s = scale / np.sqrt(var + np.float32(op.epsilon.value.data))
+        w = (w * s.reshape(-1, *[1] * (w.ndim - 1))).astype(np.float32)
+        b = ((b - mean) * s + beta).astype(np.float32)
+        store = WeightStore.of(module)
+        new_ops: list[Operation] = []
+        operands = [conv.X]
+        for array, value in ((w, conv.W), (b, conv.B if conv.B is not None else op.B)):
+            constant = ConstantOp(DenseResourceAttr.from_params(
+                store.add(f"{value.name_hint or 'weight'}_bn", array), TensorType(f32, array.shape)))
+            constant.results[0].name_hint = f"{value.name_hint or 'weight'}_bn"
+            new_ops.append(constant)
+            operands.append(constant.results[0])
+        new_ops.append(fused_conv(conv, op, cpu.ConvOp.of(*operands, op.Y.type, **conv_properties(conv))))
+        rewriter.insert(new_ops, InsertPoint.before(conv))
+        rewriter.replace(op, [], [new_ops[-1].results[0]])
+        rewriter.erase(conv)
+
+
+class ResidualAddIntoConv(RewritePattern):
+    """An Add of a conv's result and another tensor of the result's type, when the Add is all
+    the conv's result is used for, is the conv with that tensor as its `residual`, added as
+    the output is stored (a ResNet block's `bn(conv(x)) + identity`). The fused conv takes
+    the Add's place, where the other tensor is defined."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, cpu.BinaryOp) or op.kind.data != cpu.BinaryKind.ADD:
+            return
+        if not op.lhs.type == op.rhs.type == op.result.type or element_type_of(op.result) != f32:
+            return
+        for value, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            if (conv := sole_use_conv(value)) is not None:
+                fused = cpu.ConvOp.of(conv.X, conv.W, conv.B, op.result.type, residual=other, **conv_properties(conv))
+                rewriter.replace(op, fused_conv(conv, op, fused))
+                rewriter.erase(conv)
+                return
+
+
+class ClampIntoConv(RewritePattern):
+    """A Relu (clamp at 0 below) or Clip of a conv's result, when that is all the result is
+    used for, is the conv clamping its output as it is stored."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.RELU:
+            bounds = {"min": float_attr(0.0)}
+        elif isinstance(op, cpu.ClipOp):
+            bounds = {"min": op.min, "max": op.max}
+        else:
+            return
+        if element_type_of(op.output) != f32 or (conv := sole_use_conv(op.input, residual_ok=True)) is None:
+            return
+        fused = cpu.ConvOp.of(conv.X, conv.W, conv.B, op.output.type, residual=conv.R,
+                              **conv_properties(conv), **bounds)
+        rewriter.replace(op, fused_conv(conv, op, fused))
+        rewriter.erase(conv)
+
+
+EPILOGUES: tuple[RewritePattern, ...] = (BatchNormIntoConv(), ResidualAddIntoConv(), ClampIntoConv())
+"""The epilogue patterns, applied together until none matches."""
+
+
+@dataclass(frozen=True)
+class FuseCpuEpiloguesPass(ModulePass):
+    """Fold batch norms, residual Adds and Relu/Clip clamps into the `cpu.conv` before them."""
+
+    name = "fuse-cpu-epilogues"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        walker = PatternRewriteWalker(GreedyRewritePatternApplier(list(EPILOGUES)))
+        for top in list(op.body.block.ops):
+            if top.name != SUBGRAPH_OP:
+                for region in top.regions:
+                    walker.rewrite_region(region)
