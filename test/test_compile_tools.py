@@ -175,7 +175,7 @@ def test_timing_and_ir_dumps(zoo_dir: Path, tmp_path: Path, capsys: pytest.Captu
         assert f"  {name}\n" in report
     assert [p.name for p in sorted(dump.iterdir())] == [
         f"{i:02d}-{name}.mlir" for i, name in enumerate(["import-onnx", *passes, "plan-host-memory"])]
-    assert "cpu.workspace = #cpu.workspace<" in (dump / "07-plan-host-memory.mlir").read_text()
+    assert "cpu.workspace = #cpu.workspace<" in (dump / "08-plan-host-memory.mlir").read_text()
     assert "mrvl.subgraph @tvmgen_mrvl_main_0" in (dump / "06-lower-to-cpu.mlir").read_text()
     assert "graph.Conv" in (dump / "00-import-onnx.mlir").read_text()
     for name in ["import-onnx", *passes, "plan-host-memory"]:
