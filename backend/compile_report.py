@@ -1,5 +1,5 @@
 """The compile report: where each ONNX node runs and why, what each MLIP subgraph costs,
-and the totals, the way Vela reports a compile (`../shared/reference/npu-compilers.md` §1.4).
+and the totals, the way Arm's Vela reports a compile (its per-layer and summary reports).
 
     subgraph            layers      MACs   weights  activations
     tvmgen_mrvl_main_0       6  786.56 k  23.4 KiB     50.0 KiB

@@ -2,8 +2,8 @@
 
 For every subgraph `@S` of a module, in module order:
 
-- `S-nodes.json`: its inputs and layers (`../shared/reference/tvm-mrvl-json.md` §2.2–§2.4),
-- `S-consts.json`: the weights of its layers, by layer (§2.5),
+- `S-nodes.json`: its inputs and layers (`docs/json-format.md`),
+- `S-consts.json`: the weights of its layers, by layer,
 - `S-sourcemap.json`: ours, which ONNX nodes each node id of `S-nodes.json` came from,
 
 and one `tmlc-commands.txt` with the mrvl-tmlc command line of each subgraph (§3.1).

@@ -1,7 +1,7 @@
 """Runs an MLIP subgraph from its nodes/consts JSON alone: the reference simulator.
 
 `simulate(nodes, consts, inputs)` interprets the two documents that mrvl-tmlc reads
-(`../shared/reference/tvm-mrvl-json.md` §2) with numpy, and never looks at our IR, so a
+(the format of `docs/json-format.md`) with numpy, and never looks at our IR, so a
 match with onnxruntime proves that the files carry everything the layers need. Input
 nodes take the subgraph's inputs in their own layout (NCHW as their `shape` says); layers
 run in id order, each reading its operands through its `[id, 0, 0]` edges and its

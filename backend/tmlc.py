@@ -2,7 +2,7 @@
 
 Each line of the bundle's `tmlc-commands.txt` (written by the JSON emitter) is one
 `mrvl-tmlc -mn <symbol> -f1 <symbol>-nodes.json -f2 <symbol>-consts.json ... -b <batch>`
-command, to run in the bundle folder (`../shared/reference/tvm-mrvl-json.md` §3.1). When
+command, to run in the bundle folder, as TVM's `python/tvm/contrib/mrvl.py` ran it. When
 mrvl-tmlc is on PATH, `compile_subgraphs` runs them there: as argument lists (never
 through a shell), one at a time, each exit status checked and the model binary it must
 write (`bin_<symbol>/<symbol>.bin`) checked too. Everything the tool prints goes to

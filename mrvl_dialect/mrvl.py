@@ -1,7 +1,7 @@
 """The `mrvl` dialect: layers of the Marvell MLIP accelerator, grouped into subgraphs.
 
 One op per layer kind that Marvell's backend compiler `mrvl-tmlc` accepts in its
-nodes JSON (`../shared/reference/tvm-mrvl-json.md` §2): `mrvl.conv2d` (with fused pad,
+nodes JSON (`docs/json-format.md`): `mrvl.conv2d` (with fused pad,
 bias, batch norm and relu), `mrvl.fc`, pools, `mrvl.sum`, `mrvl.concat`, `mrvl.reshape`,
 `mrvl.batch_flatten`, `mrvl.squeeze` and `mrvl.layout_transform`. Activations are NHWC and
 float32; conv weights are OHWI and FC weights `[out, in]`.

@@ -6,7 +6,7 @@ the placement report, and `docs/supported-ops.md`. A rule returns None when sati
 else what it observed. Rules apply to an op as the *anchor* of an accelerator layer;
 operators MLIP runs only inside another layer (Relu, BatchNormalization, Pad) say so.
 
-The limits follow TVM's mrvl legality checks (`../shared/reference/tvm-mrvl-json.md` §1.5).
+The limits follow TVM's mrvl legality checks (apache/tvm `python/tvm/relay/op/contrib/mrvl.py`).
 """
 
 from collections.abc import Callable

@@ -28,9 +28,9 @@ layer) and `"mrvl.pattern"` (its kind), on host ops `"mrvl.reasons"`. Then:
       mrvl.yield %y : tensor<...>
     }
 
-The cycle check follows TVM's intent (`../shared/reference/tvm-mrvl-json.md` §6 item 7);
-the policies are TVM's repartitioning rules (§1.7), with the leading-sum rule TVM meant
-but never applied (§5.3 item 3).
+The cycle check follows TVM's intent; the policies are TVM's repartitioning rules
+(apache/tvm `python/tvm/relay/op/contrib/mrvl.py`), with the leading-sum rule TVM meant
+but never applied.
 """
 
 import itertools

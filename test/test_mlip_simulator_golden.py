@@ -1,7 +1,7 @@
 """TVM's own nodes/consts JSON, run by the MLIP simulator, reproduces onnxruntime.
 
 The eight golden examples hold the files that TVM's Marvell codegen wrote for small ONNX
-networks (../shared/reference/tvm-golden/README.md, copied into test/golden/). Simulated
+networks (test/golden/README.md). Simulated
 from those files alone, each subgraph must match onnxruntime on the same subgraph:
 fp32 within 1e-4, fp16 within 3% of the output's largest magnitude (the criterion of
 Marvell's tools). Where TVM left part of the model on the host, onnxruntime computes that

@@ -53,7 +53,7 @@ static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 #define MRVL_GEMM_MC 96
 
 /* Floats of packing scratch gemm_acc_f32 needs for an (m, n, k) product, for any tile size
- * up to 8 x 32 (the C emitter reserves the same: backend/c_emitter.py gemm_pack_floats); the
+ * up to 8 x 32 (plan-host-memory reserves the same: mrvl_dialect/host_kernels.py gemm_pack_floats); the
  * part after B's, for A, is not used when A's rows are contiguous (a_cs 1). */
 #define MRVL_GEMM_PACK_FLOATS(m, n, k)                                                        \
     (min_i64((k), MRVL_GEMM_KC) * (min_i64((n), MRVL_GEMM_NC) + 31 + min_i64((m), MRVL_GEMM_MC) + 7))
@@ -304,7 +304,7 @@ static int64_t conv_packed_group_floats(int64_t mg, int64_t depth)
 }
 
 /* w (m, c/group, kernel) into the packed layout, group after group (the C emitter packs
- * constant weights the same way at compile time: backend/c_emitter.py pack_conv_weights). */
+ * constant weights the same way at compile time: mrvl_dialect/host_kernels.py pack_conv_weights). */
 static void mrvl_conv_pack_weights_f32(const mrvl_conv_params *p, const float *w, float *packed)
 {
     int64_t mg = p->m / p->group, depth = p->c / p->group * volume3(p->kernel);
@@ -433,7 +433,7 @@ static void conv_store_tile(const mrvl_conv_params *p, float acc[MRVL_CONV_MR][M
 }
 
 /* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) and the
- * tap table (the C emitter reserves the same: backend/c_emitter.py conv_scratch_floats). */
+ * tap table (plan-host-memory reserves the same: mrvl_dialect/host_kernels.py conv_scratch_floats). */
 static int64_t conv_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t dims[MRVL_SPATIAL];
@@ -537,7 +537,7 @@ static void depthwise_layout(const mrvl_conv_params *p, int64_t dims[2], int64_t
     *width = (p->kernel[2] - 1) * p->dilation[2] / p->stride[2] + tiles * MRVL_DEPTHWISE_TILE;
 }
 
-/* Floats of scratch mrvl_depthwise_conv_f32 needs (backend/c_emitter.py depthwise_scratch_floats). */
+/* Floats of scratch mrvl_depthwise_conv_f32 needs (mrvl_dialect/host_kernels.py depthwise_scratch_floats). */
 static int64_t depthwise_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t dims[2], width;
@@ -1837,7 +1837,7 @@ static double resize_filter_scale(const mrvl_resize_params *p, int d)
 /* The first tap's offset from an output element's left neighbour along dim d: the taps are
  * offsets start .. 1 - start, 2 - 2 * start of them, covering the filter's support (1 linear,
  * 2 cubic) stretched by 1/filter scale (the C emitter reserves scratch by the same rule:
- * backend/c_emitter.py resize_filter_taps). */
+ * mrvl_dialect/host_kernels.py resize_filter_taps). */
 static int64_t resize_filter_start(const mrvl_resize_params *p, int d)
 {
     double support = p->mode == MRVL_RESIZE_CUBIC ? 2.0 : 1.0;

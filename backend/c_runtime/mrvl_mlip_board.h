@@ -2,7 +2,7 @@
  *
  * It runs each subgraph's mrvl-tmlc binary (`bin_<symbol>/<symbol>.bin` in the bundle) on
  * MLIP through Marvell's ML library, libmldpc (a wrapper over DPDK's rte_mldev), which it
- * opens with dlopen as TVM's mrvl runtime did (../shared/reference/tvm-mrvl-json.md §3.4):
+ * opens with dlopen as TVM's mrvl runtime did (apache/tvm src/runtime/contrib/mrvl/mrvl_hw_runtime.cc):
  *
  *   mrvl_mlip_board *board;
  *   if (mrvl_mlip_board_open(&board, "path/to/bundle", NULL, m_subgraphs, M_NUM_SUBGRAPHS) != MRVL_OK)

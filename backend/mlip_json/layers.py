@@ -1,7 +1,7 @@
 """One `mrvl` layer -> the attributes of its nodes-JSON entry, as TVM's mrvl codegen set them.
 
-`describe(op, index, symbol)` mirrors `codegen.cc` (apache/tvm@84141c4e7e, `../shared/reference/
-tvm-mrvl-json.md` §2.4): for each layer kind it sets the same keys, in the same order, to
+`describe(op, index, symbol)` mirrors apache/tvm@84141c4e7e
+`src/relay/backend/contrib/mrvl/codegen.cc` and the post-processing of `python/tvm/contrib/mrvl.py`: for each layer kind it sets the same keys, in the same order, to
 the same strings (the Relay attributes of the anchor op first, then the Marvell keys,
 then `SetMrvlLayerCommonAttrs`). The order matters: it decides the order the keys end up
 in (`unordered_map.py`). Values are written the way they reach the file, one list level

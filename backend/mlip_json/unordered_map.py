@@ -1,7 +1,7 @@
 """The iteration order of a C++ `std::unordered_map<std::string, ...>`, as libstdc++ keeps it.
 
 TVM's JSON serializer stores a node's attributes in such a map and writes them in its
-iteration order (`JSONGraphNode::attrs_`, `../shared/reference/tvm-mrvl-json.md` §2.1), so
+iteration order (`JSONGraphNode::attrs_`, apache/tvm `src/runtime/contrib/json/json_node.h`), so
 the key order of every layer in a nodes file TVM wrote is that order. It depends only on
 the keys and the order they were inserted in: each key's hash (`std::_Hash_bytes`, the
 64-bit MurmurHash variant libstdc++ uses for `std::hash<std::string>`, seed 0xc70f6907),
