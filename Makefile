@@ -80,6 +80,7 @@ bench: $(INSTALLED)
 	$(BIN)/python benchmarks/resnet50_compile.py
 	$(BIN)/python benchmarks/compile_resnet50.py
 	$(BIN)/python benchmarks/consts_json.py
+	$(BIN)/python benchmarks/conv_chain.py
 	$(BIN)/python benchmarks/host_c_vs_onnxruntime.py --baseline
 
 # Regenerate committed generated files (a test fails while they are stale).
