@@ -94,7 +94,8 @@ def _fc(op: mrvl.FCOp, x, w, b=None) -> np.ndarray:
 
 def _pool(op: Operation, x: np.ndarray) -> np.ndarray:
     pads = _ints(op, "padding")
-    kwargs = {"kernel_shape": _ints(op, "kernel_shape"), "strides": _ints(op, "strides")}
+    kwargs = {"kernel_shape": _ints(op, "kernel_shape"), "strides": _ints(op, "strides"),
+              "ceil_mode": int(op.ceil_mode is not None)}
     data = _nchw(x)
     if isinstance(op, mrvl.MaxPool2DOp):
         (y,) = _onnx("MaxPool", [data], pads=pads, **kwargs)

@@ -114,8 +114,16 @@ def _pairs(attr: DenseArrayBase, n: int, name: str, minimum: int) -> tuple[int, 
     return values
 
 
-def _window_out(size: int, kernel: int, stride: int, pad_begin: int, pad_end: int, dilation: int = 1) -> int:
-    return (size + pad_begin + pad_end - dilation * (kernel - 1) - 1) // stride + 1
+def window_count(size: int, kernel: int, stride: int, pad_begin: int, pad_end: int, dilation: int = 1,
+                 ceil: bool = False) -> int:
+    """How many windows a conv or pool places along one dim (its output size)."""
+    span = size + pad_begin + pad_end - dilation * (kernel - 1) - 1
+    if not ceil:
+        return span // stride + 1
+    out = -(-span // stride) + 1
+    # ONNX's rule (as onnxruntime's and PyTorch's): a last window that would start in the end
+    # padding is dropped.
+    return out - 1 if (out - 1) * stride >= size + pad_begin else out
 
 
 @irdl_custom_directive
@@ -234,8 +242,8 @@ class Conv2DOp(_LayerOp):
         stride = _pairs(self.strides, 2, "strides", 1)
         pad = _pairs(self.padding, 4, "padding", 0)
         dilation = _pairs(self.dilations, 2, "dilations", 1)
-        expected = (n, _window_out(h, kh, stride[0], pad[0], pad[2], dilation[0]),
-                    _window_out(w, kw, stride[1], pad[1], pad[3], dilation[1]), o)
+        expected = (n, window_count(h, kh, stride[0], pad[0], pad[2], dilation[0]),
+                    window_count(w, kw, stride[1], pad[1], pad[3], dilation[1]), o)
         if self.verify_nhwc(self.output, "conv2d output") != expected:
             raise VerifyException(f"conv2d output must be {list(expected)}, got {list(_shape(self.output, 'y'))}")
         for name in ("bias", "bn_gamma", "bn_beta", "bn_mean", "bn_var"):
@@ -290,6 +298,8 @@ class _Pool2DOp(_LayerOp):
     strides = prop_def(I64_ARRAY)
     padding = prop_def(I64_ARRAY)
     """(top, left, bottom, right)."""
+    ceil_mode = opt_prop_def(UnitAttr)
+    """Output size rounded up: a last, partial window past the end padding (ONNX ceil_mode)."""
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$input attr-dict `:` functional-type(operands, results)"
@@ -305,15 +315,17 @@ class _Pool2DOp(_LayerOp):
         pad = _pairs(self.padding, 4, "padding", 0)
         if any(p >= kernel[i % 2] for i, p in enumerate(pad)):
             raise VerifyException(f"{self.name} padding {list(pad)} must be smaller than the kernel {list(kernel)}")
-        expected = (n, _window_out(h, kernel[0], stride[0], pad[0], pad[2]),
-                    _window_out(w, kernel[1], stride[1], pad[1], pad[3]), c)
+        ceil = self.ceil_mode is not None
+        expected = (n, window_count(h, kernel[0], stride[0], pad[0], pad[2], ceil=ceil),
+                    window_count(w, kernel[1], stride[1], pad[1], pad[3], ceil=ceil), c)
         if _shape(self.output, "pool output") != expected:
             raise VerifyException(f"{self.name} output must be {list(expected)}")
 
 
 @irdl_op_definition
 class MaxPool2DOp(_Pool2DOp):
-    """Max pooling, NHWC, pad fused (padding never wins the max). One Maxpool2D layer."""
+    """Max pooling, NHWC, pad fused (padding never wins the max), ceil_mode as ONNX's. One
+    Maxpool2D layer."""
 
     name = "mrvl.maxpool2d"
 

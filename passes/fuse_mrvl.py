@@ -195,6 +195,8 @@ def build_pool(b: _Builder) -> None:
             properties["count_include_pad"] = UnitAttr()
     elif int_property(pool, "count_include_pad"):
         properties["count_include_pad"] = UnitAttr()
+    if int_property(pool, "ceil_mode"):
+        properties["ceil_mode"] = UnitAttr()
     properties |= {
         "kernel_shape": DenseArrayBase.from_list(i64, ints_property(pool, "kernel_shape", [1, 1])),
         "strides": DenseArrayBase.from_list(i64, ints_property(pool, "strides", [1, 1])),

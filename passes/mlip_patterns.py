@@ -15,6 +15,7 @@ from xdsl.ir import Operation, SSAValue
 import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import mrvl
 from mrvl_dialect.graph_queries import constant_value, int_property, ints_property, shape
+from mrvl_dialect.mrvl import window_count
 from mrvl.passes.declarative_fusion import ANY_OPERAND, Match, Member, Pattern
 
 
@@ -57,6 +58,16 @@ def _bias_add_ok(add: Operation, channels: int) -> bool:
     return per_channel(add, channels) is not None
 
 
+def ceil_adds_window(pool: Operation) -> bool:
+    """Whether the pool's ceil_mode places a last window that floor mode would not."""
+    if not int_property(pool, "ceil_mode"):
+        return False
+    size, padding = shape(pool.operands[0]), conv_padding(pool)
+    kernel, strides = ints_property(pool, "kernel_shape", [1, 1]), ints_property(pool, "strides", [1, 1])
+    return any(window_count(size[2 + i], kernel[i], strides[i], padding[i], padding[2 + i], ceil=True)
+               != window_count(size[2 + i], kernel[i], strides[i], padding[i], padding[2 + i]) for i in range(2))
+
+
 def conv_padding(conv: Operation) -> list[int] | None:
     """The conv/pool's own (top, left, bottom, right), auto_pad resolved."""
     auto_pad = conv.properties.get("auto_pad")
@@ -91,6 +102,9 @@ def _check_pool(match: Match) -> str | None:
     pool, pad = match["pool"], match.get("pad")
     if pad is None:
         return None
+    if int_property(pool, "ceil_mode"):
+        # The Pad's cells are input to the pool: where its last window may start would change.
+        return "a Pad before a ceil_mode pool is not fused"
     kernel = ints_property(pool, "kernel_shape", [1, 1])
     padding = [p + q for p, q in zip(conv_padding(pool), pad_amounts(pad))]
     if any(p >= kernel[i % 2] for i, p in enumerate(padding)):

@@ -17,7 +17,7 @@ from xdsl.ir import Operation
 
 from mrvl_dialect.mrvl import MAX_BATCH
 from mrvl_dialect.graph_queries import constant_op, element_type, int_property, op_type, shape
-from mrvl.passes.mlip_patterns import LAYER_KINDS
+from mrvl.passes.mlip_patterns import LAYER_KINDS, ceil_adds_window
 
 @dataclass(frozen=True)
 class Rule:
@@ -145,13 +145,16 @@ def _pool_rank(op: Operation) -> str | None:
 
 
 @rule("pool.plain", "MaxPool", "AveragePool",
-      text="Pools must have dilation 1, ceil_mode 0, no auto_pad and (MaxPool) no Indices output.")
+      text="Pools must have dilation 1, no auto_pad and (MaxPool) no Indices output; an AveragePool in "
+           "ceil_mode whose extra window reaches past its padding must exclude the padding from its divisor.")
 def _pool_plain(op: Operation) -> str | None:
     dilations = op.properties.get("dilations")
     if dilations is not None and set(dilations.get_values()) != {1}:
         return f"dilations {list(dilations.get_values())}"
-    if int_property(op, "ceil_mode"):
-        return "ceil_mode 1"
+    if op_type(op) == "AveragePool" and int_property(op, "count_include_pad") and ceil_adds_window(op):
+        # Whether the padding cells past the input count in the divisor of that last window
+        # differs between frameworks: only the window's input elements are defined exactly.
+        return "ceil_mode 1 with count_include_pad 1 and a last window past the padding"
     if (auto_pad := op.properties.get("auto_pad")) is not None and auto_pad.data != "NOTSET":
         return f"auto_pad {auto_pad.data}"
     if len(op.results) > 1:

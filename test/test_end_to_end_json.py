@@ -1,14 +1,17 @@
-"""A compiled zoo model, run as the board would run it: host ops by the reference
+"""A compiled zoo model (and a model of ceil_mode pools), run as the board would run it: host ops by the reference
 interpreter, each accelerator subgraph by the simulator from its nodes/consts JSON alone,
 matches onnxruntime on the whole model (mrvl/numerics.py: fp32 1e-4, fp16 3% of the largest
 output, the criterion Marvell's tools use)."""
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 import zoo
 from ir_helpers import ZOO_INPUT_SHAPES
+from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
 from mrvl.backend.json_emitter import emit_subgraph
@@ -17,6 +20,7 @@ from mrvl.backend.reference_interpreter import run
 from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.numerics import FP16_LAYERS, assert_close
 from mrvl.passes import get_all_passes
+from mrvl_dialect import mrvl
 from mrvl_dialect.mrvl import SubgraphOp
 
 # The pipeline up to, not including, lower-to-cpu: the interpreter runs graph ops.
@@ -26,8 +30,34 @@ STAGES = "cleanup-graph,place-ops,partition-mrvl,fuse-mrvl,convert-layout"
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
 @pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small"])
 def test_model_with_simulated_subgraphs_matches_onnxruntime(name, precision):
-    model = zoo.ZOO[name]()
-    shapes = ZOO_INPUT_SHAPES[name]
+    check_simulated_model(zoo.ZOO[name](), ZOO_INPUT_SHAPES[name], precision)
+
+
+def ceil_pools() -> onnx.ModelProto:
+    """A conv, then ceil_mode pools: MaxPool, and AveragePool excluding its padding, both with
+    a last window past the input (14 wide, kernel 3, stride 2: 7 windows where floor mode
+    places 6)."""
+    rng = np.random.default_rng(3)
+    w = numpy_helper.from_array(rng.standard_normal((8, 3, 3, 3)).astype(np.float32), "w")
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("MaxPool", ["c"], ["m"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1, name="max"),
+             helper.make_node("AveragePool", ["c"], ["a"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 0, 0],
+                              ceil_mode=1, name="avg")]
+    graph = helper.make_graph(nodes, "ceil_pools", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 14, 14])],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, [1, 8, 7, 7]) for o in "ma"], [w])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_ceil_mode_pools_simulated_match_onnxruntime(precision):
+    module = check_simulated_model(ceil_pools(), {}, precision)
+    pools = [op for op in module.walk() if isinstance(op, mrvl.MaxPool2DOp | mrvl.AvgPool2DOp)]
+    assert len(pools) == 2 and all(op.ceil_mode is not None for op in pools)
+
+
+def check_simulated_model(model: onnx.ModelProto, shapes: dict, precision: str) -> ModuleOp:
+    """Compile `model`, run it with each subgraph simulated from its JSON, compare with
+    onnxruntime; the compiled module."""
     module = import_onnx(model, shapes)
     PassPipeline.parse_spec(get_all_passes(), STAGES).apply(Context(), module)
     subgraphs = [op for op in module.body.block.ops if isinstance(op, SubgraphOp)]
@@ -47,3 +77,4 @@ def test_model_with_simulated_subgraphs_matches_onnxruntime(name, precision):
     actual = run(module, list(feeds.values()), run_subgraph=from_json)
     for want, got in zip(expected, actual):
         assert_close(got, want, FP16_LAYERS if precision == "fp16" else None)
+    return module

@@ -149,6 +149,19 @@ CASES: dict[str, Case] = {
     "avgpool-include-pad": Case([n("AveragePool", "x", "y", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
                                    count_include_pad=1)],
                                 {"x": [1, 3, 8, 8]}, {"y": [1, 3, 4, 4]}, {}, {"mrvl.avgpool2d": 1}),
+    # ceil_mode: 14 wide, kernel 3, stride 2 is 7 windows (floor mode: 6).
+    "maxpool-ceil": Case([n("MaxPool", "x", "y", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)],
+                         {"x": [2, 3, 14, 14]}, {"y": [2, 3, 7, 7]}, {}, {"mrvl.maxpool2d": 1}),
+    "avgpool-ceil-exclude-pad": Case([n("AveragePool", "x", "y", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 0, 0],
+                                        ceil_mode=1)],
+                                     {"x": [1, 3, 14, 14]}, {"y": [1, 3, 7, 7]}, {}, {"mrvl.avgpool2d": 1}),
+    "avgpool-ceil-include-pad-no-extra-window": Case(
+        [n("AveragePool", "x", "y", kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1, count_include_pad=1)],
+        {"x": [1, 3, 14, 14]}, {"y": [1, 3, 7, 7]}, {}, {"mrvl.avgpool2d": 1}),
+    "avgpool-ceil-include-pad-extra-window": Case(
+        [n("AveragePool", "x", "y", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1,
+           count_include_pad=1)],
+        {"x": [1, 3, 14, 14]}, {"y": [1, 3, 8, 8]}, {}, None, kept=("graph.AveragePool",)),
     "relu-pad-maxpool": Case([n("Relu", "x", "r"), n("Pad", "r pads", "p"),
                               n("MaxPool", "p", "y", kernel_shape=[2, 2], strides=[2, 2])],
                              {"x": [1, 3, 8, 8]}, {"y": [1, 3, 5, 5]}, {"pads": i64(0, 0, 1, 1, 0, 0, 1, 1)},

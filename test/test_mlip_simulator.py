@@ -1,6 +1,6 @@
 """The MLIP reference simulator on small hand-written nodes/consts documents.
 
-Each layer kind of tvm-mrvl-json.md §2.4 is checked against a plain numpy computation
+Each layer kind of docs/json-format.md is checked against a plain numpy computation
 written here (loops over kernel taps or output cells: slow, obvious, independent of the
 simulator's window views and of onnx.reference); malformed documents must fail with a
 `CompileError` naming the node and the field; `run_subgraph` is checked with fake
@@ -47,7 +47,7 @@ def _strings(value) -> list[str]:
 
 
 class Doc:
-    """A nodes/consts pair laid out as tvm-mrvl-json.md §2 (TVM's names, ids and edges)."""
+    """A nodes/consts pair laid out as TVM wrote them (its names, ids and edges)."""
 
     def __init__(self, *input_shapes: tuple[int, ...]):
         self.nodes: list[dict] = [

@@ -1,6 +1,6 @@
 /* mrvl_mlip_board.c: the accelerator runner for the OCTEON 10 board (see mrvl_mlip_board.h).
  *
- * libmldpc's functions, as TVM's mrvl runtime resolved them (tvm-mrvl-json.md §3.4):
+ * libmldpc's functions, as TVM's mrvl runtime resolved them (src/runtime/contrib/mrvl/mrvl_hw_runtime.cc):
  * init(argc, argv) once per process, finish() after the last model; model_load(buffer, size)
  * -> model id, model_unload(id); io_alloc(id, which, &size) of the four buffers of a model
  * (input quantized, input dequantized, output quantized, output dequantized), io_free;

@@ -212,7 +212,7 @@ def _pool(layer_name: str, composite: str) -> Callable[[Layer, Operation, str], 
         layer.set("padding", _strings(op.padding.get_values()))
         layer.set("layout", ["NHWC"])
         layer.set("out_layout", ["NHWC"])
-        layer.set("ceil_mode", ["0"])
+        layer.set("ceil_mode", ["1" if op.ceil_mode is not None else "0"])
         if isinstance(op, mrvl.AvgPool2DOp):
             layer.set("count_include_pad", ["1" if op.count_include_pad is not None else "0"])
         layer.set("kernel_layout_shape", kernel)

@@ -1,5 +1,5 @@
 // Verifier errors of mrvl layers, one rule per chunk; --verify-diagnostics prints each and
-// goes on. These are MLIP's limits (tvm-mrvl-json.md §1.5): a layer that breaks one must
+// goes on. These are MLIP's limits (TVM's legality checks): a layer that breaks one must
 // not be built, so placement keeps such ops on the host.
 // RUN: mrvl-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
@@ -386,4 +386,13 @@ mrvl.subgraph @missing_option(%x: tensor<1x3x8x8xf32>) attributes {mcpu = "cn10k
 // CHECK: Operation does not verify: 'mrvl.yield' expects parent op 'mrvl.subgraph'
 func.func @yield_outside_subgraph() {
   mrvl.yield
+}
+
+// -----
+
+// ceil_mode rounds the window count up: 10 wide, kernel 3, stride 2 is 5 windows, not 4.
+// CHECK: Operation does not verify: mrvl.maxpool2d output must be [1, 5, 5, 4]
+func.func @maxpool_ceil_output(%x: tensor<1x10x10x4xf32>) -> tensor<1x4x4x4xf32> {
+  %y = mrvl.maxpool2d %x {ceil_mode, kernel_shape = array<i64: 3, 3>, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x10x10x4xf32>) -> tensor<1x4x4x4xf32>
+  func.return %y : tensor<1x4x4x4xf32>
 }
