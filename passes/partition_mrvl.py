@@ -8,9 +8,12 @@ layer) and `"mrvl.pattern"` (its kind), on host ops `"mrvl.reasons"`. Then:
    and then op by op in IR order, unless a merge would create a cycle: a path that leaves
    the region through other ops (host ops or other regions) and comes back in. A region
    that is outlined must not depend on itself through the host. Any number of regions.
-2. Policies (`POLICIES`, chosen by the `policies` option) may send a region back to the
-   host: its ops get `"mrvl.place" = "host"`, a `"policy.<id>: ..."` reason appended to
-   `"mrvl.reasons"`, and lose `"mrvl.group"`. The other regions stay as they are.
+2. Policies (`POLICIES`, chosen by the `policies` option) send back to the host only what
+   breaks them: the layers a policy names (a sum or concat that reads a subgraph input),
+   after which the regions are formed again and checked again, or, for a policy about the
+   region as a whole (no conv or fc in it), the region. Those ops get
+   `"mrvl.place" = "host"`, a `"policy.<id>: ..."` reason appended to `"mrvl.reasons"`,
+   and lose `"mrvl.group"`. A conv or fc layer is never evicted by a layer policy.
 3. Outlining. Each remaining region, in IR order, becomes `mrvl.subgraph @<prefix><k>`
    after its function: arguments are the values it reads from outside (function
    arguments, host results, other subgraphs' results), results the values used outside,
@@ -93,13 +96,23 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class Violation:
+    """What a policy observed, and the ops that break it, each with what was observed of
+    it: those go to the host and the regions are formed again; none named means the whole
+    region breaks it."""
+
+    observed: str
+    culprits: tuple[tuple[Operation, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class Policy:
     id: str
     """Stable: the `policies` option, reasons and tests refer to it."""
     text: str
     """The policy as a user reads it."""
-    check: Callable[[Candidate], str | None]
-    """None when the region may be offloaded, else what was observed."""
+    check: Callable[[Candidate], Violation | None]
+    """None when the region may be offloaded."""
 
 
 POLICIES: dict[str, Policy] = {}
@@ -109,7 +122,7 @@ POLICIES: dict[str, Policy] = {}
 def policy(id: str, text: str):
     """Register the decorated check as policy `id`."""
 
-    def register(check: Callable[[Candidate], str | None]) -> Callable[[Candidate], str | None]:
+    def register(check: Callable[[Candidate], Violation | None]) -> Callable[[Candidate], Violation | None]:
         POLICIES[id] = Policy(id, text, check)
         return check
 
@@ -125,18 +138,18 @@ COMPUTE_PATTERNS = ("conv2d", "fc")
     text=f"An MLIP subgraph must hold a {' or '.join(COMPUTE_PATTERNS)} layer; "
     "other layers alone are not worth the transfers.",
 )
-def _compute_intensive(region: Candidate) -> str | None:
+def _compute_intensive(region: Candidate) -> Violation | None:
     kinds = region.patterns()
     if any(kind in COMPUTE_PATTERNS for kind in kinds):
         return None
-    return f"its layers are {', '.join(k or '?' for k in kinds)}"
+    return Violation(f"its layers are {', '.join(k or '?' for k in kinds)}")
 
 
 @policy(
     "no-leading-concat",
     text="An MLIP subgraph must not start with a concat: no concat may read a subgraph input.",
 )
-def _no_leading_concat(region: Candidate) -> str | None:
+def _no_leading_concat(region: Candidate) -> Violation | None:
     return _leading(region, "concat")
 
 
@@ -144,15 +157,20 @@ def _no_leading_concat(region: Candidate) -> str | None:
     "no-leading-sum",
     text="An MLIP subgraph must not start with a sum: no sum may read a subgraph input.",
 )
-def _no_leading_sum(region: Candidate) -> str | None:
+def _no_leading_sum(region: Candidate) -> Violation | None:
     return _leading(region, "sum")
 
 
-def _leading(region: Candidate, kind: str) -> str | None:
-    for op in region.entry_ops():
-        if _string_attr(op, PATTERN_ATTR) == kind:
-            return f"{node_label(op)} reads a subgraph input"
-    return None
+def _leading(region: Candidate, kind: str) -> Violation | None:
+    """The `kind` layers that read a subgraph input: each with its whole fusion group."""
+    leading = {op: f"{node_label(op)} reads a subgraph input"
+               for op in region.entry_ops() if _string_attr(op, PATTERN_ATTR) == kind}
+    if not leading:
+        return None
+    by_group = {_group(op): observed for op, observed in leading.items() if _group(op) is not None}
+    culprits = tuple((op, leading.get(op) or by_group[_group(op)])
+                     for op in region.ops if op in leading or _group(op) in by_group)
+    return Violation("; ".join(leading.values()), culprits)
 
 
 def _string_attr(op: Operation, name: str) -> str:
@@ -405,6 +423,31 @@ def _region_inputs(ops: list[Operation], block: Block) -> list[SSAValue]:
     return list(inputs)
 
 
+def _apply_policies(block: Block, policies: list[Policy]) -> list[list[Operation]]:
+    """The regions of `block` that keep every policy, after sending to the host what breaks
+    one: a policy's culprits first (then the regions are formed again, as evicting a layer
+    can split or shrink its region), a region as a whole only when no culprit is left."""
+    while True:
+        accepted, evicted = [], False
+        for ops in form_regions(block):
+            candidate = Candidate(tuple(ops), tuple(_region_inputs(ops, block)))
+            violations = [(p, v) for p in policies if (v := p.check(candidate)) is not None]
+            named = [(p, v) for p, v in violations if v.culprits]
+            for p, v in named:
+                for culprit, observed in v.culprits:
+                    _send_to_host(culprit, f"policy.{p.id}: {p.text} ({observed})")
+            if named:
+                evicted = True
+            elif violations:
+                for member in ops:
+                    for p, v in violations:
+                        _send_to_host(member, f"policy.{p.id}: {p.text} ({v.observed})")
+            else:
+                accepted.append(ops)
+        if not evicted:
+            return accepted
+
+
 def _send_to_host(op: Operation, reason: str) -> None:
     reasons = op.attributes.get(REASONS_ATTR)
     old = list(reasons.data) if isinstance(reasons, ArrayAttr) else []
@@ -572,20 +615,7 @@ class PartitionMrvlPass(ModulePass):
         self, block: Block, policies: list[Policy], names: Iterator[str], options: dict[str, Attribute]
     ) -> list[SubgraphOp]:
         """Form, check and outline the regions of `block`; returns the new subgraphs."""
-        accepted = []
-        for ops in form_regions(block):
-            candidate = Candidate(tuple(ops), tuple(_region_inputs(ops, block)))
-            reasons = [
-                f"policy.{p.id}: {p.text} ({observed})"
-                for p in policies
-                if (observed := p.check(candidate)) is not None
-            ]
-            if not reasons:
-                accepted.append(ops)
-                continue
-            for member in ops:
-                for reason in reasons:
-                    _send_to_host(member, reason)
+        accepted = _apply_policies(block, policies)
 
         subgraphs: list[SubgraphOp] = []
         cloned: dict[ConstantOp, None] = {}

@@ -125,7 +125,7 @@ def _random_inputs(model_path: Path, shapes: dict[str, list[int]]) -> dict[str, 
 
 
 def test_zoo_model_runs_through_libmldpc(fake_libmldpc, zoo_dir, tmp_path, monkeypatch):
-    """mobilenet_small's 9 subgraphs (one with two outputs) on the stand-in match onnxruntime,
+    """mobilenet_small's subgraphs (one with two outputs) on the stand-in match onnxruntime,
     and libmldpc sees TVM's call sequence."""
     shapes = ZOO_INPUT_SHAPES["mobilenet_small"]
     bundle = _compile(zoo_dir / "mobilenet_small.onnx", tmp_path / "b", shapes)

@@ -111,7 +111,8 @@ CASES: dict[str, list[Case]] = {
         Case("GlobalMaxPool", {"x": f32(1, 2, 8)}, f32(1, 2, 1)),
     ],
     "pool.plain": [
-        Case("MaxPool", {"x": f32(1, 2, 5, 5)}, f32(1, 2, 3, 3), {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1}),
+        Case("AveragePool", {"x": f32(1, 2, 6, 6)}, f32(1, 2, 4, 4),
+             {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1], "ceil_mode": 1, "count_include_pad": 1}),
         Case("MaxPool", {"x": f32(1, 2, 5, 5)}, f32(1, 2, 3, 3), {"kernel_shape": [2, 2], "dilations": [2, 2]}),
         Case("AveragePool", {"x": f32(1, 2, 4, 4)}, f32(1, 2, 4, 4), {"kernel_shape": [3, 3], "auto_pad": "SAME_UPPER"}),
     ],
