@@ -1897,8 +1897,8 @@ class RecurrentOp(CpuOp):
             raise VerifyException(f"'X' must have rank 3, got shape {list(shape_of(self.X))}")
         seq, batch, size, hidden = self.sizes()
         dirs, gates = self.directions(), kind.gates * hidden
+        _check_shape(f"'R' (hidden size {hidden}: its last dim)", shape_of(self.R), [dirs, gates, hidden])
         _check_shape("'W'", shape_of(self.W), [dirs, gates, size])
-        _check_shape("'R'", shape_of(self.R), [dirs, gates, hidden])
         if self.B is not None:
             _check_shape("'B'", shape_of(self.B), [dirs, 2 * gates])
         if self.sequence_lens is not None:
@@ -1918,7 +1918,8 @@ class RecurrentOp(CpuOp):
             y = [batch, seq, dirs, hidden] if self.layout.value.data else [seq, dirs, batch, hidden]
             _check_shape("'Y'", shape_of(self.Y), y)
         count = kind.activations * dirs
-        for name, values in (("activations", self.activations.data), ("alphas", _values(self.alphas)),
+        for name, values in (("activations", [a.data.value for a in self.activations.data]),
+                             ("alphas", _values(self.alphas)),
                              ("betas", _values(self.betas))):
             _check_count(name, values, count, f"{kind.activations} per direction")
         if self.clip is not None and not self.clip.value.data > 0:

@@ -83,6 +83,24 @@ def onnxruntime_outputs(model: onnx.ModelProto, inputs: dict[str, np.ndarray]) -
             for n, e in zip(names, outputs)]
 
 
+def mixed_cases() -> dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]]:
+    """Recurrent layers that between them take every kernel path, for the sanitizer and
+    cross-compiled runs: both directions with every input and sequence_lens, batch-first
+    GRUs before and after reset with Y unread, a clipped reverse RNN, and an LSTM wider than
+    one GEMM block."""
+    every = ("B", "sequence_lens", "initial_h", "initial_c", "P")
+    return {
+        "lstm_all": recurrent_case("LSTM", direction="bidirectional", optional=every, lens=[5, 2, 0]),
+        "gru_reset": recurrent_case("GRU", layout=1, optional=("B", "initial_h"), outputs=("Y_h",),
+                                    linear_before_reset=1, direction="bidirectional"),
+        "gru_lens": recurrent_case("GRU", direction="reverse", optional=every[:3], lens=[3, 5, 1]),
+        "rnn_clip": recurrent_case("RNN", direction="reverse", optional=("B",), clip=0.5,
+                                   activations=["Softplus"]),
+        "lstm_wide": recurrent_case("LSTM", seq=3, batch=7, size=260, hidden=70, optional=("B", "P"),
+                                    input_forget=1),
+    }
+
+
 def check(model: onnx.ModelProto, inputs: dict[str, np.ndarray], workdir: Path) -> None:
     rc, got = compile_model(model, workdir).run(inputs)
     assert rc == 0
@@ -103,23 +121,25 @@ def test_directions_and_layouts(op_type: str, direction: str, layout: int, c_wor
 
 
 OPTIONAL_SETS = [(), ("B",), ("initial_h",), ("B", "sequence_lens"), ("initial_c",), ("P",), ("initial_h", "P")]
+LSTM_ONLY = {"initial_c", "P", "Y_c"}
 
 
-@pytest.mark.parametrize("optional", OPTIONAL_SETS, ids=lambda o: "-".join(o) or "none")
-@pytest.mark.parametrize("op_type", ["LSTM", "GRU", "RNN"])
+def per_op_type(subsets: list[tuple[str, ...]]) -> list:
+    """(op type, subset) for each op type and each subset it has (initial_c, P and Y_c are
+    LSTM's only)."""
+    return [pytest.param(op_type, subset, id=f"{op_type}-{'-'.join(subset) or 'none'}")
+            for op_type in GATES for subset in subsets if op_type == "LSTM" or not LSTM_ONLY & set(subset)]
+
+
+@pytest.mark.parametrize(("op_type", "optional"), per_op_type(OPTIONAL_SETS))
 def test_optional_inputs(op_type: str, optional: tuple[str, ...], c_workdir: Path) -> None:
-    """Each optional input absent or given (initial_c and P are LSTM's only)."""
-    if op_type != "LSTM" and {"initial_c", "P"} & set(optional):
-        pytest.skip("initial_c and P are LSTM's")
+    """Each optional input absent or given."""
     check(*recurrent_case(op_type, direction="bidirectional", optional=optional), c_workdir)
 
 
-@pytest.mark.parametrize("outputs", [("Y",), ("Y_h",), ("Y_c",), ("Y", "Y_c"), ("Y_h", "Y_c")], ids="-".join)
-@pytest.mark.parametrize("op_type", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize(("op_type", "outputs"), per_op_type([("Y",), ("Y_h",), ("Y_c",), ("Y", "Y_c"), ("Y_h", "Y_c")]))
 def test_unread_outputs(op_type: str, outputs: tuple[str, ...], c_workdir: Path) -> None:
     """Only some outputs named: the kernel writes those alone."""
-    if "Y_c" in outputs and op_type != "LSTM":
-        pytest.skip("Y_c is LSTM's")
     model, inputs = recurrent_case(op_type, outputs=outputs, optional=("B", "initial_h"), layout=1)
     check(model, inputs, c_workdir)
 
@@ -168,11 +188,11 @@ def test_gru_linear_before_reset(direction: str, optional: tuple[str, ...], c_wo
 @pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
 @pytest.mark.parametrize("op_type", ["LSTM", "GRU", "RNN"])
 def test_sequence_lens(op_type: str, direction: str, layout: int, c_workdir: Path) -> None:
-    """Samples of 5, 2 and 4 steps of 5 (and one of none): Y is zero past a sample's end,
-    Y_h its state at its last step, and the reverse direction starts there."""
+    """Samples of 5, 2 and 4 steps of 5, and one of none: Y is zero past a sample's end, Y_h
+    its state at its last step (zero without steps), and the reverse direction starts there."""
     optional = ("B", "sequence_lens", "initial_h", "initial_c")
-    check(*recurrent_case(op_type, batch=3, direction=direction, layout=layout, optional=optional, lens=[5, 2, 4]),
-          c_workdir)
+    check(*recurrent_case(op_type, batch=4, direction=direction, layout=layout, optional=optional,
+                          lens=[5, 2, 4, 0]), c_workdir)
 
 
 def test_sequence_lens_out_of_range(c_workdir: Path) -> None:

@@ -2330,10 +2330,16 @@ static int mrvl_recurrent_f32(const mrvl_recurrent_params *p, const float *x, co
                 if (out) memcpy(out, hi, (size_t)h * 4);
             }
         }
+        /* A sample of no steps has zero states, as onnxruntime gives, not its initial ones. */
         for (int64_t i = 0; i < batch; i++) {
             int64_t row = recurrent_state_row(p, d, i);
-            if (yh) memcpy(yh + row * h, hs + i * h, (size_t)h * 4);
-            if (yc) memcpy(yc + row * h, cs + i * h, (size_t)h * 4);
+            if (lens && lens[i] == 0) {
+                if (yh) memset(yh + row * h, 0, (size_t)h * 4);
+                if (yc) memset(yc + row * h, 0, (size_t)h * 4);
+            } else {
+                if (yh) memcpy(yh + row * h, hs + i * h, (size_t)h * 4);
+                if (yc) memcpy(yc + row * h, cs + i * h, (size_t)h * 4);
+            }
         }
     }
     return MRVL_OK;
