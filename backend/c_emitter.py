@@ -788,6 +788,36 @@ class CEmitter:
                 f"{math.prod(idx[:-1])}, {depth}, {math.prod(s[depth:])}, {x[0]}, {x[1]}, {x[2]}, {y[0]});"]
 
     @emit.register
+    def _(self, op: cpu.RecurrentOp, x: list[str], y: list[str]) -> list[str]:
+        if op.X.type.element_type != f32:  # type: ignore[attr-defined]
+            raise self.unsupported(op, f"on {op.X.type} (float32 only)")
+        seq, batch, size, hidden = op.sizes()
+        per_direction = op.kind.data.activations
+        rows: dict[str, list[list[str]]] = {"activation": [], "alpha": [], "beta": []}
+        for d in range(op.directions()):
+            part = slice(d * per_direction, (d + 1) * per_direction)
+            rows["activation"].append([f"MRVL_RNN_{a.data.name}" for a in op.activations.data[part]])
+            rows["alpha"].append([_c_float(v) for v in op.alphas.get_values()[part]])
+            rows["beta"].append([_c_float(v) for v in op.betas.get_values()[part]])
+        fields: dict[str, object] = dict(
+            kind=f"MRVL_{op.kind.data.name}", seq=seq, batch=batch, input=size, hidden=hidden,
+            directions=op.directions(), reverse=int(op.direction.data == cpu.RecurrentDirection.REVERSE),
+            batch_major=op.layout.value.data,
+            **{key: "{" + ", ".join("{" + ", ".join(row) + "}" for row in table) + "}" for key, table in rows.items()})
+        if op.clip is not None:
+            fields |= dict(has_clip=1, clip=_c_float(op.clip.value.data))
+        fields |= dict(input_forget=int(op.input_forget is not None),
+                       linear_before_reset=int(op.linear_before_reset is not None))
+        operands = iter(x[3:])
+        inputs = [next(operands) if value is not None else "NULL"
+                  for value in (op.B, op.sequence_lens, op.initial_h, op.initial_c, op.P)]
+        results = iter(y)
+        outputs = [next(results) if value is not None else "NULL" for value in (op.Y, op.Y_h, op.Y_c)]
+        return [*self.params("mrvl_recurrent_params", fields),
+                f"return mrvl_recurrent_f32(&p, {x[0]}, {x[1]}, {x[2]}, {', '.join(inputs)}, {', '.join(outputs)}, "
+                "scratch);"]
+
+    @emit.register
     def _(self, op: cpu.CallMlipOp, x: list[str], y: list[str]) -> list[str]:
         symbol = op.callee.root_reference.data
         return [f"const void *const inputs[] = {{{', '.join(x) or 'NULL'}}};",

@@ -70,6 +70,7 @@ MLIP_RUN_FN = ctypes.CFUNCTYPE(
 RUN_ERRORS = {
     -1: "bad argument", -2: "misaligned workspace", -3: "no weights loaded", -4: "weights file does not match",
     -5: "no accelerator runner", -6: "accelerator subgraph failed", -7: "a Gather index out of range",
+    -8: "a sequence_lens value outside [0, seq_length]",
 }
 """The `MRVL_ERR_*` codes of mrvl_kernels.h, for messages."""
 MRVL_ERR_MLIP = -6

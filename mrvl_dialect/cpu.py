@@ -35,6 +35,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     AnyTensorTypeConstr,
+    ArrayAttr,
     BoolAttr,
     DenseArrayBase,
     Float32Type,
@@ -57,6 +58,7 @@ from xdsl.irdl import (
     AnyAttr,
     AttrSetConstraint,
     AttrSizedOperandSegments,
+    AttrSizedResultSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
@@ -273,6 +275,55 @@ class ActivationKind(StrEnum):
     """x > alpha ? x : 0."""
 
 
+class RecurrentKind(StrEnum):
+    """The layer of `cpu.recurrent` (ONNX LSTM, GRU, RNN); its gates, in ONNX's order: i, o,
+    f, c; z, r, h; one."""
+
+    LSTM = auto()
+    GRU = auto()
+    RNN = auto()
+
+    @property
+    def gates(self) -> int:
+        return {RecurrentKind.LSTM: 4, RecurrentKind.GRU: 3, RecurrentKind.RNN: 1}[self]
+
+    @property
+    def activations(self) -> int:
+        """Activation functions per direction: f, g, h; f, g; f."""
+        return {RecurrentKind.LSTM: 3, RecurrentKind.GRU: 2, RecurrentKind.RNN: 1}[self]
+
+
+class RecurrentDirection(StrEnum):
+    """Which way `cpu.recurrent` runs over the sequence (ONNX's direction)."""
+
+    FORWARD = auto()
+    REVERSE = auto()
+    BIDIRECTIONAL = auto()
+
+
+class RecurrentActivation(StrEnum):
+    """An activation function of `cpu.recurrent`, as ONNX's recurrent ops list them, with
+    their `alpha` and `beta`."""
+
+    SIGMOID = auto()
+    TANH = auto()
+    RELU = auto()
+    AFFINE = auto()
+    """alpha * x + beta."""
+    LEAKY_RELU = auto()
+    """x < 0 ? alpha * x : x."""
+    THRESHOLDED_RELU = auto()
+    """x > alpha ? x : 0."""
+    SCALED_TANH = auto()
+    """alpha * tanh(beta * x)."""
+    HARD_SIGMOID = auto()
+    """min(max(alpha * x + beta, 0), 1)."""
+    ELU = auto()
+    """x < 0 ? alpha * (exp(x) - 1) : x."""
+    SOFTSIGN = auto()
+    SOFTPLUS = auto()
+
+
 @irdl_attr_definition
 class BinaryKindAttr(EnumAttribute[BinaryKind], SpacedOpaqueSyntaxAttribute):
     name = "cpu.binary_kind"
@@ -336,6 +387,21 @@ class ScatterReductionAttr(EnumAttribute[ScatterReduction], SpacedOpaqueSyntaxAt
 @irdl_attr_definition
 class ActivationKindAttr(EnumAttribute[ActivationKind], SpacedOpaqueSyntaxAttribute):
     name = "cpu.activation_kind"
+
+
+@irdl_attr_definition
+class RecurrentKindAttr(EnumAttribute[RecurrentKind], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.recurrent_kind"
+
+
+@irdl_attr_definition
+class RecurrentDirectionAttr(EnumAttribute[RecurrentDirection], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.recurrent_direction"
+
+
+@irdl_attr_definition
+class RecurrentActivationAttr(EnumAttribute[RecurrentActivation], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.recurrent_activation"
 
 
 # The host memory plan
@@ -1762,6 +1828,104 @@ class ScatterNdOp(CpuOp):
         _check_shape("the result", shape_of(self.output), x)
 
 
+# Recurrent layers
+
+
+@irdl_op_definition
+class RecurrentOp(CpuOp):
+    """One ONNX LSTM, GRU or RNN layer (`kind`), every parameter resolved: `activations`
+    lists each direction's functions in full (defaults filled in) with one `alphas` and
+    `betas` value each; `clip` (when set) bounds every activation's input; `input_forget`
+    (LSTM) and `linear_before_reset` (GRU) as ONNX's. Optional inputs follow keywords, and
+    each result the model reads (Y, Y_h, Y_c) is named by its keyword.
+
+        %y, %yh = cpu.recurrent lstm %x, %w, %r bias %b {direction = #cpu<recurrent_direction forward>,
+               layout = 0 : i64, activations = [...], alphas = array<f32: ...>, betas = array<f32: ...>}
+               : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>) bias tensor<1x32xf32>
+               -> Y tensor<5x1x2x4xf32> Y_h tensor<1x2x4xf32>
+    """
+
+    name = "cpu.recurrent"
+
+    _T: ClassVar = VarConstraint("T", AnyAttr())
+    kind = prop_def(RecurrentKindAttr)
+    X = operand_def(TensorType.constr(_T))
+    W = operand_def(TensorType.constr(_T))
+    R = operand_def(TensorType.constr(_T))
+    B = opt_operand_def(TensorType.constr(_T))
+    sequence_lens = opt_operand_def(TensorType.constr(i32))
+    initial_h = opt_operand_def(TensorType.constr(_T))
+    initial_c = opt_operand_def(TensorType.constr(_T))
+    P = opt_operand_def(TensorType.constr(_T))
+    Y = opt_result_def(TensorType.constr(_T))
+    Y_h = opt_result_def(TensorType.constr(_T))
+    Y_c = opt_result_def(TensorType.constr(_T))
+    direction = prop_def(RecurrentDirectionAttr)
+    layout = prop_def(_INT)
+    activations = prop_def(ArrayAttr[RecurrentActivationAttr])
+    alphas = prop_def(_FLOATS)
+    betas = prop_def(_FLOATS)
+    clip = opt_prop_def(_FLOAT)
+    input_forget = opt_prop_def(UnitAttr)
+    linear_before_reset = opt_prop_def(UnitAttr)
+
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True),
+                    AttrSizedResultSegments(as_property=True))
+    assembly_format = (
+        "$kind $X `,` $W `,` $R (`bias` $B^)? (`sequence_lens` $sequence_lens^)? (`initial_h` $initial_h^)? "
+        "(`initial_c` $initial_c^)? (`peepholes` $P^)? attr-dict "
+        "`:` `(` type($X) `,` type($W) `,` type($R) `)` (`bias` type($B)^)? "
+        "(`sequence_lens` type($sequence_lens)^)? (`initial_h` type($initial_h)^)? "
+        "(`initial_c` type($initial_c)^)? (`peepholes` type($P)^)? "
+        "`->` (`Y` type($Y)^)? (`Y_h` type($Y_h)^)? (`Y_c` type($Y_c)^)?"
+    )
+
+    def directions(self) -> int:
+        return 2 if self.direction.data == RecurrentDirection.BIDIRECTIONAL else 1
+
+    def sizes(self) -> tuple[int, int, int, int]:
+        """(seq_length, batch, input size, hidden size)."""
+        x = shape_of(self.X)
+        seq, batch = (x[1], x[0]) if self.layout.value.data else (x[0], x[1])
+        return seq, batch, x[2], shape_of(self.R)[-1]
+
+    def verify_params(self) -> None:
+        kind = self.kind.data
+        if self.layout.value.data not in (0, 1):
+            raise VerifyException(f"'layout' must be 0 or 1, got {self.layout.value.data}")
+        if len(shape_of(self.X)) != 3:
+            raise VerifyException(f"'X' must have rank 3, got shape {list(shape_of(self.X))}")
+        seq, batch, size, hidden = self.sizes()
+        dirs, gates = self.directions(), kind.gates * hidden
+        _check_shape(f"'R' (hidden size {hidden}: its last dim)", shape_of(self.R), [dirs, gates, hidden])
+        _check_shape("'W'", shape_of(self.W), [dirs, gates, size])
+        if self.B is not None:
+            _check_shape("'B'", shape_of(self.B), [dirs, 2 * gates])
+        if self.sequence_lens is not None:
+            _check_shape("'sequence_lens'", shape_of(self.sequence_lens), [batch])
+        if kind != RecurrentKind.LSTM and (self.initial_c, self.P, self.Y_c, self.input_forget) != (None,) * 4:
+            raise VerifyException("'initial_c', 'P', 'Y_c' and 'input_forget' are for kind lstm only")
+        if kind != RecurrentKind.GRU and self.linear_before_reset is not None:
+            raise VerifyException("'linear_before_reset' is for kind gru only")
+        state = [batch, dirs, hidden] if self.layout.value.data else [dirs, batch, hidden]
+        for name, value in (("initial_h", self.initial_h), ("initial_c", self.initial_c), ("Y_h", self.Y_h),
+                            ("Y_c", self.Y_c)):
+            if value is not None:
+                _check_shape(f"'{name}'", shape_of(value), state)
+        if self.P is not None:
+            _check_shape("'P'", shape_of(self.P), [dirs, 3 * hidden])
+        if self.Y is not None:
+            y = [batch, seq, dirs, hidden] if self.layout.value.data else [seq, dirs, batch, hidden]
+            _check_shape("'Y'", shape_of(self.Y), y)
+        count = kind.activations * dirs
+        for name, values in (("activations", [a.data.value for a in self.activations.data]),
+                             ("alphas", _values(self.alphas)),
+                             ("betas", _values(self.betas))):
+            _check_count(name, values, count, f"{kind.activations} per direction")
+        if self.clip is not None and not self.clip.value.data > 0:
+            raise VerifyException(f"'clip' must be positive, got {self.clip.value.data}")
+
+
 CPU = Dialect(
     "cpu",
     [
@@ -1806,6 +1970,7 @@ CPU = Dialect(
         ActivationOp,
         ScatterElementsOp,
         ScatterNdOp,
+        RecurrentOp,
     ],
     [
         BinaryKindAttr,
@@ -1821,6 +1986,9 @@ CPU = Dialect(
         CumulativeKindAttr,
         ActivationKindAttr,
         ScatterReductionAttr,
+        RecurrentKindAttr,
+        RecurrentDirectionAttr,
+        RecurrentActivationAttr,
         ScratchAttr,
         WorkspaceAttr,
     ],

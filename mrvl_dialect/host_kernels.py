@@ -204,10 +204,28 @@ def resize_filter_taps(op: cpu.ResizeOp, scale: float) -> int:
     return 2 - 2 * (math.floor(-support / stretch) + 1)
 
 
+def recurrent_scratch_floats(op: cpu.RecurrentOp) -> int:
+    """recurrent_scratch_floats of mrvl_kernels.c, for the widest register tile: one
+    direction's input projection, R^T packed in panels (a GRU's h gate apart), a step's gates,
+    the states and one more row per sample, then the input projection's GEMM packing."""
+    seq, batch, size, hidden = op.sizes()
+    gates = op.kind.data.gates * hidden
+    nr = kernel_macro("GEMM_NR")
+
+    def panels(columns: int) -> int:
+        return -(-columns // nr) * nr
+
+    gru = op.kind.data == cpu.RecurrentKind.GRU
+    packed = hidden * (panels(2 * hidden) + panels(hidden) if gru else panels(gates))
+    return (seq * batch * gates + packed + batch * (gates + 3 * hidden)
+            + gemm_pack_floats(seq * batch, gates, size, contiguous_a=True))
+
+
 def scratch_bytes(op: Operation) -> int:
     """Workspace bytes `op`'s kernel needs besides its operands and results, for the length
     of the call (0: none): a conv's (`conv_scratch`), the GEMM's packed blocks, the merge
-    sort's index arrays of TopK, the filter tables and row buffer of a filtered resize."""
+    sort's index arrays of TopK, the filter tables and row buffer of a filtered resize, a
+    recurrent layer's projections, packed weights and states."""
     if isinstance(op, cpu.ConvOp | cpu.ConvTransposeOp):
         return 4 * conv_scratch(op)
     if isinstance(op, cpu.GemmOp):
@@ -221,6 +239,8 @@ def scratch_bytes(op: Operation) -> int:
         return 4 * gemm_pack_floats(a2[-2] * math.prod(batch), b2[-1], a2[-1], contiguous_a=True)
     if isinstance(op, cpu.TopKOp):  # two index arrays, one line at a time
         return 16 * max(cpu.shape_of(op.input)[op.axis.value.data], 1)
+    if isinstance(op, cpu.RecurrentOp):
+        return 4 * recurrent_scratch_floats(op)
     if isinstance(op, cpu.ResizeOp) and resize_is_filtered(op):
         w, (oh, ow) = cpu.shape_of(op.input)[-1], cpu.shape_of(op.output)[-2:]
         scales = list(op.scales.get_values())[-2:]

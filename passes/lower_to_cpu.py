@@ -21,6 +21,7 @@ from typing import ClassVar
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     BoolAttr,
     BytesAttr,
     DenseArrayBase,
@@ -1063,6 +1064,103 @@ class ScatterToCpuScatter(GraphOpLowering):
         self.replace(op, rewriter, [scatter])
 
 
+_RECURRENT_ACTIVATIONS = {activation.replace("_", ""): cpu.RecurrentActivation(activation)
+                          for activation in cpu.RecurrentActivation}
+"""ONNX's activation names, lower-cased (onnxruntime takes any case), to the kernel's."""
+_RECURRENT_DEFAULTS: dict[cpu.RecurrentKind, tuple[str, ...]] = {
+    cpu.RecurrentKind.LSTM: ("sigmoid", "tanh", "tanh"),
+    cpu.RecurrentKind.GRU: ("sigmoid", "tanh"),
+    cpu.RecurrentKind.RNN: ("tanh",),
+}
+_RECURRENT_ALPHA: dict[cpu.RecurrentActivation, float] = {
+    cpu.RecurrentActivation.AFFINE: 0.0,
+    cpu.RecurrentActivation.LEAKY_RELU: 0.01,
+    cpu.RecurrentActivation.THRESHOLDED_RELU: 0.0,
+    cpu.RecurrentActivation.SCALED_TANH: 0.0,
+    cpu.RecurrentActivation.HARD_SIGMOID: 0.2,
+    cpu.RecurrentActivation.ELU: 1.0,
+}
+"""The activations that take an alpha, with its default: onnxruntime's, which is 0 for
+Affine, ThresholdedRelu and ScaledTanh (not the 1.0 of the former ONNX operators)."""
+_RECURRENT_BETA: dict[cpu.RecurrentActivation, float] = {
+    cpu.RecurrentActivation.AFFINE: 0.0,
+    cpu.RecurrentActivation.SCALED_TANH: 0.0,
+    cpu.RecurrentActivation.HARD_SIGMOID: 0.5,
+}
+
+
+def recurrent_activations(
+    op: g.LSTMOp | g.GRUOp | g.RNNOp, kind: cpu.RecurrentKind, directions: int
+) -> tuple[list[cpu.RecurrentActivation], list[float], list[float]]:
+    """Every direction's activations with an alpha and a beta each. As onnxruntime reads them,
+    activation_alpha and activation_beta are consumed in order by the activations that take
+    one (the rest get the default), one direction's list serves both directions, and a
+    forward RNN takes the first of two."""
+    names = [a.data for a in op.activations.data] if op.activations is not None else []
+    names = names or list(_RECURRENT_DEFAULTS[kind]) * directions
+    if len(names) == kind.activations and directions == 2:
+        names *= 2
+    if kind == cpu.RecurrentKind.RNN and directions == 1 and len(names) == 2:
+        names = names[:1]  # RNN's schema default is [Tanh, Tanh], for two directions
+    if len(names) != kind.activations * directions:
+        raise node_error(op, f"'activations' must name {kind.activations * directions} functions "
+                             f"({kind.activations} per direction), got {len(names)}")
+    activations = []
+    for name in names:
+        if name.lower() not in _RECURRENT_ACTIVATIONS:
+            raise no_host_kernel(op, f" with the activation '{name}'")
+        activations.append(_RECURRENT_ACTIVATIONS[name.lower()])
+    given_alphas = list(op.activation_alpha.get_values()) if op.activation_alpha is not None else []
+    given_betas = list(op.activation_beta.get_values()) if op.activation_beta is not None else []
+    alphas, betas = [], []
+    for activation in activations:
+        alpha, beta = _RECURRENT_ALPHA.get(activation), _RECURRENT_BETA.get(activation)
+        alphas.append(0.0 if alpha is None else given_alphas.pop(0) if given_alphas else alpha)
+        betas.append(0.0 if beta is None else given_betas.pop(0) if given_betas else beta)
+    return activations, alphas, betas
+
+
+class RecurrentToCpuRecurrent(GraphOpLowering):
+    """LSTM, GRU and RNN -> cpu.recurrent <kind>, activations resolved
+    (`recurrent_activations`); only the results the model reads are computed."""
+
+    ops = (g.LSTMOp, g.GRUOp, g.RNNOp)
+
+    def lower(self, op: g.LSTMOp | g.GRUOp | g.RNNOp, rewriter: PatternRewriter) -> None:
+        kind = {g.LSTMOp: cpu.RecurrentKind.LSTM, g.GRUOp: cpu.RecurrentKind.GRU,
+                g.RNNOp: cpu.RecurrentKind.RNN}[type(op)]
+        direction = enum_property(op, cpu.RecurrentDirectionAttr, "direction")
+        directions = 2 if direction.data == cpu.RecurrentDirection.BIDIRECTIONAL else 1
+        hidden = shape_of(op.R)[-1]
+        if op.hidden_size is not None and op.hidden_size.value.data != hidden:
+            raise node_error(op, f"'hidden_size' is {op.hidden_size.value.data}, but 'R' has {hidden} columns")
+        if (layout := op.layout.value.data) not in (0, 1):
+            raise node_error(op, f"'layout' must be 0 or 1, got {layout}")
+        activations, alphas, betas = recurrent_activations(op, kind, directions)
+        properties: dict[str, Attribute] = dict(
+            kind=cpu.RecurrentKindAttr(kind), direction=direction, layout=int_attr(layout),
+            activations=ArrayAttr([cpu.RecurrentActivationAttr(a) for a in activations]),
+            alphas=DenseArrayBase.from_list(f32, alphas), betas=DenseArrayBase.from_list(f32, betas))
+        if op.clip is not None:
+            if not op.clip.value.data > 0:
+                raise node_error(op, f"'clip' must be positive, got {op.clip.value.data}")
+            properties["clip"] = float_attr(op.clip.value.data)
+        if isinstance(op, g.LSTMOp) and op.input_forget.value.data:
+            properties["input_forget"] = UnitAttr()
+        if isinstance(op, g.GRUOp) and op.linear_before_reset.value.data:
+            properties["linear_before_reset"] = UnitAttr()
+        lstm = isinstance(op, g.LSTMOp)
+        operands = [op.X, op.W, op.R, op.B, op.sequence_lens, op.initial_h,
+                    op.initial_c if lstm else None, op.P if lstm else None]
+        outputs = [op.Y, op.Y_h, op.Y_c if lstm else None]
+        kept = [result if result is not None and result.uses else None for result in outputs]
+        recurrent = cpu.RecurrentOp.build(operands=[[v] if v is not None else [] for v in operands],
+                                          result_types=[[r.type] if r is not None else [] for r in kept],
+                                          properties=properties)
+        new = dict(zip([r for r in kept if r is not None], recurrent.results))
+        self.replace(op, rewriter, [recurrent], [new.get(result) for result in op.results])
+
+
 def host_kernel_op_types() -> set[str]:
     """The ONNX operators some pattern lowers to a host kernel."""
     return {cls.name.removeprefix("graph.") for pattern in PATTERNS for cls in pattern.ops}
@@ -1103,6 +1201,7 @@ PATTERNS: tuple[type[GraphOpLowering], ...] = (
     RangeToCpuRange,
     ActivationToCpuActivation,
     ScatterToCpuScatter,
+    RecurrentToCpuRecurrent,
 )
 
 

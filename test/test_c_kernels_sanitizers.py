@@ -17,6 +17,7 @@ from test_c_backend import (GCC, SINGLE_OPS, Bundle, build_program, c_workdir, e
                             random_inputs, reference, run_program)
 from test_c_kernels_coverage import (FILTERED_RESIZES, MAX_POOL_INDICES, float64_reduce, max_pool_with_indices,
                                      training_dropout)
+from test_c_kernels_recurrent import mixed_cases, onnxruntime_outputs
 
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
@@ -63,6 +64,22 @@ def test_new_kernels_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path)
     outputs = run_program(build_program(built, tmp_path, SANITIZE), built, inputs, env=env)
     for model, values, got in zip(models.values(), inputs, outputs):
         for g, expected in zip(got, ReferenceEvaluator(model).run(None, values)):
+            assert_close(g, expected.reshape(g.shape))
+
+
+def test_recurrent_kernels_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:
+    """LSTM, GRU and RNN layers over every path of mrvl_recurrent_f32 (sequence_lens, both
+    directions, batch-first, outputs unread, the input projection past one GEMM block),
+    linked into one sanitized program, match onnxruntime."""
+    if not _sanitizers_link(tmp_path):
+        pytest.skip("gcc cannot link -fsanitize=address,undefined here")
+    cases = mixed_cases()
+    built = [Bundle(emit_model(m, c_workdir, name=f"{name}_asan"), f"{name}_asan") for name, (m, _) in cases.items()]
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
+    inputs = [values for _, values in cases.values()]
+    outputs = run_program(build_program(built, tmp_path, SANITIZE), built, inputs, env=env)
+    for (model, values), got in zip(cases.values(), outputs):
+        for g, expected in zip(got, onnxruntime_outputs(model, values), strict=True):
             assert_close(g, expected.reshape(g.shape))
 
 

@@ -1,7 +1,8 @@
 """The generated C builds for the real target, an Arm Neoverse-N2 Linux host: each all-host
 zoo model cross-compiled with `aarch64-linux-gnu-gcc -mcpu=neoverse-n2` (-Werror), once
 through the bundle's own Makefile and once linked with a test driver into a static program
-that runs under `qemu-aarch64` and matches onnxruntime (mrvl/numerics.py).
+that runs under `qemu-aarch64` and matches onnxruntime (mrvl/numerics.py); so do LSTM, GRU
+and RNN layers.
 
 `make test` installs the cross compiler and qemu-user from Debian's packages where it can
 (the `cross-tools` target); without them these tests are skipped.
@@ -16,6 +17,7 @@ import onnx
 import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from test_c_backend import Bundle, build_program, c_workdir, emit_model, reference, run_program  # noqa: F401
+from test_c_kernels_recurrent import mixed_cases, onnxruntime_outputs
 from mrvl.numerics import assert_close
 
 CROSS_CC = shutil.which("aarch64-linux-gnu-gcc")
@@ -72,3 +74,18 @@ def test_zoo_model_runs_on_aarch64(name: str, zoo_dir: Path, c_workdir: Path, tm
     (outputs,) = run_program(program, [built], [inputs], launcher=[QEMU])
     for got, expected in zip(outputs, reference(model, inputs)):
         assert_close(got, expected.reshape(got.shape))
+
+
+def test_recurrent_layers_run_on_aarch64(c_workdir: Path, tmp_path: Path) -> None:
+    """LSTM, GRU and RNN over every path of mrvl_recurrent_f32, with the NEON GEMM tile, built
+    into one static AArch64 program that matches onnxruntime under qemu."""
+    cases = mixed_cases()
+    built = [Bundle(emit_model(m, c_workdir, name=f"{name}_arm"), f"{name}_arm") for name, (m, _) in cases.items()]
+    program = build_program(built, tmp_path, [*TARGET_FLAGS, "-static"], compiler=CROSS_CC)
+    assert _elf_machine(program) == EM_AARCH64
+    if QEMU is None:
+        pytest.skip("built for aarch64; qemu-aarch64 is not installed to run it")
+    outputs = run_program(program, built, [values for _, values in cases.values()], launcher=[QEMU])
+    for (model, values), got in zip(cases.values(), outputs):
+        for g, expected in zip(got, onnxruntime_outputs(model, values), strict=True):
+            assert_close(g, expected.reshape(g.shape))

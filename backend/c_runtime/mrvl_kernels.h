@@ -27,6 +27,7 @@ extern "C" {
 #define MRVL_ERR_NO_MLIP (-5)     /* an accelerator subgraph, and no runner set */
 #define MRVL_ERR_MLIP (-6)        /* the accelerator runner reported an error */
 #define MRVL_ERR_INDEX (-7)       /* a Gather index outside the indexed dim */
+#define MRVL_ERR_SEQUENCE_LENS (-8) /* a recurrent layer's sequence_lens value outside [0, seq_length] */
 
 #define MRVL_MAX_RANK 8
 
@@ -124,6 +125,29 @@ typedef struct {
     float roi_start[MRVL_MAX_RANK], roi_end[MRVL_MAX_RANK]; /* tf_crop_and_resize: fractions of the input */
     float extrapolation_value; /* tf_crop_and_resize: the result where the source is outside the input */
 } mrvl_resize_params;
+
+/* Recurrent layers: the order of cpu.RecurrentKind and cpu.RecurrentActivation. */
+enum mrvl_recurrent_kind { MRVL_LSTM, MRVL_GRU, MRVL_RNN };
+enum mrvl_recurrent_activation {
+    MRVL_RNN_SIGMOID, MRVL_RNN_TANH, MRVL_RNN_RELU, MRVL_RNN_AFFINE, MRVL_RNN_LEAKY_RELU, MRVL_RNN_THRESHOLDED_RELU,
+    MRVL_RNN_SCALED_TANH, MRVL_RNN_HARD_SIGMOID, MRVL_RNN_ELU, MRVL_RNN_SOFTSIGN, MRVL_RNN_SOFTPLUS
+};
+
+/* One LSTM, GRU or RNN layer. Gates in ONNX's order: LSTM i, o, f, c; GRU z, r, h; RNN one. */
+typedef struct {
+    int kind;                  /* enum mrvl_recurrent_kind */
+    int64_t seq, batch, input, hidden;
+    int directions;            /* 1, or 2: forward then reverse */
+    int reverse;               /* one direction, from the last step to the first */
+    int batch_major;           /* layout 1: X (batch, seq, input), Y (batch, seq, directions, hidden) and
+                                  initial_h, Y_h (batch, directions, hidden); else seq (directions) first */
+    int activation[2][3];      /* per direction, f (g, h): enum mrvl_recurrent_activation */
+    float alpha[2][3], beta[2][3];
+    int has_clip;              /* every activation's input clamped to [-clip, clip] */
+    float clip;
+    int input_forget;          /* LSTM: the forget gate is 1 - the input gate */
+    int linear_before_reset;   /* GRU: r multiplies H·Rh^T + Rbh, not H before the product */
+} mrvl_recurrent_params;
 
 #ifdef __cplusplus
 }

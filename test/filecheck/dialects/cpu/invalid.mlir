@@ -508,3 +508,35 @@ func.func @packed_too_small(%x: tensor<1x2x3x4xf32>, %w: tensor<1x2x2x1x2x16xf32
   %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, packed_weights} : (tensor<1x2x3x4xf32>, tensor<1x2x2x1x2x16xf32>) -> tensor<1x40x3x3xf32>
   func.return %y : tensor<1x40x3x3xf32>
 }
+
+// -----
+
+// CHECK: Operation does not verify: 'activations' must have 2 values (1 per direction), got 1: ['tanh']
+func.func @recurrent_activations(%x: tensor<5x2x3xf32>, %w: tensor<2x4x3xf32>, %r: tensor<2x4x4xf32>) -> tensor<2x2x4xf32> {
+  %yh = cpu.recurrent rnn %x, %w, %r {direction = #cpu<recurrent_direction bidirectional>, layout = 0 : i64, activations = [#cpu<recurrent_activation tanh>], alphas = array<f32: 0.0>, betas = array<f32: 0.0>} : (tensor<5x2x3xf32>, tensor<2x4x3xf32>, tensor<2x4x4xf32>) -> Y_h tensor<2x2x4xf32>
+  func.return %yh : tensor<2x2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'R' (hidden size 3: its last dim) must have shape [1, 9, 3], got [1, 12, 3]
+func.func @recurrent_weights(%x: tensor<5x2x3xf32>, %w: tensor<1x12x3xf32>, %r: tensor<1x12x3xf32>, %y: tensor<1x2x4xf32>) -> tensor<1x2x4xf32> {
+  %yh = cpu.recurrent gru %x, %w, %r initial_h %y {direction = #cpu<recurrent_direction forward>, layout = 0 : i64, activations = [#cpu<recurrent_activation sigmoid>, #cpu<recurrent_activation tanh>], alphas = array<f32: 0.0, 0.0>, betas = array<f32: 0.0, 0.0>} : (tensor<5x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x3xf32>) initial_h tensor<1x2x4xf32> -> Y_h tensor<1x2x3xf32>
+  func.return %y : tensor<1x2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'initial_c', 'P', 'Y_c' and 'input_forget' are for kind lstm only
+func.func @recurrent_input_forget(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<1x4x4xf32>) -> tensor<1x2x4xf32> {
+  %yh = cpu.recurrent rnn %x, %w, %r {direction = #cpu<recurrent_direction forward>, layout = 0 : i64, activations = [#cpu<recurrent_activation tanh>], alphas = array<f32: 0.0>, betas = array<f32: 0.0>, input_forget} : (tensor<5x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>) -> Y_h tensor<1x2x4xf32>
+  func.return %yh : tensor<1x2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'Y' must have shape [2, 5, 1, 4], got [5, 1, 2, 4]
+func.func @recurrent_layout(%x: tensor<2x5x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<1x4x4xf32>) -> tensor<5x1x2x4xf32> {
+  %y = cpu.recurrent rnn %x, %w, %r {direction = #cpu<recurrent_direction forward>, layout = 1 : i64, activations = [#cpu<recurrent_activation tanh>], alphas = array<f32: 0.0>, betas = array<f32: 0.0>} : (tensor<2x5x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>) -> Y tensor<5x1x2x4xf32>
+  func.return %y : tensor<5x1x2x4xf32>
+}

@@ -262,6 +262,24 @@ func.func @scatters(%x: tensor<3x4xf32>, %i: tensor<2x4xi32>, %u: tensor<2x4xf32
 
 // -----
 
+// Recurrent layers: every optional input, each subset of outputs, clip, input_forget and
+// linear_before_reset.
+// CHECK-LABEL: func.func @recurrent(
+// CHECK-NEXT:    %y, %yh, %yc = cpu.recurrent lstm %x, %w, %r bias %b sequence_lens %l initial_h %h initial_c %h peepholes %p {direction = #cpu<recurrent_direction bidirectional>, layout = 0 : i64, activations = [#cpu<recurrent_activation sigmoid>, #cpu<recurrent_activation tanh>, #cpu<recurrent_activation tanh>, #cpu<recurrent_activation hard_sigmoid>, #cpu<recurrent_activation scaled_tanh>, #cpu<recurrent_activation affine>], alphas = array<f32: 0.000000e+00, 0.000000e+00, 0.000000e+00, 2.000000e-01, 1.000000e+00, 1.000000e+00>, betas = array<f32: 0.000000e+00, 0.000000e+00, 0.000000e+00, 5.000000e-01, 1.000000e+00, 0.000000e+00>, clip = 3.000000e+00 : f32, input_forget} : (tensor<5x2x3xf32>, tensor<2x16x3xf32>, tensor<2x16x4xf32>) bias tensor<2x32xf32> sequence_lens tensor<2xi32> initial_h tensor<2x2x4xf32> initial_c tensor<2x2x4xf32> peepholes tensor<2x12xf32> -> Y tensor<5x2x2x4xf32> Y_h tensor<2x2x4xf32> Y_c tensor<2x2x4xf32>
+// CHECK-NEXT:    %gh = cpu.recurrent gru %x, %wg, %rg {direction = #cpu<recurrent_direction reverse>, layout = 0 : i64, activations = [#cpu<recurrent_activation sigmoid>, #cpu<recurrent_activation tanh>], alphas = array<f32: 0.000000e+00, 0.000000e+00>, betas = array<f32: 0.000000e+00, 0.000000e+00>, linear_before_reset} : (tensor<5x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>) -> Y_h tensor<1x2x4xf32>
+// CHECK-NEXT:    func.return
+// GENERIC:       "cpu.recurrent"(%x, %w, %r, %b, %l, %h, %h, %p) <{kind = #cpu<recurrent_kind lstm>, {{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1>, resultSegmentSizes = array<i32: 1, 1, 1>}>
+// GENERIC:       "cpu.recurrent"(%x, %wg, %rg) <{kind = #cpu<recurrent_kind gru>, {{.*}}resultSegmentSizes = array<i32: 0, 1, 0>}>
+func.func @recurrent(%x: tensor<5x2x3xf32>, %w: tensor<2x16x3xf32>, %r: tensor<2x16x4xf32>, %b: tensor<2x32xf32>,
+                     %l: tensor<2xi32>, %h: tensor<2x2x4xf32>, %p: tensor<2x12xf32>, %wg: tensor<1x12x3xf32>,
+                     %rg: tensor<1x12x4xf32>) -> (tensor<5x2x2x4xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>, tensor<1x2x4xf32>) {
+  %y, %yh, %yc = cpu.recurrent lstm %x, %w, %r bias %b sequence_lens %l initial_h %h initial_c %h peepholes %p {direction = #cpu<recurrent_direction bidirectional>, layout = 0 : i64, activations = [#cpu<recurrent_activation sigmoid>, #cpu<recurrent_activation tanh>, #cpu<recurrent_activation tanh>, #cpu<recurrent_activation hard_sigmoid>, #cpu<recurrent_activation scaled_tanh>, #cpu<recurrent_activation affine>], alphas = array<f32: 0.0, 0.0, 0.0, 0.2, 1.0, 1.0>, betas = array<f32: 0.0, 0.0, 0.0, 0.5, 1.0, 0.0>, clip = 3.0 : f32, input_forget} : (tensor<5x2x3xf32>, tensor<2x16x3xf32>, tensor<2x16x4xf32>) bias tensor<2x32xf32> sequence_lens tensor<2xi32> initial_h tensor<2x2x4xf32> initial_c tensor<2x2x4xf32> peepholes tensor<2x12xf32> -> Y tensor<5x2x2x4xf32> Y_h tensor<2x2x4xf32> Y_c tensor<2x2x4xf32>
+  %gh = cpu.recurrent gru %x, %wg, %rg {direction = #cpu<recurrent_direction reverse>, layout = 0 : i64, activations = [#cpu<recurrent_activation sigmoid>, #cpu<recurrent_activation tanh>], alphas = array<f32: 0.0, 0.0>, betas = array<f32: 0.0, 0.0>, linear_before_reset} : (tensor<5x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>) -> Y_h tensor<1x2x4xf32>
+  func.return %y, %yh, %yc, %gh : tensor<5x2x2x4xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>, tensor<1x2x4xf32>
+}
+
+// -----
+
 // The memory plan (plan-host-memory): result offsets, scratch, reshape aliases, packed conv
 // weights, and the function's workspace.
 // CHECK-LABEL: func.func @planned(
