@@ -20,3 +20,20 @@ class CompileError(Exception):
 def one_line(text: str) -> str:
     """`text` with control characters escaped, so that a message stays on one line."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+class CompileWarning(UserWarning):
+    """Something in the user's input that the compiler worked around, located like a CompileError.
+
+    Tools print it as `warning: <file>: <where>: <message>` on stderr and carry on; through
+    the Python API it is an ordinary `warnings` warning.
+    """
+
+    def __init__(self, where: str, message: str):
+        where, message = one_line(where), one_line(message)
+        super().__init__(f"{where}: {message}" if where else message)
+        self.where = where
+        self.message = message
+
+    def format(self, file: str) -> str:
+        return f"warning: {one_line(file)}: {self}"
