@@ -136,7 +136,8 @@ def check(model: onnx.ModelProto, workdir: Path, inputs: dict[str, np.ndarray],
 # --- The zoo, all host -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "transformer_block"])
+@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "transformer_block", "paddle_ocr_rec",
+                                  "ocr_cls_stale", "vad_if"])
 def test_zoo_matches_onnxruntime(name: str, zoo_dir: Path, c_workdir: Path) -> None:
     model = onnx.load(zoo_dir / f"{name}.onnx")
     shapes = ZOO_INPUT_SHAPES[name]
