@@ -149,10 +149,12 @@ def apply_input_shapes(model: onnx.ModelProto, shapes: dict[str, list[int]]) -> 
             tensor_type.shape.dim.add().dim_value = size
 
 
-def infer_types(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, onnx.TypeProto]]:
-    """The model with inferred value_info (subgraphs too), and the main graph's tensor types."""
+def infer_types(model: onnx.ModelProto, strict: bool = True) -> tuple[onnx.ModelProto, dict[str, onnx.TypeProto]]:
+    """The model with inferred value_info (subgraphs too), and the main graph's tensor types.
+
+    Not `strict`, inference skips what it cannot infer instead of failing."""
     try:
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=strict, data_prop=True)
     except onnx.shape_inference.InferenceError as e:
         raise _inference_error(" ".join(str(e).split())) from None
     graph = inferred.graph
@@ -242,9 +244,11 @@ class _Folder:
         """The branch's nodes in place of the If, writing the If's outputs.
 
         A branch output a branch node writes is renamed to the If's output; one the branch
-        only passes through (an outer tensor or an initializer) gets an Identity.
+        only passes through (an outer tensor or an initializer), or that a nested subgraph
+        reads by name, gets an Identity.
         """
         produced = {out for n in branch.node for out in n.output if out}
+        produced -= {name for n in branch.node for g in subgraphs(n) for name in graph_uses(g)}
         renamed = {b.name: out for b, out in zip(branch.output, node.output) if b.name in produced and out}
         nodes = []
         for inner in branch.node:
@@ -410,6 +414,21 @@ def _dims_text(dims: list[int | None]) -> str:
     return "[" + ", ".join("?" if d is None else str(d) for d in dims) + "]"
 
 
+def _infer_while_folding(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, onnx.TypeProto], bool]:
+    """Types for the folder, and whether inference was strict.
+
+    An If's untaken branch may not fit the input sizes now fixed (it was traced for
+    others); inference fails on it until its condition folds and the If goes. Meanwhile
+    what inference can infer still drives folding; the last inference is strict.
+    """
+    try:
+        return *infer_types(model), True
+    except CompileError:
+        if not any(n.op_type == "If" and n.domain in ("", "ai.onnx") for n in model.graph.node):
+            raise
+        return *infer_types(model, strict=False), False
+
+
 def make_static(loaded: LoadedModel, input_shapes: dict[str, list[int]]) -> dict[str, onnx.TypeProto]:
     """Upgrade, apply input shapes, and fold until shapes settle; returns the final types."""
     clear_unknown_dims(loaded.model.graph)
@@ -417,8 +436,10 @@ def make_static(loaded: LoadedModel, input_shapes: dict[str, list[int]]) -> dict
     apply_input_shapes(loaded.model, input_shapes)
     recorded = drop_inferable_value_info(loaded.model.graph)
     folder = _Folder(loaded, OPSET)
-    inferred, types = infer_types(loaded.model)
+    inferred, types, strict = _infer_while_folding(loaded.model)
     while folder.run(types):
+        inferred, types, strict = _infer_while_folding(loaded.model)
+    if not strict:
         inferred, types = infer_types(loaded.model)
     loaded.model = inferred
     warn_contradicted_value_info(recorded, inferred.graph)
