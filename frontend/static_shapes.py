@@ -265,6 +265,10 @@ class _Folder:
                 name = f"{node.name}/Identity_{out}"
                 nodes.append(onnx.helper.make_node("Identity", [b.name], [out], name=name))
                 taken.add(name)
+        for value in branch.value_info:  # left by drop_inferable_value_info: other domains' outputs
+            kept = self.loaded.model.graph.value_info.add()
+            kept.CopyFrom(value)
+            kept.name = renamed.get(value.name, value.name)
         for tensor in branch.initializer:
             self.loaded.model.graph.initializer.append(tensor)
             self.initializers[tensor.name] = tensor
