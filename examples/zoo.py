@@ -373,20 +373,193 @@ def transformer_block() -> onnx.ModelProto:
     return g.model("main_graph", [vi("x", ["batch", SEQ, D_MODEL])], outputs, 17)
 
 
+# -- Paddle2ONNX (PaddleOCR text recognition) ---------------------------------------------
+
+OCR_CLASSES = 37  # blank + 0-9 + a-z, PaddleOCR's en dictionary without symbols
+
+
+def p_pool(g: Builder, x, kernel, stride):
+    attrs = dict(kernel_shape=kernel, strides=stride, pads=[0] * 4, ceil_mode=0)
+    return g.p("MaxPool", [x], f"{g.var('pool2d')}.tmp_0", **attrs)
+
+
+def ocr_backbone(g: Builder, x):
+    """A CRNN-style conv backbone that takes the 32-pixel text line to height 1:
+    [N, 3, 32, W] -> [N, 64, 1, W/4], conv-BN-ReLU stages with 2x2 then 2x1 pools."""
+    stages = [(3, 16, [2, 2]), (16, 32, [2, 2]), (32, 48, [2, 1]), (48, 64, [4, 1])]
+    for cin, cout, pool in stages:
+        x = g.p("Relu", [p_bn(g, p_conv(g, x, cin, cout, 3), cout)], f"{g.var('relu')}.tmp_0")
+        x = p_pool(g, x, pool, pool)
+    return x, stages[-1][1]
+
+
+def im2seq(g: Builder, x, c):
+    """PaddleOCR's Im2Seq: reshape(x, [0, C, -1]) (0 copies the batch dim) then
+    transpose([0, 2, 1]) -> [N, W, C]."""
+    x = g.p("Reshape", [x, g.pconst([0, c, -1], np.int64)], f"{g.var('reshape2')}.tmp_0")
+    return g.p("Transpose", [x], f"{g.var('transpose')}.tmp_0", perm=[0, 2, 1])
+
+
+def ctc_head(g: Builder, x, cin):
+    """paddle.nn.Linear as MatMul + Add of the fc weights, then softmax over the classes."""
+    fc = g.var("linear")
+    x = g.p("MatMul", [x, g.init(f"{fc}.w_0", g.normal((cin, OCR_CLASSES), 1 / math.sqrt(cin)))], g.var("tmp"))
+    x = g.p("Add", [x, g.init(f"{fc}.b_0", g.normal(OCR_CLASSES, 0.1))], g.var("tmp"))
+    return g.p("Softmax", [x], "softmax_0.tmp_0", axis=2)
+
+
+def paddle_ocr_rec() -> onnx.ModelProto:
+    """Paddle2ONNX export of a PaddleOCR-style text recognizer (conv backbone, Im2Seq, CTC
+    head): every dynamic dim written as `dim_value: -1` (no dim_param), on the input and the
+    output alike, and Reshape with a 0 (copy) dim."""
+    g = Builder(5)
+    x, c = ocr_backbone(g, "x")
+    ctc_head(g, im2seq(g, x, c), c)
+    outputs = [helper.make_tensor_value_info("softmax_0.tmp_0", F32, [-1, -1, OCR_CLASSES])]
+    return g.model("Paddle2ONNX", [vi("x", [-1, 3, -1, -1])], outputs, 14)
+
+
+def paddle_crnn() -> onnx.ModelProto:
+    """Paddle2ONNX export of PaddleOCR's CRNN: the same backbone and Im2Seq, then a
+    bidirectional LSTM (SequenceEncoder "rnn"): transposed to [T, N, C], ONNX LSTM with both
+    directions, Y [T, 2, N, H] transposed and reshaped back to [N, T, 2H], then the CTC head.
+    """
+    g, hidden = Builder(6), 48
+    x, c = ocr_backbone(g, "x")
+    x = g.p("Transpose", [im2seq(g, x, c)], f"{g.var('transpose')}.tmp_0", perm=[1, 0, 2])  # [T, N, C]
+    lstm = g.var("lstm")
+    w = g.init(f"{lstm}.w_0", g.normal((2, 4 * hidden, c), 1 / math.sqrt(c)))
+    r = g.init(f"{lstm}.w_1", g.normal((2, 4 * hidden, hidden), 1 / math.sqrt(hidden)))
+    b = g.init(f"{lstm}.b_0", g.normal((2, 8 * hidden), 0.1))
+    name = g.unique(f"p2o.LSTM.{g.count('p2o.LSTM')}")
+    y = f"{lstm}.tmp_0"
+    g.nodes.append(helper.make_node("LSTM", [x, w, r, b], [y], name=name, direction="bidirectional",
+                                    hidden_size=hidden))
+    y = g.p("Transpose", [y], f"{g.var('transpose')}.tmp_0", perm=[0, 2, 1, 3])  # [T, N, 2, H]
+    y = g.p("Reshape", [y, g.pconst([0, 0, -1], np.int64)], f"{g.var('reshape2')}.tmp_0")  # [T, N, 2H]
+    y = g.p("Transpose", [y], f"{g.var('transpose')}.tmp_0", perm=[1, 0, 2])  # [N, T, 2H]
+    ctc_head(g, y, 2 * hidden)
+    outputs = [helper.make_tensor_value_info("softmax_0.tmp_0", F32, [-1, -1, OCR_CLASSES])]
+    return g.model("Paddle2ONNX", [vi("x", [-1, 3, -1, -1])], outputs, 14)
+
+
+# -- PyTorch (OCR text-direction classifier, value_info recorded before a later edit) -----
+
+
+def ocr_cls_stale() -> onnx.ModelProto:
+    """PyTorch export of a small text-line direction classifier whose value_info (written by
+    running shape inference on the export) is stale for one tensor: the model was edited
+    afterwards (features.view(B, C, -1) in place of a flatten), and the record for that
+    Reshape's output still has rank 2. onnxruntime re-infers and runs it."""
+    g = Builder(7)
+    x, c = g.t("Relu", [conv_bn(g, "x", "stem.conv", "stem.bn", 3, 16, 3, 2, False)], "stem.act"), 16
+    x = g.t("MaxPool", [x], "stem.pool", kernel_shape=[2, 2], strides=[2, 2], pads=[0] * 4)  # 8x16
+    x = g.t("Relu", [conv_bn(g, x, "block.conv", "block.bn", c, 32, 3, 1, False)], "block.act")
+    seq = g.view(x, [1, 32, -1], "head")  # [1, 32, 128]
+    x = g.t("ReduceMean", [g.t("Transpose", [seq], "head", perm=[0, 2, 1])], "head", axes=[1], keepdims=0)
+    w, b = g.param("fc.weight", g.he((2, 32), 32)), g.param("fc.bias", g.normal(2, 0.01))
+    g.t("Softmax", [g.t("Gemm", [x, w, b], "fc", transB=1)], "softmax", outputs=["output"], axis=1)
+    model = g.model("main_graph", [vi("x", [1, 3, 32, 64])], [vi("output", [1, 2])], 17)
+    recorded = onnx.shape_inference.infer_shapes(model).graph.value_info
+    model.graph.value_info.extend(recorded)
+    stale = next(v for v in model.graph.value_info if v.name == seq)
+    stale.CopyFrom(vi(seq, [1, 32 * 8 * 16]))
+    return model
+
+
+# -- PyTorch (voice activity detector with traced sample-rate branches) --------------------
+
+
+def torch_branch(g: Builder, name: str, body: Callable[[], str]) -> onnx.GraphProto:
+    """An If branch as torch.onnx writes it: its own node list, no inputs, one output whose
+    shape is left to inference."""
+    saved, g.nodes = g.nodes, []
+    out = body()
+    nodes, g.nodes = g.nodes, saved
+    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(out, F32, None)])
+
+
+def vad_if() -> onnx.ModelProto:
+    """PyTorch (scripted) export of a Silero-style voice activity detector: `if self.sample_rate
+    == 16000:` on a constant buffer, and inside it `if x.size(1) == 512:` on the traced input
+    size, both kept as If nodes; the frames feed a Conv1d encoder and x.view(x.size(0), -1)
+    reads the size of the If's output. Both conditions are constant once the input is fixed."""
+    g = Builder(8)
+    sr = g.t("Equal", [g.const(16000, "sample_rate"), g.const(16000, "sample_rate")], "sample_rate")
+
+    def frames_16k():
+        full = g.t("Equal", [g.size("input", 1, "frames"), g.const(512, "frames")], "frames")
+        whole = torch_branch(g, "torch_jit_2", lambda: g.t("Unsqueeze", ["input", g.const([1], "frames")], "frames"))
+
+        def cut():
+            first = g.t("Slice", ["input", g.const([0]), g.const([512]), g.const([1])], "frames")
+            return g.t("Unsqueeze", [first, g.const([1], "frames")], "frames")
+
+        return g.t("If", [full], "frames", then_branch=whole, else_branch=torch_branch(g, "torch_jit_3", cut))
+
+    def frames_8k():  # 8 kHz audio is repeated to the 16 kHz frame length
+        return g.t("Unsqueeze", [g.t("Concat", ["input", "input"], "frames_8k", axis=1), g.const([1])], "frames_8k")
+
+    x = g.t("If", [sr], then_branch=torch_branch(g, "torch_jit_0", frames_16k),
+            else_branch=torch_branch(g, "torch_jit_1", frames_8k))
+    c = 1
+    for i, (cout, k, stride) in enumerate([(16, 8, 4), (32, 3, 2), (32, 3, 2)]):
+        w = g.param(f"encoder.{i}.conv.weight", g.he((cout, c, k), c * k))
+        b = g.param(f"encoder.{i}.conv.bias", g.normal(cout, 0.05))
+        conv = g.t("Conv", [x, w, b], f"encoder.{i}.conv", kernel_shape=[k], strides=[stride], pads=[k // 2 - 1 + k % 2] * 2)
+        x, c = g.t("Relu", [conv], f"encoder.{i}.act"), cout
+    x = g.t("ReduceMean", [x], "pool", axes=[2], keepdims=1)
+    x = g.view(x, [g.size(x, 0, "head"), -1], "head")
+    w, b = g.param("head.weight", g.he((1, c), c)), g.param("head.bias", g.normal(1, 0.1))
+    g.t("Sigmoid", [g.t("Gemm", [x, w, b], "head", transB=1)], "head", outputs=["output"])
+    return g.model("main_graph", [vi("input", ["batch", "samples"])], [vi("output", ["batch", 1])], 17)
+
+
+# -- PyTorch (GRU keyword spotter) -----------------------------------------------------------
+
+KWS_FRAMES, KWS_MFCC, KWS_HIDDEN, KWS_WORDS = 49, 10, 64, 12
+
+
+def gru_kws() -> onnx.ModelProto:
+    """PyTorch export of a GRU keyword spotter on MFCC frames: batch_first input transposed to
+    [T, N, F], nn.GRU as ONNX GRU with linear_before_reset=1 (PyTorch's formulation), the last
+    hidden state squeezed and classified."""
+    g = Builder(9)
+    x = g.t("Transpose", ["mfcc"], perm=[1, 0, 2])
+    w = g.init("onnx::GRU_101", g.normal((1, 3 * KWS_HIDDEN, KWS_MFCC), 1 / math.sqrt(KWS_MFCC)))
+    r = g.init("onnx::GRU_102", g.normal((1, 3 * KWS_HIDDEN, KWS_HIDDEN), 1 / math.sqrt(KWS_HIDDEN)))
+    b = g.init("onnx::GRU_103", g.normal((1, 6 * KWS_HIDDEN), 0.1))
+    _, h = g.t("GRU", [x, w, r, b], "gru", n_out=2, hidden_size=KWS_HIDDEN, linear_before_reset=1)
+    h = g.t("Squeeze", [h, g.const([0])])
+    w, bias = g.param("fc.weight", g.he((KWS_WORDS, KWS_HIDDEN), KWS_HIDDEN)), g.param("fc.bias", g.normal(KWS_WORDS, 0.01))
+    g.t("Softmax", [g.t("Gemm", [h, w, bias], "fc", transB=1)], outputs=["output"], axis=1)
+    inputs = [vi("mfcc", ["batch", KWS_FRAMES, KWS_MFCC])]
+    return g.model("main_graph", inputs, [vi("output", ["batch", KWS_WORDS])], 17)
+
+
 ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "mnist": mnist_cnn,
     "resnet_small": resnet_small,
     "mobilenet_small": mobilenet_small,
     "transformer_block": transformer_block,
+    "paddle_ocr_rec": paddle_ocr_rec,
+    "ocr_cls_stale": ocr_cls_stale,
+    "vad_if": vad_if,
+    "paddle_crnn": paddle_crnn,
+    "gru_kws": gru_kws,
     "resnet50_sized": resnet50_sized,
 }
+FAILS_FULL_CHECK = {"paddle_ocr_rec", "ocr_cls_stale", "paddle_crnn"}
+"""Models ONNX's full check refuses as exported, on purpose: -1 dims (which it reads as sizes)
+and value_info that contradicts shape inference. onnxruntime runs them."""
 DEFAULT = [n for n in ZOO if n != "resnet50_sized"]  # ~100 MB; written only when named
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Write seeded zoo models as ONNX files.")
     parser.add_argument("outdir", nargs="?", type=Path, metavar="OUTDIR")
-    parser.add_argument("names", nargs="*", metavar="NAME", help=f"{', '.join(ZOO)} (default: {', '.join(DEFAULT)})")
+    builders = ZOO
+    parser.add_argument("names", nargs="*", metavar="NAME", help=f"{', '.join(builders)} (default: {', '.join(DEFAULT)})")
     parser.add_argument("--example", action="store_true", help="write the bundled example model examples/mnist.onnx")
     args = parser.parse_args(argv)
     if args.example:
@@ -396,13 +569,13 @@ def main(argv: list[str] | None = None) -> int:
     else:
         if args.outdir is None:
             parser.error("OUTDIR is required unless --example is given")
-        unknown = [n for n in args.names if n not in ZOO]
+        unknown = [n for n in args.names if n not in builders]
         if unknown:
-            parser.error(f"unknown model(s) {', '.join(unknown)}; choose from {', '.join(ZOO)}")
+            parser.error(f"unknown model(s) {', '.join(unknown)}; choose from {', '.join(builders)}")
         args.outdir.mkdir(parents=True, exist_ok=True)
         targets = {n: args.outdir / f"{n}.onnx" for n in args.names or DEFAULT}
     for name, path in targets.items():
-        onnx.save(ZOO[name](), path)
+        onnx.save(builders[name](), path)
         print(path)
     return 0
 

@@ -25,22 +25,22 @@ def subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
 
 
 def graph_uses(graph: onnx.GraphProto) -> set[str]:
-    """Every tensor name a graph reads, including those of enclosing scopes."""
+    """Every tensor name a graph reads from enclosing scopes (its own and nested graphs')."""
     used = {o.name for o in graph.output}
     for node in graph.node:
         used.update(node.input)
         for g in subgraphs(node):
             used |= graph_uses(g)
-    return used
+    local = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    local |= {out for n in graph.node for out in n.output}
+    return used - local
 
 
 def node_reads(node: onnx.NodeProto) -> list[str]:
     """Tensor names a node reads, through its inputs or from inside its subgraphs."""
     names = [name for name in node.input if name]
     for g in subgraphs(node):
-        local = {i.name for i in g.input} | {t.name for t in g.initializer}
-        local |= {out for n in g.node for out in n.output}
-        names.extend(sorted(graph_uses(g) - local))
+        names.extend(sorted(graph_uses(g)))
     return names
 
 

@@ -20,9 +20,9 @@ from onnx import TensorProto, numpy_helper
 from onnx.reference import ReferenceEvaluator
 from xdsl.traits import Pure
 
-from mrvl.frontend.onnx_graph import graph_uses, subgraphs
+from mrvl.frontend.onnx_graph import graph_uses, node_label, subgraphs
 from mrvl.frontend.model_file import MAPPED_MIN_BYTES, LoadedModel, small_initializer_value
-from mrvl_dialect.errors import CompileError
+from mrvl_dialect.errors import CompileError, CompileWarning
 from mrvl_dialect.graph_ops_gen import OPSET
 from mrvl_dialect.graph import Graph
 
@@ -110,6 +110,24 @@ def _all_nodes(graph: onnx.GraphProto):
             yield from _all_nodes(g)
 
 
+def clear_unknown_dims(graph: onnx.GraphProto) -> None:
+    """Make the dims exporters write as numbers but mean as unknown dynamic dims.
+
+    Paddle2ONNX writes a dynamic dim as `dim_value: -1` and some exporters write 0 for an
+    unknown size in value_info and outputs; onnxruntime takes both as dynamic. A graph
+    input's 0 is a real (empty) size and stays.
+    """
+    declared = [(v, -1) for v in graph.input] + [(v, 0) for v in (*graph.output, *graph.value_info)]
+    for value, largest_unknown in declared:
+        if value.type.HasField("tensor_type"):
+            for dim in value.type.tensor_type.shape.dim:
+                if dim.HasField("dim_value") and dim.dim_value <= largest_unknown:
+                    dim.Clear()
+    for node in graph.node:
+        for g in subgraphs(node):
+            clear_unknown_dims(g)
+
+
 def apply_input_shapes(model: onnx.ModelProto, shapes: dict[str, list[int]]) -> None:
     inputs = {i.name: i for i in model.graph.input}
     for name, shape in shapes.items():
@@ -131,10 +149,12 @@ def apply_input_shapes(model: onnx.ModelProto, shapes: dict[str, list[int]]) -> 
             tensor_type.shape.dim.add().dim_value = size
 
 
-def infer_types(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, onnx.TypeProto]]:
-    """The model with inferred value_info (subgraphs too), and the main graph's tensor types."""
+def infer_types(model: onnx.ModelProto, strict: bool = True) -> tuple[onnx.ModelProto, dict[str, onnx.TypeProto]]:
+    """The model with inferred value_info (subgraphs too), and the main graph's tensor types.
+
+    Not `strict`, inference skips what it cannot infer instead of failing."""
     try:
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=strict, data_prop=True)
     except onnx.shape_inference.InferenceError as e:
         raise _inference_error(" ".join(str(e).split())) from None
     graph = inferred.graph
@@ -186,8 +206,13 @@ class _Folder:
 
     def run(self, types: dict[str, onnx.TypeProto]) -> bool:
         graph = self.loaded.model.graph
-        kept, folded = [], []
+        kept, folded, inlined = [], [], False
+        taken = {n.name for n in graph.node}
         for node in graph.node:
+            if (branch := self._taken_branch(node)) is not None:
+                kept.extend(self._inline(node, branch, taken))
+                inlined = True
+                continue
             outputs = self._fold(node, types)
             if outputs is None:
                 kept.append(node)
@@ -196,13 +221,59 @@ class _Folder:
                 if name:
                     self.constants[name] = array
                     folded.append((name, array))
-        if not folded:
+        if not folded and not inlined:
             return False
         del graph.node[:]
         graph.node.extend(kept)
         for name, array in folded:
             self._add_initializer(name, array)
         return True
+
+    def _taken_branch(self, node: onnx.NodeProto) -> onnx.GraphProto | None:
+        """The branch an `If` takes when its condition is known (exporters trace Python
+        `if`s on shapes or flags into Ifs that are constant once inputs are fixed)."""
+        if node.domain not in ("", "ai.onnx") or node.op_type != "If" or node.input[0] not in self.constants:
+            return None
+        condition = self.value(node.input[0])
+        if condition.size != 1:
+            return None  # ONNX's If refuses it at run time; the importer keeps the node
+        name = "then_branch" if bool(condition.reshape(-1)[0]) else "else_branch"
+        return next((a.g for a in node.attribute if a.name == name), None)
+
+    def _inline(self, node: onnx.NodeProto, branch: onnx.GraphProto, taken: set[str]) -> list[onnx.NodeProto]:
+        """The branch's nodes in place of the If, writing the If's outputs.
+
+        A branch output a branch node writes is renamed to the If's output; one the branch
+        only passes through (an outer tensor or an initializer), or that a nested subgraph
+        reads by name, gets an Identity.
+        """
+        produced = {out for n in branch.node for out in n.output if out}
+        produced -= {name for n in branch.node for g in subgraphs(n) for name in graph_uses(g)}
+        renamed = {b.name: out for b, out in zip(branch.output, node.output) if b.name in produced and out}
+        nodes = []
+        for inner in branch.node:
+            copy = onnx.NodeProto()
+            copy.CopyFrom(inner)
+            copy.input[:] = [renamed.get(name, name) for name in inner.input]
+            copy.output[:] = [renamed.get(name, name) for name in inner.output]
+            if copy.name in taken:
+                copy.name = f"{node.name}/{copy.name}"
+            taken.add(copy.name)
+            nodes.append(copy)
+        for b, out in zip(branch.output, node.output):
+            if out and b.name not in renamed:
+                name = f"{node.name}/Identity_{out}"
+                nodes.append(onnx.helper.make_node("Identity", [b.name], [out], name=name))
+                taken.add(name)
+        for value in branch.value_info:  # left by drop_inferable_value_info: other domains' outputs
+            kept = self.loaded.model.graph.value_info.add()
+            kept.CopyFrom(value)
+            kept.name = renamed.get(value.name, value.name)
+        for tensor in branch.initializer:
+            self.loaded.model.graph.initializer.append(tensor)
+            self.initializers[tensor.name] = tensor
+            self.constants[tensor.name] = None
+        return nodes
 
     def _fold(self, node: onnx.NodeProto, types: dict[str, onnx.TypeProto]) -> list[np.ndarray] | None:
         if node.domain not in ("", "ai.onnx") or node.op_type not in _FOLDABLE or subgraphs(node):
@@ -265,32 +336,117 @@ def remove_unused_initializers(loaded: LoadedModel) -> None:
     graph.initializer.extend(kept)
 
 
-def drop_inferable_value_info(graph: onnx.GraphProto) -> None:
-    """Forget the recorded types of tensors that shape inference derives itself.
+def drop_inferable_value_info(
+    graph: onnx.GraphProto, subgraph: bool = False,
+) -> dict[str, tuple[onnx.NodeProto, onnx.TypeProto]]:
+    """Forget the recorded types of tensors that shape inference derives itself (subgraphs too).
 
     Exporters and the version converter record them with dynamic dims, and inference
-    keeps a recorded dim_param rather than the size `--input-shape` now implies. Outputs
-    of operators ONNX does not know stay: nothing else gives their types.
+    keeps a recorded dim_param rather than the size `--input-shape` now implies; some are
+    stale (an exporter's pass changed the graph after recording them). A subgraph's
+    output shapes are recorded the same way (traced, for one input size) and are
+    forgotten too; the main graph's outputs stay. Outputs of operators ONNX does not know
+    stay: nothing else gives their types. Returns what was forgotten, by tensor name,
+    with the node producing it.
     """
-    inferable = {
-        name for node in graph.node if node.domain in ("", "ai.onnx") and onnx.defs.has(node.op_type)
+    producers = {
+        name: node for node in graph.node if node.domain in ("", "ai.onnx") and onnx.defs.has(node.op_type)
         for name in node.output
     }
-    kept = [v for v in graph.value_info if v.name not in inferable]
+    forgotten = {v.name: (producers[v.name], v.type) for v in graph.value_info if v.name in producers}
+    kept = [v for v in graph.value_info if v.name not in producers]
     del graph.value_info[:]
     graph.value_info.extend(kept)
+    for output in graph.output if subgraph else []:
+        if output.name in producers and output.type.HasField("tensor_type"):
+            recorded = onnx.TypeProto()
+            recorded.CopyFrom(output.type)
+            forgotten[output.name] = (producers[output.name], recorded)
+            output.type.tensor_type.ClearField("shape")
+    for node in graph.node:
+        for g in subgraphs(node):
+            forgotten |= drop_inferable_value_info(g, subgraph=True)
+    return forgotten
+
+
+def warn_contradicted_value_info(
+    recorded: dict[str, tuple[onnx.NodeProto, onnx.TypeProto]], graph: onnx.GraphProto,
+) -> None:
+    """One warning when a forgotten recorded shape contradicts the inferred one.
+
+    onnxruntime runs such models (it re-infers too); the warning says why the model's
+    own value_info was not believed. Dynamic recorded dims contradict nothing.
+    """
+    inferred = _all_types(graph)
+    contradicted = []
+    for name, (node, recorded_type) in recorded.items():
+        got = _dims(recorded_type)
+        want = _dims(inferred[name]) if name in inferred else None
+        if got is None or want is None:
+            continue
+        if len(got) != len(want) or any(g is not None and w is not None and g != w for g, w in zip(got, want)):
+            contradicted.append((node, name, got, want))
+    if not contradicted:
+        return
+    node, name, got, want = contradicted[0]
+    more = f" (and {len(contradicted) - 1} more value_info entries)" if len(contradicted) > 1 else ""
+    shown = [_dims_text(got), _dims_text(want)]
+    warnings.warn(CompileWarning(
+        node_label(node),
+        f"the model's value_info gives '{name}' shape {shown[0]}, shape inference {shown[1]}; "
+        f"using the inferred shape{more}",
+    ), stacklevel=2)
+
+
+def _all_types(graph: onnx.GraphProto) -> dict[str, onnx.TypeProto]:
+    types = {v.name: v.type for v in (*graph.value_info, *graph.input, *graph.output)}
+    types |= {t.name: onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims)) for t in graph.initializer}
+    for node in graph.node:
+        for g in subgraphs(node):
+            types |= _all_types(g)
+    return types
+
+
+def _dims(type_proto: onnx.TypeProto) -> list[int | None] | None:
+    """A tensor type's dims (None: dynamic), or None when its rank is unknown."""
+    if not type_proto.HasField("tensor_type") or not type_proto.tensor_type.HasField("shape"):
+        return None
+    return [d.dim_value if d.HasField("dim_value") else None for d in type_proto.tensor_type.shape.dim]
+
+
+def _dims_text(dims: list[int | None]) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def _infer_while_folding(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, onnx.TypeProto], bool]:
+    """Types for the folder, and whether inference was strict.
+
+    An If's untaken branch may not fit the input sizes now fixed (it was traced for
+    others); inference fails on it until its condition folds and the If goes. Meanwhile
+    what inference can infer still drives folding; the last inference is strict.
+    """
+    try:
+        return *infer_types(model), True
+    except CompileError:
+        if not any(n.op_type == "If" and n.domain in ("", "ai.onnx") for n in model.graph.node):
+            raise
+        return *infer_types(model, strict=False), False
 
 
 def make_static(loaded: LoadedModel, input_shapes: dict[str, list[int]]) -> dict[str, onnx.TypeProto]:
     """Upgrade, apply input shapes, and fold until shapes settle; returns the final types."""
+    clear_unknown_dims(loaded.model.graph)
     loaded.model = upgrade_opset(loaded.model)
     apply_input_shapes(loaded.model, input_shapes)
-    drop_inferable_value_info(loaded.model.graph)
+    recorded = drop_inferable_value_info(loaded.model.graph)
     folder = _Folder(loaded, OPSET)
-    inferred, types = infer_types(loaded.model)
+    inferred, types, strict = _infer_while_folding(loaded.model)
     while folder.run(types):
+        inferred, types, strict = _infer_while_folding(loaded.model)
+    if not strict:
         inferred, types = infer_types(loaded.model)
     loaded.model = inferred
+    warn_contradicted_value_info(recorded, inferred.graph)
     remove_unused_initializers(loaded)
     return types
 

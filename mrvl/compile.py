@@ -55,7 +55,7 @@ from mrvl.backend.compile_report import REPORT_FILES, CompileReport, compile_rep
 from mrvl.backend.output_directory import staged_directory, write_file
 from mrvl.backend.tmlc import TmlcError, compile_subgraphs, describe_tmlc
 from mrvl.frontend.onnx_importer import import_onnx
-from mrvl.opt import error_line, parse_input_shapes
+from mrvl.opt import error_line, parse_input_shapes, printed_warnings
 from mrvl.timing import Timing
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import staging_prefix
@@ -361,12 +361,13 @@ def main(args: Sequence[str] | None = None, stdout: IO[str] | None = None) -> in
     stages = Stages(Timing(), progress=sys.stderr if options.verbose else None,
                     print_ir=sys.stderr if options.print_ir_after_all else None, dump_dir=options.dump_dir)
     try:
-        result = compile_model(
-            options.model, options.output, num_tiles=options.num_tiles, mcpu=options.mcpu, mattr=options.mattr,
-            quantize=options.quantize, wb_pin_ocm=options.wb_pin_ocm, run_mode=options.run_mode,
-            offload=not options.no_offload, input_shapes=parse_input_shapes(options.input_shape),
-            placement=options.placement, cross_compiler=options.cross_compiler, name=options.name, stages=stages,
-        )
+        with printed_warnings(options.model):
+            result = compile_model(
+                options.model, options.output, num_tiles=options.num_tiles, mcpu=options.mcpu, mattr=options.mattr,
+                quantize=options.quantize, wb_pin_ocm=options.wb_pin_ocm, run_mode=options.run_mode,
+                offload=not options.no_offload, input_shapes=parse_input_shapes(options.input_shape),
+                placement=options.placement, cross_compiler=options.cross_compiler, name=options.name, stages=stages,
+            )
     except Exception as e:
         print(error_line(e, options.model), file=sys.stderr)
         return 1

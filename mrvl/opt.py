@@ -13,7 +13,9 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
@@ -36,7 +38,7 @@ from mrvl.mlir_lexer_fix import use_linear_string_literals
 from mrvl.passes import get_all_passes
 from mrvl.passes.plan_host_memory import PlanHostMemoryPass
 from mrvl_dialect import cpu, get_all_dialects
-from mrvl_dialect.errors import CompileError
+from mrvl_dialect.errors import CompileError, CompileWarning
 from mrvl_dialect.files import write_atomically
 from mrvl_dialect.limits import check_module_tensor_sizes
 from mrvl_dialect.weights import adopt_parsed_blobs, resources_section
@@ -210,7 +212,8 @@ def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: s
         if tool.args.input_file is not None and not os.path.isfile(tool.args.input_file):
             reason = "is a directory" if os.path.isdir(tool.args.input_file) else "no such file"
             raise CompileError("", reason)
-        tool.run()
+        with printed_warnings(input_name):
+            tool.run()
     except Exception as e:
         print(error_line(e, input_name), file=sys.stderr)
         return 1
@@ -221,6 +224,24 @@ def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: s
             print(f"error: {input_name}: cannot write '{pending.path}': {e.strerror}", file=sys.stderr)
             return 1
     return 0
+
+
+@contextmanager
+def printed_warnings(input_name: str) -> Iterator[None]:
+    """Inside, each CompileWarning is printed as one `warning: <file>: <where>: <what>` line
+    on stderr as it happens; other warnings are shown as usual."""
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if isinstance(message, CompileWarning):
+            print(message.format(input_name), file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", CompileWarning)
+        warnings.showwarning = show
+        yield
 
 
 def error_line(error: Exception, input_name: str) -> str:

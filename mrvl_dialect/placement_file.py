@@ -356,8 +356,12 @@ class PlacedNode:
 
 
 def _is_node(op: Operation) -> bool:
-    if isinstance(op, LAYER_OPS) or (op.name.startswith("cpu.") and op.name != "cpu.call_mlip"):
+    if isinstance(op, LAYER_OPS):
         return True
+    if op.name.startswith("cpu.") and op.name != "cpu.call_mlip":
+        # A node lowered to several cpu ops keeps its placement on the last; the others
+        # are its helpers (cpu ops exist only after place-ops has run).
+        return PLACE_ATTR in op.attributes
     return op.name.startswith("graph.") and not isinstance(op, ConstantOp | YieldOp)
 
 

@@ -537,11 +537,19 @@ class ElementwiseUnaryToCpuUnary(GraphOpLowering):
 
 
 class ClipToCpuClip(GraphOpLowering):
-    """Clip -> cpu.clip, bounds read from the constant min/max inputs (absent: -inf/+inf)."""
+    """Clip -> cpu.clip, bounds read from the constant min/max inputs (absent: -inf/+inf).
+
+    Bounds known only at run time (graph inputs, computed scalars) make a cpu.binary max
+    with `min`, then a cpu.binary min with `max`: min(max(x, lo), hi), which is `hi`
+    where lo > hi, as ONNX asks.
+    """
 
     ops = (g.ClipOp,)
 
     def lower(self, op: g.ClipOp, rewriter: PatternRewriter) -> None:
+        if any(b is not None and constant_op(b) is None for b in (op.min, op.max)):
+            self.lower_run_time_bounds(op, rewriter)
+            return
         low = constant_scalar(op, op.min, "min")
         high = constant_scalar(op, op.max, "max")
         clip = create(
@@ -550,6 +558,19 @@ class ClipToCpuClip(GraphOpLowering):
             max=float_attr(math.inf if high is None else high),
         )
         self.replace(op, rewriter, [clip])
+
+    def lower_run_time_bounds(self, op: g.ClipOp, rewriter: PatternRewriter) -> None:
+        new_ops: list[Operation] = []
+        value = op.input
+        bounds = [(b, kind, role) for b, kind, role in ((op.min, BinaryKind.MAX, "min"), (op.max, BinaryKind.MIN, "max"))
+                  if b is not None]
+        for i, (bound, kind, role) in enumerate(bounds):
+            if math.prod(shape_of(bound)) != 1:
+                raise node_error(op, f"input '{role}' must be a scalar, got shape {list(shape_of(bound))}")
+            new_ops.append(binary(kind, value, bound, op.output.type))
+            if i < len(bounds) - 1:
+                value = intermediate(op, new_ops[-1], f"above_{role}")
+        self.replace(op, rewriter, new_ops)
 
 
 class AxisOpToCpuOp(GraphOpLowering):

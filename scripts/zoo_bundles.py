@@ -28,6 +28,10 @@ INPUT_SHAPES = {  # the zoo's dynamic dims, fixed as the tests fix them
     "resnet_small": ["--input-shape", "input=1x3x64x64"],
     "mobilenet_small": ["--input-shape", "images=1x3x96x96"],
     "transformer_block": ["--input-shape", "x=2x16x64"],
+    "paddle_ocr_rec": ["--input-shape", "x=1x3x32x100"],
+    "vad_if": ["--input-shape", "input=1x512"],
+    "paddle_crnn": ["--input-shape", "x=1x3x32x100"],
+    "gru_kws": ["--input-shape", "mfcc=1x49x10"],
 }
 
 

@@ -17,6 +17,11 @@ ZOO_INPUT_SHAPES = {
     "resnet_small": {"input": [1, 3, 64, 64]},
     "mobilenet_small": {"images": [1, 3, 96, 96]},
     "transformer_block": {"x": [2, 16, 64]},
+    "paddle_ocr_rec": {"x": [1, 3, 32, 100]},
+    "ocr_cls_stale": {},
+    "vad_if": {"input": [1, 512]},
+    "paddle_crnn": {"x": [1, 3, 32, 100]},
+    "gru_kws": {"mfcc": [1, 49, 10]},
     "resnet50_sized": {},
 }
 

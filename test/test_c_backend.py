@@ -136,7 +136,8 @@ def check(model: onnx.ModelProto, workdir: Path, inputs: dict[str, np.ndarray],
 # --- The zoo, all host -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "transformer_block"])
+@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "transformer_block", "paddle_ocr_rec",
+                                  "ocr_cls_stale", "vad_if", "paddle_crnn", "gru_kws"])
 def test_zoo_matches_onnxruntime(name: str, zoo_dir: Path, c_workdir: Path) -> None:
     model = onnx.load(zoo_dir / f"{name}.onnx")
     shapes = ZOO_INPUT_SHAPES[name]
@@ -195,6 +196,7 @@ SINGLE_OPS = {
     "exp": single_op("Exp", X),
     "clip": single_op("Clip", X, initializers=[onnx.numpy_helper.from_array(np.float32(-0.5), "lo"),
                                                 onnx.numpy_helper.from_array(np.float32(0.7), "hi")]),
+    "clip_run_time_min": single_op("Clip", [*X, ("lo", [])]),  # a bound that is a graph input
     "leaky_relu": single_op("LeakyRelu", X, alpha=0.1),
     "hard_sigmoid": single_op("HardSigmoid", X, alpha=0.3, beta=0.4),
     "hard_swish": single_op("HardSwish", X),
@@ -246,6 +248,14 @@ def random_inputs(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("name", sorted(SINGLE_OPS))
 def test_single_op_matches_onnxruntime(name: str, c_workdir: Path) -> None:
     check(SINGLE_OPS[name], c_workdir, random_inputs(SINGLE_OPS[name], 7))
+
+
+@pytest.mark.parametrize("low, high", [(-0.5, 0.7), (0.3, -0.2)])
+def test_clip_with_run_time_bounds_matches_onnxruntime(low: float, high: float, c_workdir: Path) -> None:
+    """Bounds that are graph inputs (as Paddle exports some clips), min > max included."""
+    model = single_op("Clip", [*X, ("lo", []), ("hi", [])])
+    inputs = random_inputs(model, 7) | {"lo": np.array(low, np.float32), "hi": np.array(high, np.float32)}
+    check(model, c_workdir, inputs)
 
 
 # Products larger than the GEMM's blocks (MC 96 rows, KC 256 deep, NC 256 columns) and

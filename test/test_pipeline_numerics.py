@@ -23,7 +23,8 @@ STAGES = [
     "place-ops,fuse-mrvl,convert-layout",
     "cleanup-graph,place-ops,partition-mrvl,fuse-mrvl,convert-layout",
 ]
-MODELS = ["mnist", "resnet_small", "mobilenet_small", "transformer_block"]
+MODELS = ["mnist", "resnet_small", "mobilenet_small", "transformer_block", "paddle_ocr_rec", "ocr_cls_stale", "vad_if",
+          "paddle_crnn", "gru_kws"]
 
 
 def _inputs(model, shapes: dict[str, list[int]]) -> dict[str, np.ndarray]:
