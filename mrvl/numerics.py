@@ -39,17 +39,13 @@ TOLERANCES = {FLOAT8: 0.25, FLOAT16: 1e-2, FLOAT32: 1e-4, FLOAT64: 1e-9, FP16_LA
 @dataclass(frozen=True)
 class Comparison:
     """How far `got` is from `want`: `max_abs` difference, the reference's `scale`, the
-    allowed `bound` (`tolerance x scale`), and `ok`; `problem` says why when not ok."""
+    `tolerance` (a fraction of the scale), and `ok`; `problem` says why when not ok."""
 
     max_abs: float
     scale: float
     tolerance: float
     ok: bool
     problem: str = ""
-
-    @property
-    def bound(self) -> float:
-        return self.tolerance * self.scale
 
     @property
     def relative(self) -> float:

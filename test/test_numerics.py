@@ -1,10 +1,11 @@
 """The one comparison rule (mrvl/numerics.py): it passes float32 reordering noise near zero,
 and it still fails a wrong kernel, down to one perturbed element."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 
-from mrvl.numerics import FP16_LAYERS, assert_close, compare
+from mrvl.numerics import FLOAT16, FLOAT32, FP16_LAYERS, assert_close, compare, default_precision
 
 
 def reordered_sums(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -75,3 +76,21 @@ def test_all_zero_reference_needs_zeros():
     want = np.zeros(4, np.float32)
     assert compare(np.zeros(4, np.float32), want).ok
     assert not compare(np.array([0, 0, 1e-6, 0], np.float32), want).ok
+
+
+def test_narrow_floats_are_held_to_their_own_rounding():
+    want = np.array([1.0, 0.5], np.float16)
+    assert default_precision(want, want) == FLOAT16
+    assert default_precision(np.zeros(2, np.float32), np.zeros(2, np.float64)) == FLOAT32
+    assert compare(np.array([1.0, 0.5078125], np.float16), want).ok  # one float16 ulp at 0.5
+    assert not compare(np.array([1.0, 0.53], np.float16), want).ok
+    bf16 = np.array([1.0, 2.0], ml_dtypes.bfloat16)
+    assert compare(np.array([1.0, 2.015625], ml_dtypes.bfloat16), bf16).ok
+    assert not compare(np.array([1.0, 2.5], ml_dtypes.bfloat16), bf16).ok
+
+
+def test_a_reference_states_its_own_accuracy():
+    want = np.array([0.1511, 0.3572], np.float32)  # written to 4 decimals
+    got = np.array([0.15105554, 0.35722223], np.float32)
+    assert not compare(got, want).ok
+    assert compare(got, want, tolerance=1e-3).ok
