@@ -384,6 +384,7 @@ def placed_nodes(module: ModuleOp) -> list[PlacedNode]:
     subgraphs = {op.sym_name.data: op for op in tops if isinstance(op, SubgraphOp)}
     visited: set[str] = set()
     nodes: list[PlacedNode] = []
+    listed: set[tuple[str, str | None]] = set()
 
     def visit_subgraph(name: str) -> None:
         visited.add(name)
@@ -399,7 +400,12 @@ def placed_nodes(module: ModuleOp) -> list[PlacedNode]:
         place = enclosing
         if _is_node(op) and (onnx_nodes := location_nodes(op.location)):
             place = _place(op, onnx_nodes[0].name, subgraph, enclosing)
-            nodes.extend(_node(op, node, place, subgraph, len(onnx_nodes) == 1) for node in onnx_nodes)
+            for node in onnx_nodes:
+                entry = _node(op, node, place, subgraph, len(onnx_nodes) == 1)
+                # A node several ops or layers stand for (a legalised one) is listed once.
+                if (entry.name, entry.op_type) not in listed:
+                    listed.add((entry.name, entry.op_type))
+                    nodes.append(entry)
         for region in op.regions:
             for block in region.blocks:
                 for nested in block.ops:

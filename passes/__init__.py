@@ -10,6 +10,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "convert-layout": ("mrvl.passes.convert_layout", "ConvertLayoutPass"),
     "fuse-cpu-epilogues": ("mrvl.passes.fuse_cpu_epilogues", "FuseCpuEpiloguesPass"),
     "fuse-mrvl": ("mrvl.passes.fuse_mrvl", "FuseMrvlPass"),
+    "legalize-mrvl": ("mrvl.passes.legalize_mrvl", "LegalizeMrvlPass"),
     "lower-to-cpu": ("mrvl.passes.lower_to_cpu", "LowerToCpuPass"),
     "mrvl-pipeline": ("mrvl.passes.mrvl_pipeline", "MrvlPipelinePass"),
     "partition-mrvl": ("mrvl.passes.partition_mrvl", "PartitionMrvlPass"),

@@ -37,7 +37,7 @@ from mrvl_dialect import mrvl
 from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import f32_attr
-from mrvl_dialect.locations import fused_location, node_location
+from mrvl_dialect.locations import fused_location, location_nodes, node_location
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.declarative_fusion import Match, Pattern, match_members
 from mrvl_dialect.graph_queries import (
@@ -96,8 +96,11 @@ class _Builder:
 
     def finish(self, layer: Operation, nchw_output: bool = True) -> None:
         """Insert `layer`, hand its result to the root's users, erase the members."""
-        # The fused ONNX nodes, each with its operator type as a nested name.
-        layer.location = fused_location(node_location(node_name(op), op_type(op)) for op in self.match.members())
+        # The fused ONNX nodes, each with its operator type as a nested name (an op that
+        # already names the operator it stands for, legalised, keeps it).
+        layer.location = fused_location(
+            op.location if any(n.op_type for n in location_nodes(op.location)) else node_location(node_name(op), op_type(op))
+            for op in self.match.members())
         self.insert(layer)
         result = layer.results[0]
         result.name_hint = self.match.root.results[0].name_hint

@@ -1,6 +1,6 @@
 """mrvl-pipeline: the whole flow from the `graph` dialect to MLIP subgraphs and host code.
 
-    cleanup-graph -> place-ops -> partition-mrvl -> fuse-mrvl -> convert-layout -> lower-to-cpu
+    cleanup-graph -> legalize-mrvl -> place-ops -> partition-mrvl -> fuse-mrvl -> convert-layout -> lower-to-cpu
     -> fuse-cpu-epilogues
 
 `mrvl-opt model.onnx -p 'mrvl-pipeline{num_tiles=4 quantize=fp16}'` runs it;
@@ -20,6 +20,7 @@ from mrvl.passes.cleanup_graph import CleanupGraphPass
 from mrvl.passes.convert_layout import ConvertLayoutPass
 from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
 from mrvl.passes.fuse_mrvl import FuseMrvlPass
+from mrvl.passes.legalize_mrvl import LegalizeMrvlPass
 from mrvl.passes.lower_to_cpu import LowerToCpuPass
 from mrvl.passes.partition_mrvl import POLICIES, PartitionMrvlPass
 from mrvl.passes.place_ops import PlaceOpsPass
@@ -39,6 +40,8 @@ class MrvlPipelinePass(ModulePass):
     """The target options (`TargetOptions`: their values and meaning)."""
     offload: bool = True
     """False keeps every op on the host (debugging, or comparing with an all-host build)."""
+    legalize: bool = True
+    """Rewrite ops MLIP has no layer for into layers it has, between MLIP layers (legalize-mrvl)."""
     placement: str = ""
     """A placement file forcing nodes onto the host or asking for MLIP."""
     policies: tuple[str, ...] = field(default_factory=lambda: tuple(POLICIES))
@@ -55,8 +58,10 @@ class MrvlPipelinePass(ModulePass):
         return TargetOptions.of_fields(self.name, self)
 
     def passes(self) -> tuple[ModulePass, ...]:
+        legalize = (LegalizeMrvlPass(),) if self.legalize and self.offload else ()
         return (
             CleanupGraphPass(),
+            *legalize,
             PlaceOpsPass(placement=self.placement, offload=self.offload),
             PartitionMrvlPass(policies=self.policies, **self.target_options().as_dict()),
             FuseMrvlPass(),

@@ -12,6 +12,7 @@ from pathlib import Path
 from mrvl_dialect.files import update_generated
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
 from mrvl.passes.lower_to_cpu import host_kernel_op_types
+from mrvl.passes.legalize_mrvl import LEGALIZATIONS
 from mrvl.passes.mlip_patterns import FUSED_ONLY, LAYER_KINDS, PATTERNS
 from mrvl.passes.mlip_rules import RULES
 
@@ -79,6 +80,8 @@ def render() -> str:
             mlip = f"`mrvl.{LAYER_KINDS[name]}` ({ids})"
         elif name in FUSED_ONLY:
             mlip = f"fused only: {FUSED_ONLY[name]}"
+        elif legalized := [f"{x.text} (`{x.id}`)" for x in LEGALIZATIONS if x.op.onnx_op_type() == name]:
+            mlip = "legalised: " + "; ".join(legalized)
         else:
             mlip = "no"
         counts = conformance["ops"].get(name)

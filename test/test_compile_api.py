@@ -19,10 +19,10 @@ def test_partition_for_mrvl_returns_the_partitioned_module(zoo_dir: Path) -> Non
     module = mrvl.partition_for_mrvl(model, num_tiles=4, mattr="hw -wb_pin_ocm=1",
                                      input_shapes={"images": [1, 3, 96, 96]})
     subgraphs = [op for op in module.ops if isinstance(op, SubgraphOp)]
-    assert len(subgraphs) == 14
+    assert len(subgraphs) == 9
     assert {(s.num_tiles.value.data, s.run_mode.data, s.wb_pin_ocm.value.data) for s in subgraphs} == {(4, "hw", 1)}
     main = next(op for op in module.ops if isinstance(op, func.FuncOp))
-    assert sum(isinstance(op, cpu.CallMlipOp) for op in main.walk()) == 14
+    assert sum(isinstance(op, cpu.CallMlipOp) for op in main.walk()) == 9
 
 
 def test_partition_for_mrvl_rejects_bad_options(zoo_dir: Path) -> None:

@@ -24,7 +24,7 @@ from mrvl_dialect import mrvl
 from mrvl_dialect.mrvl import SubgraphOp
 
 # The pipeline up to, not including, lower-to-cpu: the interpreter runs graph ops.
-STAGES = "cleanup-graph,place-ops,partition-mrvl,fuse-mrvl,convert-layout"
+STAGES = "cleanup-graph,legalize-mrvl,place-ops,partition-mrvl,fuse-mrvl,convert-layout"
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
@@ -53,6 +53,30 @@ def test_ceil_mode_pools_simulated_match_onnxruntime(precision):
     module = check_simulated_model(ceil_pools(), {}, precision)
     pools = [op for op in module.walk() if isinstance(op, mrvl.MaxPool2DOp | mrvl.AvgPool2DOp)]
     assert len(pools) == 2 and all(op.ceil_mode is not None for op in pools)
+
+
+def relu6_between_convs() -> onnx.ModelProto:
+    """Conv -> BatchNormalization -> Clip(0, 6) -> Conv, with values well below 0 and above
+    6 before the Clip (MobileNetV2's block shape): legalize-mrvl makes it one subgraph."""
+    rng = np.random.default_rng(4)
+    inits = [numpy_helper.from_array(a.astype(np.float32), n) for n, a in [
+        ("w1", 2.5 * rng.standard_normal((8, 3, 3, 3))), ("w2", 0.3 * rng.standard_normal((4, 8, 1, 1))),
+        ("scale", rng.uniform(0.5, 1.5, 8)), ("shift", rng.standard_normal(8)), ("mean", 0.1 * rng.standard_normal(8)),
+        ("var", rng.uniform(0.5, 1.5, 8)), ("lo", np.array(0.0)), ("hi", np.array(6.0))]]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c"], pads=[1, 1, 1, 1], name="conv1"),
+             helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["b"], name="bn"),
+             helper.make_node("Clip", ["b", "lo", "hi"], ["r"], name="relu6"),
+             helper.make_node("Conv", ["r", "w2"], ["y"], name="conv2")]
+    graph = helper.make_graph(nodes, "relu6", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 12, 12])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_legalized_relu6_simulated_matches_onnxruntime(precision):
+    module = check_simulated_model(relu6_between_convs(), {}, precision)
+    assert len([op for op in module.ops if isinstance(op, SubgraphOp)]) == 1
+    assert not [op for op in module.walk() if op.name in ("graph.Clip", "cpu.clip")]
 
 
 def check_simulated_model(model: onnx.ModelProto, shapes: dict, precision: str) -> ModuleOp:
