@@ -11,6 +11,9 @@ file still name that one node.
 - `clip-as-depthwise`: `Clip(u, 0, c)` with `c > 0` after a conv is `c - relu(c - relu(u))`:
   the inner Relu fuses into the conv before it, then two 1x1 depthwise convs, weights -1 and
   bias c, the first with a Relu. Exact: for u < 0 both give 0, in [0, c] u, above c c.
+- `leaky-relu-as-depthwise`: `LeakyRelu(u, a)` with `0 <= a < 1` after a conv is
+  `relu((1 - a) u) + a u`: two 1x1 depthwise convs of u (weights 1 - a with a Relu, and a)
+  and their sum. Exact: for u >= 0 it is u, below a u.
 
 Runs before place-ops in `mrvl-pipeline` (its `legalize` option turns it off); the rules
 that decide placement see only layers MLIP has.
@@ -63,51 +66,78 @@ def _after_mlip_conv(value: SSAValue) -> bool:
     return isinstance(producer, g.ConvOp) and not failed_rules(producer)
 
 
+def _float4(value: SSAValue) -> bool:
+    dims = shape(value)
+    return dims is not None and len(dims) == 4 and isinstance(value.type, TensorType) and value.type.element_type == f32
+
+
 def _clip_applies(clip: Operation) -> bool:
     assert isinstance(clip, g.ClipOp)
-    dims = shape(clip.input)
     low, high = _scalar(clip.min), _scalar(clip.max)
-    return (dims is not None and len(dims) == 4 and isinstance(clip.input.type, TensorType)
-            and clip.input.type.element_type == f32 and low == 0 and high is not None and high > 0
-            and _after_mlip_conv(clip.input))
+    return _float4(clip.input) and low == 0 and high is not None and high > 0 and _after_mlip_conv(clip.input)
+
+
+class _Builder:
+    """Inserts the ops that replace `op` before it, each named after it, and its constants."""
+
+    def __init__(self, op: Operation, op_type: str, module: ModuleOp):
+        self.op, self.op_type, self.store = op, op_type, WeightStore.of(module)
+        self.name = location_name(op.location) or op_type.lower()
+
+    def insert(self, new: Operation) -> SSAValue:
+        new.location = node_location(self.name, self.op_type)
+        Rewriter.insert_op(new, InsertPoint.before(self.op))
+        return new.results[0]
+
+    def constant(self, suffix: str, array: np.ndarray) -> SSAValue:
+        handle = self.store.add(f"{self.name}.{suffix}", np.ascontiguousarray(array, np.float32))
+        return self.insert(ConstantOp(DenseResourceAttr.from_params(handle, TensorType(f32, array.shape))))
+
+    def depthwise(self, x: SSAValue, weight: SSAValue, bias: SSAValue | None = None) -> SSAValue:
+        """A 1x1 depthwise conv: each channel times its weight, plus its bias."""
+        assert isinstance(x.type, TensorType)
+        channels = x.type.get_shape()[1]
+        return self.insert(g.ConvOp.create(
+            operands=[x, weight, *([bias] if bias is not None else [])], result_types=[x.type],
+            properties={"group": IntegerAttr(channels, i64), "kernel_shape": DenseArrayBase.from_list(i64, [1, 1])}))
+
+    def relu(self, x: SSAValue) -> SSAValue:
+        return self.insert(g.ReluOp.create(operands=[x], result_types=[x.type]))
+
+    def replace(self, result: SSAValue) -> None:
+        self.op.results[0].replace_all_uses_with(result)
+        Rewriter.erase_op(self.op)
 
 
 def _clip_rewrite(clip: Operation, module: ModuleOp) -> None:
     assert isinstance(clip, g.ClipOp)
+    b = _Builder(clip, "Clip", module)
     channels = shape(clip.input)[1]
-    high = _scalar(clip.max)
-    name = location_name(clip.location) or "clip"
-    store = WeightStore.of(module)
+    weight = b.constant("negate", np.full((channels, 1, 1, 1), -1, np.float32))
+    bias = b.constant("bound", np.full(channels, _scalar(clip.max), np.float32))
+    b.replace(b.depthwise(b.relu(b.depthwise(b.relu(clip.input), weight, bias)), weight, bias))
 
-    def insert(op: Operation) -> SSAValue:
-        op.location = node_location(name, "Clip")
-        Rewriter.insert_op(op, InsertPoint.before(clip))
-        return op.results[0]
 
-    def constant(suffix: str, array: np.ndarray) -> SSAValue:
-        handle = store.add(f"{name}.{suffix}", np.ascontiguousarray(array, np.float32))
-        return insert(ConstantOp(DenseResourceAttr.from_params(handle, TensorType(f32, array.shape))))
+def _leaky_relu_applies(op: Operation) -> bool:
+    assert isinstance(op, g.LeakyReluOp)
+    return _float4(op.X) and 0 <= op.alpha.value.data < 1 and _after_mlip_conv(op.X)
 
-    weight = constant("negate", np.full((channels, 1, 1, 1), -1, np.float32))
-    bias = constant("bound", np.full(channels, high, np.float32))
-    tensor = clip.input.type
 
-    def depthwise(x: SSAValue) -> SSAValue:
-        return insert(g.ConvOp.create(
-            operands=[x, weight, bias], result_types=[tensor],
-            properties={"group": IntegerAttr(channels, i64), "kernel_shape": DenseArrayBase.from_list(i64, [1, 1])}))
-
-    def relu(x: SSAValue) -> SSAValue:
-        return insert(g.ReluOp.create(operands=[x], result_types=[tensor]))
-
-    result = depthwise(relu(depthwise(relu(clip.input))))
-    clip.results[0].replace_all_uses_with(result)
-    Rewriter.erase_op(clip)
+def _leaky_relu_rewrite(op: Operation, module: ModuleOp) -> None:
+    assert isinstance(op, g.LeakyReluOp)
+    b = _Builder(op, "LeakyRelu", module)
+    channels, alpha = shape(op.X)[1], op.alpha.value.data
+    positive = b.constant("positive", np.full((channels, 1, 1, 1), 1 - alpha, np.float32))
+    slope = b.constant("slope", np.full((channels, 1, 1, 1), alpha, np.float32))
+    scaled = b.relu(b.depthwise(op.X, positive))
+    b.replace(b.insert(g.AddOp.create(operands=[scaled, b.depthwise(op.X, slope)], result_types=[op.X.type])))
 
 
 LEGALIZATIONS: tuple[Legalization, ...] = (
     Legalization("clip-as-depthwise", "Clip(0, c) after a conv: two 1x1 depthwise `mrvl.conv2d`", g.ClipOp,
                  _clip_applies, _clip_rewrite),
+    Legalization("leaky-relu-as-depthwise", "after a conv: two 1x1 depthwise `mrvl.conv2d` and a `mrvl.sum`",
+                 g.LeakyReluOp, _leaky_relu_applies, _leaky_relu_rewrite),
 )
 
 

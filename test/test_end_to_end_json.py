@@ -79,6 +79,26 @@ def test_legalized_relu6_simulated_matches_onnxruntime(precision):
     assert not [op for op in module.walk() if op.name in ("graph.Clip", "cpu.clip")]
 
 
+def leaky_relu_between_convs() -> onnx.ModelProto:
+    """Conv -> LeakyRelu(0.1) -> Conv (tiny-YOLO's block): legalize-mrvl makes it one subgraph."""
+    rng = np.random.default_rng(5)
+    inits = [numpy_helper.from_array((2 * rng.standard_normal((8, 3, 3, 3))).astype(np.float32), "w1"),
+             numpy_helper.from_array((0.3 * rng.standard_normal((4, 8, 1, 1))).astype(np.float32), "w2")]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c"], pads=[1, 1, 1, 1], name="conv1"),
+             helper.make_node("LeakyRelu", ["c"], ["r"], alpha=0.1, name="leaky"),
+             helper.make_node("Conv", ["r", "w2"], ["y"], name="conv2")]
+    graph = helper.make_graph(nodes, "leaky", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 12, 12])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_legalized_leaky_relu_simulated_matches_onnxruntime(precision):
+    module = check_simulated_model(leaky_relu_between_convs(), {}, precision)
+    assert len([op for op in module.ops if isinstance(op, SubgraphOp)]) == 1
+    assert not [op for op in module.walk() if op.name in ("graph.LeakyRelu", "cpu.leaky_relu")]
+
+
 def check_simulated_model(model: onnx.ModelProto, shapes: dict, precision: str) -> ModuleOp:
     """Compile `model`, run it with each subgraph simulated from its JSON, compare with
     onnxruntime; the compiled module."""
