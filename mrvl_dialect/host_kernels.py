@@ -116,13 +116,6 @@ def pack_conv_weights(w: np.ndarray, group: int) -> np.ndarray:
     return np.ascontiguousarray(panels).reshape(shape)
 
 
-def packs_weights_at_compile_time(op: Operation, operand: int) -> bool:
-    """Whether operand `operand` of `op` is the weights of a conv whose kernel reads them
-    packed (the `direct` path), not yet packed."""
-    return (isinstance(op, cpu.ConvOp) and operand == 1 and op.packed_weights is None
-            and conv_path(op) == "direct")
-
-
 def packed_weights_floats(op: cpu.ConvOp) -> int:
     """Floats of `op`'s weights packed (at run time, into the front of its scratch)."""
     ws, group = op.weights_shape(), op.group.value.data
