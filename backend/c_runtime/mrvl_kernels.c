@@ -703,8 +703,8 @@ static void mrvl_conv_transpose_f32(const mrvl_conv_params *p, const float *x, c
 
 /* Max or average over each window of x (n, c, in). Windows are clipped to the input; an
  * average divides by the elements inside it, or by those inside the padded input with
- * count_include_pad. */
-static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
+ * count_include_pad. The bounds-checked window loop, for rows wider than MRVL_POOL_ROW. */
+static void pool_window_f32(const mrvl_pool_params *p, const float *x, float *y)
 {
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
     const int64_t *pb = p->pad_begin, *pe = p->pad_end;
@@ -739,6 +739,111 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
                         acc = count ? acc / (float)count : 0.0f;
                     }
                     o[(oz * out[1] + oy) * out[2] + ox] = acc;
+                }
+            }
+        }
+    }
+}
+
+/* Floats of the padded row mrvl_pool_f32 reduces into, on the stack; wider rows (rare: a
+ * pooled row more than 2048 elements wide) take the bounds-checked loop. */
+#define MRVL_POOL_ROW 2048
+
+/* How many of a window's taps o * stride - pad + k * dilation (k < kernel) lie in [lo, hi). */
+static int64_t pool_taps_in(int64_t o, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad, int64_t lo,
+                            int64_t hi)
+{
+    int64_t count = 0;
+    for (int64_t k = 0; k < kernel; k++) {
+        int64_t i = o * stride - pad + k * dilation;
+        count += i >= lo && i < hi;
+    }
+    return count;
+}
+
+/* The horizontal pass of mrvl_pool_f32 for a constant kernel width K and stride S (so that the
+ * loop over the taps unrolls): out[o] = max or sum over k < K of row[o * S + k]. */
+#define MRVL_POOL_ACROSS(K, S)                                                                        do {                                                                                                  if (is_max)                                                                                           for (int64_t o = 0; o < width; o++) {                                                                 float a = -INFINITY;                                                                              for (int k = 0; k < (K); k++) a = row[o * (S) + k] > a ? row[o * (S) + k] : a;                    out[o] = a;                                                                                   }                                                                                             else                                                                                                  for (int64_t o = 0; o < width; o++) {                                                                 float a = 0.0f;                                                                                   for (int k = 0; k < (K); k++) a += row[o * (S) + k];                                              out[o] = a;                                                                                   }                                                                                         } while (0)
+
+/* out[o] (o < width) = max or sum of row[o * s + k * d] for k < kernel. */
+static void pool_across(int is_max, int64_t width, int64_t kernel, int64_t s, int64_t d, const float *row,
+                        float *out)
+{
+    if (d == 1 && kernel == 2 && s == 2) MRVL_POOL_ACROSS(2, 2);
+    else if (d == 1 && kernel == 3 && s == 2) MRVL_POOL_ACROSS(3, 2);
+    else if (d == 1 && kernel == 2 && s == 1) MRVL_POOL_ACROSS(2, 1);
+    else if (d == 1 && kernel == 3 && s == 1) MRVL_POOL_ACROSS(3, 1);
+    else
+        for (int64_t o = 0; o < width; o++) {
+            float a = is_max ? -INFINITY : 0.0f;
+            for (int64_t k = 0; k < kernel; k++) {
+                float v = row[o * s + k * d];
+                a = is_max ? (v > a ? v : a) : a + v;
+            }
+            out[o] = a;
+        }
+}
+#undef MRVL_POOL_ACROSS
+
+/* Max or average over each window of x (n, c, in). Windows are clipped to the input; an
+ * average divides by the elements inside it, or by those inside the padded input with
+ * count_include_pad; NaN never wins a max.
+ *
+ * Separable, without a bounds check per tap: per output row, the input rows its windows
+ * cover are reduced (max or sum, element by element: vector code) into one row laid out
+ * over the padded width, whose padding holds -inf (max) or 0 (sum), which no tap then has
+ * to skip; the windows across that row are reduced in a second pass, specialised for the
+ * common 2- and 3-wide kernels with stride 1 and 2. An average divides each output by its
+ * window's count: the product of the valid rows and the valid columns, constant over the
+ * interior columns and counted only at the borders. */
+static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
+{
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    const int64_t *pb = p->pad_begin, *pe = p->pad_end;
+    int64_t span = (out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1; /* the padded columns the windows read */
+    if (span > MRVL_POOL_ROW) {
+        pool_window_f32(p, x, y);
+        return;
+    }
+    int is_max = p->is_max;
+    float fill = is_max ? -INFINITY : 0.0f;
+    int64_t x0 = pb[2] < span ? pb[2] : span, x1 = min_i64(span, pb[2] + in[2]); /* the input's columns */
+    /* Columns' counts: valid (or padded-valid) taps per output column; interior columns have k[2]. */
+    int64_t lo_x = p->count_include_pad ? -pb[2] : 0, hi_x = p->count_include_pad ? in[2] + pe[2] : in[2];
+    float row[MRVL_POOL_ROW];
+    for (int64_t c = 0; c < span; c++) row[c] = fill;
+    for (int64_t nc = 0; nc < p->n * p->c; nc++) {
+        const float *plane = x + nc * volume3(in);
+        float *o = y + nc * volume3(out);
+        for (int64_t oz = 0; oz < out[0]; oz++) {
+            for (int64_t oy = 0; oy < out[1]; oy++, o += out[2]) {
+                for (int64_t c = x0; c < x1; c++) row[c] = fill;
+                int64_t rows = 0, padded_rows = 0;
+                for (int64_t kz = 0; kz < k[0]; kz++) {
+                    int64_t iz = oz * s[0] - pb[0] + kz * d[0];
+                    int in_z = iz >= 0 && iz < in[0], pad_z = iz >= -pb[0] && iz < in[0] + pe[0];
+                    for (int64_t ky = 0; ky < k[1]; ky++) {
+                        int64_t iy = oy * s[1] - pb[1] + ky * d[1];
+                        padded_rows += pad_z && iy >= -pb[1] && iy < in[1] + pe[1];
+                        if (!in_z || iy < 0 || iy >= in[1]) continue;
+                        rows++;
+                        const float *src = plane + (iz * in[1] + iy) * in[2] + (x0 - pb[2]);
+                        float *dst = row + x0;
+                        if (is_max)
+                            for (int64_t c = 0; c < x1 - x0; c++) dst[c] = src[c] > dst[c] ? src[c] : dst[c];
+                        else
+                            for (int64_t c = 0; c < x1 - x0; c++) dst[c] += src[c];
+                    }
+                }
+                pool_across(is_max, out[2], k[2], s[2], d[2], row, o);
+                if (is_max) continue;
+                int64_t count_rows = p->count_include_pad ? padded_rows : rows;
+                for (int64_t ox = 0; ox < out[2]; ox++) {
+                    int64_t first = ox * s[2] - pb[2], last = first + (k[2] - 1) * d[2];
+                    int64_t cols = first >= lo_x && last < hi_x ? k[2]
+                                 : pool_taps_in(ox, k[2], s[2], d[2], pb[2], lo_x, hi_x);
+                    int64_t count = count_rows * cols;
+                    o[ox] = count ? o[ox] / (float)count : 0.0f;
                 }
             }
         }
