@@ -305,6 +305,10 @@ class CEmitter:
         fields = self.conv_params(op)
         if (clamp := op.clamp()) is not None:
             fields |= dict(clamp=1, min=_c_float(clamp[0]), max=_c_float(clamp[1]))
+        if op.activation is not None:
+            fields |= dict(activation=f"MRVL_EPILOGUE_{op.activation.data.name}", **{
+                name: _c_float(op.properties[name].value.data)  # type: ignore[attr-defined]
+                for name in ("alpha", "beta") if name in op.properties})
         bias = x[2] if op.B is not None else "NULL"
         residual = x[-1] if op.R is not None else "NULL"
         path = conv_path(op)

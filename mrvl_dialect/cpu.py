@@ -275,6 +275,22 @@ class ActivationKind(StrEnum):
     """x > alpha ? x : 0."""
 
 
+class EpilogueKind(StrEnum):
+    """An activation `cpu.conv` applies to its output as it stores it (after the residual and
+    the clamp), with ONNX's `alpha` and `beta` where the function has them."""
+
+    LEAKY_RELU = auto()
+    """x < 0 ? alpha * x : x."""
+    SIGMOID = auto()
+    """1 / (1 + exp(-x))."""
+    SILU = auto()
+    """x * sigmoid(x) (ONNX's Mul(x, Sigmoid(x)))."""
+    HARD_SIGMOID = auto()
+    """max(0, min(1, alpha * x + beta))."""
+    HARD_SWISH = auto()
+    """x * max(0, min(1, x / 6 + 0.5))."""
+
+
 class RecurrentKind(StrEnum):
     """The layer of `cpu.recurrent` (ONNX LSTM, GRU, RNN); its gates, in ONNX's order: i, o,
     f, c; z, r, h; one."""
@@ -387,6 +403,11 @@ class ScatterReductionAttr(EnumAttribute[ScatterReduction], SpacedOpaqueSyntaxAt
 @irdl_attr_definition
 class ActivationKindAttr(EnumAttribute[ActivationKind], SpacedOpaqueSyntaxAttribute):
     name = "cpu.activation_kind"
+
+
+@irdl_attr_definition
+class EpilogueKindAttr(EnumAttribute[EpilogueKind], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.epilogue_kind"
 
 
 @irdl_attr_definition
@@ -669,7 +690,8 @@ class _ConvLike(CpuOp):
 class ConvOp(_ConvLike):
     """N-d convolution of X (N, C, spatial...) with W (M, C/group, kernel...), plus bias B (M);
     then, fused into the store of its output, plus a `residual` R of the result's shape (a
-    residual Add), then clamped to [min, max] (a Relu: min 0; a Clip).
+    residual Add), then clamped to [min, max] (a Relu: min 0; a Clip), then the `activation`
+    (an `EpilogueKind`, with its `alpha` and `beta`).
 
         %y = cpu.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
                pads = array<i64: 1, 1, 1, 1>, group = 1 : i64}
@@ -687,6 +709,9 @@ class ConvOp(_ConvLike):
     R = opt_operand_def(TensorType.constr(_ConvLike._T))
     min = opt_prop_def(_FLOAT)
     max = opt_prop_def(_FLOAT)
+    activation = opt_prop_def(EpilogueKindAttr)
+    alpha = opt_prop_def(_FLOAT)
+    beta = opt_prop_def(_FLOAT)
     packed_weights = opt_prop_def(UnitAttr)
     """W is in the packed layout of the conv kernel (`plan-host-memory`): (group, panels,
     C/group, kernel..., panel width), the output channels of each group in panels."""
@@ -721,6 +746,12 @@ class ConvOp(_ConvLike):
         for bound in (self.min, self.max):
             if bound is not None and math.isnan(bound.value.data):
                 raise VerifyException("'min' and 'max' must be numbers, got NaN")
+        kind = self.activation.data if self.activation is not None else None
+        wants = {EpilogueKind.LEAKY_RELU: ("alpha",), EpilogueKind.HARD_SIGMOID: ("alpha", "beta")}.get(kind, ())
+        given = tuple(name for name in ("alpha", "beta") if self.properties.get(name) is not None)
+        if given != wants:
+            raise VerifyException(f"activation {kind or 'none'} takes {' and '.join(wants) or 'no alpha or beta'}, "
+                                  f"got {' and '.join(given) or 'none'}")
         if self.packed_weights is not None:
             x, w, m, group = shape_of(self.X), shape_of(self.W), shape_of(self.Y)[1], self.group.value.data
             if len(w) != len(x) + 2 or w[0] != group or w[1] * w[-1] < m // group:
@@ -1985,6 +2016,7 @@ CPU = Dialect(
         ArgReduceKindAttr,
         CumulativeKindAttr,
         ActivationKindAttr,
+        EpilogueKindAttr,
         ScatterReductionAttr,
         RecurrentKindAttr,
         RecurrentDirectionAttr,

@@ -6,9 +6,11 @@ conv then does its work as it stores its output, which is written once instead o
     cpu.batch_norm(cpu.conv(x, w, b))          -> cpu.conv(x, w', b')   (folded at compile time)
     cpu.binary add(cpu.conv(x, w, b), r)       -> cpu.conv(x, w, b) residual r
     cpu.unary relu / cpu.clip(cpu.conv(...))   -> cpu.conv(...) {min, max}
+    leaky_relu / sigmoid / hard_sigmoid / hard_swish(cpu.conv(...)),
+    x * sigmoid(x) with x = cpu.conv(...)      -> cpu.conv(...) {activation, alpha, beta}
 
-They fold in the order ONNX computes them (a batch norm, then a residual, then a clamp), so
-`relu(conv + r)` folds and `relu(conv) + r` does not. The fused conv's location names every
+They fold in the order ONNX computes them (a batch norm, then a residual, then a clamp, then
+an activation), so `relu(conv + r)` folds and `relu(conv) + r` does not. The fused conv's location names every
 ONNX node it stands for. Runs after `lower-to-cpu`; ops inside `mrvl.subgraph`s are not
 touched. A new epilogue is one more pattern in `EPILOGUES`.
 """
@@ -49,11 +51,15 @@ def fused_conv(conv: cpu.ConvOp, epilogue: Operation, fused: cpu.ConvOp) -> cpu.
     return fused
 
 
-def sole_use_conv(value: SSAValue, residual_ok: bool = False) -> cpu.ConvOp | None:
-    """The conv defining `value` when `value` has no other use and no clamp (nor, unless
-    `residual_ok`, residual) is fused into it yet: an epilogue fuses only after those."""
+def sole_use_conv(value: SSAValue, residual_ok: bool = False, clamp_ok: bool = False,
+                  uses: int = 1) -> cpu.ConvOp | None:
+    """The conv defining `value` when `value` has no more than `uses` uses and no activation
+    (nor, unless `clamp_ok`, clamp; nor, unless `residual_ok`, residual) is fused into it yet:
+    an epilogue fuses only after those."""
     conv = value.owner
-    if not isinstance(conv, cpu.ConvOp) or not value.has_one_use() or conv.clamp():
+    if not isinstance(conv, cpu.ConvOp) or value.uses.get_length() != uses or conv.activation is not None:
+        return None
+    if conv.clamp() and not clamp_ok:
         return None
     return conv if residual_ok or conv.R is None else None
 
@@ -69,7 +75,7 @@ class BatchNormIntoConv(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, cpu.BatchNormOp) or not isinstance(conv := op.X.owner, cpu.ConvOp):
             return
-        if not conv.Y.has_one_use() or element_type_of(conv.Y) != f32 or conv.R is not None or conv.clamp():
+        if sole_use_conv(conv.Y) is None or element_type_of(conv.Y) != f32:
             return
         module = module_of(op)
         w = constant_value(conv.W, module)
@@ -134,13 +140,66 @@ class ClampIntoConv(RewritePattern):
         rewriter.erase(conv)
 
 
-EPILOGUES: tuple[RewritePattern, ...] = (BatchNormIntoConv(), ResidualAddIntoConv(), ClampIntoConv())
+class ActivationIntoConv(RewritePattern):
+    """A LeakyRelu, Sigmoid, HardSigmoid or HardSwish of a conv's result, or the SiLU
+    `Mul(x, Sigmoid(x))` of it, when that is all the result is used for, is the conv applying
+    the function as its output is stored (after its residual and clamp), instead of another
+    pass over memory."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        params: dict[str, Attribute] = {}
+        erase: list[Operation] = []
+        if isinstance(op, cpu.LeakyReluOp):
+            kind, value, params = cpu.EpilogueKind.LEAKY_RELU, op.input, {"alpha": op.alpha}
+        elif isinstance(op, cpu.HardSigmoidOp):
+            kind, value, params = cpu.EpilogueKind.HARD_SIGMOID, op.input, {"alpha": op.alpha, "beta": op.beta}
+        elif isinstance(op, cpu.HardSwishOp):
+            kind, value = cpu.EpilogueKind.HARD_SWISH, op.input
+        elif isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.SIGMOID:
+            kind, value = cpu.EpilogueKind.SIGMOID, op.input
+        elif (silu := silu_input(op)) is not None:
+            kind, value, erase = cpu.EpilogueKind.SILU, silu[0], [silu[1]]
+        else:
+            return
+        result = op.results[0]
+        if element_type_of(result) != f32 or value.type != result.type:
+            return
+        conv = sole_use_conv(value, residual_ok=True, clamp_ok=True, uses=1 + len(erase))
+        if conv is None:
+            return
+        properties = conv_properties(conv) | {"activation": cpu.EpilogueKindAttr(kind)} | params
+        fused = fused_conv(conv, op, cpu.ConvOp.of(conv.X, conv.W, conv.B, result.type, residual=conv.R,
+                                                   **properties))
+        if erase:
+            fused.location = fused_location([fused.location, erase[0].location])
+        rewriter.replace(op, fused)
+        for dead in erase:
+            rewriter.erase(dead)
+        rewriter.erase(conv)
+
+
+def silu_input(op: Operation) -> tuple[SSAValue, Operation] | None:
+    """(x, the Sigmoid) when `op` is Mul(x, Sigmoid(x)) (either order) and the Sigmoid has
+    no other use."""
+    if not isinstance(op, cpu.BinaryOp) or op.kind.data != cpu.BinaryKind.MUL:
+        return None
+    for x, s in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+        sigmoid = s.owner
+        if (isinstance(sigmoid, cpu.UnaryOp) and sigmoid.kind.data == cpu.UnaryKind.SIGMOID
+                and sigmoid.input == x and s.has_one_use()):
+            return x, sigmoid
+    return None
+
+
+EPILOGUES: tuple[RewritePattern, ...] = (BatchNormIntoConv(), ResidualAddIntoConv(), ClampIntoConv(),
+                                         ActivationIntoConv())
 """The epilogue patterns, applied together until none matches."""
 
 
 @dataclass(frozen=True)
 class FuseCpuEpiloguesPass(ModulePass):
-    """Fold batch norms, residual Adds and Relu/Clip clamps into the `cpu.conv` before them."""
+    """Fold batch norms, residual Adds, Relu/Clip clamps and activations (LeakyRelu, Sigmoid,
+    SiLU, HardSigmoid, HardSwish) into the `cpu.conv` before them."""
 
     name = "fuse-cpu-epilogues"
 

@@ -1,6 +1,7 @@
 """The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py):
 the separable pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not,
-dilation, 1-d and 3-d, the bounds-checked loop past MRVL_POOL_ROW columns); built with the
+dilation, 1-d and 3-d, the bounds-checked loop past MRVL_POOL_ROW columns); activations fused
+into each conv kernel (direct, pointwise, depthwise), after a residual and a clamp; built with the
 baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
 (-mcpu=neoverse-n2) run under qemu."""
 
@@ -11,7 +12,8 @@ import numpy as np
 import onnx
 import pytest
 from mrvl.numerics import assert_close
-from test_c_backend import (GCC, Bundle, build_program, c_workdir, check, emit_model,  # noqa: F401
+from onnx import TensorProto, helper
+from test_c_backend import (GCC, Bundle, _w, build_program, c_workdir, check, emit_model,  # noqa: F401
                             random_inputs, reference, run_program, single_op)
 from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
@@ -41,7 +43,60 @@ CASES = {
     "avg_3d_include_pad": _pool("AveragePool", [1, 2, 5, 6, 7], kernel_shape=[2, 3, 3], strides=[1, 2, 2],
                                 pads=[1, 1, 1, 0, 1, 1], count_include_pad=1),
 }
+
+
+def _conv_then(act: list[onnx.NodeProto], shape: list[int], w: list[int], residual: bool = False,
+               clip: bool = False, **conv) -> onnx.ModelProto:
+    """Conv (+ residual Add, + Clip) then the `act` nodes, which read "a" and write "y"."""
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], **conv)]
+    out = [shape[0], w[0], *shape[2:]] if not conv.get("strides") else None
+    inputs = [("x", shape)]
+    last = "c"
+    if residual:
+        nodes.append(helper.make_node("Add", ["c", "r"], ["s"]))
+        inputs.append(("r", out))
+        last = "s"
+    if clip:
+        nodes.append(helper.make_node("Clip", [last, "lo", "hi"], ["k"]))
+        last = "k"
+    nodes += [helper.make_node("Identity", [last], ["a"]), *act]
+    inits = [_w("w", w), _w("b", [w[0]], seed=2), onnx.numpy_helper.from_array(np.float32(-2.5), "lo"),
+             onnx.numpy_helper.from_array(np.float32(3.0), "hi")]
+    graph = helper.make_graph(nodes, "conv_act", [helper.make_tensor_value_info(n, TensorProto.FLOAT, d)
+                                                  for n, d in inputs],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              inits if clip else inits[:2])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+_n = helper.make_node
+ACTIVATIONS = {
+    "leaky_relu": [_n("LeakyRelu", ["a"], ["y"], alpha=0.1)],
+    "sigmoid": [_n("Sigmoid", ["a"], ["y"])],
+    "silu": [_n("Sigmoid", ["a"], ["g"]), _n("Mul", ["a", "g"], ["y"])],
+    "silu_swapped": [_n("Sigmoid", ["a"], ["g"]), _n("Mul", ["g", "a"], ["y"])],
+    "hard_sigmoid": [_n("HardSigmoid", ["a"], ["y"], alpha=0.3, beta=0.4)],
+    "hard_swish": [_n("HardSwish", ["a"], ["y"])],
+}
+CONVS = {  # the direct (tiled), pointwise and depthwise kernels, on ragged tiles
+    "direct": dict(shape=[2, 5, 9, 11], w=[37, 5, 3, 3], pads=[1, 1, 1, 1]),
+    "pointwise": dict(shape=[1, 12, 7, 13], w=[20, 12, 1, 1]),
+    "depthwise": dict(shape=[1, 6, 10, 19], w=[6, 1, 3, 3], pads=[1, 1, 1, 1], group=6),
+}
+for _act, _nodes in ACTIVATIONS.items():
+    for _conv, _attrs in CONVS.items():
+        CASES[f"{_conv}_{_act}"] = _conv_then(_nodes, **_attrs)
+CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
+CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
+del _n
 """Single ops (and chains) whose kernels take the fast paths, by name."""
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n.split("_")[0] in CONVS])
+def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
+    text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
+    assert text.count("static int op_") == 1, "the activation was not fused into the conv"
+    assert ".activation = MRVL_EPILOGUE_" in text
 
 
 @pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])

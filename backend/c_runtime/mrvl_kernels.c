@@ -391,9 +391,94 @@ static void conv_pad_input(const mrvl_conv_params *p, int64_t cg, const float *x
     }
 }
 
+/* e^x for x <= 0 without a libm call, so loops over it vectorise (softmax's inputs less their
+ * maximum, erf's -x^2). x = n ln2 + r with |r| <= ln2 / 2 (n rounded by the 1.5 * 2^23 trick,
+ * ln2 in two parts so n ln2 is exact enough); e^r by its Taylor series to r^7 (relative error
+ * below 1e-8); 2^n written into the exponent bits. Below -87 (where e^x is subnormal) the
+ * result is 0; NaN stays NaN. */
+static float exp_nonpositive_f32(float x)
+{
+    float t = x > -87.0f ? x : -87.0f; /* also maps NaN to -87: the conversion below needs a number */
+    t = t < 0.0f ? t : 0.0f;
+    float n = (t * 1.44269504f + 12582912.0f) - 12582912.0f;
+    float r = (t - n * 0.693145752f) - n * 1.42860677e-6f;
+    float p = 1.0f / 5040.0f;
+    p = p * r + 1.0f / 720.0f;
+    p = p * r + 1.0f / 120.0f;
+    p = p * r + 1.0f / 24.0f;
+    p = p * r + 1.0f / 6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    int32_t bits = ((int32_t)n + 127) * (1 << 23);
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return x != x ? x : (x < -87.0f ? 0.0f : p * scale);
+}
+
+static void mrvl_leaky_relu_f32(int64_t count, float alpha, const float *x, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = x[i] < 0.0f ? alpha * x[i] : x[i];
+}
+
+static void mrvl_hard_sigmoid_f32(int64_t count, float alpha, float beta, const float *x, float *y)
+{
+    for (int64_t i = 0; i < count; i++) {
+        float v = alpha * x[i] + beta;
+        y[i] = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+    }
+}
+
+static void mrvl_hard_swish_f32(int64_t count, const float *x, float *y)
+{
+    for (int64_t i = 0; i < count; i++) {
+        float v = x[i] / 6.0f + 0.5f;
+        y[i] = x[i] * (v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v));
+    }
+}
+
+/* 1 / (1 + e^-v) from e = e^-|v| (never overflows): 1 / (1 + e) for v >= 0, e / (1 + e) below;
+ * no libm call, so the loops over it vectorise. */
+static float sigmoid_f32(float v)
+{
+    float e = exp_nonpositive_f32(v > 0.0f ? -v : v);
+    float s = 1.0f / (1.0f + e);
+    return v >= 0.0f ? s : e * s;
+}
+
+/* The loops of conv_activate, each a function of its own and not inlined: inlined into a
+ * conv's tile store GCC does not vectorise the sigmoid's (its if-conversion gives up). */
+#if defined(__GNUC__)
+#define MRVL_NOINLINE __attribute__((noinline))
+#else
+#define MRVL_NOINLINE
+#endif
+MRVL_NOINLINE static void sigmoid_loop_f32(int64_t count, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = sigmoid_f32(y[i]);
+}
+
+MRVL_NOINLINE static void silu_loop_f32(int64_t count, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = y[i] * sigmoid_f32(y[i]);
+}
+
+/* A conv's fused activation (enum mrvl_epilogue_kind) over `count` floats at y, in place. */
+static void conv_activate(const mrvl_conv_params *p, int64_t count, float *y)
+{
+    switch (p->activation) {
+    case MRVL_EPILOGUE_LEAKY_RELU: mrvl_leaky_relu_f32(count, p->alpha, y, y); break;
+    case MRVL_EPILOGUE_SIGMOID: sigmoid_loop_f32(count, y); break;
+    case MRVL_EPILOGUE_SILU: silu_loop_f32(count, y); break;
+    case MRVL_EPILOGUE_HARD_SIGMOID: mrvl_hard_sigmoid_f32(count, p->alpha, p->beta, y, y); break;
+    case MRVL_EPILOGUE_HARD_SWISH: mrvl_hard_swish_f32(count, y, y); break;
+    default: break;
+    }
+}
+
 /* A conv's epilogue over `count` outputs at y (the sums and bias): plus the residual r (laid
- * out as y; may be NULL), then clamped when the conv clamps. Each a loop of its own, so that
- * they vectorise. */
+ * out as y; may be NULL), then clamped when the conv clamps, then its activation. Each a loop
+ * of its own, so that they vectorise. */
 static void conv_epilogue(const mrvl_conv_params *p, int64_t count, const float *r, float *y)
 {
     if (r)
@@ -402,12 +487,14 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, const float 
         float low = p->min, high = p->max;
         for (int64_t i = 0; i < count; i++) y[i] = y[i] < low ? low : y[i] > high ? high : y[i];
     }
+    conv_activate(p, count, y);
 }
 
 /* Stores a tile of mrvl_conv_f32 (rows positions x cols channels) transposed into NCHW at y
  * (channel rows `positions` apart), the bias (per channel, may be NULL), the residual (at r,
- * laid out as y; may be NULL) and the clamp applied. Bias and clamp run over the tile's
- * channels, which vectorises; only the residual is read transposed. */
+ * laid out as y; may be NULL), the clamp and the activation applied. Bias, clamp and
+ * activation run over the tile's channels, which vectorises; only the residual is read
+ * transposed. */
 static void conv_store_tile(const mrvl_conv_params *p, float acc[MRVL_CONV_MR][MRVL_GEMM_NR], const float *b,
                             const float *r, float *y, int64_t positions, int64_t rows, int64_t cols)
 {
@@ -428,6 +515,7 @@ static void conv_store_tile(const mrvl_conv_params *p, float acc[MRVL_CONV_MR][M
                 acc[i][j] = v < low ? low : v > high ? high : v;
             }
     }
+    conv_activate(p, MRVL_CONV_MR * MRVL_GEMM_NR, &acc[0][0]);
     for (int64_t j = 0; j < cols; j++)
         for (int64_t i = 0; i < rows; i++) y[j * positions + i] = acc[i][j];
 }
@@ -980,31 +1068,6 @@ static int64_t pow_int(int64_t a, int64_t b) { return (int64_t)pow((double)a, (d
 static int64_t max_int(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min_int(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* e^x for x <= 0 without a libm call, so loops over it vectorise (softmax's inputs less their
- * maximum, erf's -x^2). x = n ln2 + r with |r| <= ln2 / 2 (n rounded by the 1.5 * 2^23 trick,
- * ln2 in two parts so n ln2 is exact enough); e^r by its Taylor series to r^7 (relative error
- * below 1e-8); 2^n written into the exponent bits. Below -87 (where e^x is subnormal) the
- * result is 0; NaN stays NaN. */
-static float exp_nonpositive_f32(float x)
-{
-    float t = x > -87.0f ? x : -87.0f; /* also maps NaN to -87: the conversion below needs a number */
-    t = t < 0.0f ? t : 0.0f;
-    float n = (t * 1.44269504f + 12582912.0f) - 12582912.0f;
-    float r = (t - n * 0.693145752f) - n * 1.42860677e-6f;
-    float p = 1.0f / 5040.0f;
-    p = p * r + 1.0f / 720.0f;
-    p = p * r + 1.0f / 120.0f;
-    p = p * r + 1.0f / 24.0f;
-    p = p * r + 1.0f / 6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
-    int32_t bits = ((int32_t)n + 127) * (1 << 23);
-    float scale;
-    memcpy(&scale, &bits, sizeof scale);
-    return x != x ? x : (x < -87.0f ? 0.0f : p * scale);
-}
-
 /* erf(x) in float without a libm call (glibc's erff does not vectorise, and dominates a GELU).
  * |x| < 1: the Taylor series x * sum c_n x^2n to n = 11 (terms alternate and shrink, the last
  * below 2e-9). |x| >= 1: 1 - e^(-x^2) g(1/|x|), g(u) a degree-9 polynomial least-squares
@@ -1198,27 +1261,6 @@ static void mrvl_clip_f32(int64_t count, float low, float high, const float *x, 
     for (int64_t i = 0; i < count; i++) {
         float v = x[i] < low ? low : x[i];
         y[i] = v > high ? high : v;
-    }
-}
-
-static void mrvl_leaky_relu_f32(int64_t count, float alpha, const float *x, float *y)
-{
-    for (int64_t i = 0; i < count; i++) y[i] = x[i] < 0.0f ? alpha * x[i] : x[i];
-}
-
-static void mrvl_hard_sigmoid_f32(int64_t count, float alpha, float beta, const float *x, float *y)
-{
-    for (int64_t i = 0; i < count; i++) {
-        float v = alpha * x[i] + beta;
-        y[i] = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
-    }
-}
-
-static void mrvl_hard_swish_f32(int64_t count, const float *x, float *y)
-{
-    for (int64_t i = 0; i < count; i++) {
-        float v = x[i] / 6.0f + 0.5f;
-        y[i] = x[i] * (v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v));
     }
 }
 

@@ -58,6 +58,12 @@ enum mrvl_coordinate_mode {
     MRVL_TF_CROP_AND_RESIZE
 };
 enum mrvl_nearest_mode { MRVL_ROUND_PREFER_FLOOR, MRVL_ROUND_PREFER_CEIL, MRVL_NEAREST_FLOOR, MRVL_NEAREST_CEIL };
+/* The activation a conv applies as it stores its output: the order of cpu.EpilogueKind, after
+ * MRVL_EPILOGUE_NONE. */
+enum mrvl_epilogue_kind {
+    MRVL_EPILOGUE_NONE, MRVL_EPILOGUE_LEAKY_RELU, MRVL_EPILOGUE_SIGMOID, MRVL_EPILOGUE_SILU,
+    MRVL_EPILOGUE_HARD_SIGMOID, MRVL_EPILOGUE_HARD_SWISH
+};
 /* Element types of mrvl_cast. */
 enum mrvl_dtype {
     MRVL_F32, MRVL_F64, MRVL_F16, MRVL_BF16, MRVL_I8, MRVL_I16, MRVL_I32, MRVL_I64,
@@ -77,6 +83,8 @@ typedef struct {
     int64_t pad[MRVL_SPATIAL];       /* at the start; conv_transpose: output elements cropped there */
     int clamp;                       /* conv: the output clamped to [min, max] (a fused Relu or Clip) */
     float min, max;
+    int activation;                  /* conv: then this enum mrvl_epilogue_kind, with its alpha and beta */
+    float alpha, beta;
 } mrvl_conv_params;
 
 typedef struct {

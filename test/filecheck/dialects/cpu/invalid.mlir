@@ -540,3 +540,11 @@ func.func @recurrent_layout(%x: tensor<2x5x3xf32>, %w: tensor<1x4x3xf32>, %r: te
   %y = cpu.recurrent rnn %x, %w, %r {direction = #cpu<recurrent_direction forward>, layout = 1 : i64, activations = [#cpu<recurrent_activation tanh>], alphas = array<f32: 0.0>, betas = array<f32: 0.0>} : (tensor<2x5x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>) -> Y tensor<5x1x2x4xf32>
   func.return %y : tensor<5x1x2x4xf32>
 }
+
+// -----
+
+// CHECK: Operation does not verify: activation leaky_relu takes alpha, got none
+func.func @conv_activation_without_alpha(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, activation = #cpu<epilogue_kind leaky_relu>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return %y : tensor<1x4x6x6xf32>
+}
