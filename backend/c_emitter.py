@@ -22,7 +22,8 @@ DIR holds, for a model named M (the `name` option, else the function's name):
 Memory: the emitter prints the plan `plan-host-memory` recorded on the ops (and runs that
 pass first on a function not yet planned): every intermediate tensor and every kernel's
 scratch at its offset in the caller's workspace, results the function returns written
-straight into the caller's output buffers, an aliasing `cpu.reshape` as no code, packed conv
+straight into the caller's output buffers, an aliasing `cpu.reshape` and an in-place
+`cpu.concat` as no code, packed conv
 weights as they are. Nothing is allocated in `M_run`.
 """
 
@@ -920,6 +921,10 @@ class CEmitter:
             comment += " */"
             if op.results and all(r in alias_of for r in op.results):
                 calls += [f"    {comment}", "    /* aliases its input: no code */"]
+                continue
+            if isinstance(op, cpu.ConcatOp) and op.in_place is not None:
+                calls += [f"    {comment}", f"    /* in place: its inputs were written into their slices of "
+                                            f"arena + {arena_offsets[op.output]}: no code */"]
                 continue
             fn = self.op_names(name or op.name, prefix="op_")
             params = [f"const {_ctype(v).c} *x{i}" for i, v in enumerate(op.operands)]

@@ -1291,6 +1291,8 @@ class ConcatOp(CpuOp):
     inputs = var_operand_def(TensorType.constr(_T))
     output = result_def(TensorType.constr(_T))
     axis = prop_def(_INT)
+    in_place = opt_prop_def(UnitAttr)
+    """The memory plan: each input's producer wrote it into its slice of the output (no copy)."""
 
     assembly_format = "$inputs " + _FUNCTIONAL
 

@@ -10,6 +10,11 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
 - outputs: a result of the function is written straight into the caller's buffer (offset -1);
 - aliasing: a `cpu.reshape` whose result is not a result of the function shares its input's
   storage (`alias`), and its readers count as readers of that storage;
+- concat in place: a `cpu.concat` that is not a result of the function, whose inputs are
+  distinct results of `cpu.conv`s read by the concat only, each slice contiguous in the output
+  (every dim before the axis 1), gets `in_place`: each conv writes its result straight into
+  its slice of the concat's output (its offset is the output's plus the slice's, aligned to
+  the element only), and the concat costs nothing; the output is live from the first conv;
 - scratch: the workspace a kernel needs during its call (`host_kernels.scratch_bytes`), live
   for that op only (`scratch`);
 - lifetimes: every other result lives in the workspace from its op to the op of its last
@@ -52,7 +57,7 @@ from mrvl_dialect.host_kernels import conv_path, pack_conv_weights, scratch_byte
 
 WORKSPACE_ALIGN = 64
 """Alignment (bytes) of the workspace and of every tensor and scratch area in it."""
-PLAN_PROPERTIES = ("offsets", "scratch", "alias")
+PLAN_PROPERTIES = ("offsets", "scratch", "alias", "in_place")
 
 
 def align(n: int) -> int:
@@ -128,6 +133,26 @@ def first_fit(buffers: list[tuple[object, int, int, int]]) -> tuple[dict[object,
     return offsets, total
 
 
+def in_place_concats(ops: list[Operation], returned: set[SSAValue]) -> dict[SSAValue, tuple[SSAValue, int]]:
+    """The concat-in-place rule (see the module docstring): each conv result written into a
+    concat's output, mapped to (that output, the slice's byte offset in it)."""
+    slices: dict[SSAValue, tuple[SSAValue, int]] = {}
+    for op in ops:
+        if not isinstance(op, cpu.ConcatOp) or op.output in returned:
+            continue
+        inputs = list(op.inputs)
+        if (math.prod(cpu.shape_of(op.output)[:op.axis.value.data]) != 1 or len(set(inputs)) != len(inputs)
+                or not all(isinstance(v.owner, cpu.ConvOp) and v.has_one_use() and v not in returned
+                           for v in inputs)):
+            continue
+        offset = 0
+        for value in inputs:
+            slices[value] = (op.output, offset)
+            offset += tensor_bytes(value)
+        op.properties["in_place"] = UnitAttr()
+    return slices
+
+
 def plan_function(function: func.FuncOp, module: ModuleOp) -> None:
     block = function.body.block
     ret = block.last_op
@@ -154,19 +179,29 @@ def plan_function(function: func.FuncOp, module: ModuleOp) -> None:
     for value in ret.arguments:
         last_use[storage.get(value, value)] = len(ops)
 
+    slices = in_place_concats(ops, returned)
+    first_writer: dict[SSAValue, int] = {}  # an in-place concat's output -> the op of its first slice
+    for value, (whole, _) in slices.items():
+        first_writer[whole] = min(first_writer.get(whole, len(ops)), index[value.owner])  # type: ignore[index]
+
     buffers: list[tuple[object, int, int, int]] = []
     scratch: dict[Operation, int] = {}
     for op in ops:
         i = index[op]
-        buffers += [(r, tensor_bytes(r), i, last_use.get(r, i)) for r in op.results
-                    if r not in returned and r not in storage]
+        for r in op.results:
+            whole = slices[r][0] if r in slices else None
+            if whole is not None and first_writer[whole] == i:  # the concat's output, live from here
+                buffers.append((whole, tensor_bytes(whole), i, last_use.get(whole, i)))
+            elif r not in returned and r not in storage and r not in slices and r not in first_writer:
+                buffers.append((r, tensor_bytes(r), i, last_use.get(r, i)))
         if size := scratch_bytes(op):
             scratch[op] = size
             buffers.append((op, size, i, i))
     offsets, total = first_fit(buffers)
     for op in ops:
         if op.results and op.results[0] not in storage:
-            op.properties["offsets"] = DenseArrayBase.from_list(i64, [offsets.get(r, -1) for r in op.results])
+            op.properties["offsets"] = DenseArrayBase.from_list(i64, [
+                offsets[slices[r][0]] + slices[r][1] if r in slices else offsets.get(r, -1) for r in op.results])
         if op in scratch:
             op.properties["scratch"] = cpu.ScratchAttr(scratch[op], offsets[op])
     function.attributes[cpu.WORKSPACE] = cpu.WorkspaceAttr(total, WORKSPACE_ALIGN)

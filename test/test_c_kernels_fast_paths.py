@@ -1,7 +1,8 @@
 """The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py):
 the separable pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not,
 dilation, 1-d and 3-d, the bounds-checked loop past MRVL_POOL_ROW columns); activations fused
-into each conv kernel (direct, pointwise, depthwise), after a residual and a clamp; built with the
+into each conv kernel (direct, pointwise, depthwise), after a residual and a clamp; convs
+writing their slices of an in-place concat (and a concat that must copy); built with the
 baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
 (-mcpu=neoverse-n2) run under qemu."""
 
@@ -88,6 +89,26 @@ for _act, _nodes in ACTIVATIONS.items():
         CASES[f"{_conv}_{_act}"] = _conv_then(_nodes, **_attrs)
 CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
+
+
+def _fire(batch: int) -> onnx.ModelProto:
+    """A SqueezeNet fire module (1x1 squeeze; 1x1 and 3x3 expand joined by Concat) whose concat
+    goes in place at batch 1 (both kernels write their slices: pointwise, direct, with a
+    LeakyRelu), then a depthwise conv and a copying concat of a conv and a graph input."""
+    nodes = [_n("Conv", ["x", "ws"], ["s"]), _n("Relu", ["s"], ["sr"]),
+             _n("Conv", ["sr", "we1"], ["e1"]), _n("Conv", ["sr", "we3"], ["e3"], pads=[1, 1, 1, 1]),
+             _n("LeakyRelu", ["e3"], ["e3r"], alpha=0.2), _n("Concat", ["e1", "e3r"], ["c"], axis=1),
+             _n("Conv", ["c", "wd"], ["d"], pads=[1, 1, 1, 1], group=14), _n("Concat", ["d", "x"], ["y"], axis=1)]
+    shape = [batch, 6, 9, 11]
+    graph = helper.make_graph(nodes, "fire", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [_w("ws", [4, 6, 1, 1]), _w("we1", [5, 4, 1, 1], 2), _w("we3", [9, 4, 3, 3], 3),
+                               _w("wd", [14, 1, 3, 3], 4)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+CASES["concat_in_place_fire"] = _fire(1)
+CASES["concat_batch4_copied"] = _fire(4)
 del _n
 """Single ops (and chains) whose kernels take the fast paths, by name."""
 
@@ -138,3 +159,11 @@ def test_the_row_limit_is_where_the_kernel_says(c_workdir: Path) -> None:
     source = (emit_model(CASES["max_wide_row"], c_workdir) / "mrvl_kernels.c").read_text()
     limit = int(source.split("#define MRVL_POOL_ROW ")[1].split()[0])
     assert 4200 // 2 > limit and 17 < limit
+
+
+def test_fire_concat_is_in_place(c_workdir: Path) -> None:
+    """At batch 1 the fire module's concat is no code; at batch 4 (slices not contiguous) it copies."""
+    one = (emit_model(CASES["concat_in_place_fire"], c_workdir) / "m.c").read_text()
+    four = (emit_model(CASES["concat_batch4_copied"], c_workdir) / "m.c").read_text()
+    assert one.count("in place: its inputs were written") == 1 and one.count("static int op_Concat") == 1
+    assert "in place" not in four and four.count("static int op_Concat") == 2
