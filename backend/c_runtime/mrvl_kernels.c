@@ -321,37 +321,51 @@ static void mrvl_conv_pack_weights_f32(const mrvl_conv_params *p, const float *w
     }
 }
 
-/* out[i][j] = sum over r < depth of row[i][tap[r]] * channel j of packed row r, for the
- * MR x NR tile; vector v of the NR channels is read at b[v] + r * MRVL_CONV_PANEL. Each
- * element of A is one broadcast times B's vectors, summed in order. */
-static void conv_micro(int64_t depth, const float *const *row, const int32_t *tap, const float *const *b,
-                       float out[MRVL_CONV_MR][MRVL_GEMM_NR])
+/* Rows of the narrow conv tile, for convs of at most MRVL_GEMM_NR / 2 output channels per
+ * group (a 16-channel stem on AVX-512 would fill half the wide tile): twice the positions,
+ * half the channel vectors, the same number of sums in registers. */
+#define MRVL_CONV_NARROW_MR (2 * MRVL_CONV_MR)
+
+#if defined(__GNUC__)
+#define MRVL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define MRVL_ALWAYS_INLINE
+#endif
+
+/* out[i * vecs * VF + j] = sum over r < depth of row[i][tap[r]] * channel j of packed row r,
+ * for the mr x (vecs vectors) tile; vector v of the channels is read at b[v] + r *
+ * MRVL_CONV_PANEL. Each element of A is one broadcast times B's vectors, summed in order.
+ * Always inlined with constant mr and vecs (conv_tiles_wide, conv_tiles_narrow), so that the
+ * sums stay in registers. */
+static MRVL_ALWAYS_INLINE void conv_micro(int mr, int vecs, int64_t depth, const float *const *row,
+                                          const int32_t *tap, const float *const *b, float *out)
 {
+    int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
-    vec acc[MRVL_CONV_MR][MRVL_GEMM_VECTORS];
-    for (int i = 0; i < MRVL_CONV_MR; i++)
-        for (int v = 0; v < MRVL_GEMM_VECTORS; v++) acc[i][v] = (vec){0};
+    vec acc[MRVL_CONV_NARROW_MR][MRVL_GEMM_VECTORS];
+    for (int i = 0; i < mr; i++)
+        for (int v = 0; v < vecs; v++) acc[i][v] = (vec){0};
     for (int64_t r = 0; r < depth; r++) {
         int32_t t = tap[r];
         vec bv[MRVL_GEMM_VECTORS];
-        for (int v = 0; v < MRVL_GEMM_VECTORS; v++) bv[v] = *(const vec *)(const void *)(b[v] + r * MRVL_CONV_PANEL);
-        for (int i = 0; i < MRVL_CONV_MR; i++) {
+        for (int v = 0; v < vecs; v++) bv[v] = *(const vec *)(const void *)(b[v] + r * MRVL_CONV_PANEL);
+        for (int i = 0; i < mr; i++) {
             float x = row[i][t];
-            for (int v = 0; v < MRVL_GEMM_VECTORS; v++) acc[i][v] += bv[v] * x;
+            for (int v = 0; v < vecs; v++) acc[i][v] += bv[v] * x;
         }
     }
-    for (int i = 0; i < MRVL_CONV_MR; i++)
-        for (int v = 0; v < MRVL_GEMM_VECTORS; v++)
-            for (int j = 0; j < MRVL_GEMM_VECTOR_FLOATS; j++) out[i][v * MRVL_GEMM_VECTOR_FLOATS + j] = acc[i][v][j];
+    for (int i = 0; i < mr; i++)
+        for (int v = 0; v < vecs; v++)
+            for (int j = 0; j < MRVL_GEMM_VECTOR_FLOATS; j++)
+                out[i * width + v * MRVL_GEMM_VECTOR_FLOATS + j] = acc[i][v][j];
 #else
-    for (int i = 0; i < MRVL_CONV_MR; i++)
-        for (int j = 0; j < MRVL_GEMM_NR; j++) out[i][j] = 0.0f;
+    for (int i = 0; i < mr * width; i++) out[i] = 0.0f;
     for (int64_t r = 0; r < depth; r++)
-        for (int i = 0; i < MRVL_CONV_MR; i++)
-            for (int v = 0; v < MRVL_GEMM_VECTORS; v++)
+        for (int i = 0; i < mr; i++)
+            for (int v = 0; v < vecs; v++)
                 for (int j = 0; j < MRVL_GEMM_VECTOR_FLOATS; j++)
-                    out[i][v * MRVL_GEMM_VECTOR_FLOATS + j] += row[i][tap[r]] * b[v][r * MRVL_CONV_PANEL + j];
+                    out[i * width + v * MRVL_GEMM_VECTOR_FLOATS + j] += row[i][tap[r]] * b[v][r * MRVL_CONV_PANEL + j];
 #endif
 }
 
@@ -490,34 +504,92 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, const float 
     conv_activate(p, count, y);
 }
 
-/* Stores a tile of mrvl_conv_f32 (rows positions x cols channels) transposed into NCHW at y
- * (channel rows `positions` apart), the bias (per channel, may be NULL), the residual (at r,
- * laid out as y; may be NULL), the clamp and the activation applied. Bias, clamp and
- * activation run over the tile's channels, which vectorises; only the residual is read
- * transposed. */
-static void conv_store_tile(const mrvl_conv_params *p, float acc[MRVL_CONV_MR][MRVL_GEMM_NR], const float *b,
-                            const float *r, float *y, int64_t positions, int64_t rows, int64_t cols)
+/* Stores a tile of mrvl_conv_f32 (rows of its mr positions x cols of its width channels, at
+ * acc[i * width + j]) transposed into NCHW at y (channel rows `positions` apart), the bias (per
+ * channel, may be NULL), the residual (at r, laid out as y; may be NULL), the clamp and the
+ * activation applied. Bias, clamp and activation run over the tile's channels, which
+ * vectorises; only the residual is read transposed. */
+static void conv_store_tile(const mrvl_conv_params *p, int mr, int width, float *acc, const float *b, const float *r,
+                            float *y, int64_t positions, int64_t rows, int64_t cols)
 {
     if (b) {
         float bias[MRVL_GEMM_NR] = {0};
         for (int64_t j = 0; j < cols; j++) bias[j] = b[j];
-        for (int i = 0; i < MRVL_CONV_MR; i++)
-            for (int j = 0; j < MRVL_GEMM_NR; j++) acc[i][j] += bias[j];
+        for (int i = 0; i < mr; i++)
+            for (int j = 0; j < width; j++) acc[i * width + j] += bias[j];
     }
     if (r)
         for (int64_t j = 0; j < cols; j++)
-            for (int64_t i = 0; i < rows; i++) acc[i][j] += r[j * positions + i];
+            for (int64_t i = 0; i < rows; i++) acc[i * width + j] += r[j * positions + i];
     if (p->clamp) {
         float low = p->min, high = p->max;
-        for (int i = 0; i < MRVL_CONV_MR; i++)
-            for (int j = 0; j < MRVL_GEMM_NR; j++) {
-                float v = acc[i][j];
-                acc[i][j] = v < low ? low : v > high ? high : v;
-            }
+        for (int i = 0; i < mr * width; i++) {
+            float v = acc[i];
+            acc[i] = v < low ? low : v > high ? high : v;
+        }
     }
-    conv_activate(p, MRVL_CONV_MR * MRVL_GEMM_NR, &acc[0][0]);
+    conv_activate(p, mr * width, acc);
     for (int64_t j = 0; j < cols; j++)
-        for (int64_t i = 0; i < rows; i++) y[j * positions + i] = acc[i][j];
+        for (int64_t i = 0; i < rows; i++) y[j * positions + i] = acc[i * width + j];
+}
+
+/* What the tiles of one image and group of mrvl_conv_f32 read and write. */
+typedef struct {
+    const mrvl_conv_params *p;
+    const float *base;            /* the (padded) input of the group */
+    int64_t dims[MRVL_SPATIAL];   /* its extent */
+    const int32_t *tap;           /* the tap table */
+    int64_t depth, mg, positions;
+    const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
+    float *y;                     /* the group's output */
+} conv_tiles_args;
+
+/* Position tiles [t0, t1) of mr positions (the last may be short: its rows past the end
+ * repeat the last position, their sums dropped), each over every vecs-vector channel block. */
+static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_args *a, int64_t t0, int64_t t1)
+{
+    const mrvl_conv_params *p = a->p;
+    const int64_t *out = p->out, *s = p->stride, *dims = a->dims;
+    int64_t positions = a->positions, mg = a->mg, depth = a->depth;
+    int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
+    int64_t o = t0 * mr; /* the output position of the next row, counted, not divided, per row */
+    int64_t at[MRVL_SPATIAL] = {o / (out[1] * out[2]), o / out[2] % out[1], o % out[2]};
+    for (int64_t o0 = o; o0 < positions && o0 < t1 * mr; o0 += mr) {
+        const float *row[MRVL_CONV_NARROW_MR], *corner = a->base;
+        int64_t rows = min_i64(mr, positions - o0);
+        for (int i = 0; i < mr; i++) {
+            if (i < rows) {
+                corner = a->base + (at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2];
+                if (++at[2] == out[2]) {
+                    at[2] = 0;
+                    if (++at[1] == out[1]) at[1] = 0, at[0]++;
+                }
+            }
+            row[i] = corner;
+        }
+        for (int64_t j0 = 0; j0 < mg; j0 += width) {
+            const float *bv[MRVL_GEMM_VECTORS];
+            for (int v = 0; v < vecs; v++) {
+                int64_t ch = j0 + v * MRVL_GEMM_VECTOR_FLOATS;
+                bv[v] = a->w + ch / MRVL_CONV_PANEL * depth * MRVL_CONV_PANEL + ch % MRVL_CONV_PANEL;
+            }
+            float acc[MRVL_CONV_NARROW_MR * MRVL_GEMM_NR];
+            conv_micro(mr, vecs, depth, row, a->tap, bv, acc);
+            conv_store_tile(p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
+                            a->y + j0 * positions + o0, positions, rows, min_i64(width, mg - j0));
+        }
+    }
+}
+
+/* The two tile shapes, each with its constants folded in. */
+static void conv_tiles_wide(const conv_tiles_args *a, int64_t t0, int64_t t1)
+{
+    conv_tiles(MRVL_CONV_MR, MRVL_GEMM_VECTORS, a, t0, t1);
+}
+
+static void conv_tiles_narrow(const conv_tiles_args *a, int64_t t0, int64_t t1)
+{
+    conv_tiles(MRVL_CONV_NARROW_MR, MRVL_GEMM_VECTORS / 2, a, t0, t1);
 }
 
 /* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) and the
@@ -535,9 +607,10 @@ static int64_t conv_scratch_floats(const mrvl_conv_params *p)
 static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float *packed, const float *b,
                           const float *r, float *y, float *scratch)
 {
-    const int64_t *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
-    int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(out), plane = volume3(p->in);
+    const int64_t *k = p->kernel, *d = p->dilation;
+    int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(p->out), plane = volume3(p->in);
     int64_t depth = cg * volume3(k), dims[MRVL_SPATIAL];
+    int narrow = mg <= MRVL_GEMM_NR / 2;
     int padded = conv_read_extent(p, dims);
     int64_t pplane = volume3(dims);
     float *xpad = scratch;
@@ -557,33 +630,12 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
                 conv_pad_input(p, cg, base, dims, xpad);
                 base = xpad;
             }
-            int64_t at[MRVL_SPATIAL] = {0, 0, 0}; /* the output position of the next row */
-            for (int64_t o0 = 0; o0 < positions; o0 += MRVL_CONV_MR) {
-                const float *row[MRVL_CONV_MR], *corner = base;
-                int64_t rows = min_i64(MRVL_CONV_MR, positions - o0);
-                for (int i = 0; i < MRVL_CONV_MR; i++) {
-                    if (i < rows) { /* rows past the last position repeat it (their sums are dropped) */
-                        corner = base + (at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2];
-                        if (++at[2] == out[2]) { /* counted, not divided: no division per row */
-                            at[2] = 0;
-                            if (++at[1] == out[1]) at[1] = 0, at[0]++;
-                        }
-                    }
-                    row[i] = corner;
-                }
-                for (int64_t j0 = 0; j0 < mg; j0 += MRVL_GEMM_NR) {
-                    const float *bv[MRVL_GEMM_VECTORS];
-                    for (int v = 0; v < MRVL_GEMM_VECTORS; v++) {
-                        int64_t ch = j0 + v * MRVL_GEMM_VECTOR_FLOATS;
-                        bv[v] = wg + ch / MRVL_CONV_PANEL * depth * MRVL_CONV_PANEL + ch % MRVL_CONV_PANEL;
-                    }
-                    float acc[MRVL_CONV_MR][MRVL_GEMM_NR];
-                    conv_micro(depth, row, tap, bv, acc);
-                    int64_t cols = min_i64(MRVL_GEMM_NR, mg - j0);
-                    conv_store_tile(p, acc, b ? b + g * mg + j0 : NULL, r ? r + (yg - y) + j0 * positions + o0 : NULL,
-                                    yg + j0 * positions + o0, positions, rows, cols);
-                }
-            }
+            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, depth, mg, positions, wg,
+                                    b ? b + g * mg : NULL, r ? r + (yg - y) : NULL, yg};
+            if (narrow)
+                conv_tiles_narrow(&args, 0, (positions + MRVL_CONV_NARROW_MR - 1) / MRVL_CONV_NARROW_MR);
+            else
+                conv_tiles_wide(&args, 0, (positions + MRVL_CONV_MR - 1) / MRVL_CONV_MR);
         }
     }
 }
