@@ -10,7 +10,7 @@ onnxruntime's MLAS picks at run time); `--baseline` also builds it with `ARCH_FL
 compiler's baseline ISA, SSE2 on x86-64). The C `<model>_run` is called through ctypes on one
 preallocated workspace; onnxruntime runs the same ONNX file in an InferenceSession with
 intra_op_num_threads=N, inter_op_num_threads=1 and sequential execution, and the C is
-generated with `host-threads=N` when N > 1. Both outputs are compared with mrvl.numerics
+generated with `host_threads=N` when N > 1. Both outputs are compared with mrvl.numerics
 before timing, so a wrong build fails here instead of looking fast. A time is the median over
 the samples of the mean of enough back-to-back runs to fill a few milliseconds; the samples of
 onnxruntime and of the C alternate, so a change in the machine's load hits both. The table ends
@@ -52,7 +52,7 @@ SAMPLE_SECONDS = 0.005
 
 def build(model_path: Path, name: str, shapes: dict[str, list[int]], out: Path, arch_flags: str | None,
           threads: int = 1) -> Path:
-    target = f"c{{model={name}" + (f" host-threads={threads}" if threads > 1 else "") + "}"
+    target = f"c{{model={name}" + (f" host_threads={threads}" if threads > 1 else "") + "}"
     args = [str(model_path), "-p", "mrvl-pipeline{offload=false}", "-t", target, "-o", str(out)]
     for input_name, dims in shapes.items():
         args += ["--input-shape", f"{input_name}={'x'.join(map(str, dims))}"]

@@ -254,6 +254,7 @@ def compile_model(
     quantize: str | None = None, wb_pin_ocm: int | None = None, run_mode: str | None = None, offload: bool = True,
     input_shapes: Mapping[str, list[int]] | None = None, placement: str | Path | None = None,
     cross_compiler: str | None = None, name: str | None = None, stages: Stages | None = None,
+    host_threads: int = 1,
 ) -> CompileResult:
     """Compile the ONNX file `model` into the bundle `output` (a `.tar`, else a folder).
 
@@ -264,6 +265,8 @@ def compile_model(
         raise CompileError("", "is a directory" if model.is_dir() else "no such file")
     if not output.parent.is_dir():
         raise CompileError(str(output), f"cannot write: no folder {str(output.parent)!r}")
+    if host_threads < 1:
+        raise CompileError("--host-threads", f"must be at least 1, got {host_threads}")
     if cross_compiler is not None and shutil.which(cross_compiler) is None:
         raise CompileError("--cross-compiler", f"'{cross_compiler}' not found on PATH")
     options = target_options(num_tiles, mcpu, mattr, quantize, wb_pin_ocm, run_mode)
@@ -273,7 +276,7 @@ def compile_model(
     stages.after(PlanHostMemoryPass.name, module)
 
     with stages.stage("emit-c-and-json"):
-        files: dict = emit_c(module, name or _model_name(model), deferred_data=True)
+        files: dict = emit_c(module, name or _model_name(model), deferred_data=True, host_threads=host_threads)
     meta = files.pop(METADATA_FILE)
     with stages.stage("report"):
         report = compile_report(module, files, meta["weights"], meta["workspace"]["bytes"])
@@ -281,7 +284,8 @@ def compile_model(
         files[PLACEMENT_FILE] = format_placement(placement_entries(module))
     meta |= {
         "options": {**options, "offload": offload, "input_shapes": {k: list(v) for k, v in (input_shapes or {}).items()},
-                    "placement": str(placement) if placement else None, "cross_compiler": cross_compiler},
+                    "placement": str(placement) if placement else None, "cross_compiler": cross_compiler,
+                    "host_threads": host_threads},
         "tool": _tool_versions(),
         "input_model": {"file": model.name, "sha256": _sha256(model)},
         "placement": PLACEMENT_FILE,
@@ -345,6 +349,8 @@ def _parser() -> argparse.ArgumentParser:
     model.add_argument("--placement", metavar="FILE", help="a placement file (the bundle's placement.json is one)")
     model.add_argument("--name", help="the model's name in the C files (default: the file's name)")
     build = parser.add_argument_group("build")
+    build.add_argument("--host-threads", type=int, default=1, metavar="N",
+                       help="threads the host kernels split their work over (default 1; the Makefile's HOST_THREADS)")
     build.add_argument("--cross-compiler", metavar="CC", help="also build the host libraries with this C compiler, "
                        "as in aarch64-linux-gnu-gcc")
     debug = parser.add_argument_group("diagnostics")
@@ -367,6 +373,7 @@ def main(args: Sequence[str] | None = None, stdout: IO[str] | None = None) -> in
                 quantize=options.quantize, wb_pin_ocm=options.wb_pin_ocm, run_mode=options.run_mode,
                 offload=not options.no_offload, input_shapes=parse_input_shapes(options.input_shape),
                 placement=options.placement, cross_compiler=options.cross_compiler, name=options.name, stages=stages,
+                host_threads=options.host_threads,
             )
     except Exception as e:
         print(error_line(e, options.model), file=sys.stderr)

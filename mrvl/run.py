@@ -24,6 +24,8 @@ BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. I
   its own in the cache), runs the model once to warm up and then `--repeat` times (20), and
   prints each op's mean time per run, slowest first, with the ONNX nodes it computes, as
   `tvmc run --profile` does; an accelerator call's time is the simulator's.
+- `--threads N` builds the host C with its kernels over N threads (`make HOST_THREADS=N`;
+  default: the bundle's, `mrvl-compile --host-threads`); the outputs are the same bits.
 
 `run_bundle(bundle, inputs)` is the same run from Python, `profile_bundle` the profile.
 """
@@ -179,9 +181,12 @@ def _cpu_model() -> str:
         return ""
 
 
-def build(bundle: Bundle, cc: str | None = None, profile: bool = False) -> Path:
+def build(bundle: Bundle, cc: str | None = None, profile: bool = False, threads: int | None = None) -> Path:
     """The bundle's shared library, built with its Makefile unless the cache has it; with
-    per-op timing compiled in when `profile`."""
+    per-op timing compiled in when `profile`; its kernels over `threads` threads (default: the
+    Makefile's HOST_THREADS, as compiled)."""
+    if threads is not None and threads < 1:
+        raise CompileError("--threads", f"must be at least 1, got {threads}")
     compiler = cc or os.environ.get("CC") or "cc"
     if shutil.which(compiler) is None:
         raise CompileError(compiler, "C compiler not found (name one with --cc or $CC)")
@@ -192,7 +197,7 @@ def build(bundle: Bundle, cc: str | None = None, profile: bool = False) -> Path:
     # The Makefile's ARCH_FLAGS default to -march=native: a library built on one machine is
     # for that machine's vector units, so its kind is part of the key.
     for part in (compiler, os.environ.get("CFLAGS", ""), os.environ.get("ARCH_FLAGS", "-march=native"),
-                 platform.machine(), _cpu_model(), "profile" if profile else ""):
+                 platform.machine(), _cpu_model(), "profile" if profile else "", f"threads {threads}"):
         key.update(part.encode() + b"\0")
     for source in sources:
         key.update(source.name.encode() + b"\0" + hashlib.sha256(source.read_bytes()).digest())
@@ -206,7 +211,8 @@ def build(bundle: Bundle, cc: str | None = None, profile: bool = False) -> Path:
         work.mkdir()
         for source in sources:
             shutil.copyfile(source, work / source.name)
-        make = ["make", "-s", f"CC={compiler}", *(["PROFILE=1"] if profile else []), bundle.library]
+        make = ["make", "-s", f"CC={compiler}", *(["PROFILE=1"] if profile else []),
+                *([f"HOST_THREADS={threads}"] if threads else []), bundle.library]
         done = subprocess.run(make, cwd=work,
                               capture_output=True, text=True, errors="replace", check=False)
         if done.returncode != 0 or not (work / bundle.library).is_file():
@@ -556,13 +562,15 @@ def main(args: Sequence[str] | None = None) -> int:
                         help="sim: accelerator subgraphs on a simulator; hw: on MLIP through libmldpc (the board)")
     parser.add_argument("--profile", action="store_true", help="time every host op (a build with timing compiled in)")
     parser.add_argument("--repeat", type=int, default=20, metavar="N", help="runs to average a profile over (20)")
+    parser.add_argument("--threads", type=int, metavar="N",
+                        help="host kernel threads (default: the bundle's, mrvl-compile --host-threads)")
     options = parser.parse_args(args)
     try:
         if options.verify and importlib.util.find_spec("onnxruntime") is None:
             raise CompileError("--verify", VERIFY_NEEDS)
         with open_bundle(options.bundle) as bundle:
             inputs = _load_inputs(options.inputs) if options.inputs else _fill(bundle, options.fill_mode)
-            program = HostProgram(bundle, build(bundle, options.cc, profile=options.profile))
+            program = HostProgram(bundle, build(bundle, options.cc, profile=options.profile, threads=options.threads))
             with accelerator(program, options.run_mode, options.precision, options.simulator) as mlip:
                 if options.profile:
                     outputs, times = _profile(program, inputs, mlip, options.repeat)

@@ -12,12 +12,108 @@
 #include <math.h>
 #include <string.h>
 
+/* Threads the large kernels split their work over (the bundle's Makefile passes HOST_THREADS,
+ * mrvl-compile --host-threads): the calling thread and MRVL_HOST_THREADS - 1 workers. */
+#ifndef MRVL_HOST_THREADS
+#define MRVL_HOST_THREADS 1
+#endif
+#if MRVL_HOST_THREADS > 1
+#include <pthread.h>
+#endif
+
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function" /* a model calls only some kernels */
 #endif
 
 static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* --- Threads --------------------------------------------------------------------------- */
+
+/* A share of a kernel's work: the items [begin, end) of the `count` it splits. */
+typedef void (*mrvl_task)(const void *ctx, int64_t begin, int64_t end);
+
+/* Part `part` of MRVL_HOST_THREADS equal, contiguous parts of [0, count). Which thread takes
+ * an item depends on nothing but count, and each item is computed the same way wherever it
+ * runs, so the output bits are the same for any thread count. */
+static void mrvl_part(int64_t count, int part, int64_t *begin, int64_t *end)
+{
+    *begin = count * part / MRVL_HOST_THREADS;
+    *end = count * (part + 1) / MRVL_HOST_THREADS;
+}
+
+#if MRVL_HOST_THREADS > 1
+/* The pool: MRVL_HOST_THREADS - 1 workers, started once by the first parallel call and
+ * waiting on a condition variable between calls; static storage, nothing allocated. One call
+ * at a time (`busy`), so two threads may run the model. */
+static struct {
+    pthread_once_t once;
+    pthread_mutex_t busy, lock;
+    pthread_cond_t start, done;
+    pthread_t workers[MRVL_HOST_THREADS - 1];
+    unsigned long generation; /* bumped by each call: a worker's signal to go */
+    int pending;              /* workers still running the current call */
+    mrvl_task fn;
+    const void *ctx;
+    int64_t count;
+} mrvl_pool = {.once = PTHREAD_ONCE_INIT, .busy = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER,
+               .start = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+
+static void *mrvl_worker(void *arg)
+{
+    int part = (int)(intptr_t)arg;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&mrvl_pool.lock);
+    for (;;) {
+        while (mrvl_pool.generation == seen) pthread_cond_wait(&mrvl_pool.start, &mrvl_pool.lock);
+        seen = mrvl_pool.generation;
+        mrvl_task fn = mrvl_pool.fn;
+        const void *ctx = mrvl_pool.ctx;
+        int64_t begin, end;
+        mrvl_part(mrvl_pool.count, part, &begin, &end);
+        pthread_mutex_unlock(&mrvl_pool.lock);
+        if (begin < end) fn(ctx, begin, end);
+        pthread_mutex_lock(&mrvl_pool.lock);
+        if (--mrvl_pool.pending == 0) pthread_cond_signal(&mrvl_pool.done);
+    }
+    return NULL;
+}
+
+static void mrvl_pool_start(void)
+{
+    for (int t = 1; t < MRVL_HOST_THREADS; t++)
+        pthread_create(&mrvl_pool.workers[t - 1], NULL, mrvl_worker, (void *)(intptr_t)t);
+}
+#endif
+
+/* fn(ctx, begin, end) over [0, count), split into MRVL_HOST_THREADS parts run at once (the
+ * calling thread takes part 0); returns when all are done. */
+static void mrvl_parallel(int64_t count, mrvl_task fn, const void *ctx)
+{
+#if MRVL_HOST_THREADS > 1
+    if (count > 1) {
+        pthread_once(&mrvl_pool.once, mrvl_pool_start);
+        pthread_mutex_lock(&mrvl_pool.busy);
+        pthread_mutex_lock(&mrvl_pool.lock);
+        mrvl_pool.fn = fn;
+        mrvl_pool.ctx = ctx;
+        mrvl_pool.count = count;
+        mrvl_pool.pending = MRVL_HOST_THREADS - 1;
+        mrvl_pool.generation++;
+        pthread_cond_broadcast(&mrvl_pool.start);
+        pthread_mutex_unlock(&mrvl_pool.lock);
+        int64_t begin, end;
+        mrvl_part(count, 0, &begin, &end);
+        if (begin < end) fn(ctx, begin, end);
+        pthread_mutex_lock(&mrvl_pool.lock);
+        while (mrvl_pool.pending) pthread_cond_wait(&mrvl_pool.done, &mrvl_pool.lock);
+        pthread_mutex_unlock(&mrvl_pool.lock);
+        pthread_mutex_unlock(&mrvl_pool.busy);
+        return;
+    }
+#endif
+    if (count > 0) fn(ctx, 0, count);
+}
 
 /* --- Matrix products ------------------------------------------------------------------ */
 
@@ -127,8 +223,8 @@ static void gemm_pack(int64_t depth, int64_t count, int64_t width, const float *
  * of a panel at offset p * MRVL_GEMM_NR. C's rows are ldc apart. `apack`: (min(m, MC) + 7) *
  * min(k, KC) floats for the packed blocks of A, unused when A's rows are contiguous: the
  * micro-kernel then reads A where it is (one broadcast per element either way). */
-static void gemm_packed_b(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs, int64_t a_cs,
-                          const float *bp, int64_t ps, float *c, int64_t ldc, float *apack)
+static void gemm_packed_b_serial(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs, int64_t a_cs,
+                                 const float *bp, int64_t ps, float *c, int64_t ldc, float *apack)
 {
     for (int64_t pc = 0; pc < k; pc += MRVL_GEMM_KC) {
         int64_t kc = min_i64(MRVL_GEMM_KC, k - pc);
@@ -152,6 +248,39 @@ static void gemm_packed_b(int64_t m, int64_t n, int64_t k, const float *a, int64
             }
         }
     }
+}
+
+/* The arguments of one gemm_packed_b, for its parallel parts. */
+typedef struct {
+    int64_t m, n, k, a_rs, ps, ldc;
+    const float *a, *bp;
+    float *c;
+} gemm_rows_args;
+
+/* Row tiles [begin, end) (MRVL_GEMM_MR rows each) of a gemm_packed_b with contiguous A rows. */
+static void gemm_rows(const void *ctx, int64_t begin, int64_t end)
+{
+    const gemm_rows_args *g = ctx;
+    int64_t r0 = begin * MRVL_GEMM_MR, r1 = min_i64(end * MRVL_GEMM_MR, g->m);
+    gemm_packed_b_serial(r1 - r0, g->n, g->k, g->a + r0 * g->a_rs, g->a_rs, 1, g->bp, g->ps, g->c + r0 * g->ldc, g->ldc,
+                         NULL);
+}
+
+/* Below this many multiply-adds a product is not split over threads: waking them costs more. */
+#define MRVL_PARALLEL_MACS 200000
+
+/* gemm_packed_b_serial, its row tiles split over the threads when A's rows are contiguous (a
+ * transposed A is packed into the one `apack`, so it stays on one thread). Each row's sums
+ * are the same on any thread. */
+static void gemm_packed_b(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs, int64_t a_cs,
+                          const float *bp, int64_t ps, float *c, int64_t ldc, float *apack)
+{
+    if (MRVL_HOST_THREADS == 1 || a_cs != 1 || m * n * k < MRVL_PARALLEL_MACS) {
+        gemm_packed_b_serial(m, n, k, a, a_rs, a_cs, bp, ps, c, ldc, apack);
+        return;
+    }
+    gemm_rows_args args = {m, n, k, a_rs, ps, ldc, a, bp, c};
+    mrvl_parallel((m + MRVL_GEMM_MR - 1) / MRVL_GEMM_MR, gemm_rows, &args);
 }
 
 /* c (m, n) += a (m, k) b (k, n), with A's element (i, p) at a[i * a_rs + p * a_cs] and B's
@@ -581,13 +710,13 @@ static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_arg
     }
 }
 
-/* The two tile shapes, each with its constants folded in. */
-static void conv_tiles_wide(const conv_tiles_args *a, int64_t t0, int64_t t1)
+/* The two tile shapes, each with its constants folded in (mrvl_task: a range of tiles). */
+static void conv_tiles_wide(const void *a, int64_t t0, int64_t t1)
 {
     conv_tiles(MRVL_CONV_MR, MRVL_GEMM_VECTORS, a, t0, t1);
 }
 
-static void conv_tiles_narrow(const conv_tiles_args *a, int64_t t0, int64_t t1)
+static void conv_tiles_narrow(const void *a, int64_t t0, int64_t t1)
 {
     conv_tiles(MRVL_CONV_NARROW_MR, MRVL_GEMM_VECTORS / 2, a, t0, t1);
 }
@@ -632,10 +761,10 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
             }
             conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, depth, mg, positions, wg,
                                     b ? b + g * mg : NULL, r ? r + (yg - y) : NULL, yg};
-            if (narrow)
-                conv_tiles_narrow(&args, 0, (positions + MRVL_CONV_NARROW_MR - 1) / MRVL_CONV_NARROW_MR);
-            else
-                conv_tiles_wide(&args, 0, (positions + MRVL_CONV_MR - 1) / MRVL_CONV_MR);
+            int64_t mr = narrow ? MRVL_CONV_NARROW_MR : MRVL_CONV_MR, tiles = (positions + mr - 1) / mr;
+            mrvl_task fn = narrow ? conv_tiles_narrow : conv_tiles_wide;
+            if (positions * mg * depth < MRVL_PARALLEL_MACS) fn(&args, 0, tiles);
+            else mrvl_parallel(tiles, fn, &args); /* the tiles over the threads */
         }
     }
 }
@@ -936,15 +1065,21 @@ static void pool_across(int is_max, int64_t width, int64_t kernel, int64_t s, in
  * common 2- and 3-wide kernels with stride 1 and 2. An average divides each output by its
  * window's count: the product of the valid rows and the valid columns, constant over the
  * interior columns and counted only at the borders. */
-static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
+typedef struct {
+    const mrvl_pool_params *p;
+    const float *x;
+    float *y;
+} pool_args;
+
+/* Planes [begin, end) of mrvl_pool_f32 (an mrvl_task over its n * c planes). */
+static void pool_planes(const void *ctx, int64_t begin, int64_t end)
 {
+    const mrvl_pool_params *p = ((const pool_args *)ctx)->p;
+    const float *x = ((const pool_args *)ctx)->x;
+    float *y = ((const pool_args *)ctx)->y;
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
     const int64_t *pb = p->pad_begin, *pe = p->pad_end;
     int64_t span = (out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1; /* the padded columns the windows read */
-    if (span > MRVL_POOL_ROW) {
-        pool_window_f32(p, x, y);
-        return;
-    }
     int is_max = p->is_max;
     float fill = is_max ? -INFINITY : 0.0f;
     int64_t x0 = pb[2] < span ? pb[2] : span, x1 = min_i64(span, pb[2] + in[2]); /* the input's columns */
@@ -952,7 +1087,7 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
     int64_t lo_x = p->count_include_pad ? -pb[2] : 0, hi_x = p->count_include_pad ? in[2] + pe[2] : in[2];
     float row[MRVL_POOL_ROW];
     for (int64_t c = 0; c < span; c++) row[c] = fill;
-    for (int64_t nc = 0; nc < p->n * p->c; nc++) {
+    for (int64_t nc = begin; nc < end; nc++) {
         const float *plane = x + nc * volume3(in);
         float *o = y + nc * volume3(out);
         for (int64_t oz = 0; oz < out[0]; oz++) {
@@ -988,6 +1123,21 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
             }
         }
     }
+}
+
+/* Max or average over each window of x (n, c, in): pool_planes, the planes split over the
+ * threads; rows wider than MRVL_POOL_ROW take the bounds-checked loop. */
+static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
+{
+    const int64_t *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    if ((out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1 > MRVL_POOL_ROW) {
+        pool_window_f32(p, x, y);
+        return;
+    }
+    pool_args args = {p, x, y};
+    int64_t planes = p->n * p->c;
+    if (planes * volume3(out) * volume3(k) < MRVL_PARALLEL_MACS) pool_planes(&args, 0, planes);
+    else mrvl_parallel(planes, pool_planes, &args);
 }
 
 /* MaxPool with its Indices: the max of each window of x (n, c, in), as mrvl_pool_f32 takes it

@@ -1,0 +1,127 @@
+"""The host kernels split over threads (`host_threads`, mrvl-compile --host-threads): every
+parallel kernel (the direct conv, wide and narrow tiles; the pointwise conv and GEMM through
+the row-split product; the separable pool), on work large enough to be split, gives the same
+output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py); the same
+models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under qemu."""
+
+import io
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from mrvl.numerics import assert_close
+from mrvl.compile import main as compile_main
+from mrvl.opt import main as mrvl_opt
+from onnx import TensorProto, helper
+from test_c_backend import (GCC, Built, Bundle, _w, build_program, c_workdir, gcc, makefile_cflags,  # noqa: F401
+                            random_inputs, reference, run_program, single_op)
+from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
+
+pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
+
+
+def _conv(x: list[int], w: list[int], act: str | None = None, **attrs) -> onnx.ModelProto:
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c" if act else "y"], **attrs)]
+    if act:
+        nodes.append(helper.make_node(act, ["c"], ["y"]))
+    graph = helper.make_graph(nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [_w("w", w), _w("b", [w[0]], 2)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+MODELS = {
+    "direct_wide": _conv([2, 8, 21, 19], [40, 8, 3, 3], "Relu", pads=[1, 1, 1, 1]),
+    "direct_narrow": _conv([1, 8, 23, 20], [12, 8, 3, 3], "Sigmoid", pads=[1, 1, 1, 1]),
+    "pointwise": _conv([1, 32, 20, 21], [45, 32, 1, 1]),
+    "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
+    "gemm": single_op("Gemm", [("x", [67, 256])], initializers=[_w("w", [256, 131])]),
+}
+THREADS = (1, 2, 3)
+
+
+def emit(model: onnx.ModelProto, workdir: Path, name: str, threads: int) -> Path:
+    out = workdir / f"{name}_t{threads}"
+    if not out.exists():
+        source = workdir / f"{name}.onnx"
+        source.write_bytes(model.SerializeToString())
+        target = f"c{{model={name}_t{threads} host_threads={threads}}}"
+        assert mrvl_opt([str(source), "-p", "mrvl-pipeline{offload=false}", "-t", target, "-o", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_threads_give_the_same_bits(name: str, c_workdir: Path) -> None:
+    model = MODELS[name]
+    inputs = random_inputs(model, 4)
+    results = []
+    for threads in THREADS:
+        out = emit(model, c_workdir, name, threads)
+        model_name = f"{name}_t{threads}"
+        gcc([*makefile_cflags(out), "-march=native", "-Werror", "-fPIC", "-shared", "-pthread", f"{model_name}.c",
+             "-o", f"lib{model_name}.so", "-lm"], out)
+        rc, got = Built(out, model_name).run(inputs)
+        assert rc == 0
+        results.append(got)
+    for got in results[1:]:
+        for a, b in zip(results[0], got, strict=True):
+            assert np.array_equal(a, b), "the output bits depend on the thread count"
+    for got, want in zip(results[0], reference(model, inputs), strict=True):
+        assert_close(got, want.reshape(got.shape))
+
+
+def test_the_models_split_their_work(c_workdir: Path) -> None:
+    """The generated code asks for the threads, and each model is large enough to be split."""
+    for name, model in MODELS.items():
+        text = (emit(model, c_workdir, name, 2) / f"{name}_t2.c").read_text()
+        assert "#define MRVL_HOST_THREADS 2" in text
+    source = (emit(MODELS["gemm"], c_workdir, "gemm", 2) / "mrvl_kernels.c").read_text()
+    limit = int(source.split("#define MRVL_PARALLEL_MACS ")[1].split()[0])
+    assert 20 * 21 * 45 * 32 > limit and 67 * 256 * 131 > limit and 2 * 33 * 40 * 41 * 9 > limit
+
+
+def _run_all(tmp_path: Path, c_workdir: Path, flags: list[str], compiler: str | None, launcher: list[str] = (),
+             env: dict[str, str] | None = None) -> None:
+    """Every model at 2 threads in one program, run once; matches onnxruntime."""
+    built = [Bundle(emit(m, c_workdir, name, 2), f"{name}_t2") for name, m in MODELS.items()]
+    inputs = [random_inputs(m, 5) for m in MODELS.values()]
+    program = build_program(built, tmp_path, [*flags, "-pthread"], compiler=compiler)
+    outputs = run_program(program, built, inputs, env=env, launcher=launcher)
+    for model, values, got in zip(MODELS.values(), inputs, outputs):
+        for g, want in zip(got, reference(model, values), strict=True):
+            assert_close(g, want.reshape(g.shape))
+
+
+def _tsan_links(tmp_path: Path) -> bool:
+    (tmp_path / "probe.c").write_text("int main(void) { return 0; }\n")
+    done = subprocess.run([GCC, "-fsanitize=thread", str(tmp_path / "probe.c"), "-o", str(tmp_path / "probe")],
+                          capture_output=True)
+    return done.returncode == 0 and subprocess.run([str(tmp_path / "probe")], capture_output=True).returncode == 0
+
+
+def test_threads_are_clean_under_thread_sanitizer(c_workdir: Path, tmp_path: Path) -> None:
+    if not _tsan_links(tmp_path):
+        pytest.skip("gcc cannot build and run -fsanitize=thread here")
+    env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1:exitcode=66")
+    _run_all(tmp_path, c_workdir, ["-fsanitize=thread", "-g", "-O1"], GCC, env=env)
+
+
+@pytest.mark.skipif(CROSS_CC is None, reason="needs aarch64-linux-gnu-gcc")
+def test_threads_run_on_aarch64(c_workdir: Path, tmp_path: Path) -> None:
+    if QEMU is None:
+        pytest.skip("qemu-aarch64 is not installed")
+    _run_all(tmp_path, c_workdir, [*TARGET_FLAGS, "-static"], CROSS_CC, launcher=[QEMU])
+
+
+def test_mrvl_compile_host_threads_sets_the_makefile(tmp_path: Path) -> None:
+    source = tmp_path / "pool.onnx"
+    source.write_bytes(MODELS["pool"].SerializeToString())
+    assert compile_main([str(source), "--no-offload", "--host-threads", "3", "-o", str(tmp_path / "b")],
+                        stdout=io.StringIO()) == 0
+    assert "HOST_THREADS ?= 3" in (tmp_path / "b" / "Makefile").read_text()
+    assert compile_main([str(source), "--no-offload", "--host-threads", "0", "-o", str(tmp_path / "c")],
+                        stdout=io.StringIO()) == 1
+    assert not (tmp_path / "c").exists()
