@@ -596,9 +596,9 @@ static float sigmoid_f32(float v)
 #else
 #define MRVL_NOINLINE
 #endif
-MRVL_NOINLINE static void sigmoid_loop_f32(int64_t count, float *y)
+MRVL_NOINLINE static void sigmoid_loop_f32(int64_t count, const float *x, float *y)
 {
-    for (int64_t i = 0; i < count; i++) y[i] = sigmoid_f32(y[i]);
+    for (int64_t i = 0; i < count; i++) y[i] = sigmoid_f32(x[i]);
 }
 
 MRVL_NOINLINE static void silu_loop_f32(int64_t count, float *y)
@@ -611,7 +611,7 @@ static void conv_activate(const mrvl_conv_params *p, int64_t count, float *y)
 {
     switch (p->activation) {
     case MRVL_EPILOGUE_LEAKY_RELU: mrvl_leaky_relu_f32(count, p->alpha, y, y); break;
-    case MRVL_EPILOGUE_SIGMOID: sigmoid_loop_f32(count, y); break;
+    case MRVL_EPILOGUE_SIGMOID: sigmoid_loop_f32(count, y, y); break;
     case MRVL_EPILOGUE_SILU: silu_loop_f32(count, y); break;
     case MRVL_EPILOGUE_HARD_SIGMOID: mrvl_hard_sigmoid_f32(count, p->alpha, p->beta, y, y); break;
     case MRVL_EPILOGUE_HARD_SWISH: mrvl_hard_swish_f32(count, y, y); break;
@@ -1390,14 +1390,14 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
 }
 
 /* y = kind(x) over elements of floating type T; F is the suffix of T's <math.h> functions
- * (f for float, nothing for double), ERF T's erf. */
-#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF)                                                \
+ * (f for float, nothing for double), ERF T's erf, SIGMOID(count, x, y) T's sigmoid loop. */
+#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF, SIGMOID)                                       \
     static void NAME(int kind, int64_t count, const T *x, T *y)                               \
     {                                                                                          \
         int64_t i;                                                                             \
         switch (kind) {                                                                        \
         case MRVL_RELU: MRVL_UNARY(T, v > 0 ? v : 0);                                          \
-        case MRVL_SIGMOID: MRVL_UNARY(T, 1 / (1 + exp##F(-v)));                                \
+        case MRVL_SIGMOID: SIGMOID(count, x, y); break;                                        \
         case MRVL_TANH: MRVL_UNARY(T, tanh##F(v));                                             \
         case MRVL_SQRT: MRVL_UNARY(T, sqrt##F(v));                                             \
         case MRVL_EXP: MRVL_UNARY(T, exp##F(v));                                               \
@@ -1432,8 +1432,14 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
     }
 #define MRVL_UNARY(T, EXPR) for (i = 0; i < count; i++) { T v = x[i]; y[i] = (T)(EXPR); } break
 
-MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f32, float, f, erf_f32)
-MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f64, double, , erf)
+static void sigmoid_loop_f64(int64_t count, const double *x, double *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = 1 / (1 + exp(-x[i]));
+}
+
+/* float's sigmoid is the kernels' own (sigmoid_f32), in a loop that vectorises. */
+MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f32, float, f, erf_f32, sigmoid_loop_f32)
+MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f64, double, , erf, sigmoid_loop_f64)
 
 /* The integer kinds (relu, neg, abs, sign) over elements of type T. */
 #define MRVL_DEFINE_UNARY_INT(NAME, T)                                                          \
