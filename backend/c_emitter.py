@@ -314,17 +314,23 @@ class CEmitter:
             fields |= dict(activation=f"MRVL_EPILOGUE_{op.activation.data.name}", **{
                 name: _c_float(op.properties[name].value.data)  # type: ignore[attr-defined]
                 for name in ("alpha", "beta") if name in op.properties})
-        bias = x[2] if op.B is not None else "NULL"
-        residual = x[-1] if op.R is not None else "NULL"
+        # The optional operands in order (B, R, S, T): each present one takes the next of x.
+        present = iter(x[2:])
+        bias, residual, scale, shift = (next(present) if v is not None else "NULL" for v in (op.B, op.R, op.S, op.T))
+        params = self.params("mrvl_conv_params", fields)
+        if op.S is not None or op.T is not None:
+            # The per-channel scale and shift are in the weights, loaded at run time: the
+            # parameters are set in the call, still visible to the compiler.
+            params = [params[0].replace("static const mrvl_conv_params p", "mrvl_conv_params p"), *params[1:],
+                      f"p.scale = {scale};", f"p.shift = {shift};"]
         path = conv_path(op)
         if path in ("depthwise", "pointwise"):
-            return [*self.params("mrvl_conv_params", fields),
+            return [*params,
                     f"mrvl_{path}_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
         if op.packed_weights is not None:
-            return [*self.params("mrvl_conv_params", fields),
-                    f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
+            return [*params, f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
         packed = packed_weights_floats(op)
-        return [*self.params("mrvl_conv_params", fields),
+        return [*params,
                 "/* The weights are a run-time tensor: packed into the scratch area first. */",
                 f"mrvl_conv_pack_weights_f32(&p, {x[1]}, scratch);",
                 f"mrvl_conv_f32(&p, {x[0]}, scratch, {bias}, {residual}, {y[0]}, scratch + {packed});"]

@@ -691,7 +691,8 @@ class ConvOp(_ConvLike):
     """N-d convolution of X (N, C, spatial...) with W (M, C/group, kernel...), plus bias B (M);
     then, fused into the store of its output, plus a `residual` R of the result's shape (a
     residual Add), then clamped to [min, max] (a Relu: min 0; a Clip), then the `activation`
-    (an `EpilogueKind`, with its `alpha` and `beta`).
+    (an `EpilogueKind`, with its `alpha` and `beta`), then times `scale` S (M) and plus `shift`
+    T (M), per output channel (a Mul and an Add by per-channel constants).
 
         %y = cpu.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
                pads = array<i64: 1, 1, 1, 1>, group = 1 : i64}
@@ -707,6 +708,8 @@ class ConvOp(_ConvLike):
     W = operand_def(TensorType.constr(_ConvLike._T))
     B = opt_operand_def(TensorType.constr(_ConvLike._T))
     R = opt_operand_def(TensorType.constr(_ConvLike._T))
+    S = opt_operand_def(TensorType.constr(_ConvLike._T))
+    T = opt_operand_def(TensorType.constr(_ConvLike._T))
     min = opt_prop_def(_FLOAT)
     max = opt_prop_def(_FLOAT)
     activation = opt_prop_def(EpilogueKindAttr)
@@ -718,14 +721,15 @@ class ConvOp(_ConvLike):
 
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
     assembly_format = (
-        "$X `,` $W (`,` $B^)? (`residual` $R^)? attr-dict "
-        "`:` `(` type($X) `,` type($W) (`,` type($B)^)? `)` (`residual` type($R)^)? `->` type($Y)"
+        "$X `,` $W (`,` $B^)? (`residual` $R^)? (`scale` $S^)? (`shift` $T^)? attr-dict "
+        "`:` `(` type($X) `,` type($W) (`,` type($B)^)? `)` (`residual` type($R)^)? (`scale` type($S)^)? "
+        "(`shift` type($T)^)? `->` type($Y)"
     )
 
     @classmethod
     def of(cls, x: SSAValue, w: SSAValue, b: SSAValue | None, result: Attribute, *, residual: SSAValue | None = None,
-           **properties: Attribute) -> "ConvOp":
-        return cls.build(operands=[x, w, b, residual], result_types=[result], properties=properties)
+           scale: SSAValue | None = None, shift: SSAValue | None = None, **properties: Attribute) -> "ConvOp":
+        return cls.build(operands=[x, w, b, residual, scale, shift], result_types=[result], properties=properties)
 
     def clamp(self) -> tuple[float, float] | None:
         """The fused clamp's bounds (an unset side is -inf or +inf), or None."""
@@ -766,8 +770,9 @@ class ConvOp(_ConvLike):
             )
         if w[0] % group:
             raise VerifyException(f"'W' dim 0 (output channels) must be a multiple of 'group' ({group}), got {w[0]}")
-        if self.B is not None:
-            _check_shape("'B'", shape_of(self.B), [w[0]])
+        for name, operand in (("'B'", self.B), ("'S'", self.S), ("'T'", self.T)):
+            if operand is not None:
+                _check_shape(name, shape_of(operand), [w[0]])
         spatial = [
             (x[2 + i] + p["pads"][i] + p["pads"][n + i] - _window_extent(w[2 + i], p["dilations"][i]))
             // p["strides"][i]

@@ -8,10 +8,12 @@ conv then does its work as it stores its output, which is written once instead o
     cpu.unary relu / cpu.clip(cpu.conv(...))   -> cpu.conv(...) {min, max}
     leaky_relu / sigmoid / hard_sigmoid / hard_swish(cpu.conv(...)),
     x * sigmoid(x) with x = cpu.conv(...)      -> cpu.conv(...) {activation, alpha, beta}
+    cpu.conv(...) * s + t, s and t constants per output channel -> cpu.conv(...) scale s shift t
 
 They fold in the order ONNX computes them (a batch norm, then a residual, then a clamp, then
-an activation), so `relu(conv + r)` folds and `relu(conv) + r` does not. The fused conv's location names every
-ONNX node it stands for. Runs after `lower-to-cpu`; ops inside `mrvl.subgraph`s are not
+an activation, then a per-channel scale and shift), so `relu(conv + r)` folds and
+`relu(conv) + r` does not. The fused conv's location names every ONNX node it stands for.
+Runs after `lower-to-cpu`; ops inside `mrvl.subgraph`s are not
 touched. A new epilogue is one more pattern in `EPILOGUES`.
 """
 
@@ -57,7 +59,8 @@ def sole_use_conv(value: SSAValue, residual_ok: bool = False, clamp_ok: bool = F
     (nor, unless `clamp_ok`, clamp; nor, unless `residual_ok`, residual) is fused into it yet:
     an epilogue fuses only after those."""
     conv = value.owner
-    if not isinstance(conv, cpu.ConvOp) or value.uses.get_length() != uses or conv.activation is not None:
+    if (not isinstance(conv, cpu.ConvOp) or value.uses.get_length() != uses or conv.activation is not None
+            or conv.S is not None or conv.T is not None):
         return None
     if conv.clamp() and not clamp_ok:
         return None
@@ -178,6 +181,49 @@ class ActivationIntoConv(RewritePattern):
         rewriter.erase(conv)
 
 
+def channel_vector(value: SSAValue, result: SSAValue) -> np.ndarray | None:
+    """The float32 constant `value` as one value per channel (dim 1) of `result`, when it
+    broadcasts to `result` varying along that dim only (shapes (M, 1, 1), (1, M, 1, 1), (1), ...)."""
+    array = constant_value(value)
+    shape = shape_of(result)
+    if array is None or element_type_of(value) != f32 or np.ndim(array) > len(shape) or len(shape) < 2:
+        return None
+    array = np.asarray(array, np.float32).reshape((1,) * (len(shape) - np.ndim(array)) + np.shape(array))
+    if any(d != 1 for i, d in enumerate(array.shape) if i != 1) or array.shape[1] not in (1, shape[1]):
+        return None
+    return np.ascontiguousarray(np.broadcast_to(array.reshape(-1), (shape[1],)))
+
+
+class AffineIntoConv(RewritePattern):
+    """A Mul (then an Add) of a conv's result by a constant per output channel, when that is
+    all the result is used for, is the conv scaling (shifting) each channel as it stores its
+    output, after its activation: the constants become (M) vectors in the weight store. A Mul
+    after the shift does not fold (the conv computes `act(...) * scale + shift`)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, cpu.BinaryOp) or op.kind.data not in (cpu.BinaryKind.MUL, cpu.BinaryKind.ADD):
+            return
+        is_mul = op.kind.data == cpu.BinaryKind.MUL
+        for value, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            conv = value.owner
+            if (not isinstance(conv, cpu.ConvOp) or not value.has_one_use() or value.type != op.result.type
+                    or element_type_of(value) != f32 or conv.T is not None or (is_mul and conv.S is not None)):
+                continue
+            if (vector := channel_vector(other, value)) is None:
+                continue
+            name = f"{conv.Y.name_hint or 'conv'}_{'scale' if is_mul else 'shift'}"
+            constant = ConstantOp(DenseResourceAttr.from_params(
+                WeightStore.of(module_of(op)).add(name, vector), TensorType(f32, vector.shape)))
+            constant.results[0].name_hint = name
+            scale, shift = (constant.results[0], None) if is_mul else (conv.S, constant.results[0])
+            fused = fused_conv(conv, op, cpu.ConvOp.of(conv.X, conv.W, conv.B, op.result.type, residual=conv.R,
+                                                       scale=scale, shift=shift, **conv_properties(conv)))
+            rewriter.insert(constant, InsertPoint.before(conv))
+            rewriter.replace(op, fused)
+            rewriter.erase(conv)
+            return
+
+
 def silu_input(op: Operation) -> tuple[SSAValue, Operation] | None:
     """(x, the Sigmoid) when `op` is Mul(x, Sigmoid(x)) (either order) and the Sigmoid has
     no other use."""
@@ -192,14 +238,15 @@ def silu_input(op: Operation) -> tuple[SSAValue, Operation] | None:
 
 
 EPILOGUES: tuple[RewritePattern, ...] = (BatchNormIntoConv(), ResidualAddIntoConv(), ClampIntoConv(),
-                                         ActivationIntoConv())
+                                         ActivationIntoConv(), AffineIntoConv())
 """The epilogue patterns, applied together until none matches."""
 
 
 @dataclass(frozen=True)
 class FuseCpuEpiloguesPass(ModulePass):
-    """Fold batch norms, residual Adds, Relu/Clip clamps and activations (LeakyRelu, Sigmoid,
-    SiLU, HardSigmoid, HardSwish) into the `cpu.conv` before them."""
+    """Fold batch norms, residual Adds, Relu/Clip clamps, activations (LeakyRelu, Sigmoid,
+    SiLU, HardSigmoid, HardSwish) and per-channel scales and shifts into the `cpu.conv`
+    before them."""
 
     name = "fuse-cpu-epilogues"
 

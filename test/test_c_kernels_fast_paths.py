@@ -1,7 +1,8 @@
 """The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py):
 the separable pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not,
 dilation, 1-d and 3-d, the bounds-checked loop past MRVL_POOL_ROW columns); activations fused
-into each conv kernel (direct, pointwise, depthwise), after a residual and a clamp; convs
+into each conv kernel (direct, pointwise, depthwise), after a residual and a clamp, and a
+per-channel scale and shift after them; convs
 writing their slices of an in-place concat (and a concat that must copy); built with the
 baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
 (-mcpu=neoverse-n2) run under qemu."""
@@ -87,6 +88,26 @@ CONVS = {  # the direct (tiled), pointwise and depthwise kernels, on ragged tile
 for _act, _nodes in ACTIVATIONS.items():
     for _conv, _attrs in CONVS.items():
         CASES[f"{_conv}_{_act}"] = _conv_then(_nodes, **_attrs)
+
+
+def _affine(conv: dict, channels: int, scale_shape: list[int], shift: bool = True) -> onnx.ModelProto:
+    """Conv, Relu, then Mul (and Add) by constants per output channel (an affine after the activation)."""
+    nodes = [_n("Relu", ["a"], ["r"]), _n("Mul", ["r", "s"] if shift else ["s", "r"], ["m" if shift else "y"])]
+    if shift:
+        nodes.append(_n("Add", ["t", "m"], ["y"]))
+    model = _conv_then(nodes, **conv)
+    rng = np.random.default_rng(9)
+    model.graph.initializer.extend([
+        onnx.numpy_helper.from_array(rng.uniform(0.5, 2, scale_shape).astype(np.float32), "s"),
+        onnx.numpy_helper.from_array(rng.standard_normal([channels, 1, 1]).astype(np.float32), "t")])
+    return model
+
+
+CASES["direct_relu_affine"] = _affine(CONVS["direct"], 37, [37, 1, 1])
+CASES["direct_grouped_narrow_relu_affine"] = _affine(dict(shape=[1, 4, 12, 9], w=[6, 2, 3, 3], pads=[1, 1, 1, 1],
+                                                          group=2), 6, [1, 6, 1, 1])
+CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 20, [20, 1, 1], shift=False)
+CASES["depthwise_relu_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1])
 CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
 
@@ -116,8 +137,11 @@ del _n
 @pytest.mark.parametrize("name", [n for n in CASES if n.split("_")[0] in CONVS])
 def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
     text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
-    assert text.count("static int op_") == 1, "the activation was not fused into the conv"
-    assert ".activation = MRVL_EPILOGUE_" in text
+    assert text.count("static int op_") == 1, "the epilogue was not fused into the conv"
+    if "affine" in name or "scale" in name:
+        assert "p.scale = x" in text and ("p.shift = x" in text) == ("affine" in name)
+    else:
+        assert ".activation = MRVL_EPILOGUE_" in text
 
 
 @pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])

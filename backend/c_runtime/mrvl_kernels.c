@@ -619,27 +619,49 @@ static void conv_activate(const mrvl_conv_params *p, int64_t count, float *y)
     }
 }
 
-/* A conv's epilogue over `count` outputs at y (the sums and bias): plus the residual r (laid
- * out as y; may be NULL), then clamped when the conv clamps, then its activation. Each a loop
- * of its own, so that they vectorise. */
-static void conv_epilogue(const mrvl_conv_params *p, int64_t count, const float *r, float *y)
+/* y[i] * *scale + *shift for i < count (either pointer may be NULL: 1, 0), a conv's
+ * per-channel affine over one plane of a channel. */
+static void conv_affine(const float *scale, const float *shift, int64_t count, float *y)
+{
+    if (scale) {
+        float s = *scale;
+        for (int64_t i = 0; i < count; i++) y[i] *= s;
+    }
+    if (shift) {
+        float t = *shift;
+        for (int64_t i = 0; i < count; i++) y[i] += t;
+    }
+}
+
+/* A conv's epilogue over `count` outputs at y (the sums and bias; planes of `positions`, the
+ * first of output channel `channel`): plus the residual r (laid out as y; may be NULL), then
+ * clamped when the conv clamps, then its activation, then its per-channel scale and shift.
+ * Each a loop of its own, so that they vectorise. */
+static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t positions, int64_t channel,
+                          const float *r, float *y)
 {
     if (r)
         for (int64_t i = 0; i < count; i++) y[i] += r[i];
     if (p->clamp) {
         float low = p->min, high = p->max;
         for (int64_t i = 0; i < count; i++) y[i] = y[i] < low ? low : y[i] > high ? high : y[i];
-    }
+        if (p->scale || p->shift) /* per channel: count / positions planes, from `channel` on */
+        for (int64_t q = 0; q < count / positions; q++, y += positions) {
+            int64_t m = (channel + q) % p->m;
+            conv_affine(p->scale ? p->scale + m : NULL, p->shift ? p->shift + m : NULL, positions, y);
+        }
+}
     conv_activate(p, count, y);
 }
 
 /* Stores a tile of mrvl_conv_f32 (rows of its mr positions x cols of its width channels, at
  * acc[i * width + j]) transposed into NCHW at y (channel rows `positions` apart), the bias (per
- * channel, may be NULL), the residual (at r, laid out as y; may be NULL), the clamp and the
- * activation applied. Bias, clamp and activation run over the tile's channels, which
+ * channel, may be NULL), the residual (at r, laid out as y; may be NULL), the clamp, the
+ * activation and the per-channel scale and shift (may be NULL) applied. Bias, clamp and activation run over the tile's channels, which
  * vectorises; only the residual is read transposed. */
 static void conv_store_tile(const mrvl_conv_params *p, int mr, int width, float *acc, const float *b, const float *r,
-                            float *y, int64_t positions, int64_t rows, int64_t cols)
+                            const float *scale, const float *shift, float *y, int64_t positions, int64_t rows,
+                            int64_t cols)
 {
     if (b) {
         float bias[MRVL_GEMM_NR] = {0};
@@ -658,6 +680,15 @@ static void conv_store_tile(const mrvl_conv_params *p, int mr, int width, float 
         }
     }
     conv_activate(p, mr * width, acc);
+    if (scale || shift) {
+        float sc[MRVL_GEMM_NR], sh[MRVL_GEMM_NR];
+        for (int64_t j = 0; j < width; j++) {
+            sc[j] = scale && j < cols ? scale[j] : 1.0f;
+            sh[j] = shift && j < cols ? shift[j] : 0.0f;
+        }
+        for (int i = 0; i < mr; i++)
+            for (int j = 0; j < width; j++) acc[i * width + j] = acc[i * width + j] * sc[j] + sh[j];
+    }
     for (int64_t j = 0; j < cols; j++)
         for (int64_t i = 0; i < rows; i++) y[j * positions + i] = acc[i * width + j];
 }
@@ -670,6 +701,7 @@ typedef struct {
     const int32_t *tap;           /* the tap table */
     int64_t depth, mg, positions;
     const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
+    const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
     float *y;                     /* the group's output */
 } conv_tiles_args;
 
@@ -705,6 +737,7 @@ static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_arg
             float acc[MRVL_CONV_NARROW_MR * MRVL_GEMM_NR];
             conv_micro(mr, vecs, depth, row, a->tap, bv, acc);
             conv_store_tile(p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
+                            a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL,
                             a->y + j0 * positions + o0, positions, rows, min_i64(width, mg - j0));
         }
     }
@@ -760,7 +793,8 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
                 base = xpad;
             }
             conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, depth, mg, positions, wg,
-                                    b ? b + g * mg : NULL, r ? r + (yg - y) : NULL, yg};
+                                    b ? b + g * mg : NULL, r ? r + (yg - y) : NULL,
+                                    p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg};
             int64_t mr = narrow ? MRVL_CONV_NARROW_MR : MRVL_CONV_MR, tiles = (positions + mr - 1) / mr;
             mrvl_task fn = narrow ? conv_tiles_narrow : conv_tiles_wide;
             if (positions * mg * depth < MRVL_PARALLEL_MACS) fn(&args, 0, tiles);
@@ -787,7 +821,7 @@ static void mrvl_pointwise_conv_f32(const mrvl_conv_params *p, const float *x, c
             gemm_acc_f32(mg, positions, cg, w + g * mg * cg, cg, 1, xg, positions, 1, yg, positions, scratch);
         }
     }
-    conv_epilogue(p, p->n * p->m * positions, r, y);
+    conv_epilogue(p, p->n * p->m * positions, positions, 0, r, y);
 }
 
 /* A depthwise tile: output rows by columns (two vectors) summed in registers. */
@@ -916,7 +950,7 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
                         }
                     }
                 }
-                conv_epilogue(p, positions, r ? r + (o - y) : NULL, o); /* the plane, still in cache */
+                conv_epilogue(p, positions, positions, (o - y) / positions, r ? r + (o - y) : NULL, o); /* in cache */
             }
         }
     }

@@ -85,6 +85,7 @@ typedef struct {
     float min, max;
     int activation;                  /* conv: then this enum mrvl_epilogue_kind, with its alpha and beta */
     float alpha, beta;
+    const float *scale, *shift;      /* conv: then times scale[m], plus shift[m] (each may be NULL) */
 } mrvl_conv_params;
 
 typedef struct {
