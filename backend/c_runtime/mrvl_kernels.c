@@ -325,6 +325,22 @@ static float dot_f32(int64_t k, const float *restrict a, const float *restrict b
  * transposing B first (a fully connected layer on one sample is a matrix-vector product). */
 #define MRVL_GEMM_DOT_ROWS 4
 
+typedef struct {
+    int64_t m, n, k;
+    const float *a, *b;
+    float *y;
+} gemm_dot_args;
+
+/* y[i][j] += a's row i . b's row j for B's rows j in [begin, end) and every row i: each row of
+ * B is read once, from L1 for the m <= MRVL_GEMM_DOT_ROWS rows of A, not once per row of A
+ * (a fully connected layer's weights are larger than the caches). */
+static void gemm_dots(const void *ctx, int64_t begin, int64_t end)
+{
+    const gemm_dot_args *g = ctx;
+    for (int64_t j = begin; j < end; j++)
+        for (int64_t i = 0; i < g->m; i++) g->y[i * g->n + j] += dot_f32(g->k, g->a + i * g->k, g->b + j * g->k);
+}
+
 /* y (m, n) = alpha * A' B' + beta * C; c may be NULL. `scratch`: MRVL_GEMM_PACK_FLOATS(m, n,
  * k) floats unless trans_b and m <= MRVL_GEMM_DOT_ROWS (then unused). */
 static void mrvl_gemm_f32(const mrvl_gemm_params *p, const float *a, const float *b, const float *c, float *y,
@@ -338,8 +354,9 @@ static void mrvl_gemm_f32(const mrvl_gemm_params *p, const float *a, const float
         for (int64_t j = 0; j < n; j++)
             y[i * n + j] = c && !scale_after ? p->beta * c[i * p->c_row_stride + j * p->c_col_stride] : 0.0f;
     if (p->trans_b && m <= MRVL_GEMM_DOT_ROWS && !p->trans_a) {
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n; j++) y[i * n + j] += dot_f32(k, a + i * k, b + j * k);
+        gemm_dot_args args = {m, n, k, a, b, y};
+        if (m * n * k < MRVL_PARALLEL_MACS) gemm_dots(&args, 0, n);
+        else mrvl_parallel(n, gemm_dots, &args); /* B's rows over the threads */
     } else {
         gemm_acc_f32(m, n, k, a, a_rs, a_cs, b, p->trans_b ? 1 : n, p->trans_b ? k : 1, y, n, scratch);
     }
