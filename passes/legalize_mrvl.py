@@ -21,6 +21,9 @@ still name that one node, and the module records what became of each node in
   depthwise conv (weight a, bias b) and the Clip's two convs.
 - `batch-norm-as-depthwise`: a `BatchNormalization` no conv feeds is a 1x1 depthwise conv of
   weight 1 in front of it, into which it then fuses (TVM's conv layer with BN constants).
+- `pad-as-depthwise`: a zero `Pad` of H and W that no layer takes in as its own padding (the
+  ZeroPad2d before YOLOv3-tiny's stride-1 MaxPool, of LeakyRelu results) is a 1x1 depthwise
+  conv of weight 1 with that padding: a conv pads with zeros.
 - `affine-as-depthwise`: `Mul`, `Add`, `Sub` or `Div` of a rank-4 tensor and a constant per
   channel (`[C, 1, 1]`, `[1, C, 1, 1]`) or scalar is a 1x1 depthwise conv: `x * c`, `x + c`,
   `x - c`, `c - x`, `x / c` as weight and bias.
@@ -47,7 +50,7 @@ from mrvl_dialect.graph_queries import constant_value, int_property, node_name, 
 from mrvl_dialect.locations import location_nodes, node_location
 from mrvl_dialect.mrvl import LEGALIZED_ATTR, MAX_BATCH
 from mrvl_dialect.weights import WeightStore
-from mrvl.passes.mlip_patterns import LAYER_KINDS, per_channel
+from mrvl.passes.mlip_patterns import LAYER_KINDS, pad_amounts, per_channel
 from mrvl.passes.mlip_rules import failed_rules
 
 
@@ -157,11 +160,18 @@ class _Builder:
             self.constants[suffix] = self.constant(suffix, array.reshape(self.channels, 1, 1, 1) if weight else array)
         return self.constants[suffix]
 
-    def depthwise(self, x: SSAValue, weight: SSAValue, bias: SSAValue | None = None) -> SSAValue:
-        """A 1x1 depthwise conv: each channel times its weight, plus its bias."""
+    def depthwise(self, x: SSAValue, weight: SSAValue, bias: SSAValue | None = None,
+                  pads: list[int] | None = None) -> SSAValue:
+        """A 1x1 depthwise conv: each channel times its weight, plus its bias; `pads` (ONNX
+        order) add zero rows and columns."""
+        properties = {"group": IntegerAttr(self.channels, i64), "kernel_shape": DenseArrayBase.from_list(i64, [1, 1])}
+        result_type = x.type
+        if pads is not None:
+            properties["pads"] = DenseArrayBase.from_list(i64, pads)
+            result_type = self.op.results[0].type
         return self.insert(g.ConvOp.create(
-            operands=[x, weight, *([bias] if bias is not None else [])], result_types=[x.type],
-            properties={"group": IntegerAttr(self.channels, i64), "kernel_shape": DenseArrayBase.from_list(i64, [1, 1])}))
+            operands=[x, weight, *([bias] if bias is not None else [])], result_types=[result_type],
+            properties=properties))
 
     def relu(self, x: SSAValue) -> SSAValue:
         return self.insert(g.ReluOp.create(operands=[x], result_types=[x.type]))
@@ -258,6 +268,23 @@ def _batch_norm_rewrite(bn: Operation, module: ModuleOp) -> None:
     bn.location = node_location(b.name, b.op_type)
 
 
+def _pad_applies(pad: Operation) -> bool:
+    """A zero Pad of H and W that no layer after it takes in as its own padding: the conv
+    pattern fuses one before a Conv, and one before a MaxPool of a Relu result."""
+    if pad_amounts(pad) is None or _nchw_float(pad.operands[0]) is None or _nchw_float(pad.results[0]) is None:
+        return False
+    users = [use.operation for use in pad.results[0].uses]
+    fused = len(users) == 1 and (isinstance(users[0], g.ConvOp) or (
+        isinstance(users[0], g.MaxPoolOp) and isinstance(pad.operands[0].owner, g.ReluOp)))
+    return not fused
+
+
+def _pad_rewrite(pad: Operation, module: ModuleOp) -> None:
+    b = _Builder(pad, module)
+    top, left, bottom, right = pad_amounts(pad)
+    b.replace(b.depthwise(pad.operands[0], b.per_channel("identity", 1), pads=[top, left, bottom, right]))
+
+
 _AFFINE_OPS = (g.MulOp, g.AddOp, g.SubOp, g.DivOp)
 
 
@@ -315,6 +342,8 @@ LEGALIZATIONS: tuple[Legalization, ...] = (
                  _hard_sigmoid_applies, _hard_sigmoid_rewrite),
     Legalization("batch-norm-as-depthwise", "a 1x1 depthwise `mrvl.conv2d` with the BatchNormalization fused",
                  (g.BatchNormalizationOp,), _batch_norm_applies, _batch_norm_rewrite),
+    Legalization("pad-as-depthwise", "a 1x1 depthwise `mrvl.conv2d` of weight 1 padded as the Pad",
+                 (g.PadOp,), _pad_applies, _pad_rewrite),
     Legalization("affine-as-depthwise", "a 1x1 depthwise `mrvl.conv2d`, when the constant is per channel or a scalar",
                  _AFFINE_OPS, _affine_applies, _affine_rewrite),
 )

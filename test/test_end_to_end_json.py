@@ -60,7 +60,8 @@ def legalized_model(middle: list[onnx.NodeProto], constants: dict[str, np.ndarra
     on 8 channels of 12x12."""
     rng = np.random.default_rng(4)
     arrays = {"w1": 2.5 * rng.standard_normal((8, 3, 3, 3)), "w2": 0.3 * rng.standard_normal((4, 8, 1, 1)), **constants}
-    inits = [numpy_helper.from_array(np.asarray(a, np.float32), n) for n, a in arrays.items()]
+    inits = [numpy_helper.from_array(a if np.asarray(a).dtype == np.int64 else np.asarray(a, np.float32), n)
+             for n, a in arrays.items()]
     nodes = [helper.make_node("Conv", ["x", "w1"], ["c"], pads=[1, 1, 1, 1], name="conv1"), *middle,
              helper.make_node("Conv", ["m", "w2"], ["y"], name="conv2")]
     graph = helper.make_graph(nodes, "legalized", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
@@ -89,6 +90,11 @@ LEGALIZED_CASES = {
     # Pre-activation blocks: a BatchNormalization after a pool or a sum.
     "batch-norm-after-pool": ("batch-norm-as-depthwise", [
         _POOL, helper.make_node("BatchNormalization", ["p", "scale", "shift", "mean", "var"], ["m"], name="bn")], _BN),
+    # YOLOv3-tiny's ZeroPad2d((0, 1, 0, 1)) and stride-1 MaxPool, of values that may be negative.
+    "zero-pad-before-pool": ("pad-as-depthwise", [
+        helper.make_node("Pad", ["c", "pads"], ["p"], name="zeropad"),
+        helper.make_node("MaxPool", ["p"], ["m"], kernel_shape=[2, 2], strides=[1, 1], name="pool")],
+        {"pads": np.array([0, 0, 0, 0, 0, 0, 1, 1], np.int64)}),
     "scale-shift-after-pool": ("affine-as-depthwise", [
         _POOL, helper.make_node("Mul", ["p", "gain"], ["q"], name="gain"),
         helper.make_node("Sub", ["q", "half"], ["r"], name="shift"), helper.make_node("Sub", ["half", "r"], ["s"], name="flip"),
