@@ -28,7 +28,8 @@ still name that one node, and the module records what became of each node in
   channel (`[C, 1, 1]`, `[1, C, 1, 1]`) or scalar is a 1x1 depthwise conv: `x * c`, `x + c`,
   `x - c`, `c - x`, `x / c` as weight and bias.
 
-Runs before place-ops in `mrvl-pipeline` (its `legalize` option turns it off); the rules
+Runs before place-ops in `mrvl-pipeline` (its `legalize` option turns it off; its placement
+file is this pass's too, so a node the file keeps on the host is not rewritten); the rules
 that decide placement see only layers MLIP has.
 """
 
@@ -49,6 +50,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_value, int_property, node_name, op_type, shape
 from mrvl_dialect.locations import location_nodes, node_location
 from mrvl_dialect.mrvl import LEGALIZED_ATTR, MAX_BATCH
+from mrvl_dialect.placement_file import load_placement
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.mlip_patterns import LAYER_KINDS, pad_amounts, per_channel
 from mrvl.passes.mlip_rules import failed_rules
@@ -359,7 +361,11 @@ class LegalizeMrvlPass(ModulePass):
 
     name = "legalize-mrvl"
 
+    placement: str = ""
+    """A placement file (as place-ops takes): the nodes it keeps on the host stay as they are."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        placement = load_placement(self.placement) if self.placement else None
         legalized: dict[str, str] = {}
         changed = True
         while changed:
@@ -367,6 +373,8 @@ class LegalizeMrvlPass(ModulePass):
             for candidate in [o for f in op.ops if isinstance(f, func.FuncOp) for o in f.body.block.ops]:
                 legalization = next((x for x in LEGALIZATIONS if isinstance(candidate, x.ops)), None)
                 if legalization is None or _built_by_rewrite(candidate):
+                    continue
+                if placement is not None and placement.decide(node_name(candidate), op_type(candidate)) == "host":
                     continue
                 if legalization.applies(candidate) and _joins_mlip(candidate):
                     legalized[node_name(candidate) or op_type(candidate).lower()] = legalization.id
