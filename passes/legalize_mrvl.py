@@ -61,7 +61,7 @@ class Legalization:
     id: str
     """Stable: tests and reports refer to it."""
     text: str
-    """What it becomes, as docs/supported-ops.md and the placement report say it."""
+    """What it becomes, as docs/supported-ops.md says it."""
     ops: tuple[type[Operation], ...]
     applies: Callable[[Operation], bool]
     """Whether the op can be rewritten exactly (where it runs is asked separately)."""
@@ -349,9 +349,6 @@ LEGALIZATIONS: tuple[Legalization, ...] = (
     Legalization("affine-as-depthwise", "a 1x1 depthwise `mrvl.conv2d`, when the constant is per channel or a scalar",
                  _AFFINE_OPS, _affine_applies, _affine_rewrite),
 )
-
-BY_ID: dict[str, Legalization] = {x.id: x for x in LEGALIZATIONS}
-
 
 @dataclass(frozen=True)
 class LegalizeMrvlPass(ModulePass):
