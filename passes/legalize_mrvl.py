@@ -46,11 +46,13 @@ from xdsl.dialects.builtin import (DenseArrayBase, DenseResourceAttr, Dictionary
                                    StringAttr, TensorType, f32, i64)
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern,
+                                   op_type_rewrite_pattern)
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect.graph import ConstantOp
-from mrvl_dialect.graph_queries import constant_value, int_property, node_name, op_type, shape
+from mrvl_dialect.graph_queries import constant_value, int_property, ints_property, node_name, op_type, shape
 from mrvl_dialect.locations import location_nodes, node_location
 from mrvl_dialect.mrvl import LEGALIZED_ATTR, MAX_BATCH
 from mrvl_dialect.placement_file import load_placement
@@ -179,6 +181,14 @@ class _Builder:
         return self.insert(g.ConvOp.create(
             operands=[x, weight, *([bias] if bias is not None else [])], result_types=[result_type],
             properties=properties))
+
+    def reshape(self, x: SSAValue, dims: tuple[int, ...]) -> SSAValue:
+        """A reshape the compiler adds, with no ONNX name (as a layout transpose): it is no node."""
+        target = np.array(dims, np.int64)
+        value = self.store.constant_attr(f"{self.name}.shape", target, TensorType(i64, [len(dims)]))
+        reshape = g.ReshapeOp.create(operands=[x, self.insert(ConstantOp(value))], result_types=[TensorType(f32, dims)])
+        Rewriter.insert_op(reshape, InsertPoint.before(self.op))
+        return reshape.results[0]
 
     def relu(self, x: SSAValue) -> SSAValue:
         return self.insert(g.ReluOp.create(operands=[x], result_types=[x.type]))
@@ -322,6 +332,73 @@ def _grouped_conv_rewrite(conv: Operation, module: ModuleOp) -> None:
     conv.location = node_location(b.name, b.op_type)
 
 
+def _conv1d_applies(conv: Operation) -> bool:
+    """A 1-D conv (rank-3 input) of constant weights and explicit padding."""
+    assert isinstance(conv, g.ConvOp)
+    dims = shape(conv.X)
+    auto_pad = conv.properties.get("auto_pad")
+    if dims is None or len(dims) != 3 or min(dims) < 1 or dims[0] > MAX_BATCH or conv.X.type.element_type != f32:
+        return False
+    weights = [constant_value(v) for v in conv.operands[1:]]
+    return all(w is not None for w in weights) and (auto_pad is None or auto_pad.data == "NOTSET")
+
+
+def _conv1d_rewrite(conv: Operation, module: ModuleOp) -> None:
+    """`[N, C, L]` reshaped to `[N, C, 1, L]`, a conv of kernel `[1, k]`, reshaped back."""
+    assert isinstance(conv, g.ConvOp)
+    b = _Builder(conv, module)
+    (n, c, length), (n, o, out_length) = shape(conv.X), shape(conv.results[0])
+    weight = constant_value(conv.W)
+    pads = ints_property(conv, "pads", [0, 0])
+    properties = {
+        "group": IntegerAttr(int_property(conv, "group", 1), i64),
+        "kernel_shape": DenseArrayBase.from_list(i64, [1, weight.shape[2]]),
+        "pads": DenseArrayBase.from_list(i64, [0, pads[0], 0, pads[1]]),
+        "strides": DenseArrayBase.from_list(i64, [1, *ints_property(conv, "strides", [1])]),
+        "dilations": DenseArrayBase.from_list(i64, [1, *ints_property(conv, "dilations", [1])]),
+    }
+    operands = [b.reshape(conv.X, (n, c, 1, length)), b.constant("weight_2d", weight[:, :, None, :]), *conv.operands[2:]]
+    conv2d = b.insert(g.ConvOp.create(operands=operands, result_types=[TensorType(f32, (n, o, 1, out_length))],
+                                      properties=properties))
+    b.replace(b.reshape(conv2d, (n, o, out_length)))
+
+
+_ELEMENTWISE = (g.ReluOp, g.LeakyReluOp, g.ClipOp, g.SigmoidOp, g.TanhOp, g.HardSigmoidOp, g.BatchNormalizationOp)
+"""Ops that act per element (BatchNormalization per channel, axis 1) whatever the rank."""
+
+
+class ElementwiseOfUnsqueezedRunsBeforeTheReshape(RewritePattern):
+    """`op(reshape([N, C, 1, L] -> [N, C, L]))` is `reshape(op(x))`: a 1-D conv's activation
+    moves next to its 2-D conv, where it fuses or is legalised."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, _ELEMENTWISE) or not isinstance(reshape := op.operands[0].owner, g.ReshapeOp):
+            return
+        source, target = shape(reshape.data), shape(reshape.reshaped)
+        if source is None or target is None or len(source) != 4 or source[2] != 1 or target != source[:2] + source[3:]:
+            return
+        if len(op.results) != 1 or any(constant_value(v) is None for v in op.operands[1:]):
+            return
+        lifted = type(op).create(operands=[reshape.data, *op.operands[1:]], result_types=[reshape.data.type],
+                                 properties=dict(op.properties), attributes=dict(op.attributes))
+        lifted.location = op.location
+        rewriter.insert(lifted, InsertPoint.before(op))
+        back = g.ReshapeOp.create(operands=[lifted.results[0], reshape.shape], result_types=[op.results[0].type])
+        rewriter.replace(op, back)
+
+
+class ReshapeOfItsSourceShapeIsTheSource(RewritePattern):
+    """`reshape(reshape(x))` back to x's shape is x, where this pass made both (what the
+    lifting leaves between two 1-D convs); a model's own reshapes stay."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: g.ReshapeOp, rewriter: PatternRewriter) -> None:
+        inner = op.data.owner
+        made_here = not location_nodes(op.location) and not location_nodes(getattr(inner, "location", None))
+        if isinstance(inner, g.ReshapeOp) and made_here and inner.data.type == op.reshaped.type:
+            rewriter.replace(op, [], [inner.data])
+
+
 _AFFINE_OPS = (g.MulOp, g.AddOp, g.SubOp, g.DivOp)
 
 
@@ -384,6 +461,8 @@ LEGALIZATIONS: tuple[Legalization, ...] = (
     Legalization("grouped-conv-as-dense", f"a plain `mrvl.conv2d` with block-diagonal weights (up to "
                  f"{MAX_GROUPS_AS_DENSE} groups)", (g.ConvOp,), _grouped_conv_applies, _grouped_conv_rewrite,
                  anywhere=True),
+    Legalization("conv1d-as-conv2d", "a `mrvl.conv2d` of height 1, between reshapes on the host", (g.ConvOp,),
+                 _conv1d_applies, _conv1d_rewrite, anywhere=True),
     Legalization("affine-as-depthwise", "a 1x1 depthwise `mrvl.conv2d`, when the constant is per channel or a scalar",
                  _AFFINE_OPS, _affine_applies, _affine_rewrite),
 )
@@ -406,22 +485,19 @@ class LegalizeMrvlPass(ModulePass):
         while changed:
             changed = False
             for candidate in [o for f in op.ops if isinstance(f, func.FuncOp) for o in f.body.block.ops]:
-                legalization = next((x for x in LEGALIZATIONS if isinstance(candidate, x.ops)), None)
-                if legalization is None or _built_by_rewrite(candidate):
-                    continue
                 if placement is not None and placement.decide(node_name(candidate), op_type(candidate)) == "host":
                     continue
-                if legalization.applies(candidate) and (legalization.anywhere or _joins_mlip(candidate)):
-                    legalized[node_name(candidate) or op_type(candidate).lower()] = legalization.id
+                legalization = next((x for x in LEGALIZATIONS if isinstance(candidate, x.ops) and x.applies(candidate)
+                                     and (x.anywhere or _joins_mlip(candidate))), None)
+                if legalization is not None:
+                    name = node_name(candidate) or op_type(candidate).lower()
+                    # A node two rewrites took (a 1-D conv of 2 groups) lists both.
+                    legalized[name] = "+".join(filter(None, (legalized.get(name), legalization.id)))
                     legalization.rewrite(candidate, op)
                     changed = True
+            changed |= PatternRewriteWalker(GreedyRewritePatternApplier(
+                [ElementwiseOfUnsqueezedRunsBeforeTheReshape(), ReshapeOfItsSourceShapeIsTheSource()])).rewrite_module(op)
         if legalized:
             old = op.attributes.get(LEGALIZED_ATTR)
             entries = dict(old.data) if isinstance(old, DictionaryAttr) else {}
             op.attributes[LEGALIZED_ATTR] = DictionaryAttr(entries | {n: StringAttr(i) for n, i in legalized.items()})
-
-
-def _built_by_rewrite(op: Operation) -> bool:
-    """Whether a rewrite built `op` (its location names the operator it stands for, as the
-    importer's do not): a BatchNormalization kept behind its new conv is not legalised again."""
-    return any(node.op_type for node in location_nodes(op.location))

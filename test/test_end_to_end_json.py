@@ -122,6 +122,35 @@ def test_legalized_simulated_matches_onnxruntime(case, precision):
     assert not [op for op in module.walk() if op.name in kinds]
 
 
+def conv1d_chain() -> onnx.ModelProto:
+    """A Silero-VAD-like encoder: 1-D convs (stride 2, dilation 2, 2 groups) with Relu, a
+    BatchNormalization and a LeakyRelu between them, a graph output taken mid-chain."""
+    rng = np.random.default_rng(8)
+    arrays = {"w1": rng.standard_normal((8, 4, 5)), "b1": rng.standard_normal(8), "w2": 0.4 * rng.standard_normal((8, 4, 3)),
+              "w3": 0.3 * rng.standard_normal((6, 8, 3)), **_BN}
+    inits = [numpy_helper.from_array(np.asarray(a, np.float32), n) for n, a in arrays.items()]
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[2, 2], strides=[2], name="conv1"),
+             helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[2, 2], dilations=[2], group=2, name="conv2"),
+             helper.make_node("BatchNormalization", ["c2", "scale", "shift", "mean", "var"], ["b2"], name="bn2"),
+             helper.make_node("LeakyRelu", ["b2"], ["l2"], alpha=0.2, name="leaky2"),
+             helper.make_node("Conv", ["l2", "w3"], ["y"], pads=[1, 0], name="conv3")]
+    graph = helper.make_graph(nodes, "conv1d", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 64])],
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "r1")], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_conv1d_chain_simulated_matches_onnxruntime(precision):
+    """conv1d-as-conv2d: the whole chain runs as one subgraph; only reshapes stay on the host."""
+    module = check_simulated_model(conv1d_chain(), {}, precision)
+    assert len([op for op in module.ops if isinstance(op, SubgraphOp)]) == 1
+    legalized = {k: v.data for k, v in module.attributes[LEGALIZED_ATTR].data.items()}
+    assert legalized == {"conv1": "conv1d-as-conv2d", "conv2": "conv1d-as-conv2d+grouped-conv-as-dense",
+                         "conv3": "conv1d-as-conv2d",
+                         "leaky2": "leaky-relu-as-depthwise"}
+
+
 def check_simulated_model(model: onnx.ModelProto, shapes: dict, precision: str) -> ModuleOp:
     """Compile `model`, run it with each subgraph simulated from its JSON, compare with
     onnxruntime; the compiled module."""
