@@ -30,6 +30,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
+from mrvl_dialect.cost_model import CostModel, MlipWork, elements, host_work, mlip_work
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_value, shape
 from mrvl_dialect.locations import location_name, node_location
@@ -143,12 +144,47 @@ LEGALIZATIONS: tuple[Legalization, ...] = (
 
 @dataclass(frozen=True)
 class LegalizeMrvlPass(ModulePass):
-    """Rewrite the ops of `LEGALIZATIONS` into MLIP layers where they join an MLIP region."""
+    """Rewrite the ops of `LEGALIZATIONS` into MLIP layers where they join an MLIP region,
+    unless the cost model finds the layers slower than what they save (`_undo_if_costly`)."""
 
     name = "legalize-mrvl"
 
+    target_file: str = ""
+    """A target description for the cost model (`mrvl_dialect/cost_model.py`); the defaults without."""
+    host_profile: str = ""
+    """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        model = CostModel.load(self.target_file, self.host_profile)
         for legalization in LEGALIZATIONS:
             for candidate in [o for o in op.walk() if isinstance(o, legalization.op)]:
                 if legalization.applies(candidate):
+                    kept, after, original = candidate.prev_op, candidate.next_op, candidate.clone()
                     legalization.rewrite(candidate, op)
+                    _undo_if_costly(original, kept, after, model)
+
+
+def _undo_if_costly(original: Operation, kept: Operation | None, after: Operation | None, model: CostModel) -> None:
+    """Put `original` back in place of the ops its rewrite inserted after `kept` (before
+    `after`) when those layers take MLIP longer than what they save: the op on the host, the
+    transfers of its input and output, and the extra call its region would be split into."""
+    block = (after or kept).parent
+    assert block is not None
+    first = kept.next_op if kept is not None else block.first_op
+    new = []
+    while first is not None and first is not after:
+        new.append(first)
+        first = first.next_op
+    layers = [o for o in new if not isinstance(o, ConstantOp)]
+    weights = [o.results[0] for o in new if isinstance(o, ConstantOp)]
+    cost = model.mlip_estimate(mlip_work(layers, (), (), weights), model.mlip.tiles).compute_s
+    round_trip = MlipWork(io_elements=elements(original.operands[0]) + elements(original.results[0]))
+    saved = (model.host_seconds(host_work(original))
+             + model.mlip_estimate(round_trip, model.mlip.tiles).io_s + model.mlip.call_overhead_s)
+    if cost <= saved:
+        original.erase()
+        return
+    Rewriter.insert_op(original, InsertPoint.before(after) if after is not None else InsertPoint.at_end(block))
+    new[-1].results[0].replace_all_uses_with(original.results[0])
+    for o in reversed(new):
+        Rewriter.erase_op(o)
