@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import ModuleOp
 from mrvl.backend.estimate_report import estimate_json, estimate_text, program_estimate
 from mrvl.backend.mlip_json.layers import describe, is_layer
 from mrvl.backend.placement_report import Row, placement_rows, placement_totals, write_table
+from mrvl.backend.report_html import write_html
 from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.cost_model import CostModel, ProgramEstimate, elements, macs
 from mrvl_dialect.errors import one_line
@@ -106,6 +107,8 @@ class CompileReport:
     placement_totals: dict[str, int] = field(repr=False)
     estimate: ProgramEstimate | None = field(default=None, repr=False)
     """Estimated latency of one run (`mrvl_dialect/cost_model.py`)."""
+    html: str = field(default="", repr=False)
+    """`report.html`: the picture of the partition (`report_html.py`)."""
 
     def to_json(self) -> dict:
         estimate = {"estimate": estimate_json(self.estimate)} if self.estimate is not None else {}
@@ -233,18 +236,21 @@ def compile_report(module: ModuleOp, files: dict, weights_file: str, arena_bytes
         "host_weight_bytes": host.weight_bytes,
         "host_arena_bytes": host.arena_bytes,
     }
-    estimate = program_estimate(module, model or CostModel.load())
-    return CompileReport(nodes, subgraphs, host, totals, placed, placement, estimate)
+    model = model or CostModel.load()
+    estimate = program_estimate(module, model)
+    page = write_html(module, placed, placement, model, estimate)
+    return CompileReport(nodes, subgraphs, host, totals, placed, placement, estimate, page)
 
 
-REPORT_FILES = ("report.txt", "report.json", "report-nodes.csv", "report-subgraphs.csv")
+REPORT_FILES = ("report.txt", "report.json", "report-nodes.csv", "report-subgraphs.csv", "report.html")
 
 
 def report_files(report: CompileReport) -> dict[str, str]:
-    """The report as the bundle holds it: text, JSON and two CSV tables."""
+    """The report as the bundle holds it: text, JSON, two CSV tables and the HTML picture."""
     return {
         "report.txt": report.text(),
         "report.json": json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n",
         "report-nodes.csv": report.nodes_csv(),
         "report-subgraphs.csv": report.subgraphs_csv(),
+        "report.html": report.html,
     }

@@ -21,7 +21,9 @@ failing mrvl-tmlc leaves its log beside the output, `<output>.tmlc.log`). The bu
   resolved `options`, the `tool`, the `input_model` with its sha256, `tmlc` and `build`);
 - `placement.json`, the placement actually used (a placement file; `--placement` it back);
 - `report.txt`, `report.json`, `report-nodes.csv`, `report-subgraphs.csv`
-  (`backend/compile_report.py`), whose summary is also printed.
+  (`backend/compile_report.py`), whose summary is also printed, with the estimated latency
+  (`--target-file`, `--host-profile`: `mrvl_dialect/cost_model.py`), and `report.html`, a
+  picture of the partition (`backend/report_html.py`).
 
 `--mattr` takes TVM's attribute string: `sim` or `hw`, `-quantize=fp16|int8` and
 `-wb_pin_ocm=0|1`, separated by spaces or commas; `--quantize`, `--run-mode` and
@@ -69,7 +71,7 @@ from mrvl.passes.plan_host_memory import PlanHostMemoryPass
 TOOL = "mrvl-compile"
 PLACEMENT_FILE = "placement.json"
 BUILD_LOG = "build.log"
-BUNDLE_FILES = re.compile(r"[^/]+\.(c|h|bin|json|csv|txt|log|so|a)|Makefile|bin_[A-Za-z0-9_.]+/[^/]+")
+BUNDLE_FILES = re.compile(r"[^/]+\.(c|h|bin|json|csv|txt|html|log|so|a)|Makefile|bin_[A-Za-z0-9_.]+/[^/]+")
 BUNDLE_FOLDERS = re.compile(r"bin_[A-Za-z0-9_.]+")
 """What a bundle folder holds: a folder holding only these may be replaced by `-o`."""
 
