@@ -166,7 +166,7 @@ class CostModel:
         """The defaults, then `target_file`'s keys, then the host rates of `host_profile`."""
         parser = configparser.ConfigParser(inline_comment_prefixes=("#", ";"))
         parser.read_string(DEFAULT_TARGET_INI, "defaults")
-        source = "target defaults"
+        source, host_source = "target defaults", "host assumed"
         if target_file:
             text = _read(target_file)
             given = configparser.ConfigParser(inline_comment_prefixes=("#", ";"))
@@ -183,9 +183,11 @@ class CostModel:
                         raise CompileError(f"{target_file}: [{section}]", f"unknown key '{key}' (known: {known})")
                     parser.set(section, key, value)
             source = Path(target_file).name
+            if given.has_section("host"):
+                host_source = f"host from {source}"
         where = target_file or "target defaults"
         model = cls(_section(parser, "mlip", MlipTarget, where), _section(parser, "host", HostTarget, where), source,
-                    "host assumed" if not target_file else f"host from {source}")
+                    host_source)
         return model.calibrated(host_profile) if host_profile else model
 
     def calibrated(self, profile: str) -> "CostModel":
@@ -446,7 +448,7 @@ def estimate_program(ops: Iterable[Operation], subgraphs: Iterable[mrvl.Subgraph
         if isinstance(op, cpu.CallMlipOp):
             callee = op.callee.root_reference.data
             calls[callee] = calls.get(callee, 0) + 1
-        elif isinstance(op, cpu.CpuOp):
+        elif isinstance(op, cpu.CpuOp) and op.properties.get("alias") is None:  # an alias runs no code
             work = host_work(op)
             host.append(HostOpEstimate(op, work, model.host_seconds(work)))
     estimates = []
