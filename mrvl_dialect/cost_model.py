@@ -73,6 +73,7 @@ call_overhead_s = 10e-6
 # assumed: one Neoverse N2 core (two 128-bit FMA pipes, 2.5 GHz: 20 G fp32 MAC/s peak)
 # at 40% of peak in the C kernels. Calibrate with --host-profile.
 conv_macs_per_s = 8.0e9
+# assumed: as conv_macs_per_s (the same packed micro-kernel).
 matmul_macs_per_s = 8.0e9
 # assumed: the bytes an elementwise, pooling or data-movement kernel reads and writes a
 # second (one core streaming from DRAM).
