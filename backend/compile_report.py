@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp
 
-from mrvl.backend.estimate_report import estimate_json, estimate_text, program_estimate
+from mrvl.backend.estimate_report import count, estimate_json, estimate_text, program_estimate
 from mrvl.backend.mlip_json.layers import describe, is_layer
 from mrvl.backend.placement_report import Row, placement_rows, placement_totals, write_table
 from mrvl.backend.report_html import write_html
@@ -170,14 +170,6 @@ class CompileReport:
             out.write("\n")
             out.write(estimate_text(self.estimate))
         return out.getvalue()
-
-
-def count(n: int) -> str:
-    """`1.39 M`: MACs in SI units (G, M, k), exact below a thousand."""
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.2f} {unit}"
-    return str(n)
 
 
 def size(n: int) -> str:

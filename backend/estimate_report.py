@@ -26,7 +26,8 @@ def program_estimate(module: ModuleOp, model: CostModel) -> ProgramEstimate | No
     return estimate_program(ops, [op for op in module.walk() if isinstance(op, SubgraphOp)], model)
 
 
-def _count(n: int) -> str:
+def count(n: int) -> str:
+    """`1.39 M`: MACs or bytes in SI units (G, M, k), exact below a thousand."""
     for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if n >= scale:
             return f"{n / scale:.2f} {unit}"
@@ -39,9 +40,9 @@ def estimate_rows(estimate: ProgramEstimate) -> list[tuple[str, float, str]]:
     for s in estimate.subgraphs:
         calls = f"{s.calls} call{'s' if s.calls != 1 else ''}"
         rows.append((f"{s.symbol} ({calls})", s.estimate.seconds * s.calls,
-                     f"{_count(s.work.macs + s.work.depthwise_macs)} MACs; {s.estimate.describe()}"))
+                     f"{count(s.work.macs + s.work.depthwise_macs)} MACs; {s.estimate.describe()}"))
     for h in estimate.host_ops:
-        work = f"{_count(h.work.macs)} MACs" if h.work.kind != "memory" and h.work.macs else f"{_count(h.work.bytes)} bytes"
+        work = f"{count(h.work.macs)} MACs" if h.work.kind != "memory" and h.work.macs else f"{count(h.work.bytes)} bytes"
         rows.append((f"host: {host_op_label(h.op)}", h.seconds, f"{h.work.kind}, {work}"))
     return rows
 

@@ -3,6 +3,7 @@
     mrvl-compile model.onnx -o model.tar [--num-tiles N] [--mcpu cn10ka]
                  [--mattr "hw -quantize=fp16 -wb_pin_ocm=1"] [--quantize fp16] [--run-mode hw]
                  [--no-offload] [--input-shape NAME=DIMS] [--placement FILE]
+                 [--target-file board.ini] [--host-profile profile.json] [--cost-policy]
                  [--cross-compiler aarch64-linux-gnu-gcc] [--timing] [--print-ir-after-all]
                  [--dump-dir DIR] [-v]
 

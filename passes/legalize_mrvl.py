@@ -15,6 +15,11 @@ file still name that one node.
   `relu((1 - a) u) + a u`: two 1x1 depthwise convs of u (weights 1 - a with a Relu, and a)
   and their sum. Exact: for u >= 0 it is u, below a u.
 
+A rewrite is undone when the cost model (`mrvl_dialect/cost_model.py`; options
+`target_file`, `host_profile`) finds its layers slower on MLIP than what they save: the op
+on the host, the transfers of its input and output and the extra call its region would be
+split into.
+
 Runs before place-ops in `mrvl-pipeline` (its `legalize` option turns it off); the rules
 that decide placement see only layers MLIP has.
 """

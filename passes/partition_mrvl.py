@@ -11,7 +11,8 @@ layer) and `"mrvl.pattern"` (its kind), on host ops `"mrvl.reasons"`. Then:
 2. Policies (`POLICIES`, chosen by the `policies` option) send back to the host only what
    breaks them: the layers a policy names (a sum or concat that reads a subgraph input),
    after which the regions are formed again and checked again, or, for a policy about the
-   region as a whole (no conv or fc in it), the region. Those ops get
+   region as a whole (no conv or fc in it; with `worth-the-call`, asked for by name, an MLIP
+   estimate above the region's host time: `mrvl_dialect/cost_model.py`), the region. Those ops get
    `"mrvl.place" = "host"`, a `"policy.<id>: ..."` reason appended to `"mrvl.reasons"`,
    and lose `"mrvl.group"`. A conv or fc layer is never evicted by a layer policy.
 3. Outlining. Each remaining region, in IR order, becomes `mrvl.subgraph @<prefix><k>`
