@@ -162,3 +162,19 @@ def test_worth_the_call_is_asked_for_by_name():
     assert len(_subgraphs("gru_kws")) == 1
     assert _subgraphs("gru_kws", policies=(*DEFAULT_POLICIES, "worth-the-call")) == []
     assert len(_subgraphs("resnet_small", policies=(*DEFAULT_POLICIES, "worth-the-call"))) == 1
+
+
+def test_command_line_errors(zoo_dir, tmp_path, capsys):
+    bad = tmp_path / "board.ini"
+    bad.write_text("[mlip]\ntiles = many\n")
+    out = tmp_path / "m.tar"
+    assert mrvl_compile([str(zoo_dir / "mnist.onnx"), "--target-file", str(bad), "-o", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith(f"{bad}: [mlip] tiles: must be a number, got 'many'")
+    assert mrvl_compile([str(zoo_dir / "mnist.onnx"), "--host-profile", str(tmp_path / "none.json"), "-o",
+                         str(out)]) == 1
+    assert capsys.readouterr().err.strip().endswith("none.json: no such file")
+    assert not out.exists()
+    with pytest.raises(SystemExit) as e:
+        mrvl_run([str(out), "--profile-out", str(tmp_path / "p.json")])
+    assert e.value.code == 2 and "--profile-out needs --profile" in capsys.readouterr().err
