@@ -40,7 +40,7 @@ from mrvl_dialect.mrvl import SubgraphOp
 FLOAT32_BYTES = 4
 """MLIP subgraphs exchange and store float32 (the JSON's dtype)."""
 
-NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "reasons")
+NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "legalized", "reasons")
 SUBGRAPH_COLUMNS = ("symbol", "layers", "macs", "weight_bytes", "activation_bytes", "input_bytes", "output_bytes")
 
 
@@ -93,6 +93,8 @@ class NodeRow:
     layer: str | None
     """The node's layer in `<subgraph>-nodes.json` (`tvmgen_mrvl_main_3`)."""
     pattern: str | None
+    legalized: str | None
+    """The legalize-mrvl rewrite that made the node MLIP layers."""
     reasons: tuple[str, ...]
 
 
@@ -207,7 +209,7 @@ def compile_report(module: ModuleOp, files: dict, weights_file: str, arena_bytes
     nodes = [
         NodeRow(row.name, row.op_type, row.place, row.subgraph,
                 layers.get((row.subgraph, row.name)) if row.subgraph is not None else None,
-                row.pattern, tuple(one_line(r) for r in row.reasons))
+                row.pattern, row.legalized, tuple(one_line(r) for r in row.reasons))
         for row in placed
     ]
     subgraphs = [subgraph_cost(op) for op in module.walk() if isinstance(op, SubgraphOp)]

@@ -65,7 +65,7 @@ class MrvlPipelinePass(ModulePass):
 
     def passes(self) -> tuple[ModulePass, ...]:
         costs = {"target_file": self.target_file, "host_profile": self.host_profile}
-        legalize = (LegalizeMrvlPass(**costs),) if self.legalize and self.offload else ()
+        legalize = (LegalizeMrvlPass(placement=self.placement, **costs),) if self.legalize and self.offload else ()
         return (
             CleanupGraphPass(),
             *legalize,
