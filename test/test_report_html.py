@@ -16,7 +16,7 @@ from ir_helpers import ZOO_INPUT_SHAPES
 from mrvl.compile import compile_model
 from mrvl.opt import main as mrvl_opt
 
-MODELS = ["mobilenet_small", "resnet_small", "ocr_cls_stale"]
+MODELS = ["mobilenet_small", "resnet_small", "ocr_cls_stale", "yolov3_tiny"]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
