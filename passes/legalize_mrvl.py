@@ -24,6 +24,9 @@ still name that one node, and the module records what became of each node in
 - `pad-as-depthwise`: a zero `Pad` of H and W that no layer takes in as its own padding (the
   ZeroPad2d before YOLOv3-tiny's stride-1 MaxPool, of LeakyRelu results) is a 1x1 depthwise
   conv of weight 1 with that padding: a conv pads with zeros.
+- `grouped-conv-as-dense`: a conv of 2 to 16 groups that is not depthwise (ShuffleNet, AlexNet,
+  RegNet; MLIP takes plain and depthwise convs) is a plain conv whose weights are zero outside
+  each group's block: group times the MACs, exact. Applied even alone: a conv is worth a call.
 - `affine-as-depthwise`: `Mul`, `Add`, `Sub` or `Div` of a rank-4 tensor and a constant per
   channel (`[C, 1, 1]`, `[1, C, 1, 1]`) or scalar is a 1x1 depthwise conv: `x * c`, `x + c`,
   `x - c`, `c - x`, `x / c` as weight and bias.
@@ -72,6 +75,8 @@ class Legalization:
     applies: Callable[[Operation], bool]
     """Whether the op can be rewritten exactly (where it runs is asked separately)."""
     rewrite: Callable[[Operation, ModuleOp], None]
+    anywhere: bool = False
+    """Applies even where no MLIP layer is next to the op: its layer is worth a call alone."""
 
 
 # Where an op sits: next to layers MLIP runs, or not.
@@ -293,6 +298,36 @@ def _pad_rewrite(pad: Operation, module: ModuleOp) -> None:
     b.replace(b.depthwise(pad.operands[0], b.per_channel("identity", 1), pads=[top, left, bottom, right]))
 
 
+MAX_GROUPS_AS_DENSE = 16
+"""The most groups a grouped conv is made dense for: its MACs and weights grow by the group
+count, still far cheaper on MLIP than on the host up to here."""
+
+
+def _grouped_conv_applies(conv: Operation) -> bool:
+    """A conv of 2 to MAX_GROUPS_AS_DENSE groups that is not depthwise, of constant weights."""
+    assert isinstance(conv, g.ConvOp)
+    groups, dims = int_property(conv, "group", 1), _nchw_float(conv.X)
+    if dims is None or not 1 < groups <= MAX_GROUPS_AS_DENSE or constant_value(conv.W) is None:
+        return False
+    out_channels = shape(conv.W)[0]
+    return not (groups == dims[1] == out_channels) and (conv.B is None or constant_value(conv.B) is not None)
+
+
+def _grouped_conv_rewrite(conv: Operation, module: ModuleOp) -> None:
+    assert isinstance(conv, g.ConvOp)
+    weight, groups = constant_value(conv.W), int_property(conv, "group", 1)
+    out_channels, in_per_group = weight.shape[0], weight.shape[1]
+    out_per_group = out_channels // groups
+    dense = np.zeros((out_channels, in_per_group * groups, *weight.shape[2:]), np.float32)
+    for group in range(groups):
+        rows, columns = slice(group * out_per_group, (group + 1) * out_per_group), slice(group * in_per_group, (group + 1) * in_per_group)
+        dense[rows, columns] = weight[rows]
+    b = _Builder(conv, module)
+    conv.operands[1] = b.constant("dense_weight", dense)
+    conv.properties["group"] = IntegerAttr(1, i64)
+    conv.location = node_location(b.name, b.op_type)
+
+
 _AFFINE_OPS = (g.MulOp, g.AddOp, g.SubOp, g.DivOp)
 
 
@@ -352,6 +387,9 @@ LEGALIZATIONS: tuple[Legalization, ...] = (
                  (g.BatchNormalizationOp,), _batch_norm_applies, _batch_norm_rewrite),
     Legalization("pad-as-depthwise", "a 1x1 depthwise `mrvl.conv2d` of weight 1 padded as the Pad",
                  (g.PadOp,), _pad_applies, _pad_rewrite),
+    Legalization("grouped-conv-as-dense", f"a plain `mrvl.conv2d` with block-diagonal weights (up to "
+                 f"{MAX_GROUPS_AS_DENSE} groups)", (g.ConvOp,), _grouped_conv_applies, _grouped_conv_rewrite,
+                 anywhere=True),
     Legalization("affine-as-depthwise", "a 1x1 depthwise `mrvl.conv2d`, when the constant is per channel or a scalar",
                  _AFFINE_OPS, _affine_applies, _affine_rewrite),
 )
@@ -385,7 +423,7 @@ class LegalizeMrvlPass(ModulePass):
                     continue
                 if placement is not None and placement.decide(node_name(candidate), op_type(candidate)) == "host":
                     continue
-                if legalization.applies(candidate) and _joins_mlip(candidate):
+                if legalization.applies(candidate) and (legalization.anywhere or _joins_mlip(candidate)):
                     name = node_name(candidate) or op_type(candidate).lower()
                     if (kept := _rewrite_if_it_pays(legalization, candidate, op, model)) is not None:
                         refused.add(kept)
@@ -414,14 +452,17 @@ def _rewrite_if_it_pays(legalization: Legalization, op: Operation, module: Modul
     original.operands = ()
     legalization.rewrite(op, module)
     new = [o for o in block.ops if o not in before]
-    layers = [o for o in new if not isinstance(o, ConstantOp)]
+    in_place = op.parent is block  # a BatchNormalization behind its new conv, a grouped conv made dense
+    layers = [o for o in new if not isinstance(o, ConstantOp)] + ([op] if in_place else [])
     weights = [o.results[0] for o in new if isinstance(o, ConstantOp)]
     if model.mlip_estimate(mlip_work(layers, (), (), weights), model.mlip.tiles).compute_s <= saved:
         original.erase()
         return None
-    if op.parent is block:  # rewritten in place (a BatchNormalization behind its new conv)
+    if in_place:
         op.operands = operands
         op.location = original.location
+        op.properties.clear()
+        op.properties.update(original.properties)
         original.erase()
         restored = op
     else:

@@ -95,6 +95,13 @@ LEGALIZED_CASES = {
         helper.make_node("Pad", ["c", "pads"], ["p"], name="zeropad"),
         helper.make_node("MaxPool", ["p"], ["m"], kernel_shape=[2, 2], strides=[1, 1], name="pool")],
         {"pads": np.array([0, 0, 0, 0, 0, 0, 1, 1], np.int64)}),
+    # ShuffleNet's and AlexNet's grouped convs (2 and 4 groups, 3x3, with a bias).
+    "grouped-conv-2": ("grouped-conv-as-dense", [
+        helper.make_node("Conv", ["c", "gw2", "gb"], ["m"], group=2, pads=[1, 1, 1, 1], name="grouped")],
+        {"gw2": 0.3 * np.random.default_rng(6).standard_normal((8, 4, 3, 3)), "gb": np.linspace(-1, 1, 8)}),
+    "grouped-conv-4-stride-2": ("grouped-conv-as-dense", [
+        helper.make_node("Conv", ["c", "gw4"], ["m"], group=4, strides=[2, 2], name="grouped")],
+        {"gw4": 0.3 * np.random.default_rng(7).standard_normal((8, 2, 1, 1))}),
     "scale-shift-after-pool": ("affine-as-depthwise", [
         _POOL, helper.make_node("Mul", ["p", "gain"], ["q"], name="gain"),
         helper.make_node("Sub", ["q", "half"], ["r"], name="shift"), helper.make_node("Sub", ["half", "r"], ["s"], name="flip"),
