@@ -31,6 +31,11 @@ still name that one node, and the module records what became of each node in
   channel (`[C, 1, 1]`, `[1, C, 1, 1]`) or scalar is a 1x1 depthwise conv: `x * c`, `x + c`,
   `x - c`, `c - x`, `x / c` as weight and bias.
 
+A rewrite is undone when the cost model (`mrvl_dialect/cost_model.py`; options
+`target_file`, `host_profile`) finds its layers slower on MLIP than what they save: the op
+on the host and, between two MLIP layers, the transfers of its input and output and the
+extra call its region would be split into.
+
 Runs before place-ops in `mrvl-pipeline` (its `legalize` option turns it off; its placement
 file is this pass's too, so a node the file keeps on the host is not rewritten); the rules
 that decide placement see only layers MLIP has.
@@ -51,6 +56,7 @@ from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter,
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
+from mrvl_dialect.cost_model import CostModel, MlipWork, elements, host_work, mlip_work
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_value, int_property, ints_property, node_name, op_type, shape
 from mrvl_dialect.locations import location_nodes, node_location
@@ -477,27 +483,77 @@ class LegalizeMrvlPass(ModulePass):
 
     placement: str = ""
     """A placement file (as place-ops takes): the nodes it keeps on the host stay as they are."""
+    target_file: str = ""
+    """A target description for the cost model (`mrvl_dialect/cost_model.py`); the defaults without."""
+    host_profile: str = ""
+    """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         placement = load_placement(self.placement) if self.placement else None
+        model = CostModel.load(self.target_file, self.host_profile)
+        refused: set[Operation] = set()
         legalized: dict[str, str] = {}
         changed = True
         while changed:
             changed = False
             for candidate in [o for f in op.ops if isinstance(f, func.FuncOp) for o in f.body.block.ops]:
-                if placement is not None and placement.decide(node_name(candidate), op_type(candidate)) == "host":
+                if candidate in refused or (
+                        placement is not None and placement.decide(node_name(candidate), op_type(candidate)) == "host"):
                     continue
                 legalization = next((x for x in LEGALIZATIONS if isinstance(candidate, x.ops) and x.applies(candidate)
                                      and (x.anywhere or _joins_mlip(candidate))), None)
-                if legalization is not None:
-                    name = node_name(candidate) or op_type(candidate).lower()
-                    # A node two rewrites took (a 1-D conv of 2 groups) lists both.
-                    legalized[name] = "+".join(filter(None, (legalized.get(name), legalization.id)))
-                    legalization.rewrite(candidate, op)
-                    changed = True
+                if legalization is None:
+                    continue
+                name = node_name(candidate) or op_type(candidate).lower()
+                if (kept := _rewrite_if_it_pays(legalization, candidate, op, model)) is not None:
+                    refused.add(kept)
+                    continue
+                # A node two rewrites took (a 1-D conv of 2 groups) lists both.
+                legalized[name] = "+".join(filter(None, (legalized.get(name), legalization.id)))
+                changed = True
             changed |= PatternRewriteWalker(GreedyRewritePatternApplier(
                 [ElementwiseOfUnsqueezedRunsBeforeTheReshape(), ReshapeOfItsSourceShapeIsTheSource()])).rewrite_module(op)
         if legalized:
             old = op.attributes.get(LEGALIZED_ATTR)
             entries = dict(old.data) if isinstance(old, DictionaryAttr) else {}
             op.attributes[LEGALIZED_ATTR] = DictionaryAttr(entries | {n: StringAttr(i) for n, i in legalized.items()})
+
+
+def _rewrite_if_it_pays(legalization: Legalization, op: Operation, module: ModuleOp,
+                        model: CostModel) -> Operation | None:
+    """Rewrite `op`, then undo it when the layers it added take MLIP longer than what they
+    save: `op` on the host and, between two MLIP layers, the transfers of its input and
+    output and the extra call its region would be split into. Returns the op put back."""
+    block = op.parent
+    assert block is not None
+    saved = model.host_seconds(host_work(op))
+    if _from_mlip(op.operands[0]) and _to_mlip(op.results[0]):
+        round_trip = MlipWork(io_elements=elements(op.operands[0]) + elements(op.results[0]))
+        saved += model.mlip_estimate(round_trip, model.mlip.tiles).io_s + model.mlip.call_overhead_s
+    # A copy to put back, holding no uses meanwhile: rewrites check who reads a value.
+    operands, original, before = list(op.operands), op.clone(), set(block.ops)
+    original.operands = ()
+    legalization.rewrite(op, module)
+    new = [o for o in block.ops if o not in before]
+    in_place = op.parent is block  # a BatchNormalization behind its new conv, a grouped conv made dense
+    layers = [o for o in new if not isinstance(o, ConstantOp)] + ([op] if in_place else [])
+    weights = [o.results[0] for o in new if isinstance(o, ConstantOp)]
+    if model.mlip_estimate(mlip_work(layers, (), (), weights), model.mlip.tiles).compute_s <= saved:
+        original.erase()
+        return None
+    if in_place:
+        op.operands = operands
+        op.location = original.location
+        op.properties.clear()
+        op.properties.update(original.properties)
+        original.erase()
+        restored = op
+    else:
+        original.operands = operands
+        Rewriter.insert_op(original, InsertPoint.after(new[-1]))
+        new[-1].results[0].replace_all_uses_with(original.results[0])
+        restored = original
+    for o in reversed(new):
+        Rewriter.erase_op(o)
+    return restored
+

@@ -21,7 +21,7 @@ ZOO_MODELS = [name for name in ZOO_INPUT_SHAPES if name != "resnet50_sized"]
 HOST_FILES = {"Makefile", "mrvl_kernels.c", "mrvl_kernels.h", "mrvl_mlip.h"}
 BOARD_FILES = {"mrvl_mlip_board.c", "mrvl_mlip_board.h"}
 """The board's accelerator runner, in bundles with accelerator subgraphs."""
-REPORTS = {"report.txt", "report.json", "report-nodes.csv", "report-subgraphs.csv"}
+REPORTS = {"report.txt", "report.json", "report-nodes.csv", "report-subgraphs.csv", "report.html"}
 
 
 def shape_flags(name: str) -> list[str]:
@@ -95,7 +95,8 @@ def test_metadata_describes_the_model(bundles: dict[str, Path], zoo_dir: Path, n
         "file": f"{name}.onnx", "sha256": hashlib.sha256((zoo_dir / f"{name}.onnx").read_bytes()).hexdigest()}
     assert meta["options"] | {"input_shapes": {}} == {
         "mcpu": "cn10ka", "num_tiles": 8, "quantize": "fp16", "wb_pin_ocm": 0, "run_mode": "sim", "offload": True,
-        "input_shapes": {}, "placement": None, "cross_compiler": None}
+        "input_shapes": {}, "placement": None, "cross_compiler": None, "target_file": None, "host_profile": None,
+        "cost_policy": False}
     assert meta["options"]["input_shapes"] == ZOO_INPUT_SHAPES[name]
     assert meta["tool"]["name"] == "mrvl-compile" and meta["tool"]["xdsl"] == "0.74.0"
     assert meta["tmlc"]["status"] == ("not-found" if meta["subgraphs"] else "no-subgraphs")

@@ -117,8 +117,8 @@ def test_csv():
 
 
 def test_unknown_format():
-    with pytest.raises(CompileError, match="^-t placement-report: format must be text, json or csv, got 'html'$"):
-        PlacementReportTarget(format="html")
+    with pytest.raises(CompileError, match="^-t placement-report: format must be text, json, csv or html, got 'svg'$"):
+        PlacementReportTarget(format="svg")
 
 
 def test_registered_in_mrvl_opt(tmp_path, capsys):
