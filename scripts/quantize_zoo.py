@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnx.version_converter
+from onnx import numpy_helper
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "examples") not in sys.path:
@@ -28,6 +30,9 @@ INPUT_SHAPES = {  # the zoo's dynamic dims, fixed as the tests fix them
     "resnet_small": {"input": [1, 3, 64, 64]},
     "mobilenet_small": {"images": [1, 3, 96, 96]},
 }
+MIN_OPSET = 13
+"""Per-axis QuantizeLinear/DequantizeLinear (per-channel weights) came with opset 13; an
+older model (CNTK's mnist is opset 8) is converted first, as the quantizer does not."""
 MODELS = ("mnist", "resnet_small", "mobilenet_small")
 """The zoo's convolutional models, the ones MLIP runs in int8."""
 
@@ -97,6 +102,9 @@ def quantize_model(model: onnx.ModelProto, out: Path, scheme: Scheme | str = "in
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     scheme = SCHEMES[scheme] if isinstance(scheme, str) else scheme
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    if opset < MIN_OPSET:
+        model = onnx.version_converter.convert_version(model, MIN_OPSET)
     feeds = calibration_inputs(model, samples, seed)
 
     class Reader(CalibrationDataReader):
@@ -113,14 +121,29 @@ def quantize_model(model: onnx.ModelProto, out: Path, scheme: Scheme | str = "in
         onnx.save_model(model, raw)
         # No symbolic shape inference: it needs sympy, and the shapes are static already.
         quant_pre_process(str(raw), str(prepared), skip_symbolic_shape=True)
+        onnx.save_model(flatten_gemm_biases(onnx.load(str(prepared))), prepared)
         quantize_static(
             str(prepared), str(out), Reader(), quant_format=QuantFormat.QDQ, per_channel=scheme.per_channel,
             activation_type=qtype, weight_type=qtype,
-            extra_options={"ActivationSymmetric": scheme.symmetric, "WeightSymmetric": scheme.symmetric,
-                           # onnxruntime 1.32 fails widening per-channel weight scales for a
-                           # bias that is not 1-D (a Conv's bias folded from an Add of (C,1,1)).
-                           "QDQDisableWeightAdjustForInt32Bias": scheme.per_channel})
+            extra_options={"ActivationSymmetric": scheme.symmetric, "WeightSymmetric": scheme.symmetric})
     return out
+
+
+def flatten_gemm_biases(model: onnx.ModelProto) -> onnx.ModelProto:
+    """`model` with each Gemm's constant (1, N) bias made 1-D. onnxruntime 1.32's quantizer
+    quantizes a 2-D bias per channel along the wrong axis (an invalid DequantizeLinear) and
+    fails widening per-channel weight scales for it; quant_pre_process writes such biases
+    when it fuses MatMul + Add (CNTK's mnist)."""
+    initializers = {t.name: t for t in model.graph.initializer}
+    users: dict[str, int] = {}
+    for node in model.graph.node:
+        for name in node.input:
+            users[name] = users.get(name, 0) + 1
+    for node in model.graph.node:
+        bias = initializers.get(node.input[2]) if node.op_type == "Gemm" and len(node.input) > 2 else None
+        if bias is not None and len(bias.dims) == 2 and bias.dims[0] == 1 and users[bias.name] == 1:
+            bias.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(bias).reshape(-1), bias.name))
+    return model
 
 
 def float_model(name: str) -> onnx.ModelProto:
