@@ -13,8 +13,11 @@ import pytest
 sys.path.append(str(Path(__file__).resolve().parents[1] / "scripts"))
 import quantize_zoo  # noqa: E402
 
+from mrvl import partition_for_mrvl  # noqa: E402
+from mrvl.backend.placement_report import placement_rows  # noqa: E402
 from mrvl.compile import compile_model  # noqa: E402
-from mrvl.numerics import assert_close  # noqa: E402
+from mrvl.numerics import FP16_LAYERS, TOLERANCES, assert_close, compare  # noqa: E402
+from mrvl_dialect.mrvl import SubgraphOp  # noqa: E402
 from mrvl.run import quantization_steps, run_bundle  # noqa: E402
 
 MODELS = [(name, scheme) for name in quantize_zoo.MODELS for scheme in quantize_zoo.SCHEMES]
@@ -30,14 +33,15 @@ def qdq_model(folder: Path, name: str, scheme: str) -> Path:
     return path if path.exists() else quantize_zoo.quantize_zoo(name, folder, scheme)
 
 
-def onnxruntime_outputs(model: Path, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def onnxruntime_outputs(model: Path | onnx.ModelProto, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """onnxruntime's run of the QDQ model as written, node by node (as `mrvl-run --verify`
     runs one): its fused int8 kernels round an intermediate sum near a half step either way,
     and a value one step off early can move the output by several steps."""
     options = ort.SessionOptions()
     options.log_severity_level = 3
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    source = model.SerializeToString() if isinstance(model, onnx.ModelProto) else str(model)
+    session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     return dict(zip(names, session.run(names, inputs)))
 
@@ -80,3 +84,58 @@ def test_all_host_matches_onnxruntime_within_one_step(qdq_dir, tmp_path, name, s
     assert steps.keys() == want.keys()
     for output, expected in want.items():
         assert_close(got[output], expected, what=output, quantization_step=steps[output])
+
+
+def mlip_convs(module) -> set[str]:
+    """The ONNX Conv nodes that run in accelerator subgraphs."""
+    return {row.name for row in placement_rows(module) if row.op_type == "Conv" and row.place == "mlip"}
+
+
+@pytest.mark.parametrize("name,scheme", MODELS)
+def test_partitioned_has_the_float_models_convs_on_mlip(qdq_dir, name, scheme):
+    model = qdq_model(qdq_dir, name, scheme)
+    quantized = partition_for_mrvl(str(model))
+    original = partition_for_mrvl(quantize_zoo.float_model(name))
+    assert mlip_convs(quantized) == mlip_convs(original) != set()
+
+
+def subgraph_nodes(module) -> list[str]:
+    """The layers of every subgraph and their result types (not the constants: the
+    quantizer's pre-processing folds a BatchNormalization into its Conv's bias)."""
+    layers = []
+    for subgraph in (op for op in module.ops if isinstance(op, SubgraphOp)):
+        layers += [(op.name, [str(r.type) for r in op.results]) for op in subgraph.body.block.ops
+                   if op.name != "graph.constant"]
+    return layers
+
+
+@pytest.mark.parametrize("name", ["mnist", "resnet_small"])  # the models wholly on MLIP
+def test_qdq_pairs_between_layers_vanish(qdq_dir, name):
+    quantized = partition_for_mrvl(str(qdq_model(qdq_dir, name, "int8")))
+    original = partition_for_mrvl(quantize_zoo.float_model(name))
+    assert subgraph_nodes(quantized) == subgraph_nodes(original)
+
+
+UINT8_MOBILENET = pytest.mark.xfail(strict=True, reason="known: partitioned mobilenet_small in uint8 is 0.2-0.5 of "
+                                    "scale from onnxruntime, beyond its quantization noise (not found yet)")
+
+
+@pytest.mark.parametrize("name,scheme", [pytest.param(*m, marks=UINT8_MOBILENET) if m[0] == "mobilenet_small"
+                                         and m[1].startswith("uint8") else m for m in MODELS])
+def test_partitioned_fp16_matches_onnxruntime(qdq_dir, tmp_path, name, scheme):
+    """Within 3% of scale (fp16 layers), where the model's own quantization noise allows:
+    MLIP runs the layers in float, without the rounding to the int8 grid between them, so
+    the result may be as far from the QDQ model as the QDQ model is from its float original
+    (mobilenet_small's int8 outputs are 10-20% of their scale from the float model's)."""
+    model = qdq_model(qdq_dir, name, scheme)
+    bundle = compile_model(model, tmp_path / "bundle.tar").output
+    inputs = seeded_inputs(model)
+    got = run_bundle(bundle, inputs, precision="fp16")
+    want = onnxruntime_outputs(model, inputs)
+    floats = onnxruntime_outputs(quantize_zoo.float_model(name), inputs)
+    for output, expected in want.items():
+        noise = compare(expected, floats[output]).relative
+        if noise < TOLERANCES[FP16_LAYERS]:
+            assert_close(got[output], expected, FP16_LAYERS, what=output)
+        else:
+            assert compare(got[output], expected).relative <= 1.5 * noise, output
