@@ -2,6 +2,7 @@
 all on the host they match onnxruntime's run of the same model within one quantization step
 of each output's scale."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -14,10 +15,14 @@ sys.path.append(str(Path(__file__).resolve().parents[1] / "scripts"))
 import quantize_zoo  # noqa: E402
 
 from mrvl import partition_for_mrvl  # noqa: E402
+from mrvl.backend import json_emitter  # noqa: E402
 from mrvl.backend.placement_report import placement_rows  # noqa: E402
 from mrvl.compile import compile_model  # noqa: E402
 from mrvl.numerics import FP16_LAYERS, TOLERANCES, assert_close, compare  # noqa: E402
 from mrvl_dialect.mrvl import SubgraphOp  # noqa: E402
+from test_json_schema import validate  # noqa: E402
+
+QUANT_SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "mrvl-quant.schema.json").read_text())
 from mrvl.run import quantization_steps, run_bundle  # noqa: E402
 
 MODELS = [(name, scheme) for name in quantize_zoo.MODELS for scheme in quantize_zoo.SCHEMES]
@@ -139,3 +144,55 @@ def test_partitioned_fp16_matches_onnxruntime(qdq_dir, tmp_path, name, scheme):
             assert_close(got[output], expected, FP16_LAYERS, what=output)
         else:
             assert compare(got[output], expected).relative <= 1.5 * noise, output
+
+
+def _quant_files(folder: Path) -> dict[str, dict]:
+    return {p.name: json.loads(p.read_text()) for p in folder.glob("*-quant.json")}
+
+
+@pytest.mark.parametrize("scheme", ["int8", "int8-per-channel"])
+@pytest.mark.parametrize("name", quantize_zoo.MODELS)
+def test_int8_quant_file_validates_and_lists_every_layer(qdq_dir, tmp_path, name, scheme):
+    bundle = compile_model(qdq_model(qdq_dir, name, scheme), tmp_path / "bundle", quantize="int8").output
+    files = _quant_files(bundle)
+    assert files and len(files) == len(list(bundle.glob("*-nodes.json")))
+    for file_name, document in files.items():
+        assert not validate(document, QUANT_SCHEMA), file_name
+        nodes = json.loads((bundle / file_name.replace("-quant", "-nodes")).read_text())["nodes"]
+        layers = [(k, n["name"]) for k, n in enumerate(nodes) if n["op"] == "tvm_op"]
+        assert [(entry["id"], entry["name"]) for entry in document["layers"]] == layers
+        weighted = [entry for entry in document["layers"] if "weight" in entry["tensors"]]
+        assert weighted, file_name
+        for entry in weighted:  # every conv and fc: scales of all three tensors, symmetric int8
+            assert set(entry["tensors"]) == {"input", "weight", "output"}, entry
+            assert all(t["dtype"] == "int8" and not any(t["zero_point"]) for t in entry["tensors"].values()), entry
+        per_channel = [len(entry["tensors"]["weight"]["scale"]) > 1 for entry in weighted]
+        assert any(per_channel) == scheme.endswith("per-channel")
+    assert "-quant.json" not in (bundle / "tmlc-commands.txt").read_text()  # no documented flag takes it
+
+
+def test_quant_schema_refuses_a_wrong_document(qdq_dir, tmp_path):
+    bundle = compile_model(qdq_model(qdq_dir, "mnist", "int8"), tmp_path / "bundle", quantize="int8").output
+    (document,) = _quant_files(bundle).values()
+    document["layers"][1]["tensors"]["input"].pop("scale")
+    assert validate(document, QUANT_SCHEMA)
+
+
+def test_no_quant_file_with_fp16(qdq_dir, tmp_path):
+    bundle = compile_model(qdq_model(qdq_dir, "mnist", "int8"), tmp_path / "bundle").output
+    assert not _quant_files(bundle)
+    nodes = {p.name for p in bundle.glob("*-nodes.json")}
+    assert nodes
+
+
+def test_uint8_model_stays_on_the_host_with_int8(qdq_dir, tmp_path):
+    result = compile_model(qdq_model(qdq_dir, "mnist", "uint8"), tmp_path / "bundle", quantize="int8")
+    rows = [row for row in result.report.nodes if row.op_type == "Conv"]
+    assert rows and all(row.place == "host" and "quant.int8" in " ".join(row.reasons) for row in rows)
+
+
+def test_quant_file_goes_to_tmlc_under_a_documented_flag(qdq_dir, tmp_path, monkeypatch):
+    monkeypatch.setattr(json_emitter, "TMLC_QUANT_FLAG", "-scales")
+    bundle = compile_model(qdq_model(qdq_dir, "mnist", "int8"), tmp_path / "bundle", quantize="int8").output
+    (symbol,) = [p.name.removesuffix("-quant.json") for p in bundle.glob("*-quant.json")]
+    assert f"-scales {symbol}-quant.json" in (bundle / "tmlc-commands.txt").read_text()
