@@ -33,13 +33,16 @@ from mrvl.backend.mlip_json.layers import describe, is_layer
 from mrvl.backend.placement_report import Row, placement_rows, placement_totals, write_table
 from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.errors import one_line
+from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import SubgraphOp
 
 FLOAT32_BYTES = 4
 """MLIP subgraphs exchange and store float32 (the JSON's dtype)."""
 
-NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "reasons")
-SUBGRAPH_COLUMNS = ("symbol", "layers", "macs", "weight_bytes", "activation_bytes", "input_bytes", "output_bytes")
+NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "quantized", "reasons")
+SUBGRAPH_COLUMNS = ("symbol", "layers", "macs", "weight_bytes", "activation_bytes", "input_bytes", "output_bytes",
+                    "precision")
+HOST_PRECISION = "fp32"
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -81,6 +84,8 @@ class SubgraphCost:
     activation_bytes: int
     input_bytes: int
     output_bytes: int
+    precision: str = ""
+    """The arithmetic of its layers: the `quantize` option, fp16 or int8."""
 
 
 def subgraph_cost(subgraph: SubgraphOp) -> SubgraphCost:
@@ -95,7 +100,8 @@ def subgraph_cost(subgraph: SubgraphOp) -> SubgraphCost:
     terminator = block.last_op
     assert isinstance(terminator, mrvl.YieldOp)
     outputs = sum(_elements(v) for v in terminator.values) * FLOAT32_BYTES
-    return SubgraphCost(symbol, len(layers), sum(macs(op) for op in layers), weights, inputs + produced, inputs, outputs)
+    return SubgraphCost(symbol, len(layers), sum(macs(op) for op in layers), weights, inputs + produced, inputs, outputs,
+                        subgraph.quantize.data)
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,23 @@ class NodeRow:
     """The node's layer in `<subgraph>-nodes.json` (`tvmgen_mrvl_main_3`)."""
     pattern: str | None
     reasons: tuple[str, ...]
+    quantized: str | None = None
+    """For a node the QDQ model quantized, the arithmetic it ran in: int8 (an int8 MLIP
+    layer, with the model's scales), fp16 (an fp16 MLIP layer) or fp32 (on the host, between
+    QuantizeLinear and DequantizeLinear kernels); None for a node the model left float."""
+
+
+def quantized_nodes(module: ModuleOp) -> dict[str, str]:
+    """ONNX node name -> the arithmetic it ran in, for the nodes that carry the QDQ model's
+    quantization (`mrvl.quantized`, on MLIP layers and host kernels alike)."""
+    found = {}
+    for op in module.walk():
+        if mrvl.QUANTIZED_ATTR in op.attributes and not isinstance(op, SubgraphOp):
+            subgraph = op.parent_op()
+            precision = subgraph.quantize.data if isinstance(subgraph, SubgraphOp) else HOST_PRECISION
+            for node in location_nodes(op.location):
+                found.setdefault(node.name, precision)
+    return found
 
 
 @dataclass(frozen=True)
@@ -156,7 +179,7 @@ class CompileReport:
         for cost in self.subgraphs:
             writer.writerow(getattr(cost, key) for key in SUBGRAPH_COLUMNS)
         host = self.host
-        writer.writerow(("host", host.kernels, host.macs, host.weight_bytes, host.arena_bytes, "", ""))
+        writer.writerow(("host", host.kernels, host.macs, host.weight_bytes, host.arena_bytes, "", "", HOST_PRECISION))
         return out.getvalue()
 
     def summary(self) -> str:
@@ -227,10 +250,11 @@ def compile_report(module: ModuleOp, files: dict, weights_file: str, arena_bytes
     `weights_file` names the host weights blob in `files`, `arena_bytes` the host workspace."""
     placed = placement_rows(module)
     layers = _layers_by_node(files)
+    quantized = quantized_nodes(module)
     nodes = [
         NodeRow(row.name, row.op_type, row.place, row.subgraph,
                 layers.get((row.subgraph, row.name)) if row.subgraph is not None else None,
-                row.pattern, tuple(one_line(r) for r in row.reasons))
+                row.pattern, tuple(one_line(r) for r in row.reasons), quantized.get(row.name))
         for row in placed
     ]
     subgraphs = [subgraph_cost(op) for op in module.walk() if isinstance(op, SubgraphOp)]

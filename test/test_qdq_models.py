@@ -196,3 +196,20 @@ def test_quant_file_goes_to_tmlc_under_a_documented_flag(qdq_dir, tmp_path, monk
     bundle = compile_model(qdq_model(qdq_dir, "mnist", "int8"), tmp_path / "bundle", quantize="int8").output
     (symbol,) = [p.name.removesuffix("-quant.json") for p in bundle.glob("*-quant.json")]
     assert f"-scales {symbol}-quant.json" in (bundle / "tmlc-commands.txt").read_text()
+
+
+@pytest.mark.parametrize("options,precision,quantized", [({"quantize": "int8"}, "int8", "int8"),
+                                                         ({}, "fp16", "fp16"),
+                                                         ({"offload": False}, None, "fp32")])
+def test_report_says_what_each_quantized_node_ran_in(qdq_dir, tmp_path, options, precision, quantized):
+    report = compile_model(qdq_model(qdq_dir, "mnist", "int8"), tmp_path / "bundle.tar", **options).report
+    assert [s.precision for s in report.subgraphs] == ([precision] if precision else [])
+    convs = [row for row in report.nodes if row.op_type == "Conv"]
+    assert convs and {row.quantized for row in convs} == {quantized}
+    assert "precision" in report.subgraphs_csv().splitlines()[0]
+    float_report = compile_model(examples_mnist(), tmp_path / "f.tar", **options).report
+    assert {row.quantized for row in float_report.nodes} == {None}
+
+
+def examples_mnist() -> Path:
+    return Path(__file__).resolve().parents[1] / "examples" / "mnist.onnx"
