@@ -49,7 +49,7 @@ from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_op, constant_value, node_name
 from mrvl_dialect.locations import location_nodes, node_location
-from mrvl_dialect.mrvl import QUANTIZE_TARGET_ATTR, QUANTIZED_ATTR, QuantizedAttr, QuantParamsAttr, SubgraphOp
+from mrvl_dialect.mrvl import PLACE_ATTR, QUANTIZE_TARGET_ATTR, QUANTIZED_ATTR, REASONS_ATTR, QuantizedAttr, QuantParamsAttr, SubgraphOp
 from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
 from mrvl_dialect.weights import WeightStore
 
@@ -307,10 +307,14 @@ def restore_pair(value: SSAValue, at: InsertPoint, params: QuantParamsAttr, q_na
     zero = _scalar_constant(params.zero_points()[0], params.dtype, at, f"{q_name}.zero_point")
     integer = TensorType(params.dtype, value.type.get_shape())
     q = g.QuantizeLinearOp.create(operands=[value, scale, zero], result_types=[integer])
-    q.location = node_location(q_name)
-    Rewriter.insert_op(q, at)
     dq = g.DequantizeLinearOp.create(operands=[q.results[0], scale, zero], result_types=[value.type])
-    dq.location = node_location(dq_name)
+    for new, name in ((q, q_name), (dq, dq_name)):
+        new.location = node_location(name)
+        # Placed as place-ops places an op MLIP has no layer for, for the reports.
+        kind = new.name.removeprefix("graph.")
+        new.attributes |= {PLACE_ATTR: StringAttr("host"),
+                           REASONS_ATTR: ArrayAttr([StringAttr(f"unsupported: MLIP has no layer for {kind}")])}
+    Rewriter.insert_op(q, at)
     Rewriter.insert_op(dq, InsertPoint.after(q))
     for use in users:
         use.operation.operands[use.index] = dq.results[0]
