@@ -9,7 +9,8 @@ Three passes, in `mrvl-pipeline`'s order:
   `absorb-fake-quantize`: a QuantizeLinear whose every user is a DequantizeLinear with the
   same per-tensor scale and zero point is a rounding of a float tensor to the int8 grid;
   the pair goes (its users read the float tensor) and the tensor's producer (the function,
-  for a graph input) records it. Then every op next to a recorded tensor records, as a
+  for a graph input) records it. A grid starting at zero (uint8, zero point 0) also clamps
+  what it rounds: unless the tensor is nonnegative anyway, a Clip to the grid's range stays. Then every op next to a recorded tensor records, as a
   `#mrvl.quantized` (`mrvl.quantized`), how its input, weight and output were quantized.
   Placement and fusion so see the float model; with `quantize=int8` the rule `quant.int8`
   (`mlip_rules`) keeps an op whose record is not symmetric int8 on the host.
@@ -204,10 +205,13 @@ def absorb_fake_quantize(op: Operation, store: WeightStore) -> bool:
     if points == {low} and not nonnegative(op.x):
         # The grid starts at zero: the pair is also a Relu, which the quantizer dropped from
         # the model (uint8 after a Relu); it comes back as one, and fuses into the layer.
-        relu = g.ReluOp.create(operands=[op.x], result_types=[op.x.type])
-        relu.location = node_location(node_name(op), "Relu")
-        Rewriter.insert_op(relu, InsertPoint.before(op))
-        rounded = relu.results[0]
+        at = InsertPoint.before(op)
+        bounds = [_scalar_constant(v, f32, at, f"{node_name(op)}.{k}")
+                  for k, v in (("min", 0.0), ("max", (high - low) * params.scales()[0]))]
+        clip = g.ClipOp.build(operands=[op.x, [bounds[0]], [bounds[1]]], result_types=[op.x.type])
+        clip.location = node_location(node_name(op), "Clip")
+        Rewriter.insert_op(clip, at)
+        rounded = clip.results[0]
     if not set_record(rounded, params, node_name(op), node_name(users[0])):
         return False
     for user in users:

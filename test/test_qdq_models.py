@@ -121,12 +121,7 @@ def test_qdq_pairs_between_layers_vanish(qdq_dir, name):
     assert subgraph_nodes(quantized) == subgraph_nodes(original)
 
 
-UINT8_MOBILENET = pytest.mark.xfail(strict=True, reason="known: partitioned mobilenet_small in uint8 is 0.2-0.5 of "
-                                    "scale from onnxruntime, beyond its quantization noise (not found yet)")
-
-
-@pytest.mark.parametrize("name,scheme", [pytest.param(*m, marks=UINT8_MOBILENET) if m[0] == "mobilenet_small"
-                                         and m[1].startswith("uint8") else m for m in MODELS])
+@pytest.mark.parametrize("name,scheme", MODELS)
 def test_partitioned_fp16_matches_onnxruntime(qdq_dir, tmp_path, name, scheme):
     """Within 3% of scale (fp16 layers), where the model's own quantization noise allows:
     MLIP runs the layers in float, without the rounding to the int8 grid between them, so
