@@ -20,6 +20,26 @@ typedef struct {
     int64_t scale_outer, scale_axis, scale_inner;
 } mrvl_quant_params;
 
+/* Runs BODY (a statement) on every element, `e` its index and `k` that of its scale and
+ * zero point; with one scale (every stride 0), in one flat loop the compiler vectorises. */
+#define MRVL_FOR_EACH_QUANTIZED(p, BODY)                                                         \
+    do {                                                                                         \
+        if (!(p)->scale_outer && !(p)->scale_axis && !(p)->scale_inner) {                        \
+            const int64_t k = 0, count = (p)->outer * (p)->axis * (p)->inner;                    \
+            for (int64_t e = 0; e < count; e++) BODY;                                            \
+            break;                                                                               \
+        }                                                                                        \
+        for (int64_t o = 0; o < (p)->outer; o++)                                                 \
+            for (int64_t a = 0; a < (p)->axis; a++) {                                            \
+                const int64_t row = (o * (p)->axis + a) * (p)->inner;                            \
+                const int64_t first = o * (p)->scale_outer + a / (p)->block * (p)->scale_axis;   \
+                for (int64_t i = 0; i < (p)->inner; i++) {                                       \
+                    const int64_t e = row + i, k = first + i * (p)->scale_inner;                 \
+                    BODY;                                                                        \
+                }                                                                                \
+            }                                                                                    \
+    } while (0)
+
 /* round(x / scale) + zero_point, saturated to [LO, HI]: the division in float32 and halves
  * to even (rintf, in the default rounding mode), as ONNX's reference computes it; the sum
  * in double, exact for every int32. NaN quantizes to the zero point. */
@@ -32,23 +52,8 @@ typedef struct {
     static void mrvl_quantize_##SUFFIX(const mrvl_quant_params *p, const float *x,               \
                                        const float *scale, const T *zero_point, T *y)            \
     {                                                                                            \
-        if (!p->scale_outer && !p->scale_axis && !p->scale_inner) {                              \
-            const float s = scale[0];                                                            \
-            const T z = zero_point ? zero_point[0] : 0;                                          \
-            const int64_t count = p->outer * p->axis * p->inner;                                 \
-            for (int64_t k = 0; k < count; k++) y[k] = quantize_one_##SUFFIX(x[k], s, z);        \
-            return;                                                                              \
-        }                                                                                        \
-        for (int64_t o = 0; o < p->outer; o++)                                                   \
-            for (int64_t a = 0; a < p->axis; a++) {                                              \
-                const int64_t row = (o * p->axis + a) * p->inner;                                \
-                const int64_t first = o * p->scale_outer + a / p->block * p->scale_axis;         \
-                for (int64_t i = 0; i < p->inner; i++) {                                         \
-                    const int64_t k = first + i * p->scale_inner;                                \
-                    const T z = zero_point ? zero_point[k] : 0;                                  \
-                    y[row + i] = quantize_one_##SUFFIX(x[row + i], scale[k], z);                 \
-                }                                                                                \
-            }                                                                                    \
+        MRVL_FOR_EACH_QUANTIZED(p, y[e] = quantize_one_##SUFFIX(x[e], scale[k],                  \
+                                                                zero_point ? zero_point[k] : 0)); \
     }
 
 /* (x - zero_point) * scale, each of x and the zero point converted to float32 first, as
@@ -57,22 +62,8 @@ typedef struct {
     static void mrvl_dequantize_##SUFFIX(const mrvl_quant_params *p, const T *x,                 \
                                          const float *scale, const T *zero_point, float *y)      \
     {                                                                                            \
-        if (!p->scale_outer && !p->scale_axis && !p->scale_inner) {                              \
-            const float s = scale[0], z = zero_point ? (float)zero_point[0] : 0.0f;              \
-            const int64_t count = p->outer * p->axis * p->inner;                                 \
-            for (int64_t k = 0; k < count; k++) y[k] = ((float)x[k] - z) * s;                    \
-            return;                                                                              \
-        }                                                                                        \
-        for (int64_t o = 0; o < p->outer; o++)                                                   \
-            for (int64_t a = 0; a < p->axis; a++) {                                              \
-                const int64_t row = (o * p->axis + a) * p->inner;                                \
-                const int64_t first = o * p->scale_outer + a / p->block * p->scale_axis;         \
-                for (int64_t i = 0; i < p->inner; i++) {                                         \
-                    const int64_t k = first + i * p->scale_inner;                                \
-                    const float z = zero_point ? (float)zero_point[k] : 0.0f;                    \
-                    y[row + i] = ((float)x[row + i] - z) * scale[k];                             \
-                }                                                                                \
-            }                                                                                    \
+        MRVL_FOR_EACH_QUANTIZED(p, y[e] = ((float)x[e] - (zero_point ? (float)zero_point[k] : 0.0f)) \
+                                          * scale[k]);                                           \
     }
 
 MRVL_DEFINE_QUANTIZE(i8, int8_t, -128.0, 127.0)
