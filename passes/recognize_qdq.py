@@ -120,16 +120,12 @@ def _entries(value: SSAValue) -> tuple[Operation | None, list[Attribute]]:
     return holder, entries
 
 
-def _index(value: SSAValue) -> int:
-    return value.index
-
-
 def record(value: SSAValue) -> tuple[QuantParamsAttr, str, str] | None:
     """The pair recorded on `value`: params, Q node name, DQ node name."""
     holder, entries = _entries(value)
     if holder is None or not entries:
         return None
-    entry = entries[_index(value)]
+    entry = entries[value.index]
     if not isinstance(entry, ArrayAttr):
         return None
     params, q, dq = entry.data
@@ -141,7 +137,7 @@ def set_record(value: SSAValue, params: QuantParamsAttr | None, q: str = "", dq:
     holder, entries = _entries(value)
     if holder is None:
         return False
-    entries[_index(value)] = ArrayAttr([params, StringAttr(q), StringAttr(dq)]) if params is not None else NoneAttr()
+    entries[value.index] = ArrayAttr([params, StringAttr(q), StringAttr(dq)]) if params is not None else NoneAttr()
     if all(isinstance(e, NoneAttr) for e in entries):
         holder.attributes.pop(FAKE_QUANT_ATTR, None)
     else:
@@ -150,8 +146,8 @@ def set_record(value: SSAValue, params: QuantParamsAttr | None, q: str = "", dq:
 
 
 def weight_params(value: SSAValue) -> QuantParamsAttr | None:
-    op = constant_op(value)
-    recorded = record(value) if op is not None else None
+    """How a folded weight was quantized (None: not a folded weight)."""
+    recorded = record(value) if constant_op(value) is not None else None
     return recorded[0] if recorded else None
 
 
@@ -169,12 +165,13 @@ class QdqPattern:
 
 
 def fold_weight_dequantize(op: Operation, store: WeightStore) -> bool:
-    if not isinstance(op, g.DequantizeLinearOp):
+    if not isinstance(op, g.DequantizeLinearOp) or not _whole_bytes_integer(op.x):
         return False
     x = constant_value(op.x)
-    params = quant_params(op, op.x)
-    if x is None or constant_value(op.x_scale) is None or (op.x_zero_point is not None and constant_value(op.x_zero_point) is None):
+    operands = [op.x_scale] + ([op.x_zero_point] if op.x_zero_point is not None else [])
+    if x is None or any(constant_value(v) is None for v in operands):
         return False
+    params = quant_params(op, op.x)
     array = dequantized(op, np.asarray(x))
     assert isinstance(op.y.type, TensorType)
     name = op.y.name_hint or node_name(op)
@@ -187,8 +184,17 @@ def fold_weight_dequantize(op: Operation, store: WeightStore) -> bool:
     return True
 
 
+def _whole_bytes_integer(value: SSAValue) -> bool:
+    """An integer tensor of 8 bits or more (int4 and the float8s are not folded)."""
+    element = value.type.element_type if isinstance(value.type, TensorType) else None
+    return isinstance(element, IntegerType) and element.width.data >= 8
+
+
 def absorb_fake_quantize(op: Operation, store: WeightStore) -> bool:
-    if not isinstance(op, g.QuantizeLinearOp) or not op.y.uses:
+    # Only in a function's own body: restore-host-qdq puts pairs back there, not in If bodies.
+    if not isinstance(op, g.QuantizeLinearOp) or not op.y.uses or not isinstance(op.parent_op(), func.FuncOp):
+        return False
+    if not _whole_bytes_integer(op.y):
         return False
     params = quant_params(op, op.y)
     users = [use.operation for use in op.y.uses]
