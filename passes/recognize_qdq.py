@@ -292,10 +292,13 @@ class RecognizeQdqPass(ModulePass):
                 for nested in list(function.walk()):
                     if nested.parent is not None:
                         pattern.apply(nested, store)
+            quantized_ops = 0
             for nested in function.walk():
                 if not isinstance(nested, ConstantOp) and (quantized := quantized_record(nested)) is not None:
                     nested.attributes[QUANTIZED_ATTR] = quantized
-            function.attributes[QUANTIZE_TARGET_ATTR] = StringAttr(self.quantize)
+                    quantized_ops += 1
+            if quantized_ops:  # a QDQ model: rule quant.int8 reads the target
+                function.attributes[QUANTIZE_TARGET_ATTR] = StringAttr(self.quantize)
 
 
 # --- restore-host-qdq -----------------------------------------------------------------
