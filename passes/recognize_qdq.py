@@ -45,7 +45,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
-from mrvl_dialect.cpu import CallMlipOp
+from mrvl_dialect.cpu import CallMlipOp, element_type_of
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_op, constant_value, node_name
@@ -165,7 +165,7 @@ class QdqPattern:
 
 
 def fold_weight_dequantize(op: Operation, store: WeightStore) -> bool:
-    if not isinstance(op, g.DequantizeLinearOp) or not _whole_bytes_integer(op.x):
+    if not isinstance(op, g.DequantizeLinearOp) or not _whole_bytes_integer(op.x) or element_type_of(op.y) != f32:
         return False
     x = constant_value(op.x)
     operands = [op.x_scale] + ([op.x_zero_point] if op.x_zero_point is not None else [])
@@ -194,7 +194,9 @@ def absorb_fake_quantize(op: Operation, store: WeightStore) -> bool:
     # Only in a function's own body: restore-host-qdq puts pairs back there, not in If bodies.
     if not isinstance(op, g.QuantizeLinearOp) or not op.y.uses or not isinstance(op.parent_op(), func.FuncOp):
         return False
-    if not _whole_bytes_integer(op.y):
+    if not _whole_bytes_integer(op.y) or not op.x.has_one_use():
+        # Another reader of the float tensor (a graph output, a second QuantizeLinear of
+        # other scales) reads it unrounded: restore-host-qdq could not tell it apart.
         return False
     params = quant_params(op, op.y)
     users = [use.operation for use in op.y.uses]

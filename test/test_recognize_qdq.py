@@ -56,3 +56,28 @@ def test_folded_weight_equals_onnx_reference(name):
     assert_close(got, want)
     # Exact, too: the same float32 operations in the same order.
     assert got.dtype == np.float32 and np.array_equal(got, want)
+
+
+def test_pair_on_a_tensor_read_elsewhere_stays():
+    """A tensor both rounded (Q -> DQ -> Relu) and read as it is (a graph output): the pair
+    stays, and the graph output is the unrounded tensor."""
+    nodes = [helper.make_node("Relu", ["x"], ["t"], name="relu0"),
+             helper.make_node("QuantizeLinear", ["t", "s", "z"], ["q"], name="q"),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d"], name="dq"),
+             helper.make_node("Relu", ["d"], ["y"], name="relu1")]
+    graph = helper.make_graph(nodes, "shared", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, [4]) for n in ("t", "y")],
+                              [numpy_helper.from_array(np.array(0.5, np.float32), "s"),
+                               numpy_helper.from_array(np.array(0, np.int8), "z")])
+    module = import_onnx(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10))
+    RecognizeQdqPass().apply(Context(), module)
+    kept = [op.name for op in module.walk() if op.name in ("graph.QuantizeLinear", "graph.DequantizeLinear")]
+    assert kept == ["graph.QuantizeLinear", "graph.DequantizeLinear"]
+
+
+def test_float16_dequantize_is_not_folded():
+    model = dequantize_model(ints(np.int8, (3,)), np.array(0.5, np.float16), None)
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.FLOAT16
+    module = import_onnx(model)
+    RecognizeQdqPass().apply(Context(), module)
+    assert [op.name for op in module.walk() if op.name == "graph.DequantizeLinear"]
