@@ -140,7 +140,8 @@ class TransposeSinksBelowElementwise(RewritePattern):
     among them: none is added, none grows."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not (isinstance(op, ELEMENTWISE_UNARY + ELEMENTWISE_BINARY) or _per_tensor_quantization(op)) or not _on_host(op):
+        elementwise = isinstance(op, ELEMENTWISE_UNARY + ELEMENTWISE_BINARY) or _per_tensor_quantization(op)
+        if not elementwise or not _on_host(op):
             return
         tensors = 2 if isinstance(op, ELEMENTWISE_BINARY) else 1
         result = op.results[0]

@@ -10,8 +10,9 @@ Three passes, in `mrvl-pipeline`'s order:
   same per-tensor scale and zero point is a rounding of a float tensor to the int8 grid;
   the pair goes (its users read the float tensor) and the tensor's producer (the function,
   for a graph input) records it. A grid starting at zero (uint8, zero point 0) also clamps
-  what it rounds: unless the tensor is nonnegative anyway, a Clip to the grid's range stays. Then every op next to a recorded tensor records, as a
-  `#mrvl.quantized` (`mrvl.quantized`), how its input, weight and output were quantized.
+  what it rounds: unless the tensor is nonnegative anyway, a Clip to the grid's range stays.
+  Then every op next to a recorded tensor records, as a `#mrvl.quantized`
+  (`mrvl.quantized`), how its input, weight and output were quantized.
   Placement and fusion so see the float model; with `quantize=int8` the rule `quant.int8`
   (`mlip_rules`) keeps an op whose record is not symmetric int8 on the host.
 - `restore-host-qdq` (after `partition-mrvl`): every recorded tensor the host reads (a
@@ -50,7 +51,15 @@ from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_op, constant_value, node_name
 from mrvl_dialect.locations import location_nodes, node_location
-from mrvl_dialect.mrvl import PLACE_ATTR, QUANTIZE_TARGET_ATTR, QUANTIZED_ATTR, REASONS_ATTR, QuantizedAttr, QuantParamsAttr, SubgraphOp
+from mrvl_dialect.mrvl import (
+    PLACE_ATTR,
+    QUANTIZE_TARGET_ATTR,
+    QUANTIZED_ATTR,
+    REASONS_ATTR,
+    QuantizedAttr,
+    QuantParamsAttr,
+    SubgraphOp,
+)
 from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
 from mrvl_dialect.weights import WeightStore
 
@@ -200,7 +209,7 @@ def absorb_fake_quantize(op: Operation, store: WeightStore) -> bool:
         return False
     params = quant_params(op, op.y)
     users = [use.operation for use in op.y.uses]
-    if params is None or len(params.scales()) != 1 or not isinstance(op.x.type, TensorType) or op.x.type.element_type != f32:
+    if params is None or len(params.scales()) != 1 or element_type_of(op.x) != f32:
         return False
     for user in users:
         if not isinstance(user, g.DequantizeLinearOp) or user.x is not op.y or quant_params(user, user.x) != params:
@@ -211,8 +220,9 @@ def absorb_fake_quantize(op: Operation, store: WeightStore) -> bool:
         return False  # the grid ends at zero: a clamp to x <= 0 that no layer stands for
     rounded: SSAValue = op.x
     if points == {low} and not nonnegative(op.x):
-        # The grid starts at zero: the pair is also a Relu, which the quantizer dropped from
-        # the model (uint8 after a Relu); it comes back as one, and fuses into the layer.
+        # The grid starts at zero: the pair also clamps to [0, its largest value], standing
+        # for a Relu or Clip(0, 6) the quantizer dropped (uint8 after a Relu or ReLU6); the
+        # clamp comes back as a Clip (a ReLU6 legalize-mrvl turns into MLIP layers).
         at = InsertPoint.before(op)
         bounds = [_scalar_constant(v, f32, at, f"{node_name(op)}.{k}")
                   for k, v in (("min", 0.0), ("max", (high - low) * params.scales()[0]))]
@@ -345,7 +355,8 @@ class RestoreHostQdqPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         subgraphs = {s.sym_name.data: s for s in op.ops if isinstance(s, SubgraphOp)}
         for subgraph in subgraphs.values():
-            nodes = {node_name(n): n.attributes[QUANTIZED_ATTR] for n in subgraph.walk() if QUANTIZED_ATTR in n.attributes}
+            nodes = {node_name(n): n.attributes[QUANTIZED_ATTR] for n in subgraph.walk()
+                     if QUANTIZED_ATTR in n.attributes}
             if nodes:
                 subgraph.attributes[NODES_ATTR] = DictionaryAttr(nodes)
         for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
