@@ -39,7 +39,7 @@ from mrvl_dialect.mrvl import SubgraphOp
 FLOAT32_BYTES = 4
 """MLIP subgraphs exchange and store float32 (the JSON's dtype)."""
 
-NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "quantized", "reasons")
+NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "legalized", "quantized", "reasons")
 SUBGRAPH_COLUMNS = ("symbol", "layers", "macs", "weight_bytes", "activation_bytes", "input_bytes", "output_bytes",
                     "precision")
 HOST_PRECISION = "fp32"
@@ -125,6 +125,8 @@ class NodeRow:
     layer: str | None
     """The node's layer in `<subgraph>-nodes.json` (`tvmgen_mrvl_main_3`)."""
     pattern: str | None
+    legalized: str | None
+    """The legalize-mrvl rewrite that made the node MLIP layers."""
     reasons: tuple[str, ...]
     quantized: str | None = None
     """For a node the QDQ model quantized, the arithmetic it ran in: int8 (an int8 MLIP
@@ -254,7 +256,7 @@ def compile_report(module: ModuleOp, files: dict, weights_file: str, arena_bytes
     nodes = [
         NodeRow(row.name, row.op_type, row.place, row.subgraph,
                 layers.get((row.subgraph, row.name)) if row.subgraph is not None else None,
-                row.pattern, tuple(one_line(r) for r in row.reasons), quantized.get(row.name))
+                row.pattern, row.legalized, tuple(one_line(r) for r in row.reasons), quantized.get(row.name))
         for row in placed
     ]
     subgraphs = [subgraph_cost(op) for op in module.walk() if isinstance(op, SubgraphOp)]

@@ -35,7 +35,7 @@ Row = PlacedNode
 """One node of the report: name, op type, place, subgraph, pattern, group, reasons."""
 
 FORMATS = ("text", "json", "csv")
-COLUMNS = ("name", "op_type", "place", "subgraph", "pattern", "group", "reasons")
+COLUMNS = ("name", "op_type", "place", "subgraph", "pattern", "group", "legalized", "reasons")
 """The fields of a row, in the order JSON objects and CSV columns give them."""
 
 
@@ -89,6 +89,13 @@ class PlacementReportTarget(Target):
             write_table(rows, totals, output)
 
 
+def legalized_as(row: Row) -> list[str]:
+    """`legalized.<id>: ...` for a node legalize-mrvl rewrote, else nothing."""
+    if row.legalized is None:
+        return []
+    return [f"legalized.{row.legalized}: rewritten exactly into MLIP layers (docs/supported-ops.md says how)"]
+
+
 def write_json(rows: list[Row], totals: dict[str, int], output: IO[str]) -> None:
     """`{"nodes": [...], "totals": {...}}`, one node per line."""
     nodes = ",\n".join(f"    {json.dumps(row_dict(row), ensure_ascii=False)}" for row in rows)
@@ -102,7 +109,7 @@ def write_table(rows: list[Row], totals: dict[str, int], output: IO[str]) -> Non
     """The text report: one line per node (and per further reason), then the totals."""
     lines = [("node", "op type", "runs on", "reasons")]
     for row in rows:
-        reasons = [one_line(r) for r in row.reasons] or [""]
+        reasons = [*legalized_as(row), *(one_line(r) for r in row.reasons)] or [""]
         lines.append((one_line(row.name), row.op_type or "-", row.runs_on, reasons[0]))
         lines.extend(("", "", "", reason) for reason in reasons[1:])
     widths = [max(len(line[i]) for line in lines) for i in range(3)]

@@ -78,6 +78,9 @@ PATTERN_ATTR = "mrvl.pattern"
 """On MLIP ops: the layer kind their group becomes ("conv2d", ...)."""
 REASONS_ATTR = "mrvl.reasons"
 """On host ops: every reason it stays there, as "<rule-id>: <text> (<observed>)"."""
+LEGALIZED_ATTR = "mrvl.legalized"
+"""On the module, set by legalize-mrvl: each legalised ONNX node's name and the rewrite that
+made it MLIP layers (`{relu6 = "clip-as-depthwise"}`)."""
 
 
 class Activation(StrEnum):

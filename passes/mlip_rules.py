@@ -156,8 +156,8 @@ def _pool_rank(op: Operation) -> str | None:
 
 
 @rule("pool.plain", "MaxPool", "AveragePool",
-      text="Pools must have dilation 1, no auto_pad and (MaxPool) no Indices output; an AveragePool in "
-           "ceil_mode whose extra window reaches past its padding must exclude the padding from its divisor.")
+      text="Pools must have dilation 1, no auto_pad in ceil_mode and (MaxPool) no Indices output; an AveragePool "
+           "in ceil_mode whose extra window reaches past its padding must exclude the padding from its divisor.")
 def _pool_plain(op: Operation) -> str | None:
     dilations = op.properties.get("dilations")
     if dilations is not None and set(dilations.get_values()) != {1}:
@@ -166,8 +166,9 @@ def _pool_plain(op: Operation) -> str | None:
         # Whether the padding cells past the input count in the divisor of that last window
         # differs between frameworks: only the window's input elements are defined exactly.
         return "ceil_mode 1 with count_include_pad 1 and a last window past the padding"
-    if (auto_pad := op.properties.get("auto_pad")) is not None and auto_pad.data != "NOTSET":
-        return f"auto_pad {auto_pad.data}"
+    if (auto_pad := op.properties.get("auto_pad")) is not None and auto_pad.data != "NOTSET" and int_property(op, "ceil_mode"):
+        # The padding is resolved from the output size (conv_padding), which ceil_mode does not fix.
+        return f"auto_pad {auto_pad.data} with ceil_mode 1"
     if len(op.results) > 1:
         return "Indices output is used"
     return None

@@ -59,7 +59,7 @@ class MrvlPipelinePass(ModulePass):
         return TargetOptions.of_fields(self.name, self)
 
     def passes(self) -> tuple[ModulePass, ...]:
-        legalize = (LegalizeMrvlPass(),) if self.legalize and self.offload else ()
+        legalize = (LegalizeMrvlPass(placement=self.placement),) if self.legalize and self.offload else ()
         return (
             RecognizeQdqPass(quantize=self.quantize, absorb=self.offload),
             CleanupGraphPass(),

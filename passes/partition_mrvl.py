@@ -67,6 +67,7 @@ from mrvl_dialect.mrvl import (
     YieldOp,
 )
 from mrvl_dialect.graph_queries import node_label
+from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
 
 PASS_NAME = "partition-mrvl"
@@ -131,6 +132,7 @@ def policy(id: str, text: str):
 
 COMPUTE_PATTERNS = ("conv2d", "fc")
 """Layer kinds worth a trip to the accelerator: Conv, Gemm and MatMul."""
+COMPUTE_OP_TYPES = ("Conv", "Gemm", "MatMul")
 
 
 @policy(
@@ -139,10 +141,17 @@ COMPUTE_PATTERNS = ("conv2d", "fc")
     "other layers alone are not worth the transfers.",
 )
 def _compute_intensive(region: Candidate) -> Violation | None:
-    kinds = region.patterns()
-    if any(kind in COMPUTE_PATTERNS for kind in kinds):
+    if any(_string_attr(op, PATTERN_ATTR) in COMPUTE_PATTERNS and _computes(op) for op in region.ops):
         return None
-    return Violation(f"its layers are {', '.join(k or '?' for k in kinds)}")
+    legalized = any(_string_attr(op, PATTERN_ATTR) in COMPUTE_PATTERNS for op in region.ops)
+    return Violation(f"its layers are {', '.join(k or '?' for k in region.patterns())}"
+                     + ("; its convs are legalised activations" if legalized else ""))
+
+
+def _computes(op: Operation) -> bool:
+    """Whether a conv/fc layer's op does an ONNX node's real work: not one of the 1x1
+    depthwise convs legalize-mrvl builds for an activation (named after its Clip, ...)."""
+    return all(node.op_type in (None, *COMPUTE_OP_TYPES) for node in location_nodes(op.location))
 
 
 @policy(
