@@ -29,11 +29,14 @@ if str(ROOT / "examples") not in sys.path:
 INPUT_SHAPES = {  # the zoo's dynamic dims, fixed as the tests fix them
     "resnet_small": {"input": [1, 3, 64, 64]},
     "mobilenet_small": {"images": [1, 3, 96, 96]},
+    "mobilenet_v2": {"input": [1, 3, 96, 96]},
+    "squeezenet": {"input": [1, 3, 98, 98]},
+    "yolov3_tiny": {"images": [1, 3, 128, 128]},
 }
 MIN_OPSET = 13
 """Per-axis QuantizeLinear/DequantizeLinear (per-channel weights) came with opset 13; an
 older model (CNTK's mnist is opset 8) is converted first, as the quantizer does not."""
-MODELS = ("mnist", "resnet_small", "mobilenet_small")
+MODELS = ("mnist", "resnet_small", "mobilenet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny")
 """The zoo's convolutional models, the ones MLIP runs in int8."""
 
 
