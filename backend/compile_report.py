@@ -35,13 +35,16 @@ from mrvl.backend.report_html import write_html
 from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.cost_model import CostModel, ProgramEstimate, elements, macs
 from mrvl_dialect.errors import one_line
+from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import SubgraphOp
 
 FLOAT32_BYTES = 4
 """MLIP subgraphs exchange and store float32 (the JSON's dtype)."""
 
-NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "legalized", "reasons")
-SUBGRAPH_COLUMNS = ("symbol", "layers", "macs", "weight_bytes", "activation_bytes", "input_bytes", "output_bytes")
+NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "legalized", "quantized", "reasons")
+SUBGRAPH_COLUMNS = ("symbol", "layers", "macs", "weight_bytes", "activation_bytes", "input_bytes", "output_bytes",
+                    "precision")
+HOST_PRECISION = "fp32"
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ class SubgraphCost:
     activation_bytes: int
     input_bytes: int
     output_bytes: int
+    precision: str = ""
+    """The arithmetic of its layers: the `quantize` option, fp16 or int8."""
 
 
 def subgraph_cost(subgraph: SubgraphOp) -> SubgraphCost:
@@ -69,7 +74,8 @@ def subgraph_cost(subgraph: SubgraphOp) -> SubgraphCost:
     terminator = block.last_op
     assert isinstance(terminator, mrvl.YieldOp)
     outputs = sum(elements(v) for v in terminator.values) * FLOAT32_BYTES
-    return SubgraphCost(symbol, len(layers), sum(macs(op) for op in layers), weights, inputs + produced, inputs, outputs)
+    return SubgraphCost(symbol, len(layers), sum(macs(op) for op in layers), weights, inputs + produced, inputs, outputs,
+                        subgraph.quantize.data)
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,23 @@ class NodeRow:
     legalized: str | None
     """The legalize-mrvl rewrite that made the node MLIP layers."""
     reasons: tuple[str, ...]
+    quantized: str | None = None
+    """For a node the QDQ model quantized, the arithmetic it ran in: int8 (an int8 MLIP
+    layer, with the model's scales), fp16 (an fp16 MLIP layer) or fp32 (on the host, between
+    QuantizeLinear and DequantizeLinear kernels); None for a node the model left float."""
+
+
+def quantized_nodes(module: ModuleOp) -> dict[str, str]:
+    """ONNX node name -> the arithmetic it ran in, for the nodes that carry the QDQ model's
+    quantization (`mrvl.quantized`, on MLIP layers and host kernels alike)."""
+    found = {}
+    for op in module.walk():
+        if mrvl.QUANTIZED_ATTR in op.attributes and not isinstance(op, SubgraphOp):
+            subgraph = op.parent_op()
+            precision = subgraph.quantize.data if isinstance(subgraph, SubgraphOp) else HOST_PRECISION
+            for node in location_nodes(op.location):
+                found.setdefault(node.name, precision)
+    return found
 
 
 @dataclass(frozen=True)
@@ -138,7 +161,7 @@ class CompileReport:
         for cost in self.subgraphs:
             writer.writerow(getattr(cost, key) for key in SUBGRAPH_COLUMNS)
         host = self.host
-        writer.writerow(("host", host.kernels, host.macs, host.weight_bytes, host.arena_bytes, "", ""))
+        writer.writerow(("host", host.kernels, host.macs, host.weight_bytes, host.arena_bytes, "", "", HOST_PRECISION))
         return out.getvalue()
 
     def summary(self) -> str:
@@ -206,10 +229,11 @@ def compile_report(module: ModuleOp, files: dict, weights_file: str, arena_bytes
     `model` the cost model of its estimate (the default target without)."""
     placed = placement_rows(module)
     layers = _layers_by_node(files)
+    quantized = quantized_nodes(module)
     nodes = [
         NodeRow(row.name, row.op_type, row.place, row.subgraph,
                 layers.get((row.subgraph, row.name)) if row.subgraph is not None else None,
-                row.pattern, row.legalized, tuple(one_line(r) for r in row.reasons))
+                row.pattern, row.legalized, tuple(one_line(r) for r in row.reasons), quantized.get(row.name))
         for row in placed
     ]
     subgraphs = [subgraph_cost(op) for op in module.walk() if isinstance(op, SubgraphOp)]

@@ -12,10 +12,10 @@ The limits follow TVM's mrvl legality checks (apache/tvm `python/tvm/relay/op/co
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import f32
+from xdsl.dialects.builtin import StringAttr, f32
 from xdsl.ir import Operation
 
-from mrvl_dialect.mrvl import MAX_BATCH
+from mrvl_dialect.mrvl import MAX_BATCH, QUANTIZE_TARGET_ATTR, QUANTIZED_ATTR, QuantizedAttr
 from mrvl_dialect.graph_queries import constant_op, element_type, int_property, op_type, shape
 from mrvl.passes.mlip_patterns import LAYER_KINDS, ceil_adds_window
 
@@ -79,6 +79,17 @@ def _float32(op: Operation) -> str | None:
     if op_type(op) in ("Reshape", "Squeeze"):  # their shape/axes operand is int64
         others = [element_type(v) for v in (op.operands[0], *op.results) if element_type(v) != f32]
     return None if not others else f"element type {others[0]}"
+
+
+@rule("quant.int8", *ALL_LAYERS,
+      text="With quantize=int8, a layer of a QDQ model must be quantized symmetric int8 (zero points 0).")
+def _quantized_int8(op: Operation) -> str | None:
+    quantized = op.attributes.get(QUANTIZED_ATTR)
+    function = op.parent_op()
+    target = function.attributes.get(QUANTIZE_TARGET_ATTR) if function is not None else None
+    if not isinstance(quantized, QuantizedAttr) or not isinstance(target, StringAttr) or target.data != "int8":
+        return None
+    return quantized.int8_problem()
 
 
 @rule("conv.rank", "Conv", text="Conv must be 2-D: a rank-4 NCHW input.")

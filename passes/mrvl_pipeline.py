@@ -1,7 +1,7 @@
 """mrvl-pipeline: the whole flow from the `graph` dialect to MLIP subgraphs and host code.
 
-    cleanup-graph -> legalize-mrvl -> place-ops -> partition-mrvl -> fuse-mrvl -> convert-layout -> lower-to-cpu
-    -> fuse-cpu-epilogues
+    recognize-qdq -> cleanup-graph -> legalize-mrvl -> place-ops -> partition-mrvl -> restore-host-qdq -> fuse-mrvl
+    -> convert-layout -> annotate-quantized-layers -> lower-to-cpu -> fuse-cpu-epilogues
 
 `mrvl-opt model.onnx -p 'mrvl-pipeline{num_tiles=4 quantize=fp16}'` runs it;
 `MrvlPipelinePass(...).passes()` lists the stages with their options, so any stage of a
@@ -25,6 +25,7 @@ from mrvl.passes.legalize_mrvl import LegalizeMrvlPass
 from mrvl.passes.lower_to_cpu import LowerToCpuPass
 from mrvl.passes.partition_mrvl import DEFAULT_POLICIES, POLICIES, PartitionMrvlPass
 from mrvl.passes.place_ops import PlaceOpsPass
+from mrvl.passes.recognize_qdq import AnnotateQuantizedLayersPass, RecognizeQdqPass, RestoreHostQdqPass
 
 
 @dataclass(frozen=True)
@@ -67,12 +68,15 @@ class MrvlPipelinePass(ModulePass):
         costs = {"target_file": self.target_file, "host_profile": self.host_profile}
         legalize = (LegalizeMrvlPass(placement=self.placement, **costs),) if self.legalize and self.offload else ()
         return (
+            RecognizeQdqPass(quantize=self.quantize, absorb=self.offload),
             CleanupGraphPass(),
             *legalize,
             PlaceOpsPass(placement=self.placement, offload=self.offload),
             PartitionMrvlPass(policies=self.policies, **costs, **self.target_options().as_dict()),
+            RestoreHostQdqPass(),
             FuseMrvlPass(),
             ConvertLayoutPass(),
+            AnnotateQuantizedLayersPass(),
             LowerToCpuPass(),
             FuseCpuEpiloguesPass(),
         )

@@ -82,7 +82,7 @@ def render() -> str:
             mlip = [f"fused only: {FUSED_ONLY[name]}"]
         else:
             mlip = []
-        mlip += [f"legalised next to MLIP layers: {x.text} (`{x.id}`)" for x in LEGALIZATIONS
+        mlip += [f"legalised{'' if x.anywhere else ' next to MLIP layers'}: {x.text} (`{x.id}`)" for x in LEGALIZATIONS
                  if any(op.onnx_op_type() == name for op in x.ops)]
         mlip = "; ".join(mlip) or "no"
         counts = conformance["ops"].get(name)
