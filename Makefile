@@ -41,9 +41,10 @@ demo: $(INSTALLED)
 test: cross-tools lit pytest
 
 # The aarch64 cross compiler and qemu-user, from Debian's packages, for the tests that build
-# the generated C for the Neoverse-N2 host and run it (test/test_cross_compile.py). Installed
+# the generated C for the Neoverse-N2 host and run it (test/test_cross_compile.py), and
+# chromium, whose headless mode renders the HTML report (test/test_report_html.py). Installed
 # only as root with apt-get; anywhere else those tests are skipped.
-CROSS_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+CROSS_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user chromium
 cross-tools:
 	@if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

@@ -64,7 +64,7 @@ from mrvl_dialect.graph_queries import constant_value
 from mrvl_dialect.host_kernels import SPATIAL, conv_path, matmul_shapes, packed_weights_floats, resize_is_filtered
 
 RUNTIME_DIR = Path(__file__).parent / "c_runtime"
-RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", "mrvl_mlip.h")
+RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", "mrvl_quantize.c", "mrvl_mlip.h")
 BOARD_FILES = ("mrvl_mlip_board.h", "mrvl_mlip_board.c")
 """The board's accelerator runner (libmldpc), in bundles with accelerator subgraphs."""
 
@@ -484,6 +484,25 @@ class CEmitter:
     def _(self, op: cpu.CastOp, x: list[str], y: list[str]) -> list[str]:
         count = math.prod(_shape(op.output))
         return [f"mrvl_cast({count}, {_ctype(op.input).code}, {x[0]}, {_ctype(op.output).code}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.QuantizeOp | cpu.DequantizeOp, x: list[str], y: list[str]) -> list[str]:
+        shape, axis, block = _shape(op.input), op.axis.value.data, op.block_size.value.data
+        scale = _shape(op.scale)
+        fields: dict[str, object] = dict(outer=math.prod(shape[:axis]), axis=shape[axis] if shape else 1,
+                                         inner=math.prod(shape[axis + 1:]), block=block or 1)
+        if block:  # the scale tensor's own strides around the axis
+            fields |= dict(scale_outer=math.prod(scale[axis:]), scale_axis=math.prod(scale[axis + 1:]), scale_inner=1)
+        elif math.prod(scale) != 1:
+            fields |= dict(scale_outer=0, scale_axis=1, scale_inner=0)
+        else:
+            fields |= dict(scale_outer=0, scale_axis=0, scale_inner=0)
+        integer = op.output if isinstance(op, cpu.QuantizeOp) else op.input
+        suffix = NUMERIC_SUFFIXES.get(integer.type.element_type)  # type: ignore[attr-defined]
+        kernel = "quantize" if isinstance(op, cpu.QuantizeOp) else "dequantize"
+        zero_point = x[2] if op.zero_point is not None else "NULL"
+        return [*self.params("mrvl_quant_params", fields),
+                f"mrvl_{kernel}_{suffix}(&p, {x[0]}, {x[1]}, {zero_point}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.SoftmaxOp, x: list[str], y: list[str]) -> list[str]:
@@ -1158,6 +1177,7 @@ class CEmitter:
               if self.host_threads > 1 else []),
             "/* The kernels, with internal linkage: models link into one program side by side. */",
             "#include \"mrvl_kernels.c\"",
+            "#include \"mrvl_quantize.c\"",
             "",
             "static const unsigned char *weights_data;",
             "static unsigned char *weights_owned;",
@@ -1307,7 +1327,7 @@ class CEmitter:
             f"HOST_THREADS ?= {self.host_threads}\n"
             f"OBJS = {objs}\n\n"
             f"all: lib{m}.so lib{m}.a\n\n"
-            f"{m}.o: {m}.c {m}.h mrvl_kernels.c mrvl_kernels.h mrvl_mlip.h\n"
+            f"{m}.o: {m}.c {m}.h mrvl_kernels.c mrvl_quantize.c mrvl_kernels.h mrvl_mlip.h\n"
             "\t$(CC) $(CFLAGS) $(ARCH_FLAGS) $(if $(PROFILE),-DMRVL_PROFILE) -DMRVL_HOST_THREADS=$(HOST_THREADS) "
             "-pthread -fPIC -c $< -o $@\n\n"
             f"{board_rule}"

@@ -26,48 +26,25 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import ModuleOp
 
+from mrvl.backend.estimate_report import count, estimate_json, estimate_text, program_estimate
 from mrvl.backend.mlip_json.layers import describe, is_layer
 from mrvl.backend.placement_report import Row, placement_rows, placement_totals, write_table
+from mrvl.backend.report_html import write_html
 from mrvl_dialect import cpu, mrvl
+from mrvl_dialect.cost_model import CostModel, ProgramEstimate, elements, macs
 from mrvl_dialect.errors import one_line
+from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import SubgraphOp
 
 FLOAT32_BYTES = 4
 """MLIP subgraphs exchange and store float32 (the JSON's dtype)."""
 
-NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "reasons")
-SUBGRAPH_COLUMNS = ("symbol", "layers", "macs", "weight_bytes", "activation_bytes", "input_bytes", "output_bytes")
-
-
-def _shape(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return value.type.get_shape()
-
-
-def _elements(value: SSAValue) -> int:
-    return math.prod(_shape(value))
-
-
-def macs(op: Operation) -> int:
-    """Multiply-accumulates of one MLIP layer or host kernel (0 for ops that do none)."""
-    if isinstance(op, mrvl.Conv2DOp):
-        _, kh, kw, ci = _shape(op.weight)  # OHWI, I per group
-        return _elements(op.output) * kh * kw * ci
-    if isinstance(op, mrvl.FCOp):
-        return _elements(op.output) * _shape(op.weight)[1]
-    if isinstance(op, cpu.ConvOp):
-        return _elements(op.Y) * math.prod(op.weights_shape()[1:])  # (M, C/group, kernel...), even packed
-    if isinstance(op, cpu.ConvTransposeOp):
-        return _elements(op.X) * math.prod(_shape(op.W)[1:])  # each input element: (M/group, kernel...)
-    if isinstance(op, cpu.GemmOp):
-        a = _shape(op.A)
-        return _elements(op.Y) * (a[0] if op.trans_a.value.data else a[1])
-    if isinstance(op, cpu.MatmulOp):
-        return _elements(op.Y) * _shape(op.A)[-1]
-    return 0
+NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "legalized", "quantized", "reasons")
+SUBGRAPH_COLUMNS = ("symbol", "layers", "macs", "weight_bytes", "activation_bytes", "input_bytes", "output_bytes",
+                    "precision")
+HOST_PRECISION = "fp32"
 
 
 @dataclass(frozen=True)
@@ -81,6 +58,8 @@ class SubgraphCost:
     activation_bytes: int
     input_bytes: int
     output_bytes: int
+    precision: str = ""
+    """The arithmetic of its layers: the `quantize` option, fp16 or int8."""
 
 
 def subgraph_cost(subgraph: SubgraphOp) -> SubgraphCost:
@@ -90,12 +69,13 @@ def subgraph_cost(subgraph: SubgraphOp) -> SubgraphCost:
     weights = sum(
         math.prod(const.shape) * FLOAT32_BYTES for j, op in enumerate(layers) for const in describe(op, j, symbol).consts
     )
-    inputs = sum(_elements(arg) for arg in block.args) * FLOAT32_BYTES
-    produced = sum(_elements(op.results[0]) for op in layers) * FLOAT32_BYTES
+    inputs = sum(elements(arg) for arg in block.args) * FLOAT32_BYTES
+    produced = sum(elements(op.results[0]) for op in layers) * FLOAT32_BYTES
     terminator = block.last_op
     assert isinstance(terminator, mrvl.YieldOp)
-    outputs = sum(_elements(v) for v in terminator.values) * FLOAT32_BYTES
-    return SubgraphCost(symbol, len(layers), sum(macs(op) for op in layers), weights, inputs + produced, inputs, outputs)
+    outputs = sum(elements(v) for v in terminator.values) * FLOAT32_BYTES
+    return SubgraphCost(symbol, len(layers), sum(macs(op) for op in layers), weights, inputs + produced, inputs, outputs,
+                        subgraph.quantize.data)
 
 
 @dataclass(frozen=True)
@@ -119,7 +99,26 @@ class NodeRow:
     layer: str | None
     """The node's layer in `<subgraph>-nodes.json` (`tvmgen_mrvl_main_3`)."""
     pattern: str | None
+    legalized: str | None
+    """The legalize-mrvl rewrite that made the node MLIP layers."""
     reasons: tuple[str, ...]
+    quantized: str | None = None
+    """For a node the QDQ model quantized, the arithmetic it ran in: int8 (an int8 MLIP
+    layer, with the model's scales), fp16 (an fp16 MLIP layer) or fp32 (on the host, between
+    QuantizeLinear and DequantizeLinear kernels); None for a node the model left float."""
+
+
+def quantized_nodes(module: ModuleOp) -> dict[str, str]:
+    """ONNX node name -> the arithmetic it ran in, for the nodes that carry the QDQ model's
+    quantization (`mrvl.quantized`, on MLIP layers and host kernels alike)."""
+    found = {}
+    for op in module.walk():
+        if mrvl.QUANTIZED_ATTR in op.attributes and not isinstance(op, SubgraphOp):
+            subgraph = op.parent_op()
+            precision = subgraph.quantize.data if isinstance(subgraph, SubgraphOp) else HOST_PRECISION
+            for node in location_nodes(op.location):
+                found.setdefault(node.name, precision)
+    return found
 
 
 @dataclass(frozen=True)
@@ -131,13 +130,19 @@ class CompileReport:
     placement_rows: list[Row] = field(repr=False)
     """The placement report's rows and totals, for `text()`."""
     placement_totals: dict[str, int] = field(repr=False)
+    estimate: ProgramEstimate | None = field(default=None, repr=False)
+    """Estimated latency of one run (`mrvl_dialect/cost_model.py`)."""
+    html: str = field(default="", repr=False)
+    """`report.html`: the picture of the partition (`report_html.py`)."""
 
     def to_json(self) -> dict:
+        estimate = {"estimate": estimate_json(self.estimate)} if self.estimate is not None else {}
         return {
             "totals": self.totals,
             "host": asdict(self.host),
             "subgraphs": [asdict(s) for s in self.subgraphs],
             "nodes": [{**asdict(n), "reasons": list(n.reasons)} for n in self.nodes],
+            **estimate,
         }
 
     def nodes_csv(self) -> str:
@@ -156,7 +161,7 @@ class CompileReport:
         for cost in self.subgraphs:
             writer.writerow(getattr(cost, key) for key in SUBGRAPH_COLUMNS)
         host = self.host
-        writer.writerow(("host", host.kernels, host.macs, host.weight_bytes, host.arena_bytes, "", ""))
+        writer.writerow(("host", host.kernels, host.macs, host.weight_bytes, host.arena_bytes, "", "", HOST_PRECISION))
         return out.getvalue()
 
     def summary(self) -> str:
@@ -186,15 +191,10 @@ class CompileReport:
         out.write(self.summary())
         out.write("\n")
         write_table(self.placement_rows, self.placement_totals, out)
+        if self.estimate is not None:
+            out.write("\n")
+            out.write(estimate_text(self.estimate))
         return out.getvalue()
-
-
-def count(n: int) -> str:
-    """`1.39 M`: MACs in SI units (G, M, k), exact below a thousand."""
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.2f} {unit}"
-    return str(n)
 
 
 def size(n: int) -> str:
@@ -222,15 +222,18 @@ def _layers_by_node(files: dict) -> dict[tuple[str, str], str]:
     return layers
 
 
-def compile_report(module: ModuleOp, files: dict, weights_file: str, arena_bytes: int) -> CompileReport:
+def compile_report(module: ModuleOp, files: dict, weights_file: str, arena_bytes: int,
+                   model: CostModel | None = None) -> CompileReport:
     """The report of a lowered `module` whose bundle holds `files` (see the module doc);
-    `weights_file` names the host weights blob in `files`, `arena_bytes` the host workspace."""
+    `weights_file` names the host weights blob in `files`, `arena_bytes` the host workspace,
+    `model` the cost model of its estimate (the default target without)."""
     placed = placement_rows(module)
     layers = _layers_by_node(files)
+    quantized = quantized_nodes(module)
     nodes = [
         NodeRow(row.name, row.op_type, row.place, row.subgraph,
                 layers.get((row.subgraph, row.name)) if row.subgraph is not None else None,
-                row.pattern, tuple(one_line(r) for r in row.reasons))
+                row.pattern, row.legalized, tuple(one_line(r) for r in row.reasons), quantized.get(row.name))
         for row in placed
     ]
     subgraphs = [subgraph_cost(op) for op in module.walk() if isinstance(op, SubgraphOp)]
@@ -251,17 +254,21 @@ def compile_report(module: ModuleOp, files: dict, weights_file: str, arena_bytes
         "host_weight_bytes": host.weight_bytes,
         "host_arena_bytes": host.arena_bytes,
     }
-    return CompileReport(nodes, subgraphs, host, totals, placed, placement)
+    model = model or CostModel.load()
+    estimate = program_estimate(module, model)
+    page = write_html(module, placed, placement, model, estimate)
+    return CompileReport(nodes, subgraphs, host, totals, placed, placement, estimate, page)
 
 
-REPORT_FILES = ("report.txt", "report.json", "report-nodes.csv", "report-subgraphs.csv")
+REPORT_FILES = ("report.txt", "report.json", "report-nodes.csv", "report-subgraphs.csv", "report.html")
 
 
 def report_files(report: CompileReport) -> dict[str, str]:
-    """The report as the bundle holds it: text, JSON and two CSV tables."""
+    """The report as the bundle holds it: text, JSON, two CSV tables and the HTML picture."""
     return {
         "report.txt": report.text(),
         "report.json": json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n",
         "report-nodes.csv": report.nodes_csv(),
         "report-subgraphs.csv": report.subgraphs_csv(),
+        "report.html": report.html,
     }

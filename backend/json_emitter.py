@@ -5,6 +5,8 @@ For every subgraph `@S` of a module, in module order:
 - `S-nodes.json`: its inputs and layers (`docs/json-format.md`),
 - `S-consts.json`: the weights of its layers, by layer,
 - `S-sourcemap.json`: ours, which ONNX nodes each node id of `S-nodes.json` came from,
+- `S-quant.json` (with quantize=int8): ours, the scales and zero points of a QDQ model's
+  layers by node id (`quant_document`, `schemas/mrvl-quant.schema.json`),
 
 and one `tmlc-commands.txt` with the mrvl-tmlc command line of each subgraph (§3.1).
 
@@ -40,7 +42,8 @@ from mrvl.backend.mlip_json.unordered_map import iteration_order
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes
-from mrvl_dialect.mrvl import LayoutTransformOp, SubgraphOp, YieldOp
+from mrvl_dialect.element_types import BY_XDSL
+from mrvl_dialect.mrvl import QUANTIZED_ATTR, LayoutTransformOp, QuantizedAttr, QuantParamsAttr, SubgraphOp, YieldOp
 from mrvl_dialect.target import TargetOptions
 from mrvl_dialect.graph_queries import constant_value
 
@@ -60,19 +63,52 @@ class SubgraphJson:
     sourcemap: dict
     batch_size: int
     target: TargetOptions
+    quant: dict | None = None
+    """`<symbol>-quant.json` (`quant_document`), with quantize=int8."""
 
     def files(self) -> dict[str, dict]:
         """The documents by file name (`write_directory` serialises them)."""
-        return {
+        files = {
             f"{self.symbol}-nodes.json": self.nodes,
             f"{self.symbol}-consts.json": self.consts,
             f"{self.symbol}-sourcemap.json": self.sourcemap,
         }
+        if self.quant is not None:
+            files[f"{self.symbol}-quant.json"] = self.quant
+        return files
 
     def tmlc_command(self) -> str:
-        """The mrvl-tmlc command line, run in the output directory (§3.1)."""
+        """The mrvl-tmlc command line, run in the output directory (§3.1); the scales file
+        goes with it only under a flag Marvell documents (`TMLC_QUANT_FLAG`)."""
         s = self.symbol
-        return shlex.join(self.target.tmlc_command(s, f"{s}-nodes.json", f"{s}-consts.json", self.batch_size))
+        command = self.target.tmlc_command(s, f"{s}-nodes.json", f"{s}-consts.json", self.batch_size)
+        if self.quant is not None and TMLC_QUANT_FLAG:
+            command += [TMLC_QUANT_FLAG, f"{s}-quant.json"]
+        return shlex.join(command)
+
+
+QUANT_FORMAT = "mrvl-quant/1"
+"""`<symbol>-quant.json`'s `format` (schemas/mrvl-quant.schema.json)."""
+TMLC_QUANT_FLAG: str | None = None
+"""The mrvl-tmlc option that reads `<symbol>-quant.json`. None: no public document names
+one (the int8 JSON mrvl-tmlc reads is not public), so the command lines do not pass it;
+set it from Marvell's documentation to compile int8 subgraphs with the model's scales."""
+
+
+def _quant_tensor(params: QuantParamsAttr) -> dict:
+    return {"dtype": BY_XDSL[params.dtype].onnx_name, "axis": params.axis.data,
+            "scale": params.scales(), "zero_point": params.zero_points()}
+
+
+def quant_document(symbol: str, layers: list[tuple[int, str, Operation]]) -> dict:
+    """The scales of a QDQ model's layers (`mrvl.quantized`), per JSON node id of the nodes
+    file and per tensor (input, weight, output); a layer the model did not quantize has none."""
+    entries = []
+    for node_id, name, op in layers:
+        quantized = op.attributes.get(QUANTIZED_ATTR)
+        tensors = quantized.tensors() if isinstance(quantized, QuantizedAttr) else {}
+        entries.append({"id": node_id, "name": name, "tensors": {k: _quant_tensor(v) for k, v in tensors.items()}})
+    return {"format": QUANT_FORMAT, "symbol": symbol, "layers": entries}
 
 
 # --- Graph order ------------------------------------------------------------------------
@@ -196,10 +232,11 @@ def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int, deferred_
         inputs.append({"op": "input", "name": name, "attrs": attrs, "inputs": [], "input_id": [str(k)]})
     source_nodes = [{"id": k, "name": node["name"], "onnx_nodes": []} for k, node in enumerate(inputs)]
 
-    layer_nodes, consts = [], {}
+    layer_nodes, consts, quantized = [], {}, []
     for j, op in enumerate(_layers_in_visit_order(block)):
         layer = describe(op, j, symbol)
         ids[op.results[0]] = len(block.args) + j
+        quantized.append((ids[op.results[0]], layer.name, op))
         node = _layer_node(layer, ids, module, consts, deferred_data)
         layer_nodes.append(node)
         source_nodes.append({"id": ids[op.results[0]], "name": layer.name, "layer_name": node["attrs"]["layer_name"][0],
@@ -226,7 +263,9 @@ def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int, deferred_
         },
     }
     sourcemap = {"symbol": symbol, "nodes": source_nodes}
-    return SubgraphJson(symbol, document, consts, sourcemap, batch, TargetOptions.of_subgraph(subgraph))
+    target = TargetOptions.of_subgraph(subgraph)
+    quant = quant_document(symbol, quantized) if target.quantize == "int8" else None
+    return SubgraphJson(symbol, document, consts, sourcemap, batch, target, quant)
 
 
 def _layer_node(layer: Layer, ids: dict[SSAValue, int], module: ModuleOp, consts: dict,
@@ -283,7 +322,7 @@ def emit_module(module: ModuleOp, sourcemap: bool = True, deferred_data: bool = 
 # --- Output directory -------------------------------------------------------------------
 
 
-OUR_FILES = re.compile(r".+-(nodes|consts|sourcemap)\.json|" + re.escape(COMMANDS_FILE))
+OUR_FILES = re.compile(r".+-(nodes|consts|sourcemap|quant)\.json|" + re.escape(COMMANDS_FILE))
 """The files `-t json` writes: a directory holding only these may be replaced."""
 
 

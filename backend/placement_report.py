@@ -15,7 +15,10 @@ One row per node in program order (`placement_file.placed_nodes`): its ONNX name
 (`-` once `fuse-mrvl` has made the node part of an `mrvl` layer), where it runs and, for a
 host node, every reason, one per line. `{format="json"}` gives
 `{"nodes": [...], "totals": {...}}` and `{format="csv"}` a table with a header row, for
-scripts and spreadsheets; both hold the same fields and keep their key order.
+scripts and spreadsheets; both hold the same fields and keep their key order. Once the
+module is lowered (`cpu` kernels), text and JSON end with the latency estimate
+(`estimate_report.py`; options `target_file`, `host_profile`). `{format=html}` draws the
+graph coloured by placement (`report_html.py`).
 """
 
 import csv
@@ -27,6 +30,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
+from mrvl.backend.estimate_report import estimate_json, estimate_text, program_estimate
+from mrvl.backend.report_html import write_html
+from mrvl_dialect.cost_model import CostModel, ProgramEstimate
 from mrvl_dialect.errors import CompileError, one_line
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.placement_file import PlacedNode, placed_nodes
@@ -34,8 +40,8 @@ from mrvl_dialect.placement_file import PlacedNode, placed_nodes
 Row = PlacedNode
 """One node of the report: name, op type, place, subgraph, pattern, group, reasons."""
 
-FORMATS = ("text", "json", "csv")
-COLUMNS = ("name", "op_type", "place", "subgraph", "pattern", "group", "reasons")
+FORMATS = ("text", "json", "csv", "html")
+COLUMNS = ("name", "op_type", "place", "subgraph", "pattern", "group", "legalized", "reasons")
 """The fields of a row, in the order JSON objects and CSV columns give them."""
 
 
@@ -65,7 +71,11 @@ class PlacementReportTarget(Target):
     name = "placement-report"
 
     format: str = "text"
-    """`text` (an aligned table with totals), `json` or `csv`."""
+    """`text` (an aligned table with totals), `json`, `csv` or `html` (a picture: report_html.py)."""
+    target_file: str = ""
+    """The target description of the latency estimate (`mrvl_dialect/cost_model.py`)."""
+    host_profile: str = ""
+    """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -76,8 +86,12 @@ class PlacementReportTarget(Target):
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         rows = placement_rows(module)
         totals = placement_totals(module, rows)
-        if self.format == "json":
-            write_json(rows, totals, output)
+        model = CostModel.load(self.target_file, self.host_profile)
+        estimate = program_estimate(module, model)  # None before lower-to-cpu
+        if self.format == "html":
+            output.write(write_html(module, rows, totals, model, estimate))
+        elif self.format == "json":
+            write_json(rows, totals, output, estimate)
         elif self.format == "csv":
             writer = csv.writer(output, lineterminator="\n")
             writer.writerow(COLUMNS)
@@ -87,14 +101,26 @@ class PlacementReportTarget(Target):
                 writer.writerow("" if v is None else v for v in values.values())
         else:
             write_table(rows, totals, output)
+            if estimate is not None:
+                print(file=output)
+                output.write(estimate_text(estimate))
 
 
-def write_json(rows: list[Row], totals: dict[str, int], output: IO[str]) -> None:
-    """`{"nodes": [...], "totals": {...}}`, one node per line."""
+def legalized_as(row: Row) -> list[str]:
+    """`legalized.<id>: ...` for a node legalize-mrvl rewrote, else nothing."""
+    if row.legalized is None:
+        return []
+    return [f"legalized.{row.legalized}: rewritten exactly into MLIP layers (docs/supported-ops.md says how)"]
+
+
+def write_json(rows: list[Row], totals: dict[str, int], output: IO[str], estimate: ProgramEstimate | None = None) -> None:
+    """`{"nodes": [...], "totals": {...}}`, one node per line; `"estimate"` once lowered."""
     nodes = ",\n".join(f"    {json.dumps(row_dict(row), ensure_ascii=False)}" for row in rows)
     print("{", file=output)
     print(f'  "nodes": [\n{nodes}\n  ],' if rows else '  "nodes": [],', file=output)
-    print(f'  "totals": {json.dumps(totals)}', file=output)
+    print(f'  "totals": {json.dumps(totals)}{"," if estimate is not None else ""}', file=output)
+    if estimate is not None:
+        print(f'  "estimate": {json.dumps(estimate_json(estimate))}', file=output)
     print("}", file=output)
 
 
@@ -102,7 +128,7 @@ def write_table(rows: list[Row], totals: dict[str, int], output: IO[str]) -> Non
     """The text report: one line per node (and per further reason), then the totals."""
     lines = [("node", "op type", "runs on", "reasons")]
     for row in rows:
-        reasons = [one_line(r) for r in row.reasons] or [""]
+        reasons = [*legalized_as(row), *(one_line(r) for r in row.reasons)] or [""]
         lines.append((one_line(row.name), row.op_type or "-", row.runs_on, reasons[0]))
         lines.extend(("", "", "", reason) for reason in reasons[1:])
     widths = [max(len(line[i]) for line in lines) for i in range(3)]

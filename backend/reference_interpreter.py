@@ -20,7 +20,7 @@ from mrvl_dialect import mrvl
 from mrvl_dialect.graph_ops_gen import OPSET
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import OnnxOp
-from mrvl_dialect.graph_eval import NotEvaluable, evaluate
+from mrvl_dialect.graph_eval import NotEvaluable, evaluate, reference_pads
 from mrvl_dialect.graph_queries import constant_value
 
 
@@ -93,16 +93,15 @@ def _fc(op: mrvl.FCOp, x, w, b=None) -> np.ndarray:
 
 
 def _pool(op: Operation, x: np.ndarray) -> np.ndarray:
-    pads = _ints(op, "padding")
     kwargs = {"kernel_shape": _ints(op, "kernel_shape"), "strides": _ints(op, "strides"),
-              "ceil_mode": int(op.ceil_mode is not None)}
+              "ceil_mode": int(op.ceil_mode is not None), "pads": _ints(op, "padding")}  # top, left, bottom, right
     data = _nchw(x)
     if isinstance(op, mrvl.MaxPool2DOp):
-        (y,) = _onnx("MaxPool", [data], pads=pads, **kwargs)
+        (y,) = _onnx("MaxPool", [data], **kwargs | {"pads": reference_pads("MaxPool", kwargs)})
     elif op.count_include_pad is not None:
-        (y,) = _onnx("AveragePool", [data], pads=pads, count_include_pad=1, **kwargs)
+        (y,) = _onnx("AveragePool", [data], count_include_pad=1, **kwargs)
     else:
-        (y,) = _onnx("AveragePool", [data], pads=pads, **kwargs)
+        (y,) = _onnx("AveragePool", [data], **kwargs)
     return _nhwc(y)
 
 

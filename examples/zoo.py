@@ -315,6 +315,140 @@ def mobilenet_small() -> onnx.ModelProto:
     )
 
 
+# -- PyTorch (torchvision MobileNetV2 and SqueezeNet 1.1, Ultralytics YOLOv3-tiny) --------------
+
+
+def folded_conv(g: Builder, x, path, cin, cout, k, stride=1, groups=1, pads=None):
+    """A Conv whose BatchNormalization torch.onnx folded in (do_constant_folding=True): an
+    anonymous onnx::Conv_<n> weight and bias, scaled as trained weights are."""
+    n = 500 + 2 * g.count("onnx::Conv")
+    w = g.init(f"onnx::Conv_{n}", g.he((cout, cin // groups, k, k), cin // groups * k * k))
+    b = g.init(f"onnx::Conv_{n + 1}", g.normal(cout, 0.1))
+    pads = [(k - 1) // 2] * 4 if pads is None else pads
+    attrs = dict(dilations=[1, 1], group=groups, kernel_shape=[k, k], pads=pads, strides=[stride] * 2)
+    return g.t("Conv", [x, w, b], path, **attrs)
+
+
+def torch_relu6(g: Builder, x, path):
+    """nn.ReLU6 -> Clip with its bounds as Constant nodes of the module's scope."""
+    lo, hi = g.const(0.0, path, np.float32), g.const(6.0, path, np.float32)
+    return g.t("Clip", [x, lo, hi], path)
+
+
+def mobilenet_v2() -> onnx.ModelProto:
+    """torchvision mobilenet_v2 (width 0.5, six inverted-residual stages) as torch.onnx
+    exports it: BatchNormalization folded into the convs, ReLU6 as Clip with Constant-node
+    bounds, "/features/features.3/conv/conv.0/conv.0.0/Conv" scopes, residual Adds, the
+    pooled features flattened into the classifier's Gemm (its Dropout gone in eval)."""
+    g = Builder(11)
+    x = torch_relu6(g, folded_conv(g, "input", "features.0.0", 3, 16, 3, 2), "features.0.2")  # 48x48
+    # (expansion, out channels, repeats, first stride), torchvision's table at width 0.5
+    settings = [(1, 8, 1, 1), (6, 12, 2, 2), (6, 16, 2, 2), (6, 24, 2, 2), (6, 48, 1, 1)]
+    cin, index = 16, 1
+    for t, cout, repeats, first_stride in settings:
+        for r in range(repeats):
+            stride, path, hidden = first_stride if r == 0 else 1, f"features.{index}.conv", cin * t
+            y, layer = x, 0
+            if t != 1:
+                y = torch_relu6(g, folded_conv(g, y, f"{path}.0.0", cin, hidden, 1), f"{path}.0.2")
+                layer = 1
+            y = torch_relu6(g, folded_conv(g, y, f"{path}.{layer}.0", hidden, hidden, 3, stride, hidden), f"{path}.{layer}.2")
+            y = folded_conv(g, y, f"{path}.{layer + 1}", hidden, cout, 1)
+            x = g.t("Add", [x, y], f"features.{index}") if stride == 1 and cin == cout else y
+            cin, index = cout, index + 1
+    x = torch_relu6(g, folded_conv(g, x, f"features.{index}.0", cin, 160, 1), f"features.{index}.2")
+    x = g.t("Flatten", [g.t("GlobalAveragePool", [x], "")], "", axis=1)
+    w, b = g.param("classifier.1.weight", g.he((10, 160), 160)), g.param("classifier.1.bias", g.normal(10, 0.01))
+    g.t("Gemm", [x, w, b], "classifier.classifier.1", outputs=["output"], alpha=1.0, beta=1.0, transB=1)
+    return g.model("main_graph", [vi("input", ["batch_size", 3, 96, 96])], [vi("output", ["batch_size", 10])], 17)
+
+
+def squeezenet() -> onnx.ModelProto:
+    """torchvision squeezenet1_1 (channels halved) as torch.onnx exports it: ceil_mode
+    MaxPools, Fire modules whose 1x1 and 3x3 expand convs a Concat joins, the classifier's
+    1x1 conv, Relu and global pool, then Flatten. At 98x98 every ceil_mode pool adds a last
+    window that floor mode would not."""
+    g = Builder(12)
+
+    def pool(x, path):
+        attrs = dict(ceil_mode=1, dilations=[1, 1], kernel_shape=[3, 3], pads=[0] * 4, strides=[2, 2])
+        return g.t("MaxPool", [x], path, **attrs)
+
+    def conv_relu(x, path, act, cin, cout, k, stride=1):
+        w = g.param(f"{path}.weight", g.he((cout, cin, k, k), cin * k * k))
+        b = g.param(f"{path}.bias", g.normal(cout, 0.05))
+        attrs = dict(dilations=[1, 1], group=1, kernel_shape=[k, k], pads=[k // 2 if stride == 1 else 0] * 4,
+                     strides=[stride] * 2)
+        return g.t("Relu", [g.t("Conv", [x, w, b], path, **attrs)], act)
+
+    def fire(x, index, cin, squeeze, expand):
+        path = f"features.{index}"
+        s = conv_relu(x, f"{path}.squeeze", f"{path}.squeeze_activation", cin, squeeze, 1)
+        e1 = conv_relu(s, f"{path}.expand1x1", f"{path}.expand1x1_activation", squeeze, expand, 1)
+        e3 = conv_relu(s, f"{path}.expand3x3", f"{path}.expand3x3_activation", squeeze, expand, 3)
+        return g.t("Concat", [e1, e3], path, axis=1)
+
+    x = conv_relu("input", "features.0", "features.1", 3, 32, 3, 2)  # 48x48
+    x = fire(fire(pool(x, "features.2"), 3, 32, 8, 16), 4, 32, 8, 16)  # 24x24
+    x = fire(fire(pool(x, "features.5"), 6, 32, 16, 32), 7, 64, 16, 32)  # 12x12
+    x = pool(x, "features.8")  # 6x6
+    x = fire(fire(x, 9, 64, 24, 48), 10, 96, 24, 48)
+    x = conv_relu(x, "classifier.1", "classifier.2", 96, 10, 1)
+    x = g.t("GlobalAveragePool", [x], "classifier.3")
+    g.t("Flatten", [x], "", outputs=["output"], axis=1)
+    return g.model("main_graph", [vi("input", ["batch_size", 3, 98, 98])], [vi("output", ["batch_size", 10])], 17)
+
+
+YOLO_ANCHORS, YOLO_CLASSES = 3, 4
+
+
+def yolov3_tiny() -> onnx.ModelProto:
+    """Ultralytics YOLOv3-tiny (channels quartered, 4 classes) as torch.onnx exports it:
+    Conv (BatchNormalization folded) + LeakyRelu(0.1) blocks, 2x2 MaxPools, the ZeroPad2d
+    before the last, stride-1 MaxPool as a Pad, a neck that upsamples (Resize, scales as a
+    Constant node) and concatenates the stride-16 route; two detection heads, each reshaped and
+    permuted to [batch, anchors, H, W, 5 + classes] with traced Shape arithmetic."""
+    g = Builder(13)
+
+    def block(x, index, cin, cout, k):
+        path = f"model.{index}"
+        return g.t("LeakyRelu", [folded_conv(g, x, f"{path}.conv", cin, cout, k)], f"{path}.act", alpha=0.1)
+
+    def maxpool(x, index):
+        return g.t("MaxPool", [x], f"model.{index}", ceil_mode=0, kernel_shape=[2, 2], pads=[0] * 4, strides=[2, 2])
+
+    def head(x, index, cin):
+        outputs = YOLO_ANCHORS * (5 + YOLO_CLASSES)
+        path = f"model.{index}.m.0"
+        y = folded_conv(g, x, path, cin, outputs, 1)
+        dims = [g.size(y, 0, f"model.{index}"), YOLO_ANCHORS, 5 + YOLO_CLASSES, g.size(y, 2, f"model.{index}"),
+                g.size(y, 3, f"model.{index}")]
+        y = g.view(y, dims, f"model.{index}")
+        return g.t("Transpose", [y], f"model.{index}", perm=[0, 1, 3, 4, 2])
+
+    x = "images"
+    for index, (cin, cout) in enumerate([(3, 4), (4, 8), (8, 16), (16, 32)]):
+        x = maxpool(block(x, 2 * index, cin, cout, 3), 2 * index + 1)  # 128 -> 8
+    route = block(x, 8, 32, 64, 3)  # stride 16
+    x = maxpool(route, 9)
+    x = block(x, 10, 64, 128, 3)
+    pads = g.const([0, 0, 0, 0, 0, 0, 1, 1], "model.11")
+    x = g.t("Pad", [x, pads], "model.11", mode="constant")  # ZeroPad2d((0, 1, 0, 1))
+    x = g.t("MaxPool", [x], "model.12", ceil_mode=0, kernel_shape=[2, 2], pads=[0] * 4, strides=[1, 1])
+    x = block(x, 13, 128, 256, 3)
+    neck = block(x, 14, 256, 64, 1)
+    large = head(block(neck, 15, 64, 128, 3), 22, 128)
+    up = block(neck, 16, 64, 32, 1)
+    scales = g.const([1.0, 1.0, 2.0, 2.0], "model.17", np.float32)
+    up = g.t("Resize", [up, "", scales], "model.17", coordinate_transformation_mode="asymmetric", mode="nearest",
+             nearest_mode="floor")
+    x = g.t("Concat", [up, route], "model.18", axis=1)
+    small = head(block(x, 19, 96, 64, 3), 23, 64)
+    outputs = [g.t("Identity", [t], f"output{i}", outputs=[f"output{i}"]) for i, t in enumerate((large, small))]
+    dims = [["batch", YOLO_ANCHORS, h, h, 5 + YOLO_CLASSES] for h in (4, 8)]
+    return g.model("main_graph", [vi("images", ["batch", 3, 128, 128])], [vi(o, d) for o, d in zip(outputs, dims)], 17)
+
+
 # -- PyTorch (pre-LN transformer encoder block) ----------------------------------------
 
 D_MODEL, SEQ, HEADS, D_FF = 64, 16, 4, 256
@@ -541,6 +675,9 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "mnist": mnist_cnn,
     "resnet_small": resnet_small,
     "mobilenet_small": mobilenet_small,
+    "mobilenet_v2": mobilenet_v2,
+    "squeezenet": squeezenet,
+    "yolov3_tiny": yolov3_tiny,
     "transformer_block": transformer_block,
     "paddle_ocr_rec": paddle_ocr_rec,
     "ocr_cls_stale": ocr_cls_stale,

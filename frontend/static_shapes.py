@@ -39,9 +39,11 @@ _DATA_MOVEMENT = {
     "Cast", "CastLike", "Concat", "DequantizeLinear", "Expand", "Flatten", "Gather",
     "Identity", "Reshape", "Slice", "Split", "Squeeze", "Transpose", "Unsqueeze",
 }
-_FOLDABLE = {
+_FOLDABLE = ({
     op.name.removeprefix("graph.") for op in Graph.operations if op.has_trait(Pure)
-} | {"Constant"}
+} | {"Constant"}) - {"DequantizeLinear"}
+"""DequantizeLinear is left to `recognize-qdq`, which folds a constant one and records how
+the weight was quantized."""
 
 
 def upgrade_opset(model: onnx.ModelProto) -> onnx.ModelProto:

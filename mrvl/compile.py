@@ -3,6 +3,7 @@
     mrvl-compile model.onnx -o model.tar [--num-tiles N] [--mcpu cn10ka]
                  [--mattr "hw -quantize=fp16 -wb_pin_ocm=1"] [--quantize fp16] [--run-mode hw]
                  [--no-offload] [--input-shape NAME=DIMS] [--placement FILE]
+                 [--target-file board.ini] [--host-profile profile.json] [--cost-policy]
                  [--cross-compiler aarch64-linux-gnu-gcc] [--timing] [--print-ir-after-all]
                  [--dump-dir DIR] [-v]
 
@@ -21,7 +22,9 @@ failing mrvl-tmlc leaves its log beside the output, `<output>.tmlc.log`). The bu
   resolved `options`, the `tool`, the `input_model` with its sha256, `tmlc` and `build`);
 - `placement.json`, the placement actually used (a placement file; `--placement` it back);
 - `report.txt`, `report.json`, `report-nodes.csv`, `report-subgraphs.csv`
-  (`backend/compile_report.py`), whose summary is also printed.
+  (`backend/compile_report.py`), whose summary is also printed, with the estimated latency
+  (`--target-file`, `--host-profile`: `mrvl_dialect/cost_model.py`), and `report.html`, a
+  picture of the partition (`backend/report_html.py`).
 
 `--mattr` takes TVM's attribute string: `sim` or `hw`, `-quantize=fp16|int8` and
 `-wb_pin_ocm=0|1`, separated by spaces or commas; `--quantize`, `--run-mode` and
@@ -57,17 +60,19 @@ from mrvl.backend.tmlc import TmlcError, compile_subgraphs, describe_tmlc
 from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.opt import error_line, parse_input_shapes, printed_warnings
 from mrvl.timing import Timing
+from mrvl_dialect.cost_model import CostModel
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import staging_prefix
 from mrvl_dialect.placement_file import format_placement, placement_entries
 from mrvl_dialect.target import DEFAULT_TARGET, MATTR_OPTIONS, TargetOptions, parse_mattr
 from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
+from mrvl.passes.partition_mrvl import DEFAULT_POLICIES
 from mrvl.passes.plan_host_memory import PlanHostMemoryPass
 
 TOOL = "mrvl-compile"
 PLACEMENT_FILE = "placement.json"
 BUILD_LOG = "build.log"
-BUNDLE_FILES = re.compile(r"[^/]+\.(c|h|bin|json|csv|txt|log|so|a)|Makefile|bin_[A-Za-z0-9_.]+/[^/]+")
+BUNDLE_FILES = re.compile(r"[^/]+\.(c|h|bin|json|csv|txt|html|log|so|a)|Makefile|bin_[A-Za-z0-9_.]+/[^/]+")
 BUNDLE_FOLDERS = re.compile(r"bin_[A-Za-z0-9_.]+")
 """What a bundle folder holds: a folder holding only these may be replaced by `-o`."""
 
@@ -126,11 +131,14 @@ class Stages:
 
 def partition(
     model: str | Path | bytes | onnx.ModelProto, stages: Stages, *, input_shapes: Mapping[str, list[int]] | None = None,
-    offload: bool = True, placement: str | None = None, **options: object,
+    offload: bool = True, placement: str | None = None, target_file: str = "", host_profile: str = "",
+    cost_policy: bool = False, **options: object,
 ) -> ModuleOp:
     """Import `model` and run `mrvl-pipeline` on it, stage by stage, with `options` as
-    `target_options` takes them."""
-    pipeline = MrvlPipelinePass(offload=offload, placement=str(placement or ""), **target_options(**options))  # type: ignore[arg-type]
+    `target_options` takes them; `cost_policy` adds the `worth-the-call` policy."""
+    policies = (*DEFAULT_POLICIES, *(("worth-the-call",) if cost_policy else ()))
+    pipeline = MrvlPipelinePass(offload=offload, placement=str(placement or ""), target_file=target_file,  # type: ignore[arg-type]
+                                host_profile=host_profile, policies=policies, **target_options(**options))
     with stages.stage("import-onnx"):
         module = import_onnx(model, dict(input_shapes or {}))
     stages.after("import-onnx", module)
@@ -255,6 +263,7 @@ def compile_model(
     input_shapes: Mapping[str, list[int]] | None = None, placement: str | Path | None = None,
     cross_compiler: str | None = None, name: str | None = None, stages: Stages | None = None,
     host_threads: int = 1,
+    target_file: str | Path | None = None, host_profile: str | Path | None = None, cost_policy: bool = False,
 ) -> CompileResult:
     """Compile the ONNX file `model` into the bundle `output` (a `.tar`, else a folder).
 
@@ -270,7 +279,10 @@ def compile_model(
     if cross_compiler is not None and shutil.which(cross_compiler) is None:
         raise CompileError("--cross-compiler", f"'{cross_compiler}' not found on PATH")
     options = target_options(num_tiles, mcpu, mattr, quantize, wb_pin_ocm, run_mode)
-    module = partition(model, stages, input_shapes=input_shapes, offload=offload, placement=placement, **options)
+    costs = {"target_file": str(target_file or ""), "host_profile": str(host_profile or "")}
+    cost_model = CostModel.load(**costs)
+    module = partition(model, stages, input_shapes=input_shapes, offload=offload, placement=placement,
+                       cost_policy=cost_policy, **costs, **options)
     with stages.stage(PlanHostMemoryPass.name):
         PlanHostMemoryPass().apply(Context(), module)
     stages.after(PlanHostMemoryPass.name, module)
@@ -279,13 +291,14 @@ def compile_model(
         files: dict = emit_c(module, name or _model_name(model), deferred_data=True, host_threads=host_threads)
     meta = files.pop(METADATA_FILE)
     with stages.stage("report"):
-        report = compile_report(module, files, meta["weights"], meta["workspace"]["bytes"])
+        report = compile_report(module, files, meta["weights"], meta["workspace"]["bytes"], cost_model)
         files |= report_files(report)
         files[PLACEMENT_FILE] = format_placement(placement_entries(module))
     meta |= {
         "options": {**options, "offload": offload, "input_shapes": {k: list(v) for k, v in (input_shapes or {}).items()},
                     "placement": str(placement) if placement else None, "cross_compiler": cross_compiler,
-                    "host_threads": host_threads},
+                    "host_threads": host_threads, "target_file": str(target_file) if target_file else None,
+                    "host_profile": str(host_profile) if host_profile else None, "cost_policy": cost_policy},
         "tool": _tool_versions(),
         "input_model": {"file": model.name, "sha256": _sha256(model)},
         "placement": PLACEMENT_FILE,
@@ -348,6 +361,13 @@ def _parser() -> argparse.ArgumentParser:
                        help="fix the shape of a graph input, as in input=1x3x224x224 (repeatable)")
     model.add_argument("--placement", metavar="FILE", help="a placement file (the bundle's placement.json is one)")
     model.add_argument("--name", help="the model's name in the C files (default: the file's name)")
+    cost = parser.add_argument_group("cost model (docs/cost-model.md)")
+    cost.add_argument("--target-file", metavar="FILE", help="a target description (INI) for the latency estimate; "
+                      "keys it leaves out keep the defaults")
+    cost.add_argument("--host-profile", metavar="FILE", help="host rates measured by mrvl-run BUNDLE --profile "
+                      "--profile-out FILE on the machine that will run the bundle")
+    cost.add_argument("--cost-policy", action="store_true", help="keep on the host the subgraphs whose estimate, "
+                      "transfers and call included, exceeds their layers' host time (policy worth-the-call)")
     build = parser.add_argument_group("build")
     build.add_argument("--host-threads", type=int, default=1, metavar="N",
                        help="threads the host kernels split their work over (default 1; the Makefile's HOST_THREADS)")
@@ -374,11 +394,14 @@ def main(args: Sequence[str] | None = None, stdout: IO[str] | None = None) -> in
                 offload=not options.no_offload, input_shapes=parse_input_shapes(options.input_shape),
                 placement=options.placement, cross_compiler=options.cross_compiler, name=options.name, stages=stages,
                 host_threads=options.host_threads,
+                target_file=options.target_file, host_profile=options.host_profile, cost_policy=options.cost_policy,
             )
     except Exception as e:
         print(error_line(e, options.model), file=sys.stderr)
         return 1
     out.write(result.report.summary())
+    if result.report.estimate is not None:
+        out.write(result.report.estimate.line() + "\n")
     out.write(describe_tmlc(result.metadata["tmlc"]) + "\n")
     out.write(f"wrote {result.output}\n")
     if options.timing:

@@ -8,7 +8,8 @@ One rule, used by `mrvl-run --verify` and by every test that checks numbers:
   largest magnitude in the reference tensor. The tolerance depends on the precision the
   result was computed in: 1e-4 for float32, 1e-9 for float64, 1e-2 for float16 and
   bfloat16 results, 0.25 for the 8-bit floats (a few of their ulps), 3% for tensors that
-  passed through MLIP's fp16 layers.
+  passed through MLIP's fp16 layers. The dequantized output of a QDQ model may differ by
+  one quantization step more (`quantization_step`).
 
 Why relative to the tensor's scale and not per element: two correct float32 kernels sum
 their products in different orders, so each element's error is a small multiple of the
@@ -73,14 +74,23 @@ def default_precision(got: np.ndarray, want: np.ndarray) -> str:
 
 
 def compare(got: np.ndarray, want: np.ndarray, precision: str | None = None,
-            tolerance: float | None = None) -> Comparison:
+            tolerance: float | None = None, quantization_step: float | None = None) -> Comparison:
     """Compare `got` with the reference `want` by the module's rule; `precision` is one of
     `TOLERANCES` (default: by the dtypes, `default_precision`). A reference known to be
     less precise than that (ONNX's node test cases state their own) passes its own
-    `tolerance`, which then bounds the difference as a fraction of the scale too."""
+    `tolerance`, which then bounds the difference as a fraction of the scale too.
+
+    `quantization_step`: the tensor is the dequantized output of a QDQ model whose last
+    QuantizeLinear has this scale. Two correct runs may then round one value to neighbouring
+    integers (onnxruntime's int8 kernels accumulate exactly, a float kernel does not, and a
+    sum that falls near a half step goes either way), so one step more is allowed."""
     got, want = np.asarray(got), np.asarray(want)
     if tolerance is None:
         tolerance = TOLERANCES[precision or default_precision(got, want)]
+    if quantization_step is not None and want.size:
+        scale = float(np.abs(np.asarray(want, np.float64)[np.isfinite(want)]).max(initial=0.0))
+        if scale:
+            tolerance += quantization_step / scale
     if got.shape != want.shape:
         return Comparison(math.inf, math.nan, tolerance, False, f"shape {list(got.shape)}, expected {list(want.shape)}")
     floats = is_float(want.dtype)
@@ -103,9 +113,10 @@ def compare(got: np.ndarray, want: np.ndarray, precision: str | None = None,
     return Comparison(max_abs, scale, tolerance, max_abs <= tolerance * scale)
 
 
-def assert_close(got: np.ndarray, want: np.ndarray, precision: str | None = None, what: str = "") -> None:
+def assert_close(got: np.ndarray, want: np.ndarray, precision: str | None = None, what: str = "",
+                 quantization_step: float | None = None) -> None:
     """`compare`, failing with an AssertionError that names `what` and the worst element."""
-    result = compare(got, want, precision)
+    result = compare(got, want, precision, quantization_step=quantization_step)
     if result.ok:
         return
     where = ""

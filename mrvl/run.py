@@ -2,7 +2,7 @@
 
     mrvl-run BUNDLE [--inputs in.npz | --fill-mode random] [--outputs out.npz]
              [--verify model.onnx] [--precision fp16|fp32] [--simulator auto|reference|mlsim] [--cc CC]
-             [--profile [--repeat N]]
+             [--profile [--repeat N] [--profile-out profile.json]]
 
 BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. Its
 `metadata.json` names the inputs, outputs, workspace and accelerator subgraphs.
@@ -24,6 +24,9 @@ BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. I
   its own in the cache), runs the model once to warm up and then `--repeat` times (20), and
   prints each op's mean time per run, slowest first, with the ONNX nodes it computes, as
   `tvmc run --profile` does; an accelerator call's time is the simulator's.
+  `--profile-out FILE` also writes it as JSON (`profile_document`): each op's time with the
+  work the bundle's `report.json` estimated for it, what `mrvl-compile --host-profile FILE`
+  calibrates the host's rates with.
 - `--threads N` builds the host C with its kernels over N threads (`make HOST_THREADS=N`;
   default: the bundle's, `mrvl-compile --host-threads`); the outputs are the same bits.
 
@@ -56,6 +59,7 @@ from mrvl.backend.c_emitter import METADATA_FILE, METADATA_FORMAT
 from mrvl.backend.mlip_simulator import PRECISIONS, load, run_subgraph, simulate, uses_mlsim
 from mrvl.backend.tmlc import COMMANDS_FILE, subgraph_targets
 from mrvl.numerics import FP16_LAYERS, Comparison, compare
+from mrvl_dialect.cost_model import CALL, PROFILE_FORMAT, PROFILE_VERSION
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
 from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
@@ -462,6 +466,31 @@ def _profile(program: "HostProgram", inputs: Mapping[str, np.ndarray], mlip: "Ml
     return outputs, [OpTime(i, label, ns / 1e9 / repeat) for i, (label, ns) in enumerate(program.profile())]
 
 
+def profile_document(bundle: Bundle, times: list[OpTime], repeat: int) -> dict:
+    """A profile as `--profile-out` writes it (`mrvl_dialect/cost_model.py` reads it): each op
+    with its kernel class, MACs and bytes from the bundle's `report.json`, paired by label
+    in run order (an op the report does not list has no work and calibrates nothing)."""
+    report = bundle.path / "report.json"
+    try:
+        estimated = json.loads(report.read_text(encoding="utf-8")).get("estimate", {}).get("host_ops", [])
+    except (OSError, ValueError, AttributeError):
+        estimated = []
+    pending = iter(estimated)
+    ops = []
+    for t in times:
+        if t.label.endswith("(cpu.call_mlip)"):
+            work = {"kind": CALL, "macs": 0, "bytes": 0}
+        else:
+            found = next((e for e in pending if e.get("label") == t.label), None)
+            work = ({"kind": found["kind"], "macs": found["macs"], "bytes": found["bytes"]} if found is not None
+                    else {"kind": "memory", "macs": 0, "bytes": 0})
+            if found is None:
+                pending = iter(estimated)
+        ops.append({"index": t.index, "label": t.label, "seconds": t.seconds, **work})
+    return {"format": PROFILE_FORMAT, "version": PROFILE_VERSION, "model": bundle.model, "repeat": repeat,
+            "machine": platform.machine(), "cpu": " ".join(_cpu_model().partition(":")[2].split()), "ops": ops}
+
+
 def _profile_table(times: list[OpTime], repeat: int) -> list[str]:
     total = sum(t.seconds for t in times)
     lines = [f"profile over {repeat} run(s), slowest first:", f"  {'op':>4} {'time/run':>12} {'share':>6}  nodes"]
@@ -493,6 +522,11 @@ def verify(model: Path, inputs: Mapping[str, np.ndarray], outputs: Mapping[str, 
         raise CompileError("--verify", VERIFY_NEEDS) from None
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    steps = quantization_steps(model)
+    if steps:
+        # A QDQ model as written, node by node: onnxruntime's fused int8 kernels may round an
+        # intermediate value to the other neighbour, and later layers spread that out.
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     try:
         session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs()]
@@ -505,8 +539,27 @@ def verify(model: Path, inputs: Mapping[str, np.ndarray], outputs: Mapping[str, 
     for name, got in outputs.items():
         if name not in expected:
             raise CompileError(f"output '{name}'", f"is not an output of {model.name}")
-        rows.append(OutputCheck(name, got.shape, compare(got, np.asarray(expected[name]), precision)))
+        comparison = compare(got, np.asarray(expected[name]), precision, quantization_step=steps.get(name))
+        rows.append(OutputCheck(name, got.shape, comparison))
     return rows
+
+
+def quantization_steps(model: Path) -> dict[str, float]:
+    """The graph outputs of `model` that a DequantizeLinear with one constant scale writes
+    (a QDQ model's), with that scale: one quantization step, which `compare` allows more."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(model), load_external_data=False).graph
+    scales = {t.name: t for t in graph.initializer if not t.external_data}
+    outputs = {o.name for o in graph.output}
+    steps = {}
+    for node in graph.node:
+        if node.op_type == "DequantizeLinear" and node.domain in ("", "ai.onnx") and node.output[0] in outputs:
+            scale = scales.get(node.input[1])
+            if scale is not None and math.prod(scale.dims) == 1:
+                steps[node.output[0]] = float(numpy_helper.to_array(scale).reshape(-1)[0])
+    return steps
 
 
 # --- Command line ---------------------------------------------------------------------
@@ -562,9 +615,13 @@ def main(args: Sequence[str] | None = None) -> int:
                         help="sim: accelerator subgraphs on a simulator; hw: on MLIP through libmldpc (the board)")
     parser.add_argument("--profile", action="store_true", help="time every host op (a build with timing compiled in)")
     parser.add_argument("--repeat", type=int, default=20, metavar="N", help="runs to average a profile over (20)")
+    parser.add_argument("--profile-out", type=Path, metavar="FILE",
+                        help="also write the profile as JSON (for mrvl-compile --host-profile)")
     parser.add_argument("--threads", type=int, metavar="N",
                         help="host kernel threads (default: the bundle's, mrvl-compile --host-threads)")
     options = parser.parse_args(args)
+    if options.profile_out and not options.profile:
+        parser.error("--profile-out needs --profile")
     try:
         if options.verify and importlib.util.find_spec("onnxruntime") is None:
             raise CompileError("--verify", VERIFY_NEEDS)
@@ -584,6 +641,9 @@ def main(args: Sequence[str] | None = None) -> int:
                 print(_describe(name, array))
             if options.profile:
                 print("\n".join(_profile_table(times, options.repeat)))
+                if options.profile_out:
+                    document = profile_document(bundle, times, options.repeat)
+                    write_atomically(options.profile_out, json.dumps(document, indent=1).encode() + b"\n")
                 if bundle.subgraphs and options.run_mode == "sim":
                     print(f"(cpu.call_mlip: the time of {where}, not of MLIP)")
             if options.outputs:

@@ -1963,6 +1963,90 @@ class RecurrentOp(CpuOp):
         if self.clip is not None and not self.clip.value.data > 0:
             raise VerifyException(f"'clip' must be positive, got {self.clip.value.data}")
 
+# Linear quantization
+
+
+class _LinearQuantizationOp(CpuOp):
+    """What QuantizeLinear and DequantizeLinear share: a scale (and optional zero point) per
+    tensor (one element), per slice along `axis` (1-D, the axis's length) or per block of
+    `block_size` elements along `axis` (the input's rank, that dim ceil(length / block_size)).
+    """
+
+    scale = operand_def(TensorType.constr(f32))
+    zero_point = opt_operand_def(AnyTensorTypeConstr)
+    axis = prop_def(_INT)
+    block_size = prop_def(_INT)
+
+    def quantized(self) -> SSAValue:
+        """The integer side: the result of a quantize, the input of a dequantize."""
+        raise NotImplementedError
+
+    def float_side(self) -> SSAValue:
+        raise NotImplementedError
+
+    def verify_params(self) -> None:
+        shape = shape_of(self.float_side())
+        _check_shape("the result", shape_of(self.results[0]), shape)
+        scale, axis, block = shape_of(self.scale), self.axis.value.data, self.block_size.value.data
+        if shape:
+            _check_axis("axis", axis, len(shape))
+        if block < 0:
+            raise VerifyException(f"'block_size' must not be negative, got {block}")
+        if block:
+            blocks = [-(-d // block) if i == axis else d for i, d in enumerate(shape)]
+            _check_shape("'scale' of a blocked quantization", scale, blocks)
+        elif math.prod(scale) != 1:
+            _check_shape("'scale' of a per-axis quantization", scale, [shape[axis]] if shape else [1])
+        if self.zero_point is not None:
+            _check_shape("'zero_point'", shape_of(self.zero_point), scale)
+            if self.zero_point.type.element_type != self.quantized().type.element_type:  # type: ignore
+                raise VerifyException("'zero_point' must have the quantized tensor's element type")
+
+
+@irdl_op_definition
+class QuantizeOp(_LinearQuantizationOp):
+    """y = saturate(round(x / scale) + zero_point), rounding halves to even (ONNX
+    QuantizeLinear); the result's element type is the quantized type.
+
+        %y = cpu.quantize %x, %s, %z {axis = 1 : i64, block_size = 0 : i64}
+               : (tensor<1x8x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x4xi8>
+    """
+
+    name = "cpu.quantize"
+
+    input = operand_def(TensorType.constr(f32))
+    output = result_def(AnyTensorTypeConstr)
+
+    assembly_format = "$input `,` $scale (`,` $zero_point^)? " + _FUNCTIONAL
+
+    def quantized(self) -> SSAValue:
+        return self.output
+
+    def float_side(self) -> SSAValue:
+        return self.input
+
+
+@irdl_op_definition
+class DequantizeOp(_LinearQuantizationOp):
+    """y = (x - zero_point) * scale (ONNX DequantizeLinear), in float32.
+
+        %y = cpu.dequantize %x, %s {axis = 0 : i64, block_size = 0 : i64}
+               : (tensor<8x3x3x3xi8>, tensor<8xf32>) -> tensor<8x3x3x3xf32>
+    """
+
+    name = "cpu.dequantize"
+
+    input = operand_def(AnyTensorTypeConstr)
+    output = result_def(TensorType.constr(f32))
+
+    assembly_format = "$input `,` $scale (`,` $zero_point^)? " + _FUNCTIONAL
+
+    def quantized(self) -> SSAValue:
+        return self.input
+
+    def float_side(self) -> SSAValue:
+        return self.output
+
 
 CPU = Dialect(
     "cpu",
@@ -2009,6 +2093,8 @@ CPU = Dialect(
         ScatterElementsOp,
         ScatterNdOp,
         RecurrentOp,
+        QuantizeOp,
+        DequantizeOp,
     ],
     [
         BinaryKindAttr,

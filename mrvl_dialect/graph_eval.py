@@ -36,6 +36,29 @@ def attribute_value(attr: Attribute):
     raise NotEvaluable(f"attribute {attr}")
 
 
+def _reads_pads_per_axis() -> bool:
+    """Whether onnx.reference's 2-D MaxPool with unit strides and dilations reads `pads` as
+    (top, bottom, left, right) instead of ONNX's (top, left, bottom, right), as onnx 1.23's
+    does (its other MaxPool path and AveragePool read them right): one left pad must widen
+    the output."""
+    node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], pads=[0, 1, 0, 0])
+    (y,) = ReferenceEvaluator(node).run(None, {"x": np.zeros((1, 1, 2, 3), np.float32)})
+    return y.shape != (1, 1, 1, 3)
+
+
+_MAXPOOL_PADS_PER_AXIS = _reads_pads_per_axis()
+
+
+def reference_pads(kind: str, attributes: dict) -> list[int]:
+    """The `pads` of an op with these ONNX attributes, in the order onnx.reference reads them."""
+    pads = attributes["pads"]
+    unit = all(set(attributes.get(k) or [1]) == {1} for k in ("strides", "dilations"))
+    if kind == "MaxPool" and len(pads) == 4 and unit and _MAXPOOL_PADS_PER_AXIS:
+        top, left, bottom, right = pads
+        return [top, bottom, left, right]
+    return pads
+
+
 def evaluate(op: OnnxOp, values: list[np.ndarray]) -> list[np.ndarray]:
     """The results of `op` on `values` (one array per operand, in order)."""
     if op.regions:
@@ -56,6 +79,8 @@ def evaluate(op: OnnxOp, values: list[np.ndarray]) -> list[np.ndarray]:
         k: attribute_value(v) for k, v in op.properties.items()
         if k not in (OPERAND_SEGMENTS, RESULT_SEGMENTS) and v != defaults[k].default_value
     }
+    if "pads" in attributes:
+        attributes["pads"] = reference_pads(op_type(op), attributes)
     names = [f"i{k}" if x is not None else "" for k, x in enumerate(inputs)]
     outputs = [f"o{k}" for k in range(len(op.results))]
     node = helper.make_node(op_type(op), names, outputs, **attributes)

@@ -19,10 +19,15 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseArrayBase,
     FloatAttr,
     FunctionType,
+    IntAttr,
     IntegerAttr,
+    IntegerType,
+    NoneAttr,
+    Signedness,
     StringAttr,
     SymbolNameConstraint,
     TensorType,
@@ -32,7 +37,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
-from xdsl.ir import Attribute, Dialect, Region, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -55,7 +60,7 @@ from xdsl.irdl.declarative_assembly_format import (
     TypeDirective,
     irdl_custom_directive,
 )
-from xdsl.parser import Parser
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
@@ -73,6 +78,9 @@ PATTERN_ATTR = "mrvl.pattern"
 """On MLIP ops: the layer kind their group becomes ("conv2d", ...)."""
 REASONS_ATTR = "mrvl.reasons"
 """On host ops: every reason it stays there, as "<rule-id>: <text> (<observed>)"."""
+LEGALIZED_ATTR = "mrvl.legalized"
+"""On the module, set by legalize-mrvl: each legalised ONNX node's name and the rewrite that
+made it MLIP layers (`{relu6 = "clip-as-depthwise"}`)."""
 
 
 class Activation(StrEnum):
@@ -168,6 +176,141 @@ class _LayerOp(IRDLOperation):
 
     def verify_nhwc(self, value: SSAValue, what: str, ranks: Sequence[int] = (4,)) -> tuple[int, ...]:
         return _activation_map(_shape(value, what), what, ranks)
+
+
+# Quantization recorded from a QDQ model (`recognize-qdq`)
+
+QUANTIZE_TARGET_ATTR = "mrvl.quantize"
+"""On the function `recognize-qdq` ran on: the `quantize` target option (placement rule
+`quant.int8` reads it before subgraphs record it)."""
+QUANTIZED_ATTR = "mrvl.quantized"
+"""On a layer (and, before layers exist, on the `graph` op it comes from): a
+`QuantizedAttr`, the scales and zero points of the QDQ model around it."""
+
+
+@irdl_attr_definition
+class QuantParamsAttr(ParametrizedAttribute):
+    """How one tensor is quantized: its integer type, a scale and zero point per tensor (one
+    each) or per slice along `axis`:
+
+        #mrvl.qparams<i8, scale [0.0307], zero_point [0], axis 0>
+    """
+
+    name = "mrvl.qparams"
+
+    dtype: IntegerType
+    scale: ArrayAttr[FloatAttr]
+    zero_point: ArrayAttr[IntegerAttr]
+    axis: IntAttr
+
+    @staticmethod
+    def of(dtype: IntegerType, scales: Sequence[float], zero_points: Sequence[int], axis: int = 0) -> "QuantParamsAttr":
+        return QuantParamsAttr(dtype, ArrayAttr([FloatAttr(float(v), f32) for v in scales]),
+                               ArrayAttr([IntegerAttr(int(v), i64) for v in zero_points]), IntAttr(axis))
+
+    def scales(self) -> list[float]:
+        return [v.value.data for v in self.scale.data]
+
+    def zero_points(self) -> list[int]:
+        return [v.value.data for v in self.zero_point.data]
+
+    def bounds(self) -> tuple[int, int]:
+        """The smallest and largest value of the integer type."""
+        width, signed = self.dtype.width.data, self.dtype.signedness.data != Signedness.UNSIGNED
+        return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+
+    def symmetric_int8(self) -> bool:
+        """Signed 8-bit with every zero point 0: what MLIP's int8 layers take."""
+        return self.dtype.width.data == 8 and self.bounds()[0] < 0 and not any(self.zero_points())
+
+    def describe(self) -> str:
+        """`int8 zero point 0` / `uint8 zero points 120..130`: for reasons users read."""
+        signed = "int" if self.bounds()[0] < 0 else "uint"
+        points = self.zero_points()
+        low, high = min(points), max(points)
+        return f"{signed}{self.dtype.width.data} zero point{'s' if low != high else ''} " + (
+            f"{low}" if low == high else f"{low}..{high}")
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_attribute(self.dtype)
+        printer.print_string(", scale [" + ", ".join(f"{v:.9g}" for v in self.scales()) + "]")
+        printer.print_string(", zero_point [" + ", ".join(str(v) for v in self.zero_points()) + "]")
+        printer.print_string(f", axis {self.axis.data}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            dtype = parser.parse_type()
+            parser.parse_punctuation(",")
+            parser.parse_keyword("scale")
+            scales = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_float)
+            parser.parse_punctuation(",")
+            parser.parse_keyword("zero_point")
+            points = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+            parser.parse_punctuation(",")
+            parser.parse_keyword("axis")
+            axis = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        attr = cls.of(dtype, scales, points, axis)  # type: ignore[arg-type]
+        return list(attr.parameters)
+
+    def verify(self) -> None:
+        scales, points = self.scales(), self.zero_points()
+        if not scales or len(scales) != len(points):
+            raise VerifyException(f"a scale and a zero point per channel: got {len(scales)} and {len(points)}")
+        if not all(v > 0 and math.isfinite(v) for v in scales):
+            raise VerifyException("scales must be positive and finite")
+        low, high = self.bounds()
+        if not all(low <= v <= high for v in points):
+            raise VerifyException(f"zero points must be in [{low}, {high}] for {self.dtype}")
+
+
+@irdl_attr_definition
+class QuantizedAttr(ParametrizedAttribute):
+    """A layer of a QDQ model: how its input, weight and output were quantized (`none` where
+    the model did not quantize one):
+
+        #mrvl.quantized<input #mrvl.qparams<...>, weight #mrvl.qparams<...>, output none>
+    """
+
+    name = "mrvl.quantized"
+    ROLES: ClassVar[tuple[str, ...]] = ("input", "weight", "output")
+
+    input: QuantParamsAttr | NoneAttr
+    weight: QuantParamsAttr | NoneAttr
+    output: QuantParamsAttr | NoneAttr
+
+    def tensors(self) -> dict[str, QuantParamsAttr]:
+        """The quantized ones, by role."""
+        return {role: p for role, p in zip(self.ROLES, self.parameters) if isinstance(p, QuantParamsAttr)}
+
+    def int8_problem(self) -> str | None:
+        """None when every quantized tensor is symmetric int8 (MLIP's int8 layers), else the first that is not."""
+        for role, params in self.tensors().items():
+            if not params.symmetric_int8():
+                return f"{role} {params.describe()}"
+        return None
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        for i, (role, params) in enumerate(zip(self.ROLES, self.parameters)):
+            printer.print_string(f"{', ' if i else ''}{role} ")
+            if isinstance(params, NoneAttr):
+                printer.print_string("none")
+            else:
+                printer.print_attribute(params)
+        printer.print_string(">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        values: list[Attribute] = []
+        with parser.in_angle_brackets():
+            for i, role in enumerate(cls.ROLES):
+                if i:
+                    parser.parse_punctuation(",")
+                parser.parse_keyword(role)
+                values.append(NoneAttr() if parser.parse_optional_keyword("none") else parser.parse_attribute())
+        return values
 
 
 @irdl_op_definition
@@ -560,6 +703,14 @@ class SubgraphOp(IRDLOperation):
             raise VerifyException("mrvl.subgraph must end with mrvl.yield")
         if tuple(v.type for v in terminator.values) != self.function_type.outputs.data:
             raise VerifyException("mrvl.yield types must match the subgraph's results")
+        for layer in block.ops:
+            quantized = layer.attributes.get(QUANTIZED_ATTR)
+            if quantized is None:
+                continue
+            if not isinstance(quantized, QuantizedAttr):
+                raise VerifyException(f"'{QUANTIZED_ATTR}' must be a #mrvl.quantized, got {quantized}")
+            if self.quantize.data == "int8" and (problem := quantized.int8_problem()) is not None:
+                raise VerifyException(f"an int8 subgraph takes symmetric int8 layers only: {layer.name} has {problem}")
 
 
 @irdl_op_definition
@@ -579,4 +730,4 @@ LAYER_OPS = (
     ConcatOp, ReshapeOp, BatchFlattenOp, SqueezeOp, LayoutTransformOp,
 )
 
-MRVL = Dialect("mrvl", [*LAYER_OPS, SubgraphOp, YieldOp], [ActivationAttr])
+MRVL = Dialect("mrvl", [*LAYER_OPS, SubgraphOp, YieldOp], [ActivationAttr, QuantParamsAttr, QuantizedAttr])

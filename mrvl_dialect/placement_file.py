@@ -54,6 +54,7 @@ from typing import Literal
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DictionaryAttr,
     IntegerAttr,
     ModuleOp,
     StringAttr,
@@ -69,6 +70,7 @@ from mrvl_dialect.locations import OnnxNode, location_nodes
 from mrvl_dialect.mrvl import (
     GROUP_ATTR,
     LAYER_OPS,
+    LEGALIZED_ATTR,
     PATTERN_ATTR,
     PLACE_ATTR,
     REASONS_ATTR,
@@ -342,6 +344,8 @@ class PlacedNode:
     """Nodes fused into one MLIP layer share a group."""
     reasons: tuple[str, ...] = ()
     """Why the node is on the host: `<rule-id>: <text> (<observed>)`, every rule that failed."""
+    legalized: str | None = None
+    """The legalize-mrvl rewrite that made the node MLIP layers (`clip-as-depthwise`)."""
 
     @property
     def runs_on(self) -> str:
@@ -384,6 +388,8 @@ def placed_nodes(module: ModuleOp) -> list[PlacedNode]:
     subgraphs = {op.sym_name.data: op for op in tops if isinstance(op, SubgraphOp)}
     visited: set[str] = set()
     nodes: list[PlacedNode] = []
+    legalized_attr = module.attributes.get(LEGALIZED_ATTR)
+    legalized = {k: v.data for k, v in legalized_attr.data.items()} if isinstance(legalized_attr, DictionaryAttr) else {}
     listed: set[tuple[str, str | None]] = set()
 
     def visit_subgraph(name: str) -> None:
@@ -401,7 +407,7 @@ def placed_nodes(module: ModuleOp) -> list[PlacedNode]:
         if _is_node(op) and (onnx_nodes := location_nodes(op.location)):
             place = _place(op, onnx_nodes[0].name, subgraph, enclosing)
             for node in onnx_nodes:
-                entry = _node(op, node, place, subgraph, len(onnx_nodes) == 1)
+                entry = _node(op, node, place, subgraph, len(onnx_nodes) == 1, legalized.get(node.name))
                 # A node several ops or layers stand for (a legalised one) is listed once.
                 if (entry.name, entry.op_type) not in listed:
                     listed.add((entry.name, entry.op_type))
@@ -435,7 +441,8 @@ def _place(op: Operation, name: str, subgraph: str | None, enclosing: Place | No
     return attr.data  # type: ignore[return-value]
 
 
-def _node(op: Operation, node: OnnxNode, place: Place, subgraph: str | None, single: bool) -> PlacedNode:
+def _node(op: Operation, node: OnnxNode, place: Place, subgraph: str | None, single: bool,
+          legalized: str | None) -> PlacedNode:
     if isinstance(op, LAYER_OPS):
         op_type, pattern = node.op_type, op.name.removeprefix("mrvl.")
     elif node.op_type is not None:  # a cpu op names the ONNX operator it came from
@@ -457,6 +464,7 @@ def _node(op: Operation, node: OnnxNode, place: Place, subgraph: str | None, sin
         pattern=pattern if place == "mlip" else None,
         group=group_attr.value.data if isinstance(group_attr, IntegerAttr) and place == "mlip" else None,
         reasons=reasons,
+        legalized=legalized,
     )
 
 

@@ -16,6 +16,9 @@ PASSES: dict[str, tuple[str, str]] = {
     "partition-mrvl": ("mrvl.passes.partition_mrvl", "PartitionMrvlPass"),
     "plan-host-memory": ("mrvl.passes.plan_host_memory", "PlanHostMemoryPass"),
     "place-ops": ("mrvl.passes.place_ops", "PlaceOpsPass"),
+    "recognize-qdq": ("mrvl.passes.recognize_qdq", "RecognizeQdqPass"),
+    "restore-host-qdq": ("mrvl.passes.recognize_qdq", "RestoreHostQdqPass"),
+    "annotate-quantized-layers": ("mrvl.passes.recognize_qdq", "AnnotateQuantizedLayersPass"),
 }
 """Pass name -> (module, class), imported only when a pipeline names the pass."""
 

@@ -8,6 +8,7 @@
 - an NHWC -> NCHW transpose of a subgraph output moves to the host, after the
   `cpu.call_mlip` (MLIP has no NHWC -> NCHW layer): the subgraph then returns NHWC;
 - on the host, a transpose sinks below the elementwise ops that read it (Clip, HardSwish,
+  a QDQ model's per-tensor QuantizeLinear/DequantizeLinear,
   a Mul of two such values, ...: they do not care about the layout), and when it reaches
   another subgraph's input that the subgraph transposes back (`mrvl.layout_transform`),
   both go: a chain subgraph -> host activation -> subgraph, as Paddle's MobileNets are cut,
@@ -114,6 +115,13 @@ ELEMENTWISE_UNARY = (
 ELEMENTWISE_BINARY = (g.AddOp, g.SubOp, g.MulOp, g.DivOp, g.PowOp)
 
 
+def _per_tensor_quantization(op: Operation) -> bool:
+    """A QuantizeLinear or DequantizeLinear of one scale (a QDQ model's pair on the host):
+    elementwise like the ops above; with a scale per axis or block, the layout matters."""
+    return (isinstance(op, g.QuantizeLinearOp | g.DequantizeLinearOp)
+            and math.prod(op.operands[1].type.get_shape()) == 1)  # type: ignore[attr-defined]
+
+
 def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
     inverse = [0] * len(perm)
     for i, p in enumerate(perm):
@@ -132,9 +140,10 @@ class TransposeSinksBelowElementwise(RewritePattern):
     among them: none is added, none grows."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, ELEMENTWISE_UNARY + ELEMENTWISE_BINARY) or not _on_host(op):
+        elementwise = isinstance(op, ELEMENTWISE_UNARY + ELEMENTWISE_BINARY) or _per_tensor_quantization(op)
+        if not elementwise or not _on_host(op):
             return
-        tensors = 1 if isinstance(op, ELEMENTWISE_UNARY) else 2
+        tensors = 2 if isinstance(op, ELEMENTWISE_BINARY) else 1
         result = op.results[0]
         rank = len(result.type.get_shape())  # type: ignore[attr-defined]
         perm, operands, new_ops = None, list(op.operands), []

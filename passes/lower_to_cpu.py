@@ -1181,6 +1181,40 @@ class RecurrentToCpuRecurrent(GraphOpLowering):
         new = dict(zip([r for r in kept if r is not None], recurrent.results))
         self.replace(op, rewriter, [recurrent], [new.get(result) for result in op.results])
 
+QUANTIZED_TYPES = frozenset({"int8", "uint8", "int16", "uint16", "int32"})
+"""The integer types (ONNX names) the host's QuantizeLinear and DequantizeLinear kernels take."""
+
+
+class LinearQuantizationToCpu(GraphOpLowering):
+    """QuantizeLinear -> cpu.quantize, DequantizeLinear -> cpu.dequantize: float32 on the
+    float side, an integer of `QUANTIZED_TYPES` on the other; per tensor, per axis or per
+    block. The axis of a one-element scale means nothing and becomes 0."""
+
+    ops = (g.QuantizeLinearOp, g.DequantizeLinearOp)
+
+    def lower(self, op: g.QuantizeLinearOp | g.DequantizeLinearOp, rewriter: PatternRewriter) -> None:
+        quantize = isinstance(op, g.QuantizeLinearOp)
+        x, scale = op.operands[0], op.operands[1]
+        zero_point = op.y_zero_point if isinstance(op, g.QuantizeLinearOp) else op.x_zero_point
+        integer, real = (op.y, x) if quantize else (x, op.y)
+        name = BY_XDSL[element_type_of(integer)].onnx_name
+        if name not in QUANTIZED_TYPES:
+            raise no_host_kernel(op, f" of {name}")
+        for value in (real, scale):
+            if element_type_of(value) != f32:
+                raise no_host_kernel(op, f" with {BY_XDSL[element_type_of(value)].onnx_name} (float only)")
+        if quantize and op.precision.value.data not in (0, 1):  # 1: FLOAT, the scale's own type
+            raise no_host_kernel(op, f" with 'precision' {op.precision.value.data} (float only)")
+        rank, block = len(shape_of(x)), op.block_size.value.data
+        if math.prod(shape_of(scale)) == 1 and not block:
+            axis = 0
+        else:
+            axis = normalized_axis(op, op.axis.value.data, rank)
+        cls = cpu.QuantizeOp if quantize else cpu.DequantizeOp
+        operands = [x, scale] + ([zero_point] if zero_point is not None else [])
+        new = create(cls, operands, [op.y.type], axis=int_attr(axis), block_size=int_attr(block))
+        self.replace(op, rewriter, [new])
+
 
 def host_kernel_op_types() -> set[str]:
     """The ONNX operators some pattern lowers to a host kernel."""
@@ -1223,6 +1257,7 @@ PATTERNS: tuple[type[GraphOpLowering], ...] = (
     ActivationToCpuActivation,
     ScatterToCpuScatter,
     RecurrentToCpuRecurrent,
+    LinearQuantizationToCpu,
 )
 
 

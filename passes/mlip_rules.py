@@ -12,10 +12,10 @@ The limits follow TVM's mrvl legality checks (apache/tvm `python/tvm/relay/op/co
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import f32
+from xdsl.dialects.builtin import StringAttr, f32
 from xdsl.ir import Operation
 
-from mrvl_dialect.mrvl import MAX_BATCH
+from mrvl_dialect.mrvl import MAX_BATCH, QUANTIZE_TARGET_ATTR, QUANTIZED_ATTR, QuantizedAttr
 from mrvl_dialect.graph_queries import constant_op, element_type, int_property, op_type, shape
 from mrvl.passes.mlip_patterns import LAYER_KINDS, ceil_adds_window
 
@@ -79,6 +79,17 @@ def _float32(op: Operation) -> str | None:
     if op_type(op) in ("Reshape", "Squeeze"):  # their shape/axes operand is int64
         others = [element_type(v) for v in (op.operands[0], *op.results) if element_type(v) != f32]
     return None if not others else f"element type {others[0]}"
+
+
+@rule("quant.int8", *ALL_LAYERS,
+      text="With quantize=int8, a layer of a QDQ model must be quantized symmetric int8 (zero points 0).")
+def _quantized_int8(op: Operation) -> str | None:
+    quantized = op.attributes.get(QUANTIZED_ATTR)
+    function = op.parent_op()
+    target = function.attributes.get(QUANTIZE_TARGET_ATTR) if function is not None else None
+    if not isinstance(quantized, QuantizedAttr) or not isinstance(target, StringAttr) or target.data != "int8":
+        return None
+    return quantized.int8_problem()
 
 
 @rule("conv.rank", "Conv", text="Conv must be 2-D: a rank-4 NCHW input.")
@@ -145,8 +156,8 @@ def _pool_rank(op: Operation) -> str | None:
 
 
 @rule("pool.plain", "MaxPool", "AveragePool",
-      text="Pools must have dilation 1, no auto_pad and (MaxPool) no Indices output; an AveragePool in "
-           "ceil_mode whose extra window reaches past its padding must exclude the padding from its divisor.")
+      text="Pools must have dilation 1, no auto_pad in ceil_mode and (MaxPool) no Indices output; an AveragePool "
+           "in ceil_mode whose extra window reaches past its padding must exclude the padding from its divisor.")
 def _pool_plain(op: Operation) -> str | None:
     dilations = op.properties.get("dilations")
     if dilations is not None and set(dilations.get_values()) != {1}:
@@ -155,8 +166,9 @@ def _pool_plain(op: Operation) -> str | None:
         # Whether the padding cells past the input count in the divisor of that last window
         # differs between frameworks: only the window's input elements are defined exactly.
         return "ceil_mode 1 with count_include_pad 1 and a last window past the padding"
-    if (auto_pad := op.properties.get("auto_pad")) is not None and auto_pad.data != "NOTSET":
-        return f"auto_pad {auto_pad.data}"
+    if (auto_pad := op.properties.get("auto_pad")) is not None and auto_pad.data != "NOTSET" and int_property(op, "ceil_mode"):
+        # The padding is resolved from the output size (conv_padding), which ceil_mode does not fix.
+        return f"auto_pad {auto_pad.data} with ceil_mode 1"
     if len(op.results) > 1:
         return "Indices output is used"
     return None

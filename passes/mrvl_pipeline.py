@@ -1,19 +1,20 @@
 """mrvl-pipeline: the whole flow from the `graph` dialect to MLIP subgraphs and host code.
 
-    cleanup-graph -> legalize-mrvl -> place-ops -> partition-mrvl -> fuse-mrvl -> convert-layout -> lower-to-cpu
-    -> fuse-cpu-epilogues
+    recognize-qdq -> cleanup-graph -> legalize-mrvl -> place-ops -> partition-mrvl -> restore-host-qdq -> fuse-mrvl
+    -> convert-layout -> annotate-quantized-layers -> lower-to-cpu -> fuse-cpu-epilogues
 
 `mrvl-opt model.onnx -p 'mrvl-pipeline{num_tiles=4 quantize=fp16}'` runs it;
 `MrvlPipelinePass(...).passes()` lists the stages with their options, so any stage of a
 compile can be replayed alone (`pipeline_spec()` prints them for `mrvl-opt -p`).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from mrvl_dialect.cost_model import CostModel
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
 from mrvl.passes.cleanup_graph import CleanupGraphPass
@@ -22,8 +23,9 @@ from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
 from mrvl.passes.fuse_mrvl import FuseMrvlPass
 from mrvl.passes.legalize_mrvl import LegalizeMrvlPass
 from mrvl.passes.lower_to_cpu import LowerToCpuPass
-from mrvl.passes.partition_mrvl import POLICIES, PartitionMrvlPass
+from mrvl.passes.partition_mrvl import DEFAULT_POLICIES, POLICIES, PartitionMrvlPass
 from mrvl.passes.place_ops import PlaceOpsPass
+from mrvl.passes.recognize_qdq import AnnotateQuantizedLayersPass, RecognizeQdqPass, RestoreHostQdqPass
 
 
 @dataclass(frozen=True)
@@ -44,11 +46,16 @@ class MrvlPipelinePass(ModulePass):
     """Rewrite ops MLIP has no layer for into layers it has, between MLIP layers (legalize-mrvl)."""
     placement: str = ""
     """A placement file forcing nodes onto the host or asking for MLIP."""
-    policies: tuple[str, ...] = field(default_factory=lambda: tuple(POLICIES))
+    policies: tuple[str, ...] = DEFAULT_POLICIES
     """Partition policies to apply (see partition-mrvl); `policies` alone turns all off."""
+    target_file: str = ""
+    """A target description for the cost model (`mrvl_dialect/cost_model.py`); the defaults without."""
+    host_profile: str = ""
+    """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
 
     def __post_init__(self) -> None:
         self.target_options()
+        CostModel.load(self.target_file, self.host_profile)
         for id in self.policies:
             if id not in POLICIES:
                 raise CompileError(self.name, f"policies must be among {', '.join(POLICIES)}, got {id!r}")
@@ -58,14 +65,18 @@ class MrvlPipelinePass(ModulePass):
         return TargetOptions.of_fields(self.name, self)
 
     def passes(self) -> tuple[ModulePass, ...]:
-        legalize = (LegalizeMrvlPass(),) if self.legalize and self.offload else ()
+        costs = {"target_file": self.target_file, "host_profile": self.host_profile}
+        legalize = (LegalizeMrvlPass(placement=self.placement, **costs),) if self.legalize and self.offload else ()
         return (
+            RecognizeQdqPass(quantize=self.quantize, absorb=self.offload),
             CleanupGraphPass(),
             *legalize,
             PlaceOpsPass(placement=self.placement, offload=self.offload),
-            PartitionMrvlPass(policies=self.policies, **self.target_options().as_dict()),
+            PartitionMrvlPass(policies=self.policies, **costs, **self.target_options().as_dict()),
+            RestoreHostQdqPass(),
             FuseMrvlPass(),
             ConvertLayoutPass(),
+            AnnotateQuantizedLayersPass(),
             LowerToCpuPass(),
             FuseCpuEpiloguesPass(),
         )

@@ -11,7 +11,8 @@ layer) and `"mrvl.pattern"` (its kind), on host ops `"mrvl.reasons"`. Then:
 2. Policies (`POLICIES`, chosen by the `policies` option) send back to the host only what
    breaks them: the layers a policy names (a sum or concat that reads a subgraph input),
    after which the regions are formed again and checked again, or, for a policy about the
-   region as a whole (no conv or fc in it), the region. Those ops get
+   region as a whole (no conv or fc in it; with `worth-the-call`, asked for by name, an MLIP
+   estimate above the region's host time: `mrvl_dialect/cost_model.py`), the region. Those ops get
    `"mrvl.place" = "host"`, a `"policy.<id>: ..."` reason appended to `"mrvl.reasons"`,
    and lose `"mrvl.group"`. A conv or fc layer is never evicted by a layer policy.
 3. Outlining. Each remaining region, in IR order, becomes `mrvl.subgraph @<prefix><k>`
@@ -66,7 +67,9 @@ from mrvl_dialect.mrvl import (
     SubgraphOp,
     YieldOp,
 )
+from mrvl_dialect.cost_model import CostModel, MlipEstimate, duration, host_work, mlip_work
 from mrvl_dialect.graph_queries import node_label
+from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
 
 PASS_NAME = "partition-mrvl"
@@ -84,6 +87,28 @@ class Candidate:
     """In IR order."""
     inputs: tuple[SSAValue, ...]
     """Values its ops read from outside, constants excepted: the future subgraph arguments."""
+    model: CostModel | None = None
+    """The cost model of the compile (None: no estimates, `worth-the-call` holds)."""
+    target: TargetOptions = DEFAULT_TARGET
+
+    def outputs(self) -> list[SSAValue]:
+        """The values its ops compute that others read: the future subgraph results."""
+        members = set(self.ops)
+        return [r for op in self.ops for r in op.results
+                if any(_top_level(use.operation, op.parent) not in members for use in r.uses)]
+
+    def weights(self) -> list[SSAValue]:
+        """The constants its ops read: the weights the subgraph holds."""
+        return list(dict.fromkeys(v for op in self.ops for v in _operands(op) if isinstance(v.owner, ConstantOp)))
+
+    def mlip_estimate(self, model: CostModel) -> MlipEstimate:
+        """One call of the region on MLIP: compute, transfers and the call overhead."""
+        work = mlip_work(self.ops, self.inputs, self.outputs(), self.weights())
+        return model.mlip_estimate(work, self.target.num_tiles, self.target.quantize, self.target.wb_pin_ocm)
+
+    def host_seconds(self, model: CostModel) -> float:
+        """The region's ops as host kernels."""
+        return sum(model.host_seconds(host_work(op)) for op in self.ops)
 
     def patterns(self) -> list[str]:
         """The layer kinds of its ops (`mrvl.pattern`), in IR order, without repeats."""
@@ -131,6 +156,7 @@ def policy(id: str, text: str):
 
 COMPUTE_PATTERNS = ("conv2d", "fc")
 """Layer kinds worth a trip to the accelerator: Conv, Gemm and MatMul."""
+COMPUTE_OP_TYPES = ("Conv", "Gemm", "MatMul")
 
 
 @policy(
@@ -139,10 +165,17 @@ COMPUTE_PATTERNS = ("conv2d", "fc")
     "other layers alone are not worth the transfers.",
 )
 def _compute_intensive(region: Candidate) -> Violation | None:
-    kinds = region.patterns()
-    if any(kind in COMPUTE_PATTERNS for kind in kinds):
+    if any(_string_attr(op, PATTERN_ATTR) in COMPUTE_PATTERNS and _computes(op) for op in region.ops):
         return None
-    return Violation(f"its layers are {', '.join(k or '?' for k in kinds)}")
+    legalized = any(_string_attr(op, PATTERN_ATTR) in COMPUTE_PATTERNS for op in region.ops)
+    return Violation(f"its layers are {', '.join(k or '?' for k in region.patterns())}"
+                     + ("; its convs are legalised activations" if legalized else ""))
+
+
+def _computes(op: Operation) -> bool:
+    """Whether a conv/fc layer's op does an ONNX node's real work: not one of the 1x1
+    depthwise convs legalize-mrvl builds for an activation (named after its Clip, ...)."""
+    return all(node.op_type in (None, *COMPUTE_OP_TYPES) for node in location_nodes(op.location))
 
 
 @policy(
@@ -159,6 +192,27 @@ def _no_leading_concat(region: Candidate) -> Violation | None:
 )
 def _no_leading_sum(region: Candidate) -> Violation | None:
     return _leading(region, "sum")
+
+
+@policy(
+    "worth-the-call",
+    text="An MLIP subgraph must take less time than its layers take on the host, counting its "
+    "transfers and the call's fixed cost (the cost model's estimates: target_file, host_profile).",
+)
+def _worth_the_call(region: Candidate) -> Violation | None:
+    if region.model is None:
+        return None
+    mlip, host = region.mlip_estimate(region.model), region.host_seconds(region.model)
+    if mlip.seconds <= host:
+        return None
+    return Violation(f"MLIP {duration(mlip.seconds)}: {mlip.describe()}; host {duration(host)}, "
+                     f"{region.model.host_source}")
+
+
+DEFAULT_POLICIES = ("compute-intensive", "no-leading-concat", "no-leading-sum")
+"""The policies on by default. `worth-the-call` is asked for by name (`mrvl-compile
+--cost-policy`): with the default target it would send the zoo's one-Gemm subgraphs and
+squeeze-excite blocks to the host (docs/cost-model.md gives the thresholds)."""
 
 
 def _leading(region: Candidate, kind: str) -> Violation | None:
@@ -423,14 +477,15 @@ def _region_inputs(ops: list[Operation], block: Block) -> list[SSAValue]:
     return list(inputs)
 
 
-def _apply_policies(block: Block, policies: list[Policy]) -> list[list[Operation]]:
+def _apply_policies(block: Block, policies: list[Policy], model: CostModel | None = None,
+                    target: TargetOptions = DEFAULT_TARGET) -> list[list[Operation]]:
     """The regions of `block` that keep every policy, after sending to the host what breaks
     one: a policy's culprits first (then the regions are formed again, as evicting a layer
     can split or shrink its region), a region as a whole only when no culprit is left."""
     while True:
         accepted, evicted = [], False
         for ops in form_regions(block):
-            candidate = Candidate(tuple(ops), tuple(_region_inputs(ops, block)))
+            candidate = Candidate(tuple(ops), tuple(_region_inputs(ops, block)), model, target)
             violations = [(p, v) for p in policies if (v := p.check(candidate)) is not None]
             named = [(p, v) for p, v in violations if v.culprits]
             for p, v in named:
@@ -562,9 +617,9 @@ class PartitionMrvlPass(ModulePass):
 
     name = PASS_NAME
 
-    policies: tuple[str, ...] = tuple(POLICIES)
-    """Ids of the policies that may send a region back to the host (`POLICIES`); all by
-    default. `policies=compute-intensive` keeps one, `{policies}` none."""
+    policies: tuple[str, ...] = DEFAULT_POLICIES
+    """Ids of the policies that may send a region back to the host (`POLICIES`);
+    `DEFAULT_POLICIES` by default. `policies=compute-intensive` keeps one, `{policies}` none."""
     prefix: str = "tvmgen_mrvl_main_"
     """Subgraphs are named `<prefix>0`, `<prefix>1`, ... in IR order."""
     mcpu: str = DEFAULT_TARGET.mcpu
@@ -573,9 +628,14 @@ class PartitionMrvlPass(ModulePass):
     wb_pin_ocm: int = DEFAULT_TARGET.wb_pin_ocm
     run_mode: str = DEFAULT_TARGET.run_mode
     """The target options the subgraphs are compiled with and record (`TargetOptions`)."""
+    target_file: str = ""
+    """A target description (`mrvl_dialect/cost_model.py`) for `worth-the-call`; the defaults without."""
+    host_profile: str = ""
+    """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
 
     def __post_init__(self) -> None:
         self.target_options()
+        self.cost_model()
         for id in self.policies:
             if id not in POLICIES:
                 raise CompileError(self.name, f"policies must be among {', '.join(POLICIES)}, got {id!r}")
@@ -594,6 +654,9 @@ class PartitionMrvlPass(ModulePass):
     def target_options(self) -> TargetOptions:
         """The target options, checked."""
         return TargetOptions.of_fields(self.name, self)
+
+    def cost_model(self) -> CostModel:
+        return CostModel.load(self.target_file, self.host_profile)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = self.target_options().properties()
@@ -615,7 +678,7 @@ class PartitionMrvlPass(ModulePass):
         self, block: Block, policies: list[Policy], names: Iterator[str], options: dict[str, Attribute]
     ) -> list[SubgraphOp]:
         """Form, check and outline the regions of `block`; returns the new subgraphs."""
-        accepted = _apply_policies(block, policies)
+        accepted = _apply_policies(block, policies, self.cost_model(), self.target_options())
 
         subgraphs: list[SubgraphOp] = []
         cloned: dict[ConstantOp, None] = {}

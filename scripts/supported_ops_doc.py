@@ -77,13 +77,14 @@ def render() -> str:
         name = op.onnx_op_type()
         if name in LAYER_KINDS:
             ids = ", ".join(f"`{r.id}`" for r in RULES if name in r.op_types)
-            mlip = f"`mrvl.{LAYER_KINDS[name]}` ({ids})"
+            mlip = [f"`mrvl.{LAYER_KINDS[name]}` ({ids})"]
         elif name in FUSED_ONLY:
-            mlip = f"fused only: {FUSED_ONLY[name]}"
-        elif legalized := [f"{x.text} (`{x.id}`)" for x in LEGALIZATIONS if x.op.onnx_op_type() == name]:
-            mlip = "legalised: " + "; ".join(legalized)
+            mlip = [f"fused only: {FUSED_ONLY[name]}"]
         else:
-            mlip = "no"
+            mlip = []
+        mlip += [f"legalised{'' if x.anywhere else ' next to MLIP layers'}: {x.text} (`{x.id}`)" for x in LEGALIZATIONS
+                 if any(op.onnx_op_type() == name for op in x.ops)]
+        mlip = "; ".join(mlip) or "no"
         counts = conformance["ops"].get(name)
         lines.append(f"| {name} | {mlip} | {'yes' if name in host else 'no'} | {conformance_cell(counts, 'host')} "
                      f"| {conformance_cell(counts, 'mlip')} |")

@@ -1,4 +1,4 @@
-"""A compiled zoo model (and a model of ceil_mode pools), run as the board would run it: host ops by the reference
+"""A compiled zoo model (and small models of ceil_mode pools and of each legalisation), run as the board would run it: host ops by the reference
 interpreter, each accelerator subgraph by the simulator from its nodes/consts JSON alone,
 matches onnxruntime on the whole model (mrvl/numerics.py: fp32 1e-4, fp16 3% of the largest
 output, the criterion Marvell's tools use)."""
@@ -11,7 +11,7 @@ import zoo
 from ir_helpers import ZOO_INPUT_SHAPES
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import PassPipeline
 
 from mrvl.backend.json_emitter import emit_subgraph
@@ -21,14 +21,14 @@ from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.numerics import FP16_LAYERS, assert_close
 from mrvl.passes import get_all_passes
 from mrvl_dialect import mrvl
-from mrvl_dialect.mrvl import SubgraphOp
+from mrvl_dialect.mrvl import LEGALIZED_ATTR, SubgraphOp
 
 # The pipeline up to, not including, lower-to-cpu: the interpreter runs graph ops.
 STAGES = "cleanup-graph,legalize-mrvl,place-ops,partition-mrvl,fuse-mrvl,convert-layout"
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
-@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small"])
+@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny"])
 def test_model_with_simulated_subgraphs_matches_onnxruntime(name, precision):
     check_simulated_model(zoo.ZOO[name](), ZOO_INPUT_SHAPES[name], precision)
 
@@ -55,48 +55,100 @@ def test_ceil_mode_pools_simulated_match_onnxruntime(precision):
     assert len(pools) == 2 and all(op.ceil_mode is not None for op in pools)
 
 
-def relu6_between_convs() -> onnx.ModelProto:
-    """Conv -> BatchNormalization -> Clip(0, 6) -> Conv, with values well below 0 and above
-    6 before the Clip (MobileNetV2's block shape): legalize-mrvl makes it one subgraph."""
+def legalized_model(middle: list[onnx.NodeProto], constants: dict[str, np.ndarray]) -> onnx.ModelProto:
+    """x -> Conv (values well beyond -6 .. 6) -> `middle` (reads `c`, writes `m`) -> 1x1 Conv -> y,
+    on 8 channels of 12x12."""
     rng = np.random.default_rng(4)
-    inits = [numpy_helper.from_array(a.astype(np.float32), n) for n, a in [
-        ("w1", 2.5 * rng.standard_normal((8, 3, 3, 3))), ("w2", 0.3 * rng.standard_normal((4, 8, 1, 1))),
-        ("scale", rng.uniform(0.5, 1.5, 8)), ("shift", rng.standard_normal(8)), ("mean", 0.1 * rng.standard_normal(8)),
-        ("var", rng.uniform(0.5, 1.5, 8)), ("lo", np.array(0.0)), ("hi", np.array(6.0))]]
-    nodes = [helper.make_node("Conv", ["x", "w1"], ["c"], pads=[1, 1, 1, 1], name="conv1"),
-             helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["b"], name="bn"),
-             helper.make_node("Clip", ["b", "lo", "hi"], ["r"], name="relu6"),
-             helper.make_node("Conv", ["r", "w2"], ["y"], name="conv2")]
-    graph = helper.make_graph(nodes, "relu6", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 12, 12])], inits)
+    arrays = {"w1": 2.5 * rng.standard_normal((8, 3, 3, 3)), "w2": 0.3 * rng.standard_normal((4, 8, 1, 1)), **constants}
+    inits = [numpy_helper.from_array(a if np.asarray(a).dtype == np.int64 else np.asarray(a, np.float32), n)
+             for n, a in arrays.items()]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c"], pads=[1, 1, 1, 1], name="conv1"), *middle,
+             helper.make_node("Conv", ["m", "w2"], ["y"], name="conv2")]
+    graph = helper.make_graph(nodes, "legalized", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+_BN = {"scale": np.linspace(0.5, 1.5, 8), "shift": np.linspace(-1, 1, 8), "mean": np.linspace(-0.3, 0.3, 8),
+       "var": np.linspace(0.5, 1.5, 8)}
+_POOL = helper.make_node("MaxPool", ["c"], ["p"], kernel_shape=[2, 2], strides=[2, 2], name="pool")
+LEGALIZED_CASES = {
+    # MobileNetV2's block: Conv -> BatchNormalization -> ReLU6.
+    "relu6-after-conv-bn": ("clip-as-depthwise", [
+        helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["b"], name="bn"),
+        helper.make_node("Clip", ["b", "lo", "hi"], ["m"], name="relu6")], {**_BN, "lo": 0.0, "hi": 6.0}),
+    "clip-after-pool": ("clip-as-depthwise", [_POOL, helper.make_node("Clip", ["p", "lo", "hi"], ["m"], name="clip")],
+                        {"lo": -1.0, "hi": 1.5}),
+    "clip-low-only": ("clip-as-depthwise", [_POOL, helper.make_node("Clip", ["p", "lo"], ["m"], name="clip")],
+                      {"lo": -0.5}),
+    "clip-high-only": ("clip-as-depthwise", [_POOL, helper.make_node("Clip", ["p", "", "hi"], ["m"], name="clip")],
+                       {"hi": 0.5}),
+    # tiny-YOLO's block.
+    "leaky-relu": ("leaky-relu-as-depthwise", [helper.make_node("LeakyRelu", ["c"], ["m"], alpha=0.1, name="leaky")], {}),
+    "hard-sigmoid": ("hard-sigmoid-as-depthwise",
+                     [helper.make_node("HardSigmoid", ["c"], ["m"], alpha=0.2, beta=0.5, name="hsig")], {}),
+    # Pre-activation blocks: a BatchNormalization after a pool or a sum.
+    "batch-norm-after-pool": ("batch-norm-as-depthwise", [
+        _POOL, helper.make_node("BatchNormalization", ["p", "scale", "shift", "mean", "var"], ["m"], name="bn")], _BN),
+    # YOLOv3-tiny's ZeroPad2d((0, 1, 0, 1)) and stride-1 MaxPool, of values that may be negative.
+    "zero-pad-before-pool": ("pad-as-depthwise", [
+        helper.make_node("Pad", ["c", "pads"], ["p"], name="zeropad"),
+        helper.make_node("MaxPool", ["p"], ["m"], kernel_shape=[2, 2], strides=[1, 1], name="pool")],
+        {"pads": np.array([0, 0, 0, 0, 0, 0, 1, 1], np.int64)}),
+    # ShuffleNet's and AlexNet's grouped convs (2 and 4 groups, 3x3, with a bias).
+    "grouped-conv-2": ("grouped-conv-as-dense", [
+        helper.make_node("Conv", ["c", "gw2", "gb"], ["m"], group=2, pads=[1, 1, 1, 1], name="grouped")],
+        {"gw2": 0.3 * np.random.default_rng(6).standard_normal((8, 4, 3, 3)), "gb": np.linspace(-1, 1, 8)}),
+    "grouped-conv-4-stride-2": ("grouped-conv-as-dense", [
+        helper.make_node("Conv", ["c", "gw4"], ["m"], group=4, strides=[2, 2], name="grouped")],
+        {"gw4": 0.3 * np.random.default_rng(7).standard_normal((8, 2, 1, 1))}),
+    "scale-shift-after-pool": ("affine-as-depthwise", [
+        _POOL, helper.make_node("Mul", ["p", "gain"], ["q"], name="gain"),
+        helper.make_node("Sub", ["q", "half"], ["r"], name="shift"), helper.make_node("Sub", ["half", "r"], ["s"], name="flip"),
+        helper.make_node("Add", ["three", "s"], ["t"], name="offset"), helper.make_node("Div", ["t", "three"], ["m"], name="div")],
+        {"gain": np.linspace(-2, 2, 8).reshape(1, 8, 1, 1), "half": 0.5, "three": 3.0}),
+}
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+@pytest.mark.parametrize("case", LEGALIZED_CASES)
+def test_legalized_simulated_matches_onnxruntime(case, precision):
+    """Each legalisation, between two convs, runs as one subgraph and matches onnxruntime."""
+    legalization, middle, constants = LEGALIZED_CASES[case]
+    module = check_simulated_model(legalized_model(middle, constants), {}, precision)
+    assert len([op for op in module.ops if isinstance(op, SubgraphOp)]) == 1
+    assert set(module.attributes[LEGALIZED_ATTR].data.values()) == {StringAttr(legalization)}
+    kinds = {f"graph.{node.op_type}" for node in middle}
+    assert not [op for op in module.walk() if op.name in kinds]
+
+
+def conv1d_chain() -> onnx.ModelProto:
+    """A Silero-VAD-like encoder: 1-D convs (stride 2, dilation 2, 2 groups) with Relu, a
+    BatchNormalization and a LeakyRelu between them, a graph output taken mid-chain."""
+    rng = np.random.default_rng(8)
+    arrays = {"w1": rng.standard_normal((8, 4, 5)), "b1": rng.standard_normal(8), "w2": 0.4 * rng.standard_normal((8, 4, 3)),
+              "w3": 0.3 * rng.standard_normal((6, 8, 3)), **_BN}
+    inits = [numpy_helper.from_array(np.asarray(a, np.float32), n) for n, a in arrays.items()]
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[2, 2], strides=[2], name="conv1"),
+             helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[2, 2], dilations=[2], group=2, name="conv2"),
+             helper.make_node("BatchNormalization", ["c2", "scale", "shift", "mean", "var"], ["b2"], name="bn2"),
+             helper.make_node("LeakyRelu", ["b2"], ["l2"], alpha=0.2, name="leaky2"),
+             helper.make_node("Conv", ["l2", "w3"], ["y"], pads=[1, 0], name="conv3")]
+    graph = helper.make_graph(nodes, "conv1d", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 64])],
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "r1")], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
-def test_legalized_relu6_simulated_matches_onnxruntime(precision):
-    module = check_simulated_model(relu6_between_convs(), {}, precision)
+def test_conv1d_chain_simulated_matches_onnxruntime(precision):
+    """conv1d-as-conv2d: the whole chain runs as one subgraph; only reshapes stay on the host."""
+    module = check_simulated_model(conv1d_chain(), {}, precision)
     assert len([op for op in module.ops if isinstance(op, SubgraphOp)]) == 1
-    assert not [op for op in module.walk() if op.name in ("graph.Clip", "cpu.clip")]
-
-
-def leaky_relu_between_convs() -> onnx.ModelProto:
-    """Conv -> LeakyRelu(0.1) -> Conv (tiny-YOLO's block): legalize-mrvl makes it one subgraph."""
-    rng = np.random.default_rng(5)
-    inits = [numpy_helper.from_array((2 * rng.standard_normal((8, 3, 3, 3))).astype(np.float32), "w1"),
-             numpy_helper.from_array((0.3 * rng.standard_normal((4, 8, 1, 1))).astype(np.float32), "w2")]
-    nodes = [helper.make_node("Conv", ["x", "w1"], ["c"], pads=[1, 1, 1, 1], name="conv1"),
-             helper.make_node("LeakyRelu", ["c"], ["r"], alpha=0.1, name="leaky"),
-             helper.make_node("Conv", ["r", "w2"], ["y"], name="conv2")]
-    graph = helper.make_graph(nodes, "leaky", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 12, 12])], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-
-
-@pytest.mark.parametrize("precision", ["fp32", "fp16"])
-def test_legalized_leaky_relu_simulated_matches_onnxruntime(precision):
-    module = check_simulated_model(leaky_relu_between_convs(), {}, precision)
-    assert len([op for op in module.ops if isinstance(op, SubgraphOp)]) == 1
-    assert not [op for op in module.walk() if op.name in ("graph.LeakyRelu", "cpu.leaky_relu")]
+    legalized = {k: v.data for k, v in module.attributes[LEGALIZED_ATTR].data.items()}
+    assert legalized == {"conv1": "conv1d-as-conv2d", "conv2": "conv1d-as-conv2d+grouped-conv-as-dense",
+                         "conv3": "conv1d-as-conv2d",
+                         "leaky2": "leaky-relu-as-depthwise"}
 
 
 def check_simulated_model(model: onnx.ModelProto, shapes: dict, precision: str) -> ModuleOp:

@@ -122,6 +122,11 @@ CASES: dict[str, Case] = {
                             {"x": [1, 2, 7, 7]}, {"y": [1, 4, 4, 4]}, {"w": w(4, 2, 4, 4)}, {"mrvl.conv2d": 1}),
     "conv-same-lower": Case([n("Conv", "x w", "y", kernel_shape=[4, 4], strides=[2, 2], auto_pad="SAME_LOWER")],
                             {"x": [1, 2, 7, 7]}, {"y": [1, 4, 4, 4]}, {"w": w(4, 2, 4, 4)}, {"mrvl.conv2d": 1}),
+    # Darknet's size-2 stride-1 maxpool as Keras/tf2onnx write it (tiny-YOLOv3).
+    "maxpool-same-upper": Case([n("MaxPool", "x", "y", kernel_shape=[2, 2], strides=[1, 1], auto_pad="SAME_UPPER")],
+                               {"x": [1, 2, 7, 7]}, {"y": [1, 2, 7, 7]}, {}, {"mrvl.maxpool2d": 1}),
+    "avgpool-same-lower": Case([n("AveragePool", "x", "y", kernel_shape=[3, 3], strides=[2, 2], auto_pad="SAME_LOWER")],
+                               {"x": [1, 2, 6, 6]}, {"y": [1, 2, 3, 3]}, {}, {"mrvl.avgpool2d": 1}),
     "conv-dilated-batch-2": Case([n("Conv", "x w", "y", kernel_shape=[3, 3], dilations=[2, 2], pads=[2, 1, 2, 1])],
                                  {"x": [2, 2, 6, 6]}, {"y": [2, 4, 6, 4]}, {"w": w(4, 2, 3, 3)}, {"mrvl.conv2d": 1}),
     # --- fc -------------------------------------------------------------------------

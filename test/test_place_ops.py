@@ -52,6 +52,26 @@ class Case:
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
+@dataclass
+class QdqCase(Case):
+    """A Case whose graph input `x` goes through QuantizeLinear -> DequantizeLinear of
+    `zero_point` (its type the quantized one) first, placed after `recognize-qdq` with
+    `quantize`."""
+
+    zero_point: np.ndarray = field(default_factory=lambda: np.array(0, np.int8))
+    quantize: str = "int8"
+
+    def model(self):
+        model = super().model()
+        graph = model.graph
+        graph.node[0].input[0] = "x_dq"
+        graph.initializer.extend([numpy_helper.from_array(np.array(0.05, np.float32), "x_scale"),
+                                  numpy_helper.from_array(self.zero_point, "x_zero")])
+        graph.node.insert(0, helper.make_node("DequantizeLinear", ["x_q", "x_scale", "x_zero"], ["x_dq"], name="dq"))
+        graph.node.insert(0, helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"], ["x_q"], name="q"))
+        return model
+
+
 def f32(*shape: int) -> tuple[int, list[int]]:
     return (F32, list(shape))
 
@@ -76,6 +96,12 @@ CASES: dict[str, list[Case]] = {
     "any.float32": [
         conv([1, 2, 4, 4], [4, 2, 1, 1], [1, 4, 4, 4], elem=F16),
         Case("MaxPool", {"x": (F16, [1, 2, 4, 4])}, (F16, [1, 2, 2, 2]), {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    ],
+    "quant.int8": [
+        QdqCase("Conv", {"x": f32(1, 2, 4, 4), "w": f32(4, 2, 1, 1)}, f32(1, 4, 4, 4),
+                initializers={"w": weights(4, 2, 1, 1)}, zero_point=np.array(128, np.uint8)),
+        QdqCase("MaxPool", {"x": f32(1, 2, 4, 4)}, f32(1, 2, 2, 2), {"kernel_shape": [2, 2], "strides": [2, 2]},
+                zero_point=np.array(3, np.int8)),
     ],
     "conv.rank": [conv([1, 2, 8], [4, 2, 3], [1, 4, 6])],
     "batch.max": [
@@ -114,7 +140,8 @@ CASES: dict[str, list[Case]] = {
         Case("AveragePool", {"x": f32(1, 2, 6, 6)}, f32(1, 2, 4, 4),
              {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1], "ceil_mode": 1, "count_include_pad": 1}),
         Case("MaxPool", {"x": f32(1, 2, 5, 5)}, f32(1, 2, 3, 3), {"kernel_shape": [2, 2], "dilations": [2, 2]}),
-        Case("AveragePool", {"x": f32(1, 2, 4, 4)}, f32(1, 2, 4, 4), {"kernel_shape": [3, 3], "auto_pad": "SAME_UPPER"}),
+        Case("AveragePool", {"x": f32(1, 2, 5, 5)}, f32(1, 2, 3, 3),
+             {"kernel_shape": [2, 2], "strides": [2, 2], "auto_pad": "SAME_UPPER", "ceil_mode": 1}),
     ],
     "sum.same-shape": [
         Case("Add", {"a": f32(1, 2, 4, 4), "b": f32(1, 2, 1, 1)}, f32(1, 2, 4, 4)),
@@ -148,7 +175,8 @@ PARAMS = [
 
 def placed(case: Case) -> tuple[ModuleOp, Operation]:
     module = import_onnx(case.model())
-    PassPipeline.parse_spec(get_all_passes(), "place-ops").apply(Context(), module)
+    passes = f"recognize-qdq{{quantize={case.quantize}}},place-ops" if isinstance(case, QdqCase) else "place-ops"
+    PassPipeline.parse_spec(get_all_passes(), passes).apply(Context(), module)
     (op,) = [op for op in module.walk() if node_name(op) == "op" and op.name.startswith("graph.")]
     return module, op
 
@@ -193,8 +221,13 @@ def test_place_ops_records_the_rule(rule_id: str, case: Case):
         Case("Concat", {"a": f32(1, 2, 4, 4), "b": f32(1, 3, 4, 4)}, f32(1, 5, 4, 4), {"axis": -3}),
         Case("Squeeze", {"x": f32(1, 2, 1, 1), "axes": (TensorProto.INT64, [2])}, f32(1, 2),
              initializers={"axes": np.array([2, 3], np.int64)}),
+        QdqCase("Conv", {"x": f32(1, 2, 4, 4), "w": f32(4, 2, 1, 1)}, f32(1, 4, 4, 4),
+                initializers={"w": weights(4, 2, 1, 1)}),
+        QdqCase("Conv", {"x": f32(1, 2, 4, 4), "w": f32(4, 2, 1, 1)}, f32(1, 4, 4, 4),
+                initializers={"w": weights(4, 2, 1, 1)}, zero_point=np.array(128, np.uint8), quantize="fp16"),
     ],
-    ids=["conv", "depthwise", "conv-batch-8", "avgpool", "gemm", "concat-axis-minus-3", "squeeze-1x1"],
+    ids=["conv", "depthwise", "conv-batch-8", "avgpool", "gemm", "concat-axis-minus-3", "squeeze-1x1",
+         "qdq-conv-symmetric-int8", "qdq-conv-uint8-in-fp16"],
 )
 def test_op_that_breaks_no_rule_is_placed_on_mlip(case: Case):
     _, op = placed(case)

@@ -96,7 +96,7 @@ def test_json():
     assert [list(node) for node in report["nodes"]] == [list(COLUMNS)] * 5
     assert report["nodes"][1] == {
         "name": "relu_1", "op_type": "Relu", "place": "host", "subgraph": None, "pattern": None, "group": None,
-        "reasons": [RELU_REASON, "x.two: second (got 2)"],
+        "legalized": None, "reasons": [RELU_REASON, "x.two: second (got 2)"],
     }
     assert report["nodes"][2]["subgraph"] == "mrvl_sg0"
     assert text.endswith("}\n") and emit(parse(MODULE), "json") == text
@@ -110,15 +110,15 @@ def test_json_without_nodes():
 def test_csv():
     rows = list(csv.reader(StringIO(emit(parse(MODULE), "csv"))))
     assert rows[0] == list(COLUMNS)
-    assert rows[1] == ["c", "Conv", "mlip", "", "conv2d", "7", ""]
-    assert rows[2] == ["relu_1", "Relu", "host", "", "", "", f"{RELU_REASON}; x.two: second (got 2)"]
+    assert rows[1] == ["c", "Conv", "mlip", "", "conv2d", "7", "", ""]
+    assert rows[2] == ["relu_1", "Relu", "host", "", "", "", "", f"{RELU_REASON}; x.two: second (got 2)"]
     assert rows[5][0] == 'sm, "x"'
     assert len(rows) == 6
 
 
 def test_unknown_format():
-    with pytest.raises(CompileError, match="^-t placement-report: format must be text, json or csv, got 'html'$"):
-        PlacementReportTarget(format="html")
+    with pytest.raises(CompileError, match="^-t placement-report: format must be text, json, csv or html, got 'svg'$"):
+        PlacementReportTarget(format="svg")
 
 
 def test_registered_in_mrvl_opt(tmp_path, capsys):

@@ -74,7 +74,7 @@ def test_wheel_holds_the_runtime_under_the_projects_names(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == TOP_LEVEL
-    for header in ("mrvl_kernels.h", "mrvl_kernels.c", "mrvl_mlip.h", "mrvl_mlip_board.c", "mrvl_mlip_board.h"):
+    for header in ("mrvl_kernels.h", "mrvl_kernels.c", "mrvl_quantize.c", "mrvl_mlip.h", "mrvl_mlip_board.c", "mrvl_mlip_board.h"):
         assert f"mrvl/backend/c_runtime/{header}" in names
     assert {"mrvl/passes/__init__.py", "mrvl/frontend/onnx_importer.py", "mrvl_dialect/cpu.py"} <= set(names)
 

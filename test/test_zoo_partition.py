@@ -13,12 +13,18 @@ from mrvl_dialect import mrvl
 from mrvl.passes.mlip_rules import failed_rules
 from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 
-EXPECTED_SUBGRAPHS = {"mnist": 1, "resnet_small": 1, "mobilenet_small": 9, "transformer_block": 0,
-                      "paddle_ocr_rec": 1, "ocr_cls_stale": 2, "vad_if": 1, "paddle_crnn": 1, "gru_kws": 1}
-"""mobilenet_small: its hard-swish/clip activations and residual sums fed from the host
-(policy no-leading-sum) cut it up; transformer_block: its MatMuls are batched (rank 3);
-ocr_cls_stale: the Reshape/Transpose/ReduceMean head runs on the host between its
-convolution blocks and the Gemm."""
+EXPECTED_SUBGRAPHS = {"mnist": 1, "resnet_small": 1, "mobilenet_small": 9, "mobilenet_v2": 1, "squeezenet": 1,
+                      "yolov3_tiny": 2, "transformer_block": 0, "paddle_ocr_rec": 1, "ocr_cls_stale": 2, "vad_if": 2,
+                      "paddle_crnn": 1, "gru_kws": 1}
+"""mobilenet_small: its hard-swish activations, squeeze-excite products, upsampling decoder and
+the residual sums and concat they feed (policies no-leading-sum/concat) cut it up;
+mobilenet_v2 (ReLU6 legalised) and squeezenet (ceil_mode pools) run whole; yolov3_tiny
+(LeakyRelu and its ZeroPad legalised) splits at the neck's Resize; transformer_block: its
+MatMuls are batched (rank 3); ocr_cls_stale: the Reshape/Transpose/ReduceMean head runs on
+the host between its convolution blocks and the Gemm."""
+
+ALL_CONVS_ON_MLIP = ["mnist", "resnet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny"]
+"""CNNs every Conv and Gemm of which runs on MLIP, none left to a policy."""
 
 
 def _compile(name: str, **options) -> tuple[ModuleOp, ModuleOp]:
@@ -50,6 +56,13 @@ def test_every_allowed_conv_and_gemm_is_offloaded(name):
             row = rows[op.location.desc.data]
             reasons = " ".join(row.reasons)
             assert row.place == "mlip" or "policy." in reasons, f"{row.name} stayed on the host: {reasons}"
+
+
+@pytest.mark.parametrize("name", ALL_CONVS_ON_MLIP)
+def test_every_conv_and_gemm_on_mlip(name):
+    _, module = _compile(name)
+    host = [row.name for row in placement_rows(module) if row.op_type in ("Conv", "Gemm") and row.place != "mlip"]
+    assert host == []
 
 
 @pytest.mark.parametrize("name", EXPECTED_SUBGRAPHS)

@@ -19,19 +19,19 @@
 // CHECK-NOT:   {{.}}
 
 // JSON-LABEL: "nodes": [
-// JSON-NEXT:    {"name": "conv1", "op_type": "Conv", "place": "mlip", "subgraph": null, "pattern": "conv2d", "group": 0, "reasons": []},
-// JSON-NEXT:    {"name": "relu1", "op_type": "Relu", "place": "mlip", "subgraph": null, "pattern": "conv2d", "group": 0, "reasons": []},
-// JSON-NEXT:    {"name": "relu2", "op_type": "Relu", "place": "host", "subgraph": null, "pattern": null, "group": null, "reasons": ["relu.fused-only: Relu runs on MLIP only fused after a Conv, Gemm or Add"]},
-// JSON-NEXT:    {"name": "gelu", "op_type": "FastGelu", "place": "host", "subgraph": null, "pattern": null, "group": null, "reasons": ["placement.host: kept on the host by the placement file p.json", "unsupported: MLIP has no layer for FastGelu"]}
+// JSON-NEXT:    {"name": "conv1", "op_type": "Conv", "place": "mlip", "subgraph": null, "pattern": "conv2d", "group": 0, "legalized": null, "reasons": []},
+// JSON-NEXT:    {"name": "relu1", "op_type": "Relu", "place": "mlip", "subgraph": null, "pattern": "conv2d", "group": 0, "legalized": null, "reasons": []},
+// JSON-NEXT:    {"name": "relu2", "op_type": "Relu", "place": "host", "subgraph": null, "pattern": null, "group": null, "legalized": null, "reasons": ["relu.fused-only: Relu runs on MLIP only fused after a Conv, Gemm or Add"]},
+// JSON-NEXT:    {"name": "gelu", "op_type": "FastGelu", "place": "host", "subgraph": null, "pattern": null, "group": null, "legalized": null, "reasons": ["placement.host: kept on the host by the placement file p.json", "unsupported: MLIP has no layer for FastGelu"]}
 // JSON-NEXT:  ],
 // JSON-NEXT:  "totals": {"nodes": 4, "mlip": 2, "host": 2, "subgraphs": 0}
 // JSON-NEXT:  }
 
-// CSV-LABEL: name,op_type,place,subgraph,pattern,group,reasons
-// CSV-NEXT:  conv1,Conv,mlip,,conv2d,0,
-// CSV-NEXT:  relu1,Relu,mlip,,conv2d,0,
-// CSV-NEXT:  relu2,Relu,host,,,,"relu.fused-only: Relu runs on MLIP only fused after a Conv, Gemm or Add"
-// CSV-NEXT:  gelu,FastGelu,host,,,,placement.host: kept on the host by the placement file p.json; unsupported: MLIP has no layer for FastGelu
+// CSV-LABEL: name,op_type,place,subgraph,pattern,group,legalized,reasons
+// CSV-NEXT:  conv1,Conv,mlip,,conv2d,0,,
+// CSV-NEXT:  relu1,Relu,mlip,,conv2d,0,,
+// CSV-NEXT:  relu2,Relu,host,,,,,"relu.fused-only: Relu runs on MLIP only fused after a Conv, Gemm or Add"
+// CSV-NEXT:  gelu,FastGelu,host,,,,,placement.host: kept on the host by the placement file p.json; unsupported: MLIP has no layer for FastGelu
 // CSV-NOT:   {{.}}
 
 func.func @placed(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {

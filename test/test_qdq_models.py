@@ -1,0 +1,214 @@
+"""QDQ models as Marvell's tools make them (onnxruntime's quantize_static, scripts/quantize_zoo.py):
+all on the host they match onnxruntime's run of the same model within one quantization step
+of each output's scale."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+
+sys.path.append(str(Path(__file__).resolve().parents[1] / "scripts"))
+import quantize_zoo  # noqa: E402
+
+from mrvl import partition_for_mrvl  # noqa: E402
+from mrvl.backend import json_emitter  # noqa: E402
+from mrvl.backend.placement_report import placement_rows  # noqa: E402
+from mrvl.compile import compile_model  # noqa: E402
+from mrvl.numerics import FP16_LAYERS, TOLERANCES, assert_close, compare  # noqa: E402
+from mrvl_dialect.mrvl import SubgraphOp  # noqa: E402
+from test_json_schema import validate  # noqa: E402
+
+QUANT_SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "mrvl-quant.schema.json").read_text())
+from mrvl.run import quantization_steps, run_bundle  # noqa: E402
+
+FIRST_MODELS = ("mnist", "resnet_small", "mobilenet_small")
+MODELS = [(name, scheme) for name in quantize_zoo.MODELS for scheme in quantize_zoo.SCHEMES
+          if name in FIRST_MODELS or scheme in ("int8", "uint8-per-channel")]
+"""Every scheme on the first three models; the others (PyTorch's MobileNetV2, SqueezeNet,
+YOLOv3-tiny) with MLIP's setting and the other extreme, to keep the suite's time."""
+
+
+@pytest.fixture(scope="session")
+def qdq_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("qdq")
+
+
+def qdq_model(folder: Path, name: str, scheme: str) -> Path:
+    path = folder / f"{name}-{scheme}.onnx"
+    return path if path.exists() else quantize_zoo.quantize_zoo(name, folder, scheme)
+
+
+def onnxruntime_outputs(model: Path | onnx.ModelProto, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """onnxruntime's run of the QDQ model as written, node by node (as `mrvl-run --verify`
+    runs one): its fused int8 kernels round an intermediate sum near a half step either way,
+    and a value one step off early can move the output by several steps."""
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    source = model.SerializeToString() if isinstance(model, onnx.ModelProto) else str(model)
+    session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(names, inputs)))
+
+
+def seeded_inputs(model: Path, seed: int = 1) -> dict[str, np.ndarray]:
+    (feeds,) = quantize_zoo.calibration_inputs(onnx.load(str(model), load_external_data=False), 1, seed)
+    return feeds
+
+
+def test_generator_writes_qdq_models_of_each_scheme(qdq_dir):
+    for scheme, (activation, per_channel) in {"int8": (onnx.TensorProto.INT8, False),
+                                              "uint8-per-channel": (onnx.TensorProto.UINT8, True)}.items():
+        graph = onnx.load(str(qdq_model(qdq_dir, "mnist", scheme))).graph
+        ops = [n.op_type for n in graph.node]
+        assert ops.count("QuantizeLinear") >= 3 and ops.count("DequantizeLinear") >= 5
+        zero_points = {t.name: t for t in graph.initializer if t.name.endswith("zero_point")}
+        # Biases are int32 whatever the scheme.
+        assert {t.data_type for t in zero_points.values()} - {onnx.TensorProto.INT32} == {activation}
+        conv = next(n for n in graph.node if n.op_type == "Conv")
+        weight_dq = next(n for n in graph.node if n.output[0] == conv.input[1])
+        scale = next(t for t in graph.initializer if t.name == weight_dq.input[1])
+        assert (len(scale.dims) == 1 and scale.dims[0] > 1) == per_channel
+
+
+def test_generator_is_seeded(qdq_dir, tmp_path):
+    again = quantize_zoo.quantize_zoo("mnist", tmp_path, "int8")
+    assert again.read_bytes() == qdq_model(qdq_dir, "mnist", "int8").read_bytes()
+    other = quantize_zoo.quantize_zoo("mnist", tmp_path / "other", "int8", seed=5)
+    assert other.read_bytes() != again.read_bytes()
+
+
+@pytest.mark.parametrize("name,scheme", MODELS)
+def test_all_host_matches_onnxruntime_within_one_step(qdq_dir, tmp_path, name, scheme):
+    model = qdq_model(qdq_dir, name, scheme)
+    bundle = compile_model(model, tmp_path / "bundle.tar", offload=False).output
+    inputs = seeded_inputs(model)
+    got = run_bundle(bundle, inputs)
+    want = onnxruntime_outputs(model, inputs)
+    steps = quantization_steps(model)
+    assert steps.keys() == want.keys()
+    for output, expected in want.items():
+        assert_close(got[output], expected, what=output, quantization_step=steps[output])
+
+
+def mlip_convs(module) -> set[str]:
+    """The ONNX Conv nodes that run in accelerator subgraphs."""
+    return {row.name for row in placement_rows(module) if row.op_type == "Conv" and row.place == "mlip"}
+
+
+@pytest.mark.parametrize("name,scheme", MODELS)
+def test_partitioned_has_the_float_models_convs_on_mlip(qdq_dir, name, scheme):
+    model = qdq_model(qdq_dir, name, scheme)
+    quantized = partition_for_mrvl(str(model))
+    original = partition_for_mrvl(quantize_zoo.float_model(name))
+    assert mlip_convs(quantized) == mlip_convs(original) != set()
+
+
+def subgraph_nodes(module) -> list[str]:
+    """The layers of every subgraph and their result types (not the constants: the
+    quantizer's pre-processing folds a BatchNormalization into its Conv's bias)."""
+    layers = []
+    for subgraph in (op for op in module.ops if isinstance(op, SubgraphOp)):
+        layers += [(op.name, [str(r.type) for r in op.results]) for op in subgraph.body.block.ops
+                   if op.name != "graph.constant"]
+    return layers
+
+
+@pytest.mark.parametrize("name", ["mnist", "resnet_small"])  # the models wholly on MLIP
+def test_qdq_pairs_between_layers_vanish(qdq_dir, name):
+    quantized = partition_for_mrvl(str(qdq_model(qdq_dir, name, "int8")))
+    original = partition_for_mrvl(quantize_zoo.float_model(name))
+    assert subgraph_nodes(quantized) == subgraph_nodes(original)
+
+
+@pytest.mark.parametrize("name,scheme", MODELS)
+def test_partitioned_fp16_matches_onnxruntime(qdq_dir, tmp_path, name, scheme):
+    """Within 3% of scale (fp16 layers), where the model's own quantization noise allows:
+    MLIP runs the layers in float, without the rounding to the int8 grid between them, so
+    the result may be as far from the QDQ model as the QDQ model is from its float original
+    (mobilenet_small's int8 outputs are 10-20% of their scale from the float model's)."""
+    model = qdq_model(qdq_dir, name, scheme)
+    bundle = compile_model(model, tmp_path / "bundle.tar").output
+    inputs = seeded_inputs(model)
+    got = run_bundle(bundle, inputs, precision="fp16")
+    want = onnxruntime_outputs(model, inputs)
+    floats = onnxruntime_outputs(quantize_zoo.float_model(name), inputs)
+    for output, expected in want.items():
+        noise = compare(expected, floats[output]).relative
+        if noise < TOLERANCES[FP16_LAYERS]:
+            assert_close(got[output], expected, FP16_LAYERS, what=output)
+        else:
+            assert compare(got[output], expected).relative <= 1.5 * noise, output
+
+
+def _quant_files(folder: Path) -> dict[str, dict]:
+    return {p.name: json.loads(p.read_text()) for p in folder.glob("*-quant.json")}
+
+
+@pytest.mark.parametrize("scheme", ["int8", "int8-per-channel"])
+@pytest.mark.parametrize("name", FIRST_MODELS)
+def test_int8_quant_file_validates_and_lists_every_layer(qdq_dir, tmp_path, name, scheme):
+    bundle = compile_model(qdq_model(qdq_dir, name, scheme), tmp_path / "bundle", quantize="int8").output
+    files = _quant_files(bundle)
+    assert files and len(files) == len(list(bundle.glob("*-nodes.json")))
+    for file_name, document in files.items():
+        assert not validate(document, QUANT_SCHEMA), file_name
+        nodes = json.loads((bundle / file_name.replace("-quant", "-nodes")).read_text())["nodes"]
+        layers = [(k, n["name"]) for k, n in enumerate(nodes) if n["op"] == "tvm_op"]
+        assert [(entry["id"], entry["name"]) for entry in document["layers"]] == layers
+        weighted = [entry for entry in document["layers"] if "weight" in entry["tensors"]]
+        assert weighted, file_name
+        for entry in weighted:  # every conv and fc: scales of all three tensors, symmetric int8
+            assert set(entry["tensors"]) == {"input", "weight", "output"}, entry
+            assert all(t["dtype"] == "int8" and not any(t["zero_point"]) for t in entry["tensors"].values()), entry
+        per_channel = [len(entry["tensors"]["weight"]["scale"]) > 1 for entry in weighted]
+        assert any(per_channel) == scheme.endswith("per-channel")
+    assert "-quant.json" not in (bundle / "tmlc-commands.txt").read_text()  # no documented flag takes it
+
+
+def test_quant_schema_refuses_a_wrong_document(qdq_dir, tmp_path):
+    bundle = compile_model(qdq_model(qdq_dir, "mnist", "int8"), tmp_path / "bundle", quantize="int8").output
+    (document,) = _quant_files(bundle).values()
+    document["layers"][1]["tensors"]["input"].pop("scale")
+    assert validate(document, QUANT_SCHEMA)
+
+
+def test_no_quant_file_with_fp16(qdq_dir, tmp_path):
+    bundle = compile_model(qdq_model(qdq_dir, "mnist", "int8"), tmp_path / "bundle").output
+    assert not _quant_files(bundle)
+    nodes = {p.name for p in bundle.glob("*-nodes.json")}
+    assert nodes
+
+
+def test_uint8_model_stays_on_the_host_with_int8(qdq_dir, tmp_path):
+    result = compile_model(qdq_model(qdq_dir, "mnist", "uint8"), tmp_path / "bundle", quantize="int8")
+    rows = [row for row in result.report.nodes if row.op_type == "Conv"]
+    assert rows and all(row.place == "host" and "quant.int8" in " ".join(row.reasons) for row in rows)
+
+
+def test_quant_file_goes_to_tmlc_under_a_documented_flag(qdq_dir, tmp_path, monkeypatch):
+    monkeypatch.setattr(json_emitter, "TMLC_QUANT_FLAG", "-scales")
+    bundle = compile_model(qdq_model(qdq_dir, "mnist", "int8"), tmp_path / "bundle", quantize="int8").output
+    (symbol,) = [p.name.removesuffix("-quant.json") for p in bundle.glob("*-quant.json")]
+    assert f"-scales {symbol}-quant.json" in (bundle / "tmlc-commands.txt").read_text()
+
+
+@pytest.mark.parametrize("options,precision,quantized", [({"quantize": "int8"}, "int8", "int8"),
+                                                         ({}, "fp16", "fp16"),
+                                                         ({"offload": False}, None, "fp32")])
+def test_report_says_what_each_quantized_node_ran_in(qdq_dir, tmp_path, options, precision, quantized):
+    report = compile_model(qdq_model(qdq_dir, "mnist", "int8"), tmp_path / "bundle.tar", **options).report
+    assert [s.precision for s in report.subgraphs] == ([precision] if precision else [])
+    convs = [row for row in report.nodes if row.op_type == "Conv"]
+    assert convs and {row.quantized for row in convs} == {quantized}
+    assert "precision" in report.subgraphs_csv().splitlines()[0]
+    float_report = compile_model(examples_mnist(), tmp_path / "f.tar", **options).report
+    assert {row.quantized for row in float_report.nodes} == {None}
+
+
+def examples_mnist() -> Path:
+    return Path(__file__).resolve().parents[1] / "examples" / "mnist.onnx"
