@@ -44,7 +44,9 @@ static void mrvl_part(int64_t count, int part, int64_t *begin, int64_t *end)
 
 #if MRVL_HOST_THREADS > 1
 /* The pool: MRVL_HOST_THREADS - 1 workers, started once by the first parallel call and
- * waiting on a condition variable between calls; static storage, nothing allocated. One call
+ * spinning a little, then waiting on a condition variable between calls; static storage,
+ * nothing allocated. `generation` and `pending` are also read without the lock while
+ * spinning (atomically; written under it). One call
  * at a time (`busy`), so two threads may run the model. */
 static struct {
     pthread_once_t once;
@@ -59,12 +61,30 @@ static struct {
 } mrvl_pool = {.once = PTHREAD_ONCE_INIT, .busy = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER,
                .start = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
+/* Spins (each a pause) a thread waits before it sleeps on a condition variable: a kernel
+ * follows the last within microseconds, and waking a sleeping thread costs tens of them. */
+#ifndef MRVL_POOL_SPINS
+#define MRVL_POOL_SPINS 20000
+#endif
+
+static inline void mrvl_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 static void *mrvl_worker(void *arg)
 {
     int part = (int)(intptr_t)arg;
     unsigned long seen = 0;
-    pthread_mutex_lock(&mrvl_pool.lock);
     for (;;) {
+        for (int spin = 0; spin < MRVL_POOL_SPINS && __atomic_load_n(&mrvl_pool.generation, __ATOMIC_ACQUIRE) == seen;
+             spin++)
+            mrvl_pause();
+        pthread_mutex_lock(&mrvl_pool.lock);
         while (mrvl_pool.generation == seen) pthread_cond_wait(&mrvl_pool.start, &mrvl_pool.lock);
         seen = mrvl_pool.generation;
         mrvl_task fn = mrvl_pool.fn;
@@ -74,7 +94,8 @@ static void *mrvl_worker(void *arg)
         pthread_mutex_unlock(&mrvl_pool.lock);
         if (begin < end) fn(ctx, begin, end);
         pthread_mutex_lock(&mrvl_pool.lock);
-        if (--mrvl_pool.pending == 0) pthread_cond_signal(&mrvl_pool.done);
+        if (__atomic_sub_fetch(&mrvl_pool.pending, 1, __ATOMIC_RELEASE) == 0) pthread_cond_signal(&mrvl_pool.done);
+        pthread_mutex_unlock(&mrvl_pool.lock);
     }
     return NULL;
 }
@@ -98,13 +119,15 @@ static void mrvl_parallel(int64_t count, mrvl_task fn, const void *ctx)
         mrvl_pool.fn = fn;
         mrvl_pool.ctx = ctx;
         mrvl_pool.count = count;
-        mrvl_pool.pending = MRVL_HOST_THREADS - 1;
-        mrvl_pool.generation++;
+        __atomic_store_n(&mrvl_pool.pending, MRVL_HOST_THREADS - 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&mrvl_pool.generation, mrvl_pool.generation + 1, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&mrvl_pool.start);
         pthread_mutex_unlock(&mrvl_pool.lock);
         int64_t begin, end;
         mrvl_part(count, 0, &begin, &end);
         if (begin < end) fn(ctx, begin, end);
+        for (int spin = 0; spin < MRVL_POOL_SPINS && __atomic_load_n(&mrvl_pool.pending, __ATOMIC_ACQUIRE); spin++)
+            mrvl_pause();
         pthread_mutex_lock(&mrvl_pool.lock);
         while (mrvl_pool.pending) pthread_cond_wait(&mrvl_pool.done, &mrvl_pool.lock);
         pthread_mutex_unlock(&mrvl_pool.lock);
