@@ -27,9 +27,16 @@ still name that one node, and the module records what became of each node in
 - `grouped-conv-as-dense`: a conv of 2 to 16 groups that is not depthwise (ShuffleNet, AlexNet,
   RegNet; MLIP takes plain and depthwise convs) is a plain conv whose weights are zero outside
   each group's block: group times the MACs, exact. Applied even alone: a conv is worth a call.
+- `conv1d-as-conv2d`: a 1-D conv is a conv of kernel `[1, k]` on its input reshaped to
+  `[N, C, 1, L]`, reshaped back after (the reshapes, unnamed, run on the host); elementwise
+  ops after it move before the reshape back and this pass's reshape pairs cancel, so a chain
+  of 1-D convs is one region. Applied even alone.
 - `affine-as-depthwise`: `Mul`, `Add`, `Sub` or `Div` of a rank-4 tensor and a constant per
   channel (`[C, 1, 1]`, `[1, C, 1, 1]`) or scalar is a 1x1 depthwise conv: `x * c`, `x + c`,
   `x - c`, `c - x`, `x / c` as weight and bias.
+
+Rewrites compose: the pass repeats until nothing changes (a 1-D conv of 2 groups becomes 2-D,
+then dense; `Sub` then `Div` before the first conv go one after the other).
 
 A rewrite is undone when the cost model (`mrvl_dialect/cost_model.py`; options
 `target_file`, `host_profile`) finds its layers slower on MLIP than what they save: the op
