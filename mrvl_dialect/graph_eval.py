@@ -1,5 +1,7 @@
 """Evaluating one `graph` op on numpy arrays with ONNX's reference implementation."""
 
+from functools import cache
+
 import numpy as np
 import onnx
 from onnx import helper
@@ -36,24 +38,22 @@ def attribute_value(attr: Attribute):
     raise NotEvaluable(f"attribute {attr}")
 
 
+@cache
 def _reads_pads_per_axis() -> bool:
     """Whether onnx.reference's 2-D MaxPool with unit strides and dilations reads `pads` as
     (top, bottom, left, right) instead of ONNX's (top, left, bottom, right), as onnx 1.23's
     does (its other MaxPool path and AveragePool read them right): one left pad must widen
-    the output."""
+    the output. Asked once, when a MaxPool is first evaluated."""
     node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], pads=[0, 1, 0, 0])
     (y,) = ReferenceEvaluator(node).run(None, {"x": np.zeros((1, 1, 2, 3), np.float32)})
     return y.shape != (1, 1, 1, 3)
-
-
-_MAXPOOL_PADS_PER_AXIS = _reads_pads_per_axis()
 
 
 def reference_pads(kind: str, attributes: dict) -> list[int]:
     """The `pads` of an op with these ONNX attributes, in the order onnx.reference reads them."""
     pads = attributes["pads"]
     unit = all(set(attributes.get(k) or [1]) == {1} for k in ("strides", "dilations"))
-    if kind == "MaxPool" and len(pads) == 4 and unit and _MAXPOOL_PADS_PER_AXIS:
+    if kind == "MaxPool" and len(pads) == 4 and unit and _reads_pads_per_axis():
         top, left, bottom, right = pads
         return [top, bottom, left, right]
     return pads
