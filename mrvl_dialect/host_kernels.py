@@ -135,17 +135,24 @@ def conv_scratch_floats(op: cpu.ConvOp) -> int:
 
 
 def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
-    """depthwise_scratch_floats of mrvl_kernels.c: one padded input plane split by column phase,
-    each row as wide as the tiles read (MRVL_DEPTHWISE_TILE of the widest vectors), and the
-    phase offset of each kernel column."""
+    """depthwise_scratch_floats of mrvl_kernels.c: per input channel, its plane in the rows
+    layout (stride 1 and an output as large as the input) or split into stride phases, with the
+    slack the last tile's junk reads and (phases) the flat output of one depth slice
+    (depthwise_layout); the rows layout's column masks; the tap offsets."""
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     lead = [1] * (SPATIAL - (len(xs) - 2))
-    out, kernel = lead + list(ys[2:]), lead + list(ws[2:])
+    inp, out, kernel = lead + list(xs[2:]), lead + list(ys[2:]), lead + list(ws[2:])
     strides, dilations = lead + list(op.strides.get_values()), lead + list(op.dilations.get_values())
-    rows = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out[:2], strides, kernel, dilations)]
+    rows_layout = (kernel[0] == 1 and inp[0] == 1 and out[1:] == inp[1:] and strides[1:] == [1, 1])
+    depth, rows, cols = ((o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out, strides, kernel, dilations))
+    h = -(-rows // strides[1])
+    w = inp[2] if rows_layout else -(-cols // strides[2])
+    before = (kernel[2] - 1) * dilations[2] if rows_layout else 0
     tile = kernel_macro("DEPTHWISE_TILE")
-    width = (kernel[2] - 1) * dilations[2] // strides[2] + -(-out[2] // tile) * tile
-    return strides[2] * rows[0] * rows[1] * width + kernel[2]
+    flat = -(-out[1] * w // tile) * tile
+    data = strides[1] * strides[2] * depth * h * w + tile + w + before
+    channel = before + data + (0 if rows_layout else flat)
+    return xs[1] * channel + (kernel[2] * flat if rows_layout else 0) + math.prod(kernel)
 
 
 def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:

@@ -7,6 +7,7 @@ writing their slices of an in-place concat (and a concat that must copy); built 
 baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
 (-mcpu=neoverse-n2) run under qemu."""
 
+import itertools
 import os
 from pathlib import Path
 
@@ -111,6 +112,26 @@ CASES["depthwise_relu_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1])
 CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
 
+# The depthwise conv's two layouts (mrvl_kernels.c depthwise_layout), on planes smaller and
+# larger than one tile of the flat grid: "rows" (stride 1, output as large as the input:
+# masked kernel columns; 3x3, 5x5 with a channel multiplier, dilated, a 3x7 kernel through the
+# generic loop, a 1-D conv) and "phases" (stride 2 and 3, dilated, asymmetric and no padding,
+# batch 2).
+DEPTHWISE = {
+    "rows_5x5_multiplier": dict(shape=[1, 4, 9, 13], w=[8, 1, 5, 5], pads=[2, 2, 2, 2], group=4),
+    "rows_7x7_plane": dict(shape=[1, 5, 7, 7], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], group=5),
+    "rows_dilated": dict(shape=[1, 3, 11, 12], w=[3, 1, 3, 3], pads=[2, 2, 2, 2], dilations=[2, 2], group=3),
+    "rows_3x7": dict(shape=[1, 5, 8, 21], w=[5, 1, 3, 7], pads=[1, 3, 1, 3], group=5),
+    "rows_1d": dict(shape=[1, 4, 37], w=[4, 1, 5], pads=[2, 2], group=4),
+    "phases_stride2": dict(shape=[2, 5, 15, 14], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=5),
+    "phases_stride2_5x5": dict(shape=[1, 6, 17, 16], w=[6, 1, 5, 5], pads=[2, 2, 2, 2], strides=[2, 2], group=6),
+    "phases_valid": dict(shape=[1, 4, 9, 12], w=[4, 1, 3, 3], group=4),
+    "phases_stride3_dilated": dict(shape=[1, 3, 20, 19], w=[3, 1, 3, 3], pads=[2, 1, 0, 2], strides=[3, 3],
+                                   dilations=[2, 2], group=3),
+}
+for (_name, _attrs), _act in zip(DEPTHWISE.items(), itertools.cycle(ACTIVATIONS)):
+    CASES[f"depthwise_{_name}_{_act}"] = _conv_then(ACTIVATIONS[_act], **_attrs)
+
 
 def _fire(batch: int) -> onnx.ModelProto:
     """A SqueezeNet fire module (1x1 squeeze; 1x1 and 3x3 expand joined by Concat) whose concat
@@ -191,3 +212,13 @@ def test_fire_concat_is_in_place(c_workdir: Path) -> None:
     four = (emit_model(CASES["concat_batch4_copied"], c_workdir) / "m.c").read_text()
     assert one.count("in place: its inputs were written") == 1 and one.count("static int op_Concat") == 1
     assert "in place" not in four and four.count("static int op_Concat") == 2
+
+
+def test_depthwise_masks_keep_infinities_out_of_the_next_row(c_workdir: Path) -> None:
+    """In the rows layout a tap across the left or right edge reads the neighbouring row's end,
+    masked off bitwise: an infinity there must not turn the masked lane into a NaN."""
+    model = next(m for n, m in CASES.items() if n.startswith("depthwise_rows_7x7_plane"))
+    inputs = random_inputs(model, 5)
+    inputs["x"][0, :, 2, -1] = np.inf
+    inputs["x"][0, :, 4, 0] = -np.inf
+    check(model, c_workdir, inputs, name="inf_rows", native=True)

@@ -6,10 +6,17 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
+import onnx
 import pytest
+from ir_helpers import graph_context
+from onnx import TensorProto, helper, numpy_helper
 
+from mrvl.frontend.onnx_importer import import_onnx
+from mrvl.passes.lower_to_cpu import LowerToCpuPass
 from mrvl_dialect import host_kernels
-from mrvl_dialect.host_kernels import gemm_pack_floats, kernel_macro
+from mrvl_dialect.cpu import CPU, ConvOp, shape_of
+from mrvl_dialect.host_kernels import conv_path, depthwise_scratch_floats, gemm_pack_floats, kernel_macro
 
 RUNTIME = Path(host_kernels.__file__).resolve().parents[1] / "backend" / "c_runtime"
 GCC = shutil.which("gcc")
@@ -40,4 +47,59 @@ def test_macros_match_the_c_preprocessor(tmp_path: Path) -> None:
 def test_integer_macros_only() -> None:
     with pytest.raises(KeyError, match="MRVL_NO_SUCH_MACRO"):
         kernel_macro("NO_SUCH_MACRO")
-    assert kernel_macro("DEPTHWISE_TILE") == 2 * kernel_macro("GEMM_VECTOR_FLOATS") == 32
+    assert kernel_macro("DEPTHWISE_TILE") == 4 * kernel_macro("GEMM_VECTOR_FLOATS") == 64
+
+
+# Depthwise convs in both of the kernel's layouts (rows: stride 1, output as large as the
+# input; phases: any other), 1-D to 3-D: input shape, weights shape, conv attributes.
+DEPTHWISE = [
+    ([1, 6, 7, 7], [6, 1, 3, 3], dict(pads=[1, 1, 1, 1])),
+    ([2, 4, 9, 13], [8, 1, 5, 5], dict(pads=[2, 2, 2, 2])),
+    ([1, 3, 11, 12], [3, 1, 3, 3], dict(pads=[2, 2, 2, 2], dilations=[2, 2])),
+    ([1, 4, 37], [4, 1, 5], dict(pads=[2, 2])),
+    ([1, 5, 15, 14], [5, 1, 3, 3], dict(pads=[1, 1, 1, 1], strides=[2, 2])),
+    ([1, 3, 20, 19], [3, 1, 3, 3], dict(pads=[2, 1, 0, 2], strides=[3, 3], dilations=[2, 2])),
+    ([1, 4, 5, 6, 7], [8, 1, 3, 3, 3], dict(pads=[1, 1, 1, 1, 1, 1], strides=[1, 2, 2])),
+]
+
+
+@pytest.mark.skipif(GCC is None, reason="needs gcc")
+def test_depthwise_scratch_matches_the_c(tmp_path: Path) -> None:
+    """plan-host-memory reserves what mrvl_depthwise_conv_f32 uses: depthwise_scratch_floats in
+    Python and in C agree on each layout (C on this machine's vectors, Python on the widest:
+    at least as much; equal when this machine has AVX-512)."""
+    lines, expected = [], []
+    for i, (x, w, attrs) in enumerate(DEPTHWISE):
+        node = helper.make_node("Conv", ["x", "w"], ["y"], group=x[1], **attrs)
+        graph = helper.make_graph([node], "dw", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                                  [numpy_helper.from_array(np.ones(w, np.float32), "w")])
+        path = tmp_path / f"dw{i}.onnx"
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path)
+        ctx = graph_context()
+        ctx.load_dialect(CPU)
+        module = import_onnx(path)
+        LowerToCpuPass().apply(ctx, module)
+        conv = next(op for op in module.walk() if isinstance(op, ConvOp))
+        assert conv_path(conv) == "depthwise"
+        expected.append(depthwise_scratch_floats(conv))
+        rank, ys = len(x) - 2, list(shape_of(conv.Y))
+
+        def dims(values, fill=1):
+            return "{" + ", ".join(map(str, [fill] * (3 - rank) + list(values))) + "}"
+        lines.append(f"{{ mrvl_conv_params p = {{.n = {x[0]}, .c = {x[1]}, .m = {w[0]}, .group = {x[1]}, "
+                     f".in = {dims(x[2:])}, .out = {dims(ys[2:])}, .kernel = {dims(w[2:])}, "
+                     f".stride = {dims(attrs.get('strides', [1] * rank))}, "
+                     f".dilation = {dims(attrs.get('dilations', [1] * rank))}, "
+                     f".pad = {dims(attrs.get('pads', [0] * 2 * rank)[:rank], 0)}}}; "
+                     f'printf("%lld\\n", (long long)depthwise_scratch_floats(&p)); }}')
+    (tmp_path / "main.c").write_text('#include <stdio.h>\n#include "mrvl_kernels.c"\nint main(void)\n{\n    '
+                                     + "\n    ".join(lines) + "\n    return 0;\n}\n")
+    subprocess.run([GCC, "-std=c99", "-O0", "-w", "-march=native", f"-I{RUNTIME}", "main.c", "-o", "main", "-lm"],
+                   cwd=tmp_path, check=True)
+    got = [int(v) for v in subprocess.run([str(tmp_path / "main")], capture_output=True, text=True,
+                                          check=True).stdout.split()]
+    for c_floats, python_floats in zip(got, expected, strict=True):
+        assert python_floats >= c_floats
+    if "avx512f" in Path("/proc/cpuinfo").read_text():  # the widest vectors: the same tile
+        assert got == expected

@@ -864,135 +864,259 @@ static void mrvl_pointwise_conv_f32(const mrvl_conv_params *p, const float *x, c
     conv_epilogue(p, p->n * p->m * positions, positions, 0, r, y);
 }
 
-/* A depthwise tile: output rows by columns (two vectors) summed in registers. */
-#define MRVL_DEPTHWISE_ROWS 4
-#define MRVL_DEPTHWISE_TILE (2 * MRVL_GEMM_VECTOR_FLOATS)
+/* A depthwise conv works on "flat" planes: it computes its whole output plane as one run of
+ * contiguous vectors, each a multiply-add per tap of contiguous input at a fixed offset from
+ * the output's, so that no row is shorter than a vector however small the plane (MobileNet's
+ * 7x7) and a strided conv reads no element twice. Each input plane is copied into one of two
+ * layouts first:
+ * - rows (stride 1, an output as large as its input, one depth slice: the "same" convs of
+ *   MobileNets): the plane whole, between zero rows standing for the vertical padding. The
+ *   grid is the output plane itself, written in place. A tap reaching across the left or right
+ *   edge reads the end of the neighbouring row instead of padding: a mask per kernel column
+ *   zeroes those lanes (bitwise, so that an infinity there cannot make a NaN).
+ * - phases (any other): the plane zero-padded to the extent the windows read and split into
+ *   stride phases: phase (py, px) holds padded rows py, py + stride, ... and columns px, px +
+ *   stride, ..., each phase row `w` wide. Output (oy, ox) under tap (ky, kx) reads phase
+ *   ((ky * dilation) % stride, (kx * dilation) % stride) at row oy + ky * dilation / stride,
+ *   column ox + kx * dilation / stride: flat index oy * w + ox plus the tap's offset. The grid
+ *   is `w` wide; its columns past the output's are junk, dropped as it is copied out. The
+ *   depth dim, if any, indexes slices of each phase. */
+#define MRVL_DEPTHWISE_VECTORS 4
+#define MRVL_DEPTHWISE_TILE (MRVL_DEPTHWISE_VECTORS * MRVL_GEMM_VECTOR_FLOATS)
 
-/* The layout of a depthwise conv's scratch: one input plane, zero-padded to the extent the
- * windows read (dims[0] x dims[1] rows) and split by column phase (stride[2] copies, copy q
- * holding padded columns q, q + stride, ...), each row `width` columns, so that every tap
- * reads its output row's columns contiguously, also for a strided conv, and whole tiles
- * never read past a row. Then the phase offset of each kx. */
-static void depthwise_layout(const mrvl_conv_params *p, int64_t dims[2], int64_t *width)
+/* The layout of one input channel (floats): `lead` floats before the data (the rows layout's
+ * taps left of the first column read there), the phases (each `depth` slices of h x w), slack
+ * that the last tile's junk reads past them, and (phases layout) the flat output of one depth
+ * slice, out[1] x w rounded up to whole tiles (`flat`, also the length of each rows mask). */
+typedef struct {
+    int rows;
+    int64_t depth, h, w, lead, phase, data, flat, channel;
+} depthwise_geometry;
+
+static depthwise_geometry depthwise_layout(const mrvl_conv_params *p)
 {
-    for (int i = 0; i < 2; i++) dims[i] = (p->out[i] - 1) * p->stride[i] + (p->kernel[i] - 1) * p->dilation[i] + 1;
-    int64_t tiles = (p->out[2] + MRVL_DEPTHWISE_TILE - 1) / MRVL_DEPTHWISE_TILE;
-    *width = (p->kernel[2] - 1) * p->dilation[2] / p->stride[2] + tiles * MRVL_DEPTHWISE_TILE;
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    depthwise_geometry g;
+    g.rows = k[0] == 1 && in[0] == 1 && out[1] == in[1] && out[2] == in[2] && s[1] == 1 && s[2] == 1;
+    int64_t extent[MRVL_SPATIAL];
+    for (int i = 0; i < MRVL_SPATIAL; i++) extent[i] = (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1;
+    g.depth = extent[0];
+    g.h = (extent[1] + s[1] - 1) / s[1];
+    g.w = g.rows ? in[2] : (extent[2] + s[2] - 1) / s[2];
+    g.lead = g.rows ? (k[2] - 1) * d[2] : 0;
+    g.phase = g.depth * g.h * g.w;
+    g.data = s[1] * s[2] * g.phase + MRVL_DEPTHWISE_TILE + g.w + g.lead;
+    g.flat = (out[1] * g.w + MRVL_DEPTHWISE_TILE - 1) / MRVL_DEPTHWISE_TILE * MRVL_DEPTHWISE_TILE;
+    g.channel = g.lead + g.data + (g.rows ? 0 : g.flat);
+    return g;
 }
 
-/* Floats of scratch mrvl_depthwise_conv_f32 needs (mrvl_dialect/host_kernels.py depthwise_scratch_floats). */
+/* Floats of scratch mrvl_depthwise_conv_f32 needs: a layout per input channel (each task uses
+ * the one of its first channel, so that the threads share none), the rows layout's column
+ * masks, and the tap offsets (mrvl_dialect/host_kernels.py depthwise_scratch_floats). */
 static int64_t depthwise_scratch_floats(const mrvl_conv_params *p)
 {
-    int64_t dims[2], width;
-    depthwise_layout(p, dims, &width);
-    return p->stride[2] * dims[0] * dims[1] * width + p->kernel[2];
+    depthwise_geometry g = depthwise_layout(p);
+    return p->c * g.channel + (g.rows ? p->kernel[2] * g.flat : 0) + volume3(p->kernel);
 }
 
-/* acc[r] = bias + the sum over taps (kz, ky, kx) of w's tap times the MRVL_DEPTHWISE_TILE
- * columns at row[r] + kz * z_step + ky * y_step + kx_offset[kx], for the tile's
- * MRVL_DEPTHWISE_ROWS output rows, in registers: vectors of the columns (GCC's vector
- * extension, so that the columns, not the taps, are vectorised), rows sharing each weight,
- * and enough independent sums to hide the multiply-add's latency. */
-static void depthwise_tile(const int64_t *k, const float *w, const float *const *row, int64_t z_step, int64_t y_step,
-                           const int32_t *kx_offset, float bias, float acc[MRVL_DEPTHWISE_ROWS][MRVL_DEPTHWISE_TILE])
+/* out[i] = bias + the sum over the taps t = (kz, ky, kx) of w[t] * base[offset[t] + i] (lanes
+ * whose mask of the tap's kernel column, mask[kx * flat + i], is 0 left out; mask NULL: none),
+ * for i < count (a multiple of MRVL_DEPTHWISE_TILE): a tile of MRVL_DEPTHWISE_VECTORS vectors
+ * in registers, the taps in order. Always inlined with a constant kernel where it is 3x3 or 5x5,
+ * so that the tap loops unroll around the vectors. */
+static MRVL_ALWAYS_INLINE void depthwise_flat(int64_t kd, int64_t kh, int64_t kw, const float *base,
+                                              const int32_t *offset, const int32_t *mask, int64_t flat,
+                                              const float *restrict w, float bias, int64_t count, float *restrict out)
 {
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
-    vec a[MRVL_DEPTHWISE_ROWS][2];
-    for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) a[r][0] = a[r][1] = (vec){0} + bias;
-    for (int64_t kz = 0; kz < k[0]; kz++) {
-        for (int64_t ky = 0; ky < k[1]; ky++) {
-            int64_t offset = kz * z_step + ky * y_step;
-            for (int64_t kx = 0; kx < k[2]; kx++) {
-                float wt = *w++;
-                for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) {
-                    const float *col = row[r] + offset + kx_offset[kx];
-                    a[r][0] += *(const vec *)(const void *)col * wt;
-                    a[r][1] += *(const vec *)(const void *)(col + MRVL_GEMM_VECTOR_FLOATS) * wt;
+    typedef int32_t ivec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+    for (int64_t i = 0; i < count; i += MRVL_DEPTHWISE_TILE) {
+        vec a[MRVL_DEPTHWISE_VECTORS];
+        for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) a[v] = (vec){0} + bias;
+        for (int64_t kz = 0, t = 0; kz < kd; kz++) {
+            for (int64_t ky = 0; ky < kh; ky++) {
+                for (int64_t kx = 0; kx < kw; kx++, t++) {
+                    const float *src = base + offset[t] + i;
+                    float wt = w[t];
+                    for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) {
+                        vec x = *(const vec *)(const void *)(src + v * MRVL_GEMM_VECTOR_FLOATS);
+                        if (mask)
+                            x = (vec)((ivec)x & *(const ivec *)(const void *)(mask + kx * flat + i +
+                                                                              v * MRVL_GEMM_VECTOR_FLOATS));
+                        a[v] += x * wt;
+                    }
                 }
             }
         }
-    }
-    for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) {
-        memcpy(acc[r], &a[r][0], sizeof a[r][0]);
-        memcpy(acc[r] + MRVL_GEMM_VECTOR_FLOATS, &a[r][1], sizeof a[r][1]);
+        for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) *(vec *)(void *)(out + i + v * MRVL_GEMM_VECTOR_FLOATS) = a[v];
     }
 #else
-    for (int r = 0; r < MRVL_DEPTHWISE_ROWS; r++) {
-        const float *wt = w;
-        for (int j = 0; j < MRVL_DEPTHWISE_TILE; j++) acc[r][j] = bias;
-        for (int64_t kz = 0; kz < k[0]; kz++)
-            for (int64_t ky = 0; ky < k[1]; ky++)
-                for (int64_t kx = 0; kx < k[2]; kx++, wt++)
-                    for (int j = 0; j < MRVL_DEPTHWISE_TILE; j++)
-                        acc[r][j] += *wt * row[r][kz * z_step + ky * y_step + kx_offset[kx] + j];
+    for (int64_t i = 0; i < count; i++) {
+        float a = bias;
+        for (int64_t t = 0; t < kd * kh * kw; t++)
+            if (!mask || mask[t % kw * flat + i]) a += base[offset[t] + i] * w[t];
+        out[i] = a;
     }
 #endif
 }
 
-/* A grouped conv with one input channel per group (depthwise, channel multiplier m/c): per
- * input plane, the phase-split padded copy of depthwise_layout in `scratch`
- * (depthwise_scratch_floats(p) floats), then each output row in tiles of
- * MRVL_DEPTHWISE_TILE columns, every tap a multiply-add of contiguous columns by its weight. */
+/* depthwise_flat for 3x3, 5x5 and other kernels k, with and without masks. */
+static void depthwise_flat_kernel(const int64_t *k, const float *base, const int32_t *offset, const int32_t *mask,
+                                  int64_t flat, const float *w, float bias, int64_t count, float *out)
+{
+    if (k[0] == 1 && k[1] == 3 && k[2] == 3) {
+        if (mask) depthwise_flat(1, 3, 3, base, offset, mask, flat, w, bias, count, out);
+        else depthwise_flat(1, 3, 3, base, offset, NULL, flat, w, bias, count, out);
+    } else if (k[0] == 1 && k[1] == 5 && k[2] == 5) {
+        if (mask) depthwise_flat(1, 5, 5, base, offset, mask, flat, w, bias, count, out);
+        else depthwise_flat(1, 5, 5, base, offset, NULL, flat, w, bias, count, out);
+    } else {
+        depthwise_flat(k[0], k[1], k[2], base, offset, mask, flat, w, bias, count, out);
+    }
+}
+
+/* What the channels of one image of mrvl_depthwise_conv_f32 read and write. */
+typedef struct {
+    const mrvl_conv_params *p;
+    const float *x, *w, *b, *r; /* the image's input, the weights, bias and the image's residual (b, r may be NULL) */
+    float *y, *scratch;         /* the image's output; the channels' layouts, the masks, the tap offsets */
+    const int32_t *mask, *offset;
+    depthwise_geometry g;
+} depthwise_args;
+
+/* dst[j] = src[j] for j < count: rows of a depthwise conv, often a few floats long (a 7x7
+ * plane's), too short for a call to memcpy to pay. Up to 64 floats, in vectors of 16, 8 or 4,
+ * the last overlapping the one before, and no loop (which GCC would make a call to memmove);
+ * nothing past either row is touched. */
+static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *restrict src, int64_t count)
+{
+#if defined(__GNUC__)
+    typedef float vec16 __attribute__((vector_size(64), aligned(4)));
+    typedef float vec8 __attribute__((vector_size(32), aligned(4)));
+    typedef float vec4 __attribute__((vector_size(16), aligned(4)));
+#define MRVL_COPY(VEC, AT) (*(VEC *)(void *)(dst + (AT)) = *(const VEC *)(const void *)(src + (AT)))
+    if (count > 64) {
+        memcpy(dst, src, (size_t)count * sizeof(float));
+    } else if (count >= 16) {
+        MRVL_COPY(vec16, 0);
+        if (count > 32) MRVL_COPY(vec16, 16);
+        if (count > 48) MRVL_COPY(vec16, 32);
+        MRVL_COPY(vec16, count - 16);
+    } else if (count >= 8) {
+        MRVL_COPY(vec8, 0);
+        MRVL_COPY(vec8, count - 8);
+    } else if (count >= 4) {
+        MRVL_COPY(vec4, 0);
+        MRVL_COPY(vec4, count - 4);
+    } else {
+        for (int64_t j = 0; j < count; j++) dst[j] = src[j];
+    }
+#undef MRVL_COPY
+#else
+    memcpy(dst, src, (size_t)count * sizeof(float));
+#endif
+}
+
+/* Input plane `plane` into its layout at `data` (depthwise_layout): the input's own rows and
+ * columns only; the padding around them is left as it is, zeros written once for all the
+ * channels that reuse the layout. */
+static void depthwise_copy_in(const mrvl_conv_params *p, const depthwise_geometry *g, const float *plane, float *data)
+{
+    const int64_t *in = p->in, *s = p->stride, *pad = p->pad;
+    if (g->rows) {
+        copy_row_f32(data + pad[1] * g->w, plane, in[1] * in[2]);
+        return;
+    }
+    for (int64_t py = 0; py < s[1]; py++) {
+        for (int64_t px = 0; px < s[2]; px++, data += g->phase) {
+            /* Columns j of this phase read input column j * stride + px - pad: those in [j0, j1);
+             * rows i, input row i * stride + py - pad: those in [i0, i1). */
+            int64_t j0 = 0, j1 = 0, i0 = 0, i1 = 0;
+            valid_range(g->w, in[2], s[2], px - pad[2], &j0, &j1);
+            valid_range(g->h, in[1], s[1], py - pad[1], &i0, &i1);
+            for (int64_t z = pad[0]; z < min_i64(g->depth, pad[0] + in[0]); z++) {
+                for (int64_t i = i0; i < i1; i++) {
+                    float *row = data + (z * g->h + i) * g->w;
+                    const float *src = plane + ((z - pad[0]) * in[1] + i * s[1] + py - pad[1]) * in[2] + px - pad[2];
+                    if (s[2] == 1) copy_row_f32(row + j0, src + j0, j1 - j0);
+                    else if (s[2] == 2) for (int64_t j = j0; j < j1; j++) row[j] = src[2 * j]; /* vectorises */
+                    else for (int64_t j = j0; j < j1; j++) row[j] = src[j * s[2]];
+                }
+            }
+        }
+    }
+}
+
+/* Input channels [begin, end) of one image (an mrvl_task): each channel's layout, then each of
+ * its output channels, slice by slice, over the flat grid, then its epilogue. The channels of
+ * one task take turns in the layout of the first, `begin`, which no other task uses: its
+ * padding is zeroed once. */
+static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
+{
+    const depthwise_args *a = ctx;
+    const mrvl_conv_params *p = a->p;
+    const depthwise_geometry *g = &a->g;
+    const int64_t *out = p->out, *k = p->kernel;
+    int64_t mult = p->m / p->c, taps = volume3(k), positions = volume3(out);
+    float *layout = a->scratch + begin * g->channel, *data = layout + g->lead, *flat = data + g->data;
+    memset(layout, 0, (size_t)(g->lead + g->data) * sizeof(float));
+    for (int64_t ic = begin; ic < end; ic++) {
+        depthwise_copy_in(p, g, a->x + ic * volume3(p->in), data);
+        for (int64_t m = ic * mult; m < (ic + 1) * mult; m++) {
+            const float *wm = a->w + m * taps;
+            float bias = a->b ? a->b[m] : 0.0f, *o = a->y + m * positions;
+            if (g->rows) { /* the grid is the output plane: whole tiles in place, the last through `tail` */
+                int64_t whole = positions / MRVL_DEPTHWISE_TILE * MRVL_DEPTHWISE_TILE;
+                float tail[64]; /* a tile on any target (<= 64 floats), as far as copy_row_f32 can tell */
+                depthwise_flat_kernel(k, data, a->offset, a->mask, g->flat, wm, bias, whole, o);
+                if (whole < positions) {
+                    depthwise_flat_kernel(k, data + whole, a->offset, a->mask + whole, g->flat, wm, bias,
+                                          MRVL_DEPTHWISE_TILE, tail);
+                    copy_row_f32(o + whole, tail, positions - whole);
+                }
+            } else {
+                for (int64_t oz = 0; oz < out[0]; oz++) {
+                    depthwise_flat_kernel(k, data + oz * p->stride[0] * g->h * g->w, a->offset, NULL, g->flat, wm,
+                                          bias, g->flat, flat);
+                    for (int64_t oy = 0; oy < out[1]; oy++)
+                        copy_row_f32(o + (oz * out[1] + oy) * out[2], flat + oy * g->w, out[2]);
+                }
+            }
+            conv_epilogue(p, positions, positions, m, a->r ? a->r + m * positions : NULL, o); /* in cache */
+        }
+    }
+}
+
+/* A grouped conv with one input channel per group (depthwise, channel multiplier m/c), on flat
+ * planes (depthwise_layout) in `scratch` (depthwise_scratch_floats(p) floats); the input
+ * channels of each image split over the threads. */
 static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
                                     const float *r, float *y, float *scratch)
 {
-    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
-    int64_t mult = p->m / p->c, taps = volume3(k), positions = volume3(out), dims[2], width;
-    depthwise_layout(p, dims, &width);
-    int64_t phase_floats = dims[0] * dims[1] * width;
-    float *phases = scratch;
-    int32_t *kx_offset = (int32_t *)(void *)(scratch + s[2] * phase_floats);
-    for (int64_t kx = 0; kx < k[2]; kx++)
-        kx_offset[kx] = (int32_t)(kx * d[2] % s[2] * phase_floats + kx * d[2] / s[2]);
-    memset(phases, 0, (size_t)(s[2] * phase_floats) * sizeof(float));
-    for (int64_t n = 0; n < p->n; n++) {
-        for (int64_t ic = 0; ic < p->c; ic++) {
-            /* Only the input's own rows and columns are copied: the padding around them is
-             * the same for every plane, zeroed once before the first. */
-            const float *plane = x + (n * p->c + ic) * volume3(in);
-            for (int64_t q = 0; q < s[2]; q++) {
-                /* Columns j of phase q read input column j * stride + q - pad: those in [j0, j1). */
-                int64_t j0 = 0, j1 = 0;
-                valid_range(width, in[2], s[2], q - pad[2], &j0, &j1);
-                for (int64_t z = pad[0]; z < min_i64(dims[0], pad[0] + in[0]); z++) {
-                    for (int64_t yy = pad[1]; yy < min_i64(dims[1], pad[1] + in[1]); yy++) {
-                        float *row = phases + q * phase_floats + (z * dims[1] + yy) * width;
-                        const float *src = plane + ((z - pad[0]) * in[1] + yy - pad[1]) * in[2] + q - pad[2];
-                        if (s[2] == 1) for (int64_t j = j0; j < j1; j++) row[j] = src[j];
-                        else if (s[2] == 2) for (int64_t j = j0; j < j1; j++) row[j] = src[2 * j]; /* vectorises */
-                        else for (int64_t j = j0; j < j1; j++) row[j] = src[j * s[2]];
-                    }
-                }
+    const int64_t *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
+    depthwise_geometry g = depthwise_layout(p);
+    int32_t *mask = (int32_t *)(void *)(scratch + p->c * g.channel);
+    int32_t *offset = mask + (g.rows ? k[2] * g.flat : 0);
+    for (int64_t kz = 0, t = 0; kz < k[0]; kz++)
+        for (int64_t ky = 0; ky < k[1]; ky++)
+            for (int64_t kx = 0; kx < k[2]; kx++, t++)
+                offset[t] = (int32_t)(g.rows ? ky * d[1] * g.w + kx * d[2] - pad[2]
+                                             : ((ky * d[1] % s[1]) * s[2] + kx * d[2] % s[2]) * g.phase +
+                                                   (kz * d[0] * g.h + ky * d[1] / s[1]) * g.w + kx * d[2] / s[2]);
+    if (g.rows) /* lane i of kernel column kx: whether input column i % w + kx * d - pad is inside */
+        for (int64_t kx = 0; kx < k[2]; kx++)
+            for (int64_t i = 0; i < g.flat; i++) {
+                int64_t col = i % g.w + kx * d[2] - pad[2];
+                mask[kx * g.flat + i] = col >= 0 && col < g.w ? -1 : 0;
             }
-            for (int64_t mo = 0; mo < mult; mo++) {
-                int64_t m = ic * mult + mo;
-                const float *wm = w + m * taps;
-                float bias = b ? b[m] : 0.0f;
-                float *o = y + (n * p->m + m) * positions;
-                for (int64_t oz = 0; oz < out[0]; oz++) {
-                    for (int64_t oy = 0; oy < out[1]; oy += MRVL_DEPTHWISE_ROWS) {
-                        int64_t rows = min_i64(MRVL_DEPTHWISE_ROWS, out[1] - oy);
-                        for (int64_t ox0 = 0; ox0 < out[2]; ox0 += MRVL_DEPTHWISE_TILE) {
-                            const float *row[MRVL_DEPTHWISE_ROWS];
-                            for (int i = 0; i < MRVL_DEPTHWISE_ROWS; i++) /* past the last row: it again */
-                                row[i] = phases + (oz * s[0] * dims[1] + (oy + min_i64(i, rows - 1)) * s[1]) * width + ox0;
-                            float acc[MRVL_DEPTHWISE_ROWS][MRVL_DEPTHWISE_TILE];
-                            depthwise_tile(k, wm, row, d[0] * dims[1] * width, d[1] * width, kx_offset, bias, acc);
-                            int64_t cols = min_i64(MRVL_DEPTHWISE_TILE, out[2] - ox0);
-                            for (int64_t i = 0; i < rows; i++) {
-                                int64_t at = (oz * out[1] + oy + i) * out[2] + ox0;
-                                int64_t j = 0;
-                                for (; j + MRVL_GEMM_VECTOR_FLOATS <= cols; j += MRVL_GEMM_VECTOR_FLOATS)
-                                    memcpy(o + at + j, acc[i] + j, MRVL_GEMM_VECTOR_FLOATS * sizeof(float)); /* a vector */
-                                for (; j < cols; j++) o[at + j] = acc[i][j];
-                            }
-                        }
-                    }
-                }
-                conv_epilogue(p, positions, positions, (o - y) / positions, r ? r + (o - y) : NULL, o); /* in cache */
-            }
-        }
+    depthwise_args a = {p, x, w, b, r, y, scratch, g.rows ? mask : NULL, offset, g};
+    int64_t plane = volume3(p->in), positions = volume3(p->out);
+    for (int64_t n = 0; n < p->n; n++, a.x += p->c * plane, a.y += p->m * positions) {
+        a.r = r ? r + n * p->m * positions : NULL;
+        if (p->m * g.flat * volume3(k) < MRVL_PARALLEL_MACS) depthwise_channels(&a, 0, p->c);
+        else mrvl_parallel(p->c, depthwise_channels, &a);
     }
 }
 
