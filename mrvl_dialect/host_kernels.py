@@ -135,23 +135,32 @@ def conv_scratch_floats(op: cpu.ConvOp) -> int:
 
 
 def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
-    """depthwise_scratch_floats of mrvl_kernels.c: per input channel, its plane in the rows
-    layout (stride 1 and an output as large as the input) or split into stride phases, with the
-    slack the last tile's junk reads and (phases) the flat output of one depth slice
-    (depthwise_layout); the rows layout's column masks; the tap offsets."""
+    """depthwise_scratch_floats of mrvl_kernels.c (depthwise_layout): per input channel, its
+    plane in the rows layout (equal strides dividing the width, one slice, padding at most the
+    kernel's, a narrow plane: split into column phases) or in the phases layout, the slack the
+    last tile's junk reads, and the grid unless the conv writes it in place; the rows layout's
+    column masks; the tap offsets."""
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     lead = [1] * (SPATIAL - (len(xs) - 2))
     inp, out, kernel = lead + list(xs[2:]), lead + list(ys[2:]), lead + list(ws[2:])
     strides, dilations = lead + list(op.strides.get_values()), lead + list(op.dilations.get_values())
-    rows_layout = (kernel[0] == 1 and inp[0] == 1 and out[1:] == inp[1:] and strides[1:] == [1, 1])
-    depth, rows, cols = ((o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out, strides, kernel, dilations))
-    h = -(-rows // strides[1])
-    w = inp[2] if rows_layout else -(-cols // strides[2])
-    before = (kernel[2] - 1) * dilations[2] if rows_layout else 0
+    pads = [0] * len(lead) + list(op.pads.get_values()[:len(xs) - 2])
+    reach = [(k - 1) * d for k, d in zip(kernel, dilations)]
+    rows_layout = (kernel[0] == 1 and inp[0] == 1 and strides[1] == strides[2] and inp[2] % strides[2] == 0
+                   and all(s * (o - 1) < i for s, o, i in zip(strides, out, inp))
+                   and all(p <= r for p, r in zip(pads[1:], reach[1:]))
+                   and inp[2] <= kernel_macro("DEPTHWISE_ROWS_PER_COLUMN") * (kernel[2] - 1) * strides[2])
+    direct = rows_layout and strides[2] == 1 and out[1:] == inp[1:]
+    if rows_layout:
+        before, w, pitch = reach[2], inp[2] // strides[2], inp[2]
+        data = strides[2] * (inp[1] + reach[1] + strides[1]) * w
+    else:
+        depth, rows, cols = (s * (o - 1) + r + 1 for s, o, r in zip(strides, out, reach))
+        before, w = 0, -(-cols // strides[2])
+        pitch, data = w, strides[1] * strides[2] * depth * -(-rows // strides[1]) * w
     tile = kernel_macro("DEPTHWISE_TILE")
-    flat = -(-out[1] * w // tile) * tile
-    data = strides[1] * strides[2] * depth * h * w + tile + w + before
-    channel = before + data + (0 if rows_layout else flat)
+    flat = -(-out[1] * pitch // tile) * tile
+    channel = 2 * before + data + tile + w + (0 if direct else flat)
     return xs[1] * channel + (kernel[2] * flat if rows_layout else 0) + math.prod(kernel)
 
 

@@ -115,15 +115,22 @@ CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], r
 # The depthwise conv's two layouts (mrvl_kernels.c depthwise_layout), on planes smaller and
 # larger than one tile of the flat grid: "rows" (stride 1, output as large as the input:
 # masked kernel columns; 3x3, 5x5 with a channel multiplier, dilated, a 3x7 kernel through the
-# generic loop, a 1-D conv) and "phases" (stride 2 and 3, dilated, asymmetric and no padding,
-# batch 2).
+# generic loop, a 1-D conv; stride 2 and 3, column phases, batch 2) and "phases" (an odd width
+# or a wide plane at stride 2, stride 3 dilated, asymmetric and no padding, 1-D wide).
 DEPTHWISE = {
     "rows_5x5_multiplier": dict(shape=[1, 4, 9, 13], w=[8, 1, 5, 5], pads=[2, 2, 2, 2], group=4),
     "rows_7x7_plane": dict(shape=[1, 5, 7, 7], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], group=5),
     "rows_dilated": dict(shape=[1, 3, 11, 12], w=[3, 1, 3, 3], pads=[2, 2, 2, 2], dilations=[2, 2], group=3),
     "rows_3x7": dict(shape=[1, 5, 8, 21], w=[5, 1, 3, 7], pads=[1, 3, 1, 3], group=5),
-    "rows_1d": dict(shape=[1, 4, 37], w=[4, 1, 5], pads=[2, 2], group=4),
-    "phases_stride2": dict(shape=[2, 5, 15, 14], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=5),
+    "rows_1d": dict(shape=[1, 4, 29], w=[4, 1, 5], pads=[2, 2], group=4),
+    "phases_1d_wide": dict(shape=[1, 3, 70], w=[3, 1, 3], pads=[1, 1], group=3),
+    "rows_stride2": dict(shape=[2, 5, 15, 14], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=5),
+    "rows_stride2_5x5_uneven_pads": dict(shape=[1, 4, 11, 12], w=[4, 1, 5, 5], pads=[2, 1, 1, 2], strides=[2, 2],
+                                         group=4),
+    "rows_stride3": dict(shape=[1, 3, 13, 15], w=[3, 1, 3, 3], pads=[1, 1, 1, 1], strides=[3, 3], group=3),
+    "phases_stride2_odd_width": dict(shape=[1, 5, 14, 15], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2],
+                                     group=5),
+    "phases_stride2_wide": dict(shape=[1, 2, 9, 70], w=[2, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=2),
     "phases_stride2_5x5": dict(shape=[1, 6, 17, 16], w=[6, 1, 5, 5], pads=[2, 2, 2, 2], strides=[2, 2], group=6),
     "phases_valid": dict(shape=[1, 4, 9, 12], w=[4, 1, 3, 3], group=4),
     "phases_stride3_dilated": dict(shape=[1, 3, 20, 19], w=[3, 1, 3, 3], pads=[2, 1, 0, 2], strides=[3, 3],

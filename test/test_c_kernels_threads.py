@@ -42,9 +42,9 @@ MODELS = {
     "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "gemm": single_op("Gemm", [("x", [67, 256])], initializers=[_w("w", [256, 131])]),
     "gemm_dots": single_op("Gemm", [("x", [3, 512])], initializers=[_w("w", [301, 512])], transB=1),
-    "depthwise_rows": single_op("Conv", [("x", [2, 33, 30, 31])], initializers=[_w("w", [33, 1, 3, 3])], group=33,
+    "depthwise_rows": single_op("Conv", [("x", [2, 48, 40, 15])], initializers=[_w("w", [48, 1, 3, 3])], group=48,
                                 pads=[1, 1, 1, 1]),
-    "depthwise_phases": single_op("Conv", [("x", [1, 40, 45, 44])], initializers=[_w("w", [40, 1, 5, 5])],
+    "depthwise_phases": single_op("Conv", [("x", [1, 40, 45, 45])], initializers=[_w("w", [40, 1, 5, 5])],
                                   group=40, pads=[2, 2, 2, 2], strides=[2, 2]),
 }
 THREADS = (1, 2, 3)
@@ -89,7 +89,7 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     limit = int(source.split("#define MRVL_PARALLEL_MACS ")[1].split()[0])
     assert 20 * 21 * 45 * 32 > limit and 67 * 256 * 131 > limit and 2 * 33 * 40 * 41 * 9 > limit
     assert 3 * 301 * 512 > limit
-    assert 33 * 960 * 9 > limit and 40 * 23 * 24 * 25 > limit  # channels x flat grid x taps
+    assert 48 * 640 * 9 > limit and 40 * 23 * 24 * 25 > limit  # channels x flat grid x taps
 
 
 def _run_all(tmp_path: Path, c_workdir: Path, flags: list[str], compiler: str | None, launcher: list[str] = (),

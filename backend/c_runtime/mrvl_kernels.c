@@ -864,50 +864,80 @@ static void mrvl_pointwise_conv_f32(const mrvl_conv_params *p, const float *x, c
     conv_epilogue(p, p->n * p->m * positions, positions, 0, r, y);
 }
 
-/* A depthwise conv works on "flat" planes: it computes its whole output plane as one run of
- * contiguous vectors, each a multiply-add per tap of contiguous input at a fixed offset from
- * the output's, so that no row is shorter than a vector however small the plane (MobileNet's
- * 7x7) and a strided conv reads no element twice. Each input plane is copied into one of two
- * layouts first:
- * - rows (stride 1, an output as large as its input, one depth slice: the "same" convs of
- *   MobileNets): the plane whole, between zero rows standing for the vertical padding. The
- *   grid is the output plane itself, written in place. A tap reaching across the left or right
- *   edge reads the end of the neighbouring row instead of padding: a mask per kernel column
- *   zeroes those lanes (bitwise, so that an infinity there cannot make a NaN).
+/* A depthwise conv works on "flat" planes: it computes its output plane as one run of
+ * contiguous vectors over a grid of rows `pitch` apart (pitch >= the output's width: the rest
+ * of each row is junk, dropped as the grid is copied out), each vector a multiply-add per tap
+ * of contiguous input at a fixed offset from the output's, so that no row is shorter than a
+ * vector however small the plane (MobileNet's 7x7). Each input plane is copied into one of
+ * two layouts first:
+ * - rows (equal strides s dividing the width, one depth slice, padding at most the kernel's,
+ *   a narrow plane: MobileNets' later stages): the plane split into s column phases by one
+ *   pass over it (phase q holds columns q, q + s, ...; rows width / s long), between zero rows
+ *   standing for the vertical padding. The grid's pitch is the input's width, s phase rows:
+ *   output (oy, ox) under tap (ky, kx) reads input row s oy + ky d - pad, column s ox + kx d -
+ *   pad, which is phase (kx d - pad) mod s at flat index oy pitch + ox plus the tap's offset.
+ *   At stride 1 and an output as large as the input the grid is the output, written in place.
+ *   A tap reaching across the left or right edge reads the end of the neighbouring row instead
+ *   of padding: a mask per kernel column zeroes those lanes (bitwise, so that an infinity
+ *   there cannot make a NaN). The grid holds s - 1 junk rows' worth per output row.
  * - phases (any other): the plane zero-padded to the extent the windows read and split into
- *   stride phases: phase (py, px) holds padded rows py, py + stride, ... and columns px, px +
- *   stride, ..., each phase row `w` wide. Output (oy, ox) under tap (ky, kx) reads phase
- *   ((ky * dilation) % stride, (kx * dilation) % stride) at row oy + ky * dilation / stride,
- *   column ox + kx * dilation / stride: flat index oy * w + ox plus the tap's offset. The grid
- *   is `w` wide; its columns past the output's are junk, dropped as it is copied out. The
- *   depth dim, if any, indexes slices of each phase. */
+ *   stride phases row by row: phase (py, px) holds padded rows py, py + stride, ... and
+ *   columns px, px + stride, ..., each phase row `w` wide. Output (oy, ox) under tap (ky, kx)
+ *   reads phase ((ky d) % stride, (kx d) % stride) at row oy + ky d / stride, column ox +
+ *   kx d / stride: flat index oy w + ox plus the tap's offset; the pitch is w, a few columns
+ *   more than the output's. The depth dim, if any, indexes slices of each phase. */
 #define MRVL_DEPTHWISE_VECTORS 4
 #define MRVL_DEPTHWISE_TILE (MRVL_DEPTHWISE_VECTORS * MRVL_GEMM_VECTOR_FLOATS)
+/* The rows layout serves planes at most this many times (the kernel's width - 1) x the stride
+ * wide: its masks cost a bitwise and per tap (and at stride s, (s - 1) / s of its grid is
+ * junk), the phases layout's junk columns a multiply-add per tap and each of its rows a few
+ * instructions of copying. Measured on AVX-512: at stride 1 a 3x3 conv 14 wide runs faster on
+ * rows, 28 wide on phases, a 5x5 28 wide on rows; at stride 2 a 3x3 28 wide 1.6x faster on
+ * rows, 56 wide the same, 112 wide 1.25x slower. */
+#ifndef MRVL_DEPTHWISE_ROWS_PER_COLUMN
+#define MRVL_DEPTHWISE_ROWS_PER_COLUMN 8
+#endif
 
 /* The layout of one input channel (floats): `lead` floats before the data (the rows layout's
- * taps left of the first column read there), the phases (each `depth` slices of h x w), slack
- * that the last tile's junk reads past them, and (phases layout) the flat output of one depth
- * slice, out[1] x w rounded up to whole tiles (`flat`, also the length of each rows mask). */
+ * taps left of the first column read there), the data (each phase `depth` slices of h rows of
+ * w), slack that the last tile's junk reads past it, and the grid (flat floats: rows `pitch`
+ * apart, whole tiles; also the length of each rows mask) unless it is written in place
+ * (`direct`). */
 typedef struct {
-    int rows;
-    int64_t depth, h, w, lead, phase, data, flat, channel;
+    int rows, direct;
+    int64_t depth, h, w, pitch, lead, phase, data, flat, channel;
 } depthwise_geometry;
 
 static depthwise_geometry depthwise_layout(const mrvl_conv_params *p)
 {
-    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
     depthwise_geometry g;
-    g.rows = k[0] == 1 && in[0] == 1 && out[1] == in[1] && out[2] == in[2] && s[1] == 1 && s[2] == 1;
-    int64_t extent[MRVL_SPATIAL];
-    for (int i = 0; i < MRVL_SPATIAL; i++) extent[i] = (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1;
-    g.depth = extent[0];
-    g.h = (extent[1] + s[1] - 1) / s[1];
-    g.w = g.rows ? in[2] : (extent[2] + s[2] - 1) / s[2];
-    g.lead = g.rows ? (k[2] - 1) * d[2] : 0;
-    g.phase = g.depth * g.h * g.w;
-    g.data = s[1] * s[2] * g.phase + MRVL_DEPTHWISE_TILE + g.w + g.lead;
-    g.flat = (out[1] * g.w + MRVL_DEPTHWISE_TILE - 1) / MRVL_DEPTHWISE_TILE * MRVL_DEPTHWISE_TILE;
-    g.channel = g.lead + g.data + (g.rows ? 0 : g.flat);
+    g.rows = k[0] == 1 && in[0] == 1 && out[0] == 1 && s[1] == s[2] && in[2] % s[2] == 0 &&
+             s[1] * (out[1] - 1) < in[1] && s[2] * (out[2] - 1) < in[2] && pad[1] <= (k[1] - 1) * d[1] &&
+             pad[2] <= (k[2] - 1) * d[2] && in[2] <= MRVL_DEPTHWISE_ROWS_PER_COLUMN * (k[2] - 1) * s[2];
+    g.direct = g.rows && s[2] == 1 && out[1] == in[1] && out[2] == in[2];
+    if (g.rows) {
+        g.depth = 1;
+        g.h = in[1] + (k[1] - 1) * d[1] + s[1];
+        g.w = in[2] / s[2];
+        g.pitch = in[2];
+        g.lead = (k[2] - 1) * d[2];
+        g.phase = g.h * g.w;
+        g.data = s[2] * g.phase;
+    } else {
+        int64_t extent[MRVL_SPATIAL];
+        for (int i = 0; i < MRVL_SPATIAL; i++) extent[i] = (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1;
+        g.depth = extent[0];
+        g.h = (extent[1] + s[1] - 1) / s[1];
+        g.w = (extent[2] + s[2] - 1) / s[2];
+        g.pitch = g.w;
+        g.lead = 0;
+        g.phase = g.depth * g.h * g.w;
+        g.data = s[1] * s[2] * g.phase;
+    }
+    g.data += MRVL_DEPTHWISE_TILE + g.w + g.lead;
+    g.flat = (out[1] * g.pitch + MRVL_DEPTHWISE_TILE - 1) / MRVL_DEPTHWISE_TILE * MRVL_DEPTHWISE_TILE;
+    g.channel = g.lead + g.data + (g.direct ? 0 : g.flat);
     return g;
 }
 
@@ -1025,8 +1055,15 @@ static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *re
 static void depthwise_copy_in(const mrvl_conv_params *p, const depthwise_geometry *g, const float *plane, float *data)
 {
     const int64_t *in = p->in, *s = p->stride, *pad = p->pad;
-    if (g->rows) {
-        copy_row_f32(data + pad[1] * g->w, plane, in[1] * in[2]);
+    if (g->rows) { /* column phase q of element f of the plane: f % s (the width is a multiple of s) */
+        int64_t count = in[1] * in[2] / s[2];
+        float *row0 = data + pad[1] * g->w, *row1 = row0 + g->phase;
+        if (s[2] == 1) copy_row_f32(row0, plane, count);
+        else if (s[2] == 2)
+            for (int64_t j = 0; j < count; j++) row0[j] = plane[2 * j], row1[j] = plane[2 * j + 1]; /* vectorises */
+        else
+            for (int64_t j = 0; j < count; j++)
+                for (int64_t q = 0; q < s[2]; q++) row0[q * g->phase + j] = plane[j * s[2] + q];
         return;
     }
     for (int64_t py = 0; py < s[1]; py++) {
@@ -1067,7 +1104,7 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
         for (int64_t m = ic * mult; m < (ic + 1) * mult; m++) {
             const float *wm = a->w + m * taps;
             float bias = a->b ? a->b[m] : 0.0f, *o = a->y + m * positions;
-            if (g->rows) { /* the grid is the output plane: whole tiles in place, the last through `tail` */
+            if (g->direct) { /* the grid is the output plane: whole tiles in place, the last through `tail` */
                 int64_t whole = positions / MRVL_DEPTHWISE_TILE * MRVL_DEPTHWISE_TILE;
                 float tail[64]; /* a tile on any target (<= 64 floats), as far as copy_row_f32 can tell */
                 depthwise_flat_kernel(k, data, a->offset, a->mask, g->flat, wm, bias, whole, o);
@@ -1076,6 +1113,9 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
                                           MRVL_DEPTHWISE_TILE, tail);
                     copy_row_f32(o + whole, tail, positions - whole);
                 }
+            } else if (g->rows) {
+                depthwise_flat_kernel(k, data, a->offset, a->mask, g->flat, wm, bias, g->flat, flat);
+                for (int64_t oy = 0; oy < out[1]; oy++) copy_row_f32(o + oy * out[2], flat + oy * g->pitch, out[2]);
             } else {
                 for (int64_t oz = 0; oz < out[0]; oz++) {
                     depthwise_flat_kernel(k, data + oz * p->stride[0] * g->h * g->w, a->offset, NULL, g->flat, wm,
@@ -1102,14 +1142,15 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
     for (int64_t kz = 0, t = 0; kz < k[0]; kz++)
         for (int64_t ky = 0; ky < k[1]; ky++)
             for (int64_t kx = 0; kx < k[2]; kx++, t++)
-                offset[t] = (int32_t)(g.rows ? ky * d[1] * g.w + kx * d[2] - pad[2]
+                offset[t] = (int32_t)(g.rows ? (kx * d[2] - pad[2] + s[2] * pad[2]) % s[2] * g.phase + ky * d[1] * g.w +
+                                                   (kx * d[2] - pad[2] + s[2] * pad[2]) / s[2] - pad[2]
                                              : ((ky * d[1] % s[1]) * s[2] + kx * d[2] % s[2]) * g.phase +
                                                    (kz * d[0] * g.h + ky * d[1] / s[1]) * g.w + kx * d[2] / s[2]);
-    if (g.rows) /* lane i of kernel column kx: whether input column i % w + kx * d - pad is inside */
+    if (g.rows) /* lane i of kernel column kx: whether input column s (i % pitch) + kx d - pad is inside */
         for (int64_t kx = 0; kx < k[2]; kx++)
             for (int64_t i = 0; i < g.flat; i++) {
-                int64_t col = i % g.w + kx * d[2] - pad[2];
-                mask[kx * g.flat + i] = col >= 0 && col < g.w ? -1 : 0;
+                int64_t col = s[2] * (i % g.pitch) + kx * d[2] - pad[2];
+                mask[kx * g.flat + i] = col >= 0 && col < p->in[2] ? -1 : 0;
             }
     depthwise_args a = {p, x, w, b, r, y, scratch, g.rows ? mask : NULL, offset, g};
     int64_t plane = volume3(p->in), positions = volume3(p->out);
