@@ -4,7 +4,8 @@ Their shapes differ on purpose from examples/zoo.py, whose shapes the kernels we
 to: 3- and 16-channel stems on 224x224 planes, SqueezeNet fire modules joined by Concat with
 ceil-mode pools, MobileNetV2 depthwise-separable blocks with ReLU6, tiny-YOLO with LeakyRelu,
 SiLU and HardSwish nets, an FPN neck (Resize + Concat), ResNet-18/50 at 224, VGG at 64, a wide
-MLP, an attention block, and batch-4 variants. Built with onnx.helper and numpy only; each model
+MLP, an attention block, EfficientNet's squeeze-and-excite blocks with 5x5 depthwise convs,
+YOLOv5's SPPF (chained 5x5 MaxPools), and batch-4 variants. Built with onnx.helper and numpy only; each model
 is seeded, so the bytes are the same on every run.
 
     python benchmarks/cnn_models.py OUTDIR [NAME ...]   # write OUTDIR/<name>.onnx
@@ -195,6 +196,57 @@ def silu_net(batch: int = 1, size: int = 160) -> onnx.ModelProto:
     return g.model("silu_net", {"x": [batch, 3, size, size]}, g.fc(g.gap(x), 256, 80))
 
 
+def mbconv(g: Net, x, cin, cout, k, stride, expand):
+    """EfficientNet's MBConv: 1x1 expand, k x k depthwise, squeeze-and-excite (global pool,
+    1x1 reduce, SiLU, 1x1 expand, Sigmoid, Mul), 1x1 project, residual when shapes allow."""
+    hidden = cin * expand
+    y = g.silu(g.conv(x, cin, hidden, 1, bn=True)) if expand != 1 else x
+    y = g.silu(g.conv(y, hidden, hidden, k, stride, groups=hidden, bn=True))
+    squeeze = max(1, cin // 4)
+    e = g.op("Sigmoid", [g.conv(g.silu(g.conv(g.gap(y), hidden, squeeze, 1)), squeeze, hidden, 1)])
+    y = g.conv(g.op("Mul", [y, e]), hidden, cout, 1, bn=True)
+    return g.op("Add", [x, y]) if stride == 1 and cin == cout else y
+
+
+def efficientnet(batch: int = 1, size: int = 224) -> onnx.ModelProto:
+    """EfficientNet-B0-shaped (one block a stage): SiLU, 3x3 and 5x5 depthwise convs at
+    stride 1 and 2, a squeeze-and-excite in every block (1x1 convs on a 1x1 plane and a
+    broadcast Mul)."""
+    g = Net(22)
+    x = g.silu(g.conv("x", 3, 32, 3, 2, bn=True))
+    cin = 32
+    for expand, cout, k, stride in [(1, 16, 3, 1), (6, 24, 3, 2), (6, 40, 5, 2), (6, 80, 3, 2), (6, 112, 5, 1),
+                                    (6, 192, 5, 2), (6, 320, 3, 1)]:
+        x, cin = mbconv(g, x, cin, cout, k, stride, expand), cout
+    x = g.silu(g.conv(x, cin, 1280, 1, bn=True))
+    return g.model("efficientnet", {"x": [batch, 3, size, size]}, g.fc(g.gap(x), 1280, 1000))
+
+
+def yolo_sppf(batch: int = 1, size: int = 256) -> onnx.ModelProto:
+    """YOLOv5n-shaped: a SiLU backbone down to stride 32, SPPF (three chained 5x5/1 MaxPools
+    joined by Concat), an upsample + Concat neck and two 1x1 detection heads."""
+    g = Net(23)
+
+    def cbs(x, cin, cout, k, s=1):
+        return g.silu(g.conv(x, cin, cout, k, s, bn=True))
+
+    x = cbs("x", 3, 16, 6, 2)
+    levels, cin = [], 16
+    for cout in [32, 64, 128, 256]:
+        x = cbs(x, cin, cout, 3, 2)
+        x = g.op("Add", [x, cbs(cbs(x, cout, cout // 2, 1), cout // 2, cout, 3)])
+        levels.append(x)
+        cin = cout
+    y = cbs(x, 256, 128, 1)
+    pools = [y]
+    for _ in range(3):
+        pools.append(g.maxpool(pools[-1], 5, 1, pad=2))
+    p5 = cbs(g.op("Concat", pools, axis=1), 512, 256, 1)
+    up = g.op("Resize", [cbs(p5, 256, 128, 1), "", g.const(np.array([1, 1, 2, 2], np.float32))], mode="nearest")
+    p4 = cbs(g.op("Concat", [up, levels[2]], axis=1), 256, 128, 3)
+    return g.model("yolo_sppf", {"x": [batch, 3, size, size]}, [g.conv(p4, 128, 255, 1), g.conv(p5, 256, 255, 1)])
+
+
 def fpn_neck(batch: int = 1) -> onnx.ModelProto:
     """FPN/YOLO neck over three backbone levels (given as inputs): 1x1 lateral convs, nearest
     2x Resize upsampling, Concat with the next level, 3x3 smoothing convs with LeakyRelu."""
@@ -311,6 +363,8 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "vgg_64": vgg_64,
     "wide_mlp": wide_mlp,
     "attention": attention,
+    "efficientnet": efficientnet,
+    "yolo_sppf": yolo_sppf,
 }
 
 

@@ -574,15 +574,21 @@ static void conv_pad_input(const mrvl_conv_params *p, int64_t cg, const float *x
     }
 }
 
-/* e^x for x <= 0 without a libm call, so loops over it vectorise (softmax's inputs less their
- * maximum, erf's -x^2). x = n ln2 + r with |r| <= ln2 / 2 (n rounded by the 1.5 * 2^23 trick,
- * ln2 in two parts so n ln2 is exact enough); e^r by its Taylor series to r^7 (relative error
- * below 1e-8); 2^n written into the exponent bits. Below -87 (where e^x is subnormal) the
- * result is 0; NaN stays NaN. */
-static float exp_nonpositive_f32(float x)
+/* The activation loops (conv_activate's too) are functions of their own, not inlined: inlined
+ * into a caller (a conv's tile store, conv_activate's switch) GCC vectorises none of them (its
+ * if-conversion gives up); HardSwish ran 8x slower so. */
+#if defined(__GNUC__)
+#define MRVL_NOINLINE __attribute__((noinline))
+#else
+#define MRVL_NOINLINE
+#endif
+
+/* e^t for -87 <= t <= 0 (where e^t is a normal float) without a libm call, so loops over it
+ * vectorise. t = n ln2 + r with |r| <= ln2 / 2 (n rounded by the 1.5 * 2^23 trick, ln2 in two
+ * parts so n ln2 is exact enough); e^r by its Taylor series to r^7 (relative error below
+ * 1e-8); 2^n written into the exponent bits. */
+static float exp_normal_f32(float t)
 {
-    float t = x > -87.0f ? x : -87.0f; /* also maps NaN to -87: the conversion below needs a number */
-    t = t < 0.0f ? t : 0.0f;
     float n = (t * 1.44269504f + 12582912.0f) - 12582912.0f;
     float r = (t - n * 0.693145752f) - n * 1.42860677e-6f;
     float p = 1.0f / 5040.0f;
@@ -596,15 +602,24 @@ static float exp_nonpositive_f32(float x)
     int32_t bits = ((int32_t)n + 127) * (1 << 23);
     float scale;
     memcpy(&scale, &bits, sizeof scale);
-    return x != x ? x : (x < -87.0f ? 0.0f : p * scale);
+    return p * scale;
 }
 
-static void mrvl_leaky_relu_f32(int64_t count, float alpha, const float *x, float *y)
+/* e^x for x <= 0 (softmax's inputs less their maximum, erf's -x^2): below -87 (where e^x is
+ * subnormal) 0; NaN stays NaN. */
+static float exp_nonpositive_f32(float x)
+{
+    float t = x > -87.0f ? x : -87.0f; /* also maps NaN to -87: the conversion needs a number */
+    float e = exp_normal_f32(t < 0.0f ? t : 0.0f);
+    return x != x ? x : (x < -87.0f ? 0.0f : e);
+}
+
+MRVL_NOINLINE static void mrvl_leaky_relu_f32(int64_t count, float alpha, const float *x, float *y)
 {
     for (int64_t i = 0; i < count; i++) y[i] = x[i] < 0.0f ? alpha * x[i] : x[i];
 }
 
-static void mrvl_hard_sigmoid_f32(int64_t count, float alpha, float beta, const float *x, float *y)
+MRVL_NOINLINE static void mrvl_hard_sigmoid_f32(int64_t count, float alpha, float beta, const float *x, float *y)
 {
     for (int64_t i = 0; i < count; i++) {
         float v = alpha * x[i] + beta;
@@ -612,7 +627,7 @@ static void mrvl_hard_sigmoid_f32(int64_t count, float alpha, float beta, const 
     }
 }
 
-static void mrvl_hard_swish_f32(int64_t count, const float *x, float *y)
+MRVL_NOINLINE static void mrvl_hard_swish_f32(int64_t count, const float *x, float *y)
 {
     for (int64_t i = 0; i < count; i++) {
         float v = x[i] / 6.0f + 0.5f;
@@ -621,21 +636,19 @@ static void mrvl_hard_swish_f32(int64_t count, const float *x, float *y)
 }
 
 /* 1 / (1 + e^-v) from e = e^-|v| (never overflows): 1 / (1 + e) for v >= 0, e / (1 + e) below;
- * no libm call, so the loops over it vectorise. */
+ * no libm call, so the loops over it vectorise. -|v| is clamped to -87 (e^-87 ~ 1.6e-38 stands
+ * for anything smaller: the result moves by less than that) and NaN is passed through at the
+ * end, so that every lane takes the one division (GCC's if-conversion of exp_nonpositive_f32's
+ * cases there made two). */
 static float sigmoid_f32(float v)
 {
-    float e = exp_nonpositive_f32(v > 0.0f ? -v : v);
+    float t = v > 0.0f ? -v : v;
+    float e = exp_normal_f32(t > -87.0f ? t : -87.0f);
     float s = 1.0f / (1.0f + e);
-    return v >= 0.0f ? s : e * s;
+    float y = v >= 0.0f ? s : e * s;
+    return v != v ? v : y;
 }
 
-/* The loops of conv_activate, each a function of its own and not inlined: inlined into a
- * conv's tile store GCC does not vectorise the sigmoid's (its if-conversion gives up). */
-#if defined(__GNUC__)
-#define MRVL_NOINLINE __attribute__((noinline))
-#else
-#define MRVL_NOINLINE
-#endif
 MRVL_NOINLINE static void sigmoid_loop_f32(int64_t count, const float *x, float *y)
 {
     for (int64_t i = 0; i < count; i++) y[i] = sigmoid_f32(x[i]);
