@@ -1435,24 +1435,31 @@ static void mrvl_max_pool_indices_f32(const mrvl_pool_params *p, int column_majo
 }
 
 /* Max or average of each of `rows` rows of `size` elements: 16 running maxima or partial
- * sums per row, so the loop vectorises without reassociating a lane's sum, then added up
- * in double. */
+ * sums per row, so the loop vectorises without reassociating a lane's sum, then combined in
+ * double in a fixed tree (lanes l and l + 8, then l + 4, ...: vector code, where a chain of 16
+ * dependent adds cost a 7x7 plane's row more than its loads), then the rest of the row. */
 static void mrvl_global_pool_f32(int is_max, int64_t rows, int64_t size, const float *x, float *y)
 {
     int64_t whole = size - size % 16;
     for (int64_t r = 0; r < rows; r++) {
         const float *in = x + r * size;
         float part[16];
+        double half[8];
         for (int l = 0; l < 16; l++) part[l] = is_max ? -INFINITY : 0.0f;
         if (is_max) {
             for (int64_t i = 0; i < whole; i += 16)
                 for (int l = 0; l < 16; l++) part[l] = in[i + l] > part[l] ? in[i + l] : part[l];
+            for (int l = 0; l < 8; l++) half[l] = part[l + 8] > part[l] ? part[l + 8] : part[l];
+            for (int w = 4; w > 0; w /= 2)
+                for (int l = 0; l < w; l++) half[l] = half[l + w] > half[l] ? half[l + w] : half[l];
         } else {
             for (int64_t i = 0; i < whole; i += 16)
                 for (int l = 0; l < 16; l++) part[l] += in[i + l];
+            for (int l = 0; l < 8; l++) half[l] = (double)part[l] + (double)part[l + 8];
+            for (int w = 4; w > 0; w /= 2)
+                for (int l = 0; l < w; l++) half[l] += half[l + w];
         }
-        double acc = is_max ? -INFINITY : 0.0;
-        for (int l = 0; l < 16; l++) acc = is_max ? (part[l] > acc ? part[l] : acc) : acc + part[l];
+        double acc = half[0];
         for (int64_t i = whole; i < size; i++) acc = is_max ? (in[i] > acc ? in[i] : acc) : acc + in[i];
         y[r] = is_max ? (float)acc : (float)(acc / (double)size);
     }
