@@ -649,6 +649,27 @@ static float sigmoid_f32(float v)
     return v != v ? v : y;
 }
 
+/* tanh without a libm call, so loops over it vectorise: for |x| < 0.3 its odd Taylor
+ * polynomial to x^11 (the next term is below 2e-9 of the result there), else (1 - e) / (1 + e)
+ * with e = e^-2|x| (at |x| >= 0.3 the difference loses at most a bit; past |x| = 9, e is
+ * below float's resolution of 1), the sign put back; NaN stays NaN. One division either way. */
+static float tanh_f32(float x)
+{
+    float a = x < 0.0f ? -x : x;
+    float t = -2.0f * a;
+    float e = exp_normal_f32(t > -87.0f ? t : -87.0f); /* also maps NaN to -87 */
+    float q = (1.0f - e) / (1.0f + e);
+    float x2 = x * x;
+    float p = -1382.0f / 155925.0f;
+    p = p * x2 + 62.0f / 2835.0f;
+    p = p * x2 - 17.0f / 315.0f;
+    p = p * x2 + 2.0f / 15.0f;
+    p = p * x2 - 1.0f / 3.0f;
+    float small = x + x * x2 * p;
+    float y = a < 0.3f ? small : (x < 0.0f ? -q : q);
+    return x != x ? x : y;
+}
+
 MRVL_NOINLINE static void sigmoid_loop_f32(int64_t count, const float *x, float *y)
 {
     for (int64_t i = 0; i < count; i++) y[i] = sigmoid_f32(x[i]);
@@ -1649,15 +1670,16 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
 }
 
 /* y = kind(x) over elements of floating type T; F is the suffix of T's <math.h> functions
- * (f for float, nothing for double), ERF T's erf, SIGMOID(count, x, y) T's sigmoid loop. */
-#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF, SIGMOID)                                       \
+ * (f for float, nothing for double), ERF T's erf, SIGMOID, TANH and GELU_TANH(count, x, y)
+ * T's loops of those. */
+#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF, SIGMOID, TANH, GELU_TANH)                                       \
     static void NAME(int kind, int64_t count, const T *x, T *y)                               \
     {                                                                                          \
         int64_t i;                                                                             \
         switch (kind) {                                                                        \
         case MRVL_RELU: MRVL_UNARY(T, v > 0 ? v : 0);                                          \
         case MRVL_SIGMOID: SIGMOID(count, x, y); break;                                        \
-        case MRVL_TANH: MRVL_UNARY(T, tanh##F(v));                                             \
+        case MRVL_TANH: TANH(count, x, y); break;                                              \
         case MRVL_SQRT: MRVL_UNARY(T, sqrt##F(v));                                             \
         case MRVL_EXP: MRVL_UNARY(T, exp##F(v));                                               \
         case MRVL_LOG: MRVL_UNARY(T, log##F(v));                                               \
@@ -1684,8 +1706,7 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
         case MRVL_SOFTPLUS: MRVL_UNARY(T, v > 20 ? v : log1p##F(exp##F(v)));                   \
         case MRVL_SOFTSIGN: MRVL_UNARY(T, v / (1 + fabs##F(v)));                               \
         case MRVL_GELU: MRVL_UNARY(T, v * (T)0.5 * (1 + ERF(v * (T)0.70710678118654752)));     \
-        case MRVL_GELU_TANH:                                                                   \
-            MRVL_UNARY(T, v * (T)0.5 * (1 + tanh##F((T)0.79788456080286536 * (v + (T)0.044715 * v * v * v)))); \
+        case MRVL_GELU_TANH: GELU_TANH(count, x, y); break;                                    \
         default: break;                                                                        \
         }                                                                                      \
     }
@@ -1696,9 +1717,32 @@ static void sigmoid_loop_f64(int64_t count, const double *x, double *y)
     for (int64_t i = 0; i < count; i++) y[i] = 1 / (1 + exp(-x[i]));
 }
 
-/* float's sigmoid is the kernels' own (sigmoid_f32), in a loop that vectorises. */
-MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f32, float, f, erf_f32, sigmoid_loop_f32)
-MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f64, double, , erf, sigmoid_loop_f64)
+/* Gelu with the tanh approximation: x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2. */
+#define MRVL_GELU_TANH(T, TANH, v) ((v) * (T)0.5 * (1 + TANH((T)0.79788456080286536 * ((v) + (T)0.044715 * (v) * (v) * (v)))))
+
+MRVL_NOINLINE static void tanh_loop_f32(int64_t count, const float *x, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = tanh_f32(x[i]);
+}
+
+MRVL_NOINLINE static void gelu_tanh_loop_f32(int64_t count, const float *x, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = MRVL_GELU_TANH(float, tanh_f32, x[i]);
+}
+
+static void tanh_loop_f64(int64_t count, const double *x, double *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = tanh(x[i]);
+}
+
+static void gelu_tanh_loop_f64(int64_t count, const double *x, double *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = MRVL_GELU_TANH(double, tanh, x[i]);
+}
+
+/* float's erf, sigmoid and tanh are the kernels' own, in loops that vectorise. */
+MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f32, float, f, erf_f32, sigmoid_loop_f32, tanh_loop_f32, gelu_tanh_loop_f32)
+MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f64, double, , erf, sigmoid_loop_f64, tanh_loop_f64, gelu_tanh_loop_f64)
 
 /* The integer kinds (relu, neg, abs, sign) over elements of type T. */
 #define MRVL_DEFINE_UNARY_INT(NAME, T)                                                          \
@@ -2804,13 +2848,17 @@ static void recurrent_activate(int clip, const mrvl_recurrent_params *p, int f, 
         for (i = 0; i < n; i++) v[i] = v[i] < -c ? -c : (v[i] > c ? c : v[i]);
     }
     switch (f) {
-    case MRVL_RNN_SIGMOID: for (i = 0; i < n; i++) v[i] = 1.0f / (1.0f + expf(-v[i])); break;
-    case MRVL_RNN_TANH: for (i = 0; i < n; i++) v[i] = tanhf(v[i]); break;
+    case MRVL_RNN_SIGMOID: sigmoid_loop_f32(n, v, v); break;
+    case MRVL_RNN_TANH: tanh_loop_f32(n, v, v); break;
     case MRVL_RNN_RELU: for (i = 0; i < n; i++) v[i] = v[i] > 0.0f ? v[i] : 0.0f; break;
     case MRVL_RNN_AFFINE: for (i = 0; i < n; i++) v[i] = alpha * v[i] + beta; break;
     case MRVL_RNN_LEAKY_RELU: for (i = 0; i < n; i++) v[i] = v[i] < 0.0f ? alpha * v[i] : v[i]; break;
     case MRVL_RNN_THRESHOLDED_RELU: for (i = 0; i < n; i++) v[i] = v[i] > alpha ? v[i] : 0.0f; break;
-    case MRVL_RNN_SCALED_TANH: for (i = 0; i < n; i++) v[i] = alpha * tanhf(beta * v[i]); break;
+    case MRVL_RNN_SCALED_TANH:
+        for (i = 0; i < n; i++) v[i] *= beta;
+        tanh_loop_f32(n, v, v);
+        for (i = 0; i < n; i++) v[i] *= alpha;
+        break;
     case MRVL_RNN_HARD_SIGMOID:
         for (i = 0; i < n; i++) {
             float s = alpha * v[i] + beta;
