@@ -161,6 +161,8 @@ class UnaryKind(StrEnum):
     """x * 0.5 * (1 + erf(x / sqrt(2))): ONNX Gelu with approximate = "none"."""
     GELU_TANH = auto()
     """x * 0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))): approximate = "tanh"."""
+    MISH = auto()
+    """x * tanh(softplus(x))."""
 
 
 class PoolKind(StrEnum):
@@ -289,6 +291,8 @@ class EpilogueKind(StrEnum):
     """max(0, min(1, alpha * x + beta))."""
     HARD_SWISH = auto()
     """x * max(0, min(1, x / 6 + 0.5))."""
+    MISH = auto()
+    """x * tanh(softplus(x)) (ONNX's Mish, or Mul(x, Tanh(Softplus(x))))."""
 
 
 class RecurrentKind(StrEnum):

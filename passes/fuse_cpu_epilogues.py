@@ -6,8 +6,9 @@ conv then does its work as it stores its output, which is written once instead o
     cpu.batch_norm(cpu.conv(x, w, b))          -> cpu.conv(x, w', b')   (folded at compile time)
     cpu.binary add(cpu.conv(x, w, b), r)       -> cpu.conv(x, w, b) residual r
     cpu.unary relu / cpu.clip(cpu.conv(...))   -> cpu.conv(...) {min, max}
-    leaky_relu / sigmoid / hard_sigmoid / hard_swish(cpu.conv(...)),
-    x * sigmoid(x) with x = cpu.conv(...)      -> cpu.conv(...) {activation, alpha, beta}
+    leaky_relu / sigmoid / hard_sigmoid / hard_swish / mish(cpu.conv(...)),
+    x * sigmoid(x), x * tanh(softplus(x)) with x = cpu.conv(...)
+                                               -> cpu.conv(...) {activation, alpha, beta}
     cpu.conv(...) * s + t, s and t constants per output channel -> cpu.conv(...) scale s shift t
 
 They fold in the order ONNX computes them (a batch norm, then a residual, then a clamp, then
@@ -144,8 +145,9 @@ class ClampIntoConv(RewritePattern):
 
 
 class ActivationIntoConv(RewritePattern):
-    """A LeakyRelu, Sigmoid, HardSigmoid or HardSwish of a conv's result, or the SiLU
-    `Mul(x, Sigmoid(x))` of it, when that is all the result is used for, is the conv applying
+    """A LeakyRelu, Sigmoid, HardSigmoid, HardSwish or Mish of a conv's result, or the SiLU
+    `Mul(x, Sigmoid(x))` or the Mish `Mul(x, Tanh(Softplus(x)))` of it (as exporters before
+    opset 18 write YOLOv4's), when that is all the result is used for, is the conv applying
     the function as its output is stored (after its residual and clamp), instead of another
     pass over memory."""
 
@@ -160,21 +162,26 @@ class ActivationIntoConv(RewritePattern):
             kind, value = cpu.EpilogueKind.HARD_SWISH, op.input
         elif isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.SIGMOID:
             kind, value = cpu.EpilogueKind.SIGMOID, op.input
+        elif isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.MISH:
+            kind, value = cpu.EpilogueKind.MISH, op.input
         elif (silu := silu_input(op)) is not None:
             kind, value, erase = cpu.EpilogueKind.SILU, silu[0], [silu[1]]
+        elif (mish := mish_input(op)) is not None:
+            kind, value, erase = cpu.EpilogueKind.MISH, mish[0], list(mish[1:])
         else:
             return
         result = op.results[0]
         if element_type_of(result) != f32 or value.type != result.type:
             return
-        conv = sole_use_conv(value, residual_ok=True, clamp_ok=True, uses=1 + len(erase))
+        readers = 1 + sum(value in dead.operands for dead in erase)  # the op and the erased ops reading x
+        conv = sole_use_conv(value, residual_ok=True, clamp_ok=True, uses=readers)
         if conv is None:
             return
         properties = conv_properties(conv) | {"activation": cpu.EpilogueKindAttr(kind)} | params
         fused = fused_conv(conv, op, cpu.ConvOp.of(conv.X, conv.W, conv.B, result.type, residual=conv.R,
                                                    **properties))
         if erase:
-            fused.location = fused_location([fused.location, erase[0].location])
+            fused.location = fused_location([fused.location, *(dead.location for dead in erase)])
         rewriter.replace(op, fused)
         for dead in erase:
             rewriter.erase(dead)
@@ -237,6 +244,22 @@ def silu_input(op: Operation) -> tuple[SSAValue, Operation] | None:
     return None
 
 
+def mish_input(op: Operation) -> tuple[SSAValue, Operation, Operation] | None:
+    """(x, the Tanh, the Softplus) when `op` is Mul(x, Tanh(Softplus(x))) (either order) and
+    the Tanh and Softplus have no other use."""
+    if not isinstance(op, cpu.BinaryOp) or op.kind.data != cpu.BinaryKind.MUL:
+        return None
+    for x, t in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+        tanh = t.owner
+        if not (isinstance(tanh, cpu.UnaryOp) and tanh.kind.data == cpu.UnaryKind.TANH and t.has_one_use()):
+            continue
+        softplus = tanh.input.owner
+        if (isinstance(softplus, cpu.UnaryOp) and softplus.kind.data == cpu.UnaryKind.SOFTPLUS
+                and softplus.input == x and tanh.input.has_one_use()):
+            return x, tanh, softplus
+    return None
+
+
 EPILOGUES: tuple[RewritePattern, ...] = (BatchNormIntoConv(), ResidualAddIntoConv(), ClampIntoConv(),
                                          ActivationIntoConv(), AffineIntoConv())
 """The epilogue patterns, applied together until none matches."""
@@ -245,7 +268,7 @@ EPILOGUES: tuple[RewritePattern, ...] = (BatchNormIntoConv(), ResidualAddIntoCon
 @dataclass(frozen=True)
 class FuseCpuEpiloguesPass(ModulePass):
     """Fold batch norms, residual Adds, Relu/Clip clamps, activations (LeakyRelu, Sigmoid,
-    SiLU, HardSigmoid, HardSwish) and per-channel scales and shifts into the `cpu.conv`
+    SiLU, HardSigmoid, HardSwish, Mish) and per-channel scales and shifts into the `cpu.conv`
     before them."""
 
     name = "fuse-cpu-epilogues"

@@ -516,6 +516,7 @@ _UNARY: dict[type[Operation], UnaryKind] = {
     g.SoftplusOp: UnaryKind.SOFTPLUS,
     g.SoftsignOp: UnaryKind.SOFTSIGN,
     g.GeluOp: UnaryKind.GELU,
+    g.MishOp: UnaryKind.MISH,
 }
 _GELU_APPROXIMATIONS = {"none": UnaryKind.GELU, "tanh": UnaryKind.GELU_TANH}
 

@@ -80,6 +80,7 @@ ACTIVATIONS = {
     "silu_swapped": [_n("Sigmoid", ["a"], ["g"]), _n("Mul", ["g", "a"], ["y"])],
     "hard_sigmoid": [_n("HardSigmoid", ["a"], ["y"], alpha=0.3, beta=0.4)],
     "hard_swish": [_n("HardSwish", ["a"], ["y"])],
+    "mish": [_n("Softplus", ["a"], ["sp"]), _n("Tanh", ["sp"], ["t"]), _n("Mul", ["t", "a"], ["y"])],
 }
 CONVS = {  # the direct (tiled), pointwise and depthwise kernels, on ragged tiles
     "direct": dict(shape=[2, 5, 9, 11], w=[37, 5, 3, 3], pads=[1, 1, 1, 1]),

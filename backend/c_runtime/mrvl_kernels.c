@@ -583,7 +583,7 @@ static void conv_pad_input(const mrvl_conv_params *p, int64_t cg, const float *x
 #define MRVL_NOINLINE
 #endif
 
-/* e^t for -87 <= t <= 0 (where e^t is a normal float) without a libm call, so loops over it
+/* e^t for -87 <= t <= 88 (where e^t is a normal float) without a libm call, so loops over it
  * vectorise. t = n ln2 + r with |r| <= ln2 / 2 (n rounded by the 1.5 * 2^23 trick, ln2 in two
  * parts so n ln2 is exact enough); e^r by its Taylor series to r^7 (relative error below
  * 1e-8); 2^n written into the exponent bits. */
@@ -680,6 +680,22 @@ MRVL_NOINLINE static void silu_loop_f32(int64_t count, float *y)
     for (int64_t i = 0; i < count; i++) y[i] = y[i] * sigmoid_f32(y[i]);
 }
 
+/* Mish, x tanh(softplus(x)), from e = e^x alone: tanh(log(1 + e)) = n / (n + 2) with n =
+ * e (e + 2); past x = 20 that is 1 in float (and e^x would soon overflow): x. */
+static float mish_f32(float x)
+{
+    float t = x < 20.0f ? x : 20.0f;
+    float e = exp_normal_f32(t > -87.0f ? t : -87.0f); /* also maps NaN to -87 */
+    float n = e * (e + 2.0f);
+    float y = x < 20.0f ? x * n / (n + 2.0f) : x;
+    return x != x ? x : y;
+}
+
+MRVL_NOINLINE static void mish_loop_f32(int64_t count, const float *x, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = mish_f32(x[i]);
+}
+
 /* A conv's fused activation (enum mrvl_epilogue_kind) over `count` floats at y, in place. */
 static void conv_activate(const mrvl_conv_params *p, int64_t count, float *y)
 {
@@ -689,6 +705,7 @@ static void conv_activate(const mrvl_conv_params *p, int64_t count, float *y)
     case MRVL_EPILOGUE_SILU: silu_loop_f32(count, y); break;
     case MRVL_EPILOGUE_HARD_SIGMOID: mrvl_hard_sigmoid_f32(count, p->alpha, p->beta, y, y); break;
     case MRVL_EPILOGUE_HARD_SWISH: mrvl_hard_swish_f32(count, y, y); break;
+    case MRVL_EPILOGUE_MISH: mish_loop_f32(count, y, y); break;
     default: break;
     }
 }
@@ -1670,9 +1687,9 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
 }
 
 /* y = kind(x) over elements of floating type T; F is the suffix of T's <math.h> functions
- * (f for float, nothing for double), ERF T's erf, SIGMOID, TANH and GELU_TANH(count, x, y)
- * T's loops of those. */
-#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF, SIGMOID, TANH, GELU_TANH)                                       \
+ * (f for float, nothing for double), ERF T's erf, SIGMOID, TANH, GELU_TANH and MISH(count,
+ * x, y) T's loops of those. */
+#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF, SIGMOID, TANH, GELU_TANH, MISH)                                       \
     static void NAME(int kind, int64_t count, const T *x, T *y)                               \
     {                                                                                          \
         int64_t i;                                                                             \
@@ -1707,6 +1724,7 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
         case MRVL_SOFTSIGN: MRVL_UNARY(T, v / (1 + fabs##F(v)));                               \
         case MRVL_GELU: MRVL_UNARY(T, v * (T)0.5 * (1 + ERF(v * (T)0.70710678118654752)));     \
         case MRVL_GELU_TANH: GELU_TANH(count, x, y); break;                                    \
+        case MRVL_MISH: MISH(count, x, y); break;                                              \
         default: break;                                                                        \
         }                                                                                      \
     }
@@ -1740,9 +1758,16 @@ static void gelu_tanh_loop_f64(int64_t count, const double *x, double *y)
     for (int64_t i = 0; i < count; i++) y[i] = MRVL_GELU_TANH(double, tanh, x[i]);
 }
 
-/* float's erf, sigmoid and tanh are the kernels' own, in loops that vectorise. */
-MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f32, float, f, erf_f32, sigmoid_loop_f32, tanh_loop_f32, gelu_tanh_loop_f32)
-MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f64, double, , erf, sigmoid_loop_f64, tanh_loop_f64, gelu_tanh_loop_f64)
+static void mish_loop_f64(int64_t count, const double *x, double *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = x[i] * tanh(x[i] > 20 ? x[i] : log1p(exp(x[i])));
+}
+
+/* float's erf, sigmoid, tanh and mish are the kernels' own, in loops that vectorise. */
+MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f32, float, f, erf_f32, sigmoid_loop_f32, tanh_loop_f32, gelu_tanh_loop_f32,
+                        mish_loop_f32)
+MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f64, double, , erf, sigmoid_loop_f64, tanh_loop_f64, gelu_tanh_loop_f64,
+                        mish_loop_f64)
 
 /* The integer kinds (relu, neg, abs, sign) over elements of type T. */
 #define MRVL_DEFINE_UNARY_INT(NAME, T)                                                          \

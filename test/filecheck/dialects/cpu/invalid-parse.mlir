@@ -4,7 +4,7 @@
 
 // A kind that is not one of the op's kernels.
 // CHECK: invalid-parse.mlir:[[# @LINE + 3]]:18
-// CHECK: Expected `relu`, `sigmoid`, {{.*}}, `gelu`, or `gelu_tanh`.
+// CHECK: Expected `relu`, `sigmoid`, {{.*}}, `gelu_tanh`, or `mish`.
 func.func @unknown_unary_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
   %y = cpu.unary swish %a : (tensor<4xf32>) -> tensor<4xf32>
   func.return %y : tensor<4xf32>
