@@ -1,6 +1,7 @@
 """The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py):
-the separable pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not,
-dilation, 1-d and 3-d, the bounds-checked loop past MRVL_POOL_ROW columns); activations fused
+the pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not, dilation, 1-d
+and 3-d; in bands of rows over small planes, direct from the input for stride 2, the
+bounds-checked loop past MRVL_POOL_ROW columns); activations fused
 into each conv kernel (direct, pointwise, depthwise), after a residual and a clamp, and a
 per-channel scale and shift after them; convs
 writing their slices of an in-place concat (and a concat that must copy); built with the
@@ -30,6 +31,12 @@ def _pool(op: str, shape: list[int], **attrs) -> onnx.ModelProto:
 CASES = {
     "max_3x3s2_ceil": _pool("MaxPool", [2, 5, 17, 19], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
     "max_2x2s2": _pool("MaxPool", [1, 3, 16, 22], kernel_shape=[2, 2], strides=[2, 2]),
+    # pool_direct_planes: several vectors a row, the last rows of x a window at a time
+    "max_3x3s2_direct": _pool("MaxPool", [2, 3, 23, 77], kernel_shape=[3, 3], strides=[2, 2]),
+    "avg_3x3s2_direct": _pool("AveragePool", [1, 3, 9, 41], kernel_shape=[3, 3], strides=[2, 2]),
+    # bands of rows spanning many small planes
+    "max_3x3s2_small_planes": _pool("MaxPool", [4, 24, 13, 13], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+    "max_5x5s1_pad": _pool("MaxPool", [1, 8, 20, 20], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]),
     "max_2x2s1_pad_end": _pool("MaxPool", [1, 4, 9, 9], kernel_shape=[2, 2], strides=[1, 1], pads=[0, 0, 1, 1]),
     "max_3x3s1_pad": _pool("MaxPool", [1, 3, 10, 12], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "max_3x3s2_pad": _pool("MaxPool", [1, 8, 15, 15], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
