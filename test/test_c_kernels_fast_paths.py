@@ -4,7 +4,8 @@ and 3-d; in bands of rows over small planes, direct from the input for stride 2,
 bounds-checked loop past MRVL_POOL_ROW columns); activations fused
 into each conv kernel (direct, pointwise, depthwise), after a residual and a clamp, and a
 per-channel scale and shift after them; convs
-writing their slices of an in-place concat (and a concat that must copy); built with the
+writing their slices of an in-place concat (and a concat that must copy); softmax over the
+last axis and layer normalisation, their rows reduced in 16 lanes; built with the
 baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
 (-mcpu=neoverse-n2) run under qemu."""
 
@@ -135,6 +136,10 @@ def _fire(batch: int) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
+# rows reduced in 16 lanes and a tail
+CASES["softmax_last_axis"] = single_op("Softmax", [("x", [3, 5, 37])], axis=-1)
+CASES["layer_norm_rows"] = single_op("LayerNormalization", [("x", [6, 53])], initializers=[_w("s", [53]), _w("b", [53])],
+                                     axis=-1)
 CASES["concat_in_place_fire"] = _fire(1)
 CASES["concat_batch4_copied"] = _fire(4)
 del _n
