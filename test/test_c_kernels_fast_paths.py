@@ -5,7 +5,8 @@ bounds-checked loop past MRVL_POOL_ROW columns); activations fused
 into each conv kernel (direct, pointwise, depthwise), after a residual and a clamp, and a
 per-channel scale and shift after them; convs
 writing their slices of an in-place concat (and a concat that must copy); softmax over the
-last axis and layer normalisation, their rows reduced in 16 lanes; built with the
+last axis and layer normalisation, their rows reduced in 16 lanes; a matmul's bias Add, clamp
+and activation fused into it; built with the
 baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
 (-mcpu=neoverse-n2) run under qemu."""
 
@@ -136,6 +137,28 @@ def _fire(batch: int) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
+def _linear(act: list[onnx.NodeProto], shape: list[int], n: int, bias: list[int]) -> onnx.ModelProto:
+    """MatMul by constant weights, Add of a constant bias (shape `bias`), then the `act` nodes
+    (which read "a" and write "y"): one matmul with its bias and epilogue fused."""
+    nodes = [_n("MatMul", ["x", "w"], ["m"]), _n("Add", ["m", "b"], ["a" if act else "y"]), *act]
+    graph = helper.make_graph(nodes, "linear", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [_w("w", [shape[-1], n]), _w("b", bias, seed=2)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+LINEARS = {
+    "matmul_bias": _linear([], [2, 9, 24], 37, [37]),
+    "matmul_bias_row_relu": _linear([_n("Relu", ["a"], ["y"])], [1, 70, 33], 20, [1, 20]),
+    "matmul_bias_clip": _linear([_n("Clip", ["a", "lo", "hi"], ["y"])], [5, 16], 8, [8]),
+    "matmul_bias_silu": _linear(ACTIVATIONS["silu"], [1, 40, 32], 64, [64]),
+    "matmul_bias_leaky_relu": _linear(ACTIVATIONS["leaky_relu"], [3, 4, 8], 5, [5]),
+    "matmul_bias_hard_sigmoid": _linear(ACTIVATIONS["hard_sigmoid"], [6, 10], 12, [12]),
+}
+LINEARS["matmul_bias_clip"].graph.initializer.extend([onnx.numpy_helper.from_array(np.float32(-0.5), "lo"),
+                                                      onnx.numpy_helper.from_array(np.float32(0.75), "hi")])
+CASES |= LINEARS
+
 # rows reduced in 16 lanes and a tail
 CASES["softmax_last_axis"] = single_op("Softmax", [("x", [3, 5, 37])], axis=-1)
 CASES["layer_norm_rows"] = single_op("LayerNormalization", [("x", [6, 53])], initializers=[_w("s", [53]), _w("b", [53])],
@@ -195,6 +218,15 @@ def test_the_row_limit_is_where_the_kernel_says(c_workdir: Path) -> None:
     source = (emit_model(CASES["max_wide_row"], c_workdir) / "mrvl_kernels.c").read_text()
     limit = int(source.split("#define MRVL_POOL_ROW ")[1].split()[0])
     assert 4200 // 2 > limit and 17 < limit
+
+
+@pytest.mark.parametrize("name", sorted(LINEARS))
+def test_bias_and_activation_fuse_into_the_matmul(name: str, c_workdir: Path) -> None:
+    text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
+    assert text.count("static int op_") == 1, "the bias and epilogue were not fused into the matmul"
+    call = next(line for line in text.splitlines() if "mrvl_matmul_f32(&p" in line)
+    assert "NULL" not in call, "the matmul has no bias"
+    assert (".clamp = 1" in text or ".activation = MRVL_EPILOGUE_" in text) == (name != "matmul_bias")
 
 
 def test_fire_concat_is_in_place(c_workdir: Path) -> None:

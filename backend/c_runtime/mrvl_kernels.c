@@ -393,11 +393,15 @@ static void mrvl_gemm_f32(const mrvl_gemm_params *p, const float *a, const float
     }
 }
 
-/* Batched matrix product (numpy's matmul). A batch whose B is shared and whose A matrices
- * are consecutive is one product of m * batch rows. `scratch`: MRVL_GEMM_PACK_FLOATS(m *
- * batch, n, k) floats. */
-static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const float *b, float *y,
-                            float *scratch)
+static void activate_f32(int activation, float alpha, float beta, int64_t count, float *y);
+
+/* Batched matrix product (numpy's matmul), plus `bias` (n, may be NULL) on every row, then
+ * clamped and activated as p says (a fused bias Add, Relu or Clip, activation): the bias is
+ * where the sums start, the rest one pass over the result. A batch whose B is shared and
+ * whose A matrices are consecutive is one product of m * batch rows. `scratch`:
+ * MRVL_GEMM_PACK_FLOATS(m * batch, n, k) floats. */
+static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const float *b, const float *bias,
+                            float *y, float *scratch)
 {
     int64_t idx[MRVL_MAX_RANK] = {0}, batches = 1, ao = 0, bo = 0, rows = p->m;
     int shared_b = 1, stacked_a = 1;
@@ -413,7 +417,10 @@ static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const f
         rows *= batches;
         batches = 1;
     }
-    fill_rows_f32(rows * batches, p->n, NULL, y, p->n);
+    if (bias)
+        for (int64_t r = 0; r < rows * batches; r++) memcpy(y + r * p->n, bias, (size_t)p->n * sizeof(float));
+    else
+        fill_rows_f32(rows * batches, p->n, NULL, y, p->n);
     for (int64_t t = 0; t < batches; t++) {
         gemm_acc_f32(rows, p->n, p->k, a + ao, p->k, 1, b + bo, p->n, 1, y + t * rows * p->n, p->n, scratch);
         for (int d = p->batch_rank - 1; d >= 0; d--) {
@@ -426,6 +433,12 @@ static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const f
             idx[d] = 0;
         }
     }
+    int64_t count = rows * batches * p->n;
+    if (p->clamp) {
+        float low = p->min, high = p->max;
+        for (int64_t i = 0; i < count; i++) y[i] = y[i] < low ? low : y[i] > high ? high : y[i];
+    }
+    activate_f32(p->activation, p->alpha, p->beta, count, y);
 }
 
 /* --- Convolution and pooling ------------------------------------------------------------ */
@@ -500,6 +513,7 @@ static void mrvl_conv_pack_weights_f32(const mrvl_conv_params *p, const float *w
 #else
 #define MRVL_ALWAYS_INLINE
 #endif
+
 
 /* out[i * vecs * VF + j] = sum over r < depth of row[i][tap[r]] * channel j of packed row r,
  * for the mr x (vecs vectors) tile; vector v of the channels is read at b[v] + r *
@@ -629,7 +643,7 @@ static float sigmoid_f32(float v)
     return v >= 0.0f ? s : e * s;
 }
 
-/* The loops of conv_activate, each a function of its own and not inlined: inlined into a
+/* The loops of activate_f32, each a function of its own and not inlined: inlined into a
  * conv's tile store GCC does not vectorise the sigmoid's (its if-conversion gives up). */
 #if defined(__GNUC__)
 #define MRVL_NOINLINE __attribute__((noinline))
@@ -646,17 +660,24 @@ MRVL_NOINLINE static void silu_loop_f32(int64_t count, float *y)
     for (int64_t i = 0; i < count; i++) y[i] = y[i] * sigmoid_f32(y[i]);
 }
 
-/* A conv's fused activation (enum mrvl_epilogue_kind) over `count` floats at y, in place. */
-static void conv_activate(const mrvl_conv_params *p, int64_t count, float *y)
+/* A fused activation (enum mrvl_epilogue_kind, with its alpha and beta) over `count` floats
+ * at y, in place. */
+static void activate_f32(int activation, float alpha, float beta, int64_t count, float *y)
 {
-    switch (p->activation) {
-    case MRVL_EPILOGUE_LEAKY_RELU: mrvl_leaky_relu_f32(count, p->alpha, y, y); break;
+    switch (activation) {
+    case MRVL_EPILOGUE_LEAKY_RELU: mrvl_leaky_relu_f32(count, alpha, y, y); break;
     case MRVL_EPILOGUE_SIGMOID: sigmoid_loop_f32(count, y, y); break;
     case MRVL_EPILOGUE_SILU: silu_loop_f32(count, y); break;
-    case MRVL_EPILOGUE_HARD_SIGMOID: mrvl_hard_sigmoid_f32(count, p->alpha, p->beta, y, y); break;
+    case MRVL_EPILOGUE_HARD_SIGMOID: mrvl_hard_sigmoid_f32(count, alpha, beta, y, y); break;
     case MRVL_EPILOGUE_HARD_SWISH: mrvl_hard_swish_f32(count, y, y); break;
     default: break;
     }
+}
+
+/* A conv's fused activation over `count` floats at y, in place. */
+static void conv_activate(const mrvl_conv_params *p, int64_t count, float *y)
+{
+    activate_f32(p->activation, p->alpha, p->beta, count, y);
 }
 
 /* y[i] * *scale + *shift for i < count (either pointer may be NULL: 1, 0), a conv's
