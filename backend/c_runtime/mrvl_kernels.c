@@ -140,6 +140,12 @@ static void mrvl_parallel(int64_t count, mrvl_task fn, const void *ctx)
 
 /* --- Matrix products ------------------------------------------------------------------ */
 
+#if defined(__GNUC__)
+#define MRVL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define MRVL_ALWAYS_INLINE
+#endif
+
 /* The register tile of gemm_micro: MR rows of C by NR columns, held in vector registers for
  * a whole KC-deep product, so each loaded element of B feeds MR multiply-adds and each of A
  * feeds NR. Sized to the target's registers (accumulators plus B's row and a broadcast A):
@@ -354,12 +360,79 @@ typedef struct {
     float *y;
 } gemm_dot_args;
 
+#if defined(__GNUC__)
+/* Accumulator vectors of a gemm_dot_tile (rows x MRVL_GEMM_DOT_COLS(rows) dot products),
+ * held in registers next to a vector of each row of A and of B (AVX-512 and NEON have 32
+ * vector registers, the rest 16). */
+#if defined(__AVX512F__) || !(defined(__x86_64__) || defined(__i386__))
+#define MRVL_GEMM_DOT_TILE 16
+#else
+#define MRVL_GEMM_DOT_TILE 8
+#endif
+
+/* y[i][j] += a's row i . b's row j for i < rows (rows and cols constants once inlined) and
+ * j < count <= cols: every pair's sums in a vector of its own, so that the multiply-adds of
+ * the tile are independent (one chain of them per dot product waits on its latency, and
+ * loads B slower than memory delivers it) and each vector of B loaded feeds `rows` of them.
+ * Past `count` the tile reads B's last row again and drops those sums. Each product is then
+ * summed as dot_f32 sums it (its lanes in order, then the tail), wherever it lies in a tile. */
+static MRVL_ALWAYS_INLINE void gemm_dot_tile(int64_t k, const int rows, const int cols, const float *a,
+                                             const float *b, int64_t count, float *y, int64_t ldy)
+{
+    typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4)));
+    /* Arrays no larger than the tile, so that gcc keeps them in registers. */
+    const float *bj[MRVL_GEMM_DOT_TILE];
+    vec acc[MRVL_GEMM_DOT_TILE];
+    for (int j = 0; j < cols; j++) bj[j] = b + min_i64(j, count - 1) * k;
+    for (int t = 0; t < rows * cols; t++) acc[t] = (vec){0};
+    int64_t whole = k - k % MRVL_GEMM_VECTOR_FLOATS;
+    for (int64_t p = 0; p < whole; p += MRVL_GEMM_VECTOR_FLOATS) {
+        for (int j = 0; j < cols; j++) {
+            vec vb;
+            memcpy(&vb, bj[j] + p, sizeof(vec));
+            for (int i = 0; i < rows; i++) {
+                vec va;
+                memcpy(&va, a + i * k + p, sizeof(vec));
+                acc[i * cols + j] += va * vb;
+            }
+        }
+    }
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < count && j < cols; j++) {
+            float lanes[MRVL_GEMM_VECTOR_FLOATS], sum = 0.0f;
+            memcpy(lanes, &acc[i * cols + j], sizeof lanes); /* not acc[..][l]: acc would live in memory */
+            for (int l = 0; l < MRVL_GEMM_VECTOR_FLOATS; l++) sum += lanes[l];
+            for (int64_t p = whole; p < k; p++) sum += a[i * k + p] * bj[j][p];
+            y[i * ldy + j] += sum;
+        }
+}
+
+/* B's rows per tile for ROWS rows of A: the tile's accumulators, but at most 8 rows of B
+ * (more streams of B at once measured slower for one row of A). */
+#define MRVL_GEMM_DOT_COLS(ROWS) (MRVL_GEMM_DOT_TILE / (ROWS) < 8 ? MRVL_GEMM_DOT_TILE / (ROWS) : 8)
+/* B's rows [begin, end) in tiles, for the ROWS rows of A. */
+#define MRVL_GEMM_DOT_TILES(ROWS)                                                                       \
+    for (int64_t j = begin; j < end; j += MRVL_GEMM_DOT_COLS(ROWS))                                     \
+        gemm_dot_tile(g->k, (ROWS), MRVL_GEMM_DOT_COLS(ROWS), g->a, g->b + j * g->k,                   \
+                      min_i64(MRVL_GEMM_DOT_COLS(ROWS), end - j), g->y + j, g->n)
+#endif
+
 /* y[i][j] += a's row i . b's row j for B's rows j in [begin, end) and every row i: each row of
  * B is read once, from L1 for the m <= MRVL_GEMM_DOT_ROWS rows of A, not once per row of A
- * (a fully connected layer's weights are larger than the caches). */
+ * (a fully connected layer's weights are larger than the caches); with GCC's vector
+ * extension in tiles of independent dot products (gemm_dot_tile). */
 static void gemm_dots(const void *ctx, int64_t begin, int64_t end)
 {
     const gemm_dot_args *g = ctx;
+#if defined(__GNUC__)
+    switch (g->m) {
+    case 1: MRVL_GEMM_DOT_TILES(1); return;
+    case 2: MRVL_GEMM_DOT_TILES(2); return;
+    case 3: MRVL_GEMM_DOT_TILES(3); return;
+    case 4: MRVL_GEMM_DOT_TILES(4); return;
+    default: break;
+    }
+#endif
     for (int64_t j = begin; j < end; j++)
         for (int64_t i = 0; i < g->m; i++) g->y[i * g->n + j] += dot_f32(g->k, g->a + i * g->k, g->b + j * g->k);
 }
@@ -507,13 +580,6 @@ static void mrvl_conv_pack_weights_f32(const mrvl_conv_params *p, const float *w
  * group (a 16-channel stem on AVX-512 would fill half the wide tile): twice the positions,
  * half the channel vectors, the same number of sums in registers. */
 #define MRVL_CONV_NARROW_MR (2 * MRVL_CONV_MR)
-
-#if defined(__GNUC__)
-#define MRVL_ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define MRVL_ALWAYS_INLINE
-#endif
-
 
 /* out[i * vecs * VF + j] = sum over r < depth of row[i][tap[r]] * channel j of packed row r,
  * for the mr x (vecs vectors) tile; vector v of the channels is read at b[v] + r *
