@@ -99,9 +99,12 @@ for _act, _nodes in ACTIVATIONS.items():
         CASES[f"{_conv}_{_act}"] = _conv_then(_nodes, **_attrs)
 
 
-def _affine(conv: dict, channels: int, scale_shape: list[int], shift: bool = True) -> onnx.ModelProto:
-    """Conv, Relu, then Mul (and Add) by constants per output channel (an affine after the activation)."""
-    nodes = [_n("Relu", ["a"], ["r"]), _n("Mul", ["r", "s"] if shift else ["s", "r"], ["m" if shift else "y"])]
+def _affine(conv: dict, channels: int, scale_shape: list[int], shift: bool = True,
+            activation: onnx.NodeProto | None = None) -> onnx.ModelProto:
+    """Conv, Relu (or `activation`, reading "a" and writing "r"), then Mul (and Add) by
+    constants per output channel (an affine after the activation)."""
+    nodes = [activation or _n("Relu", ["a"], ["r"]),
+             _n("Mul", ["r", "s"] if shift else ["s", "r"], ["m" if shift else "y"])]
     if shift:
         nodes.append(_n("Add", ["t", "m"], ["y"]))
     model = _conv_then(nodes, **conv)
@@ -117,6 +120,10 @@ CASES["direct_grouped_narrow_relu_affine"] = _affine(dict(shape=[1, 4, 12, 9], w
                                                           group=2), 6, [1, 6, 1, 1])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 20, [20, 1, 1], shift=False)
 CASES["depthwise_relu_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1])
+# an activation that is no clamp, then the affine (each conv kernel's epilogue order)
+for _conv in CONVS:
+    CASES[f"{_conv}_leaky_relu_affine"] = _affine(CONVS[_conv], CONVS[_conv]["w"][0], [CONVS[_conv]["w"][0], 1, 1],
+                                                  activation=_n("LeakyRelu", ["a"], ["r"], alpha=0.1))
 CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
 
