@@ -6,7 +6,7 @@ into each conv kernel (direct, pointwise, depthwise), after a residual and a cla
 per-channel scale and shift after them; convs
 writing their slices of an in-place concat (and a concat that must copy); softmax over the
 last axis and layer normalisation, their rows reduced in 16 lanes; a matmul's bias Add, clamp
-and activation fused into it; a fully connected layer's tiles of dot products; built with the
+and activation fused into it; a fully connected layer's tiles of dot products; transposes in blocks; built with the
 baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
 (-mcpu=neoverse-n2) run under qemu."""
 
@@ -171,6 +171,10 @@ CASES |= LINEARS
 for _rows, (_n_out, _depth) in {1: (19, 37), 2: (13, 100), 3: (11, 21), 4: (9, 64)}.items():
     CASES[f"gemm_dots_{_rows}_rows"] = single_op("Gemm", [("x", [_rows, _depth])], transB=1,
                                                  initializers=[_w("w", [_n_out, _depth]), _w("c", [_n_out], seed=2)])
+
+# transposes in blocks: ragged blocks, the contiguous dim in the middle or first
+CASES["transpose_heads"] = single_op("Transpose", [("x", [2, 37, 5, 19])], perm=[0, 2, 3, 1])
+CASES["transpose_matrix"] = single_op("Transpose", [("x", [45, 33])], perm=[1, 0])
 
 # rows reduced in 16 lanes and a tail
 CASES["softmax_last_axis"] = single_op("Softmax", [("x", [3, 5, 37])], axis=-1)

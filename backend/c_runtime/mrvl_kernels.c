@@ -2223,10 +2223,53 @@ MRVL_DEFINE_REDUCE(mrvl_reduce_f64, double, fabs, exp, sqrt, log)
 
 /* --- Data movement ---------------------------------------------------------------- */
 
-/* dst[i] = src[i] over `shape`, each side with its own strides (elements). */
+/* Floats of each side of copy_transposed_f32's square blocks. */
+#define MRVL_TRANSPOSE_BLOCK 16
+
+/* mrvl_copy_nd of floats whose source is contiguous along dim `inner`, not along the last
+ * (a transpose): the other dims by an odometer, then (inner, last) in square blocks, read
+ * along inner and written along the last, so that both sides of a block stay in a few cache
+ * lines (copied row by row, every read would touch a line of its own). Not inlined: with the
+ * shapes constant, gcc warns of loop bounds it cannot prove safe. */
+MRVL_NOINLINE static void copy_transposed_f32(int rank, const int64_t *shape, const float *src,
+                                              const int64_t *src_stride, float *dst, const int64_t *dst_stride,
+                                              int inner)
+{
+    int64_t idx[MRVL_MAX_RANK] = {0}, outer = 1, so = 0, to = 0;
+    int64_t rows = shape[inner], cols = shape[rank - 1], ss = src_stride[rank - 1];
+    int64_t ti = dst_stride[inner], ts = dst_stride[rank - 1];
+    for (int d = 0; d < rank - 1; d++) outer *= d == inner ? 1 : shape[d];
+    for (int64_t o = 0; o < outer; o++) {
+        for (int64_t i0 = 0; i0 < rows; i0 += MRVL_TRANSPOSE_BLOCK)
+            for (int64_t j0 = 0; j0 < cols; j0 += MRVL_TRANSPOSE_BLOCK) {
+                int64_t i1 = min_i64(rows, i0 + MRVL_TRANSPOSE_BLOCK), j1 = min_i64(cols, j0 + MRVL_TRANSPOSE_BLOCK);
+                for (int64_t j = j0; j < j1; j++)
+                    for (int64_t i = i0; i < i1; i++) dst[to + i * ti + j * ts] = src[so + i + j * ss];
+            }
+        for (int d = rank - 2; d >= 0; d--) {
+            if (d == inner) continue;
+            idx[d]++;
+            so += src_stride[d];
+            to += dst_stride[d];
+            if (idx[d] < shape[d]) break;
+            so -= src_stride[d] * shape[d];
+            to -= dst_stride[d] * shape[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* dst[i] = src[i] over `shape`, each side with its own strides (elements); a transpose of
+ * floats in blocks (copy_transposed_f32). */
 static void mrvl_copy_nd(int rank, const int64_t *shape, const void *src, const int64_t *src_stride, void *dst,
                   const int64_t *dst_stride, size_t elem)
 {
+    if (elem == 4 && rank >= 2 && src_stride[rank - 1] != 1 && shape[rank - 1] > 1)
+        for (int d = 0; d < rank - 1; d++)
+            if (src_stride[d] == 1 && shape[d] > 1) {
+                copy_transposed_f32(rank, shape, src, src_stride, dst, dst_stride, d);
+                return;
+            }
     const char *s = (const char *)src;
     char *t = (char *)dst;
     int64_t idx[MRVL_MAX_RANK] = {0}, total = 1, so = 0, to = 0;
