@@ -307,13 +307,7 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.ConvOp, x: list[str], y: list[str]) -> list[str]:
-        fields = self.conv_params(op)
-        if (clamp := op.clamp()) is not None:
-            fields |= dict(clamp=1, min=_c_float(clamp[0]), max=_c_float(clamp[1]))
-        if op.activation is not None:
-            fields |= dict(activation=f"MRVL_EPILOGUE_{op.activation.data.name}", **{
-                name: _c_float(op.properties[name].value.data)  # type: ignore[attr-defined]
-                for name in ("alpha", "beta") if name in op.properties})
+        fields = self.conv_params(op) | self.epilogue_params(op)
         # The optional operands in order (B, R, S, T): each present one takes the next of x.
         present = iter(x[2:])
         bias, residual, scale, shift = (next(present) if v is not None else "NULL" for v in (op.B, op.R, op.S, op.T))
@@ -392,8 +386,21 @@ class CEmitter:
         a_bs = [s * m * k for s in _broadcast_strides(a2[:-2], batch)]
         b_bs = [s * k * n for s in _broadcast_strides(b2[:-2], batch)]
         fields = dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
-                      b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n)
-        return [*self.params("mrvl_matmul_params", fields), f"mrvl_matmul_f32(&p, {x[0]}, {x[1]}, {y[0]}, scratch);"]
+                      b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n) | self.epilogue_params(op)
+        bias = x[2] if op.C is not None else "NULL"
+        return [*self.params("mrvl_matmul_params", fields),
+                f"mrvl_matmul_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
+
+    def epilogue_params(self, op: cpu.ConvOp | cpu.MatmulOp) -> dict[str, object]:
+        """The parameters of the clamp and activation fused into `op` (none when it has none)."""
+        fields: dict[str, object] = {}
+        if (clamp := op.clamp()) is not None:
+            fields |= dict(clamp=1, min=_c_float(clamp[0]), max=_c_float(clamp[1]))
+        if op.activation is not None:
+            fields |= dict(activation=f"MRVL_EPILOGUE_{op.activation.data.name}", **{
+                name: _c_float(op.properties[name].value.data)  # type: ignore[attr-defined]
+                for name in ("alpha", "beta") if name in op.properties})
+        return fields
 
     def matmul_shapes(self, op: cpu.MatmulOp) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """`host_kernels.matmul_shapes`, with at most MAX_RANK batch dims."""

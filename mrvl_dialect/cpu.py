@@ -648,6 +648,32 @@ class CallMlipOp(CpuOp):
 # Convolution and matrix products
 
 
+def _clamp_of(op: Operation) -> tuple[float, float] | None:
+    """The bounds of the clamp fused into `op` (its `min` and `max`; an unset side is -inf or
+    +inf), or None."""
+    low, high = op.properties.get("min"), op.properties.get("max")
+    if low is None and high is None:
+        return None
+    return (low.value.data if low is not None else -math.inf,  # type: ignore[attr-defined]
+            high.value.data if high is not None else math.inf)  # type: ignore[attr-defined]
+
+
+def _check_epilogue(op: Operation) -> None:
+    """The fused clamp's bounds are numbers and the `activation` has exactly its `alpha` and
+    `beta` (the epilogue of `cpu.conv` and `cpu.matmul`)."""
+    for name in ("min", "max"):
+        bound = op.properties.get(name)
+        if bound is not None and math.isnan(bound.value.data):  # type: ignore[attr-defined]
+            raise VerifyException("'min' and 'max' must be numbers, got NaN")
+    activation = op.properties.get("activation")
+    kind = activation.data if isinstance(activation, EpilogueKindAttr) else None
+    wants = {EpilogueKind.LEAKY_RELU: ("alpha",), EpilogueKind.HARD_SIGMOID: ("alpha", "beta")}.get(kind, ())
+    given = tuple(name for name in ("alpha", "beta") if op.properties.get(name) is not None)
+    if given != wants:
+        raise VerifyException(f"activation {kind or 'none'} takes {' and '.join(wants) or 'no alpha or beta'}, "
+                              f"got {' and '.join(given) or 'none'}")
+
+
 class _ConvLike(CpuOp):
     """The operands, properties and shared checks of `cpu.conv` and `cpu.conv_transpose`."""
 
@@ -737,10 +763,7 @@ class ConvOp(_ConvLike):
 
     def clamp(self) -> tuple[float, float] | None:
         """The fused clamp's bounds (an unset side is -inf or +inf), or None."""
-        if self.min is None and self.max is None:
-            return None
-        return (self.min.value.data if self.min is not None else -math.inf,
-                self.max.value.data if self.max is not None else math.inf)
+        return _clamp_of(self)
 
     def weights_shape(self) -> tuple[int, ...]:
         w = shape_of(self.W)
@@ -751,15 +774,7 @@ class ConvOp(_ConvLike):
     def verify_params(self) -> None:
         if self.R is not None and self.R.type != self.Y.type:
             raise VerifyException(f"'R' must have the result's type {self.Y.type}, got {self.R.type}")
-        for bound in (self.min, self.max):
-            if bound is not None and math.isnan(bound.value.data):
-                raise VerifyException("'min' and 'max' must be numbers, got NaN")
-        kind = self.activation.data if self.activation is not None else None
-        wants = {EpilogueKind.LEAKY_RELU: ("alpha",), EpilogueKind.HARD_SIGMOID: ("alpha", "beta")}.get(kind, ())
-        given = tuple(name for name in ("alpha", "beta") if self.properties.get(name) is not None)
-        if given != wants:
-            raise VerifyException(f"activation {kind or 'none'} takes {' and '.join(wants) or 'no alpha or beta'}, "
-                                  f"got {' and '.join(given) or 'none'}")
+        _check_epilogue(self)
         if self.packed_weights is not None:
             x, w, m, group = shape_of(self.X), shape_of(self.W), shape_of(self.Y)[1], self.group.value.data
             if len(w) != len(x) + 2 or w[0] != group or w[1] * w[-1] < m // group:
@@ -875,9 +890,14 @@ def matmul_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | None:
 
 @irdl_op_definition
 class MatmulOp(CpuOp):
-    """Matrix product with numpy's `matmul` semantics: batch dims broadcast, 1-d operands promoted.
+    """Matrix product with numpy's `matmul` semantics: batch dims broadcast, 1-d operands promoted;
+    then, fused into the product, plus a `bias` C (N) along the last dim (a MatMul's bias Add),
+    then clamped to [min, max] (a Relu: min 0; a Clip), then the `activation` (an
+    `EpilogueKind`, with its `alpha` and `beta`), as `cpu.conv` has them.
 
         %y = cpu.matmul %a, %b : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+        %z = cpu.matmul %h, %w bias %c {activation = #cpu<epilogue_kind silu>}
+               : (tensor<1x128x256xf32>, tensor<256x1024xf32>) bias tensor<1024xf32> -> tensor<1x128x1024xf32>
     """
 
     name = "cpu.matmul"
@@ -885,9 +905,26 @@ class MatmulOp(CpuOp):
     _T: ClassVar = VarConstraint("T", AnyAttr())
     A = operand_def(TensorType.constr(_T))
     B = operand_def(TensorType.constr(_T))
+    C = opt_operand_def(TensorType.constr(_T))
     Y = result_def(TensorType.constr(_T))
+    min = opt_prop_def(_FLOAT)
+    max = opt_prop_def(_FLOAT)
+    activation = opt_prop_def(EpilogueKindAttr)
+    alpha = opt_prop_def(_FLOAT)
+    beta = opt_prop_def(_FLOAT)
 
-    assembly_format = "$A `,` $B " + _FUNCTIONAL
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = ("$A `,` $B (`bias` $C^)? attr-dict `:` `(` type($A) `,` type($B) `)` (`bias` type($C)^)? "
+                       "`->` type($Y)")
+
+    @classmethod
+    def of(cls, a: SSAValue, b: SSAValue, result: Attribute, *, bias: SSAValue | None = None,
+           **properties: Attribute) -> "MatmulOp":
+        return cls.build(operands=[a, b, bias], result_types=[result], properties=properties)
+
+    def clamp(self) -> tuple[float, float] | None:
+        """The fused clamp's bounds (an unset side is -inf or +inf), or None."""
+        return _clamp_of(self)
 
     def verify_params(self) -> None:
         a, b = shape_of(self.A), shape_of(self.B)
@@ -895,6 +932,9 @@ class MatmulOp(CpuOp):
         if expected is None:
             raise VerifyException(f"'A' {list(a)} and 'B' {list(b)} do not fit numpy's matmul")
         _check_shape("the result", shape_of(self.Y), expected)
+        if self.C is not None:
+            _check_shape("'C'", shape_of(self.C), expected[-1:])
+        _check_epilogue(self)
 
 
 # Elementwise

@@ -1,4 +1,4 @@
-"""fuse-cpu-epilogues: fold the host ops after a `cpu.conv` into it.
+"""fuse-cpu-epilogues: fold the host ops after a `cpu.conv` or `cpu.matmul` into it.
 
 An epilogue is an op that reads a conv's result when that is all the result is used for; the
 conv then does its work as it stores its output, which is written once instead of twice:
@@ -13,12 +13,19 @@ conv then does its work as it stores its output, which is written once instead o
 
 They fold in the order ONNX computes them (a batch norm, then a residual, then a clamp, then
 an activation, then a per-channel scale and shift), so `relu(conv + r)` folds and
-`relu(conv) + r` does not. The fused conv's location names every ONNX node it stands for.
+`relu(conv) + r` does not. A matmul takes a linear layer's bias and the same clamps and
+activations, in that order:
+
+    cpu.binary add(cpu.matmul(a, w), c), c constant along the last dim -> cpu.matmul(a, w) bias c
+    cpu.unary relu / cpu.clip / activations (cpu.matmul(...)) -> cpu.matmul(...) {min, max, activation}
+
+The fused op's location names every ONNX node it stands for.
 Runs after `lower-to-cpu`; ops inside `mrvl.subgraph`s are not
 touched. A new epilogue is one more pattern in `EPILOGUES`.
 """
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from xdsl.context import Context
@@ -42,15 +49,18 @@ from mrvl_dialect.weights import WeightStore
 from mrvl.passes.lower_to_cpu import SUBGRAPH_OP, float_attr
 
 
-def conv_properties(conv: cpu.ConvOp) -> dict[str, Attribute]:
-    """The properties of `conv` that define it (not its operand segments)."""
-    return {k: v for k, v in conv.properties.items() if k != "operandSegmentSizes"}
+def own_properties(op: Operation) -> dict[str, Attribute]:
+    """The properties of `op` that define it (not its operand segments)."""
+    return {k: v for k, v in op.properties.items() if k != "operandSegmentSizes"}
 
 
-def fused_conv(conv: cpu.ConvOp, epilogue: Operation, fused: cpu.ConvOp) -> cpu.ConvOp:
-    """`fused`, which does the work of `conv` and then `epilogue`, named after both."""
-    fused.location = fused_location([conv.location, epilogue.location])
-    fused.attributes |= conv.attributes
+OpT = TypeVar("OpT", bound=Operation)
+
+
+def fused_op(op: Operation, epilogue: Operation, fused: OpT) -> OpT:
+    """`fused`, which does the work of `op` (a conv or matmul) and then `epilogue`, named after both."""
+    fused.location = fused_location([op.location, epilogue.location])
+    fused.attributes |= op.attributes
     return fused
 
 
@@ -100,7 +110,7 @@ class BatchNormIntoConv(RewritePattern):
             constant.results[0].name_hint = f"{value.name_hint or 'weight'}_bn"
             new_ops.append(constant)
             operands.append(constant.results[0])
-        new_ops.append(fused_conv(conv, op, cpu.ConvOp.of(*operands, op.Y.type, **conv_properties(conv))))
+        new_ops.append(fused_op(conv, op, cpu.ConvOp.of(*operands, op.Y.type, **own_properties(conv))))
         rewriter.insert(new_ops, InsertPoint.before(conv))
         rewriter.replace(op, [], [new_ops[-1].results[0]])
         rewriter.erase(conv)
@@ -119,8 +129,8 @@ class ResidualAddIntoConv(RewritePattern):
             return
         for value, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
             if (conv := sole_use_conv(value)) is not None:
-                fused = cpu.ConvOp.of(conv.X, conv.W, conv.B, op.result.type, residual=other, **conv_properties(conv))
-                rewriter.replace(op, fused_conv(conv, op, fused))
+                fused = cpu.ConvOp.of(conv.X, conv.W, conv.B, op.result.type, residual=other, **own_properties(conv))
+                rewriter.replace(op, fused_op(conv, op, fused))
                 rewriter.erase(conv)
                 return
 
@@ -130,17 +140,11 @@ class ClampIntoConv(RewritePattern):
     used for, is the conv clamping its output as it is stored."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.RELU:
-            bounds = {"min": float_attr(0.0)}
-        elif isinstance(op, cpu.ClipOp):
-            bounds = {"min": op.min, "max": op.max}
-        else:
-            return
-        if element_type_of(op.output) != f32 or (conv := sole_use_conv(op.input, residual_ok=True)) is None:
+        if (bounds := clamp_of(op)) is None or (conv := sole_use_conv(op.operands[0], residual_ok=True)) is None:
             return
         fused = cpu.ConvOp.of(conv.X, conv.W, conv.B, op.output.type, residual=conv.R,
-                              **conv_properties(conv), **bounds)
-        rewriter.replace(op, fused_conv(conv, op, fused))
+                              **own_properties(conv), **bounds)
+        rewriter.replace(op, fused_op(conv, op, fused))
         rewriter.erase(conv)
 
 
@@ -152,40 +156,143 @@ class ActivationIntoConv(RewritePattern):
     pass over memory."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        params: dict[str, Attribute] = {}
-        erase: list[Operation] = []
-        if isinstance(op, cpu.LeakyReluOp):
-            kind, value, params = cpu.EpilogueKind.LEAKY_RELU, op.input, {"alpha": op.alpha}
-        elif isinstance(op, cpu.HardSigmoidOp):
-            kind, value, params = cpu.EpilogueKind.HARD_SIGMOID, op.input, {"alpha": op.alpha, "beta": op.beta}
-        elif isinstance(op, cpu.HardSwishOp):
-            kind, value = cpu.EpilogueKind.HARD_SWISH, op.input
-        elif isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.SIGMOID:
-            kind, value = cpu.EpilogueKind.SIGMOID, op.input
-        elif isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.MISH:
-            kind, value = cpu.EpilogueKind.MISH, op.input
-        elif (silu := silu_input(op)) is not None:
-            kind, value, erase = cpu.EpilogueKind.SILU, silu[0], [silu[1]]
-        elif (mish := mish_input(op)) is not None:
-            kind, value, erase = cpu.EpilogueKind.MISH, mish[0], list(mish[1:])
-        else:
+        if (activation := activation_of(op)) is None:
             return
-        result = op.results[0]
-        if element_type_of(result) != f32 or value.type != result.type:
-            return
+        kind, value, params, erase = activation
         readers = 1 + sum(value in dead.operands for dead in erase)  # the op and the erased ops reading x
         conv = sole_use_conv(value, residual_ok=True, clamp_ok=True, uses=readers)
         if conv is None:
             return
-        properties = conv_properties(conv) | {"activation": cpu.EpilogueKindAttr(kind)} | params
-        fused = fused_conv(conv, op, cpu.ConvOp.of(conv.X, conv.W, conv.B, result.type, residual=conv.R,
-                                                   **properties))
+        result = op.results[0]
+        properties = own_properties(conv) | {"activation": cpu.EpilogueKindAttr(kind)} | params
+        fused = fused_op(conv, op, cpu.ConvOp.of(conv.X, conv.W, conv.B, result.type, residual=conv.R,
+                                                 **properties))
         if erase:
             fused.location = fused_location([fused.location, *(dead.location for dead in erase)])
         rewriter.replace(op, fused)
         for dead in erase:
             rewriter.erase(dead)
         rewriter.erase(conv)
+
+
+def activation_of(op: Operation) -> tuple[cpu.EpilogueKind, SSAValue, dict[str, Attribute], list[Operation]] | None:
+    """When `op` is a float32 activation an epilogue can apply (LeakyRelu, Sigmoid, HardSigmoid,
+    HardSwish, Mish, the SiLU `Mul(x, Sigmoid(x))` or the Mish `Mul(x, Tanh(Softplus(x)))`) whose
+    result has its input's type: its kind, its input, its alpha and beta, and the other ops it
+    takes the place of (the SiLU's Sigmoid, the Mish's Tanh and Softplus)."""
+    params: dict[str, Attribute] = {}
+    erase: list[Operation] = []
+    if isinstance(op, cpu.LeakyReluOp):
+        kind, value, params = cpu.EpilogueKind.LEAKY_RELU, op.input, {"alpha": op.alpha}
+    elif isinstance(op, cpu.HardSigmoidOp):
+        kind, value, params = cpu.EpilogueKind.HARD_SIGMOID, op.input, {"alpha": op.alpha, "beta": op.beta}
+    elif isinstance(op, cpu.HardSwishOp):
+        kind, value = cpu.EpilogueKind.HARD_SWISH, op.input
+    elif isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.SIGMOID:
+        kind, value = cpu.EpilogueKind.SIGMOID, op.input
+    elif isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.MISH:
+        kind, value = cpu.EpilogueKind.MISH, op.input
+    elif (silu := silu_input(op)) is not None:
+        kind, value, erase = cpu.EpilogueKind.SILU, silu[0], [silu[1]]
+    elif (mish := mish_input(op)) is not None:
+        kind, value, erase = cpu.EpilogueKind.MISH, mish[0], list(mish[1:])
+    else:
+        return None
+    if element_type_of(op.results[0]) != f32 or value.type != op.results[0].type:
+        return None
+    return kind, value, params, erase
+
+
+def clamp_of(op: Operation) -> dict[str, Attribute] | None:
+    """The `min` and `max` of a float32 Relu (min 0) or Clip `op`, or None."""
+    if isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.RELU:
+        bounds = {"min": float_attr(0.0)}
+    elif isinstance(op, cpu.ClipOp):
+        bounds = {"min": op.min, "max": op.max}
+    else:
+        return None
+    return bounds if element_type_of(op.results[0]) == f32 else None
+
+
+def sole_use_matmul(value: SSAValue, clamp_ok: bool = False, uses: int = 1) -> cpu.MatmulOp | None:
+    """The float32 matmul defining `value` when `value` has no more than `uses` uses and no
+    activation (nor, unless `clamp_ok`, clamp) is fused into it yet."""
+    matmul = value.owner
+    if (not isinstance(matmul, cpu.MatmulOp) or value.uses.get_length() != uses or matmul.activation is not None
+            or element_type_of(value) != f32):
+        return None
+    return matmul if clamp_ok or matmul.clamp() is None else None
+
+
+class BiasAddIntoMatmul(RewritePattern):
+    """An Add of a matmul's result and a constant that varies along the last dim only (a
+    linear layer's bias: shape (N), (1, N), ...), when that is all the result is used for, is
+    the matmul with that constant (as (N)) as its `bias`, where its sums start (onnxruntime's
+    MatMulAddFusion)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, cpu.BinaryOp) or op.kind.data != cpu.BinaryKind.ADD:
+            return
+        for value, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            matmul = sole_use_matmul(value)
+            if matmul is None or matmul.C is not None or matmul.clamp() is not None or value.type != op.result.type:
+                continue
+            shape, n = shape_of(other), shape_of(value)[-1]
+            array = constant_value(other)
+            if (array is None or element_type_of(other) != f32 or len(shape) > len(shape_of(value))
+                    or list(shape[-1:]) != [n] or any(d != 1 for d in shape[:-1])):
+                continue
+            new_ops: list[Operation] = []
+            bias = other
+            if len(shape) != 1:
+                name = f"{matmul.Y.name_hint or 'matmul'}_bias"
+                vector = np.ascontiguousarray(np.asarray(array, np.float32).reshape(n))
+                constant = ConstantOp(DenseResourceAttr.from_params(
+                    WeightStore.of(module_of(op)).add(name, vector), TensorType(f32, vector.shape)))
+                constant.results[0].name_hint = name
+                new_ops.append(constant)
+                bias = constant.results[0]
+            fused = fused_op(matmul, op, cpu.MatmulOp.of(matmul.A, matmul.B, op.result.type, bias=bias,
+                                                         **own_properties(matmul)))
+            rewriter.insert(new_ops, InsertPoint.before(matmul))
+            rewriter.replace(op, fused)
+            rewriter.erase(matmul)
+            return
+
+
+class ClampIntoMatmul(RewritePattern):
+    """A Relu or Clip of a matmul's result, when that is all the result is used for, is the
+    matmul clamping its result (after its bias)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if (bounds := clamp_of(op)) is None or (matmul := sole_use_matmul(op.operands[0])) is None:
+            return
+        fused = cpu.MatmulOp.of(matmul.A, matmul.B, op.results[0].type, bias=matmul.C,
+                                **own_properties(matmul), **bounds)
+        rewriter.replace(op, fused_op(matmul, op, fused))
+        rewriter.erase(matmul)
+
+
+class ActivationIntoMatmul(RewritePattern):
+    """An activation of a matmul's result (as `ActivationIntoConv` takes them), when that is
+    all the result is used for, is the matmul applying it (after its bias and clamp)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if (activation := activation_of(op)) is None:
+            return
+        kind, value, params, erase = activation
+        readers = 1 + sum(value in dead.operands for dead in erase)
+        if (matmul := sole_use_matmul(value, clamp_ok=True, uses=readers)) is None:
+            return
+        fused = fused_op(matmul, op, cpu.MatmulOp.of(matmul.A, matmul.B, op.results[0].type, bias=matmul.C,
+                                                     **own_properties(matmul), activation=cpu.EpilogueKindAttr(kind),
+                                                     **params))
+        if erase:
+            fused.location = fused_location([fused.location, erase[0].location])
+        rewriter.replace(op, fused)
+        for dead in erase:
+            rewriter.erase(dead)
+        rewriter.erase(matmul)
 
 
 def channel_vector(value: SSAValue, result: SSAValue) -> np.ndarray | None:
@@ -223,8 +330,8 @@ class AffineIntoConv(RewritePattern):
                 WeightStore.of(module_of(op)).add(name, vector), TensorType(f32, vector.shape)))
             constant.results[0].name_hint = name
             scale, shift = (constant.results[0], None) if is_mul else (conv.S, constant.results[0])
-            fused = fused_conv(conv, op, cpu.ConvOp.of(conv.X, conv.W, conv.B, op.result.type, residual=conv.R,
-                                                       scale=scale, shift=shift, **conv_properties(conv)))
+            fused = fused_op(conv, op, cpu.ConvOp.of(conv.X, conv.W, conv.B, op.result.type, residual=conv.R,
+                                                     scale=scale, shift=shift, **own_properties(conv)))
             rewriter.insert(constant, InsertPoint.before(conv))
             rewriter.replace(op, fused)
             rewriter.erase(conv)
@@ -261,7 +368,8 @@ def mish_input(op: Operation) -> tuple[SSAValue, Operation, Operation] | None:
 
 
 EPILOGUES: tuple[RewritePattern, ...] = (BatchNormIntoConv(), ResidualAddIntoConv(), ClampIntoConv(),
-                                         ActivationIntoConv(), AffineIntoConv())
+                                         ActivationIntoConv(), AffineIntoConv(), BiasAddIntoMatmul(),
+                                         ClampIntoMatmul(), ActivationIntoMatmul())
 """The epilogue patterns, applied together until none matches."""
 
 
@@ -269,7 +377,7 @@ EPILOGUES: tuple[RewritePattern, ...] = (BatchNormIntoConv(), ResidualAddIntoCon
 class FuseCpuEpiloguesPass(ModulePass):
     """Fold batch norms, residual Adds, Relu/Clip clamps, activations (LeakyRelu, Sigmoid,
     SiLU, HardSigmoid, HardSwish, Mish) and per-channel scales and shifts into the `cpu.conv`
-    before them."""
+    before them, and bias Adds, clamps and activations into the `cpu.matmul` before them."""
 
     name = "fuse-cpu-epilogues"
 

@@ -315,7 +315,6 @@ class DirectlyMappedToCpuOp(GraphOpLowering):
     """
 
     TABLE: ClassVar[dict[type[Operation], tuple[type[cpu.CpuOp], int, tuple[str, ...]]]] = {
-        g.MatMulOp: (cpu.MatmulOp, 2, ()),
         g.WhereOp: (cpu.WhereOp, 3, ()),
         g.ExpandOp: (cpu.ExpandOp, 1, ()),
         g.LeakyReluOp: (cpu.LeakyReluOp, 1, ("alpha",)),
@@ -336,6 +335,15 @@ class ReshapeLikeToCpuReshape(DirectlyMappedToCpuOp):
 
     TABLE = {cls: (cpu.ReshapeOp, 1, ()) for cls in (g.ReshapeOp, g.FlattenOp, g.SqueezeOp, g.UnsqueezeOp)}
     ops = tuple(TABLE)
+
+
+class MatMulToCpuMatmul(GraphOpLowering):
+    """MatMul -> cpu.matmul (its epilogue, if any, fused later by fuse-cpu-epilogues)."""
+
+    ops = (g.MatMulOp,)
+
+    def lower(self, op: g.MatMulOp, rewriter: PatternRewriter) -> None:
+        self.replace(op, rewriter, [cpu.MatmulOp.of(op.operands[0], op.operands[1], op.results[0].type)])
 
 
 class ConvToCpuConv(GraphOpLowering):
@@ -1227,6 +1235,7 @@ PATTERNS: tuple[type[GraphOpLowering], ...] = (
     CastToCpuCast,
     DirectlyMappedToCpuOp,
     ReshapeLikeToCpuReshape,
+    MatMulToCpuMatmul,
     ConvToCpuConv,
     ConvTransposeToCpuConvTranspose,
     GemmToCpuGemm,

@@ -1,9 +1,12 @@
 """The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py):
-the separable pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not,
-dilation, 1-d and 3-d, the bounds-checked loop past MRVL_POOL_ROW columns); activations fused
+the pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not, dilation, 1-d
+and 3-d; in bands of rows over small planes, direct from the input for stride 2, the
+bounds-checked loop past MRVL_POOL_ROW columns); activations fused
 into each conv kernel (direct, pointwise, depthwise), after a residual and a clamp, and a
 per-channel scale and shift after them; convs
-writing their slices of an in-place concat (and a concat that must copy); built with the
+writing their slices of an in-place concat (and a concat that must copy); softmax over the
+last axis and layer normalisation, their rows reduced in 16 lanes; a matmul's bias Add, clamp
+and activation fused into it; a fully connected layer's tiles of dot products; transposes in blocks; built with the
 baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
 (-mcpu=neoverse-n2) run under qemu."""
 
@@ -31,6 +34,12 @@ def _pool(op: str, shape: list[int], **attrs) -> onnx.ModelProto:
 CASES = {
     "max_3x3s2_ceil": _pool("MaxPool", [2, 5, 17, 19], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
     "max_2x2s2": _pool("MaxPool", [1, 3, 16, 22], kernel_shape=[2, 2], strides=[2, 2]),
+    # pool_direct_planes: several vectors a row, the last rows of x a window at a time
+    "max_3x3s2_direct": _pool("MaxPool", [2, 3, 23, 77], kernel_shape=[3, 3], strides=[2, 2]),
+    "avg_3x3s2_direct": _pool("AveragePool", [1, 3, 9, 41], kernel_shape=[3, 3], strides=[2, 2]),
+    # bands of rows spanning many small planes
+    "max_3x3s2_small_planes": _pool("MaxPool", [4, 24, 13, 13], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+    "max_5x5s1_pad": _pool("MaxPool", [1, 8, 20, 20], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]),
     "max_2x2s1_pad_end": _pool("MaxPool", [1, 4, 9, 9], kernel_shape=[2, 2], strides=[1, 1], pads=[0, 0, 1, 1]),
     "max_3x3s1_pad": _pool("MaxPool", [1, 3, 10, 12], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "max_3x3s2_pad": _pool("MaxPool", [1, 8, 15, 15], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
@@ -92,9 +101,12 @@ for _act, _nodes in ACTIVATIONS.items():
         CASES[f"{_conv}_{_act}"] = _conv_then(_nodes, **_attrs)
 
 
-def _affine(conv: dict, channels: int, scale_shape: list[int], shift: bool = True) -> onnx.ModelProto:
-    """Conv, Relu, then Mul (and Add) by constants per output channel (an affine after the activation)."""
-    nodes = [_n("Relu", ["a"], ["r"]), _n("Mul", ["r", "s"] if shift else ["s", "r"], ["m" if shift else "y"])]
+def _affine(conv: dict, channels: int, scale_shape: list[int], shift: bool = True,
+            activation: onnx.NodeProto | None = None) -> onnx.ModelProto:
+    """Conv, Relu (or `activation`, reading "a" and writing "r"), then Mul (and Add) by
+    constants per output channel (an affine after the activation)."""
+    nodes = [activation or _n("Relu", ["a"], ["r"]),
+             _n("Mul", ["r", "s"] if shift else ["s", "r"], ["m" if shift else "y"])]
     if shift:
         nodes.append(_n("Add", ["t", "m"], ["y"]))
     model = _conv_then(nodes, **conv)
@@ -110,6 +122,10 @@ CASES["direct_grouped_narrow_relu_affine"] = _affine(dict(shape=[1, 4, 12, 9], w
                                                           group=2), 6, [1, 6, 1, 1])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 20, [20, 1, 1], shift=False)
 CASES["depthwise_relu_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1])
+# an activation that is no clamp, then the affine (each conv kernel's epilogue order)
+for _conv in CONVS:
+    CASES[f"{_conv}_leaky_relu_affine"] = _affine(CONVS[_conv], CONVS[_conv]["w"][0], [CONVS[_conv]["w"][0], 1, 1],
+                                                  activation=_n("LeakyRelu", ["a"], ["r"], alpha=0.1))
 CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
 
@@ -156,6 +172,43 @@ def _fire(batch: int) -> onnx.ModelProto:
                                _w("wd", [14, 1, 3, 3], 4)])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
+
+def _linear(act: list[onnx.NodeProto], shape: list[int], n: int, bias: list[int]) -> onnx.ModelProto:
+    """MatMul by constant weights, Add of a constant bias (shape `bias`), then the `act` nodes
+    (which read "a" and write "y"): one matmul with its bias and epilogue fused."""
+    nodes = [_n("MatMul", ["x", "w"], ["m"]), _n("Add", ["m", "b"], ["a" if act else "y"]), *act]
+    graph = helper.make_graph(nodes, "linear", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [_w("w", [shape[-1], n]), _w("b", bias, seed=2)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+LINEARS = {
+    "matmul_bias": _linear([], [2, 9, 24], 37, [37]),
+    "matmul_bias_row_relu": _linear([_n("Relu", ["a"], ["y"])], [1, 70, 33], 20, [1, 20]),
+    "matmul_bias_clip": _linear([_n("Clip", ["a", "lo", "hi"], ["y"])], [5, 16], 8, [8]),
+    "matmul_bias_silu": _linear(ACTIVATIONS["silu"], [1, 40, 32], 64, [64]),
+    "matmul_bias_leaky_relu": _linear(ACTIVATIONS["leaky_relu"], [3, 4, 8], 5, [5]),
+    "matmul_bias_hard_sigmoid": _linear(ACTIVATIONS["hard_sigmoid"], [6, 10], 12, [12]),
+}
+LINEARS["matmul_bias_clip"].graph.initializer.extend([onnx.numpy_helper.from_array(np.float32(-0.5), "lo"),
+                                                      onnx.numpy_helper.from_array(np.float32(0.75), "hi")])
+CASES |= LINEARS
+
+# a fully connected layer on 1 to 4 rows (gemm_dots): tiles of B's rows with a ragged last one,
+# a depth with a tail past the vectors
+for _rows, (_n_out, _depth) in {1: (19, 37), 2: (13, 100), 3: (11, 21), 4: (9, 64)}.items():
+    CASES[f"gemm_dots_{_rows}_rows"] = single_op("Gemm", [("x", [_rows, _depth])], transB=1,
+                                                 initializers=[_w("w", [_n_out, _depth]), _w("c", [_n_out], seed=2)])
+
+# transposes in blocks: ragged blocks, the contiguous dim in the middle or first
+CASES["transpose_heads"] = single_op("Transpose", [("x", [2, 37, 5, 19])], perm=[0, 2, 3, 1])
+CASES["transpose_matrix"] = single_op("Transpose", [("x", [45, 33])], perm=[1, 0])
+
+# rows reduced in 16 lanes and a tail
+CASES["softmax_last_axis"] = single_op("Softmax", [("x", [3, 5, 37])], axis=-1)
+CASES["layer_norm_rows"] = single_op("LayerNormalization", [("x", [6, 53])], initializers=[_w("s", [53]), _w("b", [53])],
+                                     axis=-1)
 
 # tanh without libm (standard normal inputs take both of its branches: |x| < 0.3 and above).
 CASES["tanh"] = single_op("Tanh", [("x", [3, 7, 41])])
@@ -214,6 +267,15 @@ def test_the_row_limit_is_where_the_kernel_says(c_workdir: Path) -> None:
     source = (emit_model(CASES["max_wide_row"], c_workdir) / "mrvl_kernels.c").read_text()
     limit = int(source.split("#define MRVL_POOL_ROW ")[1].split()[0])
     assert 4200 // 2 > limit and 17 < limit
+
+
+@pytest.mark.parametrize("name", sorted(LINEARS))
+def test_bias_and_activation_fuse_into_the_matmul(name: str, c_workdir: Path) -> None:
+    text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
+    assert text.count("static int op_") == 1, "the bias and epilogue were not fused into the matmul"
+    call = next(line for line in text.splitlines() if "mrvl_matmul_f32(&p" in line)
+    assert "NULL" not in call, "the matmul has no bias"
+    assert (".clamp = 1" in text or ".activation = MRVL_EPILOGUE_" in text) == (name != "matmul_bias")
 
 
 def test_fire_concat_is_in_place(c_workdir: Path) -> None:

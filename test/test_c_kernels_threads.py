@@ -1,10 +1,10 @@
 """The host kernels split over threads (`host_threads`, mrvl-compile --host-threads): every
 parallel kernel (the direct conv, wide and narrow tiles; the pointwise conv and GEMM through
-the row-split product; a fully connected layer's dot products; the separable pool; the
-depthwise conv in both layouts, over its channels), on work
-large enough to be split, gives the same
-output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py); the same
-models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under qemu."""
+the row-split product; a fully connected layer's dot products; the pool, in bands and direct;
+the depthwise conv in both layouts, over its channels), on work large enough to be split, gives
+the same output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py); the
+same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
+qemu."""
 
 import io
 import os
@@ -40,6 +40,7 @@ MODELS = {
     "direct_narrow": _conv([1, 8, 23, 20], [12, 8, 3, 3], "Sigmoid", pads=[1, 1, 1, 1]),
     "pointwise": _conv([1, 32, 20, 21], [45, 32, 1, 1]),
     "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
+    "pool_direct": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[2, 2]),
     "gemm": single_op("Gemm", [("x", [67, 256])], initializers=[_w("w", [256, 131])]),
     "gemm_dots": single_op("Gemm", [("x", [3, 512])], initializers=[_w("w", [301, 512])], transB=1),
     "depthwise_rows": single_op("Conv", [("x", [2, 48, 40, 15])], initializers=[_w("w", [48, 1, 3, 3])], group=48,

@@ -140,6 +140,12 @@ static void mrvl_parallel(int64_t count, mrvl_task fn, const void *ctx)
 
 /* --- Matrix products ------------------------------------------------------------------ */
 
+#if defined(__GNUC__)
+#define MRVL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define MRVL_ALWAYS_INLINE
+#endif
+
 /* The register tile of gemm_micro: MR rows of C by NR columns, held in vector registers for
  * a whole KC-deep product, so each loaded element of B feeds MR multiply-adds and each of A
  * feeds NR. Sized to the target's registers (accumulators plus B's row and a broadcast A):
@@ -354,12 +360,82 @@ typedef struct {
     float *y;
 } gemm_dot_args;
 
+#if defined(__GNUC__)
+/* Accumulator vectors of a gemm_dot_tile (rows x MRVL_GEMM_DOT_COLS(rows) dot products),
+ * held in registers next to a vector of each row of A and of B (AVX-512 and NEON have 32
+ * vector registers, the rest 16). */
+#if defined(__AVX512F__) || !(defined(__x86_64__) || defined(__i386__))
+#define MRVL_GEMM_DOT_TILE 16
+#else
+#define MRVL_GEMM_DOT_TILE 8
+#endif
+
+/* y[i][j] += a's row i . b's row j for i < rows (rows and cols constants once inlined) and
+ * j < count <= cols: every pair's sums in a vector of its own, so that the multiply-adds of
+ * the tile are independent (one chain of them per dot product waits on its latency, and
+ * loads B slower than memory delivers it) and each vector of B loaded feeds `rows` of them.
+ * Past `count` the tile reads B's last row again and drops those sums. Each product is then
+ * summed as dot_f32 sums it (its lanes in order, then the tail), wherever it lies in a tile. */
+static MRVL_ALWAYS_INLINE void gemm_dot_tile(int64_t k, const int rows, const int cols, const float *a,
+                                             const float *b, int64_t count, float *y, int64_t ldy)
+{
+    typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4)));
+    /* Arrays no larger than the tile, so that gcc keeps them in registers. */
+    const float *bj[MRVL_GEMM_DOT_TILE];
+    vec acc[MRVL_GEMM_DOT_TILE];
+    for (int j = 0; j < cols; j++) bj[j] = b + min_i64(j, count - 1) * k;
+    for (int t = 0; t < rows * cols; t++) acc[t] = (vec){0};
+    int64_t whole = k - k % MRVL_GEMM_VECTOR_FLOATS;
+    for (int64_t p = 0; p < whole; p += MRVL_GEMM_VECTOR_FLOATS) {
+        for (int j = 0; j < cols; j++) {
+            vec vb;
+            /* B streams from memory, several rows at once: 4 KiB ahead in each measured ~10%
+             * faster than the hardware prefetcher alone (a prefetch past the end is no access). */
+            __builtin_prefetch(bj[j] + p + 1024);
+            memcpy(&vb, bj[j] + p, sizeof(vec));
+            for (int i = 0; i < rows; i++) {
+                vec va;
+                memcpy(&va, a + i * k + p, sizeof(vec));
+                acc[i * cols + j] += va * vb;
+            }
+        }
+    }
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < count && j < cols; j++) {
+            float lanes[MRVL_GEMM_VECTOR_FLOATS], sum = 0.0f;
+            memcpy(lanes, &acc[i * cols + j], sizeof lanes); /* not acc[..][l]: acc would live in memory */
+            for (int l = 0; l < MRVL_GEMM_VECTOR_FLOATS; l++) sum += lanes[l];
+            for (int64_t p = whole; p < k; p++) sum += a[i * k + p] * bj[j][p];
+            y[i * ldy + j] += sum;
+        }
+}
+
+/* B's rows per tile for ROWS rows of A: the tile's accumulators, but at most 8 rows of B
+ * (more streams of B at once measured slower for one row of A). */
+#define MRVL_GEMM_DOT_COLS(ROWS) (MRVL_GEMM_DOT_TILE / (ROWS) < 8 ? MRVL_GEMM_DOT_TILE / (ROWS) : 8)
+/* B's rows [begin, end) in tiles, for the ROWS rows of A. */
+#define MRVL_GEMM_DOT_TILES(ROWS)                                                                       \
+    for (int64_t j = begin; j < end; j += MRVL_GEMM_DOT_COLS(ROWS))                                     \
+        gemm_dot_tile(g->k, (ROWS), MRVL_GEMM_DOT_COLS(ROWS), g->a, g->b + j * g->k,                   \
+                      min_i64(MRVL_GEMM_DOT_COLS(ROWS), end - j), g->y + j, g->n)
+#endif
+
 /* y[i][j] += a's row i . b's row j for B's rows j in [begin, end) and every row i: each row of
  * B is read once, from L1 for the m <= MRVL_GEMM_DOT_ROWS rows of A, not once per row of A
- * (a fully connected layer's weights are larger than the caches). */
+ * (a fully connected layer's weights are larger than the caches); with GCC's vector
+ * extension in tiles of independent dot products (gemm_dot_tile). */
 static void gemm_dots(const void *ctx, int64_t begin, int64_t end)
 {
     const gemm_dot_args *g = ctx;
+#if defined(__GNUC__)
+    switch (g->m) {
+    case 1: MRVL_GEMM_DOT_TILES(1); return;
+    case 2: MRVL_GEMM_DOT_TILES(2); return;
+    case 3: MRVL_GEMM_DOT_TILES(3); return;
+    case 4: MRVL_GEMM_DOT_TILES(4); return;
+    default: break;
+    }
+#endif
     for (int64_t j = begin; j < end; j++)
         for (int64_t i = 0; i < g->m; i++) g->y[i * g->n + j] += dot_f32(g->k, g->a + i * g->k, g->b + j * g->k);
 }
@@ -393,11 +469,15 @@ static void mrvl_gemm_f32(const mrvl_gemm_params *p, const float *a, const float
     }
 }
 
-/* Batched matrix product (numpy's matmul). A batch whose B is shared and whose A matrices
- * are consecutive is one product of m * batch rows. `scratch`: MRVL_GEMM_PACK_FLOATS(m *
- * batch, n, k) floats. */
-static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const float *b, float *y,
-                            float *scratch)
+static void activate_f32(int activation, float alpha, float beta, int64_t count, float *y);
+
+/* Batched matrix product (numpy's matmul), plus `bias` (n, may be NULL) on every row, then
+ * clamped and activated as p says (a fused bias Add, Relu or Clip, activation): the bias is
+ * where the sums start, the rest one pass over the result. A batch whose B is shared and
+ * whose A matrices are consecutive is one product of m * batch rows. `scratch`:
+ * MRVL_GEMM_PACK_FLOATS(m * batch, n, k) floats. */
+static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const float *b, const float *bias,
+                            float *y, float *scratch)
 {
     int64_t idx[MRVL_MAX_RANK] = {0}, batches = 1, ao = 0, bo = 0, rows = p->m;
     int shared_b = 1, stacked_a = 1;
@@ -413,7 +493,10 @@ static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const f
         rows *= batches;
         batches = 1;
     }
-    fill_rows_f32(rows * batches, p->n, NULL, y, p->n);
+    if (bias)
+        for (int64_t r = 0; r < rows * batches; r++) memcpy(y + r * p->n, bias, (size_t)p->n * sizeof(float));
+    else
+        fill_rows_f32(rows * batches, p->n, NULL, y, p->n);
     for (int64_t t = 0; t < batches; t++) {
         gemm_acc_f32(rows, p->n, p->k, a + ao, p->k, 1, b + bo, p->n, 1, y + t * rows * p->n, p->n, scratch);
         for (int d = p->batch_rank - 1; d >= 0; d--) {
@@ -426,6 +509,12 @@ static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const f
             idx[d] = 0;
         }
     }
+    int64_t count = rows * batches * p->n;
+    if (p->clamp) {
+        float low = p->min, high = p->max;
+        for (int64_t i = 0; i < count; i++) y[i] = y[i] < low ? low : y[i] > high ? high : y[i];
+    }
+    activate_f32(p->activation, p->alpha, p->beta, count, y);
 }
 
 /* --- Convolution and pooling ------------------------------------------------------------ */
@@ -494,12 +583,6 @@ static void mrvl_conv_pack_weights_f32(const mrvl_conv_params *p, const float *w
  * group (a 16-channel stem on AVX-512 would fill half the wide tile): twice the positions,
  * half the channel vectors, the same number of sums in registers. */
 #define MRVL_CONV_NARROW_MR (2 * MRVL_CONV_MR)
-
-#if defined(__GNUC__)
-#define MRVL_ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define MRVL_ALWAYS_INLINE
-#endif
 
 /* out[i * vecs * VF + j] = sum over r < depth of row[i][tap[r]] * channel j of packed row r,
  * for the mr x (vecs vectors) tile; vector v of the channels is read at b[v] + r *
@@ -574,8 +657,8 @@ static void conv_pad_input(const mrvl_conv_params *p, int64_t cg, const float *x
     }
 }
 
-/* The activation loops (conv_activate's too) are functions of their own, not inlined: inlined
- * into a caller (a conv's tile store, conv_activate's switch) GCC vectorises none of them (its
+/* The activation loops (activate_f32's too) are functions of their own, not inlined: inlined
+ * into a caller (a conv's tile store, activate_f32's switch) GCC vectorises none of them (its
  * if-conversion gives up); HardSwish ran 8x slower so. */
 #if defined(__GNUC__)
 #define MRVL_NOINLINE __attribute__((noinline))
@@ -696,18 +779,25 @@ MRVL_NOINLINE static void mish_loop_f32(int64_t count, const float *x, float *y)
     for (int64_t i = 0; i < count; i++) y[i] = mish_f32(x[i]);
 }
 
-/* A conv's fused activation (enum mrvl_epilogue_kind) over `count` floats at y, in place. */
-static void conv_activate(const mrvl_conv_params *p, int64_t count, float *y)
+/* A fused activation (enum mrvl_epilogue_kind, with its alpha and beta) over `count` floats
+ * at y, in place. */
+static void activate_f32(int activation, float alpha, float beta, int64_t count, float *y)
 {
-    switch (p->activation) {
-    case MRVL_EPILOGUE_LEAKY_RELU: mrvl_leaky_relu_f32(count, p->alpha, y, y); break;
+    switch (activation) {
+    case MRVL_EPILOGUE_LEAKY_RELU: mrvl_leaky_relu_f32(count, alpha, y, y); break;
     case MRVL_EPILOGUE_SIGMOID: sigmoid_loop_f32(count, y, y); break;
     case MRVL_EPILOGUE_SILU: silu_loop_f32(count, y); break;
-    case MRVL_EPILOGUE_HARD_SIGMOID: mrvl_hard_sigmoid_f32(count, p->alpha, p->beta, y, y); break;
+    case MRVL_EPILOGUE_HARD_SIGMOID: mrvl_hard_sigmoid_f32(count, alpha, beta, y, y); break;
     case MRVL_EPILOGUE_HARD_SWISH: mrvl_hard_swish_f32(count, y, y); break;
     case MRVL_EPILOGUE_MISH: mish_loop_f32(count, y, y); break;
     default: break;
     }
+}
+
+/* A conv's fused activation over `count` floats at y, in place. */
+static void conv_activate(const mrvl_conv_params *p, int64_t count, float *y)
+{
+    activate_f32(p->activation, p->alpha, p->beta, count, y);
 }
 
 /* y[i] * *scale + *shift for i < count (either pointer may be NULL: 1, 0), a conv's
@@ -736,13 +826,13 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t posi
     if (p->clamp) {
         float low = p->min, high = p->max;
         for (int64_t i = 0; i < count; i++) y[i] = y[i] < low ? low : y[i] > high ? high : y[i];
-        if (p->scale || p->shift) /* per channel: count / positions planes, from `channel` on */
+    }
+    conv_activate(p, count, y);
+    if (p->scale || p->shift) /* per channel: count / positions planes, from `channel` on */
         for (int64_t q = 0; q < count / positions; q++, y += positions) {
             int64_t m = (channel + q) % p->m;
             conv_affine(p->scale ? p->scale + m : NULL, p->shift ? p->shift + m : NULL, positions, y);
         }
-}
-    conv_activate(p, count, y);
 }
 
 /* Stores a tile of mrvl_conv_f32 (rows of its mr positions x cols of its width channels, at
@@ -1304,10 +1394,86 @@ static void pool_window_f32(const mrvl_pool_params *p, const float *x, float *y)
     }
 }
 
-/* Floats of the padded row mrvl_pool_f32 reduces into, on the stack; wider rows (rare: a
- * pooled row more than 2048 elements wide) take the bounds-checked loop. */
+/* Floats of the padded rows (V) and of a band of them that mrvl_pool_f32 works in, on the
+ * stack; wider padded rows (rare: a pooled row more than 2048 elements wide) take the
+ * bounds-checked loop. */
 #define MRVL_POOL_ROW 2048
+#define MRVL_POOL_BAND 4096
+/* At most this many rows in a band (the averages' row counts are kept per row). */
+#define MRVL_POOL_BAND_ROWS 256
+/* Input rows the vertical pass reduces in registers before it stores (more: in groups). */
+#define MRVL_POOL_TAPS_ROWS 8
 
+/* The pool's vectors: GCC's vector extension (gcc, clang), or single floats elsewhere (the
+ * same algorithm, one lane). */
+#if defined(__GNUC__)
+#define MRVL_POOL_VF MRVL_GEMM_VECTOR_FLOATS
+#define MRVL_POOL_ALIGNED __attribute__((aligned(64)))
+typedef float pool_vec __attribute__((vector_size(MRVL_POOL_VF * 4)));
+typedef int32_t pool_mask __attribute__((vector_size(MRVL_POOL_VF * 4)));
+#if MRVL_POOL_VF == 16
+#define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+#elif MRVL_POOL_VF == 8
+#define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14
+#define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15
+#define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8
+#else
+#define MRVL_POOL_EVENS 0, 2, 4, 6
+#define MRVL_POOL_ODDS 1, 3, 5, 7
+#define MRVL_POOL_NEXT 1, 2, 3, 4
+#endif
+/* a > b ? a : b lane by lane (NaN in a never wins; a compare and a select). */
+static inline pool_vec pool_max(pool_vec a, pool_vec b)
+{
+    pool_mask m = a > b;
+    return (pool_vec)((m & (pool_mask)a) | (~m & (pool_mask)b));
+}
+/* The even and the odd elements of the 2 * MRVL_POOL_VF floats a, b (x86 vpermt2ps or
+ * shufps, NEON uzp1 and uzp2). */
+static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, pool_vec *odd)
+{
+#if defined(__clang__)
+    *even = __builtin_shufflevector(a, b, MRVL_POOL_EVENS);
+    *odd = __builtin_shufflevector(a, b, MRVL_POOL_ODDS);
+#else
+    *even = __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_EVENS});
+    *odd = __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_ODDS});
+#endif
+}
+/* a's lanes 1 .. VF - 1, then b's lane 0 (x86 valignd or vpermt2ps, NEON ext). */
+static inline pool_vec pool_next(pool_vec a, pool_vec b)
+{
+#if defined(__clang__)
+    return __builtin_shufflevector(a, b, MRVL_POOL_NEXT);
+#else
+    return __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_NEXT});
+#endif
+}
+#else
+#define MRVL_POOL_VF 1
+#define MRVL_POOL_ALIGNED
+typedef float pool_vec;
+static inline pool_vec pool_max(pool_vec a, pool_vec b) { return a > b ? a : b; }
+static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, pool_vec *odd)
+{
+    *even = a;
+    *odd = b;
+}
+static inline pool_vec pool_next(pool_vec a, pool_vec b)
+{
+    (void)a;
+    return b;
+}
+#endif
+static inline pool_vec pool_load(const float *p)
+{
+    pool_vec v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void pool_store(float *p, pool_vec v) { memcpy(p, &v, sizeof v); }
 /* How many of a window's taps o * stride - pad + k * dilation (k < kernel) lie in [lo, hi). */
 static int64_t pool_taps_in(int64_t o, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad, int64_t lo,
                             int64_t hi)
@@ -1320,114 +1486,307 @@ static int64_t pool_taps_in(int64_t o, int64_t kernel, int64_t stride, int64_t d
     return count;
 }
 
-/* The horizontal pass of mrvl_pool_f32 for a constant kernel width K and stride S (so that the
- * loop over the taps unrolls): out[o] = max or sum over k < K of row[o * S + k]. */
-#define MRVL_POOL_ACROSS(K, S)                                                                        do {                                                                                                  if (is_max)                                                                                           for (int64_t o = 0; o < width; o++) {                                                                 float a = -INFINITY;                                                                              for (int k = 0; k < (K); k++) a = row[o * (S) + k] > a ? row[o * (S) + k] : a;                    out[o] = a;                                                                                   }                                                                                             else                                                                                                  for (int64_t o = 0; o < width; o++) {                                                                 float a = 0.0f;                                                                                   for (int k = 0; k < (K); k++) a += row[o * (S) + k];                                              out[o] = a;                                                                                   }                                                                                         } while (0)
-
-/* out[o] (o < width) = max or sum of row[o * s + k * d] for k < kernel. */
-static void pool_across(int is_max, int64_t width, int64_t kernel, int64_t s, int64_t d, const float *row,
-                        float *out)
-{
-    if (d == 1 && kernel == 2 && s == 2) MRVL_POOL_ACROSS(2, 2);
-    else if (d == 1 && kernel == 3 && s == 2) MRVL_POOL_ACROSS(3, 2);
-    else if (d == 1 && kernel == 2 && s == 1) MRVL_POOL_ACROSS(2, 1);
-    else if (d == 1 && kernel == 3 && s == 1) MRVL_POOL_ACROSS(3, 1);
-    else
-        for (int64_t o = 0; o < width; o++) {
-            float a = is_max ? -INFINITY : 0.0f;
-            for (int64_t k = 0; k < kernel; k++) {
-                float v = row[o * s + k * d];
-                a = is_max ? (v > a ? v : a) : a + v;
-            }
-            out[o] = a;
-        }
-}
-#undef MRVL_POOL_ACROSS
-
 /* Max or average over each window of x (n, c, in). Windows are clipped to the input; an
  * average divides by the elements inside it, or by those inside the padded input with
  * count_include_pad; NaN never wins a max.
  *
- * Separable, without a bounds check per tap: per output row, the input rows its windows
- * cover are reduced (max or sum, element by element: vector code) into one row laid out
- * over the padded width, whose padding holds -inf (max) or 0 (sum), which no tap then has
- * to skip; the windows across that row are reduced in a second pass, specialised for the
- * common 2- and 3-wide kernels with stride 1 and 2. An average divides each output by its
- * window's count: the product of the valid rows and the valid columns, constant over the
- * interior columns and counted only at the borders. */
+ * Separable, over whole bands of output rows (which may span several planes, so small
+ * planes cost no more per element than large ones) and without a bounds check per tap:
+ * 1. vertically: each output row's input rows reduced (max or sum) into one row V of the
+ *    padded width, its padding -inf (max) or 0 (sum), NaN replaced by -inf; V's rows lie
+ *    `wp` floats apart, wp a multiple of the horizontal stride;
+ * 2. horizontally, over the band as one flat array: T[j] = reduce of V[s * j + k] over the
+ *    taps k. Since wp = s * tw, T's row r starts at r * tw: its first `out` elements are the
+ *    row's outputs and the rest are discarded. With stride 1 every tap is a contiguous load;
+ *    with stride 2 the even and odd elements of V are split apart (a shuffle per vector)
+ *    and every tap is again a whole vector;
+ * 3. each row's outputs stored (an average divided by its window's count: the product of
+ *    its valid rows and its valid columns).
+ * Vectors read and write past a row's end where that lands in the band's buffers or in
+ * later rows of the same planes, which are written afterwards. */
 typedef struct {
     const mrvl_pool_params *p;
     const float *x;
+    int64_t x_size; /* floats of x */
     float *y;
+    const float *cols; /* an average's valid columns per output column */
 } pool_args;
 
-/* Planes [begin, end) of mrvl_pool_f32 (an mrvl_task over its n * c planes). */
-static void pool_planes(const void *ctx, int64_t begin, int64_t end)
+/* Output rows [first, first + rows) of all planes (counted over n, c, out[0], out[1]) into
+ * V: vertical pass. Returns through `counts` each row's valid (or padded-valid) rows. */
+static void pool_band_rows(const pool_args *a, int64_t first, int64_t rows, int64_t wp, float *v, float *counts)
 {
-    const mrvl_pool_params *p = ((const pool_args *)ctx)->p;
-    const float *x = ((const pool_args *)ctx)->x;
-    float *y = ((const pool_args *)ctx)->y;
+    const mrvl_pool_params *p = a->p;
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
     const int64_t *pb = p->pad_begin, *pe = p->pad_end;
-    int64_t span = (out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1; /* the padded columns the windows read */
     int is_max = p->is_max;
     float fill = is_max ? -INFINITY : 0.0f;
+    int64_t span = (out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1;
     int64_t x0 = pb[2] < span ? pb[2] : span, x1 = min_i64(span, pb[2] + in[2]); /* the input's columns */
-    /* Columns' counts: valid (or padded-valid) taps per output column; interior columns have k[2]. */
-    int64_t lo_x = p->count_include_pad ? -pb[2] : 0, hi_x = p->count_include_pad ? in[2] + pe[2] : in[2];
-    float row[MRVL_POOL_ROW];
-    for (int64_t c = 0; c < span; c++) row[c] = fill;
-    for (int64_t nc = begin; nc < end; nc++) {
-        const float *plane = x + nc * volume3(in);
-        float *o = y + nc * volume3(out);
-        for (int64_t oz = 0; oz < out[0]; oz++) {
-            for (int64_t oy = 0; oy < out[1]; oy++, o += out[2]) {
-                for (int64_t c = x0; c < x1; c++) row[c] = fill;
-                int64_t rows = 0, padded_rows = 0;
-                for (int64_t kz = 0; kz < k[0]; kz++) {
-                    int64_t iz = oz * s[0] - pb[0] + kz * d[0];
-                    int in_z = iz >= 0 && iz < in[0], pad_z = iz >= -pb[0] && iz < in[0] + pe[0];
-                    for (int64_t ky = 0; ky < k[1]; ky++) {
-                        int64_t iy = oy * s[1] - pb[1] + ky * d[1];
-                        padded_rows += pad_z && iy >= -pb[1] && iy < in[1] + pe[1];
-                        if (!in_z || iy < 0 || iy >= in[1]) continue;
-                        rows++;
-                        const float *src = plane + (iz * in[1] + iy) * in[2] + (x0 - pb[2]);
-                        float *dst = row + x0;
-                        if (is_max)
-                            for (int64_t c = 0; c < x1 - x0; c++) dst[c] = src[c] > dst[c] ? src[c] : dst[c];
-                        else
-                            for (int64_t c = 0; c < x1 - x0; c++) dst[c] += src[c];
+    int64_t width = x1 - x0, chunks = (width + MRVL_POOL_VF - 1) / MRVL_POOL_VF;
+    pool_vec vfill = fill + (pool_vec){0};
+    /* The first row's plane, depth and row; then counted up (no division per row). */
+    int64_t oy = first % out[1], oz = first / out[1] % out[0];
+    const float *plane = a->x + first / (out[0] * out[1]) * volume3(in);
+    for (int64_t r = 0; r < rows; r++, v += wp) {
+        if (r > 0 && ++oy == out[1]) {
+            oy = 0;
+            if (++oz == out[0]) {
+                oz = 0;
+                plane += volume3(in);
+            }
+        }
+        /* Common case first: a 2-D window wholly inside the input, its rows w apart, each
+         * vector reduced in registers (the general loop below costs several times more
+         * per row, which small planes feel). */
+        int64_t iy0 = oy * s[1] - pb[1], w = d[1] * in[2];
+        if (k[0] == 1 && iy0 >= 0 && iy0 + (k[1] - 1) * d[1] < in[1]) {
+            const float *row = plane + (oz * s[0] - pb[0]) * in[1] * in[2] + iy0 * in[2] + (x0 - pb[2]);
+            if (row - a->x + (k[1] - 1) * w + chunks * MRVL_POOL_VF <= a->x_size) {
+                float *dst = v + x0;
+                for (int64_t c = 0; c < chunks * MRVL_POOL_VF; c += MRVL_POOL_VF) {
+                    const float *src = row + c;
+                    pool_vec acc = is_max ? pool_max(pool_load(src), vfill) : pool_load(src);
+                    for (int64_t t = 1; t < k[1]; t++) {
+                        pool_vec x = pool_load(src += w);
+                        acc = is_max ? pool_max(x, acc) : acc + x;
                     }
+                    pool_store(dst + c, acc);
                 }
-                pool_across(is_max, out[2], k[2], s[2], d[2], row, o);
-                if (is_max) continue;
-                int64_t count_rows = p->count_include_pad ? padded_rows : rows;
+                for (int64_t c = x1; c < wp; c += MRVL_POOL_VF) pool_store(v + c, vfill);
+                for (int64_t c = 0; c < x0; c++) v[c] = fill;
+                counts[r] = (float)k[1];
+                continue;
+            }
+        }
+        /* The row's input rows, reduced a few at a time in registers, vector by vector. */
+        const float *src[MRVL_POOL_TAPS_ROWS];
+        int64_t valid = 0, padded = 0, n = 0, whole = chunks;
+        for (int64_t c = 0; c < x0; c++) v[c] = fill;
+        for (int64_t kz = 0; kz < k[0]; kz++) {
+            int64_t iz = oz * s[0] - pb[0] + kz * d[0];
+            int in_z = iz >= 0 && iz < in[0], pad_z = iz >= -pb[0] && iz < in[0] + pe[0];
+            for (int64_t ky = 0; ky < k[1]; ky++) {
+                int64_t iy = oy * s[1] - pb[1] + ky * d[1];
+                padded += pad_z && iy >= -pb[1] && iy < in[1] + pe[1];
+                if (in_z && iy >= 0 && iy < in[1]) {
+                    const float *row = plane + (iz * in[1] + iy) * in[2] + (x0 - pb[2]);
+                    /* Whole vectors, but not past the end of x. */
+                    if (row - a->x + chunks * MRVL_POOL_VF > a->x_size) whole = width / MRVL_POOL_VF;
+                    src[n++] = row;
+                    valid++;
+                }
+                if (n == 0 || (n < MRVL_POOL_TAPS_ROWS && (kz < k[0] - 1 || ky < k[1] - 1))) continue;
+                /* Reduce the n rows collected into the row (the first ones store it). */
+                int fresh = valid == n;
+                float *dst = v + x0;
+                for (int64_t i = 0; i < whole; i++) {
+                    int64_t c = i * MRVL_POOL_VF;
+                    pool_vec acc = fresh ? (is_max ? pool_max(pool_load(src[0] + c), vfill) : pool_load(src[0] + c))
+                                         : (is_max ? pool_max(pool_load(src[0] + c), pool_load(dst + c))
+                                                   : pool_load(dst + c) + pool_load(src[0] + c));
+                    for (int64_t t = 1; t < n; t++) {
+                        pool_vec x = pool_load(src[t] + c);
+                        acc = is_max ? pool_max(x, acc) : acc + x;
+                    }
+                    pool_store(dst + c, acc);
+                }
+                for (int64_t c = whole * MRVL_POOL_VF; c < width; c++) {
+                    float acc = fresh ? fill : dst[c];
+                    for (int64_t t = 0; t < n; t++) acc = is_max ? (src[t][c] > acc ? src[t][c] : acc) : acc + src[t][c];
+                    dst[c] = acc;
+                }
+                n = 0;
+            }
+        }
+        if (valid == 0)
+            for (int64_t c = x0; c < x1; c++) v[c] = fill;
+        for (int64_t c = x1; c < wp; c += MRVL_POOL_VF) pool_store(v + c, vfill);
+        counts[r] = (float)(p->count_include_pad ? padded : valid);
+    }
+}
+
+/* T[j] for j < n: the reduce of V[s * j + t * d] over the taps t < kernel (V holds no NaN). */
+static void pool_band_across(int is_max, int64_t n, int64_t kernel, int64_t s, int64_t d, const float *v, float *t)
+{
+    if (d == 1 && s == 2) {
+        for (int64_t j = 0; j < n; j += MRVL_POOL_VF, t += MRVL_POOL_VF) {
+            const float *src = v + 2 * j;
+            pool_vec acc = pool_load(src), even, odd;
+            if (kernel == 1) {
+                pool_deinterleave(acc, pool_load(src + MRVL_POOL_VF), &even, &odd);
+                pool_store(t, even);
+                continue;
+            }
+            int first = 1;
+            for (int64_t tap = 0; tap < kernel; tap += 2, src += 2) {
+                pool_deinterleave(pool_load(src), pool_load(src + MRVL_POOL_VF), &even, &odd);
+                if (first) acc = even;
+                else acc = is_max ? pool_max(even, acc) : acc + even;
+                first = 0;
+                if (tap + 1 < kernel) acc = is_max ? pool_max(odd, acc) : acc + odd;
+            }
+            pool_store(t, acc);
+        }
+    } else if (d == 1 && s == 1) {
+        for (int64_t j = 0; j < n; j += MRVL_POOL_VF, t += MRVL_POOL_VF) {
+            pool_vec acc = pool_load(v + j);
+            for (int64_t tap = 1; tap < kernel; tap++) {
+                pool_vec x = pool_load(v + j + tap);
+                acc = is_max ? pool_max(x, acc) : acc + x;
+            }
+            pool_store(t, acc);
+        }
+    } else {
+        for (int64_t j = 0; j < n; j++) {
+            float acc = v[s * j];
+            for (int64_t tap = 1; tap < kernel; tap++) {
+                float x = v[s * j + tap * d];
+                acc = is_max ? (x > acc ? x : acc) : acc + x;
+            }
+            t[j] = acc;
+        }
+    }
+}
+
+/* Planes [begin, end) of mrvl_pool_f32 (an mrvl_task over its n * c planes), band by band. */
+static void pool_planes(const void *ctx, int64_t begin, int64_t end)
+{
+    const pool_args *a = ctx;
+    const mrvl_pool_params *p = a->p;
+    const int64_t *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    int64_t span = (out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1;
+    int64_t tw = (span + s[2] - 1) / s[2], wp = tw * s[2]; /* T's and V's row strides */
+    int64_t band_rows = min_i64(MRVL_POOL_BAND_ROWS, MRVL_POOL_BAND / wp);
+    /* V's slack: what the horizontal pass reads past a band's rows (and the vertical pass's
+     * fill stores write). */
+    int64_t slack = (k[2] - 1) * d[2] + 6 * MRVL_POOL_VF;
+    float fill = p->is_max ? -INFINITY : 0.0f;
+    /* Cache-line aligned: most of V's and T's vectors then lie in one line. */
+    MRVL_POOL_ALIGNED float v[MRVL_POOL_BAND + MRVL_POOL_ROW + 6 * MRVL_POOL_VF];
+    MRVL_POOL_ALIGNED float t[MRVL_POOL_BAND + 2 * MRVL_POOL_VF];
+    float counts[MRVL_POOL_BAND_ROWS];
+    int64_t per_plane = out[0] * out[1], last = end * per_plane;
+    float *y_end = a->y + last * out[2];
+    for (int64_t first = begin * per_plane; first < last; first += band_rows) {
+        int64_t rows = min_i64(band_rows, last - first);
+        pool_band_rows(a, first, rows, wp, v, counts);
+        for (int64_t c = rows * wp; c < rows * wp + slack; c++) v[c] = fill;
+        pool_band_across(p->is_max, rows * tw, k[2], s[2], d[2], v, t);
+        /* Each row's last vector below may read one vector past the band's T. */
+        for (int64_t c = rows * tw; c < rows * tw + MRVL_POOL_VF; c++) t[c] = fill;
+        for (int64_t r = 0; r < rows; r++) {
+            const float *src = t + r * tw;
+            float *dst = a->y + (first + r) * out[2];
+            for (int64_t c = 0; c < out[2]; c += MRVL_POOL_VF) {
+                pool_vec o = pool_load(src + c);
+                if (!p->is_max) {
+                    pool_vec count = counts[r] * pool_load(a->cols + c);
+#if defined(__GNUC__)
+                    o = (pool_vec)((pool_mask)(o / count) & (count > 0));
+#else
+                    o = count > 0 ? o / count : 0.0f;
+#endif
+                }
+                if (dst + c + MRVL_POOL_VF <= y_end) pool_store(dst + c, o);
+                else memcpy(dst + c, &o, (size_t)(y_end - dst - c) * sizeof(float));
+            }
+        }
+    }
+}
+
+/* Planes [begin, end) of a 2-D pool 2 or 3 wide with horizontal stride 2, whose windows
+ * all lie inside the input (no padding, none past the end): each vector of VF outputs
+ * straight from the input rows, without pool_planes' row buffers. The window's rows are
+ * reduced over the 2 * VF columns from 2 * ox (two vectors, and for 3 wide one more): their
+ * even elements are the first tap of each output, the odd ones the second, and the even
+ * ones moved down one lane (the third vector's first element entering) the third. A row
+ * whose vectors would read past the end of x is done a window at a time. */
+static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
+{
+    const pool_args *a = ctx;
+    const mrvl_pool_params *p = a->p;
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    int is_max = p->is_max;
+    float fill = is_max ? -INFINITY : 0.0f, count = (float)(k[1] * k[2]);
+    pool_vec vfill = fill + (pool_vec){0};
+    int64_t w = d[1] * in[2];
+    int64_t reach = (k[1] - 1) * w + 2 * ((out[2] - 1) / MRVL_POOL_VF * MRVL_POOL_VF) + 3 * MRVL_POOL_VF;
+    for (int64_t nc = begin; nc < end; nc++) {
+        for (int64_t oy = 0; oy < out[1]; oy++) {
+            const float *row = a->x + nc * volume3(in) + oy * s[1] * in[2];
+            float *dst = a->y + (nc * out[1] + oy) * out[2];
+            if (row - a->x + reach > a->x_size) {
                 for (int64_t ox = 0; ox < out[2]; ox++) {
-                    int64_t first = ox * s[2] - pb[2], last = first + (k[2] - 1) * d[2];
-                    int64_t cols = first >= lo_x && last < hi_x ? k[2]
-                                 : pool_taps_in(ox, k[2], s[2], d[2], pb[2], lo_x, hi_x);
-                    int64_t count = count_rows * cols;
-                    o[ox] = count ? o[ox] / (float)count : 0.0f;
+                    float acc = fill;
+                    for (int64_t ky = 0; ky < k[1]; ky++)
+                        for (int64_t kx = 0; kx < k[2]; kx++) {
+                            float x = row[ky * w + 2 * ox + kx];
+                            acc = is_max ? (x > acc ? x : acc) : acc + x;
+                        }
+                    dst[ox] = is_max ? acc : acc / count;
                 }
+                continue;
+            }
+            for (int64_t ox = 0; ox < out[2]; ox += MRVL_POOL_VF) {
+                const float *src = row + 2 * ox;
+                pool_vec v0 = pool_load(src), v1 = pool_load(src + MRVL_POOL_VF);
+                pool_vec v2 = k[2] == 3 ? pool_load(src + 2 * MRVL_POOL_VF) : vfill, even, odd;
+                if (is_max) { /* the first row's NaN turned to -inf: NaN never wins */
+                    v0 = pool_max(v0, vfill);
+                    v1 = pool_max(v1, vfill);
+                    v2 = pool_max(v2, vfill);
+                }
+                for (int64_t ky = 1; ky < k[1]; ky++) {
+                    src += w;
+                    pool_vec x0 = pool_load(src), x1 = pool_load(src + MRVL_POOL_VF);
+                    pool_vec x2 = k[2] == 3 ? pool_load(src + 2 * MRVL_POOL_VF) : vfill;
+                    v0 = is_max ? pool_max(x0, v0) : v0 + x0;
+                    v1 = is_max ? pool_max(x1, v1) : v1 + x1;
+                    v2 = is_max ? pool_max(x2, v2) : v2 + x2;
+                }
+                pool_deinterleave(v0, v1, &even, &odd);
+                pool_vec acc = is_max ? pool_max(odd, even) : even + odd;
+                if (k[2] == 3) {
+                    pool_vec next = pool_next(even, v2);
+                    acc = is_max ? pool_max(next, acc) : acc + next;
+                }
+                if (!is_max) acc = acc / count;
+                if (ox + MRVL_POOL_VF <= out[2]) pool_store(dst + ox, acc);
+                else memcpy(dst + ox, &acc, (size_t)(out[2] - ox) * sizeof(float));
             }
         }
     }
 }
 
 /* Max or average over each window of x (n, c, in): pool_planes, the planes split over the
- * threads; rows wider than MRVL_POOL_ROW take the bounds-checked loop. */
+ * threads; padded rows wider than MRVL_POOL_ROW take the bounds-checked loop. */
 static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
 {
-    const int64_t *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
-    if ((out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1 > MRVL_POOL_ROW) {
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    int64_t span = (out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1;
+    if ((span + s[2] - 1) / s[2] * s[2] > MRVL_POOL_ROW) {
         pool_window_f32(p, x, y);
         return;
     }
-    pool_args args = {p, x, y};
+    /* An average's valid (or padded-valid) columns per output column, and a vector more. */
+    float cols[MRVL_POOL_ROW + MRVL_POOL_VF];
+    int64_t lo = p->count_include_pad ? -p->pad_begin[2] : 0;
+    int64_t hi = p->count_include_pad ? in[2] + p->pad_end[2] : in[2];
+    for (int64_t o = 0; o < out[2] + MRVL_POOL_VF && !p->is_max; o++)
+        cols[o] = o < out[2] ? (float)pool_taps_in(o, k[2], s[2], d[2], p->pad_begin[2], lo, hi) : 1.0f;
     int64_t planes = p->n * p->c;
-    if (planes * volume3(out) * volume3(k) < MRVL_PARALLEL_MACS) pool_planes(&args, 0, planes);
-    else mrvl_parallel(planes, pool_planes, &args);
+    pool_args args = {p, x, planes * volume3(in), y, cols};
+    int padded = 0;
+    for (int i = 0; i < MRVL_SPATIAL; i++)
+        padded |= p->pad_begin[i] || (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 > in[i];
+    /* Rows of fewer than VF / 2 outputs waste most of the direct path's lanes: the flat bands
+     * then cost less. */
+    int direct = k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1 && !padded
+              && 2 * out[2] >= MRVL_POOL_VF;
+    mrvl_task task = direct ? pool_direct_planes : pool_planes;
+    if (planes * volume3(out) * volume3(k) < MRVL_PARALLEL_MACS) task(&args, 0, planes);
+    else mrvl_parallel(planes, task, &args);
 }
 
 /* MaxPool with its Indices: the max of each window of x (n, c, in), as mrvl_pool_f32 takes it
@@ -1928,9 +2287,31 @@ static void mrvl_cast(int64_t count, int from, const void *x, int to, void *y)
 
 /* --- Normalisation ---------------------------------------------------------------- */
 
-/* Softmax over the middle dim of x viewed as (outer, axis, inner). */
+/* Softmax over the middle dim of x viewed as (outer, axis, inner). Over the last axis
+ * (inner 1) the maximum and the sum are taken in 16 lanes, so that their loops vectorise. */
 static void mrvl_softmax_f32(int64_t outer, int64_t axis, int64_t inner, const float *x, float *y)
 {
+    if (inner == 1) { /* the usual last axis: contiguous rows, reduced in 16 lanes */
+        int64_t whole = axis - axis % 16;
+        for (int64_t o = 0; o < outer; o++) {
+            const float *in = x + o * axis;
+            float *out = y + o * axis;
+            float part[16], max = -INFINITY, sum = 0.0f;
+            for (int l = 0; l < 16; l++) part[l] = -INFINITY;
+            for (int64_t a = 0; a < whole; a += 16)
+                for (int l = 0; l < 16; l++) part[l] = in[a + l] > part[l] ? in[a + l] : part[l];
+            for (int l = 0; l < 16; l++) max = part[l] > max ? part[l] : max;
+            for (int64_t a = whole; a < axis; a++) max = in[a] > max ? in[a] : max;
+            for (int64_t a = 0; a < axis; a++) out[a] = exp_nonpositive_f32(in[a] - max);
+            for (int l = 0; l < 16; l++) part[l] = 0.0f;
+            for (int64_t a = 0; a < whole; a += 16)
+                for (int l = 0; l < 16; l++) part[l] += out[a + l];
+            for (int l = 0; l < 16; l++) sum += part[l];
+            for (int64_t a = whole; a < axis; a++) sum += out[a];
+            for (int64_t a = 0; a < axis; a++) out[a] /= sum;
+        }
+        return;
+    }
     for (int64_t o = 0; o < outer; o++) {
         for (int64_t i = 0; i < inner; i++) {
             const float *in = x + o * axis * inner + i;
@@ -1994,18 +2375,27 @@ static int never_nan(double v)
 MRVL_DEFINE_HARDMAX(mrvl_hardmax_f32, float)
 MRVL_DEFINE_HARDMAX(mrvl_hardmax_f64, double)
 
-/* Each of `rows` rows of `size` normalised, times scale (size), plus b (size) or NULL. */
+/* Each of `rows` rows of `size` normalised, times scale (size), plus b (size) or NULL; the
+ * mean, then the variance about it, summed in double. */
 static void mrvl_layer_norm_f32(int64_t rows, int64_t size, float epsilon, const float *x, const float *scale,
                          const float *b, float *y)
 {
     for (int64_t r = 0; r < rows; r++) {
         const float *in = x + r * size;
         float *out = y + r * size;
-        double sum = 0.0, sq = 0.0;
-        for (int64_t i = 0; i < size; i++) sum += in[i];
-        float mean = (float)(sum / (double)size);
-        for (int64_t i = 0; i < size; i++) sq += (double)(in[i] - mean) * (in[i] - mean);
-        float inv = (float)(1.0 / sqrt(sq / (double)size + epsilon));
+        /* The sums in double, 16 partial ones each, so that the loops vectorise. */
+        double sum[16] = {0}, sq[16] = {0}, total = 0.0, squares = 0.0;
+        int64_t whole = size - size % 16;
+        for (int64_t i = 0; i < whole; i += 16)
+            for (int l = 0; l < 16; l++) sum[l] += in[i + l];
+        for (int l = 0; l < 16; l++) total += sum[l];
+        for (int64_t i = whole; i < size; i++) total += in[i];
+        float mean = (float)(total / (double)size);
+        for (int64_t i = 0; i < whole; i += 16)
+            for (int l = 0; l < 16; l++) sq[l] += (double)(in[i + l] - mean) * (in[i + l] - mean);
+        for (int l = 0; l < 16; l++) squares += sq[l];
+        for (int64_t i = whole; i < size; i++) squares += (double)(in[i] - mean) * (in[i] - mean);
+        float inv = (float)(1.0 / sqrt(squares / (double)size + epsilon));
         for (int64_t i = 0; i < size; i++) out[i] = (in[i] - mean) * inv * scale[i] + (b ? b[i] : 0.0f);
     }
 }
@@ -2087,10 +2477,53 @@ MRVL_DEFINE_REDUCE(mrvl_reduce_f64, double, fabs, exp, sqrt, log)
 
 /* --- Data movement ---------------------------------------------------------------- */
 
-/* dst[i] = src[i] over `shape`, each side with its own strides (elements). */
+/* Floats of each side of copy_transposed_f32's square blocks. */
+#define MRVL_TRANSPOSE_BLOCK 16
+
+/* mrvl_copy_nd of floats whose source is contiguous along dim `inner`, not along the last
+ * (a transpose): the other dims by an odometer, then (inner, last) in square blocks, read
+ * along inner and written along the last, so that both sides of a block stay in a few cache
+ * lines (copied row by row, every read would touch a line of its own). Not inlined: with the
+ * shapes constant, gcc warns of loop bounds it cannot prove safe. */
+MRVL_NOINLINE static void copy_transposed_f32(int rank, const int64_t *shape, const float *src,
+                                              const int64_t *src_stride, float *dst, const int64_t *dst_stride,
+                                              int inner)
+{
+    int64_t idx[MRVL_MAX_RANK] = {0}, outer = 1, so = 0, to = 0;
+    int64_t rows = shape[inner], cols = shape[rank - 1], ss = src_stride[rank - 1];
+    int64_t ti = dst_stride[inner], ts = dst_stride[rank - 1];
+    for (int d = 0; d < rank - 1; d++) outer *= d == inner ? 1 : shape[d];
+    for (int64_t o = 0; o < outer; o++) {
+        for (int64_t i0 = 0; i0 < rows; i0 += MRVL_TRANSPOSE_BLOCK)
+            for (int64_t j0 = 0; j0 < cols; j0 += MRVL_TRANSPOSE_BLOCK) {
+                int64_t i1 = min_i64(rows, i0 + MRVL_TRANSPOSE_BLOCK), j1 = min_i64(cols, j0 + MRVL_TRANSPOSE_BLOCK);
+                for (int64_t j = j0; j < j1; j++)
+                    for (int64_t i = i0; i < i1; i++) dst[to + i * ti + j * ts] = src[so + i + j * ss];
+            }
+        for (int d = rank - 2; d >= 0; d--) {
+            if (d == inner) continue;
+            idx[d]++;
+            so += src_stride[d];
+            to += dst_stride[d];
+            if (idx[d] < shape[d]) break;
+            so -= src_stride[d] * shape[d];
+            to -= dst_stride[d] * shape[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* dst[i] = src[i] over `shape`, each side with its own strides (elements); a transpose of
+ * floats in blocks (copy_transposed_f32). */
 static void mrvl_copy_nd(int rank, const int64_t *shape, const void *src, const int64_t *src_stride, void *dst,
                   const int64_t *dst_stride, size_t elem)
 {
+    if (elem == 4 && rank >= 2 && src_stride[rank - 1] != 1 && shape[rank - 1] > 1)
+        for (int d = 0; d < rank - 1; d++)
+            if (src_stride[d] == 1 && shape[d] > 1) {
+                copy_transposed_f32(rank, shape, src, src_stride, dst, dst_stride, d);
+                return;
+            }
     const char *s = (const char *)src;
     char *t = (char *)dst;
     int64_t idx[MRVL_MAX_RANK] = {0}, total = 1, so = 0, to = 0;

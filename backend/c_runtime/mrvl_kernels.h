@@ -109,6 +109,10 @@ typedef struct {
     int64_t a_batch_stride[MRVL_MAX_RANK]; /* 0 where A broadcasts */
     int64_t b_batch_stride[MRVL_MAX_RANK];
     int64_t m, k, n;
+    int clamp;                             /* then clamped to [min, max] (a fused Relu or Clip) */
+    float min, max;
+    int activation;                        /* then this enum mrvl_epilogue_kind, with its alpha and beta */
+    float alpha, beta;
 } mrvl_matmul_params;
 
 /* A result shape and, per operand, its strides over that shape (0 where it broadcasts). */

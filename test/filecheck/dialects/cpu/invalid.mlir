@@ -101,6 +101,14 @@ func.func @gemm_inner_dims(%a: tensor<2x8xf32>, %b: tensor<3x8xf32>) -> tensor<2
 
 // -----
 
+// CHECK: Operation does not verify: 'C' must have shape [3], got [8]
+func.func @matmul_bias(%a: tensor<2x8xf32>, %b: tensor<8x3xf32>, %c: tensor<8xf32>) -> tensor<2x3xf32> {
+  %y = cpu.matmul %a, %b bias %c : (tensor<2x8xf32>, tensor<8x3xf32>) bias tensor<8xf32> -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+
+// -----
+
 // CHECK: Operation does not verify: 'A' [2, 8] and 'B' [3, 8] do not fit numpy's matmul
 func.func @matmul_shapes(%a: tensor<2x8xf32>, %b: tensor<3x8xf32>) -> tensor<2x8xf32> {
   %y = cpu.matmul %a, %b : (tensor<2x8xf32>, tensor<3x8xf32>) -> tensor<2x8xf32>

@@ -44,6 +44,17 @@ func.func @products(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor
 
 // -----
 
+// A matmul with a fused bias, clamp and activation.
+// CHECK-LABEL: func.func @matmul_epilogue(
+// CHECK-NEXT:    %y = cpu.matmul %x, %w bias %b {min = 0.000000e+00 : f32, activation = #cpu<epilogue_kind leaky_relu>, alpha = 1.000000e-01 : f32} : (tensor<2x5x8xf32>, tensor<8x4xf32>) bias tensor<4xf32> -> tensor<2x5x4xf32>
+// GENERIC:       "cpu.matmul"(%x, %w, %b) <{min = 0.000000e+00 : f32, activation = #cpu<epilogue_kind leaky_relu>, alpha = 1.000000e-01 : f32, operandSegmentSizes = array<i32: 1, 1, 1>}>
+func.func @matmul_epilogue(%x: tensor<2x5x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) -> tensor<2x5x4xf32> {
+  %y = cpu.matmul %x, %w bias %b {min = 0.0 : f32, activation = #cpu<epilogue_kind leaky_relu>, alpha = 0.1 : f32} : (tensor<2x5x8xf32>, tensor<8x4xf32>) bias tensor<4xf32> -> tensor<2x5x4xf32>
+  func.return %y : tensor<2x5x4xf32>
+}
+
+// -----
+
 // A conv with fused epilogues: a residual added, then the output clamped (a Relu: min only).
 // CHECK-LABEL: func.func @epilogues(
 // CHECK-NEXT:    %y = cpu.conv %x, %w, %b residual %x {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, min = 0.000000e+00 : f32} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>, tensor<4xf32>) residual tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
