@@ -77,7 +77,9 @@ def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False) -> int:
 def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp) -> str:
     """The conv kernel that runs `op`: `depthwise` (one input channel per group),
     `pointwise` (1x1, stride 1, no padding: a matrix product with the input as B), `direct`
-    (the implicit matrix product of mrvl_conv_f32, on packed weights) or `transpose`."""
+    (the implicit matrix product of mrvl_conv_f32, on packed weights), `flat` (the same
+    product the other way round, mrvl_flat_conv_f32, on the same packed weights, where
+    `flat_conv_pays`) or `transpose`."""
     if isinstance(op, cpu.ConvTransposeOp):
         return "transpose"
     xs, ys, ws = cpu.shape_of(op.X), cpu.shape_of(op.Y), op.weights_shape()
@@ -87,7 +89,44 @@ def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp) -> str:
     if (all(k == 1 for k in ws[2:]) and all(v == 1 for v in op.strides.get_values())
             and not any(op.pads.get_values()) and xs[2:] == ys[2:]):
         return "pointwise"
-    return "direct"
+    return "flat" if flat_conv_pays(op) else "direct"
+
+
+FLAT_COPY_COST = 30
+"""What a float of the flat conv's input copy costs, in multiply-adds (measured, AVX-512)."""
+DIRECT_COPY_COST = 10
+"""What a float of mrvl_conv_f32's padded input copy (rows copied whole) costs."""
+DIRECT_STORE_COST = 40
+"""What an output of mrvl_conv_f32's tiles costs, stored transposed and its epilogue run
+across channels, more than an output of the flat conv's."""
+
+
+def _round_up(n: int, m: int) -> int:
+    return -(-n // m) * m
+
+
+def flat_conv_pays(op: cpu.ConvOp) -> bool:
+    """Whether the flat conv (mrvl_flat_conv_f32) costs less than mrvl_conv_f32's transposed
+    tiles on `op`: the multiply-adds each computes, those it drops included (the flat grid's
+    columns past an output row, tiles and channel blocks rounded up), plus each one's input
+    copy and the transposed stores. Wide planes and little depth favour the flat conv; small
+    planes (few positions per junk column) and deep convs the transposed tiles."""
+    xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
+    group = op.group.value.data
+    cg, mg, depth = xs[1] // group, ys[1] // group, xs[1] // group * math.prod(ws[2:])
+    positions = math.prod(ys[2:])
+    q, channel_floats = flat_layout(op)
+    out = [1] * (SPATIAL - (len(ys) - 2)) + list(ys[2:])
+    count = ((out[0] - 1) * q[1] + out[1] - 1) * q[2] + out[2]
+    flat = (depth * _round_up(count, kernel_macro("FLAT_TILE")) * _round_up(mg, kernel_macro("FLAT_MR"))
+            + FLAT_COPY_COST * cg * channel_floats)
+    narrow = mg <= kernel_macro("GEMM_NR") // 2
+    rows = kernel_macro("CONV_NARROW_MR") if narrow else kernel_macro("CONV_MR")
+    width = kernel_macro("GEMM_NR") // 2 if narrow else kernel_macro("GEMM_NR")
+    padded = conv_scratch_floats(op) - cg * math.prod(ws[2:])
+    direct = (depth * _round_up(positions, rows) * _round_up(mg, width) + DIRECT_STORE_COST * positions * mg
+              + DIRECT_COPY_COST * padded)
+    return flat < direct
 
 
 def packed_channels(mg: int) -> int:
@@ -134,6 +173,25 @@ def conv_scratch_floats(op: cpu.ConvOp) -> int:
     return (cg * math.prod(extent) if padded else 0) + cg * math.prod(ws[2:])
 
 
+def flat_layout(op: cpu.ConvOp) -> tuple[list[int], int]:
+    """flat_layout of mrvl_kernels.c: the extent of each stride phase of the flat conv's
+    input per spatial dim (depth, height, width), and the floats of one input channel."""
+    xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
+    lead = [1] * (SPATIAL - (len(xs) - 2))
+    out, kernel = lead + list(ys[2:]), lead + list(ws[2:])
+    strides, dilations = lead + list(op.strides.get_values()), lead + list(op.dilations.get_values())
+    q = [-(-((o - 1) * s + (k - 1) * d + 1) // s) for o, s, k, d in zip(out, strides, kernel, dilations)]
+    return q, math.prod(strides) * math.prod(q)
+
+
+def flat_scratch_floats(op: cpu.ConvOp) -> int:
+    """flat_scratch_floats of mrvl_kernels.c: a group's input in the flat layout, a tile of
+    zeros after it (MRVL_FLAT_TILE of the widest vectors) and the tap table."""
+    xs, ws = cpu.shape_of(op.X), op.weights_shape()
+    cg = xs[1] // op.group.value.data
+    return cg * flat_layout(op)[1] + kernel_macro("FLAT_TILE") + cg * math.prod(ws[2:])
+
+
 def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
     """depthwise_scratch_floats of mrvl_kernels.c: one padded input plane split by column phase,
     each row as wide as the tiles read (MRVL_DEPTHWISE_TILE of the widest vectors), and the
@@ -151,8 +209,8 @@ def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
 def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
     """Scratch floats of `op`'s kernel: the column matrix and the GEMM's packing of a
     transposed conv, the padded input plane of a depthwise one, the packed input of a
-    pointwise one, or the padded input and tap table of a direct one (after its weights when
-    they are packed at run time)."""
+    pointwise one, or the padded (flat) input and tap table of a direct (flat) one, after its
+    weights when they are packed at run time."""
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     group = op.group.value.data
     taps, cg, mg = math.prod(ws[2:]), xs[1] // group, ys[1] // group
@@ -166,7 +224,7 @@ def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
     if path == "pointwise":
         return gemm_pack_floats(mg, math.prod(ys[2:]), cg, contiguous_a=True)
     packing = 0 if op.packed_weights is not None else packed_weights_floats(op)
-    return packing + conv_scratch_floats(op)
+    return packing + (flat_scratch_floats(op) if path == "flat" else conv_scratch_floats(op))
 
 
 # --- Other kernels --------------------------------------------------------------------

@@ -843,6 +843,251 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
     }
 }
 
+/* The flat conv: the implicit matrix product of mrvl_conv_f32 the other way round, output
+ * channels (broadcasts of packed weights) by output positions (vectors), for convs whose
+ * planes are wide next to their depth (few input channels: stems, early layers), where
+ * mrvl_conv_f32's transposed stores and per-channel epilogue cost as much as its sums.
+ *
+ * The input is copied into a flat layout: per input channel, its zero-padded planes split
+ * into stride phases (phase (a, b, c) holds the padded elements (z, y, x) with z % s0 == a,
+ * y % s1 == b, x % s2 == c), each q0 x q1 x q2 (flat_layout). Output position (oz, oy, ox)
+ * has the flat index i = (oz * q1 + oy) * q2 + ox, and tap (c, kz, ky, kx) reads the float
+ * tap[r] after it in every phase-plane: channel c's phase of (kz d0 % s0, ky d1 % s1, kx d2 %
+ * s2), at (kz d0 / s0 * q1 + ky d1 / s1) * q2 + kx d2 / s2. Consecutive output positions thus
+ * read consecutive floats, one unaligned vector load per tap and vector; the indices past an
+ * output row (ox >= out2, oy >= out1) are computed too and dropped. A tile is MRVL_FLAT_MR
+ * channels by MRVL_FLAT_TILE flat positions, summed in registers over the whole depth; its
+ * rows are stored as runs of output positions, no transpose, and its epilogue runs along
+ * them. */
+#if defined(__AVX512F__) || !(defined(__x86_64__) || defined(__i386__))
+#define MRVL_FLAT_MR 8 /* 32 vector registers (AVX-512, NEON): 24 sums, 3 input vectors */
+#else
+#define MRVL_FLAT_MR 4 /* 16 (AVX, SSE2): 12 sums, 3 input vectors and a broadcast */
+#endif
+#define MRVL_FLAT_VECTORS 3
+#define MRVL_FLAT_TILE (MRVL_FLAT_VECTORS * MRVL_GEMM_VECTOR_FLOATS)
+
+/* The flat layout of a conv's input: q, the extent of each phase per spatial dim (the
+ * extent the windows read, over the stride, rounded up); the phases; the floats of a channel. */
+static void flat_layout(const mrvl_conv_params *p, int64_t q[MRVL_SPATIAL], int64_t *phases, int64_t *channel_floats)
+{
+    *phases = 1;
+    for (int i = 0; i < MRVL_SPATIAL; i++) {
+        int64_t extent = (p->out[i] - 1) * p->stride[i] + (p->kernel[i] - 1) * p->dilation[i] + 1;
+        q[i] = (extent + p->stride[i] - 1) / p->stride[i];
+        *phases *= p->stride[i];
+    }
+    *channel_floats = *phases * volume3(q);
+}
+
+/* Floats of scratch mrvl_flat_conv_f32 needs (mrvl_dialect/host_kernels.py
+ * flat_scratch_floats): a group's input in the flat layout, a tile of zeros after it (the
+ * last tile's dropped positions read that far), and the tap table. */
+static int64_t flat_scratch_floats(const mrvl_conv_params *p)
+{
+    int64_t q[MRVL_SPATIAL], phases, channel_floats, cg = p->c / p->group;
+    flat_layout(p, q, &phases, &channel_floats);
+    return cg * channel_floats + MRVL_FLAT_TILE + cg * volume3(p->kernel);
+}
+
+/* What the parts of one image and group of mrvl_flat_conv_f32 read and write. */
+typedef struct {
+    const mrvl_conv_params *p;
+    const float *x;               /* the group's input */
+    float *flat;                  /* it in the flat layout */
+    int64_t q[MRVL_SPATIAL], channel_floats;
+    const int32_t *tap;           /* the tap table */
+    int64_t depth, mg, blocks, count; /* blocks of MRVL_FLAT_MR channels; flat positions */
+    const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
+    const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
+    float *y;                     /* the group's output */
+} flat_args;
+
+/* Input channels [c0, c1) of the group into the flat layout, zeros where the phases reach
+ * past the input (the padding). Row by padded row, each input row read once for all its
+ * column phases. */
+static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
+{
+    const flat_args *a = ctx;
+    const int64_t *in = a->p->in, *s = a->p->stride, *pad = a->p->pad, *q = a->q;
+    int64_t phase_floats = volume3(q);
+    for (int64_t c = c0; c < c1; c++) {
+        const float *plane = a->x + c * volume3(in);
+        float *flat = a->flat + c * a->channel_floats;
+        for (int64_t z = 0; z < q[0] * s[0]; z++) {
+            for (int64_t y = 0; y < q[1] * s[1]; y++) {
+                int64_t iz = z - pad[0], iy = y - pad[1];
+                int inside = iz >= 0 && iz < in[0] && iy >= 0 && iy < in[1];
+                const float *src = inside ? plane + (iz * in[1] + iy) * in[2] : plane;
+                for (int64_t px = 0; px < s[2]; px++) {
+                    float *row = flat + ((z % s[0] * s[1] + y % s[1]) * s[2] + px) * phase_floats +
+                                 (z / s[0] * q[1] + y / s[1]) * q[2];
+                    /* Column j of this phase reads input column j * s2 + px - pad2: those in [j0, j1). */
+                    int64_t j0 = 0, j1 = 0;
+                    if (inside) valid_range(q[2], in[2], s[2], px - pad[2], &j0, &j1);
+                    for (int64_t j = 0; j < j0; j++) row[j] = 0.0f;
+                    int64_t x0 = px - pad[2];
+                    if (s[2] == 1) for (int64_t j = j0; j < j1; j++) row[j] = src[j + x0];
+                    else if (s[2] == 2) for (int64_t j = j0; j < j1; j++) row[j] = src[2 * j + x0]; /* vectorises */
+                    else for (int64_t j = j0; j < j1; j++) row[j] = src[j * s[2] + x0];
+                    for (int64_t j = j1 > j0 ? j1 : 0; j < q[2]; j++) row[j] = 0.0f;
+                }
+            }
+        }
+    }
+}
+
+/* acc[i][j] = bias[i] + the sum over r < depth of x[tap[r] + j] * w[r * MRVL_CONV_PANEL + i]
+ * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers: each input vector feeds
+ * MRVL_FLAT_MR multiply-adds and each broadcast weight MRVL_FLAT_VECTORS, summed in order. */
+static void flat_micro(int64_t depth, const float *x, const int32_t *tap, const float *w, const float *bias,
+                       float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE])
+{
+#if defined(__GNUC__)
+    typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+    vec sum[MRVL_FLAT_MR][MRVL_FLAT_VECTORS];
+    for (int i = 0; i < MRVL_FLAT_MR; i++)
+        for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] = (vec){0} + bias[i];
+    for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL) {
+        const float *xr = x + tap[r];
+        vec in[MRVL_FLAT_VECTORS];
+        for (int v = 0; v < MRVL_FLAT_VECTORS; v++) in[v] = *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
+        for (int i = 0; i < MRVL_FLAT_MR; i++) {
+            float wt = w[i];
+            for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] += in[v] * wt;
+        }
+    }
+    for (int i = 0; i < MRVL_FLAT_MR; i++)
+        for (int v = 0; v < MRVL_FLAT_VECTORS; v++) memcpy(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS, &sum[i][v], sizeof sum[i][v]);
+#else
+    for (int i = 0; i < MRVL_FLAT_MR; i++)
+        for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = bias[i];
+    for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL)
+        for (int i = 0; i < MRVL_FLAT_MR; i++)
+            for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] += x[tap[r] + j] * w[i];
+#endif
+}
+
+/* y[j] = a[j] for j < len <= MRVL_FLAT_TILE: whole vectors, then halves down to one float,
+ * each a copy of constant size in a loop of constant count (moves; a copy loop would become a
+ * call to memcpy, which costs more than these runs). */
+static MRVL_ALWAYS_INLINE void copy_run(float *y, const float *a, int64_t len)
+{
+    int64_t j = 0;
+    for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
+        if (j + MRVL_GEMM_VECTOR_FLOATS <= len) {
+            memcpy(y + j, a + j, MRVL_GEMM_VECTOR_FLOATS * sizeof(float));
+            j += MRVL_GEMM_VECTOR_FLOATS;
+        }
+    if (MRVL_GEMM_VECTOR_FLOATS >= 16 && len - j >= 8) memcpy(y + j, a + j, 8 * sizeof(float)), j += 8;
+    if (MRVL_GEMM_VECTOR_FLOATS >= 8 && len - j >= 4) memcpy(y + j, a + j, 4 * sizeof(float)), j += 4;
+    if (len - j >= 2) memcpy(y + j, a + j, 2 * sizeof(float)), j += 2;
+    if (len - j >= 1) y[j] = a[j];
+}
+
+/* Items [begin, end) of a group of mrvl_flat_conv_f32: item t * blocks + jb is flat tile t
+ * (positions [t, t + 1) * MRVL_FLAT_TILE) of channel block jb. */
+static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
+{
+    const flat_args *a = ctx;
+    const mrvl_conv_params *p = a->p;
+    const int64_t *out = p->out, *q = a->q;
+    int64_t positions = volume3(out), tile = -1;
+    /* The tile's runs of output positions: run k is acc[.][at[k]...] to output position
+     * first[k] on, len[k] long (a run ends with its output row or the tile). */
+    int64_t at[MRVL_FLAT_TILE], first[MRVL_FLAT_TILE], len[MRVL_FLAT_TILE];
+    int runs = 0;
+    for (int64_t item = begin; item < end; item++) {
+        int64_t t = item / a->blocks, j0 = item % a->blocks * MRVL_FLAT_MR;
+        int64_t i0 = t * MRVL_FLAT_TILE, i1 = min_i64(i0 + MRVL_FLAT_TILE, a->count);
+        if (t != tile) {
+            tile = t;
+            runs = 0;
+            for (int64_t i = i0; i < i1;) {
+                int64_t ox = i % q[2], oy = i / q[2] % q[1], oz = i / q[2] / q[1];
+                if (ox < out[2] && oy < out[1]) {
+                    at[runs] = i - i0;
+                    first[runs] = (oz * out[1] + oy) * out[2] + ox;
+                    len[runs] = min_i64(out[2] - ox, i1 - i);
+                    i += len[runs++];
+                } else {
+                    i += q[2] - ox; /* the rest of the flat row, or a dropped row */
+                }
+            }
+        }
+        int channels = (int)min_i64(MRVL_FLAT_MR, a->mg - j0);
+        float bias[MRVL_FLAT_MR] = {0}, acc[MRVL_FLAT_MR][MRVL_FLAT_TILE];
+        if (a->b)
+            for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = i < channels ? a->b[j0 + i] : 0.0f;
+        flat_micro(a->depth, a->flat + i0, a->tap,
+                   a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL, bias, acc);
+        /* The epilogue in ONNX's order: residual, clamp, activation, scale and shift. */
+        if (a->r)
+            for (int i = 0; i < channels; i++)
+                for (int k = 0; k < runs; k++)
+                    for (int64_t j = 0; j < len[k]; j++)
+                        acc[i][at[k] + j] += a->r[(j0 + i) * positions + first[k] + j];
+        if (p->clamp) {
+            float low = p->min, high = p->max;
+            for (int i = 0; i < channels; i++)
+                for (int j = 0; j < MRVL_FLAT_TILE; j++)
+                    acc[i][j] = acc[i][j] < low ? low : acc[i][j] > high ? high : acc[i][j];
+        }
+        conv_activate(p, channels * MRVL_FLAT_TILE, acc[0]);
+        for (int i = 0; i < channels; i++) {
+            if (a->scale || a->shift)
+                conv_affine(a->scale ? a->scale + j0 + i : NULL, a->shift ? a->shift + j0 + i : NULL, MRVL_FLAT_TILE,
+                            acc[i]);
+            float *yo = a->y + (j0 + i) * positions;
+            for (int k = 0; k < runs; k++) copy_run(yo + first[k], acc[i] + at[k], len[k]);
+        }
+    }
+}
+
+/* y (n, m, out) = conv(x (n, c, in), w) + b (m) + r (n, m, out), then the conv's epilogue
+ * (as mrvl_conv_f32), by flat tiles (above); b and r may be NULL; w packed by
+ * mrvl_conv_pack_weights_f32; `scratch`: flat_scratch_floats(p) floats. Per image and group,
+ * the input channels are copied over the threads, then the tiles computed over them. */
+static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const float *packed, const float *b,
+                               const float *r, float *y, float *scratch)
+{
+    const int64_t *k = p->kernel, *s = p->stride, *d = p->dilation, *out = p->out;
+    int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(out), plane = volume3(p->in);
+    int64_t depth = cg * volume3(k), q[MRVL_SPATIAL], phases, channel_floats;
+    flat_layout(p, q, &phases, &channel_floats);
+    int64_t phase_floats = volume3(q);
+    int32_t *tap = (int32_t *)(void *)(scratch + cg * channel_floats + MRVL_FLAT_TILE);
+    memset(scratch + cg * channel_floats, 0, MRVL_FLAT_TILE * sizeof(float));
+    int64_t row = 0;
+    for (int64_t c = 0; c < cg; c++)
+        for (int64_t kz = 0; kz < k[0]; kz++)
+            for (int64_t ky = 0; ky < k[1]; ky++)
+                for (int64_t kx = 0; kx < k[2]; kx++) {
+                    int64_t phase = ((kz * d[0] % s[0]) * s[1] + ky * d[1] % s[1]) * s[2] + kx * d[2] % s[2];
+                    tap[row++] = (int32_t)(c * channel_floats + phase * phase_floats +
+                                           (kz * d[0] / s[0] * q[1] + ky * d[1] / s[1]) * q[2] + kx * d[2] / s[2]);
+                }
+    int64_t count = ((out[0] - 1) * q[1] + out[1] - 1) * q[2] + out[2];
+    int64_t blocks = (mg + MRVL_FLAT_MR - 1) / MRVL_FLAT_MR, items = (count + MRVL_FLAT_TILE - 1) / MRVL_FLAT_TILE * blocks;
+    int serial = positions * mg * depth < MRVL_PARALLEL_MACS;
+    for (int64_t n = 0; n < p->n; n++) {
+        for (int64_t g = 0; g < p->group; g++) {
+            float *yg = y + (n * p->m + g * mg) * positions;
+            flat_args args = {p, x + (n * p->c + g * cg) * plane, scratch, {q[0], q[1], q[2]}, channel_floats, tap,
+                              depth, mg, blocks, count, packed + g * conv_packed_group_floats(mg, depth),
+                              b ? b + g * mg : NULL, r ? r + (yg - y) : NULL, p->scale ? p->scale + g * mg : NULL,
+                              p->shift ? p->shift + g * mg : NULL, yg};
+            if (serial) {
+                flat_copy(&args, 0, cg);
+                flat_tiles(&args, 0, items);
+            } else {
+                mrvl_parallel(cg, flat_copy, &args);
+                mrvl_parallel(items, flat_tiles, &args);
+            }
+        }
+    }
+}
+
 /* A 1x1 convolution with stride 1 and no padding is the matrix product w (mg, c/group) x
  * x (c/group, positions) per image and group: its input is the product's B, packed in
  * `scratch` (MRVL_GEMM_PACK_FLOATS(mg, positions, c/group) floats, less A's part: the
