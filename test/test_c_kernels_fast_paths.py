@@ -111,6 +111,13 @@ def _affine(conv: dict, channels: int, scale_shape: list[int], shift: bool = Tru
 CASES["direct_relu_affine"] = _affine(CONVS["direct"], 37, [37, 1, 1])
 CASES["direct_grouped_narrow_relu_affine"] = _affine(dict(shape=[1, 64, 4, 4], w=[6, 32, 3, 3], pads=[1, 1, 1, 1],
                                                           group=2), 6, [1, 6, 1, 1])
+# Deep convs on small planes: the weights read once (channel-major), short tiles in parts.
+CASES["direct_deep_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], shape=[2, 64, 2, 11], w=[40, 64, 3, 3],
+                                             pads=[1, 1, 1, 1])
+CASES["direct_deep_narrow_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[1, 64, 2, 11], w=[12, 64, 3, 3],
+                                                 residual=True, pads=[1, 1, 1, 1])
+CASES["direct_short_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[2, 96, 4, 4], w=[40, 96, 3, 3],
+                                              pads=[1, 1, 1, 1])  # 4 x 4: two tiles of 8 positions on AVX-512
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
 CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 20, [20, 1, 1], shift=False)
@@ -143,8 +150,8 @@ def _stem(x: list[int], w: list[int], weights_input: bool = False, **attrs) -> o
 
 
 # The flat conv's geometry: stride phases, dilation, groups, 1-d and 3-d, weights packed at run time.
-CASES["stem_stride2"] = _stem([1, 4, 17, 29], [10, 4, 3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
-CASES["stem_stride3_dilated"] = _stem([1, 3, 19, 41], [8, 3, 3, 5], strides=[3, 2], dilations=[2, 3],
+CASES["stem_stride2"] = _stem([1, 3, 17, 61], [16, 3, 3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+CASES["stem_stride3_dilated"] = _stem([1, 2, 19, 71], [16, 2, 3, 5], strides=[3, 2], dilations=[2, 3],
                                       pads=[2, 1, 0, 3])
 CASES["stem_grouped"] = _stem([2, 8, 12, 40], [12, 4, 3, 3], group=2, pads=[1, 1, 1, 1])
 CASES["stem_1d"] = _stem([1, 4, 200], [6, 4, 5], pads=[2, 2])

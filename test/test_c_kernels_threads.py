@@ -1,5 +1,6 @@
 """The host kernels split over threads (`host_threads`, mrvl-compile --host-threads): every
-parallel kernel (the direct conv, wide and narrow tiles; the flat conv, its input copy and
+parallel kernel (the direct conv, wide, short and narrow tiles, deep with its channel blocks
+split and short last tiles; the flat conv, its input copy and
 tiles, strided; the pointwise conv and GEMM through
 the row-split product; a fully connected layer's dot products; the separable pool), on work
 large enough to be split, gives the same
@@ -38,6 +39,8 @@ def _conv(x: list[int], w: list[int], act: str | None = None, **attrs) -> onnx.M
 MODELS = {
     "direct_wide": _conv([2, 24, 6, 7], [40, 24, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "direct_narrow": _conv([1, 32, 7, 9], [12, 32, 3, 3], "Sigmoid", pads=[1, 1, 1, 1]),
+    "direct_deep": _conv([1, 128, 5, 7], [64, 128, 3, 3], "Relu", pads=[1, 1, 1, 1]),
+    "direct_short": _conv([2, 128, 4, 4], [64, 128, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "flat": _conv([2, 3, 40, 50], [19, 3, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "flat_strided": _conv([1, 8, 41, 50], [20, 8, 3, 3], "Sigmoid", strides=[2, 2], pads=[1, 1, 1, 1]),
     "pointwise": _conv([1, 32, 20, 21], [45, 32, 1, 1]),
@@ -87,9 +90,11 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     limit = int(source.split("#define MRVL_PARALLEL_MACS ")[1].split()[0])
     assert 20 * 21 * 45 * 32 > limit and 67 * 256 * 131 > limit and 2 * 33 * 40 * 41 * 9 > limit
     assert 3 * 301 * 512 > limit and 42 * 40 * 24 * 9 > limit and 63 * 12 * 32 * 9 > limit
-    assert 40 * 50 * 19 * 27 > limit and 21 * 25 * 20 * 72 > limit
-    kernels = {"direct_wide": "mrvl_conv_f32", "direct_narrow": "mrvl_conv_f32", "flat": "mrvl_flat_conv_f32",
-               "flat_strided": "mrvl_flat_conv_f32"}
+    assert 40 * 50 * 19 * 27 > limit and 21 * 25 * 20 * 72 > limit and 35 * 64 * 128 * 9 > limit
+    assert 16 * 64 * 128 * 9 > limit
+    kernels = {"direct_wide": "mrvl_conv_f32", "direct_narrow": "mrvl_conv_f32", "direct_deep": "mrvl_conv_f32",
+               "direct_short": "mrvl_conv_f32",
+               "flat": "mrvl_flat_conv_f32", "flat_strided": "mrvl_flat_conv_f32"}
     for name, kernel in kernels.items():
         assert f"{kernel}(&p" in (emit(MODELS[name], c_workdir, name, 2) / f"{name}_t2.c").read_text()
 

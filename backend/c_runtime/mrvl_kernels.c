@@ -453,12 +453,18 @@ static int64_t volume3(const int64_t *d) { return d[0] * d[1] * d[2]; }
  * reads a zero-padded copy of its input instead (the only copy). The tile is MRVL_CONV_MR
  * positions by MRVL_GEMM_NR channels, summed in registers over the whole depth and stored
  * once, transposed into NCHW, with the bias added. */
-/* Output positions per conv tile: with AVX-512's 32 registers, 8 (16 sums of 2 x 8 vectors)
- * measured faster than the GEMM's 6 on the zoo's convs. */
+/* Output positions per conv tile, and per narrow tile (below): with AVX-512's 32 registers,
+ * 12 (24 sums of 2 x 12 vectors) measured 5-10% faster than 8 on ResNet's convs, more
+ * weights read from the caches per multiply-add; the narrow tile keeps 16 rows (24 spill the
+ * row pointers). */
 #if defined(__AVX512F__)
-#define MRVL_CONV_MR 8
+#define MRVL_CONV_MR 12
+#define MRVL_CONV_SHORT_MR 8 /* for planes that 8s fill better than 12s (conv_short_tiles_pay) */
+#define MRVL_CONV_NARROW_MR 16
 #else
 #define MRVL_CONV_MR MRVL_GEMM_MR
+#define MRVL_CONV_SHORT_MR MRVL_GEMM_MR
+#define MRVL_CONV_NARROW_MR (2 * MRVL_GEMM_MR)
 #endif
 /* Output channels per panel of packed weights: a multiple of every target's vector width. */
 #define MRVL_CONV_PANEL 16
@@ -490,10 +496,9 @@ static void mrvl_conv_pack_weights_f32(const mrvl_conv_params *p, const float *w
     }
 }
 
-/* Rows of the narrow conv tile, for convs of at most MRVL_GEMM_NR / 2 output channels per
- * group (a 16-channel stem on AVX-512 would fill half the wide tile): twice the positions,
- * half the channel vectors, the same number of sums in registers. */
-#define MRVL_CONV_NARROW_MR (2 * MRVL_CONV_MR)
+/* The narrow conv tile (MRVL_CONV_NARROW_MR rows, above) is for convs of at most
+ * MRVL_GEMM_NR / 2 output channels per group (a 16-channel stem on AVX-512 would fill half the
+ * wide tile): more positions, half the channel vectors. */
 
 #if defined(__GNUC__)
 #define MRVL_ALWAYS_INLINE __attribute__((always_inline)) inline
@@ -740,46 +745,71 @@ typedef struct {
     int64_t dims[MRVL_SPATIAL];   /* its extent */
     const int32_t *tap;           /* the tap table */
     int64_t depth, mg, positions;
+    int channel_major;            /* the items channel block after channel block (conv_tiles) */
     const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
     const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
     float *y;                     /* the group's output */
 } conv_tiles_args;
 
-/* Position tiles [t0, t1) of mr positions (the last may be short: its rows past the end
- * repeat the last position, their sums dropped), each over every vecs-vector channel block. */
-static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_args *a, int64_t t0, int64_t t1)
+/* The mr x (vecs vectors) tile of rows `row` (positions o0...) and channels j0..., summed and
+ * stored; rows of it are output positions. */
+static MRVL_ALWAYS_INLINE void conv_tile(int mr, int vecs, const conv_tiles_args *a, const float *const *row,
+                                         const float *const *bv, int64_t o0, int64_t j0, int64_t rows)
+{
+    int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
+    int64_t positions = a->positions;
+    float acc[MRVL_CONV_NARROW_MR * MRVL_GEMM_NR];
+    conv_micro(mr, vecs, a->depth, row, a->tap, bv, acc);
+    conv_store_tile(a->p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
+                    a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL, a->y + j0 * positions + o0,
+                    positions, rows, min_i64(width, a->mg - j0));
+}
+
+/* Items [begin, end) of a group: tiles of mr positions (the last may be short) by blocks of
+ * vecs vectors of channels, position tile after position tile, or with channel_major block
+ * after block. */
+static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_args *a, int64_t begin, int64_t end)
 {
     const mrvl_conv_params *p = a->p;
     const int64_t *out = p->out, *s = p->stride, *dims = a->dims;
-    int64_t positions = a->positions, mg = a->mg, depth = a->depth;
+    int64_t positions = a->positions, mg = a->mg, depth = a->depth, tile = -1, rows = 0;
     int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
-    int64_t o = t0 * mr; /* the output position of the next row, counted, not divided, per row */
-    int64_t at[MRVL_SPATIAL] = {o / (out[1] * out[2]), o / out[2] % out[1], o % out[2]};
-    for (int64_t o0 = o; o0 < positions && o0 < t1 * mr; o0 += mr) {
-        const float *row[MRVL_CONV_NARROW_MR], *corner = a->base;
-        int64_t rows = min_i64(mr, positions - o0);
-        for (int i = 0; i < mr; i++) {
-            if (i < rows) {
-                corner = a->base + (at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2];
-                if (++at[2] == out[2]) {
-                    at[2] = 0;
-                    if (++at[1] == out[1]) at[1] = 0, at[0]++;
+    int64_t tiles = (positions + mr - 1) / mr, blocks = (mg + width - 1) / width;
+    const float *row[MRVL_CONV_NARROW_MR] = {0}; /* set by the first item (tile -1 differs from any) */
+    for (int64_t item = begin; item < end; item++) {
+        int64_t t = a->channel_major ? item % tiles : item / blocks;
+        int64_t j0 = (a->channel_major ? item / tiles : item % blocks) * width, o0 = t * mr;
+        if (t != tile) {
+            /* The window corner of each row, its output position counted, not divided, per row. */
+            int64_t at[MRVL_SPATIAL] = {o0 / (out[1] * out[2]), o0 / out[2] % out[1], o0 % out[2]};
+            const float *corner = a->base;
+            tile = t;
+            rows = min_i64(mr, positions - o0);
+            for (int i = 0; i < mr; i++) {
+                if (i < rows) {
+                    corner = a->base + (at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2];
+                    if (++at[2] == out[2]) {
+                        at[2] = 0;
+                        if (++at[1] == out[1]) at[1] = 0, at[0]++;
+                    }
                 }
+                row[i] = corner;
             }
-            row[i] = corner;
         }
-        for (int64_t j0 = 0; j0 < mg; j0 += width) {
-            const float *bv[MRVL_GEMM_VECTORS];
-            for (int v = 0; v < vecs; v++) {
-                int64_t ch = j0 + v * MRVL_GEMM_VECTOR_FLOATS;
-                bv[v] = a->w + ch / MRVL_CONV_PANEL * depth * MRVL_CONV_PANEL + ch % MRVL_CONV_PANEL;
-            }
-            float acc[MRVL_CONV_NARROW_MR * MRVL_GEMM_NR];
-            conv_micro(mr, vecs, depth, row, a->tap, bv, acc);
-            conv_store_tile(p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
-                            a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL,
-                            a->y + j0 * positions + o0, positions, rows, min_i64(width, mg - j0));
+        const float *bv[MRVL_GEMM_VECTORS];
+        for (int v = 0; v < vecs; v++) {
+            int64_t ch = j0 + v * MRVL_GEMM_VECTOR_FLOATS;
+            bv[v] = a->w + ch / MRVL_CONV_PANEL * depth * MRVL_CONV_PANEL + ch % MRVL_CONV_PANEL;
         }
+        /* A short tile is computed by the shortest of a quarter, half and three quarters of
+         * the tile that holds it (its rows past the end repeat the last position, their sums
+         * dropped), not by a whole one (a 7 x 7 plane is 4 tiles of 12 positions and 1). Single
+         * rows read each weight vector for two multiply-adds: that costs more than the few
+         * rows dropped. */
+        if (rows <= mr / 4) conv_tile(mr / 4, vecs, a, row, bv, o0, j0, rows);
+        else if (rows <= mr / 2) conv_tile(mr / 2, vecs, a, row, bv, o0, j0, rows);
+        else if (rows <= 3 * mr / 4) conv_tile(3 * mr / 4, vecs, a, row, bv, o0, j0, rows);
+        else conv_tile(mr, vecs, a, row, bv, o0, j0, rows);
     }
 }
 
@@ -792,6 +822,28 @@ static void conv_tiles_wide(const void *a, int64_t t0, int64_t t1)
 static void conv_tiles_narrow(const void *a, int64_t t0, int64_t t1)
 {
     conv_tiles(MRVL_CONV_NARROW_MR, MRVL_GEMM_VECTORS / 2, a, t0, t1);
+}
+
+static void conv_tiles_short(const void *a, int64_t t0, int64_t t1)
+{
+    conv_tiles(MRVL_CONV_SHORT_MR, MRVL_GEMM_VECTORS, a, t0, t1);
+}
+
+/* The rows a plane of `positions` takes in tiles of mr (the last short one rounded up as
+ * conv_tiles does). */
+static int64_t conv_tile_rows(int64_t positions, int64_t mr)
+{
+    int64_t rest = positions % mr;
+    int64_t part = rest <= mr / 4 ? mr / 4 : rest <= mr / 2 ? mr / 2 : rest <= 3 * mr / 4 ? 3 * mr / 4 : mr;
+    return positions - rest + (rest ? part : 0);
+}
+
+/* Whether MRVL_CONV_SHORT_MR-row tiles beat MRVL_CONV_MR-row ones on a plane of `positions`:
+ * fewer rows computed, each 8% dearer (measured: 4 x 4 planes, 2 x 8 rows, not 12 and 6). */
+static int conv_short_tiles_pay(int64_t positions)
+{
+    return MRVL_CONV_SHORT_MR < MRVL_CONV_MR &&
+           conv_tile_rows(positions, MRVL_CONV_SHORT_MR) * 108 < conv_tile_rows(positions, MRVL_CONV_MR) * 100;
 }
 
 /* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) and the
@@ -815,6 +867,16 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
     int narrow = mg <= MRVL_GEMM_NR / 2;
     int padded = conv_read_extent(p, dims);
     int64_t pplane = volume3(dims);
+    int short_tiles = !narrow && conv_short_tiles_pay(positions);
+    int64_t mr = narrow ? MRVL_CONV_NARROW_MR : short_tiles ? MRVL_CONV_SHORT_MR : MRVL_CONV_MR;
+    int64_t width = narrow ? MRVL_GEMM_NR / 2 : MRVL_GEMM_NR;
+    int64_t items = (positions + mr - 1) / mr * ((mg + width - 1) / width);
+    mrvl_task fn = narrow ? conv_tiles_narrow : short_tiles ? conv_tiles_short : conv_tiles_wide;
+    /* Position-major, every position tile reads all of the group's weights; channel-major,
+     * every channel block reads all of its input: the smaller is read again (from the
+     * caches, when it fits), the larger once. Deep convs on small planes (weights larger
+     * than the caches) go channel-major. */
+    int channel_major = conv_packed_group_floats(mg, depth) > cg * pplane;
     float *xpad = scratch;
     int32_t *tap = (int32_t *)(void *)(scratch + (padded ? cg * pplane : 0));
     int64_t row = 0;
@@ -832,13 +894,11 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
                 conv_pad_input(p, cg, base, dims, xpad);
                 base = xpad;
             }
-            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, depth, mg, positions, wg,
-                                    b ? b + g * mg : NULL, r ? r + (yg - y) : NULL,
+            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, depth, mg, positions, channel_major,
+                                    wg, b ? b + g * mg : NULL, r ? r + (yg - y) : NULL,
                                     p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg};
-            int64_t mr = narrow ? MRVL_CONV_NARROW_MR : MRVL_CONV_MR, tiles = (positions + mr - 1) / mr;
-            mrvl_task fn = narrow ? conv_tiles_narrow : conv_tiles_wide;
-            if (positions * mg * depth < MRVL_PARALLEL_MACS) fn(&args, 0, tiles);
-            else mrvl_parallel(tiles, fn, &args); /* the tiles over the threads */
+            if (positions * mg * depth < MRVL_PARALLEL_MACS) fn(&args, 0, items);
+            else mrvl_parallel(items, fn, &args); /* the items over the threads */
         }
     }
 }
@@ -951,14 +1011,16 @@ static void flat_micro(int64_t depth, const float *x, const int32_t *tap, const 
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL) {
         const float *xr = x + tap[r];
         vec in[MRVL_FLAT_VECTORS];
-        for (int v = 0; v < MRVL_FLAT_VECTORS; v++) in[v] = *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
+        for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
+            in[v] = *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
         for (int i = 0; i < MRVL_FLAT_MR; i++) {
             float wt = w[i];
             for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] += in[v] * wt;
         }
     }
     for (int i = 0; i < MRVL_FLAT_MR; i++)
-        for (int v = 0; v < MRVL_FLAT_VECTORS; v++) memcpy(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS, &sum[i][v], sizeof sum[i][v]);
+        for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
+            memcpy(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS, &sum[i][v], sizeof sum[i][v]);
 #else
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = bias[i];
@@ -1068,7 +1130,8 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
                                            (kz * d[0] / s[0] * q[1] + ky * d[1] / s[1]) * q[2] + kx * d[2] / s[2]);
                 }
     int64_t count = ((out[0] - 1) * q[1] + out[1] - 1) * q[2] + out[2];
-    int64_t blocks = (mg + MRVL_FLAT_MR - 1) / MRVL_FLAT_MR, items = (count + MRVL_FLAT_TILE - 1) / MRVL_FLAT_TILE * blocks;
+    int64_t blocks = (mg + MRVL_FLAT_MR - 1) / MRVL_FLAT_MR;
+    int64_t items = (count + MRVL_FLAT_TILE - 1) / MRVL_FLAT_TILE * blocks;
     int serial = positions * mg * depth < MRVL_PARALLEL_MACS;
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {

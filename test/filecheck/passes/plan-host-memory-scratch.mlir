@@ -4,12 +4,11 @@
 // RUN: mrvl-opt %s --split-input-file -p plan-host-memory | filecheck %s
 
 // COM: the conv's result (216 bytes) takes 256, its scratch follows; %z takes the scratch's
-// COM: place. A flat conv whose weights are a run-time tensor: its scratch holds the weights
-// COM: packed (3 output channels rounded up to 32, 2 x 3 x 3 rows: 576 floats), the input in
-// COM: the flat layout (2 channels x 2 row phases x 4 x 8), a tile of 48 zeros after it and
-// COM: the tap table (2 x 9): 770 floats.
+// COM: place. A direct conv whose weights are a run-time tensor: its scratch holds the weights
+// COM: packed (3 output channels rounded up to 32, 2 x 3 x 3 rows: 576 floats), the padded
+// COM: input (2 channels x 7 x 8) and the tap table (2 x 9): 706 floats.
 // CHECK-LABEL: func.func @conv(
-// CHECK-NEXT:    %y = cpu.conv %x, %w {{{.*}}, offsets = array<i64: 0>, scratch = #cpu.scratch<3080 bytes at 256>}
+// CHECK-NEXT:    %y = cpu.conv %x, %w {{{.*}}, offsets = array<i64: 0>, scratch = #cpu.scratch<2824 bytes at 256>}
 // CHECK-NEXT:    %z = cpu.unary relu %y {offsets = array<i64: 256>}
 func.func @conv(%x: tensor<1x2x6x6xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x3x6xf32> {
   %y = cpu.conv %x, %w {strides = array<i64: 2, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64} : (tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x3x6xf32>
