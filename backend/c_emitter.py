@@ -321,13 +321,14 @@ class CEmitter:
         if path in ("depthwise", "pointwise"):
             return [*params,
                     f"mrvl_{path}_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
+        kernel = "mrvl_flat_conv_f32" if path == "flat" else "mrvl_conv_f32"
         if op.packed_weights is not None:
-            return [*params, f"mrvl_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
+            return [*params, f"{kernel}(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
         packed = packed_weights_floats(op)
         return [*params,
                 "/* The weights are a run-time tensor: packed into the scratch area first. */",
                 f"mrvl_conv_pack_weights_f32(&p, {x[1]}, scratch);",
-                f"mrvl_conv_f32(&p, {x[0]}, scratch, {bias}, {residual}, {y[0]}, scratch + {packed});"]
+                f"{kernel}(&p, {x[0]}, scratch, {bias}, {residual}, {y[0]}, scratch + {packed});"]
 
     @emit.register
     def _(self, op: cpu.ConvTransposeOp, x: list[str], y: list[str]) -> list[str]:

@@ -65,7 +65,7 @@ def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False) -> int:
     """MRVL_GEMM_PACK_FLOATS(m, n, k): the packing scratch of an (m, n, k) product, blocks of
     B then of A, each with room for a register tile of any target; A with contiguous rows is
     not packed."""
-    tile_rows = max(kernel_macro("GEMM_MR"), kernel_macro("CONV_MR"))
+    tile_rows = 8  # the tallest tile MRVL_GEMM_PACK_FLOATS has room for (its + 7), >= every GEMM_MR
     b_part = min(n, kernel_macro("GEMM_NC")) + kernel_macro("GEMM_NR") - 1
     a_part = 0 if contiguous_a else min(m, kernel_macro("GEMM_MC")) + tile_rows - 1
     return min(k, kernel_macro("GEMM_KC")) * (b_part + a_part)
@@ -77,17 +77,71 @@ def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False) -> int:
 def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp) -> str:
     """The conv kernel that runs `op`: `depthwise` (one input channel per group),
     `pointwise` (1x1, stride 1, no padding: a matrix product with the input as B), `direct`
-    (the implicit matrix product of mrvl_conv_f32, on packed weights) or `transpose`."""
+    (the implicit matrix product of mrvl_conv_f32, on packed weights), `flat` (the same
+    product the other way round, mrvl_flat_conv_f32, on the same packed weights) or
+    `transpose`. Of pointwise (where it applies), direct and flat, the one `conv_costs`
+    finds cheapest."""
     if isinstance(op, cpu.ConvTransposeOp):
         return "transpose"
-    xs, ys, ws = cpu.shape_of(op.X), cpu.shape_of(op.Y), op.weights_shape()
+    xs = cpu.shape_of(op.X)
     group = op.group.value.data
     if group > 1 and xs[1] == group:
         return "depthwise"
+    costs = conv_costs(op)
+    return min(costs, key=costs.__getitem__)
+
+
+# What each kernel's overheads cost, in multiply-adds: fitted (least squares) to 30 single
+# convs (stems, ResNet's and MobileNet's 3x3 and 1x1 convs, SqueezeNet's at batch 4) timed
+# with each kernel on AVX-512; their multiply-adds came out at the same rate.
+FLAT_COPY_COST = 26
+"""A float of the flat conv's input copy (strided into its phases)."""
+FLAT_STORE_COST = 16
+"""An output of the flat conv (its epilogue and the runs stored)."""
+DIRECT_COPY_COST = 10
+"""A float of mrvl_conv_f32's padded input copy (rows copied whole)."""
+DIRECT_STORE_COST = 44
+"""An output of mrvl_conv_f32 (stored transposed, its epilogue run across channels)."""
+POINTWISE_PACK_COST = 9
+"""An input float of the pointwise conv's product, packed into panels."""
+POINTWISE_STORE_COST = 16
+"""An output of the pointwise conv (its bias filled in first, its epilogue a pass of its own)."""
+
+
+def _round_up(n: int, m: int) -> int:
+    return -(-n // m) * m
+
+
+def conv_costs(op: cpu.ConvOp) -> dict[str, int]:
+    """What each kernel that can run `op` costs, in multiply-adds: those it computes,
+    dropped ones included (tiles and channel blocks rounded up; the flat grid's columns past
+    an output row), plus its copies and stores (the *_COST constants).
+    The flat conv favours wide planes and little depth (stems); the direct one small planes
+    and deep convs (no dropped columns, its weights read once per block of positions); the
+    pointwise one (1x1, stride 1, no padding) many output channels per input channel."""
+    xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
+    group = op.group.value.data
+    cg, mg, depth = xs[1] // group, ys[1] // group, xs[1] // group * math.prod(ws[2:])
+    positions = math.prod(ys[2:])
+    q, channel_floats = flat_layout(op)
+    out = [1] * (SPATIAL - (len(ys) - 2)) + list(ys[2:])
+    count = ((out[0] - 1) * q[1] + out[1] - 1) * q[2] + out[2]
+    narrow = mg <= kernel_macro("GEMM_NR") // 2
+    width = kernel_macro("GEMM_NR") // 2 if narrow else kernel_macro("GEMM_NR")
+    padded = conv_scratch_floats(op) - cg * math.prod(ws[2:])
+    costs = {
+        "flat": (depth * _round_up(count, kernel_macro("FLAT_TILE")) * _round_up(mg, kernel_macro("FLAT_MR"))
+                 + FLAT_STORE_COST * positions * mg + FLAT_COPY_COST * cg * channel_floats),
+        # A short tile of positions is computed in shorter parts: none dropped.
+        "direct": (depth * positions * _round_up(mg, width) + DIRECT_STORE_COST * positions * mg
+                   + DIRECT_COPY_COST * padded),
+    }
     if (all(k == 1 for k in ws[2:]) and all(v == 1 for v in op.strides.get_values())
             and not any(op.pads.get_values()) and xs[2:] == ys[2:]):
-        return "pointwise"
-    return "direct"
+        costs["pointwise"] = (cg * _round_up(mg, kernel_macro("GEMM_MR"))
+                              * _round_up(positions, kernel_macro("GEMM_NR"))
+                              + POINTWISE_PACK_COST * cg * positions + POINTWISE_STORE_COST * mg * positions)
+    return costs
 
 
 def packed_channels(mg: int) -> int:
@@ -134,6 +188,25 @@ def conv_scratch_floats(op: cpu.ConvOp) -> int:
     return (cg * math.prod(extent) if padded else 0) + cg * math.prod(ws[2:])
 
 
+def flat_layout(op: cpu.ConvOp) -> tuple[list[int], int]:
+    """flat_layout of mrvl_kernels.c: the extent of each stride phase of the flat conv's
+    input per spatial dim (depth, height, width), and the floats of one input channel."""
+    xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
+    lead = [1] * (SPATIAL - (len(xs) - 2))
+    out, kernel = lead + list(ys[2:]), lead + list(ws[2:])
+    strides, dilations = lead + list(op.strides.get_values()), lead + list(op.dilations.get_values())
+    q = [-(-((o - 1) * s + (k - 1) * d + 1) // s) for o, s, k, d in zip(out, strides, kernel, dilations)]
+    return q, math.prod(strides) * math.prod(q)
+
+
+def flat_scratch_floats(op: cpu.ConvOp) -> int:
+    """flat_scratch_floats of mrvl_kernels.c: a group's input in the flat layout, a tile of
+    zeros after it (MRVL_FLAT_TILE of the widest vectors) and the tap table."""
+    xs, ws = cpu.shape_of(op.X), op.weights_shape()
+    cg = xs[1] // op.group.value.data
+    return cg * flat_layout(op)[1] + kernel_macro("FLAT_TILE") + cg * math.prod(ws[2:])
+
+
 def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
     """depthwise_scratch_floats of mrvl_kernels.c (depthwise_layout): per input channel, its
     plane in the rows layout (equal strides dividing the width, one slice, padding at most the
@@ -167,8 +240,8 @@ def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
 def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
     """Scratch floats of `op`'s kernel: the column matrix and the GEMM's packing of a
     transposed conv, the padded input plane of a depthwise one, the packed input of a
-    pointwise one, or the padded input and tap table of a direct one (after its weights when
-    they are packed at run time)."""
+    pointwise one, or the padded (flat) input and tap table of a direct (flat) one, after its
+    weights when they are packed at run time."""
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     group = op.group.value.data
     taps, cg, mg = math.prod(ws[2:]), xs[1] // group, ys[1] // group
@@ -182,7 +255,7 @@ def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
     if path == "pointwise":
         return gemm_pack_floats(mg, math.prod(ys[2:]), cg, contiguous_a=True)
     packing = 0 if op.packed_weights is not None else packed_weights_floats(op)
-    return packing + conv_scratch_floats(op)
+    return packing + (flat_scratch_floats(op) if path == "flat" else conv_scratch_floats(op))
 
 
 # --- Other kernels --------------------------------------------------------------------

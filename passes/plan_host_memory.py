@@ -3,7 +3,7 @@ and constant conv weights in the layout their kernel reads; the C emitter only p
 
 Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attributes):
 
-- weight packing: a constant read as the weights of a conv on the `direct` kernel (float32)
+- weight packing: a constant read as the weights of a conv on the `direct` or `flat` kernel (float32)
   becomes a packed constant (`pack_conv_weights`; one per distinct group count), in the
   weight store, right before it; the conv gets `packed_weights`, and the constant goes when
   nothing else reads it. Weights the IR carries no data for stay (the C emitter names them);
@@ -74,10 +74,10 @@ def tensor_bytes(value: SSAValue) -> int:
 
 
 def packs_weights(op: Operation, operand: int) -> bool:
-    """Whether operand `operand` of `op` is the float32 weights of a conv on the `direct`
-    kernel, which reads them packed, and not packed yet."""
+    """Whether operand `operand` of `op` is the float32 weights of a conv on the `direct` or
+    `flat` kernel, which read them packed, and not packed yet."""
     return (isinstance(op, cpu.ConvOp) and operand == 1 and op.packed_weights is None
-            and cpu.element_type_of(op.W) == f32 and conv_path(op) == "direct")
+            and cpu.element_type_of(op.W) == f32 and conv_path(op) in ("direct", "flat"))
 
 
 def pack_weights(block: Block, module: ModuleOp) -> None:

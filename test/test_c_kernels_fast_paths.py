@@ -1,25 +1,29 @@
 """The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py):
 the pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not, dilation, 1-d
 and 3-d; in bands of rows over small planes, direct from the input for stride 2, the
-bounds-checked loop past MRVL_POOL_ROW columns); activations fused
-into each conv kernel (direct, pointwise, depthwise), after a residual and a clamp, and a
-per-channel scale and shift after them; convs
-writing their slices of an in-place concat (and a concat that must copy); softmax over the
-last axis and layer normalisation, their rows reduced in 16 lanes; a matmul's bias Add, clamp
-and activation fused into it; a fully connected layer's tiles of dot products; transposes in blocks; built with the
+bounds-checked loop past MRVL_POOL_ROW columns); activations fused into each conv kernel
+(direct, flat, pointwise, depthwise), after a residual and a clamp, and a per-channel scale and
+shift after them; the flat conv's strides, dilations, groups, 1-d and 3-d planes and weights
+packed at run time; convs writing their slices of an in-place concat (and a concat that must
+copy); softmax over the last axis and layer normalisation, their rows reduced in 16 lanes; a
+matmul's bias Add, clamp and activation fused into it; a fully connected layer's tiles of dot
+products; transposes in blocks; built with the
 baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
 (-mcpu=neoverse-n2) run under qemu."""
 
 import itertools
 import os
+import re
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
 from mrvl.numerics import assert_close
+from mrvl_dialect.host_kernels import kernel_macro
 from onnx import TensorProto, helper
-from test_c_backend import (GCC, Bundle, _w, build_program, c_workdir, check, emit_model,  # noqa: F401
+from test_c_backend import (GCC, Bundle, _w, build_program, c_workdir, check, emit_model, gcc,  # noqa: F401
                             random_inputs, reference, run_program, single_op)
 from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
@@ -91,8 +95,9 @@ ACTIVATIONS = {
     "hard_swish": [_n("HardSwish", ["a"], ["y"])],
     "mish": [_n("Softplus", ["a"], ["sp"]), _n("Tanh", ["sp"], ["t"]), _n("Mul", ["t", "a"], ["y"])],
 }
-CONVS = {  # the direct (tiled), pointwise and depthwise kernels, on ragged tiles
-    "direct": dict(shape=[2, 5, 9, 11], w=[37, 5, 3, 3], pads=[1, 1, 1, 1]),
+CONVS = {  # the direct (tiled), flat, pointwise and depthwise kernels, on ragged tiles
+    "direct": dict(shape=[2, 24, 6, 7], w=[37, 24, 3, 3], pads=[1, 1, 1, 1]),
+    "flat": dict(shape=[2, 3, 13, 37], w=[19, 3, 3, 3], pads=[1, 1, 1, 1]),
     "pointwise": dict(shape=[1, 12, 7, 13], w=[20, 12, 1, 1]),
     "depthwise": dict(shape=[1, 6, 10, 19], w=[6, 1, 3, 3], pads=[1, 1, 1, 1], group=6),
 }
@@ -118,8 +123,17 @@ def _affine(conv: dict, channels: int, scale_shape: list[int], shift: bool = Tru
 
 
 CASES["direct_relu_affine"] = _affine(CONVS["direct"], 37, [37, 1, 1])
-CASES["direct_grouped_narrow_relu_affine"] = _affine(dict(shape=[1, 4, 12, 9], w=[6, 2, 3, 3], pads=[1, 1, 1, 1],
+CASES["direct_grouped_narrow_relu_affine"] = _affine(dict(shape=[1, 64, 4, 4], w=[6, 32, 3, 3], pads=[1, 1, 1, 1],
                                                           group=2), 6, [1, 6, 1, 1])
+# Deep convs on small planes: the weights read once (channel-major), short tiles in parts.
+CASES["direct_deep_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], shape=[2, 64, 2, 11], w=[40, 64, 3, 3],
+                                             pads=[1, 1, 1, 1])
+CASES["direct_deep_narrow_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[1, 64, 2, 11], w=[12, 64, 3, 3],
+                                                 residual=True, pads=[1, 1, 1, 1])
+CASES["direct_short_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[2, 96, 4, 4], w=[40, 96, 3, 3],
+                                              pads=[1, 1, 1, 1])  # 4 x 4: two tiles of 8 positions on AVX-512
+CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
+CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 20, [20, 1, 1], shift=False)
 CASES["depthwise_relu_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1])
 # an activation that is no clamp, then the affine (each conv kernel's epilogue order)
@@ -212,6 +226,24 @@ CASES["layer_norm_rows"] = single_op("LayerNormalization", [("x", [6, 53])], ini
 
 # tanh without libm (standard normal inputs take both of its branches: |x| < 0.3 and above).
 CASES["tanh"] = single_op("Tanh", [("x", [3, 7, 41])])
+
+def _stem(x: list[int], w: list[int], weights_input: bool = False, **attrs) -> onnx.ModelProto:
+    """One conv with a bias (its weights a graph input with `weights_input`: packed at run time)."""
+    inputs = [("x", x), ("w", w)] if weights_input else [("x", x)]
+    inits = [_w("b", [w[0]], seed=2)] if weights_input else [_w("w", w), _w("b", [w[0]], seed=2)]
+    return single_op("Conv", inputs, initializers=inits, **attrs)
+
+
+# The flat conv's geometry: stride phases, dilation, groups, 1-d and 3-d, weights packed at run time.
+CASES["stem_stride2"] = _stem([1, 3, 17, 61], [16, 3, 3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+CASES["stem_stride3_dilated"] = _stem([1, 2, 19, 71], [16, 2, 3, 5], strides=[3, 2], dilations=[2, 3],
+                                      pads=[2, 1, 0, 3])
+CASES["stem_grouped"] = _stem([2, 8, 12, 40], [12, 4, 3, 3], group=2, pads=[1, 1, 1, 1])
+CASES["stem_1d"] = _stem([1, 4, 200], [6, 4, 5], pads=[2, 2])
+CASES["stem_3d"] = _stem([1, 2, 5, 8, 20], [4, 2, 3, 3, 3], pads=[1, 1, 1, 1, 1, 1])
+CASES["stem_runtime_weights"] = _stem([1, 3, 20, 30], [16, 3, 3, 3], weights_input=True, strides=[2, 2],
+                                      pads=[1, 1, 1, 1])
+
 CASES["concat_in_place_fire"] = _fire(1)
 CASES["concat_batch4_copied"] = _fire(4)
 del _n
@@ -260,6 +292,35 @@ def test_fast_paths_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) 
 def test_fast_paths_run_on_aarch64(c_workdir: Path, tmp_path: Path) -> None:
     _program_outputs(tmp_path, c_workdir, "arm", [*TARGET_FLAGS, "-static"], CROSS_CC,
                      launcher=[QEMU] if QEMU else None)
+
+
+KERNELS = {"direct": "mrvl_conv_f32", "flat": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32",
+           "depthwise": "mrvl_depthwise_conv_f32", "stem": "mrvl_flat_conv_f32"}
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n.split("_")[0] in KERNELS])
+def test_each_conv_takes_its_kernel(name: str, c_workdir: Path) -> None:
+    """The cases named after a conv kernel run on it (host_kernels.conv_path's cost model)."""
+    text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
+    assert f"{KERNELS[name.split('_')[0]]}(&p" in text
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n.startswith("stem_")])
+def test_flat_scratch_is_what_the_kernel_takes(name: str, c_workdir: Path, tmp_path: Path) -> None:
+    """plan-host-memory's scratch for a flat conv (host_kernels.py) is flat_scratch_floats of
+    mrvl_kernels.c with the widest vectors' tile (more on this machine's narrower ones), plus
+    the weights it packs at run time."""
+    out = emit_model(CASES[name], c_workdir)
+    text = (out / "m.c").read_text()
+    planned = int(re.search(r"scratch \((\d+) bytes\)", text).group(1))
+    params = re.search(r"static const mrvl_conv_params p = \{.*?\};", text, re.S).group(0)
+    packing = int(m.group(1)) if (m := re.search(r"scratch \+ (\d+)\)", text)) else 0
+    (tmp_path / "main.c").write_text(f'#include <stdio.h>\n#include "mrvl_kernels.c"\nint main(void)\n{{\n{params}\n'
+                                     'printf("%lld %d\\n", (long long)flat_scratch_floats(&p), MRVL_FLAT_TILE);\n}\n')
+    gcc(["-std=c99", "-w", f"-I{out}", "main.c", "-o", "main", "-lm"], tmp_path)
+    floats, tile = map(int, subprocess.run([str(tmp_path / "main")], capture_output=True, text=True,
+                                           check=True).stdout.split())
+    assert planned == 4 * (packing + floats + kernel_macro("FLAT_TILE") - tile)
 
 
 def test_the_row_limit_is_where_the_kernel_says(c_workdir: Path) -> None:

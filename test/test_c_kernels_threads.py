@@ -1,10 +1,11 @@
 """The host kernels split over threads (`host_threads`, mrvl-compile --host-threads): every
-parallel kernel (the direct conv, wide and narrow tiles; the pointwise conv and GEMM through
-the row-split product; a fully connected layer's dot products; the pool, in bands and direct;
-the depthwise conv in both layouts, over its channels), on work large enough to be split, gives
-the same output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py); the
-same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
-qemu."""
+parallel kernel (the direct conv, wide, short and narrow tiles, deep with its channel blocks
+split and short last tiles; the flat conv, its input copy and tiles, strided; the pointwise
+conv and GEMM through the row-split product; a fully connected layer's dot products; the pool,
+in bands and direct; the depthwise conv in both layouts, over its channels), on work large
+enough to be split, gives the same output bits with 1, 2 and 3 threads and matches onnxruntime
+(mrvl/numerics.py); the same models run clean under ThreadSanitizer, and built for aarch64
+(-mcpu=neoverse-n2) under qemu."""
 
 import io
 import os
@@ -36,8 +37,12 @@ def _conv(x: list[int], w: list[int], act: str | None = None, **attrs) -> onnx.M
 
 
 MODELS = {
-    "direct_wide": _conv([2, 8, 21, 19], [40, 8, 3, 3], "Relu", pads=[1, 1, 1, 1]),
-    "direct_narrow": _conv([1, 8, 23, 20], [12, 8, 3, 3], "Sigmoid", pads=[1, 1, 1, 1]),
+    "direct_wide": _conv([2, 24, 6, 7], [40, 24, 3, 3], "Relu", pads=[1, 1, 1, 1]),
+    "direct_narrow": _conv([1, 32, 7, 9], [12, 32, 3, 3], "Sigmoid", pads=[1, 1, 1, 1]),
+    "direct_deep": _conv([1, 128, 5, 7], [64, 128, 3, 3], "Relu", pads=[1, 1, 1, 1]),
+    "direct_short": _conv([2, 128, 4, 4], [64, 128, 3, 3], "Relu", pads=[1, 1, 1, 1]),
+    "flat": _conv([2, 3, 40, 50], [19, 3, 3, 3], "Relu", pads=[1, 1, 1, 1]),
+    "flat_strided": _conv([1, 8, 41, 50], [20, 8, 3, 3], "Sigmoid", strides=[2, 2], pads=[1, 1, 1, 1]),
     "pointwise": _conv([1, 32, 20, 21], [45, 32, 1, 1]),
     "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "pool_direct": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[2, 2]),
@@ -89,7 +94,14 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     source = (emit(MODELS["gemm"], c_workdir, "gemm", 2) / "mrvl_kernels.c").read_text()
     limit = int(source.split("#define MRVL_PARALLEL_MACS ")[1].split()[0])
     assert 20 * 21 * 45 * 32 > limit and 67 * 256 * 131 > limit and 2 * 33 * 40 * 41 * 9 > limit
-    assert 3 * 301 * 512 > limit
+    assert 3 * 301 * 512 > limit and 42 * 40 * 24 * 9 > limit and 63 * 12 * 32 * 9 > limit
+    assert 40 * 50 * 19 * 27 > limit and 21 * 25 * 20 * 72 > limit and 35 * 64 * 128 * 9 > limit
+    assert 16 * 64 * 128 * 9 > limit
+    kernels = {"direct_wide": "mrvl_conv_f32", "direct_narrow": "mrvl_conv_f32", "direct_deep": "mrvl_conv_f32",
+               "direct_short": "mrvl_conv_f32",
+               "flat": "mrvl_flat_conv_f32", "flat_strided": "mrvl_flat_conv_f32"}
+    for name, kernel in kernels.items():
+        assert f"{kernel}(&p" in (emit(MODELS[name], c_workdir, name, 2) / f"{name}_t2.c").read_text()
     assert 48 * 640 * 9 > limit and 40 * 23 * 24 * 25 > limit  # channels x flat grid x taps
 
 

@@ -542,12 +542,18 @@ static int64_t volume3(const int64_t *d) { return d[0] * d[1] * d[2]; }
  * reads a zero-padded copy of its input instead (the only copy). The tile is MRVL_CONV_MR
  * positions by MRVL_GEMM_NR channels, summed in registers over the whole depth and stored
  * once, transposed into NCHW, with the bias added. */
-/* Output positions per conv tile: with AVX-512's 32 registers, 8 (16 sums of 2 x 8 vectors)
- * measured faster than the GEMM's 6 on the zoo's convs. */
+/* Output positions per conv tile, and per narrow tile (below): with AVX-512's 32 registers,
+ * 12 (24 sums of 2 x 12 vectors) measured 5-10% faster than 8 on ResNet's convs, more
+ * weights read from the caches per multiply-add; the narrow tile keeps 16 rows (24 spill the
+ * row pointers). */
 #if defined(__AVX512F__)
-#define MRVL_CONV_MR 8
+#define MRVL_CONV_MR 12
+#define MRVL_CONV_SHORT_MR 8 /* for planes that 8s fill better than 12s (conv_short_tiles_pay) */
+#define MRVL_CONV_NARROW_MR 16
 #else
 #define MRVL_CONV_MR MRVL_GEMM_MR
+#define MRVL_CONV_SHORT_MR MRVL_GEMM_MR
+#define MRVL_CONV_NARROW_MR (2 * MRVL_GEMM_MR)
 #endif
 /* Output channels per panel of packed weights: a multiple of every target's vector width. */
 #define MRVL_CONV_PANEL 16
@@ -579,10 +585,9 @@ static void mrvl_conv_pack_weights_f32(const mrvl_conv_params *p, const float *w
     }
 }
 
-/* Rows of the narrow conv tile, for convs of at most MRVL_GEMM_NR / 2 output channels per
- * group (a 16-channel stem on AVX-512 would fill half the wide tile): twice the positions,
- * half the channel vectors, the same number of sums in registers. */
-#define MRVL_CONV_NARROW_MR (2 * MRVL_CONV_MR)
+/* The narrow conv tile (MRVL_CONV_NARROW_MR rows, above) is for convs of at most
+ * MRVL_GEMM_NR / 2 output channels per group (a 16-channel stem on AVX-512 would fill half the
+ * wide tile): more positions, half the channel vectors. */
 
 /* out[i * vecs * VF + j] = sum over r < depth of row[i][tap[r]] * channel j of packed row r,
  * for the mr x (vecs vectors) tile; vector v of the channels is read at b[v] + r *
@@ -881,46 +886,71 @@ typedef struct {
     int64_t dims[MRVL_SPATIAL];   /* its extent */
     const int32_t *tap;           /* the tap table */
     int64_t depth, mg, positions;
+    int channel_major;            /* the items channel block after channel block (conv_tiles) */
     const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
     const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
     float *y;                     /* the group's output */
 } conv_tiles_args;
 
-/* Position tiles [t0, t1) of mr positions (the last may be short: its rows past the end
- * repeat the last position, their sums dropped), each over every vecs-vector channel block. */
-static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_args *a, int64_t t0, int64_t t1)
+/* The mr x (vecs vectors) tile of rows `row` (positions o0...) and channels j0..., summed and
+ * stored; rows of it are output positions. */
+static MRVL_ALWAYS_INLINE void conv_tile(int mr, int vecs, const conv_tiles_args *a, const float *const *row,
+                                         const float *const *bv, int64_t o0, int64_t j0, int64_t rows)
+{
+    int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
+    int64_t positions = a->positions;
+    float acc[MRVL_CONV_NARROW_MR * MRVL_GEMM_NR];
+    conv_micro(mr, vecs, a->depth, row, a->tap, bv, acc);
+    conv_store_tile(a->p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
+                    a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL, a->y + j0 * positions + o0,
+                    positions, rows, min_i64(width, a->mg - j0));
+}
+
+/* Items [begin, end) of a group: tiles of mr positions (the last may be short) by blocks of
+ * vecs vectors of channels, position tile after position tile, or with channel_major block
+ * after block. */
+static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_args *a, int64_t begin, int64_t end)
 {
     const mrvl_conv_params *p = a->p;
     const int64_t *out = p->out, *s = p->stride, *dims = a->dims;
-    int64_t positions = a->positions, mg = a->mg, depth = a->depth;
+    int64_t positions = a->positions, mg = a->mg, depth = a->depth, tile = -1, rows = 0;
     int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
-    int64_t o = t0 * mr; /* the output position of the next row, counted, not divided, per row */
-    int64_t at[MRVL_SPATIAL] = {o / (out[1] * out[2]), o / out[2] % out[1], o % out[2]};
-    for (int64_t o0 = o; o0 < positions && o0 < t1 * mr; o0 += mr) {
-        const float *row[MRVL_CONV_NARROW_MR], *corner = a->base;
-        int64_t rows = min_i64(mr, positions - o0);
-        for (int i = 0; i < mr; i++) {
-            if (i < rows) {
-                corner = a->base + (at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2];
-                if (++at[2] == out[2]) {
-                    at[2] = 0;
-                    if (++at[1] == out[1]) at[1] = 0, at[0]++;
+    int64_t tiles = (positions + mr - 1) / mr, blocks = (mg + width - 1) / width;
+    const float *row[MRVL_CONV_NARROW_MR] = {0}; /* set by the first item (tile -1 differs from any) */
+    for (int64_t item = begin; item < end; item++) {
+        int64_t t = a->channel_major ? item % tiles : item / blocks;
+        int64_t j0 = (a->channel_major ? item / tiles : item % blocks) * width, o0 = t * mr;
+        if (t != tile) {
+            /* The window corner of each row, its output position counted, not divided, per row. */
+            int64_t at[MRVL_SPATIAL] = {o0 / (out[1] * out[2]), o0 / out[2] % out[1], o0 % out[2]};
+            const float *corner = a->base;
+            tile = t;
+            rows = min_i64(mr, positions - o0);
+            for (int i = 0; i < mr; i++) {
+                if (i < rows) {
+                    corner = a->base + (at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2];
+                    if (++at[2] == out[2]) {
+                        at[2] = 0;
+                        if (++at[1] == out[1]) at[1] = 0, at[0]++;
+                    }
                 }
+                row[i] = corner;
             }
-            row[i] = corner;
         }
-        for (int64_t j0 = 0; j0 < mg; j0 += width) {
-            const float *bv[MRVL_GEMM_VECTORS];
-            for (int v = 0; v < vecs; v++) {
-                int64_t ch = j0 + v * MRVL_GEMM_VECTOR_FLOATS;
-                bv[v] = a->w + ch / MRVL_CONV_PANEL * depth * MRVL_CONV_PANEL + ch % MRVL_CONV_PANEL;
-            }
-            float acc[MRVL_CONV_NARROW_MR * MRVL_GEMM_NR];
-            conv_micro(mr, vecs, depth, row, a->tap, bv, acc);
-            conv_store_tile(p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
-                            a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL,
-                            a->y + j0 * positions + o0, positions, rows, min_i64(width, mg - j0));
+        const float *bv[MRVL_GEMM_VECTORS];
+        for (int v = 0; v < vecs; v++) {
+            int64_t ch = j0 + v * MRVL_GEMM_VECTOR_FLOATS;
+            bv[v] = a->w + ch / MRVL_CONV_PANEL * depth * MRVL_CONV_PANEL + ch % MRVL_CONV_PANEL;
         }
+        /* A short tile is computed by the shortest of a quarter, half and three quarters of
+         * the tile that holds it (its rows past the end repeat the last position, their sums
+         * dropped), not by a whole one (a 7 x 7 plane is 4 tiles of 12 positions and 1). Single
+         * rows read each weight vector for two multiply-adds: that costs more than the few
+         * rows dropped. */
+        if (rows <= mr / 4) conv_tile(mr / 4, vecs, a, row, bv, o0, j0, rows);
+        else if (rows <= mr / 2) conv_tile(mr / 2, vecs, a, row, bv, o0, j0, rows);
+        else if (rows <= 3 * mr / 4) conv_tile(3 * mr / 4, vecs, a, row, bv, o0, j0, rows);
+        else conv_tile(mr, vecs, a, row, bv, o0, j0, rows);
     }
 }
 
@@ -933,6 +963,28 @@ static void conv_tiles_wide(const void *a, int64_t t0, int64_t t1)
 static void conv_tiles_narrow(const void *a, int64_t t0, int64_t t1)
 {
     conv_tiles(MRVL_CONV_NARROW_MR, MRVL_GEMM_VECTORS / 2, a, t0, t1);
+}
+
+static void conv_tiles_short(const void *a, int64_t t0, int64_t t1)
+{
+    conv_tiles(MRVL_CONV_SHORT_MR, MRVL_GEMM_VECTORS, a, t0, t1);
+}
+
+/* The rows a plane of `positions` takes in tiles of mr (the last short one rounded up as
+ * conv_tiles does). */
+static int64_t conv_tile_rows(int64_t positions, int64_t mr)
+{
+    int64_t rest = positions % mr;
+    int64_t part = rest <= mr / 4 ? mr / 4 : rest <= mr / 2 ? mr / 2 : rest <= 3 * mr / 4 ? 3 * mr / 4 : mr;
+    return positions - rest + (rest ? part : 0);
+}
+
+/* Whether MRVL_CONV_SHORT_MR-row tiles beat MRVL_CONV_MR-row ones on a plane of `positions`:
+ * fewer rows computed, each 8% dearer (measured: 4 x 4 planes, 2 x 8 rows, not 12 and 6). */
+static int conv_short_tiles_pay(int64_t positions)
+{
+    return MRVL_CONV_SHORT_MR < MRVL_CONV_MR &&
+           conv_tile_rows(positions, MRVL_CONV_SHORT_MR) * 108 < conv_tile_rows(positions, MRVL_CONV_MR) * 100;
 }
 
 /* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) and the
@@ -956,6 +1008,16 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
     int narrow = mg <= MRVL_GEMM_NR / 2;
     int padded = conv_read_extent(p, dims);
     int64_t pplane = volume3(dims);
+    int short_tiles = !narrow && conv_short_tiles_pay(positions);
+    int64_t mr = narrow ? MRVL_CONV_NARROW_MR : short_tiles ? MRVL_CONV_SHORT_MR : MRVL_CONV_MR;
+    int64_t width = narrow ? MRVL_GEMM_NR / 2 : MRVL_GEMM_NR;
+    int64_t items = (positions + mr - 1) / mr * ((mg + width - 1) / width);
+    mrvl_task fn = narrow ? conv_tiles_narrow : short_tiles ? conv_tiles_short : conv_tiles_wide;
+    /* Position-major, every position tile reads all of the group's weights; channel-major,
+     * every channel block reads all of its input: the smaller is read again (from the
+     * caches, when it fits), the larger once. Deep convs on small planes (weights larger
+     * than the caches) go channel-major. */
+    int channel_major = conv_packed_group_floats(mg, depth) > cg * pplane;
     float *xpad = scratch;
     int32_t *tap = (int32_t *)(void *)(scratch + (padded ? cg * pplane : 0));
     int64_t row = 0;
@@ -973,13 +1035,259 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
                 conv_pad_input(p, cg, base, dims, xpad);
                 base = xpad;
             }
-            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, depth, mg, positions, wg,
-                                    b ? b + g * mg : NULL, r ? r + (yg - y) : NULL,
+            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, depth, mg, positions, channel_major,
+                                    wg, b ? b + g * mg : NULL, r ? r + (yg - y) : NULL,
                                     p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg};
-            int64_t mr = narrow ? MRVL_CONV_NARROW_MR : MRVL_CONV_MR, tiles = (positions + mr - 1) / mr;
-            mrvl_task fn = narrow ? conv_tiles_narrow : conv_tiles_wide;
-            if (positions * mg * depth < MRVL_PARALLEL_MACS) fn(&args, 0, tiles);
-            else mrvl_parallel(tiles, fn, &args); /* the tiles over the threads */
+            if (positions * mg * depth < MRVL_PARALLEL_MACS) fn(&args, 0, items);
+            else mrvl_parallel(items, fn, &args); /* the items over the threads */
+        }
+    }
+}
+
+/* The flat conv: the implicit matrix product of mrvl_conv_f32 the other way round, output
+ * channels (broadcasts of packed weights) by output positions (vectors), for convs whose
+ * planes are wide next to their depth (few input channels: stems, early layers), where
+ * mrvl_conv_f32's transposed stores and per-channel epilogue cost as much as its sums.
+ *
+ * The input is copied into a flat layout: per input channel, its zero-padded planes split
+ * into stride phases (phase (a, b, c) holds the padded elements (z, y, x) with z % s0 == a,
+ * y % s1 == b, x % s2 == c), each q0 x q1 x q2 (flat_layout). Output position (oz, oy, ox)
+ * has the flat index i = (oz * q1 + oy) * q2 + ox, and tap (c, kz, ky, kx) reads the float
+ * tap[r] after it in every phase-plane: channel c's phase of (kz d0 % s0, ky d1 % s1, kx d2 %
+ * s2), at (kz d0 / s0 * q1 + ky d1 / s1) * q2 + kx d2 / s2. Consecutive output positions thus
+ * read consecutive floats, one unaligned vector load per tap and vector; the indices past an
+ * output row (ox >= out2, oy >= out1) are computed too and dropped. A tile is MRVL_FLAT_MR
+ * channels by MRVL_FLAT_TILE flat positions, summed in registers over the whole depth; its
+ * rows are stored as runs of output positions, no transpose, and its epilogue runs along
+ * them. */
+#if defined(__AVX512F__) || !(defined(__x86_64__) || defined(__i386__))
+#define MRVL_FLAT_MR 8 /* 32 vector registers (AVX-512, NEON): 24 sums, 3 input vectors */
+#else
+#define MRVL_FLAT_MR 4 /* 16 (AVX, SSE2): 12 sums, 3 input vectors and a broadcast */
+#endif
+#define MRVL_FLAT_VECTORS 3
+#define MRVL_FLAT_TILE (MRVL_FLAT_VECTORS * MRVL_GEMM_VECTOR_FLOATS)
+
+/* The flat layout of a conv's input: q, the extent of each phase per spatial dim (the
+ * extent the windows read, over the stride, rounded up); the phases; the floats of a channel. */
+static void flat_layout(const mrvl_conv_params *p, int64_t q[MRVL_SPATIAL], int64_t *phases, int64_t *channel_floats)
+{
+    *phases = 1;
+    for (int i = 0; i < MRVL_SPATIAL; i++) {
+        int64_t extent = (p->out[i] - 1) * p->stride[i] + (p->kernel[i] - 1) * p->dilation[i] + 1;
+        q[i] = (extent + p->stride[i] - 1) / p->stride[i];
+        *phases *= p->stride[i];
+    }
+    *channel_floats = *phases * volume3(q);
+}
+
+/* Floats of scratch mrvl_flat_conv_f32 needs (mrvl_dialect/host_kernels.py
+ * flat_scratch_floats): a group's input in the flat layout, a tile of zeros after it (the
+ * last tile's dropped positions read that far), and the tap table. */
+static int64_t flat_scratch_floats(const mrvl_conv_params *p)
+{
+    int64_t q[MRVL_SPATIAL], phases, channel_floats, cg = p->c / p->group;
+    flat_layout(p, q, &phases, &channel_floats);
+    return cg * channel_floats + MRVL_FLAT_TILE + cg * volume3(p->kernel);
+}
+
+/* What the parts of one image and group of mrvl_flat_conv_f32 read and write. */
+typedef struct {
+    const mrvl_conv_params *p;
+    const float *x;               /* the group's input */
+    float *flat;                  /* it in the flat layout */
+    int64_t q[MRVL_SPATIAL], channel_floats;
+    const int32_t *tap;           /* the tap table */
+    int64_t depth, mg, blocks, count; /* blocks of MRVL_FLAT_MR channels; flat positions */
+    const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
+    const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
+    float *y;                     /* the group's output */
+} flat_args;
+
+/* Input channels [c0, c1) of the group into the flat layout, zeros where the phases reach
+ * past the input (the padding). Row by padded row, each input row read once for all its
+ * column phases. */
+static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
+{
+    const flat_args *a = ctx;
+    const int64_t *in = a->p->in, *s = a->p->stride, *pad = a->p->pad, *q = a->q;
+    int64_t phase_floats = volume3(q);
+    for (int64_t c = c0; c < c1; c++) {
+        const float *plane = a->x + c * volume3(in);
+        float *flat = a->flat + c * a->channel_floats;
+        for (int64_t z = 0; z < q[0] * s[0]; z++) {
+            for (int64_t y = 0; y < q[1] * s[1]; y++) {
+                int64_t iz = z - pad[0], iy = y - pad[1];
+                int inside = iz >= 0 && iz < in[0] && iy >= 0 && iy < in[1];
+                const float *src = inside ? plane + (iz * in[1] + iy) * in[2] : plane;
+                for (int64_t px = 0; px < s[2]; px++) {
+                    float *row = flat + ((z % s[0] * s[1] + y % s[1]) * s[2] + px) * phase_floats +
+                                 (z / s[0] * q[1] + y / s[1]) * q[2];
+                    /* Column j of this phase reads input column j * s2 + px - pad2: those in [j0, j1). */
+                    int64_t j0 = 0, j1 = 0;
+                    if (inside) valid_range(q[2], in[2], s[2], px - pad[2], &j0, &j1);
+                    for (int64_t j = 0; j < j0; j++) row[j] = 0.0f;
+                    int64_t x0 = px - pad[2];
+                    if (s[2] == 1) for (int64_t j = j0; j < j1; j++) row[j] = src[j + x0];
+                    else if (s[2] == 2) for (int64_t j = j0; j < j1; j++) row[j] = src[2 * j + x0]; /* vectorises */
+                    else for (int64_t j = j0; j < j1; j++) row[j] = src[j * s[2] + x0];
+                    for (int64_t j = j1 > j0 ? j1 : 0; j < q[2]; j++) row[j] = 0.0f;
+                }
+            }
+        }
+    }
+}
+
+/* acc[i][j] = bias[i] + the sum over r < depth of x[tap[r] + j] * w[r * MRVL_CONV_PANEL + i]
+ * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers: each input vector feeds
+ * MRVL_FLAT_MR multiply-adds and each broadcast weight MRVL_FLAT_VECTORS, summed in order. */
+static void flat_micro(int64_t depth, const float *x, const int32_t *tap, const float *w, const float *bias,
+                       float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE])
+{
+#if defined(__GNUC__)
+    typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+    vec sum[MRVL_FLAT_MR][MRVL_FLAT_VECTORS];
+    for (int i = 0; i < MRVL_FLAT_MR; i++)
+        for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] = (vec){0} + bias[i];
+    for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL) {
+        const float *xr = x + tap[r];
+        vec in[MRVL_FLAT_VECTORS];
+        for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
+            in[v] = *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
+        for (int i = 0; i < MRVL_FLAT_MR; i++) {
+            float wt = w[i];
+            for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] += in[v] * wt;
+        }
+    }
+    for (int i = 0; i < MRVL_FLAT_MR; i++)
+        for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
+            memcpy(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS, &sum[i][v], sizeof sum[i][v]);
+#else
+    for (int i = 0; i < MRVL_FLAT_MR; i++)
+        for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = bias[i];
+    for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL)
+        for (int i = 0; i < MRVL_FLAT_MR; i++)
+            for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] += x[tap[r] + j] * w[i];
+#endif
+}
+
+/* y[j] = a[j] for j < len <= MRVL_FLAT_TILE: whole vectors, then halves down to one float,
+ * each a copy of constant size in a loop of constant count (moves; a copy loop would become a
+ * call to memcpy, which costs more than these runs). */
+static MRVL_ALWAYS_INLINE void copy_run(float *y, const float *a, int64_t len)
+{
+    int64_t j = 0;
+    for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
+        if (j + MRVL_GEMM_VECTOR_FLOATS <= len) {
+            memcpy(y + j, a + j, MRVL_GEMM_VECTOR_FLOATS * sizeof(float));
+            j += MRVL_GEMM_VECTOR_FLOATS;
+        }
+    if (MRVL_GEMM_VECTOR_FLOATS >= 16 && len - j >= 8) memcpy(y + j, a + j, 8 * sizeof(float)), j += 8;
+    if (MRVL_GEMM_VECTOR_FLOATS >= 8 && len - j >= 4) memcpy(y + j, a + j, 4 * sizeof(float)), j += 4;
+    if (len - j >= 2) memcpy(y + j, a + j, 2 * sizeof(float)), j += 2;
+    if (len - j >= 1) y[j] = a[j];
+}
+
+/* Items [begin, end) of a group of mrvl_flat_conv_f32: item t * blocks + jb is flat tile t
+ * (positions [t, t + 1) * MRVL_FLAT_TILE) of channel block jb. */
+static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
+{
+    const flat_args *a = ctx;
+    const mrvl_conv_params *p = a->p;
+    const int64_t *out = p->out, *q = a->q;
+    int64_t positions = volume3(out), tile = -1;
+    /* The tile's runs of output positions: run k is acc[.][at[k]...] to output position
+     * first[k] on, len[k] long (a run ends with its output row or the tile). */
+    int64_t at[MRVL_FLAT_TILE], first[MRVL_FLAT_TILE], len[MRVL_FLAT_TILE];
+    int runs = 0;
+    for (int64_t item = begin; item < end; item++) {
+        int64_t t = item / a->blocks, j0 = item % a->blocks * MRVL_FLAT_MR;
+        int64_t i0 = t * MRVL_FLAT_TILE, i1 = min_i64(i0 + MRVL_FLAT_TILE, a->count);
+        if (t != tile) {
+            tile = t;
+            runs = 0;
+            for (int64_t i = i0; i < i1;) {
+                int64_t ox = i % q[2], oy = i / q[2] % q[1], oz = i / q[2] / q[1];
+                if (ox < out[2] && oy < out[1]) {
+                    at[runs] = i - i0;
+                    first[runs] = (oz * out[1] + oy) * out[2] + ox;
+                    len[runs] = min_i64(out[2] - ox, i1 - i);
+                    i += len[runs++];
+                } else {
+                    i += q[2] - ox; /* the rest of the flat row, or a dropped row */
+                }
+            }
+        }
+        int channels = (int)min_i64(MRVL_FLAT_MR, a->mg - j0);
+        float bias[MRVL_FLAT_MR] = {0}, acc[MRVL_FLAT_MR][MRVL_FLAT_TILE];
+        if (a->b)
+            for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = i < channels ? a->b[j0 + i] : 0.0f;
+        flat_micro(a->depth, a->flat + i0, a->tap,
+                   a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL, bias, acc);
+        /* The epilogue in ONNX's order: residual, clamp, activation, scale and shift. */
+        if (a->r)
+            for (int i = 0; i < channels; i++)
+                for (int k = 0; k < runs; k++)
+                    for (int64_t j = 0; j < len[k]; j++)
+                        acc[i][at[k] + j] += a->r[(j0 + i) * positions + first[k] + j];
+        if (p->clamp) {
+            float low = p->min, high = p->max;
+            for (int i = 0; i < channels; i++)
+                for (int j = 0; j < MRVL_FLAT_TILE; j++)
+                    acc[i][j] = acc[i][j] < low ? low : acc[i][j] > high ? high : acc[i][j];
+        }
+        conv_activate(p, channels * MRVL_FLAT_TILE, acc[0]);
+        for (int i = 0; i < channels; i++) {
+            if (a->scale || a->shift)
+                conv_affine(a->scale ? a->scale + j0 + i : NULL, a->shift ? a->shift + j0 + i : NULL, MRVL_FLAT_TILE,
+                            acc[i]);
+            float *yo = a->y + (j0 + i) * positions;
+            for (int k = 0; k < runs; k++) copy_run(yo + first[k], acc[i] + at[k], len[k]);
+        }
+    }
+}
+
+/* y (n, m, out) = conv(x (n, c, in), w) + b (m) + r (n, m, out), then the conv's epilogue
+ * (as mrvl_conv_f32), by flat tiles (above); b and r may be NULL; w packed by
+ * mrvl_conv_pack_weights_f32; `scratch`: flat_scratch_floats(p) floats. Per image and group,
+ * the input channels are copied over the threads, then the tiles computed over them. */
+static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const float *packed, const float *b,
+                               const float *r, float *y, float *scratch)
+{
+    const int64_t *k = p->kernel, *s = p->stride, *d = p->dilation, *out = p->out;
+    int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(out), plane = volume3(p->in);
+    int64_t depth = cg * volume3(k), q[MRVL_SPATIAL], phases, channel_floats;
+    flat_layout(p, q, &phases, &channel_floats);
+    int64_t phase_floats = volume3(q);
+    int32_t *tap = (int32_t *)(void *)(scratch + cg * channel_floats + MRVL_FLAT_TILE);
+    memset(scratch + cg * channel_floats, 0, MRVL_FLAT_TILE * sizeof(float));
+    int64_t row = 0;
+    for (int64_t c = 0; c < cg; c++)
+        for (int64_t kz = 0; kz < k[0]; kz++)
+            for (int64_t ky = 0; ky < k[1]; ky++)
+                for (int64_t kx = 0; kx < k[2]; kx++) {
+                    int64_t phase = ((kz * d[0] % s[0]) * s[1] + ky * d[1] % s[1]) * s[2] + kx * d[2] % s[2];
+                    tap[row++] = (int32_t)(c * channel_floats + phase * phase_floats +
+                                           (kz * d[0] / s[0] * q[1] + ky * d[1] / s[1]) * q[2] + kx * d[2] / s[2]);
+                }
+    int64_t count = ((out[0] - 1) * q[1] + out[1] - 1) * q[2] + out[2];
+    int64_t blocks = (mg + MRVL_FLAT_MR - 1) / MRVL_FLAT_MR;
+    int64_t items = (count + MRVL_FLAT_TILE - 1) / MRVL_FLAT_TILE * blocks;
+    int serial = positions * mg * depth < MRVL_PARALLEL_MACS;
+    for (int64_t n = 0; n < p->n; n++) {
+        for (int64_t g = 0; g < p->group; g++) {
+            float *yg = y + (n * p->m + g * mg) * positions;
+            flat_args args = {p, x + (n * p->c + g * cg) * plane, scratch, {q[0], q[1], q[2]}, channel_floats, tap,
+                              depth, mg, blocks, count, packed + g * conv_packed_group_floats(mg, depth),
+                              b ? b + g * mg : NULL, r ? r + (yg - y) : NULL, p->scale ? p->scale + g * mg : NULL,
+                              p->shift ? p->shift + g * mg : NULL, yg};
+            if (serial) {
+                flat_copy(&args, 0, cg);
+                flat_tiles(&args, 0, items);
+            } else {
+                mrvl_parallel(cg, flat_copy, &args);
+                mrvl_parallel(items, flat_tiles, &args);
+            }
         }
     }
 }
