@@ -6,7 +6,7 @@ conv then does its work as it stores its output, which is written once instead o
     cpu.batch_norm(cpu.conv(x, w, b))          -> cpu.conv(x, w', b')   (folded at compile time)
     cpu.binary add(cpu.conv(x, w, b), r)       -> cpu.conv(x, w, b) residual r
     cpu.unary relu / cpu.clip(cpu.conv(...))   -> cpu.conv(...) {min, max}
-    leaky_relu / sigmoid / hard_sigmoid / hard_swish(cpu.conv(...)),
+    leaky_relu / sigmoid / hard_sigmoid / hard_swish / gelu(cpu.conv(...)),
     x * sigmoid(x) with x = cpu.conv(...)      -> cpu.conv(...) {activation, alpha, beta}
     cpu.conv(...) * s + t, s and t constants per output channel -> cpu.conv(...) scale s shift t
 
@@ -148,7 +148,7 @@ class ClampIntoConv(RewritePattern):
 
 
 class ActivationIntoConv(RewritePattern):
-    """A LeakyRelu, Sigmoid, HardSigmoid or HardSwish of a conv's result, or the SiLU
+    """A LeakyRelu, Sigmoid, HardSigmoid, HardSwish or Gelu of a conv's result, or the SiLU
     `Mul(x, Sigmoid(x))` of it, when that is all the result is used for, is the conv applying
     the function as its output is stored (after its residual and clamp), instead of another
     pass over memory."""
@@ -172,9 +172,14 @@ class ActivationIntoConv(RewritePattern):
         rewriter.erase(conv)
 
 
+_UNARY_EPILOGUES = {cpu.UnaryKind.SIGMOID: cpu.EpilogueKind.SIGMOID, cpu.UnaryKind.GELU: cpu.EpilogueKind.GELU,
+                    cpu.UnaryKind.GELU_TANH: cpu.EpilogueKind.GELU_TANH}
+"""The cpu.unary kinds an epilogue applies."""
+
+
 def activation_of(op: Operation) -> tuple[cpu.EpilogueKind, SSAValue, dict[str, Attribute], list[Operation]] | None:
     """When `op` is a float32 activation an epilogue can apply (LeakyRelu, Sigmoid, HardSigmoid,
-    HardSwish, or the SiLU `Mul(x, Sigmoid(x))`) whose result has its input's type: its kind,
+    HardSwish, Gelu, or the SiLU `Mul(x, Sigmoid(x))`) whose result has its input's type: its kind,
     its input, its alpha and beta, and the other op it takes the place of (the SiLU's Sigmoid)."""
     params: dict[str, Attribute] = {}
     erase: list[Operation] = []
@@ -184,8 +189,8 @@ def activation_of(op: Operation) -> tuple[cpu.EpilogueKind, SSAValue, dict[str, 
         kind, value, params = cpu.EpilogueKind.HARD_SIGMOID, op.input, {"alpha": op.alpha, "beta": op.beta}
     elif isinstance(op, cpu.HardSwishOp):
         kind, value = cpu.EpilogueKind.HARD_SWISH, op.input
-    elif isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.SIGMOID:
-        kind, value = cpu.EpilogueKind.SIGMOID, op.input
+    elif isinstance(op, cpu.UnaryOp) and op.kind.data in _UNARY_EPILOGUES:
+        kind, value = _UNARY_EPILOGUES[op.kind.data], op.input
     elif (silu := silu_input(op)) is not None:
         kind, value, erase = cpu.EpilogueKind.SILU, silu[0], [silu[1]]
     else:
@@ -351,7 +356,7 @@ EPILOGUES: tuple[RewritePattern, ...] = (BatchNormIntoConv(), ResidualAddIntoCon
 @dataclass(frozen=True)
 class FuseCpuEpiloguesPass(ModulePass):
     """Fold batch norms, residual Adds, Relu/Clip clamps, activations (LeakyRelu, Sigmoid,
-    SiLU, HardSigmoid, HardSwish) and per-channel scales and shifts into the `cpu.conv`
+    SiLU, HardSigmoid, HardSwish, Gelu) and per-channel scales and shifts into the `cpu.conv`
     before them, and bias Adds, clamps and activations into the `cpu.matmul` before them."""
 
     name = "fuse-cpu-epilogues"

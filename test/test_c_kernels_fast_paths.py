@@ -124,6 +124,9 @@ CASES["depthwise_relu_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1])
 for _conv in CONVS:
     CASES[f"{_conv}_leaky_relu_affine"] = _affine(CONVS[_conv], CONVS[_conv]["w"][0], [CONVS[_conv]["w"][0], 1, 1],
                                                   activation=_n("LeakyRelu", ["a"], ["r"], alpha=0.1))
+_gelu = _conv_then([_n("Gelu", ["a"], ["y"])], **CONVS["pointwise"])
+_gelu.opset_import[0].version = 20
+CASES["pointwise_gelu"] = _gelu
 CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
 
@@ -162,6 +165,10 @@ LINEARS = {
     "matmul_bias_leaky_relu": _linear(ACTIVATIONS["leaky_relu"], [3, 4, 8], 5, [5]),
     "matmul_bias_hard_sigmoid": _linear(ACTIVATIONS["hard_sigmoid"], [6, 10], 12, [12]),
 }
+for _approximate in ("none", "tanh"):  # ONNX Gelu is opset 20
+    _gelu = _linear([_n("Gelu", ["a"], ["y"], approximate=_approximate)], [2, 24, 40], 48, [48])
+    _gelu.opset_import[0].version = 20
+    LINEARS[f"matmul_bias_gelu_{_approximate}"] = _gelu
 LINEARS["matmul_bias_clip"].graph.initializer.extend([onnx.numpy_helper.from_array(np.float32(-0.5), "lo"),
                                                       onnx.numpy_helper.from_array(np.float32(0.75), "hi")])
 CASES |= LINEARS

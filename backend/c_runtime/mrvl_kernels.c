@@ -729,11 +729,15 @@ MRVL_NOINLINE static void silu_loop_f32(int64_t count, float *y)
     for (int64_t i = 0; i < count; i++) y[i] = y[i] * sigmoid_f32(y[i]);
 }
 
+static void mrvl_unary_f32(int kind, int64_t count, const float *x, float *y);
+
 /* A fused activation (enum mrvl_epilogue_kind, with its alpha and beta) over `count` floats
  * at y, in place. */
 static void activate_f32(int activation, float alpha, float beta, int64_t count, float *y)
 {
     switch (activation) {
+    case MRVL_EPILOGUE_GELU: mrvl_unary_f32(MRVL_GELU, count, y, y); break;
+    case MRVL_EPILOGUE_GELU_TANH: mrvl_unary_f32(MRVL_GELU_TANH, count, y, y); break;
     case MRVL_EPILOGUE_LEAKY_RELU: mrvl_leaky_relu_f32(count, alpha, y, y); break;
     case MRVL_EPILOGUE_SIGMOID: sigmoid_loop_f32(count, y, y); break;
     case MRVL_EPILOGUE_SILU: silu_loop_f32(count, y); break;
