@@ -18,7 +18,9 @@ activations, in that order:
     cpu.binary add(cpu.matmul(a, w), c), c constant along the last dim -> cpu.matmul(a, w) bias c
     cpu.unary relu / cpu.clip / activations (cpu.matmul(...)) -> cpu.matmul(...) {min, max, activation}
 
-The fused op's location names every ONNX node it stands for.
+A GELU written out (x * 0.5 * (1 + erf(x / sqrt(2))), as exported before ONNX had Gelu)
+becomes one cpu.unary gelu first, which folds like any activation. The fused op's location
+names every ONNX node it stands for.
 Runs after `lower-to-cpu`; ops inside `mrvl.subgraph`s are not
 touched. A new epilogue is one more pattern in `EPILOGUES`.
 """
@@ -221,6 +223,81 @@ def sole_use_matmul(value: SSAValue, clamp_ok: bool = False, uses: int = 1) -> c
     return matmul if clamp_ok or matmul.clamp() is None else None
 
 
+def scalar_constant(value: SSAValue) -> float | None:
+    """The one value of a float32 constant with a single element, or None."""
+    array = constant_value(value)
+    if array is None or element_type_of(value) != f32 or np.size(array) != 1:
+        return None
+    return float(np.asarray(array).reshape(()))
+
+
+def binary_with_constant(value: SSAValue, kind: cpu.BinaryKind, constant: float) -> SSAValue | None:
+    """x when `value`, used only once, is `kind`(x, c) or `kind`(c, x) (only x / c for a
+    division) with c a scalar constant within 1e-6 of `constant`."""
+    op = value.owner
+    if not isinstance(op, cpu.BinaryOp) or op.kind.data != kind or not value.has_one_use():
+        return None
+    orders = ((op.lhs, op.rhs),) if kind == cpu.BinaryKind.DIV else ((op.lhs, op.rhs), (op.rhs, op.lhs))
+    for x, c in orders:
+        if (number := scalar_constant(c)) is not None and abs(number - constant) <= 1e-6 * abs(constant):
+            return x
+    return None
+
+
+def erf_gelu_parts(value: SSAValue) -> tuple[SSAValue, list[Operation]] | None:
+    """(x, its ops) when `value` (used only once) is 1 + erf(x / sqrt(2)) (or erf(x *
+    (1 / sqrt(2))), either order of the Add)."""
+    erf = binary_with_constant(value, cpu.BinaryKind.ADD, 1.0)
+    if erf is None or not isinstance(unary := erf.owner, cpu.UnaryOp) or unary.kind.data != cpu.UnaryKind.ERF:
+        return None
+    if not erf.has_one_use():
+        return None
+    x = binary_with_constant(unary.input, cpu.BinaryKind.DIV, float(np.float32(np.sqrt(2))))
+    if x is None:
+        x = binary_with_constant(unary.input, cpu.BinaryKind.MUL, float(np.float32(1 / np.sqrt(2))))
+    return None if x is None else (x, [value.owner, unary, unary.input.owner])
+
+
+class ErfGeluToGelu(RewritePattern):
+    """GELU written out as ONNX before opset 20 had Gelu (PyTorch's export): x * 0.5 * (1 +
+    erf(x / sqrt(2))), the 0.5 applied to x, to the product or to (1 + erf(...)), is one
+    cpu.unary gelu, which then folds into the conv or matmul before it like any activation."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, cpu.BinaryOp) or op.kind.data != cpu.BinaryKind.MUL or element_type_of(op.result) != f32:
+            return
+        mul = cpu.BinaryKind.MUL
+        for a, b in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            # (x * (1 + erf(x / sqrt(2)))) * 0.5
+            half = scalar_constant(b)
+            if (half is not None and abs(half - 0.5) <= 5e-7 and a.has_one_use() and isinstance(a.owner, cpu.BinaryOp)
+                    and a.owner.kind.data == mul):
+                product = a.owner
+                for x, gate in ((product.lhs, product.rhs), (product.rhs, product.lhs)):
+                    if (parts := erf_gelu_parts(gate)) is not None and parts[0] == x:
+                        self.replace(op, x, [product, *parts[1]], rewriter)
+                        return
+            # (x * 0.5) * (1 + erf(x / sqrt(2)))
+            x = binary_with_constant(a, mul, 0.5)
+            if x is not None and (parts := erf_gelu_parts(b)) is not None and parts[0] == x:
+                self.replace(op, x, [a.owner, *parts[1]], rewriter)  # type: ignore[list-item]
+                return
+            # x * ((1 + erf(x / sqrt(2))) * 0.5)
+            gate = binary_with_constant(b, mul, 0.5)
+            if gate is not None and (parts := erf_gelu_parts(gate)) is not None and parts[0] == a:
+                self.replace(op, a, [b.owner, *parts[1]], rewriter)  # type: ignore[list-item]
+                return
+
+    @staticmethod
+    def replace(op: cpu.BinaryOp, x: SSAValue, dead: list[Operation], rewriter: PatternRewriter) -> None:
+        gelu = cpu.UnaryOp.create(operands=[x], result_types=[op.result.type],
+                                  properties={"kind": cpu.UnaryKindAttr(cpu.UnaryKind.GELU)})
+        gelu.location = fused_location([op.location, *(d.location for d in dead)])
+        rewriter.replace(op, gelu)
+        for d in dead:
+            rewriter.erase(d)
+
+
 class BiasAddIntoMatmul(RewritePattern):
     """An Add of a matmul's result and a constant that varies along the last dim only (a
     linear layer's bias: shape (N), (1, N), ...), when that is all the result is used for, is
@@ -347,9 +424,9 @@ def silu_input(op: Operation) -> tuple[SSAValue, Operation] | None:
     return None
 
 
-EPILOGUES: tuple[RewritePattern, ...] = (BatchNormIntoConv(), ResidualAddIntoConv(), ClampIntoConv(),
-                                         ActivationIntoConv(), AffineIntoConv(), BiasAddIntoMatmul(),
-                                         ClampIntoMatmul(), ActivationIntoMatmul())
+EPILOGUES: tuple[RewritePattern, ...] = (ErfGeluToGelu(), BatchNormIntoConv(), ResidualAddIntoConv(),
+                                         ClampIntoConv(), ActivationIntoConv(), AffineIntoConv(),
+                                         BiasAddIntoMatmul(), ClampIntoMatmul(), ActivationIntoMatmul())
 """The epilogue patterns, applied together until none matches."""
 
 

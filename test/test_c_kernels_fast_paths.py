@@ -169,6 +169,19 @@ for _approximate in ("none", "tanh"):  # ONNX Gelu is opset 20
     _gelu = _linear([_n("Gelu", ["a"], ["y"], approximate=_approximate)], [2, 24, 40], 48, [48])
     _gelu.opset_import[0].version = 20
     LINEARS[f"matmul_bias_gelu_{_approximate}"] = _gelu
+# GELU written out (PyTorch's export before opset 20), its 0.5 in each of three places
+_SQRT2 = onnx.numpy_helper.from_array(np.float32(np.sqrt(2)), "sqrt2")
+_CONSTANTS = [_SQRT2, onnx.numpy_helper.from_array(np.float32(1), "one"),
+              onnx.numpy_helper.from_array(np.float32(0.5), "half")]
+_ERF = [_n("Div", ["a", "sqrt2"], ["d"]), _n("Erf", ["d"], ["e"]), _n("Add", ["one", "e"], ["g"])]
+ERF_GELUS = {
+    "product_halved": [*_ERF, _n("Mul", ["a", "g"], ["p"]), _n("Mul", ["p", "half"], ["y"])],
+    "x_halved": [_n("Mul", ["half", "a"], ["h"]), *_ERF, _n("Mul", ["h", "g"], ["y"])],
+    "gate_halved": [*_ERF, _n("Mul", ["g", "half"], ["q"]), _n("Mul", ["a", "q"], ["y"])],
+}
+for _form, _nodes in ERF_GELUS.items():
+    LINEARS[f"matmul_bias_erf_gelu_{_form}"] = _linear(_nodes, [1, 20, 24], 40, [40])
+    LINEARS[f"matmul_bias_erf_gelu_{_form}"].graph.initializer.extend(_CONSTANTS)
 LINEARS["matmul_bias_clip"].graph.initializer.extend([onnx.numpy_helper.from_array(np.float32(-0.5), "lo"),
                                                       onnx.numpy_helper.from_array(np.float32(0.75), "hi")])
 CASES |= LINEARS
