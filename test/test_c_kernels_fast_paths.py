@@ -39,6 +39,10 @@ CASES = {
     # bands of rows spanning many small planes
     "max_3x3s2_small_planes": _pool("MaxPool", [4, 24, 13, 13], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
     "max_5x5s1_pad": _pool("MaxPool", [1, 8, 20, 20], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]),
+    # 3-d with a kernel depth of 1: not the 2-d direct path; each depth its own rows
+    "max_3d_depth_1": _pool("MaxPool", [1, 2, 3, 8, 10], kernel_shape=[1, 2, 2], strides=[1, 2, 2]),
+    "avg_3d_depth_1_pad": _pool("AveragePool", [1, 2, 3, 7, 9], kernel_shape=[1, 3, 3], strides=[1, 1, 1],
+                                pads=[0, 1, 1, 0, 1, 1], count_include_pad=1),
     "max_2x2s1_pad_end": _pool("MaxPool", [1, 4, 9, 9], kernel_shape=[2, 2], strides=[1, 1], pads=[0, 0, 1, 1]),
     "max_3x3s1_pad": _pool("MaxPool", [1, 3, 10, 12], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "max_3x3s2_pad": _pool("MaxPool", [1, 8, 15, 15], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),

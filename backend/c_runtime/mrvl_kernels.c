@@ -1327,9 +1327,9 @@ static void pool_band_rows(const pool_args *a, int64_t first, int64_t rows, int6
         /* Common case first: a 2-D window wholly inside the input, its rows w apart, each
          * vector reduced in registers (the general loop below costs several times more
          * per row, which small planes feel). */
-        int64_t iy0 = oy * s[1] - pb[1], w = d[1] * in[2];
-        if (k[0] == 1 && iy0 >= 0 && iy0 + (k[1] - 1) * d[1] < in[1]) {
-            const float *row = plane + (oz * s[0] - pb[0]) * in[1] * in[2] + iy0 * in[2] + (x0 - pb[2]);
+        int64_t iz0 = oz * s[0] - pb[0], iy0 = oy * s[1] - pb[1], w = d[1] * in[2];
+        if (k[0] == 1 && iz0 >= 0 && iz0 < in[0] && iy0 >= 0 && iy0 + (k[1] - 1) * d[1] < in[1]) {
+            const float *row = plane + iz0 * in[1] * in[2] + iy0 * in[2] + (x0 - pb[2]);
             if (row - a->x + (k[1] - 1) * w + chunks * MRVL_POOL_VF <= a->x_size) {
                 float *dst = v + x0;
                 for (int64_t c = 0; c < chunks * MRVL_POOL_VF; c += MRVL_POOL_VF) {
@@ -1483,7 +1483,7 @@ static void pool_planes(const void *ctx, int64_t begin, int64_t end)
     }
 }
 
-/* Planes [begin, end) of a 2-D pool 2 or 3 wide with horizontal stride 2, whose windows
+/* Planes [begin, end) of a 2-D pool (in[0] 1) 2 or 3 wide with horizontal stride 2, whose windows
  * all lie inside the input (no padding, none past the end): each vector of VF outputs
  * straight from the input rows, without pool_planes' row buffers. The window's rows are
  * reduced over the 2 * VF columns from 2 * ox (two vectors, and for 3 wide one more): their
@@ -1570,7 +1570,7 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
         padded |= p->pad_begin[i] || (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 > in[i];
     /* Rows of fewer than VF / 2 outputs waste most of the direct path's lanes: the flat bands
      * then cost less. */
-    int direct = k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1 && !padded
+    int direct = in[0] == 1 && k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1 && !padded
               && 2 * out[2] >= MRVL_POOL_VF;
     mrvl_task task = direct ? pool_direct_planes : pool_planes;
     if (planes * volume3(out) * volume3(k) < MRVL_PARALLEL_MACS) task(&args, 0, planes);
