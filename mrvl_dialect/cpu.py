@@ -278,8 +278,8 @@ class ActivationKind(StrEnum):
 
 
 class EpilogueKind(StrEnum):
-    """An activation `cpu.conv` applies to its output as it stores it (after the residual and
-    the clamp), with ONNX's `alpha` and `beta` where the function has them."""
+    """An activation `cpu.conv` (or `cpu.matmul`) applies to its output as it stores it (after
+    the residual and the clamp), with ONNX's `alpha` and `beta` where the function has them."""
 
     LEAKY_RELU = auto()
     """x < 0 ? alpha * x : x."""
@@ -291,6 +291,10 @@ class EpilogueKind(StrEnum):
     """max(0, min(1, alpha * x + beta))."""
     HARD_SWISH = auto()
     """x * max(0, min(1, x / 6 + 0.5))."""
+    GELU = auto()
+    """x * 0.5 * (1 + erf(x / sqrt(2))) (ONNX Gelu)."""
+    GELU_TANH = auto()
+    """ONNX Gelu with approximate = "tanh"."""
     MISH = auto()
     """x * tanh(softplus(x)) (ONNX's Mish, or Mul(x, Tanh(Softplus(x))))."""
 

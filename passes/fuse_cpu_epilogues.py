@@ -6,7 +6,7 @@ conv then does its work as it stores its output, which is written once instead o
     cpu.batch_norm(cpu.conv(x, w, b))          -> cpu.conv(x, w', b')   (folded at compile time)
     cpu.binary add(cpu.conv(x, w, b), r)       -> cpu.conv(x, w, b) residual r
     cpu.unary relu / cpu.clip(cpu.conv(...))   -> cpu.conv(...) {min, max}
-    leaky_relu / sigmoid / hard_sigmoid / hard_swish / mish(cpu.conv(...)),
+    leaky_relu / sigmoid / hard_sigmoid / hard_swish / gelu / mish(cpu.conv(...)),
     x * sigmoid(x), x * tanh(softplus(x)) with x = cpu.conv(...)
                                                -> cpu.conv(...) {activation, alpha, beta}
     cpu.conv(...) * s + t, s and t constants per output channel -> cpu.conv(...) scale s shift t
@@ -19,7 +19,9 @@ activations, in that order:
     cpu.binary add(cpu.matmul(a, w), c), c constant along the last dim -> cpu.matmul(a, w) bias c
     cpu.unary relu / cpu.clip / activations (cpu.matmul(...)) -> cpu.matmul(...) {min, max, activation}
 
-The fused op's location names every ONNX node it stands for.
+A GELU written out (x * 0.5 * (1 + erf(x / sqrt(2))), as exported before ONNX had Gelu)
+becomes one cpu.unary gelu first, which folds like any activation. The fused op's location
+names every ONNX node it stands for.
 Runs after `lower-to-cpu`; ops inside `mrvl.subgraph`s are not
 touched. A new epilogue is one more pattern in `EPILOGUES`.
 """
@@ -149,8 +151,8 @@ class ClampIntoConv(RewritePattern):
 
 
 class ActivationIntoConv(RewritePattern):
-    """A LeakyRelu, Sigmoid, HardSigmoid, HardSwish or Mish of a conv's result, or the SiLU
-    `Mul(x, Sigmoid(x))` or the Mish `Mul(x, Tanh(Softplus(x)))` of it (as exporters before
+    """A LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Gelu or Mish of a conv's result, or the
+    SiLU `Mul(x, Sigmoid(x))` or the Mish `Mul(x, Tanh(Softplus(x)))` of it (as exporters before
     opset 18 write YOLOv4's), when that is all the result is used for, is the conv applying
     the function as its output is stored (after its residual and clamp), instead of another
     pass over memory."""
@@ -175,11 +177,16 @@ class ActivationIntoConv(RewritePattern):
         rewriter.erase(conv)
 
 
+_UNARY_EPILOGUES = {cpu.UnaryKind.SIGMOID: cpu.EpilogueKind.SIGMOID, cpu.UnaryKind.GELU: cpu.EpilogueKind.GELU,
+                    cpu.UnaryKind.GELU_TANH: cpu.EpilogueKind.GELU_TANH, cpu.UnaryKind.MISH: cpu.EpilogueKind.MISH}
+"""The cpu.unary kinds an epilogue applies."""
+
+
 def activation_of(op: Operation) -> tuple[cpu.EpilogueKind, SSAValue, dict[str, Attribute], list[Operation]] | None:
     """When `op` is a float32 activation an epilogue can apply (LeakyRelu, Sigmoid, HardSigmoid,
-    HardSwish, Mish, the SiLU `Mul(x, Sigmoid(x))` or the Mish `Mul(x, Tanh(Softplus(x)))`) whose
-    result has its input's type: its kind, its input, its alpha and beta, and the other ops it
-    takes the place of (the SiLU's Sigmoid, the Mish's Tanh and Softplus)."""
+    HardSwish, Gelu, Mish, the SiLU `Mul(x, Sigmoid(x))` or the Mish `Mul(x, Tanh(Softplus(x)))`)
+    whose result has its input's type: its kind, its input, its alpha and beta, and the other ops
+    it takes the place of (the SiLU's Sigmoid, the Mish's Tanh and Softplus)."""
     params: dict[str, Attribute] = {}
     erase: list[Operation] = []
     if isinstance(op, cpu.LeakyReluOp):
@@ -188,10 +195,8 @@ def activation_of(op: Operation) -> tuple[cpu.EpilogueKind, SSAValue, dict[str, 
         kind, value, params = cpu.EpilogueKind.HARD_SIGMOID, op.input, {"alpha": op.alpha, "beta": op.beta}
     elif isinstance(op, cpu.HardSwishOp):
         kind, value = cpu.EpilogueKind.HARD_SWISH, op.input
-    elif isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.SIGMOID:
-        kind, value = cpu.EpilogueKind.SIGMOID, op.input
-    elif isinstance(op, cpu.UnaryOp) and op.kind.data == cpu.UnaryKind.MISH:
-        kind, value = cpu.EpilogueKind.MISH, op.input
+    elif isinstance(op, cpu.UnaryOp) and op.kind.data in _UNARY_EPILOGUES:
+        kind, value = _UNARY_EPILOGUES[op.kind.data], op.input
     elif (silu := silu_input(op)) is not None:
         kind, value, erase = cpu.EpilogueKind.SILU, silu[0], [silu[1]]
     elif (mish := mish_input(op)) is not None:
@@ -222,6 +227,81 @@ def sole_use_matmul(value: SSAValue, clamp_ok: bool = False, uses: int = 1) -> c
             or element_type_of(value) != f32):
         return None
     return matmul if clamp_ok or matmul.clamp() is None else None
+
+
+def scalar_constant(value: SSAValue) -> float | None:
+    """The one value of a float32 constant with a single element, or None."""
+    array = constant_value(value)
+    if array is None or element_type_of(value) != f32 or np.size(array) != 1:
+        return None
+    return float(np.asarray(array).reshape(()))
+
+
+def binary_with_constant(value: SSAValue, kind: cpu.BinaryKind, constant: float) -> SSAValue | None:
+    """x when `value`, used only once, is `kind`(x, c) or `kind`(c, x) (only x / c for a
+    division) with c a scalar constant within 1e-6 of `constant`."""
+    op = value.owner
+    if not isinstance(op, cpu.BinaryOp) or op.kind.data != kind or not value.has_one_use():
+        return None
+    orders = ((op.lhs, op.rhs),) if kind == cpu.BinaryKind.DIV else ((op.lhs, op.rhs), (op.rhs, op.lhs))
+    for x, c in orders:
+        if (number := scalar_constant(c)) is not None and abs(number - constant) <= 1e-6 * abs(constant):
+            return x
+    return None
+
+
+def erf_gelu_parts(value: SSAValue) -> tuple[SSAValue, list[Operation]] | None:
+    """(x, its ops) when `value` (used only once) is 1 + erf(x / sqrt(2)) (or erf(x *
+    (1 / sqrt(2))), either order of the Add)."""
+    erf = binary_with_constant(value, cpu.BinaryKind.ADD, 1.0)
+    if erf is None or not isinstance(unary := erf.owner, cpu.UnaryOp) or unary.kind.data != cpu.UnaryKind.ERF:
+        return None
+    if not erf.has_one_use():
+        return None
+    x = binary_with_constant(unary.input, cpu.BinaryKind.DIV, float(np.float32(np.sqrt(2))))
+    if x is None:
+        x = binary_with_constant(unary.input, cpu.BinaryKind.MUL, float(np.float32(1 / np.sqrt(2))))
+    return None if x is None else (x, [value.owner, unary, unary.input.owner])
+
+
+class ErfGeluToGelu(RewritePattern):
+    """GELU written out as ONNX before opset 20 had Gelu (PyTorch's export): x * 0.5 * (1 +
+    erf(x / sqrt(2))), the 0.5 applied to x, to the product or to (1 + erf(...)), is one
+    cpu.unary gelu, which then folds into the conv or matmul before it like any activation."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, cpu.BinaryOp) or op.kind.data != cpu.BinaryKind.MUL or element_type_of(op.result) != f32:
+            return
+        mul = cpu.BinaryKind.MUL
+        for a, b in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            # (x * (1 + erf(x / sqrt(2)))) * 0.5
+            half = scalar_constant(b)
+            if (half is not None and abs(half - 0.5) <= 5e-7 and a.has_one_use() and isinstance(a.owner, cpu.BinaryOp)
+                    and a.owner.kind.data == mul):
+                product = a.owner
+                for x, gate in ((product.lhs, product.rhs), (product.rhs, product.lhs)):
+                    if (parts := erf_gelu_parts(gate)) is not None and parts[0] == x:
+                        self.replace(op, x, [product, *parts[1]], rewriter)
+                        return
+            # (x * 0.5) * (1 + erf(x / sqrt(2)))
+            x = binary_with_constant(a, mul, 0.5)
+            if x is not None and (parts := erf_gelu_parts(b)) is not None and parts[0] == x:
+                self.replace(op, x, [a.owner, *parts[1]], rewriter)  # type: ignore[list-item]
+                return
+            # x * ((1 + erf(x / sqrt(2))) * 0.5)
+            gate = binary_with_constant(b, mul, 0.5)
+            if gate is not None and (parts := erf_gelu_parts(gate)) is not None and parts[0] == a:
+                self.replace(op, a, [b.owner, *parts[1]], rewriter)  # type: ignore[list-item]
+                return
+
+    @staticmethod
+    def replace(op: cpu.BinaryOp, x: SSAValue, dead: list[Operation], rewriter: PatternRewriter) -> None:
+        gelu = cpu.UnaryOp.create(operands=[x], result_types=[op.result.type],
+                                  properties={"kind": cpu.UnaryKindAttr(cpu.UnaryKind.GELU)})
+        gelu.location = fused_location([op.location, *(d.location for d in dead)])
+        rewriter.replace(op, gelu)
+        for d in dead:
+            rewriter.erase(d)
 
 
 class BiasAddIntoMatmul(RewritePattern):
@@ -367,16 +447,17 @@ def mish_input(op: Operation) -> tuple[SSAValue, Operation, Operation] | None:
     return None
 
 
-EPILOGUES: tuple[RewritePattern, ...] = (BatchNormIntoConv(), ResidualAddIntoConv(), ClampIntoConv(),
-                                         ActivationIntoConv(), AffineIntoConv(), BiasAddIntoMatmul(),
-                                         ClampIntoMatmul(), ActivationIntoMatmul())
+EPILOGUES: tuple[RewritePattern, ...] = (ErfGeluToGelu(), BatchNormIntoConv(), ResidualAddIntoConv(),
+                                         ClampIntoConv(), ActivationIntoConv(), AffineIntoConv(),
+                                         BiasAddIntoMatmul(), ClampIntoMatmul(), ActivationIntoMatmul())
 """The epilogue patterns, applied together until none matches."""
 
 
 @dataclass(frozen=True)
 class FuseCpuEpiloguesPass(ModulePass):
     """Fold batch norms, residual Adds, Relu/Clip clamps, activations (LeakyRelu, Sigmoid,
-    SiLU, HardSigmoid, HardSwish, Mish) and per-channel scales and shifts into the `cpu.conv`
+    SiLU, HardSigmoid, HardSwish, Gelu, Mish) and per-channel scales and shifts into the
+    `cpu.conv` before them, and bias Adds, clamps and activations into the `cpu.matmul` before them."""
     before them, and bias Adds, clamps and activations into the `cpu.matmul` before them."""
 
     name = "fuse-cpu-epilogues"

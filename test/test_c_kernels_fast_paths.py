@@ -44,6 +44,10 @@ CASES = {
     # bands of rows spanning many small planes
     "max_3x3s2_small_planes": _pool("MaxPool", [4, 24, 13, 13], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
     "max_5x5s1_pad": _pool("MaxPool", [1, 8, 20, 20], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]),
+    # 3-d with a kernel depth of 1: not the 2-d direct path; each depth its own rows
+    "max_3d_depth_1": _pool("MaxPool", [1, 2, 3, 8, 10], kernel_shape=[1, 2, 2], strides=[1, 2, 2]),
+    "avg_3d_depth_1_pad": _pool("AveragePool", [1, 2, 3, 7, 9], kernel_shape=[1, 3, 3], strides=[1, 1, 1],
+                                pads=[0, 1, 1, 0, 1, 1], count_include_pad=1),
     "max_2x2s1_pad_end": _pool("MaxPool", [1, 4, 9, 9], kernel_shape=[2, 2], strides=[1, 1], pads=[0, 0, 1, 1]),
     "max_3x3s1_pad": _pool("MaxPool", [1, 3, 10, 12], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "max_3x3s2_pad": _pool("MaxPool", [1, 8, 15, 15], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
@@ -140,6 +144,9 @@ CASES["depthwise_relu_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1])
 for _conv in CONVS:
     CASES[f"{_conv}_leaky_relu_affine"] = _affine(CONVS[_conv], CONVS[_conv]["w"][0], [CONVS[_conv]["w"][0], 1, 1],
                                                   activation=_n("LeakyRelu", ["a"], ["r"], alpha=0.1))
+_gelu = _conv_then([_n("Gelu", ["a"], ["y"])], **CONVS["pointwise"])
+_gelu.opset_import[0].version = 20
+CASES["pointwise_gelu"] = _gelu
 CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
 
@@ -205,6 +212,23 @@ LINEARS = {
     "matmul_bias_leaky_relu": _linear(ACTIVATIONS["leaky_relu"], [3, 4, 8], 5, [5]),
     "matmul_bias_hard_sigmoid": _linear(ACTIVATIONS["hard_sigmoid"], [6, 10], 12, [12]),
 }
+for _approximate in ("none", "tanh"):  # ONNX Gelu is opset 20
+    _gelu = _linear([_n("Gelu", ["a"], ["y"], approximate=_approximate)], [2, 24, 40], 48, [48])
+    _gelu.opset_import[0].version = 20
+    LINEARS[f"matmul_bias_gelu_{_approximate}"] = _gelu
+# GELU written out (PyTorch's export before opset 20), its 0.5 in each of three places
+_SQRT2 = onnx.numpy_helper.from_array(np.float32(np.sqrt(2)), "sqrt2")
+_CONSTANTS = [_SQRT2, onnx.numpy_helper.from_array(np.float32(1), "one"),
+              onnx.numpy_helper.from_array(np.float32(0.5), "half")]
+_ERF = [_n("Div", ["a", "sqrt2"], ["d"]), _n("Erf", ["d"], ["e"]), _n("Add", ["one", "e"], ["g"])]
+ERF_GELUS = {
+    "product_halved": [*_ERF, _n("Mul", ["a", "g"], ["p"]), _n("Mul", ["p", "half"], ["y"])],
+    "x_halved": [_n("Mul", ["half", "a"], ["h"]), *_ERF, _n("Mul", ["h", "g"], ["y"])],
+    "gate_halved": [*_ERF, _n("Mul", ["g", "half"], ["q"]), _n("Mul", ["a", "q"], ["y"])],
+}
+for _form, _nodes in ERF_GELUS.items():
+    LINEARS[f"matmul_bias_erf_gelu_{_form}"] = _linear(_nodes, [1, 20, 24], 40, [40])
+    LINEARS[f"matmul_bias_erf_gelu_{_form}"].graph.initializer.extend(_CONSTANTS)
 LINEARS["matmul_bias_clip"].graph.initializer.extend([onnx.numpy_helper.from_array(np.float32(-0.5), "lo"),
                                                       onnx.numpy_helper.from_array(np.float32(0.75), "hi")])
 CASES |= LINEARS

@@ -768,6 +768,8 @@ MRVL_NOINLINE static void silu_loop_f32(int64_t count, float *y)
     for (int64_t i = 0; i < count; i++) y[i] = y[i] * sigmoid_f32(y[i]);
 }
 
+static void mrvl_unary_f32(int kind, int64_t count, const float *x, float *y);
+
 /* Mish, x tanh(softplus(x)), from e = e^x alone: tanh(log(1 + e)) = n / (n + 2) with n =
  * e (e + 2); past x = 20 that is 1 in float (and e^x would soon overflow): x. */
 static float mish_f32(float x)
@@ -794,6 +796,8 @@ static void activate_f32(int activation, float alpha, float beta, int64_t count,
     case MRVL_EPILOGUE_SILU: silu_loop_f32(count, y); break;
     case MRVL_EPILOGUE_HARD_SIGMOID: mrvl_hard_sigmoid_f32(count, alpha, beta, y, y); break;
     case MRVL_EPILOGUE_HARD_SWISH: mrvl_hard_swish_f32(count, y, y); break;
+    case MRVL_EPILOGUE_GELU: mrvl_unary_f32(MRVL_GELU, count, y, y); break;
+    case MRVL_EPILOGUE_GELU_TANH: mrvl_unary_f32(MRVL_GELU_TANH, count, y, y); break;
     case MRVL_EPILOGUE_MISH: mish_loop_f32(count, y, y); break;
     default: break;
     }
@@ -1847,9 +1851,9 @@ static void pool_band_rows(const pool_args *a, int64_t first, int64_t rows, int6
         /* Common case first: a 2-D window wholly inside the input, its rows w apart, each
          * vector reduced in registers (the general loop below costs several times more
          * per row, which small planes feel). */
-        int64_t iy0 = oy * s[1] - pb[1], w = d[1] * in[2];
-        if (k[0] == 1 && iy0 >= 0 && iy0 + (k[1] - 1) * d[1] < in[1]) {
-            const float *row = plane + (oz * s[0] - pb[0]) * in[1] * in[2] + iy0 * in[2] + (x0 - pb[2]);
+        int64_t iz0 = oz * s[0] - pb[0], iy0 = oy * s[1] - pb[1], w = d[1] * in[2];
+        if (k[0] == 1 && iz0 >= 0 && iz0 < in[0] && iy0 >= 0 && iy0 + (k[1] - 1) * d[1] < in[1]) {
+            const float *row = plane + iz0 * in[1] * in[2] + iy0 * in[2] + (x0 - pb[2]);
             if (row - a->x + (k[1] - 1) * w + chunks * MRVL_POOL_VF <= a->x_size) {
                 float *dst = v + x0;
                 for (int64_t c = 0; c < chunks * MRVL_POOL_VF; c += MRVL_POOL_VF) {
@@ -2003,7 +2007,7 @@ static void pool_planes(const void *ctx, int64_t begin, int64_t end)
     }
 }
 
-/* Planes [begin, end) of a 2-D pool 2 or 3 wide with horizontal stride 2, whose windows
+/* Planes [begin, end) of a 2-D pool (in[0] 1) 2 or 3 wide with horizontal stride 2, whose windows
  * all lie inside the input (no padding, none past the end): each vector of VF outputs
  * straight from the input rows, without pool_planes' row buffers. The window's rows are
  * reduced over the 2 * VF columns from 2 * ox (two vectors, and for 3 wide one more): their
@@ -2090,7 +2094,7 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
         padded |= p->pad_begin[i] || (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 > in[i];
     /* Rows of fewer than VF / 2 outputs waste most of the direct path's lanes: the flat bands
      * then cost less. */
-    int direct = k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1 && !padded
+    int direct = in[0] == 1 && k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1 && !padded
               && 2 * out[2] >= MRVL_POOL_VF;
     mrvl_task task = direct ? pool_direct_planes : pool_planes;
     if (planes * volume3(out) * volume3(k) < MRVL_PARALLEL_MACS) task(&args, 0, planes);

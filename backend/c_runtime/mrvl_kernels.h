@@ -58,11 +58,12 @@ enum mrvl_coordinate_mode {
     MRVL_TF_CROP_AND_RESIZE
 };
 enum mrvl_nearest_mode { MRVL_ROUND_PREFER_FLOOR, MRVL_ROUND_PREFER_CEIL, MRVL_NEAREST_FLOOR, MRVL_NEAREST_CEIL };
-/* The activation a conv applies as it stores its output: the order of cpu.EpilogueKind, after
+/* The activation a conv or matmul applies to its output: the order of cpu.EpilogueKind, after
  * MRVL_EPILOGUE_NONE. */
 enum mrvl_epilogue_kind {
     MRVL_EPILOGUE_NONE, MRVL_EPILOGUE_LEAKY_RELU, MRVL_EPILOGUE_SIGMOID, MRVL_EPILOGUE_SILU,
-    MRVL_EPILOGUE_HARD_SIGMOID, MRVL_EPILOGUE_HARD_SWISH, MRVL_EPILOGUE_MISH
+    MRVL_EPILOGUE_HARD_SIGMOID, MRVL_EPILOGUE_HARD_SWISH, MRVL_EPILOGUE_GELU, MRVL_EPILOGUE_GELU_TANH,
+    MRVL_EPILOGUE_MISH
 };
 /* Element types of mrvl_cast. */
 enum mrvl_dtype {
