@@ -314,6 +314,10 @@ class CEmitter:
             fields |= dict(activation=f"MRVL_EPILOGUE_{op.activation.data.name}", **{
                 name: _c_float(op.properties[name].value.data)  # type: ignore[attr-defined]
                 for name in ("alpha", "beta") if name in op.properties})
+        concat = next((use.operation for use in op.Y.uses), None)
+        if isinstance(concat, cpu.ConcatOp) and concat.in_place is not None and _shape(op.Y)[0] > 1:
+            # Its images are slices of the concat's images (plan-host-memory): that far apart.
+            fields |= dict(y_batch=math.prod(_shape(concat.output)[1:]))
         # The optional operands in order (B, R, S, T): each present one takes the next of x.
         present = iter(x[2:])
         bias, residual, scale, shift = (next(present) if v is not None else "NULL" for v in (op.B, op.R, op.S, op.T))
