@@ -95,9 +95,10 @@ for _act, _nodes in ACTIVATIONS.items():
         CASES[f"{_conv}_{_act}"] = _conv_then(_nodes, **_attrs)
 
 
-def _affine(conv: dict, channels: int, scale_shape: list[int], shift: bool = True) -> onnx.ModelProto:
-    """Conv, Relu, then Mul (and Add) by constants per output channel (an affine after the activation)."""
-    nodes = [_n("Relu", ["a"], ["r"]), _n("Mul", ["r", "s"] if shift else ["s", "r"], ["m" if shift else "y"])]
+def _affine(conv: dict, channels: int, scale_shape: list[int], shift: bool = True,
+            act: str = "Relu") -> onnx.ModelProto:
+    """Conv, `act`, then Mul (and Add) by constants per output channel (an affine after the activation)."""
+    nodes = [_n(act, ["a"], ["r"]), _n("Mul", ["r", "s"] if shift else ["s", "r"], ["m" if shift else "y"])]
     if shift:
         nodes.append(_n("Add", ["t", "m"], ["y"]))
     model = _conv_then(nodes, **conv)
@@ -121,6 +122,10 @@ CASES["direct_short_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
 CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 20, [20, 1, 1], shift=False)
+CASES["pointwise_sigmoid_affine"] = _affine(CONVS["pointwise"], 20, [20, 1, 1], act="Sigmoid")  # no clamp
+CASES["flat_sigmoid_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1], act="Sigmoid")
+CASES["direct_sigmoid_affine"] = _affine(CONVS["direct"], 37, [37, 1, 1], act="Sigmoid")
+CASES["depthwise_sigmoid_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1], act="Sigmoid")
 CASES["depthwise_relu_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1])
 CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])

@@ -690,13 +690,13 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t posi
     if (p->clamp) {
         float low = p->min, high = p->max;
         for (int64_t i = 0; i < count; i++) y[i] = y[i] < low ? low : y[i] > high ? high : y[i];
-        if (p->scale || p->shift) /* per channel: count / positions planes, from `channel` on */
-        for (int64_t q = 0; q < count / positions; q++, y += positions) {
-            int64_t m = (channel + q) % p->m;
-            conv_affine(p->scale ? p->scale + m : NULL, p->shift ? p->shift + m : NULL, positions, y);
-        }
-}
+    }
     conv_activate(p, count, y);
+    if (p->scale || p->shift) /* per channel: count / positions planes, from `channel` on */
+        for (int64_t q = 0; q < count / positions; q++) {
+            int64_t m = (channel + q) % p->m;
+            conv_affine(p->scale ? p->scale + m : NULL, p->shift ? p->shift + m : NULL, positions, y + q * positions);
+        }
 }
 
 /* Stores a tile of mrvl_conv_f32 (rows of its mr positions x cols of its width channels, at
