@@ -308,6 +308,10 @@ class CEmitter:
     @emit.register
     def _(self, op: cpu.ConvOp, x: list[str], y: list[str]) -> list[str]:
         fields = self.conv_params(op) | self.epilogue_params(op)
+        concat = next((use.operation for use in op.Y.uses), None)
+        if isinstance(concat, cpu.ConcatOp) and concat.in_place is not None and _shape(op.Y)[0] > 1:
+            # Its images are slices of the concat's images (plan-host-memory): that far apart.
+            fields |= dict(y_batch=math.prod(_shape(concat.output)[1:]))
         # The optional operands in order (B, R, S, T): each present one takes the next of x.
         present = iter(x[2:])
         bias, residual, scale, shift = (next(present) if v is not None else "NULL" for v in (op.B, op.R, op.S, op.T))

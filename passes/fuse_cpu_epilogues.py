@@ -457,8 +457,8 @@ EPILOGUES: tuple[RewritePattern, ...] = (ErfGeluToGelu(), BatchNormIntoConv(), R
 class FuseCpuEpiloguesPass(ModulePass):
     """Fold batch norms, residual Adds, Relu/Clip clamps, activations (LeakyRelu, Sigmoid,
     SiLU, HardSigmoid, HardSwish, Gelu, Mish) and per-channel scales and shifts into the
-    `cpu.conv` before them, and bias Adds, clamps and activations into the `cpu.matmul` before them."""
-    before them, and bias Adds, clamps and activations into the `cpu.matmul` before them."""
+    `cpu.conv` before them, and bias Adds, clamps and activations into the `cpu.matmul` before
+    them."""
 
     name = "fuse-cpu-epilogues"
 

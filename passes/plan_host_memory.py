@@ -12,9 +12,11 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   storage (`alias`), and its readers count as readers of that storage;
 - concat in place: a `cpu.concat` that is not a result of the function, whose inputs are
   distinct results of `cpu.conv`s read by the concat only, each slice contiguous in the output
-  (every dim before the axis 1), gets `in_place`: each conv writes its result straight into
-  its slice of the concat's output (its offset is the output's plus the slice's, aligned to
-  the element only), and the concat costs nothing; the output is live from the first conv;
+  (every dim before the axis 1) or, along the channels of a batch, each conv on a kernel that
+  writes its images a batch stride apart (`STRIDED_CONV_KERNELS`; the C emitter gives it the
+  concat's image size), gets `in_place`: each conv writes its result straight into its slice
+  of the concat's output (its offset is the output's plus its first image's slice's, aligned
+  to the element only), and the concat costs nothing; the output is live from the first conv;
 - scratch: the workspace a kernel needs during its call (`host_kernels.scratch_bytes`), live
   for that op only (`scratch`);
 - lifetimes: every other result lives in the workspace from its op to the op of its last
@@ -133,22 +135,29 @@ def first_fit(buffers: list[tuple[object, int, int, int]]) -> tuple[dict[object,
     return offsets, total
 
 
+STRIDED_CONV_KERNELS = ("direct", "flat", "pointwise")
+"""The conv kernels that write their images a batch stride apart (mrvl_conv_params.y_batch)."""
+
+
 def in_place_concats(ops: list[Operation], returned: set[SSAValue]) -> dict[SSAValue, tuple[SSAValue, int]]:
     """The concat-in-place rule (see the module docstring): each conv result written into a
-    concat's output, mapped to (that output, the slice's byte offset in it)."""
+    concat's output, mapped to (that output, the byte offset of its first image's slice)."""
     slices: dict[SSAValue, tuple[SSAValue, int]] = {}
     for op in ops:
         if not isinstance(op, cpu.ConcatOp) or op.output in returned:
             continue
-        inputs = list(op.inputs)
-        if (math.prod(cpu.shape_of(op.output)[:op.axis.value.data]) != 1 or len(set(inputs)) != len(inputs)
+        inputs, axis = list(op.inputs), op.axis.value.data
+        outer = math.prod(cpu.shape_of(op.output)[:axis])
+        if (len(set(inputs)) != len(inputs)
                 or not all(isinstance(v.owner, cpu.ConvOp) and v.has_one_use() and v not in returned
                            for v in inputs)):
+            continue
+        if outer != 1 and (axis != 1 or not all(conv_path(v.owner) in STRIDED_CONV_KERNELS for v in inputs)):
             continue
         offset = 0
         for value in inputs:
             slices[value] = (op.output, offset)
-            offset += tensor_bytes(value)
+            offset += tensor_bytes(value) // outer
         op.properties["in_place"] = UnitAttr()
     return slices
 

@@ -111,11 +111,9 @@ for _act, _nodes in ACTIVATIONS.items():
 
 
 def _affine(conv: dict, channels: int, scale_shape: list[int], shift: bool = True,
-            activation: onnx.NodeProto | None = None) -> onnx.ModelProto:
-    """Conv, Relu (or `activation`, reading "a" and writing "r"), then Mul (and Add) by
-    constants per output channel (an affine after the activation)."""
-    nodes = [activation or _n("Relu", ["a"], ["r"]),
-             _n("Mul", ["r", "s"] if shift else ["s", "r"], ["m" if shift else "y"])]
+            act: str = "Relu") -> onnx.ModelProto:
+    """Conv, `act`, then Mul (and Add) by constants per output channel (an affine after the activation)."""
+    nodes = [_n(act, ["a"], ["r"]), _n("Mul", ["r", "s"] if shift else ["s", "r"], ["m" if shift else "y"])]
     if shift:
         nodes.append(_n("Add", ["t", "m"], ["y"]))
     model = _conv_then(nodes, **conv)
@@ -139,11 +137,15 @@ CASES["direct_short_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
 CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 20, [20, 1, 1], shift=False)
+CASES["pointwise_sigmoid_affine"] = _affine(CONVS["pointwise"], 20, [20, 1, 1], act="Sigmoid")  # no clamp
+CASES["flat_sigmoid_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1], act="Sigmoid")
+CASES["direct_sigmoid_affine"] = _affine(CONVS["direct"], 37, [37, 1, 1], act="Sigmoid")
+CASES["depthwise_sigmoid_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1], act="Sigmoid")
 CASES["depthwise_relu_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1])
 # an activation that is no clamp, then the affine (each conv kernel's epilogue order)
 for _conv in CONVS:
     CASES[f"{_conv}_leaky_relu_affine"] = _affine(CONVS[_conv], CONVS[_conv]["w"][0], [CONVS[_conv]["w"][0], 1, 1],
-                                                  activation=_n("LeakyRelu", ["a"], ["r"], alpha=0.1))
+                                                  act="LeakyRelu")
 _gelu = _conv_then([_n("Gelu", ["a"], ["y"])], **CONVS["pointwise"])
 _gelu.opset_import[0].version = 20
 CASES["pointwise_gelu"] = _gelu
@@ -180,8 +182,9 @@ for (_name, _attrs), _act in zip(DEPTHWISE.items(), itertools.cycle(ACTIVATIONS)
 
 def _fire(batch: int) -> onnx.ModelProto:
     """A SqueezeNet fire module (1x1 squeeze; 1x1 and 3x3 expand joined by Concat) whose concat
-    goes in place at batch 1 (both kernels write their slices: pointwise, direct, with a
-    LeakyRelu), then a depthwise conv and a copying concat of a conv and a graph input."""
+    goes in place (both kernels write their slices, a batch stride apart at batch 4: pointwise,
+    flat, with a LeakyRelu), then a depthwise conv and a copying concat of a conv and a graph
+    input."""
     nodes = [_n("Conv", ["x", "ws"], ["s"]), _n("Relu", ["s"], ["sr"]),
              _n("Conv", ["sr", "we1"], ["e1"]), _n("Conv", ["sr", "we3"], ["e3"], pads=[1, 1, 1, 1]),
              _n("LeakyRelu", ["e3"], ["e3r"], alpha=0.2), _n("Concat", ["e1", "e3r"], ["c"], axis=1),
@@ -268,8 +271,20 @@ CASES["stem_3d"] = _stem([1, 2, 5, 8, 20], [4, 2, 3, 3, 3], pads=[1, 1, 1, 1, 1,
 CASES["stem_runtime_weights"] = _stem([1, 3, 20, 30], [16, 3, 3, 3], weights_input=True, strides=[2, 2],
                                       pads=[1, 1, 1, 1])
 
+def _two_convs_joined(x: list[int], first: list[int], second: list[int]) -> onnx.ModelProto:
+    """Two padded convs of x (their weights shaped `first` and `second`) joined along the channels, then a Relu."""
+    nodes = [_n("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             _n("Conv", ["x", "w2"], ["c2"], pads=[1, 1, 1, 1]), _n("Concat", ["c1", "c2"], ["j"], axis=1),
+             _n("Relu", ["j"], ["y"])]  # (a concat that is the model's output is copied)
+    graph = helper.make_graph(nodes, "joined", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [_w("w1", first), _w("b1", [first[0]], 2), _w("w2", second, 3)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+CASES["concat_in_place_flat_batch2"] = _two_convs_joined([2, 3, 12, 40], [8, 3, 3, 3], [16, 3, 3, 3])
 CASES["concat_in_place_fire"] = _fire(1)
-CASES["concat_batch4_copied"] = _fire(4)
+CASES["concat_in_place_fire_batch4"] = _fire(4)
 del _n
 """Single ops (and chains) whose kernels take the fast paths, by name."""
 
@@ -364,11 +379,16 @@ def test_bias_and_activation_fuse_into_the_matmul(name: str, c_workdir: Path) ->
 
 
 def test_fire_concat_is_in_place(c_workdir: Path) -> None:
-    """At batch 1 the fire module's concat is no code; at batch 4 (slices not contiguous) it copies."""
+    """The fire module's concat is no code, at batch 1 and at batch 4 (each conv writes its
+    images the concat's image apart); the concat of a depthwise conv and a graph input copies."""
     one = (emit_model(CASES["concat_in_place_fire"], c_workdir) / "m.c").read_text()
-    four = (emit_model(CASES["concat_batch4_copied"], c_workdir) / "m.c").read_text()
-    assert one.count("in place: its inputs were written") == 1 and one.count("static int op_Concat") == 1
-    assert "in place" not in four and four.count("static int op_Concat") == 2
+    four = (emit_model(CASES["concat_in_place_fire_batch4"], c_workdir) / "m.c").read_text()
+    for text in (one, four):
+        assert text.count("in place: its inputs were written") == 1 and text.count("static int op_Concat") == 1
+    assert "y_batch" not in one and four.count(".y_batch = 1386") == 2  # (5 + 9) x 9 x 11 per image
+    flat = (emit_model(CASES["concat_in_place_flat_batch2"], c_workdir) / "m.c").read_text()
+    assert flat.count("in place: its inputs were written") == 1 and flat.count(".y_batch = 11520") == 2
+    assert flat.count("mrvl_flat_conv_f32(&p") == 2
 
 
 def test_depthwise_masks_keep_infinities_out_of_the_next_row(c_workdir: Path) -> None:

@@ -1,11 +1,12 @@
 """The host kernels split over threads (`host_threads`, mrvl-compile --host-threads): every
 parallel kernel (the direct conv, wide, short and narrow tiles, deep with its channel blocks
-split and short last tiles; the flat conv, its input copy and tiles, strided; the pointwise
-conv and GEMM through the row-split product; a fully connected layer's dot products; the pool,
-in bands and direct; the depthwise conv in both layouts, over its channels), on work large
-enough to be split, gives the same output bits with 1, 2 and 3 threads and matches onnxruntime
-(mrvl/numerics.py); the same models run clean under ThreadSanitizer, and built for aarch64
-(-mcpu=neoverse-n2) under qemu."""
+split and short last tiles; the flat conv, its input copy and tiles, strided; convs writing
+their images into a concat's output a batch stride apart; the pointwise conv and GEMM through
+the row-split product; a fully connected layer's dot products; the pool, in bands and direct;
+the depthwise conv in both layouts, over its channels), on work large enough to be split, gives
+the same output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py); the
+same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
+qemu."""
 
 import io
 import os
@@ -36,6 +37,17 @@ def _conv(x: list[int], w: list[int], act: str | None = None, **attrs) -> onnx.M
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
+def _joined(x: list[int], first: list[int], second: list[int]) -> onnx.ModelProto:
+    """Two convs of x joined along the channels in place: each writes its images a batch stride apart."""
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Conv", ["x", "w2"], ["c2"]), helper.make_node("Concat", ["c1", "c2"], ["j"], axis=1),
+             helper.make_node("Sigmoid", ["j"], ["y"])]
+    graph = helper.make_graph(nodes, "joined", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [_w("w1", first), _w("w2", second, 2)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
 MODELS = {
     "direct_wide": _conv([2, 24, 6, 7], [40, 24, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "direct_narrow": _conv([1, 32, 7, 9], [12, 32, 3, 3], "Sigmoid", pads=[1, 1, 1, 1]),
@@ -44,6 +56,7 @@ MODELS = {
     "flat": _conv([2, 3, 40, 50], [19, 3, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "flat_strided": _conv([1, 8, 41, 50], [20, 8, 3, 3], "Sigmoid", strides=[2, 2], pads=[1, 1, 1, 1]),
     "pointwise": _conv([1, 32, 20, 21], [45, 32, 1, 1]),
+    "concat_in_place": _joined([2, 8, 30, 40], [16, 8, 3, 3], [24, 8, 1, 1]),
     "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "pool_direct": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[2, 2]),
     "gemm": single_op("Gemm", [("x", [67, 256])], initializers=[_w("w", [256, 131])]),
@@ -96,7 +109,9 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     assert 20 * 21 * 45 * 32 > limit and 67 * 256 * 131 > limit and 2 * 33 * 40 * 41 * 9 > limit
     assert 3 * 301 * 512 > limit and 42 * 40 * 24 * 9 > limit and 63 * 12 * 32 * 9 > limit
     assert 40 * 50 * 19 * 27 > limit and 21 * 25 * 20 * 72 > limit and 35 * 64 * 128 * 9 > limit
-    assert 16 * 64 * 128 * 9 > limit
+    assert 16 * 64 * 128 * 9 > limit and 1200 * 16 * 72 > limit and 1200 * 24 * 8 > limit
+    assert "in place: its inputs were written" in (emit(MODELS["concat_in_place"], c_workdir, "concat_in_place", 2)
+                                                   / "concat_in_place_t2.c").read_text()
     kernels = {"direct_wide": "mrvl_conv_f32", "direct_narrow": "mrvl_conv_f32", "direct_deep": "mrvl_conv_f32",
                "direct_short": "mrvl_conv_f32",
                "flat": "mrvl_flat_conv_f32", "flat_strided": "mrvl_flat_conv_f32"}

@@ -838,9 +838,9 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t posi
     }
     conv_activate(p, count, y);
     if (p->scale || p->shift) /* per channel: count / positions planes, from `channel` on */
-        for (int64_t q = 0; q < count / positions; q++, y += positions) {
+        for (int64_t q = 0; q < count / positions; q++) {
             int64_t m = (channel + q) % p->m;
-            conv_affine(p->scale ? p->scale + m : NULL, p->shift ? p->shift + m : NULL, positions, y);
+            conv_affine(p->scale ? p->scale + m : NULL, p->shift ? p->shift + m : NULL, positions, y + q * positions);
         }
 }
 
@@ -1000,9 +1000,16 @@ static int64_t conv_scratch_floats(const mrvl_conv_params *p)
     return (padded ? p->c / p->group * volume3(dims) : 0) + p->c / p->group * volume3(p->kernel);
 }
 
+/* Floats from an image of a conv's output to the next: p->y_batch when the output is a slice
+ * of a concat's (plan-host-memory), else the image's own m * out. */
+static int64_t conv_y_batch(const mrvl_conv_params *p)
+{
+    return p->y_batch ? p->y_batch : p->m * volume3(p->out);
+}
+
 /* y (n, m, out) = conv(x (n, c, in), w) + b (m) + r (n, m, out), then clamped if p->clamp;
  * b and r may be NULL; w packed by mrvl_conv_pack_weights_f32; `scratch`:
- * conv_scratch_floats(p) floats. */
+ * conv_scratch_floats(p) floats. Images of y are conv_y_batch(p) apart (r's are dense). */
 static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float *packed, const float *b,
                           const float *r, float *y, float *scratch)
 {
@@ -1034,13 +1041,13 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
         for (int64_t g = 0; g < p->group; g++) {
             const float *base = x + (n * p->c + g * cg) * plane;
             const float *wg = packed + g * conv_packed_group_floats(mg, depth);
-            float *yg = y + (n * p->m + g * mg) * positions;
+            float *yg = y + n * conv_y_batch(p) + g * mg * positions;
             if (padded) {
                 conv_pad_input(p, cg, base, dims, xpad);
                 base = xpad;
             }
             conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, depth, mg, positions, channel_major,
-                                    wg, b ? b + g * mg : NULL, r ? r + (yg - y) : NULL,
+                                    wg, b ? b + g * mg : NULL, r ? r + (n * p->m + g * mg) * positions : NULL,
                                     p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg};
             if (positions * mg * depth < MRVL_PARALLEL_MACS) fn(&args, 0, items);
             else mrvl_parallel(items, fn, &args); /* the items over the threads */
@@ -1253,8 +1260,9 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
 
 /* y (n, m, out) = conv(x (n, c, in), w) + b (m) + r (n, m, out), then the conv's epilogue
  * (as mrvl_conv_f32), by flat tiles (above); b and r may be NULL; w packed by
- * mrvl_conv_pack_weights_f32; `scratch`: flat_scratch_floats(p) floats. Per image and group,
- * the input channels are copied over the threads, then the tiles computed over them. */
+ * mrvl_conv_pack_weights_f32; `scratch`: flat_scratch_floats(p) floats; images of y
+ * conv_y_batch(p) apart. Per image and group, the input channels are copied over the
+ * threads, then the tiles computed over them. */
 static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const float *packed, const float *b,
                                const float *r, float *y, float *scratch)
 {
@@ -1280,11 +1288,11 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
     int serial = positions * mg * depth < MRVL_PARALLEL_MACS;
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
-            float *yg = y + (n * p->m + g * mg) * positions;
+            float *yg = y + n * conv_y_batch(p) + g * mg * positions;
             flat_args args = {p, x + (n * p->c + g * cg) * plane, scratch, {q[0], q[1], q[2]}, channel_floats, tap,
                               depth, mg, blocks, count, packed + g * conv_packed_group_floats(mg, depth),
-                              b ? b + g * mg : NULL, r ? r + (yg - y) : NULL, p->scale ? p->scale + g * mg : NULL,
-                              p->shift ? p->shift + g * mg : NULL, yg};
+                              b ? b + g * mg : NULL, r ? r + (n * p->m + g * mg) * positions : NULL,
+                              p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg};
             if (serial) {
                 flat_copy(&args, 0, cg);
                 flat_tiles(&args, 0, items);
@@ -1301,20 +1309,21 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
  * `scratch` (MRVL_GEMM_PACK_FLOATS(mg, positions, c/group) floats, less A's part: the
  * weights' rows are contiguous), and its output rows are stored whole, which suits the few
  * input channels of the pointwise convs of small networks better than mrvl_conv_f32's
- * transposed tiles. */
+ * transposed tiles. Images of y are conv_y_batch(p) apart. */
 static void mrvl_pointwise_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
                                     const float *r, float *y, float *scratch)
 {
     int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(p->out);
     for (int64_t n = 0; n < p->n; n++) {
+        float *yn = y + n * conv_y_batch(p);
         for (int64_t g = 0; g < p->group; g++) {
             const float *xg = x + (n * p->c + g * cg) * positions;
-            float *yg = y + (n * p->m + g * mg) * positions;
+            float *yg = yn + g * mg * positions;
             fill_rows_f32(mg, positions, b ? b + g * mg : NULL, yg, positions);
             gemm_acc_f32(mg, positions, cg, w + g * mg * cg, cg, 1, xg, positions, 1, yg, positions, scratch);
         }
+        conv_epilogue(p, p->m * positions, positions, 0, r ? r + n * p->m * positions : NULL, yn);
     }
-    conv_epilogue(p, p->n * p->m * positions, positions, 0, r, y);
 }
 
 /* A depthwise conv works on "flat" planes: it computes its output plane as one run of

@@ -87,6 +87,8 @@ typedef struct {
     int activation;                  /* conv: then this enum mrvl_epilogue_kind, with its alpha and beta */
     float alpha, beta;
     const float *scale, *shift;      /* conv: then times scale[m], plus shift[m] (each may be NULL) */
+    int64_t y_batch;                 /* conv: floats from an image of y to the next (0: m * out, dense;
+                                        more when y is a slice of a concat's output) */
 } mrvl_conv_params;
 
 typedef struct {
