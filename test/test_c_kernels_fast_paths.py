@@ -299,38 +299,74 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
         assert ".activation = MRVL_EPILOGUE_" in text
 
 
-@pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
-@pytest.mark.parametrize("name", sorted(CASES))
+# The cases every build runs by default (baseline ISA, sanitizers, aarch64): each kernel path,
+# layout and tile kind once (by name prefix); the rest (mostly each conv kernel with each
+# activation, which share the epilogue code) only natively, and in those builds under
+# `make test-slow`: compiling all 110 with the sanitizers took five minutes of the suite.
+REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_include_pad", "max_3x3s2_ceil",
+                  "max_3x3s2_direct", "max_3x3s2_small_planes", "max_wide_row", "max_dilated", "max_2x2s1_pad_end",
+                  "concat_in_place_fire_batch4", "concat_in_place_flat_batch2", "depthwise_rows_7x7_plane",
+                  "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
+                  "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",
+                  "direct_residual_clip_silu", "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish",
+                  "flat_residual_clip_silu", "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d",
+                  "stem_runtime_weights", "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows",
+                  "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved", "layer_norm_rows", "softmax_last_axis",
+                  "tanh", "transpose_heads")
+SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
+
+
+def _builds() -> list:
+    """(name, native) for every case natively, and for the representative ones at the
+    baseline ISA too (the others' baseline builds are slow tests)."""
+    return [pytest.param(name, native, id=f"{name}-{'native' if native else 'baseline'}",
+                         marks=() if native or name in SHOWN else pytest.mark.slow)
+            for name in sorted(CASES) for native in (False, True)]
+
+
+@pytest.mark.parametrize(("name", "native"), _builds())
 def test_fast_path_matches_onnxruntime(name: str, native: bool, c_workdir: Path) -> None:
     model = CASES[name]
     check(model, c_workdir, random_inputs(model, 7), name="native" if native else "m", native=native)
 
 
 def _program_outputs(tmp_path: Path, c_workdir: Path, suffix: str, flags: list[str], compiler: str | None,
-                     launcher: list[str] = (), env: dict[str, str] | None = None) -> None:
-    """Every case linked into one program (its own build of each), run once; matches onnxruntime."""
-    built = [Bundle(emit_model(m, c_workdir, name=f"{name}_{suffix}"), f"{name}_{suffix}") for name, m in CASES.items()]
-    inputs = [random_inputs(m, 3) for m in CASES.values()]
+                     cases: dict[str, onnx.ModelProto], launcher: list[str] = (),
+                     env: dict[str, str] | None = None) -> None:
+    """The cases linked into one program (its own build of each), run once; match onnxruntime."""
+    built = [Bundle(emit_model(m, c_workdir, name=f"{name}_{suffix}"), f"{name}_{suffix}") for name, m in cases.items()]
+    inputs = [random_inputs(m, 3) for m in cases.values()]
     program = build_program(built, tmp_path, flags, compiler=compiler)
     if launcher is None:
         pytest.skip("built; qemu-aarch64 is not installed to run it")
     outputs = run_program(program, built, inputs, env=env, launcher=launcher)
-    for model, values, got in zip(CASES.values(), inputs, outputs):
+    for model, values, got in zip(cases.values(), inputs, outputs):
         for g, expected in zip(got, reference(model, values), strict=True):
             assert_close(g, expected.reshape(g.shape))
 
 
-def test_fast_paths_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:
+EVERY = pytest.param(CASES, id="every", marks=pytest.mark.slow)
+
+
+@pytest.mark.parametrize("cases", [pytest.param(SHOWN, id="representative"), EVERY])
+def test_fast_paths_are_clean_under_sanitizers(cases: dict, c_workdir: Path, tmp_path: Path) -> None:
     if not _sanitizers_link(tmp_path):
         pytest.skip("gcc cannot link -fsanitize=address,undefined here")
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
-    _program_outputs(tmp_path, c_workdir, "asan", SANITIZE, GCC, env=env)
+    _program_outputs(tmp_path, c_workdir, "asan", SANITIZE, GCC, cases, env=env)
 
 
 @pytest.mark.skipif(CROSS_CC is None, reason="needs aarch64-linux-gnu-gcc")
-def test_fast_paths_run_on_aarch64(c_workdir: Path, tmp_path: Path) -> None:
-    _program_outputs(tmp_path, c_workdir, "arm", [*TARGET_FLAGS, "-static"], CROSS_CC,
+@pytest.mark.parametrize("cases", [pytest.param(SHOWN, id="representative"), EVERY])
+def test_fast_paths_run_on_aarch64(cases: dict, c_workdir: Path, tmp_path: Path) -> None:
+    _program_outputs(tmp_path, c_workdir, "arm", [*TARGET_FLAGS, "-static"], CROSS_CC, cases,
                      launcher=[QEMU] if QEMU else None)
+
+
+def test_the_representative_cases_cover_every_kernel() -> None:
+    """Every prefix names at least one case (a renamed case would drop out silently)."""
+    assert all(any(name.startswith(prefix) for name in CASES) for prefix in REPRESENTATIVE)
+    assert len(SHOWN) < len(CASES) / 2
 
 
 KERNELS = {"direct": "mrvl_conv_f32", "flat": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32",
