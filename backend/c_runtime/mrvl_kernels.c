@@ -1356,9 +1356,7 @@ static void mrvl_pointwise_conv_f32(const mrvl_conv_params *p, const float *x, c
  * instructions of copying. Measured on AVX-512: at stride 1 a 3x3 conv 14 wide runs faster on
  * rows, 28 wide on phases, a 5x5 28 wide on rows; at stride 2 a 3x3 28 wide 1.6x faster on
  * rows, 56 wide the same, 112 wide 1.25x slower. */
-#ifndef MRVL_DEPTHWISE_ROWS_PER_COLUMN
-#define MRVL_DEPTHWISE_ROWS_PER_COLUMN 8
-#endif
+#define MRVL_DEPTHWISE_ROWS_PER_COLUMN 8 /* not to be overridden: host_kernels.py reads it */
 
 /* The layout of one input channel (floats): `lead` floats before the data (the rows layout's
  * taps left of the first column read there), the data (each phase `depth` slices of h rows of
