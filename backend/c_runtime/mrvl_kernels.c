@@ -2799,6 +2799,23 @@ MRVL_DEFINE_REDUCE(mrvl_reduce_f64, double, fabs, exp, sqrt, log)
 /* Floats of each side of copy_transposed_f32's square blocks. */
 #define MRVL_TRANSPOSE_BLOCK 16
 
+/* The odometer of a strided copy over `shape`: the next index of dims [0, rank - 1) but `skip`
+ * (-1: none), the source and destination offsets *so and *to moved with it. */
+static void next_row(int rank, int skip, const int64_t *shape, const int64_t *src_stride, const int64_t *dst_stride,
+                     int64_t *idx, int64_t *so, int64_t *to)
+{
+    for (int d = rank - 2; d >= 0; d--) {
+        if (d == skip) continue;
+        idx[d]++;
+        *so += src_stride[d];
+        *to += dst_stride[d];
+        if (idx[d] < shape[d]) return;
+        *so -= src_stride[d] * shape[d];
+        *to -= dst_stride[d] * shape[d];
+        idx[d] = 0;
+    }
+}
+
 /* mrvl_copy_nd of floats whose source is contiguous along dim `inner`, not along the last
  * (a transpose): the other dims by an odometer, then (inner, last) in square blocks, read
  * along inner and written along the last, so that both sides of a block stay in a few cache
@@ -2819,16 +2836,7 @@ MRVL_NOINLINE static void copy_transposed_f32(int rank, const int64_t *shape, co
                 for (int64_t j = j0; j < j1; j++)
                     for (int64_t i = i0; i < i1; i++) dst[to + i * ti + j * ts] = src[so + i + j * ss];
             }
-        for (int d = rank - 2; d >= 0; d--) {
-            if (d == inner) continue;
-            idx[d]++;
-            so += src_stride[d];
-            to += dst_stride[d];
-            if (idx[d] < shape[d]) break;
-            so -= src_stride[d] * shape[d];
-            to -= dst_stride[d] * shape[d];
-            idx[d] = 0;
-        }
+        next_row(rank, inner, shape, src_stride, dst_stride, idx, &so, &to);
     }
 }
 
@@ -2863,15 +2871,7 @@ static void mrvl_copy_nd(int rank, const int64_t *shape, const void *src, const 
         } else {
             for (int64_t j = 0; j < last; j++) memcpy(t + (to + j * ts) * (int64_t)elem, s + (so + j * ss) * (int64_t)elem, elem);
         }
-        for (int d = rank - 2; d >= 0; d--) {
-            idx[d]++;
-            so += src_stride[d];
-            to += dst_stride[d];
-            if (idx[d] < shape[d]) break;
-            so -= src_stride[d] * shape[d];
-            to -= dst_stride[d] * shape[d];
-            idx[d] = 0;
-        }
+        next_row(rank, -1, shape, src_stride, dst_stride, idx, &so, &to);
     }
 }
 
