@@ -106,6 +106,11 @@ POINTWISE_PACK_COST = 9
 """An input float of the pointwise conv's product, packed into panels."""
 POINTWISE_STORE_COST = 16
 """An output of the pointwise conv (its bias filled in first, its epilogue a pass of its own)."""
+# Timed apart, on ResNet-50's 1x1 convs with their residual Add at 56x56 to 7x7, weights cold.
+DIRECT_RESIDUAL_COST = 16
+"""A float of the residual mrvl_conv_f32 reads (transposed: a short run per channel)."""
+POINTWISE_RESIDUAL_COST = 4
+"""A float of the residual the pointwise conv reads (in its epilogue's pass, in order)."""
 
 
 def _round_up(n: int, m: int) -> int:
@@ -129,18 +134,20 @@ def conv_costs(op: cpu.ConvOp) -> dict[str, int]:
     narrow = mg <= kernel_macro("GEMM_NR") // 2
     width = kernel_macro("GEMM_NR") // 2 if narrow else kernel_macro("GEMM_NR")
     padded = conv_scratch_floats(op) - cg * math.prod(ws[2:])
+    residual = mg * positions if op.R is not None else 0
     costs = {
         "flat": (depth * _round_up(count, kernel_macro("FLAT_TILE")) * _round_up(mg, kernel_macro("FLAT_MR"))
                  + FLAT_STORE_COST * positions * mg + FLAT_COPY_COST * cg * channel_floats),
         # A short tile of positions is computed in shorter parts: none dropped.
         "direct": (depth * positions * _round_up(mg, width) + DIRECT_STORE_COST * positions * mg
-                   + DIRECT_COPY_COST * padded),
+                   + DIRECT_COPY_COST * padded + DIRECT_RESIDUAL_COST * residual),
     }
     if (all(k == 1 for k in ws[2:]) and all(v == 1 for v in op.strides.get_values())
             and not any(op.pads.get_values()) and xs[2:] == ys[2:]):
         costs["pointwise"] = (cg * _round_up(mg, kernel_macro("GEMM_MR"))
                               * _round_up(positions, kernel_macro("GEMM_NR"))
-                              + POINTWISE_PACK_COST * cg * positions + POINTWISE_STORE_COST * mg * positions)
+                              + POINTWISE_PACK_COST * cg * positions + POINTWISE_STORE_COST * mg * positions
+                              + POINTWISE_RESIDUAL_COST * residual)
     return costs
 
 

@@ -151,6 +151,9 @@ _gelu.opset_import[0].version = 20
 CASES["pointwise_gelu"] = _gelu
 CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
+# ResNet's blocks: the residual, the clamp (or none) and the transposed store in one pass.
+CASES["direct_residual_relu"] = _conv_then([_n("Relu", ["a"], ["y"])], residual=True, **CONVS["direct"])
+CASES["direct_residual"] = _conv_then([_n("Identity", ["a"], ["y"])], residual=True, **CONVS["direct"])
 
 # The depthwise conv's two layouts (mrvl_kernels.c depthwise_layout), on planes smaller and
 # larger than one tile of the flat grid: "rows" (stride 1, output as large as the input:
@@ -295,6 +298,8 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
     assert text.count("static int op_") == 1, "the epilogue was not fused into the conv"
     if "affine" in name or "scale" in name:
         assert "p.scale = x" in text and ("p.shift = x" in text) == ("affine" in name)
+    elif name in ("direct_residual", "direct_residual_relu"):  # no activation: the Add (and the Relu)
+        assert "x2, x3, y0" in text and (".clamp = 1" in text) == name.endswith("relu")
     else:
         assert ".activation = MRVL_EPILOGUE_" in text
 
@@ -308,7 +313,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "concat_in_place_fire_batch4", "concat_in_place_flat_batch2", "depthwise_rows_7x7_plane",
                   "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
                   "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",
-                  "direct_residual_clip_silu", "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish",
+                  "direct_residual_clip_silu", "direct_residual_relu", "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish",
                   "flat_residual_clip_silu", "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d",
                   "stem_runtime_weights", "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows",
                   "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved", "layer_norm_rows", "softmax_last_axis",

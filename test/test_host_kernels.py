@@ -13,6 +13,7 @@ from ir_helpers import graph_context
 from onnx import TensorProto, helper, numpy_helper
 
 from mrvl.frontend.onnx_importer import import_onnx
+from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
 from mrvl.passes.lower_to_cpu import LowerToCpuPass
 from mrvl_dialect import host_kernels
 from mrvl_dialect.cpu import CPU, ConvOp, shape_of
@@ -107,3 +108,28 @@ def test_depthwise_scratch_matches_the_c(tmp_path: Path) -> None:
         assert python_floats >= c_floats
     if "avx512f" in Path("/proc/cpuinfo").read_text():  # the widest vectors: the same tile
         assert got == expected
+
+
+@pytest.mark.parametrize("residual", [False, True])
+def test_a_residual_moves_an_expanding_1x1_conv_to_the_pointwise_kernel(tmp_path: Path, residual: bool) -> None:
+    """ResNet-50's 256 -> 1024 1x1 conv at 14x14: mrvl_conv_f32 (direct) alone, the pointwise
+    kernel with the block's residual Add, which the direct one reads transposed (measured
+    slower there)."""
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"]), helper.make_node("Relu", ["c"], ["y"])]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256, 14, 14])]
+    if residual:
+        nodes.insert(1, helper.make_node("Add", ["c", "r"], ["s"]))
+        nodes[2].input[0] = "s"
+        inputs.append(helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 1024, 14, 14]))
+    graph = helper.make_graph(nodes, "expand", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(np.ones([1024, 256, 1, 1], np.float32), "w")])
+    path = tmp_path / "expand.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path)
+    ctx = graph_context()
+    ctx.load_dialect(CPU)
+    module = import_onnx(path)
+    LowerToCpuPass().apply(ctx, module)
+    FuseCpuEpiloguesPass().apply(ctx, module)
+    conv = next(op for op in module.walk() if isinstance(op, ConvOp))
+    assert (conv.R is not None) == residual
+    assert conv_path(conv) == ("pointwise" if residual else "direct")
