@@ -73,9 +73,9 @@ def _conv_then(act: list[onnx.NodeProto], shape: list[int], w: list[int], residu
     inputs = [("x", shape)]
     last = "c"
     if residual:
-        nodes.append(helper.make_node("Add", ["c", "r"], ["s"]))
-        inputs.append(("r", out))
-        last = "s"
+        nodes.append(helper.make_node("Add", ["c", "residual"], ["with_residual"]))
+        inputs.append(("residual", out))
+        last = "with_residual"
     if clip:
         nodes.append(helper.make_node("Clip", [last, "lo", "hi"], ["k"]))
         last = "k"
@@ -142,6 +142,9 @@ CASES["flat_sigmoid_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1], act="Sigmo
 CASES["direct_sigmoid_affine"] = _affine(CONVS["direct"], 37, [37, 1, 1], act="Sigmoid")
 CASES["depthwise_sigmoid_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1], act="Sigmoid")
 CASES["depthwise_relu_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1])
+# the epilogue (residual, activation, per-channel affine) every few planes: 48 planes of 144
+CASES["depthwise_residual_affine_planes"] = _affine(dict(shape=[2, 24, 12, 12], w=[48, 1, 3, 3], pads=[1, 1, 1, 1],
+                                                         group=24, residual=True), 48, [48, 1, 1], act="LeakyRelu")
 # an activation that is no clamp, then the affine (each conv kernel's epilogue order)
 for _conv in CONVS:
     CASES[f"{_conv}_leaky_relu_affine"] = _affine(CONVS[_conv], CONVS[_conv]["w"][0], [CONVS[_conv]["w"][0], 1, 1],
@@ -313,6 +316,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "concat_in_place_fire_batch4", "concat_in_place_flat_batch2", "depthwise_rows_7x7_plane",
                   "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
                   "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",
+                  "depthwise_residual_affine_planes",
                   "direct_residual_clip_silu", "direct_residual_relu", "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish",
                   "flat_residual_clip_silu", "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d",
                   "stem_runtime_weights", "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows",

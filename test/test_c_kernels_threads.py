@@ -63,6 +63,7 @@ MODELS = {
     "gemm_dots": single_op("Gemm", [("x", [3, 512])], initializers=[_w("w", [301, 512])], transB=1),
     "depthwise_rows": single_op("Conv", [("x", [2, 48, 40, 15])], initializers=[_w("w", [48, 1, 3, 3])], group=48,
                                 pads=[1, 1, 1, 1]),
+    "depthwise_epilogue": _conv([1, 36, 20, 21], [72, 1, 3, 3], "Sigmoid", group=36, pads=[1, 1, 1, 1]),
     "depthwise_phases": single_op("Conv", [("x", [1, 40, 45, 45])], initializers=[_w("w", [40, 1, 5, 5])],
                                   group=40, pads=[2, 2, 2, 2], strides=[2, 2]),
 }
