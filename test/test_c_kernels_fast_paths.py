@@ -179,6 +179,13 @@ DEPTHWISE = {
     "phases_stride2_wide": dict(shape=[1, 2, 9, 70], w=[2, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=2),
     "phases_stride2_5x5": dict(shape=[1, 6, 17, 16], w=[6, 1, 5, 5], pads=[2, 2, 2, 2], strides=[2, 2], group=6),
     "phases_valid": dict(shape=[1, 4, 9, 12], w=[4, 1, 3, 3], group=4),
+    # stride 2 across, each input row split by column parity: the last column unread (2x2, pad
+    # before only), stride 1 down, a depth dim
+    "phases_stride2_last_column_unread": dict(shape=[1, 3, 10, 40], w=[3, 1, 2, 2], pads=[1, 1, 0, 0],
+                                              strides=[2, 2], group=3),
+    "phases_strides_1x2": dict(shape=[1, 3, 9, 40], w=[3, 1, 3, 3], pads=[1, 1, 1, 1], strides=[1, 2], group=3),
+    "phases_stride2_3d": dict(shape=[1, 2, 4, 7, 37], w=[2, 1, 3, 3, 3], pads=[1, 1, 1, 1, 1, 1], strides=[1, 2, 2],
+                              group=2),
     "phases_stride3_dilated": dict(shape=[1, 3, 20, 19], w=[3, 1, 3, 3], pads=[2, 1, 0, 2], strides=[3, 3],
                                    dilations=[2, 2], group=3),
 }
@@ -316,6 +323,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "concat_in_place_fire_batch4", "concat_in_place_flat_batch2", "depthwise_rows_7x7_plane",
                   "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
                   "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",
+                  "depthwise_phases_stride2_last_column_unread", "depthwise_phases_stride2_3d",
                   "depthwise_residual_affine_planes",
                   "direct_residual_clip_silu", "direct_residual_relu", "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish",
                   "flat_residual_clip_silu", "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d",

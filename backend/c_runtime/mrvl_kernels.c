@@ -1344,6 +1344,77 @@ static void mrvl_pointwise_conv_f32(const mrvl_conv_params *p, const float *x, c
     }
 }
 
+/* The pools' vectors (and the depthwise conv's stride-2 copies'): GCC's vector extension (gcc,
+ * clang), or single floats elsewhere (the same algorithm, one lane). */
+#if defined(__GNUC__)
+#define MRVL_POOL_VF MRVL_GEMM_VECTOR_FLOATS
+#define MRVL_POOL_ALIGNED __attribute__((aligned(64)))
+typedef float pool_vec __attribute__((vector_size(MRVL_POOL_VF * 4)));
+typedef int32_t pool_mask __attribute__((vector_size(MRVL_POOL_VF * 4)));
+#if MRVL_POOL_VF == 16
+#define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+#elif MRVL_POOL_VF == 8
+#define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14
+#define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15
+#define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8
+#else
+#define MRVL_POOL_EVENS 0, 2, 4, 6
+#define MRVL_POOL_ODDS 1, 3, 5, 7
+#define MRVL_POOL_NEXT 1, 2, 3, 4
+#endif
+/* a > b ? a : b lane by lane (NaN in a never wins; a compare and a select). */
+static inline pool_vec pool_max(pool_vec a, pool_vec b)
+{
+    pool_mask m = a > b;
+    return (pool_vec)((m & (pool_mask)a) | (~m & (pool_mask)b));
+}
+/* The even and the odd elements of the 2 * MRVL_POOL_VF floats a, b (x86 vpermt2ps or
+ * shufps, NEON uzp1 and uzp2). */
+static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, pool_vec *odd)
+{
+#if defined(__clang__)
+    *even = __builtin_shufflevector(a, b, MRVL_POOL_EVENS);
+    *odd = __builtin_shufflevector(a, b, MRVL_POOL_ODDS);
+#else
+    *even = __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_EVENS});
+    *odd = __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_ODDS});
+#endif
+}
+/* a's lanes 1 .. VF - 1, then b's lane 0 (x86 valignd or vpermt2ps, NEON ext). */
+static inline pool_vec pool_next(pool_vec a, pool_vec b)
+{
+#if defined(__clang__)
+    return __builtin_shufflevector(a, b, MRVL_POOL_NEXT);
+#else
+    return __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_NEXT});
+#endif
+}
+#else
+#define MRVL_POOL_VF 1
+#define MRVL_POOL_ALIGNED
+typedef float pool_vec;
+static inline pool_vec pool_max(pool_vec a, pool_vec b) { return a > b ? a : b; }
+static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, pool_vec *odd)
+{
+    *even = a;
+    *odd = b;
+}
+static inline pool_vec pool_next(pool_vec a, pool_vec b)
+{
+    (void)a;
+    return b;
+}
+#endif
+static inline pool_vec pool_load(const float *p)
+{
+    pool_vec v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void pool_store(float *p, pool_vec v) { memcpy(p, &v, sizeof v); }
+
 /* A depthwise conv works on "flat" planes: it computes its output plane as one run of
  * contiguous vectors over a grid of rows `pitch` apart (pitch >= the output's width: the rest
  * of each row is junk, dropped as the grid is copied out), each vector a multiply-add per tap
@@ -1527,6 +1598,44 @@ static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *re
 #endif
 }
 
+/* The even floats of src[0, count) to evens[0, ...), the odd ones to odds[0, ...): vectors of
+ * each from pairs of loads, the last few one by one. */
+static void split_columns_f32(float *restrict evens, float *restrict odds, const float *restrict src, int64_t count)
+{
+    int64_t t = 0;
+    for (; 2 * (t + MRVL_POOL_VF) <= count; t += MRVL_POOL_VF) {
+        pool_vec even, odd;
+        pool_deinterleave(pool_load(src + 2 * t), pool_load(src + 2 * t + MRVL_POOL_VF), &even, &odd);
+        pool_store(evens + t, even);
+        pool_store(odds + t, odd);
+    }
+    for (; 2 * t < count; t++) {
+        evens[t] = src[2 * t];
+        if (2 * t + 1 < count) odds[t] = src[2 * t + 1];
+    }
+}
+
+/* The phases layout at horizontal stride 2: each input row read once, in order, its padded
+ * columns c (input column + pad) apart by parity into the two phases of its row's vertical
+ * phase, at c / 2 (a pass per phase read each row twice, in 4 runs of rows: a third slower). */
+static void depthwise_copy_in_pairs(const mrvl_conv_params *p, const depthwise_geometry *g, const float *plane,
+                                    float *data)
+{
+    const int64_t *in = p->in, *s = p->stride, *pad = p->pad;
+    int64_t count = min_i64(in[2], 2 * g->w - pad[2]); /* the columns whose c / 2 is a phase column */
+    int64_t first = pad[2] / 2, second = (pad[2] + 1) / 2; /* c / 2 of input columns 0 and 1 */
+    for (int64_t z = pad[0]; z < min_i64(g->depth, pad[0] + in[0]); z++) {
+        for (int64_t yy = 0; yy < in[1]; yy++) {
+            int64_t py = (yy + pad[1]) % s[1], i = (yy + pad[1]) / s[1];
+            if (i >= g->h) break;
+            float *phase0 = data + 2 * py * g->phase + (z * g->h + i) * g->w, *phase1 = phase0 + g->phase;
+            const float *src = plane + ((z - pad[0]) * in[1] + yy) * in[2];
+            if (pad[2] % 2) split_columns_f32(phase1 + first, phase0 + second, src, count);
+            else split_columns_f32(phase0 + first, phase1 + second, src, count);
+        }
+    }
+}
+
 /* Input plane `plane` into its layout at `data` (depthwise_layout): the input's own rows and
  * columns only; the padding around them is left as it is, zeros written once for all the
  * channels that reuse the layout. */
@@ -1542,6 +1651,10 @@ static void depthwise_copy_in(const mrvl_conv_params *p, const depthwise_geometr
         else
             for (int64_t j = 0; j < count; j++)
                 for (int64_t q = 0; q < s[2]; q++) row0[q * g->phase + j] = plane[j * s[2] + q];
+        return;
+    }
+    if (s[2] == 2) {
+        depthwise_copy_in_pairs(p, g, plane, data);
         return;
     }
     for (int64_t py = 0; py < s[1]; py++) {
@@ -1753,76 +1866,6 @@ static void pool_window_f32(const mrvl_pool_params *p, const float *x, float *y)
 /* Input rows the vertical pass reduces in registers before it stores (more: in groups). */
 #define MRVL_POOL_TAPS_ROWS 8
 
-/* The pool's vectors: GCC's vector extension (gcc, clang), or single floats elsewhere (the
- * same algorithm, one lane). */
-#if defined(__GNUC__)
-#define MRVL_POOL_VF MRVL_GEMM_VECTOR_FLOATS
-#define MRVL_POOL_ALIGNED __attribute__((aligned(64)))
-typedef float pool_vec __attribute__((vector_size(MRVL_POOL_VF * 4)));
-typedef int32_t pool_mask __attribute__((vector_size(MRVL_POOL_VF * 4)));
-#if MRVL_POOL_VF == 16
-#define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
-#define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
-#define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
-#elif MRVL_POOL_VF == 8
-#define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14
-#define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15
-#define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8
-#else
-#define MRVL_POOL_EVENS 0, 2, 4, 6
-#define MRVL_POOL_ODDS 1, 3, 5, 7
-#define MRVL_POOL_NEXT 1, 2, 3, 4
-#endif
-/* a > b ? a : b lane by lane (NaN in a never wins; a compare and a select). */
-static inline pool_vec pool_max(pool_vec a, pool_vec b)
-{
-    pool_mask m = a > b;
-    return (pool_vec)((m & (pool_mask)a) | (~m & (pool_mask)b));
-}
-/* The even and the odd elements of the 2 * MRVL_POOL_VF floats a, b (x86 vpermt2ps or
- * shufps, NEON uzp1 and uzp2). */
-static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, pool_vec *odd)
-{
-#if defined(__clang__)
-    *even = __builtin_shufflevector(a, b, MRVL_POOL_EVENS);
-    *odd = __builtin_shufflevector(a, b, MRVL_POOL_ODDS);
-#else
-    *even = __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_EVENS});
-    *odd = __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_ODDS});
-#endif
-}
-/* a's lanes 1 .. VF - 1, then b's lane 0 (x86 valignd or vpermt2ps, NEON ext). */
-static inline pool_vec pool_next(pool_vec a, pool_vec b)
-{
-#if defined(__clang__)
-    return __builtin_shufflevector(a, b, MRVL_POOL_NEXT);
-#else
-    return __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_NEXT});
-#endif
-}
-#else
-#define MRVL_POOL_VF 1
-#define MRVL_POOL_ALIGNED
-typedef float pool_vec;
-static inline pool_vec pool_max(pool_vec a, pool_vec b) { return a > b ? a : b; }
-static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, pool_vec *odd)
-{
-    *even = a;
-    *odd = b;
-}
-static inline pool_vec pool_next(pool_vec a, pool_vec b)
-{
-    (void)a;
-    return b;
-}
-#endif
-static inline pool_vec pool_load(const float *p)
-{
-    pool_vec v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline void pool_store(float *p, pool_vec v) { memcpy(p, &v, sizeof v); }
 /* How many of a window's taps o * stride - pad + k * dilation (k < kernel) lie in [lo, hi). */
 static int64_t pool_taps_in(int64_t o, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad, int64_t lo,
                             int64_t hi)
