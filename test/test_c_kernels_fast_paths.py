@@ -1,15 +1,15 @@
-"""The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py):
-the pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not, dilation, 1-d
-and 3-d; in bands of rows over small planes, direct from the input for stride 2, the
-bounds-checked loop past MRVL_POOL_ROW columns); activations fused into each conv kernel
-(direct, flat, pointwise, depthwise), after a residual and a clamp, and a per-channel scale and
-shift after them; the flat conv's strides, dilations, groups, 1-d and 3-d planes and weights
-packed at run time; convs writing their slices of an in-place concat (and a concat that must
-copy); softmax over the last axis and layer normalisation, their rows reduced in 16 lanes; a
-matmul's bias Add, clamp and activation fused into it; a fully connected layer's tiles of dot
-products; GEMMs on weights packed at compile time (a few rows by column tiles, each tile height,
-many rows in blocks, A transposed); transposes in blocks; built with the
-baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
+"""The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py): the
+pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not, dilation, 1-d and 3-d;
+in bands of rows over small planes, direct from the input for stride 2, the bounds-checked loop
+past MRVL_POOL_ROW columns); activations fused into each conv kernel (direct, flat, pointwise,
+depthwise), after a residual and a clamp, and a per-channel scale and shift after them; the
+flat conv's strides, dilations, groups, 1-d and 3-d planes and weights packed at run time;
+convs writing their slices of an in-place concat (and a concat that must copy); softmax over
+the last axis and layer normalisation, their rows reduced in 16 lanes; erf and the erf-form
+GELU; a matmul's bias Add, clamp and activation fused into it; a fully connected layer's tiles
+of dot products; GEMMs on weights packed at compile time (a few rows by column tiles, each tile
+height, many rows in blocks, A transposed); transposes in blocks; built with the baseline ISA
+and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
 (-mcpu=neoverse-n2) run under qemu."""
 
 import itertools
@@ -264,6 +264,13 @@ CASES["layer_norm_rows"] = single_op("LayerNormalization", [("x", [6, 53])], ini
 
 # tanh without libm (standard normal inputs take both of its branches: |x| < 0.3 and above).
 CASES["tanh"] = single_op("Tanh", [("x", [3, 7, 41])])
+# erf without libm, alone and in the erf-form GELU (a unary op of its own, not an epilogue),
+# each in its own loop (standard normal inputs, doubled, take both branches: |x| < 1 and above)
+CASES["erf"] = single_op("Erf", [("x", [3, 7, 41])])
+_erf_gelu = helper.make_graph([_n("Add", ["x", "x"], ["a"]), *ERF_GELUS["product_halved"]], "erf_gelu",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 300])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], _CONSTANTS)
+CASES["erf_gelu"] = helper.make_model(_erf_gelu, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 def _stem(x: list[int], w: list[int], weights_input: bool = False, **attrs) -> onnx.ModelProto:
     """One conv with a bias (its weights a graph input with `weights_input`: packed at run time)."""
@@ -324,7 +331,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "stem_runtime_weights", "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows",
                   "gemm_packed_rows_13", "gemm_packed_tall", "gemm_packed_trans_a",
                   "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved", "layer_norm_rows", "softmax_last_axis",
-                  "tanh", "transpose_heads")
+                  "tanh", "erf", "transpose_heads")
 SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
 
 

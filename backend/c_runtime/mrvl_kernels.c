@@ -2334,8 +2334,10 @@ static int64_t min_int(int64_t a, int64_t b) { return a < b ? a : b; }
  * below 2e-9). |x| >= 1: 1 - e^(-x^2) g(1/|x|), g(u) a degree-9 polynomial least-squares
  * fitted (in double, against erfc(x) e^(x^2) on [1, 4]) to a relative error below 3e-7, so
  * the error in erf stays below 5e-8; past |x| = 4 erf is 1 in float (erfc(4) < 2e-8). Both
- * branches are computed and one selected, so the function inlines into vector code. */
-static float erf_f32(float x)
+ * branches are computed and one selected, so the function inlines into vector code (always:
+ * gcc's inliner otherwise leaves it a call, in a loop that then does not vectorise, when a
+ * constant count makes it clone the loop). */
+static MRVL_ALWAYS_INLINE float erf_f32(float x)
 {
     float a = fabsf(x), z = x * x;
     float t = -1.229055524e-09f;
@@ -2449,9 +2451,10 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
 }
 
 /* y = kind(x) over elements of floating type T; F is the suffix of T's <math.h> functions
- * (f for float, nothing for double), ERF T's erf, SIGMOID, TANH, GELU_TANH and MISH(count,
- * x, y) T's loops of those. */
-#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF, SIGMOID, TANH, GELU_TANH, MISH)                                       \
+ * (f for float, nothing for double), ERF, SIGMOID, TANH, GELU, GELU_TANH and MISH(count, x,
+ * y) T's loops of those (each a function of its own: in this one's switch gcc vectorises
+ * none of them). */
+#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF, SIGMOID, TANH, GELU, GELU_TANH, MISH)                                 \
     static void NAME(int kind, int64_t count, const T *x, T *y)                               \
     {                                                                                          \
         int64_t i;                                                                             \
@@ -2462,7 +2465,7 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
         case MRVL_SQRT: MRVL_UNARY(T, sqrt##F(v));                                             \
         case MRVL_EXP: MRVL_UNARY(T, exp##F(v));                                               \
         case MRVL_LOG: MRVL_UNARY(T, log##F(v));                                               \
-        case MRVL_ERF: MRVL_UNARY(T, ERF(v));                                                  \
+        case MRVL_ERF: ERF(count, x, y); break;                                                \
         case MRVL_NEG: MRVL_UNARY(T, -v);                                                      \
         case MRVL_ABS: MRVL_UNARY(T, fabs##F(v));                                              \
         case MRVL_RECIPROCAL: MRVL_UNARY(T, 1 / v);                                            \
@@ -2484,7 +2487,7 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
         case MRVL_IDENTITY: MRVL_UNARY(T, v);                                                  \
         case MRVL_SOFTPLUS: MRVL_UNARY(T, v > 20 ? v : log1p##F(exp##F(v)));                   \
         case MRVL_SOFTSIGN: MRVL_UNARY(T, v / (1 + fabs##F(v)));                               \
-        case MRVL_GELU: MRVL_UNARY(T, v * (T)0.5 * (1 + ERF(v * (T)0.70710678118654752)));     \
+        case MRVL_GELU: GELU(count, x, y); break;                                              \
         case MRVL_GELU_TANH: GELU_TANH(count, x, y); break;                                    \
         case MRVL_MISH: MISH(count, x, y); break;                                              \
         default: break;                                                                        \
@@ -2497,12 +2500,24 @@ static void sigmoid_loop_f64(int64_t count, const double *x, double *y)
     for (int64_t i = 0; i < count; i++) y[i] = 1 / (1 + exp(-x[i]));
 }
 
+/* Gelu, x (1 + erf(x / sqrt(2))) / 2, with ERF T's erf. */
+#define MRVL_GELU_ERF(T, ERF, v) ((v) * (T)0.5 * (1 + ERF((v) * (T)0.70710678118654752)))
 /* Gelu with the tanh approximation: x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2. */
 #define MRVL_GELU_TANH(T, TANH, v) ((v) * (T)0.5 * (1 + TANH((T)0.79788456080286536 * ((v) + (T)0.044715 * (v) * (v) * (v)))))
 
 MRVL_NOINLINE static void tanh_loop_f32(int64_t count, const float *x, float *y)
 {
     for (int64_t i = 0; i < count; i++) y[i] = tanh_f32(x[i]);
+}
+
+MRVL_NOINLINE static void erf_loop_f32(int64_t count, const float *x, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = erf_f32(x[i]);
+}
+
+MRVL_NOINLINE static void gelu_loop_f32(int64_t count, const float *x, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = MRVL_GELU_ERF(float, erf_f32, x[i]);
 }
 
 MRVL_NOINLINE static void gelu_tanh_loop_f32(int64_t count, const float *x, float *y)
@@ -2513,6 +2528,16 @@ MRVL_NOINLINE static void gelu_tanh_loop_f32(int64_t count, const float *x, floa
 static void tanh_loop_f64(int64_t count, const double *x, double *y)
 {
     for (int64_t i = 0; i < count; i++) y[i] = tanh(x[i]);
+}
+
+static void erf_loop_f64(int64_t count, const double *x, double *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = erf(x[i]);
+}
+
+static void gelu_loop_f64(int64_t count, const double *x, double *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = MRVL_GELU_ERF(double, erf, x[i]);
 }
 
 static void gelu_tanh_loop_f64(int64_t count, const double *x, double *y)
@@ -2526,10 +2551,10 @@ static void mish_loop_f64(int64_t count, const double *x, double *y)
 }
 
 /* float's erf, sigmoid, tanh and mish are the kernels' own, in loops that vectorise. */
-MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f32, float, f, erf_f32, sigmoid_loop_f32, tanh_loop_f32, gelu_tanh_loop_f32,
-                        mish_loop_f32)
-MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f64, double, , erf, sigmoid_loop_f64, tanh_loop_f64, gelu_tanh_loop_f64,
-                        mish_loop_f64)
+MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f32, float, f, erf_loop_f32, sigmoid_loop_f32, tanh_loop_f32, gelu_loop_f32,
+                        gelu_tanh_loop_f32, mish_loop_f32)
+MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f64, double, , erf_loop_f64, sigmoid_loop_f64, tanh_loop_f64, gelu_loop_f64,
+                        gelu_tanh_loop_f64, mish_loop_f64)
 
 /* The integer kinds (relu, neg, abs, sign) over elements of type T. */
 #define MRVL_DEFINE_UNARY_INT(NAME, T)                                                          \
