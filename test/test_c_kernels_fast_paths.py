@@ -243,10 +243,11 @@ for _rows, (_n_out, _depth) in {1: (15, 37), 2: (13, 100), 3: (11, 21), 4: (9, 6
     CASES[f"gemm_dots_{_rows}_rows"] = single_op("Gemm", [("x", [_rows, _depth])], transB=1,
                                                  initializers=[_w("w", [_n_out, _depth]), _w("c", [_n_out], seed=2)])
 
-# weights packed at compile time: few rows by column tiles (1, 5 and 13 rows: each tile height
-# and a short last row tile on every target), a ragged last panel, a depth past MRVL_GEMM_KC
-# with a ragged block; more rows than MRVL_GEMM_MC in blocks; A transposed (packed at run time)
-for _rows in (1, 5, 13):
+# weights packed at compile time: few rows by column tiles (1, 5, 7 and 14 rows: each tile
+# height of every target, a short last row tile), a ragged last panel, a depth past
+# MRVL_GEMM_KC with a ragged block; more rows than MRVL_GEMM_MC in blocks; A transposed (packed
+# at run time)
+for _rows in (1, 5, 7, 14):
     CASES[f"gemm_packed_rows_{_rows}"] = single_op("Gemm", [("x", [_rows, 300])], transB=1,
                                                    initializers=[_w("w", [70, 300]), _w("c", [70], seed=2)])
 CASES["gemm_packed_tall"] = single_op("Gemm", [("x", [100, 40])], initializers=[_w("w", [40, 50]), _w("c", [50], 2)])
@@ -329,7 +330,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "direct_residual_clip_silu", "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish",
                   "flat_residual_clip_silu", "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d",
                   "stem_runtime_weights", "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows",
-                  "gemm_packed_rows_13", "gemm_packed_tall", "gemm_packed_trans_a",
+                  "gemm_packed_rows_14", "gemm_packed_tall", "gemm_packed_trans_a",
                   "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved", "layer_norm_rows", "softmax_last_axis",
                   "tanh", "erf", "transpose_heads")
 SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
