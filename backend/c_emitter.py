@@ -377,7 +377,7 @@ class CEmitter:
         c_strides = _broadcast_strides(_shape(op.C), (m, n)) if op.C is not None else [0, 0]
         fields = dict(m=m, n=n, k=k, trans_a=int(op.trans_a.value.data), trans_b=int(op.trans_b.value.data),
                       alpha=_c_float(op.alpha.value.data), beta=_c_float(op.beta.value.data),
-                      c_row_stride=c_strides[0], c_col_stride=c_strides[1])
+                      c_row_stride=c_strides[0], c_col_stride=c_strides[1], packed_b=int(op.packed_b is not None))
         c = x[2] if op.C is not None else "NULL"
         scratch = "scratch" if op.scratch is not None else "NULL"
         return [*self.params("mrvl_gemm_params", fields), f"mrvl_gemm_f32(&p, {x[0]}, {x[1]}, {c}, {y[0]}, {scratch});"]
@@ -391,10 +391,11 @@ class CEmitter:
         a_bs = [s * m * k for s in _broadcast_strides(a2[:-2], batch)]
         b_bs = [s * k * n for s in _broadcast_strides(b2[:-2], batch)]
         fields = dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
-                      b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n) | self.epilogue_params(op)
+                      b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n, packed_b=int(op.packed_b is not None))
         bias = x[2] if op.C is not None else "NULL"
-        return [*self.params("mrvl_matmul_params", fields),
-                f"mrvl_matmul_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
+        scratch = "scratch" if op.scratch is not None else "NULL"
+        return [*self.params("mrvl_matmul_params", fields | self.epilogue_params(op)),
+                f"mrvl_matmul_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, {scratch});"]
 
     def epilogue_params(self, op: cpu.ConvOp | cpu.MatmulOp) -> dict[str, object]:
         """The parameters of the clamp and activation fused into `op` (none when it has none)."""
@@ -1029,10 +1030,13 @@ class CEmitter:
             value = c.output
             where[value] = f"(const {_ctype(value).c} *)(weights + {offset})"
             shape, layout = _shape(value), ""
-            conv = next((use.operation for use in value.uses if isinstance(use.operation, cpu.ConvOp)
-                         and use.index == 1 and use.operation.packed_weights is not None), None)
-            if conv is not None:  # described as the weights it packs
-                shape, layout = conv.weights_shape(), f", packed for mrvl_conv_f32, {conv.group.value.data} group(s)"
+            reader = next((use.operation for use in value.uses if use.index == 1 and (
+                isinstance(use.operation, cpu.ConvOp) and use.operation.packed_weights is not None
+                or isinstance(use.operation, cpu.GemmOp | cpu.MatmulOp) and use.operation.packed_b is not None)), None)
+            if isinstance(reader, cpu.ConvOp):  # described as the weights it packs
+                shape, layout = reader.weights_shape(), f", packed for mrvl_conv_f32, {reader.group.value.data} group(s)"
+            elif reader is not None:
+                shape, layout = reader.weights_shape(), ", packed for the GEMM"
             table.append((names(value.name_hint or "weight"), offset, array.nbytes,
                           f"{_ctype(value).onnx}{list(shape)}{layout}"))
         return blob, table
@@ -1215,24 +1219,27 @@ class CEmitter:
             f"int {m}_load_weights(const char *path)",
             "{",
             "    FILE *f = path ? fopen(path, \"rb\") : NULL;",
-            "    unsigned char *data;",
+            "    unsigned char *raw, *data;",
             "    size_t got;",
             "    int rc;",
             "    if (!f) return MRVL_ERR_WEIGHTS;",
-            f"    data = (unsigned char *)malloc({M}_WEIGHTS_BYTES + 1);",
-            "    if (!data) {",
+            f"    raw = (unsigned char *)malloc({M}_WEIGHTS_BYTES + 1 + {ALIGN - 1});",
+            "    if (!raw) {",
             "        fclose(f);",
             "        return MRVL_ERR_WEIGHTS;",
             "    }",
+            f"    /* {ALIGN}-byte aligned, as the arrays are in the file: a vector load of weights then",
+            "     * never splits a cache line (malloc aligns to 16 bytes only). */",
+            f"    data = raw + (-(uintptr_t)raw & {ALIGN - 1});",
             f"    got = fread(data, 1, {M}_WEIGHTS_BYTES + 1, f); /* one more: a longer file is an error */",
             "    fclose(f);",
             f"    rc = {m}_set_weights(data, got);",
             "    if (rc != MRVL_OK) {",
-            "        free(data);",
+            "        free(raw);",
             "        return rc;",
             "    }",
             "    free(weights_owned);",
-            "    weights_owned = data;",
+            "    weights_owned = raw;",
             "    return MRVL_OK;",
             "}",
             "",

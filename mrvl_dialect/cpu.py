@@ -20,7 +20,8 @@ The host memory plan (`plan-host-memory`, for the C emitter) is part of the IR: 
 `offsets` (the workspace offset of each result, -1 for one written into the caller's output
 buffer) and `scratch` (`#cpu.scratch<520 bytes at 0>`: the workspace its kernel uses during the
 call), `alias` on a `cpu.reshape` that shares its input's storage, `packed_weights` on a
-`cpu.conv` whose weights constant is in the kernel's packed layout, and on the function the
+`cpu.conv` and `packed_b` on a `cpu.gemm` or `cpu.matmul` whose weights constant is in the
+kernel's packed layout, and on the function the
 discardable attribute `cpu.workspace = #cpu.workspace<2048 bytes, align 64>`.
 
 Verifiers hold structural invariants (counts, ranges, shapes that follow from the
@@ -864,11 +865,19 @@ class GemmOp(CpuOp):
     beta = prop_def(_FLOAT)
     trans_a = prop_def(BoolAttr)
     trans_b = prop_def(BoolAttr)
+    packed_b = opt_prop_def(UnitAttr)
+    """B holds B' (K, N) in the packed layout of the GEMM kernel (`plan-host-memory`): (panels,
+    K, panel width), N's columns in panels."""
 
     assembly_format = "$A `,` $B (`,` $C^)? " + _FUNCTIONAL
 
+    def weights_shape(self) -> tuple[int, ...]:
+        """The shape of B in ONNX's layout (transposed with trans_b), however 'B' holds it."""
+        return _unpacked_b_shape(self, self.trans_b.value.data)
+
     def verify_params(self) -> None:
-        a, b = shape_of(self.A), shape_of(self.B)
+        _check_packed_b(self)
+        a, b = shape_of(self.A), self.weights_shape()
         if len(a) != 2 or len(b) != 2:
             raise VerifyException(f"'A' and 'B' must be matrices, got shapes {list(a)} and {list(b)}")
         m, k = a[::-1] if self.trans_a.value.data else a
@@ -878,6 +887,24 @@ class GemmOp(CpuOp):
         _check_shape("the result", shape_of(self.Y), [m, n])
         if self.C is not None:
             _check_broadcast("'C'", [shape_of(self.C)], [m, n])
+
+
+def _unpacked_b_shape(op: "GemmOp | MatmulOp", transposed: bool = False) -> tuple[int, ...]:
+    """B's shape as the op's kernel would read it unpacked: (K, N), or (N, K) `transposed`."""
+    b = shape_of(op.B)
+    if op.packed_b is None:
+        return b
+    k, n = b[1], shape_of(op.Y)[-1]
+    return (n, k) if transposed else (k, n)
+
+
+def _check_packed_b(op: "GemmOp | MatmulOp") -> None:
+    """A packed B is (panels, K, panel width) with room for the result's N columns."""
+    if op.packed_b is None:
+        return
+    b, n = shape_of(op.B), shape_of(op.Y)[-1]
+    if len(b) != 3 or b[0] * b[2] < n:
+        raise VerifyException(f"packed 'B' must be (panels, K, panel) with room for {n} columns, got shape {list(b)}")
 
 
 def matmul_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | None:
@@ -916,6 +943,9 @@ class MatmulOp(CpuOp):
     activation = opt_prop_def(EpilogueKindAttr)
     alpha = opt_prop_def(_FLOAT)
     beta = opt_prop_def(_FLOAT)
+    packed_b = opt_prop_def(UnitAttr)
+    """B is a (K, N) matrix in the packed layout of the GEMM kernel (`plan-host-memory`), as
+    `cpu.gemm`'s `packed_b`."""
 
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
     assembly_format = ("$A `,` $B (`bias` $C^)? attr-dict `:` `(` type($A) `,` type($B) `)` (`bias` type($C)^)? "
@@ -930,8 +960,13 @@ class MatmulOp(CpuOp):
         """The fused clamp's bounds (an unset side is -inf or +inf), or None."""
         return _clamp_of(self)
 
+    def weights_shape(self) -> tuple[int, ...]:
+        """The shape of B in ONNX's layout, however 'B' holds it."""
+        return _unpacked_b_shape(self)
+
     def verify_params(self) -> None:
-        a, b = shape_of(self.A), shape_of(self.B)
+        _check_packed_b(self)
+        a, b = shape_of(self.A), self.weights_shape()
         expected = matmul_shape(a, b)
         if expected is None:
             raise VerifyException(f"'A' {list(a)} and 'B' {list(b)} do not fit numpy's matmul")

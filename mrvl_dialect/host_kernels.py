@@ -1,6 +1,7 @@
 """What the host C kernels (`backend/c_runtime/mrvl_kernels.c`) need around a call, for
 `plan-host-memory` and the C emitter: their tile constants, which conv kernel runs a
-`cpu.conv`, the workspace scratch each kernel needs, and the packed conv weight layout.
+`cpu.conv`, the workspace scratch each kernel needs, and the packed conv and GEMM weight
+layouts.
 
 The tile constants are read from the kernels' own `#define`s (`KERNEL_MACROS`), so the C file
 is their one source; the formulas below mirror the C functions named in each docstring.
@@ -61,12 +62,12 @@ def _evaluate(node: ast.expr) -> int:
     raise ValueError(f"mrvl_kernels.c: cannot evaluate the macro expression '{ast.unparse(node)}'")
 
 
-def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False) -> int:
+def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False, packed_b: bool = False) -> int:
     """MRVL_GEMM_PACK_FLOATS(m, n, k): the packing scratch of an (m, n, k) product, blocks of
     B then of A, each with room for a register tile of any target; A with contiguous rows is
-    not packed."""
+    not packed, nor B packed at compile time (gemm_prepacked's `apack` only)."""
     tile_rows = 8  # the tallest tile MRVL_GEMM_PACK_FLOATS has room for (its + 7), >= every GEMM_MR
-    b_part = min(n, kernel_macro("GEMM_NC")) + kernel_macro("GEMM_NR") - 1
+    b_part = 0 if packed_b else min(n, kernel_macro("GEMM_NC")) + kernel_macro("GEMM_NR") - 1
     a_part = 0 if contiguous_a else min(m, kernel_macro("GEMM_MC")) + tile_rows - 1
     return min(k, kernel_macro("GEMM_KC")) * (b_part + a_part)
 
@@ -177,6 +178,23 @@ def pack_conv_weights(w: np.ndarray, group: int) -> np.ndarray:
     return np.ascontiguousarray(panels).reshape(shape)
 
 
+def packed_gemm_shape(k: int, n: int) -> tuple[int, int, int]:
+    """The packed layout of a GEMM's B (k, n) as a tensor shape: (panels, k, MRVL_GEMM_PANEL),
+    n rounded up to whole panels."""
+    panel = kernel_macro("GEMM_PANEL")
+    return (-(-n // panel), k, panel)
+
+
+def pack_gemm_weights(b: np.ndarray) -> np.ndarray:
+    """B (k, n) in gemm_prepacked's layout (`packed_gemm_shape`): each panel of
+    MRVL_GEMM_PANEL columns k rows, zeros past column n."""
+    k, n = b.shape
+    panels, _, panel = packed_gemm_shape(k, n)
+    padded = np.zeros((k, panels * panel), np.float32)
+    padded[:, :n] = b
+    return np.ascontiguousarray(padded.reshape(k, panels, panel).transpose(1, 0, 2))
+
+
 def packed_weights_floats(op: cpu.ConvOp) -> int:
     """Floats of `op`'s weights packed (at run time, into the front of its scratch)."""
     ws, group = op.weights_shape(), op.group.value.data
@@ -270,7 +288,7 @@ def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
 
 def matmul_shapes(op: cpu.MatmulOp) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """A's and B's shapes as matrices with batch dims, and the broadcast batch dims."""
-    a, b = cpu.shape_of(op.A), cpu.shape_of(op.B)
+    a, b = cpu.shape_of(op.A), op.weights_shape()
     a2 = (1, *a) if len(a) == 1 else a
     b2 = (*b, 1) if len(b) == 1 else b
     batch = cpu.broadcast_shapes(a2[:-2], b2[:-2])
@@ -321,9 +339,11 @@ def scratch_bytes(op: Operation) -> int:
         m, n = cpu.shape_of(op.Y)
         trans_a, trans_b = op.trans_a.value.data, op.trans_b.value.data
         k = cpu.shape_of(op.A)[0 if trans_a else 1]
+        if op.packed_b is not None:
+            return 4 * gemm_pack_floats(m, n, k, packed_b=True) if trans_a else 0
         if m > kernel_macro("GEMM_DOT_ROWS") or trans_a or not trans_b:
             return 4 * gemm_pack_floats(m, n, k, contiguous_a=not trans_a)
-    if isinstance(op, cpu.MatmulOp):
+    if isinstance(op, cpu.MatmulOp) and op.packed_b is None:
         a2, b2, batch = matmul_shapes(op)
         return 4 * gemm_pack_floats(a2[-2] * math.prod(batch), b2[-1], a2[-1], contiguous_a=True)
     if isinstance(op, cpu.TopKOp):  # two index arrays, one line at a time

@@ -1,12 +1,16 @@
 """plan-host-memory: where every tensor of the host code lives, recorded on the `cpu` ops,
-and constant conv weights in the layout their kernel reads; the C emitter only prints it.
+and constant conv and GEMM weights in the layout their kernel reads; the C emitter only
+prints it.
 
 Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attributes):
 
-- weight packing: a constant read as the weights of a conv on the `direct` or `flat` kernel (float32)
-  becomes a packed constant (`pack_conv_weights`; one per distinct group count), in the
-  weight store, right before it; the conv gets `packed_weights`, and the constant goes when
-  nothing else reads it. Weights the IR carries no data for stay (the C emitter names them);
+- weight packing: a constant read as the weights of a conv on the `direct` or `flat` kernel,
+  or as the B of a `cpu.gemm` or of a `cpu.matmul` with a (K, N) B (float32, N >= half a
+  panel: fewer columns would mostly be padding), becomes a packed constant
+  (`pack_conv_weights`, one per distinct group count; `pack_gemm_weights` of B', one per
+  transposition), in the weight store, right before it; the op gets `packed_weights` (conv)
+  or `packed_b`, and the constant goes when nothing else reads it. Weights the IR carries no
+  data for stay (the C emitter names them);
 - outputs: a result of the function is written straight into the caller's buffer (offset -1);
 - aliasing: a `cpu.reshape` whose result is not a result of the function shares its input's
   storage (`alias`), and its readers count as readers of that storage;
@@ -34,6 +38,7 @@ from bisect import insort
 from collections import defaultdict
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -55,7 +60,7 @@ from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.weights import WeightStore
 from mrvl_dialect.graph_queries import constant_value
-from mrvl_dialect.host_kernels import conv_path, pack_conv_weights, scratch_bytes
+from mrvl_dialect.host_kernels import conv_path, kernel_macro, pack_conv_weights, pack_gemm_weights, scratch_bytes
 
 WORKSPACE_ALIGN = 64
 """Alignment (bytes) of the workspace and of every tensor and scratch area in it."""
@@ -75,11 +80,29 @@ def tensor_bytes(value: SSAValue) -> int:
     return math.prod(cpu.shape_of(value)) * element.numpy.itemsize
 
 
-def packs_weights(op: Operation, operand: int) -> bool:
-    """Whether operand `operand` of `op` is the float32 weights of a conv on the `direct` or
-    `flat` kernel, which read them packed, and not packed yet."""
-    return (isinstance(op, cpu.ConvOp) and operand == 1 and op.packed_weights is None
-            and cpu.element_type_of(op.W) == f32 and conv_path(op) in ("direct", "flat"))
+def packed_layout(op: Operation, operand: int) -> tuple[str, int] | None:
+    """The packed layout operand `operand` of `op` is read in when it is the float32 weights of
+    a kernel that reads them packed, and not packed yet: ("conv", group count) or ("gemm",
+    1 when B is transposed, else 0); None otherwise."""
+    if operand != 1 or cpu.element_type_of(op.operands[1]) != f32:
+        return None
+    if isinstance(op, cpu.ConvOp):
+        return ("conv", op.group.value.data) if op.packed_weights is None and conv_path(op) in ("direct", "flat") else None
+    if not isinstance(op, cpu.GemmOp | cpu.MatmulOp) or op.packed_b is not None:
+        return None
+    if len(cpu.shape_of(op.B)) != 2 or len(cpu.shape_of(op.A)) < 2:
+        return None
+    if 2 * cpu.shape_of(op.Y)[-1] < kernel_macro("GEMM_PANEL"):
+        return None
+    return ("gemm", int(isinstance(op, cpu.GemmOp) and op.trans_b.value.data))
+
+
+def packed_constant(array: np.ndarray, layout: tuple[str, int]) -> np.ndarray:
+    """`array` packed in `layout` (`packed_layout`)."""
+    kind, parameter = layout
+    if kind == "conv":
+        return pack_conv_weights(array, parameter)
+    return pack_gemm_weights(array.T if parameter else array)
 
 
 def pack_weights(block: Block, module: ModuleOp) -> None:
@@ -87,25 +110,23 @@ def pack_weights(block: Block, module: ModuleOp) -> None:
     store = WeightStore.of(module)
     for constant in [op for op in block.ops if isinstance(op, ConstantOp)]:
         value = constant.output
-        convs: dict[int, list[cpu.ConvOp]] = defaultdict(list)
+        readers: dict[tuple[str, int], list[Operation]] = defaultdict(list)
         for use in list(value.uses):
-            if packs_weights(use.operation, use.index):
-                conv = use.operation
-                assert isinstance(conv, cpu.ConvOp)
-                convs[conv.group.value.data].append(conv)
-        if not convs or (array := constant_value(value, module)) is None:
+            if (layout := packed_layout(use.operation, use.index)) is not None:
+                readers[layout].append(use.operation)
+        if not readers or (array := constant_value(value, module)) is None:
             continue
         name = f"{value.name_hint or 'weight'}_packed"
-        for group in sorted(convs):
-            packed = pack_conv_weights(array, group)
+        for layout in sorted(readers):
+            packed = packed_constant(array, layout)
             attr = DenseResourceAttr.from_params(store.add(name, packed), TensorType(f32, packed.shape))
             replacement = ConstantOp(attr)
             replacement.location = constant.location
             replacement.output.name_hint = name
             block.insert_op_before(replacement, constant)
-            for conv in convs[group]:
-                conv.operands[1] = replacement.output
-                conv.properties["packed_weights"] = UnitAttr()
+            for op in readers[layout]:
+                op.operands[1] = replacement.output
+                op.properties["packed_weights" if layout[0] == "conv" else "packed_b"] = UnitAttr()
         if not value.uses:
             block.erase_op(constant)
 

@@ -1,14 +1,15 @@
-"""The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py):
-the pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not, dilation, 1-d
-and 3-d; in bands of rows over small planes, direct from the input for stride 2, the
-bounds-checked loop past MRVL_POOL_ROW columns); activations fused into each conv kernel
-(direct, flat, pointwise, depthwise), after a residual and a clamp, and a per-channel scale and
-shift after them; the flat conv's strides, dilations, groups, 1-d and 3-d planes and weights
-packed at run time; convs writing their slices of an in-place concat (and a concat that must
-copy); softmax over the last axis and layer normalisation, their rows reduced in 16 lanes; a
-matmul's bias Add, clamp and activation fused into it; a fully connected layer's tiles of dot
-products; transposes in blocks; built with the
-baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
+"""The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py): the
+pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not, dilation, 1-d and 3-d;
+in bands of rows over small planes, direct from the input for stride 2, the bounds-checked loop
+past MRVL_POOL_ROW columns); activations fused into each conv kernel (direct, flat, pointwise,
+depthwise), after a residual and a clamp, and a per-channel scale and shift after them; the
+flat conv's strides, dilations, groups, 1-d and 3-d planes and weights packed at run time;
+convs writing their slices of an in-place concat (and a concat that must copy); softmax over
+the last axis and layer normalisation, their rows reduced in 16 lanes; erf and the erf-form
+GELU; a matmul's bias Add, clamp and activation fused into it; a fully connected layer's tiles
+of dot products; GEMMs on weights packed at compile time (a few rows by column tiles, each tile
+height, many rows in blocks, A transposed); transposes in blocks; built with the baseline ISA
+and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
 (-mcpu=neoverse-n2) run under qemu."""
 
 import itertools
@@ -249,11 +250,22 @@ LINEARS["matmul_bias_clip"].graph.initializer.extend([onnx.numpy_helper.from_arr
                                                       onnx.numpy_helper.from_array(np.float32(0.75), "hi")])
 CASES |= LINEARS
 
-# a fully connected layer on 1 to 4 rows (gemm_dots): tiles of B's rows with a ragged last one,
-# a depth with a tail past the vectors
-for _rows, (_n_out, _depth) in {1: (19, 37), 2: (13, 100), 3: (11, 21), 4: (9, 64)}.items():
+# a fully connected layer on 1 to 4 rows (gemm_dots, fewer than 16 columns: its weights are not
+# packed): tiles of B's rows with a ragged last one, a depth with a tail past the vectors
+for _rows, (_n_out, _depth) in {1: (15, 37), 2: (13, 100), 3: (11, 21), 4: (9, 64)}.items():
     CASES[f"gemm_dots_{_rows}_rows"] = single_op("Gemm", [("x", [_rows, _depth])], transB=1,
                                                  initializers=[_w("w", [_n_out, _depth]), _w("c", [_n_out], seed=2)])
+
+# weights packed at compile time: few rows by column tiles (1, 5, 7 and 14 rows: each tile
+# height of every target, a short last row tile), a ragged last panel, a depth past
+# MRVL_GEMM_KC with a ragged block; more rows than MRVL_GEMM_MC in blocks; A transposed (packed
+# at run time)
+for _rows in (1, 5, 7, 14):
+    CASES[f"gemm_packed_rows_{_rows}"] = single_op("Gemm", [("x", [_rows, 300])], transB=1,
+                                                   initializers=[_w("w", [70, 300]), _w("c", [70], seed=2)])
+CASES["gemm_packed_tall"] = single_op("Gemm", [("x", [100, 40])], initializers=[_w("w", [40, 50]), _w("c", [50], 2)])
+CASES["gemm_packed_trans_a"] = single_op("Gemm", [("x", [30, 7])], transA=1, alpha=0.5, beta=2.0,
+                                         initializers=[_w("w", [30, 33]), _w("c", [7, 33], seed=2)])
 
 # transposes in blocks: ragged blocks, the contiguous dim in the middle or first
 CASES["transpose_heads"] = single_op("Transpose", [("x", [2, 37, 5, 19])], perm=[0, 2, 3, 1])
@@ -266,6 +278,13 @@ CASES["layer_norm_rows"] = single_op("LayerNormalization", [("x", [6, 53])], ini
 
 # tanh without libm (standard normal inputs take both of its branches: |x| < 0.3 and above).
 CASES["tanh"] = single_op("Tanh", [("x", [3, 7, 41])])
+# erf without libm, alone and in the erf-form GELU (a unary op of its own, not an epilogue),
+# each in its own loop (standard normal inputs, doubled, take both branches: |x| < 1 and above)
+CASES["erf"] = single_op("Erf", [("x", [3, 7, 41])])
+_erf_gelu = helper.make_graph([_n("Add", ["x", "x"], ["a"]), *ERF_GELUS["product_halved"]], "erf_gelu",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 300])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], _CONSTANTS)
+CASES["erf_gelu"] = helper.make_model(_erf_gelu, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 def _stem(x: list[int], w: list[int], weights_input: bool = False, **attrs) -> onnx.ModelProto:
     """One conv with a bias (its weights a graph input with `weights_input`: packed at run time)."""
@@ -328,8 +347,9 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "direct_residual_clip_silu", "direct_residual_relu", "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish",
                   "flat_residual_clip_silu", "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d",
                   "stem_runtime_weights", "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows",
+                  "gemm_packed_rows_14", "gemm_packed_tall", "gemm_packed_trans_a",
                   "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved", "layer_norm_rows", "softmax_last_axis",
-                  "tanh", "transpose_heads")
+                  "tanh", "erf", "transpose_heads")
 SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
 
 
@@ -427,8 +447,17 @@ def test_bias_and_activation_fuse_into_the_matmul(name: str, c_workdir: Path) ->
     text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
     assert text.count("static int op_") == 1, "the bias and epilogue were not fused into the matmul"
     call = next(line for line in text.splitlines() if "mrvl_matmul_f32(&p" in line)
-    assert "NULL" not in call, "the matmul has no bias"
+    assert call.split(", ")[3] != "NULL", "the matmul has no bias"
     assert (".clamp = 1" in text or ".activation = MRVL_EPILOGUE_" in text) == (name != "matmul_bias")
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n.startswith("gemm_")])
+def test_constant_gemm_weights_are_packed_at_compile_time(name: str, c_workdir: Path) -> None:
+    """The gemm_packed cases read their weights packed at compile time; the gemm_dots ones,
+    fewer than half a panel of columns wide, as they are."""
+    text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
+    assert (".packed_b = 1" in text) == name.startswith("gemm_packed")
+    assert name.startswith("gemm_packed") or 2 * int(re.search(r"\.n = (\d+)", text).group(1)) < kernel_macro("GEMM_PANEL")
 
 
 def test_fire_concat_is_in_place(c_workdir: Path) -> None:

@@ -2,7 +2,8 @@
 parallel kernel (the direct conv, wide, short and narrow tiles, deep with its channel blocks
 split and short last tiles; the flat conv, its input copy and tiles, strided; convs writing
 their images into a concat's output a batch stride apart; the pointwise conv and GEMM through
-the row-split product; a fully connected layer's dot products; the pool, in bands and direct;
+the row-split product; a fully connected layer's dot products; a GEMM on weights packed at
+compile time, by column tiles and row-split; the pool, in bands and direct;
 the depthwise conv in both layouts, over its channels), on work large enough to be split, gives
 the same output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py); the
 same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
@@ -19,6 +20,7 @@ import pytest
 from mrvl.numerics import assert_close
 from mrvl.compile import main as compile_main
 from mrvl.opt import main as mrvl_opt
+from mrvl_dialect.host_kernels import kernel_macro
 from onnx import TensorProto, helper
 from test_c_backend import (GCC, Built, Bundle, _w, build_program, c_workdir, gcc, makefile_cflags,  # noqa: F401
                             random_inputs, reference, run_program, single_op)
@@ -59,8 +61,11 @@ MODELS = {
     "concat_in_place": _joined([2, 8, 30, 40], [16, 8, 3, 3], [24, 8, 1, 1]),
     "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "pool_direct": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[2, 2]),
-    "gemm": single_op("Gemm", [("x", [67, 256])], initializers=[_w("w", [256, 131])]),
-    "gemm_dots": single_op("Gemm", [("x", [3, 512])], initializers=[_w("w", [301, 512])], transB=1),
+    # weights that are inputs (packed at run time; dots on B's rows), constants packed at compile time
+    "gemm": single_op("Gemm", [("x", [67, 256]), ("w", [256, 131])]),
+    "gemm_dots": single_op("Gemm", [("x", [3, 512]), ("w", [301, 512])], transB=1),
+    "gemm_packed_columns": single_op("Gemm", [("x", [11, 300])], initializers=[_w("w", [131, 300])], transB=1),
+    "gemm_packed_rows": single_op("Gemm", [("x", [130, 64])], initializers=[_w("w", [64, 45])]),
     "depthwise_rows": single_op("Conv", [("x", [2, 48, 40, 15])], initializers=[_w("w", [48, 1, 3, 3])], group=48,
                                 pads=[1, 1, 1, 1]),
     "depthwise_epilogue": _conv([1, 36, 20, 21], [72, 1, 3, 3], "Sigmoid", group=36, pads=[1, 1, 1, 1]),
@@ -109,6 +114,7 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     limit = int(source.split("#define MRVL_PARALLEL_MACS ")[1].split()[0])
     assert 20 * 21 * 45 * 32 > limit and 67 * 256 * 131 > limit and 2 * 33 * 40 * 41 * 9 > limit
     assert 3 * 301 * 512 > limit and 42 * 40 * 24 * 9 > limit and 63 * 12 * 32 * 9 > limit
+    assert 11 * 131 * 300 > limit and 130 * 64 * 45 > limit
     assert 40 * 50 * 19 * 27 > limit and 21 * 25 * 20 * 72 > limit and 35 * 64 * 128 * 9 > limit
     assert 16 * 64 * 128 * 9 > limit and 1200 * 16 * 72 > limit and 1200 * 24 * 8 > limit
     assert "in place: its inputs were written" in (emit(MODELS["concat_in_place"], c_workdir, "concat_in_place", 2)
@@ -119,6 +125,9 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     for name, kernel in kernels.items():
         assert f"{kernel}(&p" in (emit(MODELS[name], c_workdir, name, 2) / f"{name}_t2.c").read_text()
     assert 48 * 640 * 9 > limit and 40 * 23 * 24 * 25 > limit  # channels x flat grid x taps
+    for name in ("gemm_packed_columns", "gemm_packed_rows"):
+        assert ".packed_b = 1" in (emit(MODELS[name], c_workdir, name, 2) / f"{name}_t2.c").read_text()
+    assert 130 > kernel_macro("GEMM_MC") >= 11  # the row-split product and the column tiles
 
 
 def _run_all(tmp_path: Path, c_workdir: Path, flags: list[str], compiler: str | None, launcher: list[str] = (),

@@ -169,6 +169,14 @@ static void mrvl_parallel(int64_t count, mrvl_task fn, const void *ctx)
 #define MRVL_GEMM_VECTOR_FLOATS 4
 #endif
 #define MRVL_GEMM_VECTORS (MRVL_GEMM_NR / MRVL_GEMM_VECTOR_FLOATS)
+/* The tile height of a product of few rows on B packed at compile time (gemm_panels): with
+ * AVX-512's 32 registers 8 rows (16 sums) fit, and a batch of 8 is one tile (measured 25%
+ * faster than tiles of 6 and 2 on a 2048-wide layer); elsewhere MR. */
+#if defined(__AVX512F__)
+#define MRVL_GEMM_PANEL_MR 8
+#else
+#define MRVL_GEMM_PANEL_MR MRVL_GEMM_MR
+#endif
 
 /* Block sizes of gemm_acc_f32: a packed KC x NC block of B (at most 256 KiB) stays in L2, a
  * packed MC x KC block of A (at most 96 KiB) in L2 too, and one KC x NR panel of B in L1
@@ -183,48 +191,73 @@ static void mrvl_parallel(int64_t count, mrvl_task fn, const void *ctx)
 #define MRVL_GEMM_PACK_FLOATS(m, n, k)                                                        \
     (min_i64((k), MRVL_GEMM_KC) * (min_i64((n), MRVL_GEMM_NC) + 31 + min_i64((m), MRVL_GEMM_MC) + 7))
 
-/* c (rows x cols of an MR x NR tile, rows ldc apart) += a (rows x kc, element (i, p) at
- * a[i * a_rs + p * a_cs]) bp (kc x NR, packed). The accumulators start at 0 and are added
- * to c once, each a multiply-add of B's row by a broadcast element of A, so no sum is
- * reassociated. A tile with fewer rows reads its last row again for the missing ones and
- * drops their sums, so A needs no padding. With GCC's vector extension (gcc, clang) the
- * accumulators are explicit vectors of MRVL_GEMM_VECTOR_FLOATS: left to itself, gcc's SLP
- * vectoriser shuffles SSE2 tiles between registers instead. */
-static void gemm_micro(int64_t kc, const float *a, int64_t a_rs, int64_t a_cs, const float *restrict bp,
-                       float *restrict c, int64_t ldc, int64_t rows, int64_t cols)
+/* c (mr x cols of an MR x NR tile, rows ldc apart) += a (mr x kc, element (i, p) at
+ * a[i * a_rs + p * a_cs]) bp (kc x NR, row p at bp + p * b_rs: a panel of B). The
+ * accumulators start at 0 and are added to c once, each a multiply-add of B's row by a
+ * broadcast element of A, so no sum is reassociated. Always inlined with a constant mr (at
+ * most MR, or MRVL_GEMM_PANEL_MR for gemm_panels: gemm_micro), so that a short tile does
+ * only its own rows' multiply-adds. With GCC's
+ * vector extension (gcc, clang) the accumulators are explicit vectors of
+ * MRVL_GEMM_VECTOR_FLOATS: left to itself, gcc's SLP vectoriser shuffles SSE2 tiles between
+ * registers instead. */
+static MRVL_ALWAYS_INLINE void gemm_tile(const int mr, int64_t kc, const float *a, int64_t a_rs, int64_t a_cs,
+                                         const float *restrict bp, int64_t b_rs, float *restrict c, int64_t ldc,
+                                         int64_t cols)
 {
-    const float *row[MRVL_GEMM_MR];
-    float acc[MRVL_GEMM_MR][MRVL_GEMM_NR];
-    for (int i = 0; i < MRVL_GEMM_MR; i++) row[i] = a + min_i64(i, rows - 1) * a_rs;
+    const float *row[MRVL_GEMM_PANEL_MR];
+    float acc[MRVL_GEMM_PANEL_MR][MRVL_GEMM_NR];
+    for (int i = 0; i < mr; i++) row[i] = a + i * a_rs;
 #if defined(__GNUC__)
     /* aligned(4): B's rows need not be vector-aligned, and the loads say so. */
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
-    vec va[MRVL_GEMM_MR][MRVL_GEMM_VECTORS];
-    for (int i = 0; i < MRVL_GEMM_MR; i++)
+    vec va[MRVL_GEMM_PANEL_MR][MRVL_GEMM_VECTORS];
+    for (int i = 0; i < mr; i++)
         for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] = (vec){0};
-    for (int64_t p = 0; p < kc; p++, bp += MRVL_GEMM_NR) {
+    for (int64_t p = 0; p < kc; p++, bp += b_rs) {
         const vec *b = (const vec *)(const void *)bp;
-        for (int i = 0; i < MRVL_GEMM_MR; i++) {
+        for (int i = 0; i < mr; i++) {
             float x = row[i][p * a_cs]; /* vector times scalar: the scalar is broadcast */
             for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] += b[v] * x;
         }
     }
-    for (int i = 0; i < MRVL_GEMM_MR; i++)
+    for (int i = 0; i < mr; i++)
         for (int v = 0; v < MRVL_GEMM_VECTORS; v++)
             for (int j = 0; j < MRVL_GEMM_VECTOR_FLOATS; j++) acc[i][v * MRVL_GEMM_VECTOR_FLOATS + j] = va[i][v][j];
 #else
-    for (int i = 0; i < MRVL_GEMM_MR; i++)
+    for (int i = 0; i < mr; i++)
         for (int j = 0; j < MRVL_GEMM_NR; j++) acc[i][j] = 0.0f;
-    for (int64_t p = 0; p < kc; p++, bp += MRVL_GEMM_NR)
-        for (int i = 0; i < MRVL_GEMM_MR; i++)
+    for (int64_t p = 0; p < kc; p++, bp += b_rs)
+        for (int i = 0; i < mr; i++)
             for (int j = 0; j < MRVL_GEMM_NR; j++) acc[i][j] += row[i][p * a_cs] * bp[j];
 #endif
-    if (rows == MRVL_GEMM_MR && cols == MRVL_GEMM_NR) {
-        for (int i = 0; i < MRVL_GEMM_MR; i++)
+    if (cols == MRVL_GEMM_NR) {
+        for (int i = 0; i < mr; i++)
             for (int j = 0; j < MRVL_GEMM_NR; j++) c[i * ldc + j] += acc[i][j];
     } else {
-        for (int64_t i = 0; i < rows; i++)
+        for (int i = 0; i < mr; i++)
             for (int64_t j = 0; j < cols; j++) c[i * ldc + j] += acc[i][j];
+    }
+}
+
+/* gemm_tile for rows <= MRVL_GEMM_PANEL_MR (>= MR: 4, 6 or 8) rows of A and C: the tile of
+ * exactly that many rows (a product of a few rows, a fully connected layer on a few samples,
+ * is all such a tile). */
+static void gemm_micro(int64_t kc, const float *a, int64_t a_rs, int64_t a_cs, const float *restrict bp,
+                       int64_t b_rs, float *restrict c, int64_t ldc, int64_t rows, int64_t cols)
+{
+    switch (rows) {
+    case 1: gemm_tile(1, kc, a, a_rs, a_cs, bp, b_rs, c, ldc, cols); return;
+    case 2: gemm_tile(2, kc, a, a_rs, a_cs, bp, b_rs, c, ldc, cols); return;
+    case 3: gemm_tile(3, kc, a, a_rs, a_cs, bp, b_rs, c, ldc, cols); return;
+#if MRVL_GEMM_PANEL_MR > 4
+    case 4: gemm_tile(4, kc, a, a_rs, a_cs, bp, b_rs, c, ldc, cols); return;
+    case 5: gemm_tile(5, kc, a, a_rs, a_cs, bp, b_rs, c, ldc, cols); return;
+#endif
+#if MRVL_GEMM_PANEL_MR > 6
+    case 6: gemm_tile(6, kc, a, a_rs, a_cs, bp, b_rs, c, ldc, cols); return;
+    case 7: gemm_tile(7, kc, a, a_rs, a_cs, bp, b_rs, c, ldc, cols); return;
+#endif
+    default: gemm_tile(MRVL_GEMM_PANEL_MR, kc, a, a_rs, a_cs, bp, b_rs, c, ldc, cols); return;
     }
 }
 
@@ -248,12 +281,12 @@ static void gemm_pack(int64_t depth, int64_t count, int64_t width, const float *
 }
 
 /* c (m, n) += a (m, k) b (k, n), with A's element (i, p) at a[i * a_rs + p * a_cs] (either
- * layout works) and B already packed: panels of MRVL_GEMM_NR columns `ps` floats apart, row p
- * of a panel at offset p * MRVL_GEMM_NR. C's rows are ldc apart. `apack`: (min(m, MC) + 7) *
+ * layout works) and B already packed: panels of `pw` columns (a multiple of MRVL_GEMM_NR)
+ * `ps` floats apart, row p of a panel at offset p * pw. C's rows are ldc apart. `apack`: (min(m, MC) + 7) *
  * min(k, KC) floats for the packed blocks of A, unused when A's rows are contiguous: the
  * micro-kernel then reads A where it is (one broadcast per element either way). */
 static void gemm_packed_b_serial(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs, int64_t a_cs,
-                                 const float *bp, int64_t ps, float *c, int64_t ldc, float *apack)
+                                 const float *bp, int64_t ps, int64_t pw, float *c, int64_t ldc, float *apack)
 {
     for (int64_t pc = 0; pc < k; pc += MRVL_GEMM_KC) {
         int64_t kc = min_i64(MRVL_GEMM_KC, k - pc);
@@ -269,10 +302,10 @@ static void gemm_packed_b_serial(int64_t m, int64_t n, int64_t k, const float *a
             }
             /* One KC x NR panel of B stays in L1 while the MC rows of A pass over it. */
             for (int64_t jr = 0; jr < n; jr += MRVL_GEMM_NR) {
-                const float *panel = bp + jr / MRVL_GEMM_NR * ps + pc * MRVL_GEMM_NR;
+                const float *panel = bp + jr / pw * ps + jr % pw + pc * pw;
                 for (int64_t ir = 0; ir < mc; ir += MRVL_GEMM_MR) {
-                    gemm_micro(kc, ablock + (cs == 1 ? ir * rs : ir * kc), rs, cs, panel, c + (ic + ir) * ldc + jr, ldc,
-                               min_i64(MRVL_GEMM_MR, mc - ir), min_i64(MRVL_GEMM_NR, n - jr));
+                    gemm_micro(kc, ablock + (cs == 1 ? ir * rs : ir * kc), rs, cs, panel, pw, c + (ic + ir) * ldc + jr,
+                               ldc, min_i64(MRVL_GEMM_MR, mc - ir), min_i64(MRVL_GEMM_NR, n - jr));
                 }
             }
         }
@@ -281,7 +314,7 @@ static void gemm_packed_b_serial(int64_t m, int64_t n, int64_t k, const float *a
 
 /* The arguments of one gemm_packed_b, for its parallel parts. */
 typedef struct {
-    int64_t m, n, k, a_rs, ps, ldc;
+    int64_t m, n, k, a_rs, ps, pw, ldc;
     const float *a, *bp;
     float *c;
 } gemm_rows_args;
@@ -291,8 +324,8 @@ static void gemm_rows(const void *ctx, int64_t begin, int64_t end)
 {
     const gemm_rows_args *g = ctx;
     int64_t r0 = begin * MRVL_GEMM_MR, r1 = min_i64(end * MRVL_GEMM_MR, g->m);
-    gemm_packed_b_serial(r1 - r0, g->n, g->k, g->a + r0 * g->a_rs, g->a_rs, 1, g->bp, g->ps, g->c + r0 * g->ldc, g->ldc,
-                         NULL);
+    gemm_packed_b_serial(r1 - r0, g->n, g->k, g->a + r0 * g->a_rs, g->a_rs, 1, g->bp, g->ps, g->pw, g->c + r0 * g->ldc,
+                         g->ldc, NULL);
 }
 
 /* Below this many multiply-adds a product is not split over threads: waking them costs more. */
@@ -302,13 +335,13 @@ static void gemm_rows(const void *ctx, int64_t begin, int64_t end)
  * transposed A is packed into the one `apack`, so it stays on one thread). Each row's sums
  * are the same on any thread. */
 static void gemm_packed_b(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs, int64_t a_cs,
-                          const float *bp, int64_t ps, float *c, int64_t ldc, float *apack)
+                          const float *bp, int64_t ps, int64_t pw, float *c, int64_t ldc, float *apack)
 {
     if (MRVL_HOST_THREADS == 1 || a_cs != 1 || m * n * k < MRVL_PARALLEL_MACS) {
-        gemm_packed_b_serial(m, n, k, a, a_rs, a_cs, bp, ps, c, ldc, apack);
+        gemm_packed_b_serial(m, n, k, a, a_rs, a_cs, bp, ps, pw, c, ldc, apack);
         return;
     }
-    gemm_rows_args args = {m, n, k, a_rs, ps, ldc, a, bp, c};
+    gemm_rows_args args = {m, n, k, a_rs, ps, pw, ldc, a, bp, c};
     mrvl_parallel((m + MRVL_GEMM_MR - 1) / MRVL_GEMM_MR, gemm_rows, &args);
 }
 
@@ -324,7 +357,64 @@ static void gemm_acc_f32(int64_t m, int64_t n, int64_t k, const float *a, int64_
         for (int64_t pc = 0; pc < k; pc += MRVL_GEMM_KC) {
             int64_t kc = min_i64(MRVL_GEMM_KC, k - pc);
             gemm_pack(kc, nc, MRVL_GEMM_NR, b + pc * b_rs + jc * b_cs, b_rs, b_cs, bpack);
-            gemm_packed_b(m, nc, kc, a + pc * a_cs, a_rs, a_cs, bpack, kc * MRVL_GEMM_NR, c + jc, ldc, apack);
+            gemm_packed_b(m, nc, kc, a + pc * a_cs, a_rs, a_cs, bpack, kc * MRVL_GEMM_NR, MRVL_GEMM_NR, c + jc, ldc,
+                          apack);
+        }
+    }
+}
+
+/* Columns per panel of a constant B packed at compile time (mrvl_dialect/host_kernels.py
+ * pack_gemm_weights): a multiple of every target's MRVL_GEMM_NR, so one layout serves all. */
+#define MRVL_GEMM_PANEL 32
+
+/* The arguments of one gemm_prepacked by column tiles, for its parallel parts. */
+typedef struct {
+    int64_t m, n, k, a_rs, ldc;
+    const float *a, *bp;
+    float *c;
+} gemm_panels_args;
+
+/* Column tiles [begin, end) (MRVL_GEMM_NR columns each) of a gemm_prepacked of at most
+ * MRVL_GEMM_MC rows: a tile's KC x NR block of B stays in L1 while every row tile of A passes
+ * over it, so each tile's part of B is one stream read once, and A (a few rows) stays in L2. */
+static void gemm_panels(const void *ctx, int64_t begin, int64_t end)
+{
+    const gemm_panels_args *g = ctx;
+    for (int64_t t = begin; t < end; t++) {
+        int64_t j = t * MRVL_GEMM_NR, cols = min_i64(MRVL_GEMM_NR, g->n - j);
+        const float *panel = g->bp + j / MRVL_GEMM_PANEL * g->k * MRVL_GEMM_PANEL + j % MRVL_GEMM_PANEL;
+        for (int64_t pc = 0; pc < g->k; pc += MRVL_GEMM_KC) {
+            int64_t kc = min_i64(MRVL_GEMM_KC, g->k - pc);
+            for (int64_t i = 0; i < g->m; i += MRVL_GEMM_PANEL_MR) {
+                gemm_micro(kc, g->a + i * g->a_rs + pc, g->a_rs, 1, panel + pc * MRVL_GEMM_PANEL, MRVL_GEMM_PANEL,
+                           g->c + i * g->ldc + j, g->ldc, min_i64(MRVL_GEMM_PANEL_MR, g->m - i), cols);
+            }
+        }
+    }
+}
+
+/* c (m, n) += a (m, k) b (k, n), A as in gemm_acc_f32 and B packed at compile time: panels of
+ * MRVL_GEMM_PANEL columns (zeros past n), each k rows. At most MRVL_GEMM_MC rows of A with
+ * contiguous rows (a fully connected layer on a batch, a short sequence) take column tiles
+ * over the threads (gemm_panels); more are blocked as gemm_acc_f32 blocks them, without its
+ * packing of B, so that a block of B is read from L2 by each block of A's rows. `apack`:
+ * (min(m, MC) + 7) * min(k, KC) floats when A is transposed, else unused. */
+static void gemm_prepacked(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_rs, int64_t a_cs,
+                           const float *bp, float *c, int64_t ldc, float *apack)
+{
+    int64_t ps = k * MRVL_GEMM_PANEL;
+    if (m <= MRVL_GEMM_MC && a_cs == 1) {
+        gemm_panels_args args = {m, n, k, a_rs, ldc, a, bp, c};
+        int64_t tiles = (n + MRVL_GEMM_NR - 1) / MRVL_GEMM_NR;
+        if (m * n * k < MRVL_PARALLEL_MACS) gemm_panels(&args, 0, tiles);
+        else mrvl_parallel(tiles, gemm_panels, &args);
+        return;
+    }
+    for (int64_t jc = 0; jc < n; jc += MRVL_GEMM_NC) {
+        int64_t nc = min_i64(MRVL_GEMM_NC, n - jc);
+        for (int64_t pc = 0; pc < k; pc += MRVL_GEMM_KC) {
+            gemm_packed_b(m, nc, min_i64(MRVL_GEMM_KC, k - pc), a + pc * a_cs, a_rs, a_cs,
+                          bp + jc / MRVL_GEMM_PANEL * ps + pc * MRVL_GEMM_PANEL, ps, MRVL_GEMM_PANEL, c + jc, ldc, apack);
         }
     }
 }
@@ -440,8 +530,10 @@ static void gemm_dots(const void *ctx, int64_t begin, int64_t end)
         for (int64_t i = 0; i < g->m; i++) g->y[i * g->n + j] += dot_f32(g->k, g->a + i * g->k, g->b + j * g->k);
 }
 
-/* y (m, n) = alpha * A' B' + beta * C; c may be NULL. `scratch`: MRVL_GEMM_PACK_FLOATS(m, n,
- * k) floats unless trans_b and m <= MRVL_GEMM_DOT_ROWS (then unused). */
+/* y (m, n) = alpha * A' B' + beta * C; c may be NULL. With p->packed_b, b is B' packed at
+ * compile time (gemm_prepacked; `scratch` as its apack). Else `scratch`:
+ * MRVL_GEMM_PACK_FLOATS(m, n, k) floats unless trans_b and m <= MRVL_GEMM_DOT_ROWS (then
+ * unused). */
 static void mrvl_gemm_f32(const mrvl_gemm_params *p, const float *a, const float *b, const float *c, float *y,
                           float *scratch)
 {
@@ -452,7 +544,9 @@ static void mrvl_gemm_f32(const mrvl_gemm_params *p, const float *a, const float
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++)
             y[i * n + j] = c && !scale_after ? p->beta * c[i * p->c_row_stride + j * p->c_col_stride] : 0.0f;
-    if (p->trans_b && m <= MRVL_GEMM_DOT_ROWS && !p->trans_a) {
+    if (p->packed_b) {
+        gemm_prepacked(m, n, k, a, a_rs, a_cs, b, y, n, scratch);
+    } else if (p->trans_b && m <= MRVL_GEMM_DOT_ROWS && !p->trans_a) {
         gemm_dot_args args = {m, n, k, a, b, y};
         if (m * n * k < MRVL_PARALLEL_MACS) gemm_dots(&args, 0, n);
         else mrvl_parallel(n, gemm_dots, &args); /* B's rows over the threads */
@@ -474,8 +568,9 @@ static void activate_f32(int activation, float alpha, float beta, int64_t count,
 /* Batched matrix product (numpy's matmul), plus `bias` (n, may be NULL) on every row, then
  * clamped and activated as p says (a fused bias Add, Relu or Clip, activation): the bias is
  * where the sums start, the rest one pass over the result. A batch whose B is shared and
- * whose A matrices are consecutive is one product of m * batch rows. `scratch`:
- * MRVL_GEMM_PACK_FLOATS(m * batch, n, k) floats. */
+ * whose A matrices are consecutive is one product of m * batch rows. With p->packed_b, b is
+ * the one (k, n) B of every batch packed at compile time (gemm_prepacked), and `scratch` is
+ * unused; else it is MRVL_GEMM_PACK_FLOATS(m * batch, n, k) floats. */
 static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const float *b, const float *bias,
                             float *y, float *scratch)
 {
@@ -498,7 +593,8 @@ static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const f
     else
         fill_rows_f32(rows * batches, p->n, NULL, y, p->n);
     for (int64_t t = 0; t < batches; t++) {
-        gemm_acc_f32(rows, p->n, p->k, a + ao, p->k, 1, b + bo, p->n, 1, y + t * rows * p->n, p->n, scratch);
+        if (p->packed_b) gemm_prepacked(rows, p->n, p->k, a + ao, p->k, 1, b, y + t * rows * p->n, p->n, NULL);
+        else gemm_acc_f32(rows, p->n, p->k, a + ao, p->k, 1, b + bo, p->n, 1, y + t * rows * p->n, p->n, scratch);
         for (int d = p->batch_rank - 1; d >= 0; d--) {
             idx[d]++;
             ao += p->a_batch_stride[d];
@@ -2323,8 +2419,10 @@ static int64_t min_int(int64_t a, int64_t b) { return a < b ? a : b; }
  * below 2e-9). |x| >= 1: 1 - e^(-x^2) g(1/|x|), g(u) a degree-9 polynomial least-squares
  * fitted (in double, against erfc(x) e^(x^2) on [1, 4]) to a relative error below 3e-7, so
  * the error in erf stays below 5e-8; past |x| = 4 erf is 1 in float (erfc(4) < 2e-8). Both
- * branches are computed and one selected, so the function inlines into vector code. */
-static float erf_f32(float x)
+ * branches are computed and one selected, so the function inlines into vector code (always:
+ * gcc's inliner otherwise leaves it a call, in a loop that then does not vectorise, when a
+ * constant count makes it clone the loop). */
+static MRVL_ALWAYS_INLINE float erf_f32(float x)
 {
     float a = fabsf(x), z = x * x;
     float t = -1.229055524e-09f;
@@ -2438,9 +2536,10 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
 }
 
 /* y = kind(x) over elements of floating type T; F is the suffix of T's <math.h> functions
- * (f for float, nothing for double), ERF T's erf, SIGMOID, TANH, GELU_TANH and MISH(count,
- * x, y) T's loops of those. */
-#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF, SIGMOID, TANH, GELU_TANH, MISH)                                       \
+ * (f for float, nothing for double), ERF, SIGMOID, TANH, GELU, GELU_TANH and MISH(count, x,
+ * y) T's loops of those (each a function of its own: in this one's switch gcc vectorises
+ * none of them). */
+#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF, SIGMOID, TANH, GELU, GELU_TANH, MISH)                                 \
     static void NAME(int kind, int64_t count, const T *x, T *y)                               \
     {                                                                                          \
         int64_t i;                                                                             \
@@ -2451,7 +2550,7 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
         case MRVL_SQRT: MRVL_UNARY(T, sqrt##F(v));                                             \
         case MRVL_EXP: MRVL_UNARY(T, exp##F(v));                                               \
         case MRVL_LOG: MRVL_UNARY(T, log##F(v));                                               \
-        case MRVL_ERF: MRVL_UNARY(T, ERF(v));                                                  \
+        case MRVL_ERF: ERF(count, x, y); break;                                                \
         case MRVL_NEG: MRVL_UNARY(T, -v);                                                      \
         case MRVL_ABS: MRVL_UNARY(T, fabs##F(v));                                              \
         case MRVL_RECIPROCAL: MRVL_UNARY(T, 1 / v);                                            \
@@ -2473,7 +2572,7 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
         case MRVL_IDENTITY: MRVL_UNARY(T, v);                                                  \
         case MRVL_SOFTPLUS: MRVL_UNARY(T, v > 20 ? v : log1p##F(exp##F(v)));                   \
         case MRVL_SOFTSIGN: MRVL_UNARY(T, v / (1 + fabs##F(v)));                               \
-        case MRVL_GELU: MRVL_UNARY(T, v * (T)0.5 * (1 + ERF(v * (T)0.70710678118654752)));     \
+        case MRVL_GELU: GELU(count, x, y); break;                                              \
         case MRVL_GELU_TANH: GELU_TANH(count, x, y); break;                                    \
         case MRVL_MISH: MISH(count, x, y); break;                                              \
         default: break;                                                                        \
@@ -2486,12 +2585,24 @@ static void sigmoid_loop_f64(int64_t count, const double *x, double *y)
     for (int64_t i = 0; i < count; i++) y[i] = 1 / (1 + exp(-x[i]));
 }
 
+/* Gelu, x (1 + erf(x / sqrt(2))) / 2, with ERF T's erf. */
+#define MRVL_GELU_ERF(T, ERF, v) ((v) * (T)0.5 * (1 + ERF((v) * (T)0.70710678118654752)))
 /* Gelu with the tanh approximation: x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2. */
 #define MRVL_GELU_TANH(T, TANH, v) ((v) * (T)0.5 * (1 + TANH((T)0.79788456080286536 * ((v) + (T)0.044715 * (v) * (v) * (v)))))
 
 MRVL_NOINLINE static void tanh_loop_f32(int64_t count, const float *x, float *y)
 {
     for (int64_t i = 0; i < count; i++) y[i] = tanh_f32(x[i]);
+}
+
+MRVL_NOINLINE static void erf_loop_f32(int64_t count, const float *x, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = erf_f32(x[i]);
+}
+
+MRVL_NOINLINE static void gelu_loop_f32(int64_t count, const float *x, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = MRVL_GELU_ERF(float, erf_f32, x[i]);
 }
 
 MRVL_NOINLINE static void gelu_tanh_loop_f32(int64_t count, const float *x, float *y)
@@ -2502,6 +2613,16 @@ MRVL_NOINLINE static void gelu_tanh_loop_f32(int64_t count, const float *x, floa
 static void tanh_loop_f64(int64_t count, const double *x, double *y)
 {
     for (int64_t i = 0; i < count; i++) y[i] = tanh(x[i]);
+}
+
+static void erf_loop_f64(int64_t count, const double *x, double *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = erf(x[i]);
+}
+
+static void gelu_loop_f64(int64_t count, const double *x, double *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = MRVL_GELU_ERF(double, erf, x[i]);
 }
 
 static void gelu_tanh_loop_f64(int64_t count, const double *x, double *y)
@@ -2515,10 +2636,10 @@ static void mish_loop_f64(int64_t count, const double *x, double *y)
 }
 
 /* float's erf, sigmoid, tanh and mish are the kernels' own, in loops that vectorise. */
-MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f32, float, f, erf_f32, sigmoid_loop_f32, tanh_loop_f32, gelu_tanh_loop_f32,
-                        mish_loop_f32)
-MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f64, double, , erf, sigmoid_loop_f64, tanh_loop_f64, gelu_tanh_loop_f64,
-                        mish_loop_f64)
+MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f32, float, f, erf_loop_f32, sigmoid_loop_f32, tanh_loop_f32, gelu_loop_f32,
+                        gelu_tanh_loop_f32, mish_loop_f32)
+MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f64, double, , erf_loop_f64, sigmoid_loop_f64, tanh_loop_f64, gelu_loop_f64,
+                        gelu_tanh_loop_f64, mish_loop_f64)
 
 /* The integer kinds (relu, neg, abs, sign) over elements of type T. */
 #define MRVL_DEFINE_UNARY_INT(NAME, T)                                                          \
@@ -3782,20 +3903,20 @@ static int mrvl_recurrent_f32(const mrvl_recurrent_params *p, const float *x, co
             int64_t t = reverse ? seq - 1 - s : s;
             for (int64_t i = 0; i < batch; i++)
                 memcpy(gates + i * gh, xw + (p->batch_major ? i * seq + t : t * batch + i) * gh, (size_t)gh * 4);
-            gemm_packed_b(batch, ncols, h, hs, h, 1, rpack, h * MRVL_GEMM_NR, gates, gh, NULL);
+            gemm_packed_b(batch, ncols, h, hs, h, 1, rpack, h * MRVL_GEMM_NR, MRVL_GEMM_NR, gates, gh, NULL);
             if (gru) {
                 /* z and r for every sample, then the h gate's product, which reads r. */
                 for (int64_t i = 0; i < batch; i++) recurrent_activate(1, p, f[0], alpha[0], beta[0], gates + i * gh, 2 * h);
                 if (lbr) {
                     for (int64_t i = 0; i < batch; i++)
                         for (int64_t j = 0; j < h; j++) extra[i * h + j] = bd ? bd[gh + 2 * h + j] : 0.0f;
-                    gemm_packed_b(batch, h, h, hs, h, 1, rpack_h, h * MRVL_GEMM_NR, extra, h, NULL);
+                    gemm_packed_b(batch, h, h, hs, h, 1, rpack_h, h * MRVL_GEMM_NR, MRVL_GEMM_NR, extra, h, NULL);
                     for (int64_t i = 0; i < batch; i++)
                         for (int64_t j = 0; j < h; j++) gates[i * gh + 2 * h + j] += gates[i * gh + h + j] * extra[i * h + j];
                 } else {
                     for (int64_t i = 0; i < batch; i++)
                         for (int64_t j = 0; j < h; j++) extra[i * h + j] = gates[i * gh + h + j] * hs[i * h + j];
-                    gemm_packed_b(batch, h, h, extra, h, 1, rpack_h, h * MRVL_GEMM_NR, gates + 2 * h, gh, NULL);
+                    gemm_packed_b(batch, h, h, extra, h, 1, rpack_h, h * MRVL_GEMM_NR, MRVL_GEMM_NR, gates + 2 * h, gh, NULL);
                 }
             }
             for (int64_t i = 0; i < batch; i++) {

@@ -104,6 +104,7 @@ typedef struct {
     int trans_a, trans_b;
     float alpha, beta;
     int64_t c_row_stride, c_col_stride; /* C broadcast to (m, n): 0 on a broadcast dim */
+    int packed_b;                       /* B' (k, n) packed at compile time (pack_gemm_weights) */
 } mrvl_gemm_params;
 
 typedef struct {
@@ -112,6 +113,7 @@ typedef struct {
     int64_t a_batch_stride[MRVL_MAX_RANK]; /* 0 where A broadcasts */
     int64_t b_batch_stride[MRVL_MAX_RANK];
     int64_t m, k, n;
+    int packed_b;                          /* B (k, n), shared by the batch, packed at compile time */
     int clamp;                             /* then clamped to [min, max] (a fused Relu or Clip) */
     float min, max;
     int activation;                        /* then this enum mrvl_epilogue_kind, with its alpha and beta */

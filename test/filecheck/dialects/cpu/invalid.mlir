@@ -519,6 +519,14 @@ func.func @packed_too_small(%x: tensor<1x2x3x4xf32>, %w: tensor<1x2x2x1x2x16xf32
 
 // -----
 
+// CHECK: Operation does not verify: packed 'B' must be (panels, K, panel) with room for 40 columns, got shape [1, 8, 32]
+func.func @packed_b_too_small(%x: tensor<2x8xf32>, %b: tensor<1x8x32xf32>) -> tensor<2x40xf32> {
+  %y = cpu.matmul %x, %b {packed_b} : (tensor<2x8xf32>, tensor<1x8x32xf32>) -> tensor<2x40xf32>
+  func.return %y : tensor<2x40xf32>
+}
+
+// -----
+
 // CHECK: Operation does not verify: 'activations' must have 2 values (1 per direction), got 1: ['tanh']
 func.func @recurrent_activations(%x: tensor<5x2x3xf32>, %w: tensor<2x4x3xf32>, %r: tensor<2x4x4xf32>) -> tensor<2x2x4xf32> {
   %yh = cpu.recurrent rnn %x, %w, %r {direction = #cpu<recurrent_direction bidirectional>, layout = 0 : i64, activations = [#cpu<recurrent_activation tanh>], alphas = array<f32: 0.0>, betas = array<f32: 0.0>} : (tensor<5x2x3xf32>, tensor<2x4x3xf32>, tensor<2x4x4xf32>) -> Y_h tensor<2x2x4xf32>
