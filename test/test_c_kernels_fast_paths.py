@@ -1,15 +1,14 @@
-"""The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py):
-the pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not, dilation, 1-d
-and 3-d; in bands of rows over small planes, direct from the input for stride 2, the
-bounds-checked loop past MRVL_POOL_ROW columns); activations fused into each conv kernel
-(direct, flat, pointwise, depthwise), after a residual and a clamp, and a per-channel scale and
-shift after them; the flat conv's strides, dilations, groups, 1-d and 3-d planes and weights
-packed at run time; convs writing their slices of an in-place concat (and a concat that must
-copy); softmax over the last axis and layer normalisation, their rows reduced in 16 lanes; a
-matmul's bias Add, clamp and activation fused into it; a fully connected layer's tiles of dot
-products; transposes in blocks; built with the
-baseline ISA and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
-(-mcpu=neoverse-n2) run under qemu."""
+"""The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py): the
+pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not, dilation, 1-d and 3-d;
+in bands of rows over small planes, direct from the input for stride 2, two rows of small
+planes to a vector pair, the bounds-checked loop past MRVL_POOL_ROW columns); activations fused
+into each conv kernel (direct, flat, pointwise, depthwise), after a residual and a clamp, and a
+per-channel scale and shift after them; the flat conv's strides, dilations, groups, 1-d and 3-d
+planes and weights packed at run time; convs writing their slices of an in-place concat (and a
+concat that must copy); softmax over the last axis and layer normalisation, their rows reduced
+in 16 lanes; a matmul's bias Add, clamp and activation fused into it; a fully connected layer's
+tiles of dot products; transposes in blocks; built with the baseline ISA and -march=native,
+once more with AddressSanitizer and UBSan, and for aarch64 (-mcpu=neoverse-n2) run under qemu."""
 
 import itertools
 import os
@@ -41,6 +40,15 @@ CASES = {
     # pool_direct_planes: several vectors a row, the last rows of x a window at a time
     "max_3x3s2_direct": _pool("MaxPool", [2, 3, 23, 77], kernel_shape=[3, 3], strides=[2, 2]),
     "avg_3x3s2_direct": _pool("AveragePool", [1, 3, 9, 41], kernel_shape=[3, 3], strides=[2, 2]),
+    # pool_direct_planes over rows shorter than a vector: each row's last vector spills into the next
+    "max_3x3s2_direct_short_rows": _pool("MaxPool", [2, 5, 27, 27], kernel_shape=[3, 3], strides=[2, 2]),
+    # pool_pair_planes: two rows of small planes to a vector pair (here 6 outputs, and for the
+    # 4-float vectors of the baseline and aarch64 builds 2), an odd row out, the last window
+    # rows loaded through a buffer
+    "max_pairs_3x3s2": _pool("MaxPool", [2, 7, 13, 13], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+    "max_pairs_2x2s2_odd_rows": _pool("MaxPool", [1, 5, 5, 4], kernel_shape=[2, 2], strides=[2, 2]),
+    "avg_pairs_2x2s2_odd_rows": _pool("AveragePool", [3, 5, 5, 4], kernel_shape=[2, 2], strides=[2, 2]),
+    "avg_pairs_3x3s2": _pool("AveragePool", [1, 3, 11, 11], kernel_shape=[3, 3], strides=[2, 2]),
     # bands of rows spanning many small planes
     "max_3x3s2_small_planes": _pool("MaxPool", [4, 24, 13, 13], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
     "max_5x5s1_pad": _pool("MaxPool", [1, 8, 20, 20], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]),
@@ -309,7 +317,7 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
 # activation, which share the epilogue code) only natively, and in those builds under
 # `make test-slow`: compiling all 110 with the sanitizers took five minutes of the suite.
 REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_include_pad", "max_3x3s2_ceil",
-                  "max_3x3s2_direct", "max_3x3s2_small_planes", "max_wide_row", "max_dilated", "max_2x2s1_pad_end",
+                  "max_3x3s2_direct", "max_3x3s2_small_planes", "max_pairs", "avg_pairs", "max_wide_row", "max_dilated", "max_2x2s1_pad_end",
                   "concat_in_place_fire_batch4", "concat_in_place_flat_batch2", "depthwise_rows_7x7_plane",
                   "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
                   "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",

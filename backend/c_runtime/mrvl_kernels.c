@@ -1752,14 +1752,17 @@ typedef int32_t pool_mask __attribute__((vector_size(MRVL_POOL_VF * 4)));
 #define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
 #define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
 #define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+#define MRVL_POOL_UPPER 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15
 #elif MRVL_POOL_VF == 8
 #define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14
 #define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15
 #define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8
+#define MRVL_POOL_UPPER 4, 5, 6, 7, 4, 5, 6, 7
 #else
 #define MRVL_POOL_EVENS 0, 2, 4, 6
 #define MRVL_POOL_ODDS 1, 3, 5, 7
 #define MRVL_POOL_NEXT 1, 2, 3, 4
+#define MRVL_POOL_UPPER 2, 3, 2, 3
 #endif
 /* a > b ? a : b lane by lane (NaN in a never wins; a compare and a select). */
 static inline pool_vec pool_max(pool_vec a, pool_vec b)
@@ -1788,6 +1791,15 @@ static inline pool_vec pool_next(pool_vec a, pool_vec b)
     return __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_NEXT});
 #endif
 }
+/* a's upper half moved down to its lower half (x86 vshuff32x4 or vpermps, NEON ext). */
+static inline pool_vec pool_upper(pool_vec a)
+{
+#if defined(__clang__)
+    return __builtin_shufflevector(a, a, MRVL_POOL_UPPER);
+#else
+    return __builtin_shuffle(a, (pool_mask){MRVL_POOL_UPPER});
+#endif
+}
 #else
 #define MRVL_POOL_VF 1
 #define MRVL_POOL_ALIGNED
@@ -1803,6 +1815,7 @@ static inline pool_vec pool_next(pool_vec a, pool_vec b)
     (void)a;
     return b;
 }
+static inline pool_vec pool_upper(pool_vec a) { return a; }
 #endif
 static inline pool_vec pool_load(const float *p)
 {
@@ -2037,8 +2050,9 @@ static void pool_planes(const void *ctx, int64_t begin, int64_t end)
  * straight from the input rows, without pool_planes' row buffers. The window's rows are
  * reduced over the 2 * VF columns from 2 * ox (two vectors, and for 3 wide one more): their
  * even elements are the first tap of each output, the odd ones the second, and the even
- * ones moved down one lane (the third vector's first element entering) the third. A row
- * whose vectors would read past the end of x is done a window at a time. */
+ * ones moved down one lane (the third vector's first element entering) the third (loaded
+ * only where the last lane is an output). A row whose vectors would read past the end of x
+ * is done a window at a time. */
 static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
 {
     const pool_args *a = ctx;
@@ -2049,6 +2063,7 @@ static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
     pool_vec vfill = fill + (pool_vec){0};
     int64_t w = d[1] * in[2];
     int64_t reach = (k[1] - 1) * w + 2 * ((out[2] - 1) / MRVL_POOL_VF * MRVL_POOL_VF) + 3 * MRVL_POOL_VF;
+    const float *y_end = a->y + end * out[1] * out[2];
     for (int64_t nc = begin; nc < end; nc++) {
         for (int64_t oy = 0; oy < out[1]; oy++) {
             const float *row = a->x + nc * volume3(in) + oy * s[1] * in[2];
@@ -2067,8 +2082,10 @@ static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
             }
             for (int64_t ox = 0; ox < out[2]; ox += MRVL_POOL_VF) {
                 const float *src = row + 2 * ox;
+                /* The third vector feeds the last lane only. */
+                int third = k[2] == 3 && ox + MRVL_POOL_VF <= out[2];
                 pool_vec v0 = pool_load(src), v1 = pool_load(src + MRVL_POOL_VF);
-                pool_vec v2 = k[2] == 3 ? pool_load(src + 2 * MRVL_POOL_VF) : vfill, even, odd;
+                pool_vec v2 = third ? pool_load(src + 2 * MRVL_POOL_VF) : vfill, even, odd;
                 if (is_max) { /* the first row's NaN turned to -inf: NaN never wins */
                     v0 = pool_max(v0, vfill);
                     v1 = pool_max(v1, vfill);
@@ -2077,7 +2094,7 @@ static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
                 for (int64_t ky = 1; ky < k[1]; ky++) {
                     src += w;
                     pool_vec x0 = pool_load(src), x1 = pool_load(src + MRVL_POOL_VF);
-                    pool_vec x2 = k[2] == 3 ? pool_load(src + 2 * MRVL_POOL_VF) : vfill;
+                    pool_vec x2 = third ? pool_load(src + 2 * MRVL_POOL_VF) : vfill;
                     v0 = is_max ? pool_max(x0, v0) : v0 + x0;
                     v1 = is_max ? pool_max(x1, v1) : v1 + x1;
                     v2 = is_max ? pool_max(x2, v2) : v2 + x2;
@@ -2089,15 +2106,102 @@ static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
                     acc = is_max ? pool_max(next, acc) : acc + next;
                 }
                 if (!is_max) acc = acc / count;
-                if (ox + MRVL_POOL_VF <= out[2]) pool_store(dst + ox, acc);
+                /* A row's last vector spills into the next row, written afterwards, but not
+                 * past the task's planes (another thread's). */
+                if (dst + ox + MRVL_POOL_VF <= y_end) pool_store(dst + ox, acc);
                 else memcpy(dst + ox, &acc, (size_t)(out[2] - ox) * sizeof(float));
             }
         }
     }
 }
 
-/* Max or average over each window of x (n, c, in): pool_planes, the planes split over the
- * threads; padded rows wider than MRVL_POOL_ROW take the bounds-checked loop. */
+/* Planes [begin, end) of a pool as pool_direct_planes takes, whose windows of a row span at
+ * most VF input columns (so at most VF / 2 outputs): two output rows to a pair of vectors,
+ * where one row would leave most lanes idle. The first vector holds the first row's window
+ * rows reduced, the second the next row's (of the same plane or the next); deinterleaved as
+ * in pool_direct_planes, the lower half of the result is the first row's outputs and the
+ * upper half the second's. The result is stored at the first row, then its upper half moved
+ * down stored at the second (overwriting the first store's spill). Window rows near the end
+ * of x are loaded through a buffer. Inlined with is_max and the kernel's width constant
+ * (pool_pair_planes). */
+static inline pool_vec pool_pair_row(const float *src, int64_t kh, int64_t w, const float *x_end, int is_max)
+{
+    float fill = is_max ? -INFINITY : 0.0f;
+    /* max(x, -inf) first: NaN never wins */
+    pool_vec acc = fill + (pool_vec){0};
+    if (x_end - src - (kh - 1) * w >= MRVL_POOL_VF) {
+        for (int64_t ky = 0; ky < kh; ky++, src += w) {
+            pool_vec x = pool_load(src);
+            acc = is_max ? pool_max(x, acc) : acc + x;
+        }
+        return acc;
+    }
+    for (int64_t ky = 0; ky < kh; ky++, src += w) {
+        float tail[MRVL_POOL_VF];
+        for (int j = 0; j < MRVL_POOL_VF; j++) tail[j] = src + j < x_end ? src[j] : fill;
+        pool_vec x = pool_load(tail);
+        acc = is_max ? pool_max(x, acc) : acc + x;
+    }
+    return acc;
+}
+
+static inline void pool_pair_rows(const pool_args *a, int64_t begin, int64_t end, int is_max, int64_t kw)
+{
+    const mrvl_pool_params *p = a->p;
+    const int64_t *in = p->in, *out = p->out;
+    int64_t kh = p->kernel[1], step = p->stride[1] * in[2], w = p->dilation[1] * in[2], last = end * out[1];
+    float count = (float)(kh * kw);
+    pool_vec vfill = (is_max ? -INFINITY : 0.0f) + (pool_vec){0};
+    const float *x_end = a->x + a->x_size;
+    float *y_end = a->y + last * out[2];
+    /* The next row's plane and row; counted up (no division per row). */
+    const float *plane = a->x + begin * volume3(in);
+    int64_t oy = 0;
+    for (int64_t r = begin * out[1]; r < last; r += 2) {
+        pool_vec v0 = pool_pair_row(plane + oy * step, kh, w, x_end, is_max), v1 = v0;
+        if (++oy == out[1]) {
+            oy = 0;
+            plane += volume3(in);
+        }
+        if (r + 1 < last) { /* else an odd row out: the upper half is not stored */
+            v1 = pool_pair_row(plane + oy * step, kh, w, x_end, is_max);
+            if (++oy == out[1]) {
+                oy = 0;
+                plane += volume3(in);
+            }
+        }
+        pool_vec even, odd, acc;
+        pool_deinterleave(v0, v1, &even, &odd);
+        acc = is_max ? pool_max(odd, even) : even + odd;
+        if (kw == 3) {
+            pool_vec next = pool_next(even, vfill);
+            acc = is_max ? pool_max(next, acc) : acc + next;
+        }
+        if (!is_max) acc = acc / count;
+        float *dst = a->y + r * out[2];
+        if (dst + MRVL_POOL_VF <= y_end) pool_store(dst, acc);
+        else memcpy(dst, &acc, (size_t)min_i64(MRVL_POOL_VF / 2, y_end - dst) * sizeof(float));
+        if (r + 1 == last) continue;
+        dst += out[2];
+        acc = pool_upper(acc);
+        if (dst + MRVL_POOL_VF <= y_end) pool_store(dst, acc);
+        else memcpy(dst, &acc, (size_t)out[2] * sizeof(float));
+    }
+}
+
+static void pool_pair_planes(const void *ctx, int64_t begin, int64_t end)
+{
+    const pool_args *a = ctx;
+    int is_max = a->p->is_max, kw3 = a->p->kernel[2] == 3;
+    if (is_max && kw3) pool_pair_rows(a, begin, end, 1, 3);
+    else if (is_max) pool_pair_rows(a, begin, end, 1, 2);
+    else if (kw3) pool_pair_rows(a, begin, end, 0, 3);
+    else pool_pair_rows(a, begin, end, 0, 2);
+}
+
+/* Max or average over each window of x (n, c, in): pool_direct_planes or pool_pair_planes
+ * where they apply, else pool_planes, the planes split over the threads; padded rows wider
+ * than MRVL_POOL_ROW take the bounds-checked loop. */
 static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
 {
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
@@ -2119,9 +2223,10 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
         padded |= p->pad_begin[i] || (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 > in[i];
     /* Rows of fewer than VF / 2 outputs waste most of the direct path's lanes: the flat bands
      * then cost less. */
-    int direct = in[0] == 1 && k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1 && !padded
-              && 2 * out[2] >= MRVL_POOL_VF;
-    mrvl_task task = direct ? pool_direct_planes : pool_planes;
+    int direct = in[0] == 1 && k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1 && !padded;
+    mrvl_task task = !direct ? pool_planes
+                   : span <= MRVL_POOL_VF && 2 * out[2] <= MRVL_POOL_VF ? pool_pair_planes
+                   : 2 * out[2] >= MRVL_POOL_VF ? pool_direct_planes : pool_planes;
     if (planes * volume3(out) * volume3(k) < MRVL_PARALLEL_MACS) task(&args, 0, planes);
     else mrvl_parallel(planes, task, &args);
 }
