@@ -279,6 +279,10 @@ CASES["stem_stride3_dilated"] = _stem([1, 2, 19, 71], [16, 2, 3, 5], strides=[3,
 CASES["stem_grouped"] = _stem([2, 8, 12, 40], [12, 4, 3, 3], group=2, pads=[1, 1, 1, 1])
 CASES["stem_1d"] = _stem([1, 4, 200], [6, 4, 5], pads=[2, 2])
 CASES["stem_3d"] = _stem([1, 2, 5, 8, 20], [4, 2, 3, 3, 3], pads=[1, 1, 1, 1, 1, 1])
+# A kernel 1 wide leaves no junk columns: a run of outputs goes on past its row (6x6 planes of
+# SqueezeNet's expand convs at batch 4; strided).
+CASES["stem_1x1_small_planes"] = _stem([4, 48, 6, 6], [192, 48, 1, 1])
+CASES["stem_1x1_strided"] = _stem([1, 4, 30, 41], [24, 4, 1, 1], strides=[2, 2])
 CASES["stem_runtime_weights"] = _stem([1, 3, 20, 30], [16, 3, 3, 3], weights_input=True, strides=[2, 2],
                                       pads=[1, 1, 1, 1])
 
@@ -322,7 +326,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
                   "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",
                   "direct_residual_clip_silu", "direct_residual_relu", "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish",
-                  "flat_residual_clip_silu", "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d",
+                  "flat_residual_clip_silu", "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d", "stem_1x1",
                   "stem_runtime_weights", "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows",
                   "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved", "layer_norm_rows", "softmax_last_axis",
                   "tanh", "transpose_heads")

@@ -851,12 +851,14 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t posi
         }
 }
 
-/* Stores a tile of mrvl_conv_f32 (rows of its mr positions x cols of its width channels, at
- * acc[i * width + j]) transposed into NCHW at y (channel rows `positions` apart), the bias (per
- * channel, may be NULL), the residual (at r, laid out as y; may be NULL), the clamp, the
- * activation and the per-channel scale and shift (may be NULL) applied. Bias, clamp and activation run over the tile's channels, which
- * vectorises; only the residual is read transposed. */
-static void conv_store_tile(const mrvl_conv_params *p, int mr, int width, float *acc, const float *b, const float *r,
+/* The epilogue of a tile of mrvl_conv_f32 (rows of its mr positions x cols of its width
+ * channels, at acc[i * width + j]), in place: the bias (per channel, may be NULL), the
+ * residual (at r, laid out as y; may be NULL), the clamp, the activation and the per-channel
+ * scale and shift (may be NULL). Bias, clamp and activation run over the tile's channels,
+ * which vectorises; only the residual is read transposed. Returns 1 when it has stored the
+ * tile into NCHW at y (channel rows `positions` apart) itself: a residual and a clamp alone
+ * are read, clamped and stored in one transposed pass. Else conv_store_transposed stores it. */
+static int conv_tile_epilogue(const mrvl_conv_params *p, int mr, int width, float *acc, const float *b, const float *r,
                             const float *scale, const float *shift, float *y, int64_t positions, int64_t rows,
                             int64_t cols)
 {
@@ -875,7 +877,7 @@ static void conv_store_tile(const mrvl_conv_params *p, int mr, int width, float 
                 float v = acc[i * width + j] + r[j * positions + i];
                 y[j * positions + i] = v < low ? low : v > high ? high : v;
             }
-        return;
+        return 1;
     }
     if (r)
         for (int64_t j = 0; j < cols; j++)
@@ -897,8 +899,76 @@ static void conv_store_tile(const mrvl_conv_params *p, int mr, int width, float 
         for (int i = 0; i < mr; i++)
             for (int j = 0; j < width; j++) acc[i * width + j] = acc[i * width + j] * sc[j] + sh[j];
     }
+    return 0;
+}
+
+#if defined(__GNUC__)
+typedef float conv_vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4)));
+typedef int32_t conv_mask __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4)));
+#if MRVL_GEMM_VECTOR_FLOATS == 16
+#define MRVL_CONV_ZIP_LO 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
+#define MRVL_CONV_ZIP_HI 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31
+#elif MRVL_GEMM_VECTOR_FLOATS == 8
+#define MRVL_CONV_ZIP_LO 0, 8, 1, 9, 2, 10, 3, 11
+#define MRVL_CONV_ZIP_HI 4, 12, 5, 13, 6, 14, 7, 15
+#else
+#define MRVL_CONV_ZIP_LO 0, 4, 1, 5
+#define MRVL_CONV_ZIP_HI 2, 6, 3, 7
+#endif
+
+/* t (VF vectors of VF floats) transposed in registers: log2 VF rounds, each interleaving the
+ * first half of the vectors with the second (lower halves into even vectors, upper halves
+ * into odd ones; NEON zip1 and zip2, AVX-512 vpermt2ps). */
+static MRVL_ALWAYS_INLINE void conv_transpose(conv_vec *t)
+{
+    enum { VF = MRVL_GEMM_VECTOR_FLOATS };
+    for (int round = 1; round < VF; round *= 2) {
+        conv_vec next[VF];
+        for (int i = 0; i < VF / 2; i++) {
+#if defined(__clang__)
+            next[2 * i] = __builtin_shufflevector(t[i], t[i + VF / 2], MRVL_CONV_ZIP_LO);
+            next[2 * i + 1] = __builtin_shufflevector(t[i], t[i + VF / 2], MRVL_CONV_ZIP_HI);
+#else
+            next[2 * i] = __builtin_shuffle(t[i], t[i + VF / 2], (conv_mask){MRVL_CONV_ZIP_LO});
+            next[2 * i + 1] = __builtin_shuffle(t[i], t[i + VF / 2], (conv_mask){MRVL_CONV_ZIP_HI});
+#endif
+        }
+        for (int i = 0; i < VF; i++) t[i] = next[i];
+    }
+}
+#endif
+
+/* The tile (rows of its mr positions x cols of its width channels, at acc[i * width + j])
+ * transposed into NCHW at y (channel rows `positions` apart). Blocks of VF positions x VF
+ * channels are transposed in registers (conv_transpose) and each channel's run of positions
+ * stored at once, instead of a scalar store per output (which cost convs of few input
+ * channels as much as their multiply-adds). Always inlined with constant mr and width. */
+static MRVL_ALWAYS_INLINE void conv_store_transposed(int mr, int width, const float *acc, float *y,
+                                                     int64_t positions, int64_t rows, int64_t cols)
+{
+#if defined(__GNUC__)
+    enum { VF = MRVL_GEMM_VECTOR_FLOATS };
+    for (int i0 = 0; i0 < mr && i0 < rows; i0 += VF) {
+        int part = mr - i0 < VF ? mr - i0 : VF; /* the block's positions, constant */
+        int64_t n = min_i64(rows - i0, part);
+        for (int j0 = 0; j0 < width && j0 < cols; j0 += VF) {
+            conv_vec t[VF];
+            for (int i = 0; i < VF; i++) {
+                t[i] = (conv_vec){0};
+                if (i < part) memcpy(&t[i], acc + (i0 + i) * width + j0, sizeof t[i]);
+            }
+            conv_transpose(t);
+            for (int j = 0; j < VF && j0 + j < cols; j++) {
+                float *dst = y + (j0 + j) * positions + i0;
+                if (n == part) memcpy(dst, &t[j], (size_t)part * sizeof(float));
+                else memcpy(dst, &t[j], (size_t)n * sizeof(float));
+            }
+        }
+    }
+#else
     for (int64_t j = 0; j < cols; j++)
         for (int64_t i = 0; i < rows; i++) y[j * positions + i] = acc[i * width + j];
+#endif
 }
 
 /* What the tiles of one image and group of mrvl_conv_f32 read and write. */
@@ -922,10 +992,13 @@ static MRVL_ALWAYS_INLINE void conv_tile(int mr, int vecs, const conv_tiles_args
     int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
     int64_t positions = a->positions;
     float acc[MRVL_CONV_NARROW_MR * MRVL_GEMM_NR];
+    int64_t cols = min_i64(width, a->mg - j0);
+    float *y = a->y + j0 * positions + o0;
     conv_micro(mr, vecs, a->depth, row, a->tap, bv, acc);
-    conv_store_tile(a->p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
-                    a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL, a->y + j0 * positions + o0,
-                    positions, rows, min_i64(width, a->mg - j0));
+    if (!conv_tile_epilogue(a->p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
+                            a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL, y, positions, rows,
+                            cols))
+        conv_store_transposed(mr, width, acc, y, positions, rows, cols);
 }
 
 /* Items [begin, end) of a group: tiles of mr positions (the last may be short) by blocks of
@@ -1226,7 +1299,9 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
     const int64_t *out = p->out, *q = a->q;
     int64_t positions = volume3(out), tile = -1;
     /* The tile's runs of output positions: run k is acc[.][at[k]...] to output position
-     * first[k] on, len[k] long (a run ends with its output row or the tile). */
+     * first[k] on, len[k] long (a run ends with its output row or the tile; rows without
+     * junk columns after them, a kernel 1 wide, run on into the next). */
+    int64_t row_junk = q[2] - out[2];
     int64_t at[MRVL_FLAT_TILE], first[MRVL_FLAT_TILE], len[MRVL_FLAT_TILE];
     int runs = 0;
     for (int64_t item = begin; item < end; item++) {
@@ -1240,7 +1315,7 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
                 if (ox < out[2] && oy < out[1]) {
                     at[runs] = i - i0;
                     first[runs] = (oz * out[1] + oy) * out[2] + ox;
-                    len[runs] = min_i64(out[2] - ox, i1 - i);
+                    len[runs] = min_i64(row_junk ? out[2] - ox : (out[1] - oy) * out[2] - ox, i1 - i);
                     i += len[runs++];
                 } else {
                     i += q[2] - ox; /* the rest of the flat row, or a dropped row */
