@@ -1206,28 +1206,36 @@ typedef struct {
     float *y;                     /* the group's output */
 } flat_args;
 
+/* Column phases whose valid columns flat_copy works out once (more: per row). */
+#define MRVL_FLAT_COPY_PHASES 8
+
 /* Input channels [c0, c1) of the group into the flat layout, zeros where the phases reach
  * past the input (the padding). Row by padded row, each input row read once for all its
- * column phases. */
+ * column phases; the rows' phases and the columns each phase takes are counted, not divided
+ * out per row (small planes have many short rows). */
 static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 {
     const flat_args *a = ctx;
     const int64_t *in = a->p->in, *s = a->p->stride, *pad = a->p->pad, *q = a->q;
     int64_t phase_floats = volume3(q);
+    /* Column j of phase px reads input column j * s2 + px - pad2: those in [lo, hi). */
+    int64_t lo[MRVL_FLAT_COPY_PHASES], hi[MRVL_FLAT_COPY_PHASES];
+    for (int64_t px = 0; px < s[2] && px < MRVL_FLAT_COPY_PHASES; px++)
+        valid_range(q[2], in[2], s[2], px - pad[2], &lo[px], &hi[px]);
     for (int64_t c = c0; c < c1; c++) {
         const float *plane = a->x + c * volume3(in);
         float *flat = a->flat + c * a->channel_floats;
         for (int64_t z = 0; z < q[0] * s[0]; z++) {
+            int64_t iz = z - pad[0], yp = 0, yq = 0; /* y = yq * s1 + yp */
             for (int64_t y = 0; y < q[1] * s[1]; y++) {
-                int64_t iz = z - pad[0], iy = y - pad[1];
+                int64_t iy = y - pad[1];
                 int inside = iz >= 0 && iz < in[0] && iy >= 0 && iy < in[1];
                 const float *src = inside ? plane + (iz * in[1] + iy) * in[2] : plane;
-                for (int64_t px = 0; px < s[2]; px++) {
-                    float *row = flat + ((z % s[0] * s[1] + y % s[1]) * s[2] + px) * phase_floats +
-                                 (z / s[0] * q[1] + y / s[1]) * q[2];
-                    /* Column j of this phase reads input column j * s2 + px - pad2: those in [j0, j1). */
+                float *row = flat + (z % s[0] * s[1] + yp) * s[2] * phase_floats + (z / s[0] * q[1] + yq) * q[2];
+                for (int64_t px = 0; px < s[2]; px++, row += phase_floats) {
                     int64_t j0 = 0, j1 = 0;
-                    if (inside) valid_range(q[2], in[2], s[2], px - pad[2], &j0, &j1);
+                    if (inside && px < MRVL_FLAT_COPY_PHASES) j0 = lo[px], j1 = hi[px];
+                    else if (inside) valid_range(q[2], in[2], s[2], px - pad[2], &j0, &j1);
                     for (int64_t j = 0; j < j0; j++) row[j] = 0.0f;
                     int64_t x0 = px - pad[2];
                     if (s[2] == 1) for (int64_t j = j0; j < j1; j++) row[j] = src[j + x0];
@@ -1235,6 +1243,7 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
                     else for (int64_t j = j0; j < j1; j++) row[j] = src[j * s[2] + x0];
                     for (int64_t j = j1 > j0 ? j1 : 0; j < q[2]; j++) row[j] = 0.0f;
                 }
+                if (++yp == s[1]) yp = 0, yq++;
             }
         }
     }
