@@ -1,16 +1,16 @@
 """The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py): the
 pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not, dilation, 1-d and 3-d;
-in bands of rows over small planes, direct from the input for stride 2, the bounds-checked loop
-past MRVL_POOL_ROW columns); activations fused into each conv kernel (direct, flat, pointwise,
-depthwise), after a residual and a clamp, and a per-channel scale and shift after them; the
-flat conv's strides, dilations, groups, 1-d and 3-d planes and weights packed at run time;
-convs writing their slices of an in-place concat (and a concat that must copy); softmax over
-the last axis and layer normalisation, their rows reduced in 16 lanes; erf and the erf-form
-GELU; a matmul's bias Add, clamp and activation fused into it; a fully connected layer's tiles
-of dot products; GEMMs on weights packed at compile time (a few rows by column tiles, each tile
-height, many rows in blocks, A transposed); transposes in blocks; built with the baseline ISA
-and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
-(-mcpu=neoverse-n2) run under qemu."""
+in bands of rows over small planes, direct from the input for stride 2, two rows of small
+planes to a vector pair, the bounds-checked loop past MRVL_POOL_ROW columns); activations fused
+into each conv kernel (direct, flat, pointwise, depthwise), after a residual and a clamp, and a
+per-channel scale and shift after them; the flat conv's strides, dilations, groups, 1-d and 3-d
+planes and weights packed at run time; convs writing their slices of an in-place concat (and a
+concat that must copy); softmax over the last axis and layer normalisation, their rows reduced
+in 16 lanes; erf and the erf-form GELU; a matmul's bias Add, clamp and activation fused into
+it; a fully connected layer's tiles of dot products; GEMMs on weights packed at compile time (a
+few rows by column tiles, each tile height, many rows in blocks, A transposed); transposes in
+blocks; built with the baseline ISA and -march=native, once more with AddressSanitizer and
+UBSan, and for aarch64 (-mcpu=neoverse-n2) run under qemu."""
 
 import itertools
 import os
@@ -42,6 +42,15 @@ CASES = {
     # pool_direct_planes: several vectors a row, the last rows of x a window at a time
     "max_3x3s2_direct": _pool("MaxPool", [2, 3, 23, 77], kernel_shape=[3, 3], strides=[2, 2]),
     "avg_3x3s2_direct": _pool("AveragePool", [1, 3, 9, 41], kernel_shape=[3, 3], strides=[2, 2]),
+    # pool_direct_planes over rows shorter than a vector: each row's last vector spills into the next
+    "max_3x3s2_direct_short_rows": _pool("MaxPool", [2, 5, 27, 27], kernel_shape=[3, 3], strides=[2, 2]),
+    # pool_pair_planes: two rows of small planes to a vector pair (here 6 outputs, and for the
+    # 4-float vectors of the baseline and aarch64 builds 2), an odd row out, the last window
+    # rows loaded through a buffer
+    "max_pairs_3x3s2": _pool("MaxPool", [2, 7, 13, 13], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+    "max_pairs_2x2s2_odd_rows": _pool("MaxPool", [1, 5, 5, 4], kernel_shape=[2, 2], strides=[2, 2]),
+    "avg_pairs_2x2s2_odd_rows": _pool("AveragePool", [3, 5, 5, 4], kernel_shape=[2, 2], strides=[2, 2]),
+    "avg_pairs_3x3s2": _pool("AveragePool", [1, 3, 11, 11], kernel_shape=[3, 3], strides=[2, 2]),
     # bands of rows spanning many small planes
     "max_3x3s2_small_planes": _pool("MaxPool", [4, 24, 13, 13], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
     "max_5x5s1_pad": _pool("MaxPool", [1, 8, 20, 20], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]),
@@ -300,6 +309,10 @@ CASES["stem_stride3_dilated"] = _stem([1, 2, 19, 71], [16, 2, 3, 5], strides=[3,
 CASES["stem_grouped"] = _stem([2, 8, 12, 40], [12, 4, 3, 3], group=2, pads=[1, 1, 1, 1])
 CASES["stem_1d"] = _stem([1, 4, 200], [6, 4, 5], pads=[2, 2])
 CASES["stem_3d"] = _stem([1, 2, 5, 8, 20], [4, 2, 3, 3, 3], pads=[1, 1, 1, 1, 1, 1])
+# A kernel 1 wide leaves no junk columns: a run of outputs goes on past its row (6x6 planes of
+# SqueezeNet's expand convs at batch 4; strided).
+CASES["stem_1x1_small_planes"] = _stem([4, 48, 6, 6], [192, 48, 1, 1])
+CASES["stem_1x1_strided"] = _stem([1, 4, 30, 41], [24, 4, 1, 1], strides=[2, 2])
 CASES["stem_runtime_weights"] = _stem([1, 3, 20, 30], [16, 3, 3, 3], weights_input=True, strides=[2, 2],
                                       pads=[1, 1, 1, 1])
 
@@ -338,18 +351,17 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
 # activation, which share the epilogue code) only natively, and in those builds under
 # `make test-slow`: compiling all 110 with the sanitizers took five minutes of the suite.
 REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_include_pad", "max_3x3s2_ceil",
-                  "max_3x3s2_direct", "max_3x3s2_small_planes", "max_wide_row", "max_dilated", "max_2x2s1_pad_end",
-                  "concat_in_place_fire_batch4", "concat_in_place_flat_batch2", "depthwise_rows_7x7_plane",
-                  "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
+                  "max_3x3s2_direct", "max_3x3s2_small_planes", "max_pairs", "avg_pairs", "max_wide_row",
+                  "max_dilated", "max_2x2s1_pad_end", "concat_in_place_fire_batch4", "concat_in_place_flat_batch2",
+                  "depthwise_rows_7x7_plane", "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
                   "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",
                   "depthwise_phases_stride2_last_column_unread", "depthwise_phases_stride2_3d",
-                  "depthwise_residual_affine_planes",
-                  "direct_residual_clip_silu", "direct_residual_relu", "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish",
-                  "flat_residual_clip_silu", "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d",
-                  "stem_runtime_weights", "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows",
-                  "gemm_packed_rows_14", "gemm_packed_tall", "gemm_packed_trans_a",
-                  "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved", "layer_norm_rows", "softmax_last_axis",
-                  "tanh", "erf", "transpose_heads")
+                  "depthwise_residual_affine_planes", "direct_residual_clip_silu", "direct_residual_relu",
+                  "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish", "flat_residual_clip_silu",
+                  "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
+                  "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
+                  "gemm_packed_tall", "gemm_packed_trans_a", "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved",
+                  "layer_norm_rows", "softmax_last_axis", "tanh", "erf", "transpose_heads")
 SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
 
 

@@ -947,12 +947,14 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t posi
         }
 }
 
-/* Stores a tile of mrvl_conv_f32 (rows of its mr positions x cols of its width channels, at
- * acc[i * width + j]) transposed into NCHW at y (channel rows `positions` apart), the bias (per
- * channel, may be NULL), the residual (at r, laid out as y; may be NULL), the clamp, the
- * activation and the per-channel scale and shift (may be NULL) applied. Bias, clamp and activation run over the tile's channels, which
- * vectorises; only the residual is read transposed. */
-static void conv_store_tile(const mrvl_conv_params *p, int mr, int width, float *acc, const float *b, const float *r,
+/* The epilogue of a tile of mrvl_conv_f32 (rows of its mr positions x cols of its width
+ * channels, at acc[i * width + j]), in place: the bias (per channel, may be NULL), the
+ * residual (at r, laid out as y; may be NULL), the clamp, the activation and the per-channel
+ * scale and shift (may be NULL). Bias, clamp and activation run over the tile's channels,
+ * which vectorises; only the residual is read transposed. Returns 1 when it has stored the
+ * tile into NCHW at y (channel rows `positions` apart) itself: a residual and a clamp alone
+ * are read, clamped and stored in one transposed pass. Else conv_store_transposed stores it. */
+static int conv_tile_epilogue(const mrvl_conv_params *p, int mr, int width, float *acc, const float *b, const float *r,
                             const float *scale, const float *shift, float *y, int64_t positions, int64_t rows,
                             int64_t cols)
 {
@@ -971,7 +973,7 @@ static void conv_store_tile(const mrvl_conv_params *p, int mr, int width, float 
                 float v = acc[i * width + j] + r[j * positions + i];
                 y[j * positions + i] = v < low ? low : v > high ? high : v;
             }
-        return;
+        return 1;
     }
     if (r)
         for (int64_t j = 0; j < cols; j++)
@@ -993,8 +995,76 @@ static void conv_store_tile(const mrvl_conv_params *p, int mr, int width, float 
         for (int i = 0; i < mr; i++)
             for (int j = 0; j < width; j++) acc[i * width + j] = acc[i * width + j] * sc[j] + sh[j];
     }
+    return 0;
+}
+
+#if defined(__GNUC__)
+typedef float conv_vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4)));
+typedef int32_t conv_mask __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4)));
+#if MRVL_GEMM_VECTOR_FLOATS == 16
+#define MRVL_CONV_ZIP_LO 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
+#define MRVL_CONV_ZIP_HI 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31
+#elif MRVL_GEMM_VECTOR_FLOATS == 8
+#define MRVL_CONV_ZIP_LO 0, 8, 1, 9, 2, 10, 3, 11
+#define MRVL_CONV_ZIP_HI 4, 12, 5, 13, 6, 14, 7, 15
+#else
+#define MRVL_CONV_ZIP_LO 0, 4, 1, 5
+#define MRVL_CONV_ZIP_HI 2, 6, 3, 7
+#endif
+
+/* t (VF vectors of VF floats) transposed in registers: log2 VF rounds, each interleaving the
+ * first half of the vectors with the second (lower halves into even vectors, upper halves
+ * into odd ones; NEON zip1 and zip2, AVX-512 vpermt2ps). */
+static MRVL_ALWAYS_INLINE void conv_transpose(conv_vec *t)
+{
+    enum { VF = MRVL_GEMM_VECTOR_FLOATS };
+    for (int round = 1; round < VF; round *= 2) {
+        conv_vec next[VF];
+        for (int i = 0; i < VF / 2; i++) {
+#if defined(__clang__)
+            next[2 * i] = __builtin_shufflevector(t[i], t[i + VF / 2], MRVL_CONV_ZIP_LO);
+            next[2 * i + 1] = __builtin_shufflevector(t[i], t[i + VF / 2], MRVL_CONV_ZIP_HI);
+#else
+            next[2 * i] = __builtin_shuffle(t[i], t[i + VF / 2], (conv_mask){MRVL_CONV_ZIP_LO});
+            next[2 * i + 1] = __builtin_shuffle(t[i], t[i + VF / 2], (conv_mask){MRVL_CONV_ZIP_HI});
+#endif
+        }
+        for (int i = 0; i < VF; i++) t[i] = next[i];
+    }
+}
+#endif
+
+/* The tile (rows of its mr positions x cols of its width channels, at acc[i * width + j])
+ * transposed into NCHW at y (channel rows `positions` apart). Blocks of VF positions x VF
+ * channels are transposed in registers (conv_transpose) and each channel's run of positions
+ * stored at once, instead of a scalar store per output (which cost convs of few input
+ * channels as much as their multiply-adds). Always inlined with constant mr and width. */
+static MRVL_ALWAYS_INLINE void conv_store_transposed(int mr, int width, const float *acc, float *y,
+                                                     int64_t positions, int64_t rows, int64_t cols)
+{
+#if defined(__GNUC__)
+    enum { VF = MRVL_GEMM_VECTOR_FLOATS };
+    for (int i0 = 0; i0 < mr && i0 < rows; i0 += VF) {
+        int part = mr - i0 < VF ? mr - i0 : VF; /* the block's positions, constant */
+        int64_t n = min_i64(rows - i0, part);
+        for (int j0 = 0; j0 < width && j0 < cols; j0 += VF) {
+            conv_vec t[VF];
+            for (int i = 0; i < VF; i++) {
+                t[i] = (conv_vec){0};
+                if (i < part) memcpy(&t[i], acc + (i0 + i) * width + j0, sizeof t[i]);
+            }
+            conv_transpose(t);
+            for (int j = 0; j < VF && j0 + j < cols; j++) {
+                float *dst = y + (j0 + j) * positions + i0;
+                if (n == part) memcpy(dst, &t[j], (size_t)part * sizeof(float));
+                else memcpy(dst, &t[j], (size_t)n * sizeof(float));
+            }
+        }
+    }
+#else
     for (int64_t j = 0; j < cols; j++)
         for (int64_t i = 0; i < rows; i++) y[j * positions + i] = acc[i * width + j];
+#endif
 }
 
 /* What the tiles of one image and group of mrvl_conv_f32 read and write. */
@@ -1018,10 +1088,13 @@ static MRVL_ALWAYS_INLINE void conv_tile(int mr, int vecs, const conv_tiles_args
     int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
     int64_t positions = a->positions;
     float acc[MRVL_CONV_NARROW_MR * MRVL_GEMM_NR];
+    int64_t cols = min_i64(width, a->mg - j0);
+    float *y = a->y + j0 * positions + o0;
     conv_micro(mr, vecs, a->depth, row, a->tap, bv, acc);
-    conv_store_tile(a->p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
-                    a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL, a->y + j0 * positions + o0,
-                    positions, rows, min_i64(width, a->mg - j0));
+    if (!conv_tile_epilogue(a->p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
+                            a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL, y, positions, rows,
+                            cols))
+        conv_store_transposed(mr, width, acc, y, positions, rows, cols);
 }
 
 /* Items [begin, end) of a group: tiles of mr positions (the last may be short) by blocks of
@@ -1229,28 +1302,36 @@ typedef struct {
     float *y;                     /* the group's output */
 } flat_args;
 
+/* Column phases whose valid columns flat_copy works out once (more: per row). */
+#define MRVL_FLAT_COPY_PHASES 8
+
 /* Input channels [c0, c1) of the group into the flat layout, zeros where the phases reach
  * past the input (the padding). Row by padded row, each input row read once for all its
- * column phases. */
+ * column phases; the rows' phases and the columns each phase takes are counted, not divided
+ * out per row (small planes have many short rows). */
 static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 {
     const flat_args *a = ctx;
     const int64_t *in = a->p->in, *s = a->p->stride, *pad = a->p->pad, *q = a->q;
     int64_t phase_floats = volume3(q);
+    /* Column j of phase px reads input column j * s2 + px - pad2: those in [lo, hi). */
+    int64_t lo[MRVL_FLAT_COPY_PHASES], hi[MRVL_FLAT_COPY_PHASES];
+    for (int64_t px = 0; px < s[2] && px < MRVL_FLAT_COPY_PHASES; px++)
+        valid_range(q[2], in[2], s[2], px - pad[2], &lo[px], &hi[px]);
     for (int64_t c = c0; c < c1; c++) {
         const float *plane = a->x + c * volume3(in);
         float *flat = a->flat + c * a->channel_floats;
         for (int64_t z = 0; z < q[0] * s[0]; z++) {
+            int64_t iz = z - pad[0], yp = 0, yq = 0; /* y = yq * s1 + yp */
             for (int64_t y = 0; y < q[1] * s[1]; y++) {
-                int64_t iz = z - pad[0], iy = y - pad[1];
+                int64_t iy = y - pad[1];
                 int inside = iz >= 0 && iz < in[0] && iy >= 0 && iy < in[1];
                 const float *src = inside ? plane + (iz * in[1] + iy) * in[2] : plane;
-                for (int64_t px = 0; px < s[2]; px++) {
-                    float *row = flat + ((z % s[0] * s[1] + y % s[1]) * s[2] + px) * phase_floats +
-                                 (z / s[0] * q[1] + y / s[1]) * q[2];
-                    /* Column j of this phase reads input column j * s2 + px - pad2: those in [j0, j1). */
+                float *row = flat + (z % s[0] * s[1] + yp) * s[2] * phase_floats + (z / s[0] * q[1] + yq) * q[2];
+                for (int64_t px = 0; px < s[2]; px++, row += phase_floats) {
                     int64_t j0 = 0, j1 = 0;
-                    if (inside) valid_range(q[2], in[2], s[2], px - pad[2], &j0, &j1);
+                    if (inside && px < MRVL_FLAT_COPY_PHASES) j0 = lo[px], j1 = hi[px];
+                    else if (inside) valid_range(q[2], in[2], s[2], px - pad[2], &j0, &j1);
                     for (int64_t j = 0; j < j0; j++) row[j] = 0.0f;
                     int64_t x0 = px - pad[2];
                     if (s[2] == 1) for (int64_t j = j0; j < j1; j++) row[j] = src[j + x0];
@@ -1258,6 +1339,7 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
                     else for (int64_t j = j0; j < j1; j++) row[j] = src[j * s[2] + x0];
                     for (int64_t j = j1 > j0 ? j1 : 0; j < q[2]; j++) row[j] = 0.0f;
                 }
+                if (++yp == s[1]) yp = 0, yq++;
             }
         }
     }
@@ -1322,7 +1404,9 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
     const int64_t *out = p->out, *q = a->q;
     int64_t positions = volume3(out), tile = -1;
     /* The tile's runs of output positions: run k is acc[.][at[k]...] to output position
-     * first[k] on, len[k] long (a run ends with its output row or the tile). */
+     * first[k] on, len[k] long (a run ends with its output row or the tile; rows without
+     * junk columns after them, a kernel 1 wide, run on into the next). */
+    int64_t row_junk = q[2] - out[2];
     int64_t at[MRVL_FLAT_TILE], first[MRVL_FLAT_TILE], len[MRVL_FLAT_TILE];
     int runs = 0;
     for (int64_t item = begin; item < end; item++) {
@@ -1336,7 +1420,7 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
                 if (ox < out[2] && oy < out[1]) {
                     at[runs] = i - i0;
                     first[runs] = (oz * out[1] + oy) * out[2] + ox;
-                    len[runs] = min_i64(out[2] - ox, i1 - i);
+                    len[runs] = min_i64(row_junk ? out[2] - ox : (out[1] - oy) * out[2] - ox, i1 - i);
                     i += len[runs++];
                 } else {
                     i += q[2] - ox; /* the rest of the flat row, or a dropped row */
@@ -1451,14 +1535,17 @@ typedef int32_t pool_mask __attribute__((vector_size(MRVL_POOL_VF * 4)));
 #define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
 #define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
 #define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+#define MRVL_POOL_UPPER 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15
 #elif MRVL_POOL_VF == 8
 #define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14
 #define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15
 #define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8
+#define MRVL_POOL_UPPER 4, 5, 6, 7, 4, 5, 6, 7
 #else
 #define MRVL_POOL_EVENS 0, 2, 4, 6
 #define MRVL_POOL_ODDS 1, 3, 5, 7
 #define MRVL_POOL_NEXT 1, 2, 3, 4
+#define MRVL_POOL_UPPER 2, 3, 2, 3
 #endif
 /* a > b ? a : b lane by lane (NaN in a never wins; a compare and a select). */
 static inline pool_vec pool_max(pool_vec a, pool_vec b)
@@ -1487,6 +1574,15 @@ static inline pool_vec pool_next(pool_vec a, pool_vec b)
     return __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_NEXT});
 #endif
 }
+/* a's upper half moved down to its lower half (x86 vshuff32x4 or vpermps, NEON ext). */
+static inline pool_vec pool_upper(pool_vec a)
+{
+#if defined(__clang__)
+    return __builtin_shufflevector(a, a, MRVL_POOL_UPPER);
+#else
+    return __builtin_shuffle(a, (pool_mask){MRVL_POOL_UPPER});
+#endif
+}
 #else
 #define MRVL_POOL_VF 1
 #define MRVL_POOL_ALIGNED
@@ -1502,6 +1598,7 @@ static inline pool_vec pool_next(pool_vec a, pool_vec b)
     (void)a;
     return b;
 }
+static inline pool_vec pool_upper(pool_vec a) { return a; }
 #endif
 static inline pool_vec pool_load(const float *p)
 {
@@ -2188,8 +2285,9 @@ static void pool_planes(const void *ctx, int64_t begin, int64_t end)
  * straight from the input rows, without pool_planes' row buffers. The window's rows are
  * reduced over the 2 * VF columns from 2 * ox (two vectors, and for 3 wide one more): their
  * even elements are the first tap of each output, the odd ones the second, and the even
- * ones moved down one lane (the third vector's first element entering) the third. A row
- * whose vectors would read past the end of x is done a window at a time. */
+ * ones moved down one lane (the third vector's first element entering) the third (loaded
+ * only where the last lane is an output). A row whose vectors would read past the end of x
+ * is done a window at a time. */
 static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
 {
     const pool_args *a = ctx;
@@ -2200,6 +2298,7 @@ static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
     pool_vec vfill = fill + (pool_vec){0};
     int64_t w = d[1] * in[2];
     int64_t reach = (k[1] - 1) * w + 2 * ((out[2] - 1) / MRVL_POOL_VF * MRVL_POOL_VF) + 3 * MRVL_POOL_VF;
+    const float *y_end = a->y + end * out[1] * out[2];
     for (int64_t nc = begin; nc < end; nc++) {
         for (int64_t oy = 0; oy < out[1]; oy++) {
             const float *row = a->x + nc * volume3(in) + oy * s[1] * in[2];
@@ -2218,8 +2317,10 @@ static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
             }
             for (int64_t ox = 0; ox < out[2]; ox += MRVL_POOL_VF) {
                 const float *src = row + 2 * ox;
+                /* The third vector feeds the last lane only. */
+                int third = k[2] == 3 && ox + MRVL_POOL_VF <= out[2];
                 pool_vec v0 = pool_load(src), v1 = pool_load(src + MRVL_POOL_VF);
-                pool_vec v2 = k[2] == 3 ? pool_load(src + 2 * MRVL_POOL_VF) : vfill, even, odd;
+                pool_vec v2 = third ? pool_load(src + 2 * MRVL_POOL_VF) : vfill, even, odd;
                 if (is_max) { /* the first row's NaN turned to -inf: NaN never wins */
                     v0 = pool_max(v0, vfill);
                     v1 = pool_max(v1, vfill);
@@ -2228,7 +2329,7 @@ static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
                 for (int64_t ky = 1; ky < k[1]; ky++) {
                     src += w;
                     pool_vec x0 = pool_load(src), x1 = pool_load(src + MRVL_POOL_VF);
-                    pool_vec x2 = k[2] == 3 ? pool_load(src + 2 * MRVL_POOL_VF) : vfill;
+                    pool_vec x2 = third ? pool_load(src + 2 * MRVL_POOL_VF) : vfill;
                     v0 = is_max ? pool_max(x0, v0) : v0 + x0;
                     v1 = is_max ? pool_max(x1, v1) : v1 + x1;
                     v2 = is_max ? pool_max(x2, v2) : v2 + x2;
@@ -2240,15 +2341,102 @@ static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
                     acc = is_max ? pool_max(next, acc) : acc + next;
                 }
                 if (!is_max) acc = acc / count;
-                if (ox + MRVL_POOL_VF <= out[2]) pool_store(dst + ox, acc);
+                /* A row's last vector spills into the next row, written afterwards, but not
+                 * past the task's planes (another thread's). */
+                if (dst + ox + MRVL_POOL_VF <= y_end) pool_store(dst + ox, acc);
                 else memcpy(dst + ox, &acc, (size_t)(out[2] - ox) * sizeof(float));
             }
         }
     }
 }
 
-/* Max or average over each window of x (n, c, in): pool_planes, the planes split over the
- * threads; padded rows wider than MRVL_POOL_ROW take the bounds-checked loop. */
+/* Planes [begin, end) of a pool as pool_direct_planes takes, whose windows of a row span at
+ * most VF input columns (so at most VF / 2 outputs): two output rows to a pair of vectors,
+ * where one row would leave most lanes idle. The first vector holds the first row's window
+ * rows reduced, the second the next row's (of the same plane or the next); deinterleaved as
+ * in pool_direct_planes, the lower half of the result is the first row's outputs and the
+ * upper half the second's. The result is stored at the first row, then its upper half moved
+ * down stored at the second (overwriting the first store's spill). Window rows near the end
+ * of x are loaded through a buffer. Inlined with is_max and the kernel's width constant
+ * (pool_pair_planes). */
+static inline pool_vec pool_pair_row(const float *src, int64_t kh, int64_t w, const float *x_end, int is_max)
+{
+    float fill = is_max ? -INFINITY : 0.0f;
+    /* max(x, -inf) first: NaN never wins */
+    pool_vec acc = fill + (pool_vec){0};
+    if (x_end - src - (kh - 1) * w >= MRVL_POOL_VF) {
+        for (int64_t ky = 0; ky < kh; ky++, src += w) {
+            pool_vec x = pool_load(src);
+            acc = is_max ? pool_max(x, acc) : acc + x;
+        }
+        return acc;
+    }
+    for (int64_t ky = 0; ky < kh; ky++, src += w) {
+        float tail[MRVL_POOL_VF];
+        for (int j = 0; j < MRVL_POOL_VF; j++) tail[j] = src + j < x_end ? src[j] : fill;
+        pool_vec x = pool_load(tail);
+        acc = is_max ? pool_max(x, acc) : acc + x;
+    }
+    return acc;
+}
+
+static inline void pool_pair_rows(const pool_args *a, int64_t begin, int64_t end, int is_max, int64_t kw)
+{
+    const mrvl_pool_params *p = a->p;
+    const int64_t *in = p->in, *out = p->out;
+    int64_t kh = p->kernel[1], step = p->stride[1] * in[2], w = p->dilation[1] * in[2], last = end * out[1];
+    float count = (float)(kh * kw);
+    pool_vec vfill = (is_max ? -INFINITY : 0.0f) + (pool_vec){0};
+    const float *x_end = a->x + a->x_size;
+    float *y_end = a->y + last * out[2];
+    /* The next row's plane and row; counted up (no division per row). */
+    const float *plane = a->x + begin * volume3(in);
+    int64_t oy = 0;
+    for (int64_t r = begin * out[1]; r < last; r += 2) {
+        pool_vec v0 = pool_pair_row(plane + oy * step, kh, w, x_end, is_max), v1 = v0;
+        if (++oy == out[1]) {
+            oy = 0;
+            plane += volume3(in);
+        }
+        if (r + 1 < last) { /* else an odd row out: the upper half is not stored */
+            v1 = pool_pair_row(plane + oy * step, kh, w, x_end, is_max);
+            if (++oy == out[1]) {
+                oy = 0;
+                plane += volume3(in);
+            }
+        }
+        pool_vec even, odd, acc;
+        pool_deinterleave(v0, v1, &even, &odd);
+        acc = is_max ? pool_max(odd, even) : even + odd;
+        if (kw == 3) {
+            pool_vec next = pool_next(even, vfill);
+            acc = is_max ? pool_max(next, acc) : acc + next;
+        }
+        if (!is_max) acc = acc / count;
+        float *dst = a->y + r * out[2];
+        if (dst + MRVL_POOL_VF <= y_end) pool_store(dst, acc);
+        else memcpy(dst, &acc, (size_t)min_i64(MRVL_POOL_VF / 2, y_end - dst) * sizeof(float));
+        if (r + 1 == last) continue;
+        dst += out[2];
+        acc = pool_upper(acc);
+        if (dst + MRVL_POOL_VF <= y_end) pool_store(dst, acc);
+        else memcpy(dst, &acc, (size_t)out[2] * sizeof(float));
+    }
+}
+
+static void pool_pair_planes(const void *ctx, int64_t begin, int64_t end)
+{
+    const pool_args *a = ctx;
+    int is_max = a->p->is_max, kw3 = a->p->kernel[2] == 3;
+    if (is_max && kw3) pool_pair_rows(a, begin, end, 1, 3);
+    else if (is_max) pool_pair_rows(a, begin, end, 1, 2);
+    else if (kw3) pool_pair_rows(a, begin, end, 0, 3);
+    else pool_pair_rows(a, begin, end, 0, 2);
+}
+
+/* Max or average over each window of x (n, c, in): pool_direct_planes or pool_pair_planes
+ * where they apply, else pool_planes, the planes split over the threads; padded rows wider
+ * than MRVL_POOL_ROW take the bounds-checked loop. */
 static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
 {
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
@@ -2270,9 +2458,10 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
         padded |= p->pad_begin[i] || (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 > in[i];
     /* Rows of fewer than VF / 2 outputs waste most of the direct path's lanes: the flat bands
      * then cost less. */
-    int direct = in[0] == 1 && k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1 && !padded
-              && 2 * out[2] >= MRVL_POOL_VF;
-    mrvl_task task = direct ? pool_direct_planes : pool_planes;
+    int direct = in[0] == 1 && k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1 && !padded;
+    mrvl_task task = !direct ? pool_planes
+                   : span <= MRVL_POOL_VF && 2 * out[2] <= MRVL_POOL_VF ? pool_pair_planes
+                   : 2 * out[2] >= MRVL_POOL_VF ? pool_direct_planes : pool_planes;
     if (planes * volume3(out) * volume3(k) < MRVL_PARALLEL_MACS) task(&args, 0, planes);
     else mrvl_parallel(planes, task, &args);
 }
