@@ -955,8 +955,8 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t posi
  * tile into NCHW at y (channel rows `positions` apart) itself: a residual and a clamp alone
  * are read, clamped and stored in one transposed pass. Else conv_store_transposed stores it. */
 static int conv_tile_epilogue(const mrvl_conv_params *p, int mr, int width, float *acc, const float *b, const float *r,
-                            const float *scale, const float *shift, float *y, int64_t positions, int64_t rows,
-                            int64_t cols)
+                              const float *scale, const float *shift, float *y, int64_t positions, int64_t rows,
+                              int64_t cols)
 {
     if (b) {
         float bias[MRVL_GEMM_NR] = {0};
