@@ -2,11 +2,11 @@
 parallel kernel (the direct conv, wide, short and narrow tiles, deep with its channel blocks
 split and short last tiles; the flat conv, its input copy and tiles, strided; convs writing
 their images into a concat's output a batch stride apart; the pointwise conv and GEMM through
-the row-split product; a fully connected layer's dot products; the pool, in bands, direct and in row pairs;
-the depthwise conv in both layouts, over its channels), on work large enough to be split, gives
-the same output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py); the
-same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
-qemu."""
+the row-split product; a fully connected layer's dot products; the pool, in bands, direct, in
+row pairs and in grids; the depthwise conv in both layouts, over its channels), on work large
+enough to be split, gives the same output bits with 1, 2 and 3 threads and matches onnxruntime
+(mrvl/numerics.py); the same models run clean under ThreadSanitizer, and built for aarch64
+(-mcpu=neoverse-n2) under qemu."""
 
 import io
 import os
@@ -60,6 +60,8 @@ MODELS = {
     "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "pool_direct": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[2, 2]),
     "pool_pairs": single_op("MaxPool", [("x", [3, 300, 11, 11])], kernel_shape=[3, 3], strides=[2, 2]),
+    "pool_grid": single_op("AveragePool", [("x", [2, 300, 13, 13])], kernel_shape=[3, 3], strides=[1, 1],
+                           pads=[1, 1, 1, 1]),
     "gemm": single_op("Gemm", [("x", [67, 256])], initializers=[_w("w", [256, 131])]),
     "gemm_dots": single_op("Gemm", [("x", [3, 512])], initializers=[_w("w", [301, 512])], transB=1),
     "depthwise_rows": single_op("Conv", [("x", [2, 48, 40, 15])], initializers=[_w("w", [48, 1, 3, 3])], group=48,
