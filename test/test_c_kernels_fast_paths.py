@@ -1,16 +1,17 @@
 """The host kernels' fast paths of issue 17, each against onnxruntime (mrvl/numerics.py): the
 pools (max and average, 2x2/2, 3x3/2, ceil mode, padding counted or not, dilation, 1-d and 3-d;
 in bands of rows over small planes, direct from the input for stride 2, two rows of small
-planes to a vector pair, the bounds-checked loop past MRVL_POOL_ROW columns); activations fused
-into each conv kernel (direct, flat, pointwise, depthwise), after a residual and a clamp, and a
-per-channel scale and shift after them; the flat conv's strides, dilations, groups, 1-d and 3-d
-planes and weights packed at run time; convs writing their slices of an in-place concat (and a
-concat that must copy); softmax over the last axis and layer normalisation, their rows reduced
-in 16 lanes; erf and the erf-form GELU; a matmul's bias Add, clamp and activation fused into
-it; a fully connected layer's tiles of dot products; GEMMs on weights packed at compile time (a
-few rows by column tiles, each tile height, many rows in blocks, A transposed); transposes in
-blocks; built with the baseline ISA and -march=native, once more with AddressSanitizer and
-UBSan, and for aarch64 (-mcpu=neoverse-n2) run under qemu."""
+planes to a vector pair, stride 1 over padded planes as one flat array, the bounds-checked loop
+past MRVL_POOL_ROW columns); activations fused into each conv kernel (direct, flat, pointwise,
+depthwise), after a residual and a clamp, and a per-channel scale and shift after them; the
+flat conv's strides, dilations, groups, 1-d and 3-d planes and weights packed at run time;
+convs writing their slices of an in-place concat (and a concat that must copy); softmax over
+the last axis and layer normalisation, their rows reduced in 16 lanes; erf and the erf-form
+GELU; a matmul's bias Add, clamp and activation fused into it; a fully connected layer's tiles
+of dot products; GEMMs on weights packed at compile time (a few rows by column tiles, each tile
+height, many rows in blocks, A transposed); transposes in blocks; built with the baseline ISA
+and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
+(-mcpu=neoverse-n2) run under qemu."""
 
 import itertools
 import os
@@ -51,6 +52,13 @@ CASES = {
     "max_pairs_2x2s2_odd_rows": _pool("MaxPool", [1, 5, 5, 4], kernel_shape=[2, 2], strides=[2, 2]),
     "avg_pairs_2x2s2_odd_rows": _pool("AveragePool", [3, 5, 5, 4], kernel_shape=[2, 2], strides=[2, 2]),
     "avg_pairs_3x3s2": _pool("AveragePool", [1, 3, 11, 11], kernel_shape=[3, 3], strides=[2, 2]),
+    # pool_grid_planes: stride 1, several padded planes reduced as one flat array (tiny-YOLO's
+    # 2x2 pool padded at the end, YOLOv5's SPPF 5x5, Inception's 3x3 pools)
+    "max_grid_2x2s1_pad_end": _pool("MaxPool", [2, 5, 8, 8], kernel_shape=[2, 2], strides=[1, 1], pads=[0, 0, 1, 1]),
+    "max_grid_5x5s1_pad": _pool("MaxPool", [1, 6, 8, 9], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]),
+    "avg_grid_3x3s1_pad": _pool("AveragePool", [2, 3, 7, 19], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
+    "avg_grid_3x2s1_include_pad": _pool("AveragePool", [1, 4, 6, 5], kernel_shape=[3, 2], strides=[1, 1],
+                                        pads=[2, 0, 1, 1], count_include_pad=1),
     # bands of rows spanning many small planes
     "max_3x3s2_small_planes": _pool("MaxPool", [4, 24, 13, 13], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
     "max_5x5s1_pad": _pool("MaxPool", [1, 8, 20, 20], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]),
@@ -351,9 +359,10 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
 # activation, which share the epilogue code) only natively, and in those builds under
 # `make test-slow`: compiling all 110 with the sanitizers took five minutes of the suite.
 REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_include_pad", "max_3x3s2_ceil",
-                  "max_3x3s2_direct", "max_3x3s2_small_planes", "max_pairs", "avg_pairs", "max_wide_row",
-                  "max_dilated", "max_2x2s1_pad_end", "concat_in_place_fire_batch4", "concat_in_place_flat_batch2",
-                  "depthwise_rows_7x7_plane", "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
+                  "max_3x3s2_direct", "max_3x3s2_small_planes", "max_pairs", "avg_pairs", "max_grid", "avg_grid",
+                  "max_wide_row", "max_dilated", "max_2x2s1_pad_end", "concat_in_place_fire_batch4",
+                  "concat_in_place_flat_batch2", "depthwise_rows_7x7_plane", "depthwise_rows_stride2_5x5",
+                  "depthwise_rows_3x7", "depthwise_rows_1d",
                   "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",
                   "depthwise_phases_stride2_last_column_unread", "depthwise_phases_stride2_3d",
                   "depthwise_residual_affine_planes", "direct_residual_clip_silu", "direct_residual_relu",

@@ -3,10 +3,10 @@ parallel kernel (the direct conv, wide, short and narrow tiles, deep with its ch
 split and short last tiles; the flat conv, its input copy and tiles, strided; convs writing
 their images into a concat's output a batch stride apart; the pointwise conv and GEMM through
 the row-split product; a fully connected layer's dot products; a GEMM on weights packed at
-compile time, by column tiles and row-split; the pool, in bands, direct and in row pairs;
-the depthwise conv in both layouts, over its channels), on work large enough to be split, gives
-the same output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py); the
-same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
+compile time, by column tiles and row-split; the pool, in bands, direct, in row pairs and in
+grids; the depthwise conv in both layouts, over its channels), on work large enough to be split,
+gives the same output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py);
+the same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
 qemu."""
 
 import io
@@ -62,6 +62,8 @@ MODELS = {
     "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "pool_direct": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[2, 2]),
     "pool_pairs": single_op("MaxPool", [("x", [3, 300, 11, 11])], kernel_shape=[3, 3], strides=[2, 2]),
+    "pool_grid": single_op("AveragePool", [("x", [2, 300, 13, 13])], kernel_shape=[3, 3], strides=[1, 1],
+                           pads=[1, 1, 1, 1]),
     # weights that are inputs (packed at run time; dots on B's rows), constants packed at compile time
     "gemm": single_op("Gemm", [("x", [67, 256]), ("w", [256, 131])]),
     "gemm_dots": single_op("Gemm", [("x", [3, 512]), ("w", [301, 512])], transB=1),

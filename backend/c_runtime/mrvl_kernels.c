@@ -1536,16 +1536,19 @@ typedef int32_t pool_mask __attribute__((vector_size(MRVL_POOL_VF * 4)));
 #define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
 #define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
 #define MRVL_POOL_UPPER 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15
+#define MRVL_POOL_IOTA 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
 #elif MRVL_POOL_VF == 8
 #define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14
 #define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15
 #define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8
 #define MRVL_POOL_UPPER 4, 5, 6, 7, 4, 5, 6, 7
+#define MRVL_POOL_IOTA 0, 1, 2, 3, 4, 5, 6, 7
 #else
 #define MRVL_POOL_EVENS 0, 2, 4, 6
 #define MRVL_POOL_ODDS 1, 3, 5, 7
 #define MRVL_POOL_NEXT 1, 2, 3, 4
 #define MRVL_POOL_UPPER 2, 3, 2, 3
+#define MRVL_POOL_IOTA 0, 1, 2, 3
 #endif
 /* a > b ? a : b lane by lane (NaN in a never wins; a compare and a select). */
 static inline pool_vec pool_max(pool_vec a, pool_vec b)
@@ -2434,6 +2437,105 @@ static void pool_pair_planes(const void *ctx, int64_t begin, int64_t end)
     else pool_pair_rows(a, begin, end, 0, 2);
 }
 
+/* Planes [begin, end) of a 2-D pool with stride 1 and no dilation on planes whose padded
+ * extent (the rows and columns its windows span) fits a band: several planes at a time, each
+ * copied into a grid of its padded extent (rows `pitch` = the padded width apart, -inf for a
+ * max or 0 for a sum around it), the band of grids then reduced as one flat array, without
+ * any work per row: vertically V[i] = the reduce of G[i + ky * pitch], horizontally T[i] =
+ * the reduce of V[i + kx]; T's first out columns of each row are the outputs (the grids' last
+ * rows and columns give junk, dropped). pool_planes' bands cost several times more per row,
+ * which small planes (8x8, 13x13) feel. A max starts from -inf: NaN never wins. Inlined with
+ * is_max constant (pool_grid_planes). */
+static MRVL_ALWAYS_INLINE void pool_grid_bands(const pool_args *a, int64_t begin, int64_t end, int is_max)
+{
+    const mrvl_pool_params *p = a->p;
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *pb = p->pad_begin;
+    float fill = is_max ? -INFINITY : 0.0f;
+    pool_vec vfill = fill + (pool_vec){0};
+    int64_t pitch = out[2] + k[2] - 1, rows = out[1] + k[1] - 1, grid = rows * pitch;
+    int64_t planes = MRVL_POOL_BAND / grid;
+    /* The input's rows and columns in the grid. */
+    int64_t r0 = min_i64(pb[1], rows), r1 = min_i64(rows, pb[1] + in[1]);
+    int64_t c0 = min_i64(pb[2], pitch), c1 = min_i64(pitch, pb[2] + in[2]);
+    int64_t lo = p->count_include_pad ? -pb[1] : 0, hi = p->count_include_pad ? in[1] + p->pad_end[1] : in[1];
+    /* The grids (at most a band), and their slack: the vertical pass reads k1 - 1 rows and
+     * two vectors past the band (less than a grid and two vectors: (k1 - 1) pitch + k2 - 1 <
+     * rows * pitch), the horizontal pass k2 - 1 floats and a vector past its last vector. */
+    MRVL_POOL_ALIGNED float g[2 * MRVL_POOL_BAND + 4 * MRVL_POOL_VF];
+    MRVL_POOL_ALIGNED float v[2 * MRVL_POOL_BAND + 4 * MRVL_POOL_VF];
+    float *y_end = a->y + end * out[1] * out[2];
+    const float *x_end = a->x + a->x_size;
+    for (int64_t first = begin; first < end; first += planes) {
+        int64_t count = min_i64(planes, end - first), size = count * grid;
+        for (int64_t i = 0; i < size + grid + 3 * MRVL_POOL_VF; i += MRVL_POOL_VF) pool_store(g + i, vfill);
+        /* Row by row in order, whole vectors: a row's last one holds fill past the row (its
+         * padding), and the next row's data is written after it. */
+        for (int64_t c = 0; c < count; c++) {
+            for (int64_t r = r0; r < r1; r++) {
+                const float *src = a->x + (first + c) * volume3(in) + (r - pb[1]) * in[2] + c0 - pb[2];
+                float *dst = g + c * grid + r * pitch + c0;
+                for (int64_t j = 0; j < c1 - c0; j += MRVL_POOL_VF) {
+                    pool_vec x;
+                    if (x_end - src - j >= MRVL_POOL_VF) x = pool_load(src + j);
+                    else {
+                        float tail[MRVL_POOL_VF];
+                        for (int l = 0; l < MRVL_POOL_VF; l++) tail[l] = src + j + l < x_end ? src[j + l] : fill;
+                        x = pool_load(tail);
+                    }
+#if defined(__GNUC__)
+                    pool_mask inside = (pool_mask){MRVL_POOL_IOTA} < (int32_t)(c1 - c0 - j);
+                    x = (pool_vec)((inside & (pool_mask)x) | (~inside & (pool_mask)vfill));
+#endif
+                    pool_store(dst + j, x);
+                }
+            }
+        }
+        for (int64_t i = 0; i < size + k[2] - 1 + MRVL_POOL_VF; i += MRVL_POOL_VF) {
+            pool_vec acc = is_max ? vfill : pool_load(g + i);
+            for (int64_t ky = is_max ? 0 : 1; ky < k[1]; ky++) {
+                pool_vec x = pool_load(g + i + ky * pitch);
+                acc = is_max ? pool_max(x, acc) : acc + x;
+            }
+            pool_store(v + i, acc);
+        }
+        for (int64_t i = 0; i < size; i += MRVL_POOL_VF) {
+            pool_vec acc = pool_load(v + i);
+            for (int64_t kx = 1; kx < k[2]; kx++) {
+                pool_vec x = pool_load(v + i + kx);
+                acc = is_max ? pool_max(x, acc) : acc + x;
+            }
+            pool_store(g + i, acc); /* T over the grids, read below */
+        }
+        for (int64_t c = 0; c < count; c++) {
+            for (int64_t oy = 0; oy < out[1]; oy++) {
+                const float *t = g + c * grid + oy * pitch;
+                float *dst = a->y + ((first + c) * out[1] + oy) * out[2];
+                float rows_in = is_max ? 1.0f : (float)pool_taps_in(oy, k[1], 1, 1, pb[1], lo, hi);
+                for (int64_t ox = 0; ox < out[2]; ox += MRVL_POOL_VF) {
+                    pool_vec o = pool_load(t + ox);
+                    if (!is_max) {
+                        pool_vec n = rows_in * pool_load(a->cols + ox);
+#if defined(__GNUC__)
+                        o = (pool_vec)((pool_mask)(o / n) & (n > 0));
+#else
+                        o = n > 0 ? o / n : 0.0f;
+#endif
+                    }
+                    if (dst + ox + MRVL_POOL_VF <= y_end) pool_store(dst + ox, o);
+                    else memcpy(dst + ox, &o, (size_t)(y_end - dst - ox) * sizeof(float));
+                }
+            }
+        }
+    }
+}
+
+static void pool_grid_planes(const void *ctx, int64_t begin, int64_t end)
+{
+    const pool_args *a = ctx;
+    if (a->p->is_max) pool_grid_bands(a, begin, end, 1);
+    else pool_grid_bands(a, begin, end, 0);
+}
+
 /* Max or average over each window of x (n, c, in): pool_direct_planes or pool_pair_planes
  * where they apply, else pool_planes, the planes split over the threads; padded rows wider
  * than MRVL_POOL_ROW take the bounds-checked loop. */
@@ -2459,7 +2561,11 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
     /* Rows of fewer than VF / 2 outputs waste most of the direct path's lanes: the flat bands
      * then cost less. */
     int direct = in[0] == 1 && k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1 && !padded;
-    mrvl_task task = !direct ? pool_planes
+    /* Stride 1 on planes whose padded extent fits a band: pool_grid_planes. */
+    int grid = in[0] == 1 && k[0] == 1 && out[0] == 1 && s[1] == 1 && s[2] == 1 && d[1] == 1 && d[2] == 1
+            && (out[1] + k[1] - 1) * (out[2] + k[2] - 1) <= MRVL_POOL_BAND && out[2] + k[2] - 1 <= MRVL_POOL_ROW;
+    mrvl_task task = grid ? pool_grid_planes
+                   : !direct ? pool_planes
                    : span <= MRVL_POOL_VF && 2 * out[2] <= MRVL_POOL_VF ? pool_pair_planes
                    : 2 * out[2] >= MRVL_POOL_VF ? pool_direct_planes : pool_planes;
     if (planes * volume3(out) * volume3(k) < MRVL_PARALLEL_MACS) task(&args, 0, planes);
