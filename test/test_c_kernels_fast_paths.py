@@ -359,13 +359,11 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
 # activation, which share the epilogue code) only natively, and in those builds under
 # `make test-slow`: compiling all 110 with the sanitizers took five minutes of the suite.
 REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_include_pad", "max_3x3s2_ceil",
-                  "max_3x3s2_direct", "max_3x3s2_small_planes", "max_pairs", "avg_pairs", "max_grid", "avg_grid",
-                  "max_wide_row", "max_dilated", "max_2x2s1_pad_end", "concat_in_place_fire_batch4",
-                  "concat_in_place_flat_batch2", "depthwise_rows_7x7_plane", "depthwise_rows_stride2_5x5",
-                  "depthwise_rows_3x7", "depthwise_rows_1d",
+                  "max_3x3s2_direct", "max_3x3s2_small_planes", "max_pairs", "max_grid", "max_wide_row",
+                  "max_dilated", "max_2x2s1_pad_end", "concat_in_place_fire_batch4", "concat_in_place_flat_batch2",
+                  "depthwise_rows_7x7_plane", "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
                   "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",
-                  "depthwise_phases_stride2_last_column_unread", "depthwise_phases_stride2_3d",
-                  "depthwise_residual_affine_planes", "direct_residual_clip_silu", "direct_residual_relu",
+                  "depthwise_phases_stride2_last_column_unread", "direct_residual_clip_silu", "direct_residual_relu",
                   "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish", "flat_residual_clip_silu",
                   "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
                   "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
