@@ -19,7 +19,9 @@ from test_c_kernels_coverage import (FILTERED_RESIZES, MAX_POOL_INDICES, float64
                                      training_dropout)
 from test_c_kernels_recurrent import mixed_cases, onnxruntime_outputs
 
-SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
+# -O1 after the Makefile's -O3, as AddressSanitizer's docs advise: the same code paths checked, each
+# object compiled in about half the time.
+SANITIZE = ["-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
 
 
