@@ -1918,7 +1918,7 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
             }
         }
         /* The epilogue over the planes since the last, once they fill the caches' share (a
-         * call per 7x7 plane was a fifth of MobileNet's last depthwise convs). */
+         * call per 7x7 plane was a tenth of MobileNet's last depthwise convs). */
         int64_t next = (ic + 1) * mult;
         if ((next - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || ic + 1 == end) {
             conv_epilogue(p, (next - pending) * positions, positions, pending,
