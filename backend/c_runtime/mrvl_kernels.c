@@ -2237,6 +2237,27 @@ static void pool_band_across(int is_max, int64_t n, int64_t kernel, int64_t s, i
     }
 }
 
+/* The reduced row `src` (padded to whole vectors) as `count` outputs at dst: averages divided
+ * by their windows' taps, rows_in x cols[c] (0 where a window holds none); the last vector
+ * cut at y_end. Inlined where is_max is a constant. */
+static MRVL_ALWAYS_INLINE void pool_store_row(float *dst, const float *src, int64_t count, int is_max, float rows_in,
+                                              const float *cols, const float *y_end)
+{
+    for (int64_t c = 0; c < count; c += MRVL_POOL_VF) {
+        pool_vec o = pool_load(src + c);
+        if (!is_max) {
+            pool_vec n = rows_in * pool_load(cols + c);
+#if defined(__GNUC__)
+            o = (pool_vec)((pool_mask)(o / n) & (n > 0));
+#else
+            o = n > 0 ? o / n : 0.0f;
+#endif
+        }
+        if (dst + c + MRVL_POOL_VF <= y_end) pool_store(dst + c, o);
+        else memcpy(dst + c, &o, (size_t)(y_end - dst - c) * sizeof(float));
+    }
+}
+
 /* Planes [begin, end) of mrvl_pool_f32 (an mrvl_task over its n * c planes), band by band. */
 static void pool_planes(const void *ctx, int64_t begin, int64_t end)
 {
@@ -2266,19 +2287,7 @@ static void pool_planes(const void *ctx, int64_t begin, int64_t end)
         for (int64_t r = 0; r < rows; r++) {
             const float *src = t + r * tw;
             float *dst = a->y + (first + r) * out[2];
-            for (int64_t c = 0; c < out[2]; c += MRVL_POOL_VF) {
-                pool_vec o = pool_load(src + c);
-                if (!p->is_max) {
-                    pool_vec count = counts[r] * pool_load(a->cols + c);
-#if defined(__GNUC__)
-                    o = (pool_vec)((pool_mask)(o / count) & (count > 0));
-#else
-                    o = count > 0 ? o / count : 0.0f;
-#endif
-                }
-                if (dst + c + MRVL_POOL_VF <= y_end) pool_store(dst + c, o);
-                else memcpy(dst + c, &o, (size_t)(y_end - dst - c) * sizeof(float));
-            }
+            pool_store_row(dst, src, out[2], p->is_max, counts[r], a->cols, y_end);
         }
     }
 }
@@ -2511,19 +2520,7 @@ static MRVL_ALWAYS_INLINE void pool_grid_bands(const pool_args *a, int64_t begin
                 const float *t = g + c * grid + oy * pitch;
                 float *dst = a->y + ((first + c) * out[1] + oy) * out[2];
                 float rows_in = is_max ? 1.0f : (float)pool_taps_in(oy, k[1], 1, 1, pb[1], lo, hi);
-                for (int64_t ox = 0; ox < out[2]; ox += MRVL_POOL_VF) {
-                    pool_vec o = pool_load(t + ox);
-                    if (!is_max) {
-                        pool_vec n = rows_in * pool_load(a->cols + ox);
-#if defined(__GNUC__)
-                        o = (pool_vec)((pool_mask)(o / n) & (n > 0));
-#else
-                        o = n > 0 ? o / n : 0.0f;
-#endif
-                    }
-                    if (dst + ox + MRVL_POOL_VF <= y_end) pool_store(dst + ox, o);
-                    else memcpy(dst + ox, &o, (size_t)(y_end - dst - ox) * sizeof(float));
-                }
+                pool_store_row(dst, t, out[2], is_max, rows_in, a->cols, y_end);
             }
         }
     }
