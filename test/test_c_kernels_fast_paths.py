@@ -25,7 +25,7 @@ import pytest
 from mrvl.numerics import assert_close
 from mrvl_dialect.host_kernels import kernel_macro
 from onnx import TensorProto, helper
-from test_c_backend import (GCC, Bundle, _w, build_program, c_workdir, check, emit_model, gcc,  # noqa: F401
+from test_c_backend import (GCC, Bundle, _w, build_program, c_workdir, check, compile_model, emit_model, gcc,  # noqa: F401
                             random_inputs, reference, run_program, single_op)
 from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
@@ -500,3 +500,18 @@ def test_depthwise_masks_keep_infinities_out_of_the_next_row(c_workdir: Path) ->
     inputs["x"][0, :, 2, -1] = np.inf
     inputs["x"][0, :, 4, 0] = -np.inf
     check(model, c_workdir, inputs, name="inf_rows", native=True)
+
+
+@pytest.mark.parametrize("name", ["max_3x3s2_direct", "max_pairs_3x3s2", "max_grid_5x5s1_pad", "max_3x3s2_pad",
+                                  "max_3x3s2_ceil", "max_wide_row"])
+def test_nan_never_wins_a_max_pool(name: str, c_workdir: Path) -> None:
+    """Each max pool path (direct, pairs, grid, row bands, the bounds-checked loop) takes a
+    NaN for -inf wherever it lies in a window: the largest number wins. (onnxruntime's
+    answer depends on where the NaN lies, so the reference is its answer with -inf there.)"""
+    model = CASES[name]
+    inputs = random_inputs(model, 5)
+    inputs["x"].reshape(-1)[::7] = np.nan
+    rc, got = compile_model(model, c_workdir, name="nan", native=True).run(inputs)
+    assert rc == 0
+    expected = reference(model, {"x": np.nan_to_num(inputs["x"], nan=-np.inf)})
+    assert_close(got[0], expected[0].reshape(got[0].shape))
