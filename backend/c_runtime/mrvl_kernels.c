@@ -829,20 +829,6 @@ MRVL_NOINLINE static void mrvl_hard_swish_f32(int64_t count, const float *x, flo
     }
 }
 
-/* 1 / (1 + e^-v) from e = e^-|v| (never overflows): 1 / (1 + e) for v >= 0, e / (1 + e) below;
- * no libm call, so the loops over it vectorise. -|v| is clamped to -87 (e^-87 ~ 1.6e-38 stands
- * for anything smaller: the result moves by less than that) and NaN is passed through at the
- * end, so that every lane takes the one division (GCC's if-conversion of exp_nonpositive_f32's
- * cases there made two). */
-static float sigmoid_f32(float v)
-{
-    float t = v > 0.0f ? -v : v;
-    float e = exp_normal_f32(t > -87.0f ? t : -87.0f);
-    float s = 1.0f / (1.0f + e);
-    float y = v >= 0.0f ? s : e * s;
-    return v != v ? v : y;
-}
-
 /* tanh without a libm call, so loops over it vectorise: for |x| < 0.3 its odd Taylor
  * polynomial to x^11 (the next term is below 2e-9 of the result there), else (1 - e) / (1 + e)
  * with e = e^-2|x| (at |x| >= 0.3 the difference loses at most a bit; past |x| = 9, e is
@@ -864,15 +850,9 @@ static float tanh_f32(float x)
     return x != x ? x : y;
 }
 
-MRVL_NOINLINE static void sigmoid_loop_f32(int64_t count, const float *x, float *y)
-{
-    for (int64_t i = 0; i < count; i++) y[i] = sigmoid_f32(x[i]);
-}
-
-MRVL_NOINLINE static void silu_loop_f32(int64_t count, float *y)
-{
-    for (int64_t i = 0; i < count; i++) y[i] = y[i] * sigmoid_f32(y[i]);
-}
+/* Sigmoid and SiLU in vectors (defined with the vectors, below). */
+static void sigmoid_loop_f32(int64_t count, const float *x, float *y);
+static void silu_loop_f32(int64_t count, float *y);
 
 static void mrvl_unary_f32(int kind, int64_t count, const float *x, float *y);
 
@@ -1569,6 +1549,20 @@ static inline pool_vec pool_max(pool_vec a, pool_vec b)
     return (pool_vec)((m & (pool_mask)a) | (~m & (pool_mask)b));
 #endif
 }
+/* a < b ? a : b lane by lane (x86's min instruction, as pool_max). */
+static inline pool_vec pool_min(pool_vec a, pool_vec b)
+{
+#if MRVL_POOL_VF == 16 && defined(__AVX512F__)
+    return (pool_vec)_mm512_min_ps((__m512)a, (__m512)b);
+#elif MRVL_POOL_VF == 8 && defined(__AVX__)
+    return (pool_vec)_mm256_min_ps((__m256)a, (__m256)b);
+#elif MRVL_POOL_VF == 4 && defined(__SSE__)
+    return (pool_vec)_mm_min_ps((__m128)a, (__m128)b);
+#else
+    pool_mask m = a < b;
+    return (pool_vec)((m & (pool_mask)a) | (~m & (pool_mask)b));
+#endif
+}
 /* The even and the odd elements of the 2 * MRVL_POOL_VF floats a, b (x86 vpermt2ps or
  * shufps, NEON uzp1 and uzp2). */
 static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, pool_vec *odd)
@@ -1603,7 +1597,9 @@ static inline pool_vec pool_upper(pool_vec a)
 #define MRVL_POOL_VF 1
 #define MRVL_POOL_ALIGNED
 typedef float pool_vec;
+typedef int32_t pool_mask;
 static inline pool_vec pool_max(pool_vec a, pool_vec b) { return a > b ? a : b; }
+static inline pool_vec pool_min(pool_vec a, pool_vec b) { return a < b ? a : b; }
 static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, pool_vec *odd)
 {
     *even = a;
@@ -1623,6 +1619,72 @@ static inline pool_vec pool_load(const float *p)
     return v;
 }
 static inline void pool_store(float *p, pool_vec v) { memcpy(p, &v, sizeof v); }
+
+/* --- Sigmoid and SiLU, written in vectors: GCC's if-conversion of the scalar loops (a clamp
+ * around exp_normal_f32) computed three divisions per vector. -------------------------- */
+
+/* exp_normal_f32 lane by lane (-87 <= t <= 88), 2^n from the bits of n + 1.5 * 2^23. */
+static inline pool_vec exp_normal_vec(pool_vec t)
+{
+    pool_vec big = t * 1.44269504f + 12582912.0f, n = big - 12582912.0f;
+    pool_vec r = (t - n * 0.693145752f) - n * 1.42860677e-6f;
+    pool_vec p = (1.0f / 5040.0f) * r + 1.0f / 720.0f;
+    p = p * r + 1.0f / 120.0f;
+    p = p * r + 1.0f / 24.0f;
+    p = p * r + 1.0f / 6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    pool_mask bits, exponent = (pool_mask){0} + (0x4B400000 - 127); /* big's bits less n + 127 */
+    memcpy(&bits, &big, sizeof bits);
+    bits = (bits - exponent) << 23;
+    pool_vec scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+}
+
+/* 1 + e^-v, with -v clamped to [-87, 88] where e^-v is a normal float (the result moves by
+ * less than float's resolution; NaN becomes -87: the caller passes it through). */
+static inline pool_vec one_plus_exp_minus(pool_vec v)
+{
+    pool_vec t = pool_min(pool_max(-v, (pool_vec){0} - 87.0f), (pool_vec){0} + 88.0f);
+    return 1.0f + exp_normal_vec(t);
+}
+
+/* f over count floats, in vectors and a last one through a buffer (every element computed
+ * the same way, however the caller splits its work). Inlined where f is a constant. */
+static MRVL_ALWAYS_INLINE void map_vectors(int64_t count, const float *x, float *y, pool_vec (*f)(pool_vec))
+{
+    int64_t whole = count - count % MRVL_POOL_VF;
+    for (int64_t i = 0; i < whole; i += MRVL_POOL_VF) pool_store(y + i, f(pool_load(x + i)));
+    if (whole == count) return;
+    float tail[MRVL_POOL_VF] = {0};
+    memcpy(tail, x + whole, (size_t)(count - whole) * sizeof(float));
+    pool_store(tail, f(pool_load(tail)));
+    memcpy(y + whole, tail, (size_t)(count - whole) * sizeof(float));
+}
+
+/* 1 / (1 + e^-v) (NaN stays NaN: one compare and select). */
+static inline pool_vec sigmoid_vec(pool_vec v)
+{
+    pool_vec s = 1.0f / one_plus_exp_minus(v);
+#if defined(__GNUC__)
+    pool_mask number = v == v;
+    return (pool_vec)((number & (pool_mask)s) | (~number & (pool_mask)v));
+#else
+    return v == v ? s : v;
+#endif
+}
+
+/* v / (1 + e^-v): NaN stays NaN by itself. */
+static inline pool_vec silu_vec(pool_vec v) { return v / one_plus_exp_minus(v); }
+
+MRVL_NOINLINE static void sigmoid_loop_f32(int64_t count, const float *x, float *y)
+{
+    map_vectors(count, x, y, sigmoid_vec);
+}
+
+MRVL_NOINLINE static void silu_loop_f32(int64_t count, float *y) { map_vectors(count, y, y, silu_vec); }
 
 /* A depthwise conv works on "flat" planes: it computes its output plane as one run of
  * contiguous vectors over a grid of rows `pitch` apart (pitch >= the output's width: the rest
