@@ -813,21 +813,9 @@ MRVL_NOINLINE static void mrvl_leaky_relu_f32(int64_t count, float alpha, const 
     for (int64_t i = 0; i < count; i++) y[i] = x[i] < 0.0f ? alpha * x[i] : x[i];
 }
 
-MRVL_NOINLINE static void mrvl_hard_sigmoid_f32(int64_t count, float alpha, float beta, const float *x, float *y)
-{
-    for (int64_t i = 0; i < count; i++) {
-        float v = alpha * x[i] + beta;
-        y[i] = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
-    }
-}
-
-MRVL_NOINLINE static void mrvl_hard_swish_f32(int64_t count, const float *x, float *y)
-{
-    for (int64_t i = 0; i < count; i++) {
-        float v = x[i] / 6.0f + 0.5f;
-        y[i] = x[i] * (v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v));
-    }
-}
+/* HardSigmoid and HardSwish (defined with the vectors, below). */
+static void mrvl_hard_sigmoid_f32(int64_t count, float alpha, float beta, const float *x, float *y);
+static void mrvl_hard_swish_f32(int64_t count, const float *x, float *y);
 
 /* tanh without a libm call, so loops over it vectorise: for |x| < 0.3 its odd Taylor
  * polynomial to x^11 (the next term is below 2e-9 of the result there), else (1 - e) / (1 + e)
@@ -1651,22 +1639,25 @@ static inline pool_vec one_plus_exp_minus(pool_vec v)
     return 1.0f + exp_normal_vec(t);
 }
 
-/* f over count floats, in vectors and a last one through a buffer (every element computed
- * the same way, however the caller splits its work). Inlined where f is a constant. */
-static MRVL_ALWAYS_INLINE void map_vectors(int64_t count, const float *x, float *y, pool_vec (*f)(pool_vec))
+/* f(x, alpha, beta) over count floats, in vectors and a last one through a buffer (every
+ * element computed the same way, however the caller splits its work). Inlined where f is a
+ * constant. */
+static MRVL_ALWAYS_INLINE void map_vectors(int64_t count, const float *x, float *y,
+                                           pool_vec (*f)(pool_vec, float, float), float alpha, float beta)
 {
     int64_t whole = count - count % MRVL_POOL_VF;
-    for (int64_t i = 0; i < whole; i += MRVL_POOL_VF) pool_store(y + i, f(pool_load(x + i)));
+    for (int64_t i = 0; i < whole; i += MRVL_POOL_VF) pool_store(y + i, f(pool_load(x + i), alpha, beta));
     if (whole == count) return;
     float tail[MRVL_POOL_VF] = {0};
     memcpy(tail, x + whole, (size_t)(count - whole) * sizeof(float));
-    pool_store(tail, f(pool_load(tail)));
+    pool_store(tail, f(pool_load(tail), alpha, beta));
     memcpy(y + whole, tail, (size_t)(count - whole) * sizeof(float));
 }
 
 /* 1 / (1 + e^-v) (NaN stays NaN: one compare and select). */
-static inline pool_vec sigmoid_vec(pool_vec v)
+static inline pool_vec sigmoid_vec(pool_vec v, float alpha, float beta)
 {
+    (void)alpha, (void)beta;
     pool_vec s = 1.0f / one_plus_exp_minus(v);
 #if defined(__GNUC__)
     pool_mask number = v == v;
@@ -1677,14 +1668,38 @@ static inline pool_vec sigmoid_vec(pool_vec v)
 }
 
 /* v / (1 + e^-v): NaN stays NaN by itself. */
-static inline pool_vec silu_vec(pool_vec v) { return v / one_plus_exp_minus(v); }
+static inline pool_vec silu_vec(pool_vec v, float alpha, float beta)
+{
+    (void)alpha, (void)beta;
+    return v / one_plus_exp_minus(v);
+}
 
 MRVL_NOINLINE static void sigmoid_loop_f32(int64_t count, const float *x, float *y)
 {
-    map_vectors(count, x, y, sigmoid_vec);
+    map_vectors(count, x, y, sigmoid_vec, 0.0f, 0.0f);
 }
 
-MRVL_NOINLINE static void silu_loop_f32(int64_t count, float *y) { map_vectors(count, y, y, silu_vec); }
+MRVL_NOINLINE static void silu_loop_f32(int64_t count, float *y) { map_vectors(count, y, y, silu_vec, 0.0f, 0.0f); }
+
+/* max(0, min(1, alpha x + beta)), NaN kept (the max and min return their second operand
+ * where either is NaN). */
+static inline pool_vec hard_sigmoid_vec(pool_vec x, float alpha, float beta)
+{
+    return pool_min((pool_vec){0} + 1.0f, pool_max((pool_vec){0}, alpha * x + beta));
+}
+
+MRVL_NOINLINE static void mrvl_hard_sigmoid_f32(int64_t count, float alpha, float beta, const float *x, float *y)
+{
+    map_vectors(count, x, y, hard_sigmoid_vec, alpha, beta);
+}
+
+/* x HardSigmoid(x), ONNX's alpha 1/6 (a multiplication, as the spec writes it) and beta 0.5. */
+static inline pool_vec hard_swish_vec(pool_vec x, float alpha, float beta) { return x * hard_sigmoid_vec(x, alpha, beta); }
+
+MRVL_NOINLINE static void mrvl_hard_swish_f32(int64_t count, const float *x, float *y)
+{
+    map_vectors(count, x, y, hard_swish_vec, 1.0f / 6.0f, 0.5f);
+}
 
 /* A depthwise conv works on "flat" planes: it computes its output plane as one run of
  * contiguous vectors over a grid of rows `pitch` apart (pitch >= the output's width: the rest
