@@ -515,3 +515,14 @@ def test_nan_never_wins_a_max_pool(name: str, c_workdir: Path) -> None:
     assert rc == 0
     expected = reference(model, {"x": np.nan_to_num(inputs["x"], nan=-np.inf)})
     assert_close(got[0], expected[0].reshape(got[0].shape))
+
+
+@pytest.mark.parametrize("width", [8, 16, 53])
+def test_softmax_rows_with_masked_entries(width: int, c_workdir: Path) -> None:
+    """Rows shorter than, exactly, and not a whole number of vectors, with -inf entries (an
+    attention mask) and large values: e^-inf adds nothing, nothing overflows."""
+    model = single_op("Softmax", [("x", [4, width])], axis=-1)
+    inputs = random_inputs(model, 3)
+    inputs["x"] *= 30.0
+    inputs["x"][:, ::3] = -np.inf
+    check(model, c_workdir, inputs, name="masked", native=True)

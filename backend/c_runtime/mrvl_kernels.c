@@ -3188,29 +3188,54 @@ static void mrvl_cast(int64_t count, int from, const void *x, int to, void *y)
 
 /* --- Normalisation ---------------------------------------------------------------- */
 
-/* Softmax over the middle dim of x viewed as (outer, axis, inner). Over the last axis
- * (inner 1) the maximum and the sum are taken in 16 lanes, so that their loops vectorise. */
+/* e^x lane by lane for x <= 0 as exp_nonpositive_f32: below -87 0, NaN stays NaN. */
+static inline pool_vec exp_nonpositive_vec(pool_vec x)
+{
+    pool_vec e = exp_normal_vec(pool_min(pool_max(x, (pool_vec){0} - 87.0f), (pool_vec){0}));
+#if defined(__GNUC__)
+    pool_mask keep = x >= -87.0f, nan = x != x;
+    return (pool_vec)((keep & (pool_mask)e) | (nan & (pool_mask)x));
+#else
+    return x != x ? x : (x < -87.0f ? 0.0f : e);
+#endif
+}
+
+/* Softmax of one contiguous row of n floats, in vectors: the maximum (NaN never wins), then
+ * e^(x - max) stored and summed, then times 1 / sum. A row's last vector goes through a
+ * buffer (its lanes past the row -inf: e^-inf adds 0). The lanes are combined in a fixed
+ * order: the same bits however rows are split. */
+static void softmax_row_f32(int64_t n, const float *in, float *out)
+{
+    int64_t whole = n - n % MRVL_POOL_VF, rest = n - whole;
+    float tail[MRVL_POOL_VF], lanes[MRVL_POOL_VF];
+    for (int l = 0; l < MRVL_POOL_VF; l++) tail[l] = -INFINITY;
+    memcpy(tail, in + whole, (size_t)rest * sizeof(float));
+    pool_vec acc = pool_load(tail);
+    for (int64_t a = 0; a < whole; a += MRVL_POOL_VF) acc = pool_max(pool_load(in + a), acc);
+    pool_store(lanes, acc);
+    float max = lanes[0];
+    for (int l = 1; l < MRVL_POOL_VF; l++) max = lanes[l] > max ? lanes[l] : max;
+    pool_vec sum = exp_nonpositive_vec(pool_load(tail) - max);
+    pool_store(tail, sum);
+    memcpy(out + whole, tail, (size_t)rest * sizeof(float));
+    for (int64_t a = 0; a < whole; a += MRVL_POOL_VF) {
+        pool_vec e = exp_nonpositive_vec(pool_load(in + a) - max);
+        pool_store(out + a, e);
+        sum += e;
+    }
+    pool_store(lanes, sum);
+    float total = 0.0f;
+    for (int l = 0; l < MRVL_POOL_VF; l++) total += lanes[l];
+    float scale = 1.0f / total;
+    for (int64_t a = 0; a < n; a++) out[a] *= scale;
+}
+
+/* Softmax over the middle dim of x viewed as (outer, axis, inner): the usual last axis (inner
+ * 1) row by row in vectors (softmax_row_f32). */
 static void mrvl_softmax_f32(int64_t outer, int64_t axis, int64_t inner, const float *x, float *y)
 {
-    if (inner == 1) { /* the usual last axis: contiguous rows, reduced in 16 lanes */
-        int64_t whole = axis - axis % 16;
-        for (int64_t o = 0; o < outer; o++) {
-            const float *in = x + o * axis;
-            float *out = y + o * axis;
-            float part[16], max = -INFINITY, sum = 0.0f;
-            for (int l = 0; l < 16; l++) part[l] = -INFINITY;
-            for (int64_t a = 0; a < whole; a += 16)
-                for (int l = 0; l < 16; l++) part[l] = in[a + l] > part[l] ? in[a + l] : part[l];
-            for (int l = 0; l < 16; l++) max = part[l] > max ? part[l] : max;
-            for (int64_t a = whole; a < axis; a++) max = in[a] > max ? in[a] : max;
-            for (int64_t a = 0; a < axis; a++) out[a] = exp_nonpositive_f32(in[a] - max);
-            for (int l = 0; l < 16; l++) part[l] = 0.0f;
-            for (int64_t a = 0; a < whole; a += 16)
-                for (int l = 0; l < 16; l++) part[l] += out[a + l];
-            for (int l = 0; l < 16; l++) sum += part[l];
-            for (int64_t a = whole; a < axis; a++) sum += out[a];
-            for (int64_t a = 0; a < axis; a++) out[a] /= sum;
-        }
+    if (inner == 1) {
+        for (int64_t o = 0; o < outer; o++) softmax_row_f32(axis, x + o * axis, y + o * axis);
         return;
     }
     for (int64_t o = 0; o < outer; o++) {
