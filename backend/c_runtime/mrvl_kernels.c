@@ -813,52 +813,14 @@ MRVL_NOINLINE static void mrvl_leaky_relu_f32(int64_t count, float alpha, const 
     for (int64_t i = 0; i < count; i++) y[i] = x[i] < 0.0f ? alpha * x[i] : x[i];
 }
 
-/* HardSigmoid and HardSwish (defined with the vectors, below). */
+/* The activations written in vectors (defined with the vectors, below). */
 static void mrvl_hard_sigmoid_f32(int64_t count, float alpha, float beta, const float *x, float *y);
 static void mrvl_hard_swish_f32(int64_t count, const float *x, float *y);
-
-/* tanh without a libm call, so loops over it vectorise: for |x| < 0.3 its odd Taylor
- * polynomial to x^11 (the next term is below 2e-9 of the result there), else (1 - e) / (1 + e)
- * with e = e^-2|x| (at |x| >= 0.3 the difference loses at most a bit; past |x| = 9, e is
- * below float's resolution of 1), the sign put back; NaN stays NaN. One division either way. */
-static float tanh_f32(float x)
-{
-    float a = x < 0.0f ? -x : x;
-    float t = -2.0f * a;
-    float e = exp_normal_f32(t > -87.0f ? t : -87.0f); /* also maps NaN to -87 */
-    float q = (1.0f - e) / (1.0f + e);
-    float x2 = x * x;
-    float p = -1382.0f / 155925.0f;
-    p = p * x2 + 62.0f / 2835.0f;
-    p = p * x2 - 17.0f / 315.0f;
-    p = p * x2 + 2.0f / 15.0f;
-    p = p * x2 - 1.0f / 3.0f;
-    float small = x + x * x2 * p;
-    float y = a < 0.3f ? small : (x < 0.0f ? -q : q);
-    return x != x ? x : y;
-}
-
-/* Sigmoid and SiLU in vectors (defined with the vectors, below). */
 static void sigmoid_loop_f32(int64_t count, const float *x, float *y);
 static void silu_loop_f32(int64_t count, float *y);
+static void mish_loop_f32(int64_t count, const float *x, float *y);
 
 static void mrvl_unary_f32(int kind, int64_t count, const float *x, float *y);
-
-/* Mish, x tanh(softplus(x)), from e = e^x alone: tanh(log(1 + e)) = n / (n + 2) with n =
- * e (e + 2); past x = 20 that is 1 in float (and e^x would soon overflow): x. */
-static float mish_f32(float x)
-{
-    float t = x < 20.0f ? x : 20.0f;
-    float e = exp_normal_f32(t > -87.0f ? t : -87.0f); /* also maps NaN to -87 */
-    float n = e * (e + 2.0f);
-    float y = x < 20.0f ? x * n / (n + 2.0f) : x;
-    return x != x ? x : y;
-}
-
-MRVL_NOINLINE static void mish_loop_f32(int64_t count, const float *x, float *y)
-{
-    for (int64_t i = 0; i < count; i++) y[i] = mish_f32(x[i]);
-}
 
 /* A fused activation (enum mrvl_epilogue_kind, with its alpha and beta) over `count` floats
  * at y, in place. */
@@ -1521,6 +1483,11 @@ typedef int32_t pool_mask __attribute__((vector_size(MRVL_POOL_VF * 4)));
 #define MRVL_POOL_UPPER 2, 3, 2, 3
 #define MRVL_POOL_IOTA 0, 1, 2, 3
 #endif
+/* m ? a : b lane by lane (m's lanes all ones or zeros). */
+static inline pool_vec pool_select(pool_mask m, pool_vec a, pool_vec b)
+{
+    return (pool_vec)((m & (pool_mask)a) | (~m & (pool_mask)b));
+}
 /* a > b ? a : b lane by lane (NaN in a never wins): x86's max instruction is exactly that (it
  * returns b where either is NaN), one instruction where a compare and a select are two (GCC
  * does not fuse them: the pools 15-30% faster); elsewhere the compare and the select. */
@@ -1533,8 +1500,7 @@ static inline pool_vec pool_max(pool_vec a, pool_vec b)
 #elif MRVL_POOL_VF == 4 && defined(__SSE__)
     return (pool_vec)_mm_max_ps((__m128)a, (__m128)b);
 #else
-    pool_mask m = a > b;
-    return (pool_vec)((m & (pool_mask)a) | (~m & (pool_mask)b));
+    return pool_select(a > b, a, b);
 #endif
 }
 /* a < b ? a : b lane by lane (x86's min instruction, as pool_max). */
@@ -1547,8 +1513,7 @@ static inline pool_vec pool_min(pool_vec a, pool_vec b)
 #elif MRVL_POOL_VF == 4 && defined(__SSE__)
     return (pool_vec)_mm_min_ps((__m128)a, (__m128)b);
 #else
-    pool_mask m = a < b;
-    return (pool_vec)((m & (pool_mask)a) | (~m & (pool_mask)b));
+    return pool_select(a < b, a, b);
 #endif
 }
 /* The even and the odd elements of the 2 * MRVL_POOL_VF floats a, b (x86 vpermt2ps or
@@ -1587,6 +1552,7 @@ static inline pool_vec pool_upper(pool_vec a)
 typedef float pool_vec;
 typedef int32_t pool_mask;
 static inline pool_vec pool_max(pool_vec a, pool_vec b) { return a > b ? a : b; }
+static inline pool_vec pool_select(pool_mask m, pool_vec a, pool_vec b) { return m ? a : b; }
 static inline pool_vec pool_min(pool_vec a, pool_vec b) { return a < b ? a : b; }
 static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, pool_vec *odd)
 {
@@ -1658,13 +1624,7 @@ static MRVL_ALWAYS_INLINE void map_vectors(int64_t count, const float *x, float 
 static inline pool_vec sigmoid_vec(pool_vec v, float alpha, float beta)
 {
     (void)alpha, (void)beta;
-    pool_vec s = 1.0f / one_plus_exp_minus(v);
-#if defined(__GNUC__)
-    pool_mask number = v == v;
-    return (pool_vec)((number & (pool_mask)s) | (~number & (pool_mask)v));
-#else
-    return v == v ? s : v;
-#endif
+    return pool_select(v == v, 1.0f / one_plus_exp_minus(v), v);
 }
 
 /* v / (1 + e^-v): NaN stays NaN by itself. */
@@ -1699,6 +1659,93 @@ static inline pool_vec hard_swish_vec(pool_vec x, float alpha, float beta) { ret
 MRVL_NOINLINE static void mrvl_hard_swish_f32(int64_t count, const float *x, float *y)
 {
     map_vectors(count, x, y, hard_swish_vec, 1.0f / 6.0f, 0.5f);
+}
+
+/* |x| (clearing the sign bit). */
+static inline pool_vec pool_abs(pool_vec x)
+{
+    pool_mask bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits &= 0x7fffffff;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* a >= 0 with the sign of x. */
+static inline pool_vec pool_copysign(pool_vec a, pool_vec x)
+{
+    pool_mask ab, xb;
+    memcpy(&ab, &a, sizeof ab);
+    memcpy(&xb, &x, sizeof xb);
+    ab |= xb & ((pool_mask){0} + INT32_MIN);
+    memcpy(&a, &ab, sizeof a);
+    return a;
+}
+
+/* tanh: for |x| < 0.3 its odd Taylor polynomial to x^11 (the next term is below 2e-9 of the
+ * result there), else (1 - e) / (1 + e) with e = e^-2|x| (at |x| >= 0.3 the difference loses
+ * at most a bit; past |x| = 9, e is below float's resolution of 1), the sign put back; NaN
+ * stays NaN. Both computed, one selected: one division. */
+static inline pool_vec tanh_vec(pool_vec x)
+{
+    pool_vec a = pool_abs(x);
+    pool_vec e = exp_normal_vec(pool_max(-2.0f * a, (pool_vec){0} - 87.0f)); /* NaN: -87 */
+    pool_vec q = (1.0f - e) / (1.0f + e), x2 = x * x;
+    pool_vec p = (-1382.0f / 155925.0f) * x2 + 62.0f / 2835.0f;
+    p = p * x2 - 17.0f / 315.0f;
+    p = p * x2 + 2.0f / 15.0f;
+    p = p * x2 - 1.0f / 3.0f;
+    pool_vec small = x + x * x2 * p;
+    return pool_select(x != x, x, pool_select(a < 0.3f, small, pool_copysign(q, x)));
+}
+
+/* erf. |x| < 1: the Taylor series x * sum c_n x^2n to n = 11 (terms alternate and shrink, the
+ * last below 2e-9). |x| >= 1: 1 - e^(-x^2) g(1/|x|), g(u) a degree-9 polynomial least-squares
+ * fitted (in double, against erfc(x) e^(x^2) on [1, 4]) to a relative error below 3e-7, so the
+ * error in erf stays below 5e-8; past |x| = 4 erf is 1 in float (erfc(4) < 2e-8). Both
+ * computed, one selected; NaN stays NaN. */
+static inline pool_vec erf_vec(pool_vec x)
+{
+    pool_vec a = pool_abs(x), z = x * x;
+    pool_vec t = -1.229055524e-09f * z + 1.480719281e-08f;
+    t = t * z - 1.636584415e-07f;
+    t = t * z + 1.646211444e-06f;
+    t = t * z - 1.492565025e-05f;
+    t = t * z + 1.205533263e-04f;
+    t = t * z - 8.548327023e-04f;
+    t = t * z + 5.223977845e-03f;
+    t = t * z - 2.686617151e-02f;
+    t = t * z + 1.128379181e-01f;
+    t = t * z - 3.761263788e-01f;
+    t = t * z + 1.128379226e+00f;
+    pool_vec small = x * t;
+    pool_vec b = pool_min(pool_max(a, (pool_vec){0} + 1.0f), (pool_vec){0} + 4.0f), u = 1.0f / b;
+    pool_vec g = 2.995467186e-02f * u - 1.748546213e-01f;
+    g = g * u + 4.249329567e-01f;
+    g = g * u - 5.164400339e-01f;
+    g = g * u + 2.187259495e-01f;
+    g = g * u + 2.424559295e-01f;
+    g = g * u - 3.806347251e-01f;
+    g = g * u + 2.170642093e-02f;
+    g = g * u + 5.616064072e-01f;
+    g = g * u + 1.306367631e-04f;
+    pool_vec large = pool_copysign(1.0f - exp_normal_vec(-b * b) * g, x); /* -16 <= -b^2 <= -1 */
+    return pool_select(a < 1.0f, small, pool_select(x != x, x, large));
+}
+
+/* Mish, x tanh(softplus(x)), from e = e^x alone: tanh(log(1 + e)) = n / (n + 2) with n =
+ * e (e + 2); past x = 20 that is 1 in float (and e^x would soon overflow): x (NaN too). */
+static inline pool_vec mish_vec(pool_vec x, float alpha, float beta)
+{
+    (void)alpha, (void)beta;
+    pool_vec t = pool_max(pool_min(x, (pool_vec){0} + 20.0f), (pool_vec){0} - 87.0f); /* NaN: 20 */
+    pool_vec e = exp_normal_vec(t), n = e * (e + 2.0f);
+    return pool_select(x < 20.0f, x * n / (n + 2.0f), x);
+}
+
+MRVL_NOINLINE static void mish_loop_f32(int64_t count, const float *x, float *y)
+{
+    map_vectors(count, x, y, mish_vec, 0.0f, 0.0f);
 }
 
 /* A depthwise conv works on "flat" planes: it computes its output plane as one run of
@@ -2802,45 +2849,6 @@ static int64_t pow_int(int64_t a, int64_t b) { return (int64_t)pow((double)a, (d
 static int64_t max_int(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min_int(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* erf(x) in float without a libm call (glibc's erff does not vectorise, and dominates a GELU).
- * |x| < 1: the Taylor series x * sum c_n x^2n to n = 11 (terms alternate and shrink, the last
- * below 2e-9). |x| >= 1: 1 - e^(-x^2) g(1/|x|), g(u) a degree-9 polynomial least-squares
- * fitted (in double, against erfc(x) e^(x^2) on [1, 4]) to a relative error below 3e-7, so
- * the error in erf stays below 5e-8; past |x| = 4 erf is 1 in float (erfc(4) < 2e-8). Both
- * branches are computed and one selected, so the function inlines into vector code (always:
- * gcc's inliner otherwise leaves it a call, in a loop that then does not vectorise, when a
- * constant count makes it clone the loop). */
-static MRVL_ALWAYS_INLINE float erf_f32(float x)
-{
-    float a = fabsf(x), z = x * x;
-    float t = -1.229055524e-09f;
-    t = t * z + 1.480719281e-08f;
-    t = t * z - 1.636584415e-07f;
-    t = t * z + 1.646211444e-06f;
-    t = t * z - 1.492565025e-05f;
-    t = t * z + 1.205533263e-04f;
-    t = t * z - 8.548327023e-04f;
-    t = t * z + 5.223977845e-03f;
-    t = t * z - 2.686617151e-02f;
-    t = t * z + 1.128379181e-01f;
-    t = t * z - 3.761263788e-01f;
-    t = t * z + 1.128379226e+00f;
-    float small = x * t;
-    float b = a < 1.0f ? 1.0f : (a < 4.0f ? a : 4.0f), u = 1.0f / b;
-    float g = 2.995467186e-02f;
-    g = g * u - 1.748546213e-01f;
-    g = g * u + 4.249329567e-01f;
-    g = g * u - 5.164400339e-01f;
-    g = g * u + 2.187259495e-01f;
-    g = g * u + 2.424559295e-01f;
-    g = g * u - 3.806347251e-01f;
-    g = g * u + 2.170642093e-02f;
-    g = g * u + 5.616064072e-01f;
-    g = g * u + 1.306367631e-04f;
-    float large = copysignf(1.0f - exp_nonpositive_f32(-b * b) * g, x);
-    return a < 1.0f ? small : (x != x ? x : large);
-}
-
 /* out = a `kind` b over elements of type T (comparisons write bool, one byte); MOD, FMOD,
  * POW, MAX and MIN name T's functions. Integer division truncates toward zero, as ONNX Div;
  * an integer division by zero is undefined, as in C. */
@@ -2978,24 +2986,50 @@ static void sigmoid_loop_f64(int64_t count, const double *x, double *y)
 /* Gelu with the tanh approximation: x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2. */
 #define MRVL_GELU_TANH(T, TANH, v) ((v) * (T)0.5 * (1 + TANH((T)0.79788456080286536 * ((v) + (T)0.044715 * (v) * (v) * (v)))))
 
+/* The loops over the vector functions (defined with the vectors): their signature for
+ * map_vectors. */
+static inline pool_vec tanh_lanes(pool_vec v, float alpha, float beta)
+{
+    (void)alpha, (void)beta;
+    return tanh_vec(v);
+}
+
+static inline pool_vec erf_lanes(pool_vec v, float alpha, float beta)
+{
+    (void)alpha, (void)beta;
+    return erf_vec(v);
+}
+
+static inline pool_vec gelu_lanes(pool_vec v, float alpha, float beta)
+{
+    (void)alpha, (void)beta;
+    return MRVL_GELU_ERF(float, erf_vec, v);
+}
+
+static inline pool_vec gelu_tanh_lanes(pool_vec v, float alpha, float beta)
+{
+    (void)alpha, (void)beta;
+    return MRVL_GELU_TANH(float, tanh_vec, v);
+}
+
 MRVL_NOINLINE static void tanh_loop_f32(int64_t count, const float *x, float *y)
 {
-    for (int64_t i = 0; i < count; i++) y[i] = tanh_f32(x[i]);
+    map_vectors(count, x, y, tanh_lanes, 0.0f, 0.0f);
 }
 
 MRVL_NOINLINE static void erf_loop_f32(int64_t count, const float *x, float *y)
 {
-    for (int64_t i = 0; i < count; i++) y[i] = erf_f32(x[i]);
+    map_vectors(count, x, y, erf_lanes, 0.0f, 0.0f);
 }
 
 MRVL_NOINLINE static void gelu_loop_f32(int64_t count, const float *x, float *y)
 {
-    for (int64_t i = 0; i < count; i++) y[i] = MRVL_GELU_ERF(float, erf_f32, x[i]);
+    map_vectors(count, x, y, gelu_lanes, 0.0f, 0.0f);
 }
 
 MRVL_NOINLINE static void gelu_tanh_loop_f32(int64_t count, const float *x, float *y)
 {
-    for (int64_t i = 0; i < count; i++) y[i] = MRVL_GELU_TANH(float, tanh_f32, x[i]);
+    map_vectors(count, x, y, gelu_tanh_lanes, 0.0f, 0.0f);
 }
 
 static void tanh_loop_f64(int64_t count, const double *x, double *y)
@@ -3192,12 +3226,7 @@ static void mrvl_cast(int64_t count, int from, const void *x, int to, void *y)
 static inline pool_vec exp_nonpositive_vec(pool_vec x)
 {
     pool_vec e = exp_normal_vec(pool_min(pool_max(x, (pool_vec){0} - 87.0f), (pool_vec){0}));
-#if defined(__GNUC__)
-    pool_mask keep = x >= -87.0f, nan = x != x;
-    return (pool_vec)((keep & (pool_mask)e) | (nan & (pool_mask)x));
-#else
-    return x != x ? x : (x < -87.0f ? 0.0f : e);
-#endif
+    return pool_select(x != x, x, pool_select(x >= -87.0f, e, (pool_vec){0}));
 }
 
 /* Softmax of one contiguous row of n floats, in vectors: the maximum (NaN never wins), then
