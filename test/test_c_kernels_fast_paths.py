@@ -290,6 +290,8 @@ CASES["transpose_matrix"] = single_op("Transpose", [("x", [45, 33])], perm=[1, 0
 
 # rows reduced in 16 lanes and a tail
 CASES["softmax_last_axis"] = single_op("Softmax", [("x", [3, 5, 37])], axis=-1)
+# a channel softmax (segmentation heads, YOLOv8's DFL): columns of positions in vectors, and a tail
+CASES["softmax_channels"] = single_op("Softmax", [("x", [2, 7, 5, 9])], axis=1)
 CASES["layer_norm_rows"] = single_op("LayerNormalization", [("x", [6, 53])], initializers=[_w("s", [53]), _w("b", [53])],
                                      axis=-1)
 
@@ -368,7 +370,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
                   "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
                   "gemm_packed_tall", "gemm_packed_trans_a", "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved",
-                  "layer_norm_rows", "softmax_last_axis", "tanh", "erf", "transpose_heads")
+                  "layer_norm_rows", "softmax_last_axis", "softmax_channels", "tanh", "erf", "transpose_heads")
 SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
 
 

@@ -3259,16 +3259,36 @@ static void softmax_row_f32(int64_t n, const float *in, float *out)
     for (int64_t a = 0; a < n; a++) out[a] *= scale;
 }
 
+/* Softmax over the axis of x viewed as (axis, inner) for the `inner` columns from x, VF of them
+ * side by side in a vector (contiguous: a channel softmax's positions): as softmax_row_f32,
+ * lane by lane. */
+static void softmax_columns_f32(int64_t axis, int64_t inner, const float *x, float *y)
+{
+    pool_vec max = (pool_vec){0} - INFINITY, sum = (pool_vec){0};
+    for (int64_t a = 0; a < axis; a++) max = pool_max(pool_load(x + a * inner), max);
+    for (int64_t a = 0; a < axis; a++) {
+        pool_vec e = exp_nonpositive_vec(pool_load(x + a * inner) - max);
+        pool_store(y + a * inner, e);
+        sum += e;
+    }
+    pool_vec scale = 1.0f / sum;
+    for (int64_t a = 0; a < axis; a++) pool_store(y + a * inner, pool_load(y + a * inner) * scale);
+}
+
 /* Softmax over the middle dim of x viewed as (outer, axis, inner): the usual last axis (inner
- * 1) row by row in vectors (softmax_row_f32). */
+ * 1) row by row in vectors (softmax_row_f32), other axes (a channel softmax, inner the
+ * positions) VF columns at a time (softmax_columns_f32) and the last few one by one. */
 static void mrvl_softmax_f32(int64_t outer, int64_t axis, int64_t inner, const float *x, float *y)
 {
     if (inner == 1) {
         for (int64_t o = 0; o < outer; o++) softmax_row_f32(axis, x + o * axis, y + o * axis);
         return;
     }
+    int64_t whole = inner - inner % MRVL_POOL_VF;
     for (int64_t o = 0; o < outer; o++) {
-        for (int64_t i = 0; i < inner; i++) {
+        for (int64_t i = 0; i < whole; i += MRVL_POOL_VF)
+            softmax_columns_f32(axis, inner, x + o * axis * inner + i, y + o * axis * inner + i);
+        for (int64_t i = whole; i < inner; i++) {
             const float *in = x + o * axis * inner + i;
             float *out = y + o * axis * inner + i;
             float max = -INFINITY, sum = 0.0f;
