@@ -528,3 +528,21 @@ def test_softmax_rows_with_masked_entries(width: int, c_workdir: Path) -> None:
     inputs["x"] *= 30.0
     inputs["x"][:, ::3] = -np.inf
     check(model, c_workdir, inputs, name="masked", native=True)
+
+
+@pytest.mark.parametrize("axes", [[1, 3], [0, 2]], ids=["last_reduced", "last_kept"])
+@pytest.mark.parametrize("op_type", ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+                                     "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"])
+def test_float_reductions_by_rows(op_type: str, axes: list[int], c_workdir: Path) -> None:
+    """Every float reduction, row by row of the last dim: reduced (16 lanes and a tail of 5)
+    or kept (the rows folded elementwise into the result)."""
+    node = helper.make_node(op_type, ["x", "axes"], ["y"], keepdims=0)
+    graph = helper.make_graph([node], "reduce", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 3, 37])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [onnx.numpy_helper.from_array(np.array(axes, np.int64), "axes")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+    x = np.random.default_rng(4).uniform(0.8, 1.25, [2, 5, 3, 37]).astype(np.float32)
+    x *= np.where(np.arange(37) % 3 == 0, -1.0, 1.0).astype(np.float32)  # signs for max/min/L1
+    if op_type == "ReduceLogSum":
+        x = np.abs(x)
+    check(model, c_workdir, {"x": x}, name="reduce", native=True)

@@ -3404,10 +3404,39 @@ static void mrvl_batch_norm_f32(int64_t n, int64_t c, int64_t spatial, float eps
     }
 }
 
+/* A row of x's last dim (`n` elements at `row`) folded by FOLD(acc, v) into the result at
+ * `out` when that dim is reduced (in 16 lanes, combined in a fixed order, so that the loop
+ * vectorises), else elementwise into the row of results at `out`. */
+#define MRVL_REDUCE_ROW(T, FOLD, COMBINE, init, reduced, n, row, out)                                      \
+    do {                                                                                           \
+        if (reduced) {                                                                             \
+            T part_[16], acc_ = (init);                                                            \
+            int64_t whole_ = (n) - (n) % 16;                                                       \
+            for (int l_ = 0; l_ < 16; l_++) part_[l_] = (init);                                    \
+            for (int64_t j_ = 0; j_ < whole_; j_ += 16)                                            \
+                for (int l_ = 0; l_ < 16; l_++) part_[l_] = FOLD(part_[l_], (row)[j_ + l_]);        \
+            for (int l_ = 0; l_ < 16; l_++) acc_ = COMBINE(acc_, part_[l_]);                      \
+            for (int64_t j_ = whole_; j_ < (n); j_++) acc_ = FOLD(acc_, (row)[j_]);                \
+            *(out) = COMBINE(*(out), acc_);                                                        \
+        } else {                                                                                   \
+            for (int64_t j_ = 0; j_ < (n); j_++) (out)[j_] = FOLD((out)[j_], (row)[j_]);           \
+        }                                                                                          \
+    } while (0)
+/* Each kind's step (FOLD), and how its partial results combine (COMBINE: a sum of squares,
+ * of absolute values or of exponentials sums them). */
+#define MRVL_FOLD_MAX(acc, v) ((v) > (acc) ? (v) : (acc))
+#define MRVL_FOLD_MIN(acc, v) ((v) < (acc) ? (v) : (acc))
+#define MRVL_FOLD_PROD(acc, v) ((acc) * (v))
+#define MRVL_FOLD_SUM(acc, v) ((acc) + (v))
+#define MRVL_FOLD_SQUARES(acc, v) ((acc) + (v) * (v))
+
 /* NAME(kind, rank, shape, out_stride, out_count, count, x, y) on elements of type T with T's
  * libm functions: x of `rank` dims `shape`; out_stride: the result's strides over x's dims,
- * 0 on a reduced dim; `count`: the elements reduced into each result. */
+ * 0 on a reduced dim; `count`: the elements reduced into each result. Row by row of x's last
+ * dim (reduced, or kept with stride 1), each kind its own loop. */
 #define MRVL_DEFINE_REDUCE(NAME, T, ABS, EXP, SQRT, LOG)                                           \
+    static inline T NAME##_abs(T acc, T v) { return acc + ABS(v); }                               \
+    static inline T NAME##_exp(T acc, T v) { return acc + EXP(v); }                               \
     static void NAME(int kind, int rank, const int64_t *shape, const int64_t *out_stride, int64_t out_count, \
                      int64_t count, const T *x, T *y)                                              \
     {                                                                                              \
@@ -3417,19 +3446,20 @@ static void mrvl_batch_norm_f32(int64_t n, int64_t c, int64_t spatial, float eps
         int64_t idx[MRVL_MAX_RANK] = {0}, total = 1, o = 0;                                        \
         for (int64_t i = 0; i < out_count; i++) y[i] = init;                                       \
         for (int d = 0; d < rank; d++) total *= shape[d];                                          \
-        for (int64_t i = 0; i < total; i++) {                                                      \
-            T v = x[i], acc = y[o];                                                                \
+        int64_t n = rank ? shape[rank - 1] : 1;                                                    \
+        int reduced = rank == 0 || out_stride[rank - 1] == 0;                                     \
+        for (const T *row = x; row < x + total; row += n) {                                        \
             switch (kind) {                                                                        \
-            case MRVL_REDUCE_MAX: acc = v > acc ? v : acc; break;                                  \
-            case MRVL_REDUCE_MIN: acc = v < acc ? v : acc; break;                                  \
-            case MRVL_REDUCE_PROD: acc *= v; break;                                                \
-            case MRVL_REDUCE_L1: acc += ABS(v); break;                                             \
-            case MRVL_REDUCE_L2: case MRVL_REDUCE_SUM_SQUARE: acc += v * v; break;                 \
-            case MRVL_REDUCE_LOG_SUM_EXP: acc += EXP(v); break;                                    \
-            default: acc += v; break;                                                              \
+            case MRVL_REDUCE_MAX: MRVL_REDUCE_ROW(T, MRVL_FOLD_MAX, MRVL_FOLD_MAX, init, reduced, n, row, y + o); break; \
+            case MRVL_REDUCE_MIN: MRVL_REDUCE_ROW(T, MRVL_FOLD_MIN, MRVL_FOLD_MIN, init, reduced, n, row, y + o); break; \
+            case MRVL_REDUCE_PROD: MRVL_REDUCE_ROW(T, MRVL_FOLD_PROD, MRVL_FOLD_PROD, init, reduced, n, row, y + o); break; \
+            case MRVL_REDUCE_L1: MRVL_REDUCE_ROW(T, NAME##_abs, MRVL_FOLD_SUM, init, reduced, n, row, y + o); break; \
+            case MRVL_REDUCE_L2:                                                                   \
+            case MRVL_REDUCE_SUM_SQUARE: MRVL_REDUCE_ROW(T, MRVL_FOLD_SQUARES, MRVL_FOLD_SUM, init, reduced, n, row, y + o); break; \
+            case MRVL_REDUCE_LOG_SUM_EXP: MRVL_REDUCE_ROW(T, NAME##_exp, MRVL_FOLD_SUM, init, reduced, n, row, y + o); break; \
+            default: MRVL_REDUCE_ROW(T, MRVL_FOLD_SUM, MRVL_FOLD_SUM, init, reduced, n, row, y + o); break;       \
             }                                                                                      \
-            y[o] = acc;                                                                            \
-            for (int d = rank - 1; d >= 0; d--) {                                                  \
+            for (int d = rank - 2; d >= 0; d--) {                                                  \
                 idx[d]++;                                                                          \
                 o += out_stride[d];                                                                \
                 if (idx[d] < shape[d]) break;                                                      \
