@@ -288,6 +288,18 @@ CASES["gemm_packed_trans_a"] = single_op("Gemm", [("x", [30, 7])], transA=1, alp
 CASES["transpose_heads"] = single_op("Transpose", [("x", [2, 37, 5, 19])], perm=[0, 2, 3, 1])
 CASES["transpose_matrix"] = single_op("Transpose", [("x", [45, 33])], perm=[1, 0])
 
+# linear resize: input rows interpolated once along a block of output columns, kept for the
+# next output rows; 300 output columns take two blocks; upsampling (rows shared), downsampling
+# (none shared), align_corners
+def _resize(shape: list[int], scales: list[float], **attrs) -> onnx.ModelProto:
+    return single_op("Resize", [("x", shape)], initializers=[
+        onnx.numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+        onnx.numpy_helper.from_array(np.array(scales, np.float32), "sc")], mode="linear", **attrs)
+
+
+CASES["resize_linear_up_two_blocks"] = _resize([1, 2, 5, 150], [1, 1, 4, 2])
+CASES["resize_linear_down"] = _resize([2, 3, 17, 23], [1, 1, 0.6, 0.5])
+CASES["resize_linear_align_corners"] = _resize([1, 2, 6, 7], [1, 1, 2.5, 3], coordinate_transformation_mode="align_corners")
 # rows reduced in 16 lanes and a tail
 CASES["softmax_last_axis"] = single_op("Softmax", [("x", [3, 5, 37])], axis=-1)
 # a channel softmax (segmentation heads, YOLOv8's DFL): columns of positions in vectors, and a tail
@@ -370,7 +382,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
                   "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
                   "gemm_packed_tall", "gemm_packed_trans_a", "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved",
-                  "layer_norm_rows", "softmax_last_axis", "softmax_channels", "tanh", "erf", "transpose_heads")
+                  "layer_norm_rows", "softmax_last_axis", "softmax_channels", "resize_linear_up", "tanh", "erf", "transpose_heads")
 SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
 
 

@@ -3913,6 +3913,47 @@ static void resize_cubic_f32(const mrvl_resize_params *p, const float *x, float 
     }
 }
 
+/* Output columns a linear resize interpolates at once: their taps computed once per call, and
+ * each input row's interpolated along them once per plane (rows 0 and 1 of an output row's
+ * pair kept for the next output rows, which mostly share them when upsampling). */
+#define MRVL_RESIZE_COLUMNS 256
+
+/* Linear over the last two dims of planes of h x w (rank >= 1), output columns [j0, j0 + n). */
+static void resize_linear_columns(const mrvl_resize_params *p, int64_t planes, int64_t j0, int64_t n,
+                                  const float *x, float *y)
+{
+    int r = p->rank;
+    int64_t h = r >= 2 ? p->in_shape[r - 2] : 1, w = p->in_shape[r - 1];
+    int64_t oh = r >= 2 ? p->out_shape[r - 2] : 1, ow = p->out_shape[r - 1];
+    float sh = r >= 2 ? p->scale[r - 2] : 1.0f, sw = p->scale[r - 1];
+    int64_t w0[MRVL_RESIZE_COLUMNS], w1[MRVL_RESIZE_COLUMNS];
+    float tw[MRVL_RESIZE_COLUMNS], rows[2][MRVL_RESIZE_COLUMNS];
+    for (int64_t j = 0; j < n; j++) linear_taps(p->coordinate_mode, j0 + j, sw, w, ow, &w0[j], &w1[j], &tw[j]);
+    for (int64_t pl = 0; pl < planes; pl++) {
+        const float *in = x + pl * h * w;
+        float *out = y + pl * oh * ow + j0;
+        int64_t held[2] = {-1, -1}; /* the input row each of `rows` holds interpolated */
+        for (int64_t i = 0; i < oh; i++) {
+            int64_t h0, h1;
+            float th;
+            linear_taps(p->coordinate_mode, i, sh, h, oh, &h0, &h1, &th);
+            const float *pair[2];
+            for (int k = 0; k < 2; k++) {
+                int64_t row = k ? h1 : h0;
+                int slot = held[0] == row ? 0 : held[1] == row ? 1 : -1;
+                if (slot < 0) { /* into the slot the other row of the pair does not hold */
+                    slot = held[0] == (k ? h0 : h1) ? 1 : 0;
+                    const float *src = in + row * w;
+                    for (int64_t j = 0; j < n; j++) rows[slot][j] = src[w0[j]] * (1.0f - tw[j]) + src[w1[j]] * tw[j];
+                    held[slot] = row;
+                }
+                pair[k] = rows[slot];
+            }
+            for (int64_t j = 0; j < n; j++) out[i * ow + j] = pair[0][j] * (1.0f - th) + pair[1][j] * th;
+        }
+    }
+}
+
 /* Nearest: any dims; linear and cubic: only the last two dims may change size. */
 static void mrvl_resize_f32(const mrvl_resize_params *p, const float *x, float *y)
 {
@@ -3924,26 +3965,10 @@ static void mrvl_resize_f32(const mrvl_resize_params *p, const float *x, float *
         resize_cubic_f32(p, x, y);
         return;
     }
-    int r = p->rank;
-    int64_t h = r >= 2 ? p->in_shape[r - 2] : 1, w = p->in_shape[r - 1];
-    int64_t oh = r >= 2 ? p->out_shape[r - 2] : 1, ow = p->out_shape[r - 1], planes = 1;
-    float sh = r >= 2 ? p->scale[r - 2] : 1.0f, sw = p->scale[r - 1];
-    for (int d = 0; d + 2 < r; d++) planes *= p->in_shape[d];
-    for (int64_t pl = 0; pl < planes; pl++) {
-        const float *in = x + pl * h * w;
-        float *out = y + pl * oh * ow;
-        for (int64_t i = 0; i < oh; i++) {
-            int64_t h0, h1, w0, w1;
-            float th, tw;
-            linear_taps(p->coordinate_mode, i, sh, h, oh, &h0, &h1, &th);
-            for (int64_t j = 0; j < ow; j++) {
-                linear_taps(p->coordinate_mode, j, sw, w, ow, &w0, &w1, &tw);
-                float top = in[h0 * w + w0] * (1.0f - tw) + in[h0 * w + w1] * tw;
-                float bottom = in[h1 * w + w0] * (1.0f - tw) + in[h1 * w + w1] * tw;
-                out[i * ow + j] = top * (1.0f - th) + bottom * th;
-            }
-        }
-    }
+    int64_t planes = 1, ow = p->out_shape[p->rank - 1];
+    for (int d = 0; d + 2 < p->rank; d++) planes *= p->in_shape[d];
+    for (int64_t j0 = 0; j0 < ow; j0 += MRVL_RESIZE_COLUMNS)
+        resize_linear_columns(p, planes, j0, min_i64(MRVL_RESIZE_COLUMNS, ow - j0), x, y);
 }
 
 /* --- Filtered resize: antialias and tf_crop_and_resize ------------------------------------ */
