@@ -288,6 +288,20 @@ CASES["gemm_packed_trans_a"] = single_op("Gemm", [("x", [30, 7])], transA=1, alp
 CASES["transpose_heads"] = single_op("Transpose", [("x", [2, 37, 5, 19])], perm=[0, 2, 3, 1])
 CASES["transpose_matrix"] = single_op("Transpose", [("x", [45, 33])], perm=[1, 0])
 
+# 2-D transposed convs by output rows (phase rows, one store per output): overlapping taps
+# cropped by padding, stride = kernel, strides 2x3 with dilation and output_padding, groups, 1-d
+CASES["conv_transpose_k4s2_pad"] = single_op("ConvTranspose", [("x", [1, 6, 9, 11])], strides=[2, 2], pads=[1, 1, 1, 1],
+                                             initializers=[_w("w", [6, 5, 4, 4]), _w("b", [5], 2)])
+CASES["conv_transpose_k2s2_odd"] = single_op("ConvTranspose", [("x", [2, 8, 7, 5])], strides=[2, 2], pads=[0, 0, 0, 1],
+                                             initializers=[_w("w", [8, 4, 2, 2])])
+CASES["conv_transpose_s2x3_dilated"] = single_op("ConvTranspose", [("x", [1, 3, 5, 6])], strides=[2, 3], dilations=[2, 1],
+                                                 output_padding=[1, 2], initializers=[_w("w", [3, 4, 3, 2]),
+                                                                                      _w("b", [4], 2)])
+CASES["conv_transpose_grouped"] = single_op("ConvTranspose", [("x", [1, 4, 6, 6])], group=2, pads=[1, 0, 1, 2],
+                                            initializers=[_w("w", [4, 3, 3, 3]), _w("b", [6], 2)])
+CASES["conv_transpose_1d"] = single_op("ConvTranspose", [("x", [1, 5, 17])], strides=[3], pads=[2, 1],
+                                       initializers=[_w("w", [5, 2, 5])])
+
 # linear resize: input rows interpolated once along a block of output columns, kept for the
 # next output rows; 300 output columns take two blocks; upsampling (rows shared), downsampling
 # (none shared), align_corners
@@ -382,7 +396,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
                   "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
                   "gemm_packed_tall", "gemm_packed_trans_a", "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved",
-                  "layer_norm_rows", "softmax_last_axis", "softmax_channels", "resize_linear_up", "tanh", "erf", "transpose_heads")
+                  "layer_norm_rows", "softmax_last_axis", "softmax_channels", "resize_linear_up", "conv_transpose_k4s2", "tanh", "erf", "transpose_heads")
 SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
 
 

@@ -74,6 +74,9 @@ MODELS = {
     "depthwise_epilogue": _conv([1, 36, 20, 21], [72, 1, 3, 3], "Sigmoid", group=36, pads=[1, 1, 1, 1]),
     "depthwise_phases": single_op("Conv", [("x", [1, 40, 45, 45])], initializers=[_w("w", [40, 1, 5, 5])],
                                   group=40, pads=[2, 2, 2, 2], strides=[2, 2]),
+    "conv_transpose_rows": single_op("ConvTranspose", [("x", [2, 16, 20, 21])],
+                                     initializers=[_w("w", [16, 24, 4, 4]), _w("b", [24], 2)], strides=[2, 2],
+                                     pads=[1, 1, 1, 1]),
 }
 THREADS = (1, 2, 3)
 

@@ -2097,16 +2097,73 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
     }
 }
 
+/* Floats of the phase rows conv_transpose_channels sums an output row in (on the stack): a
+ * wider output row (over ~4000 columns) takes the generic scatter. */
+#define MRVL_CONV_TRANSPOSE_ROW 4096
+
+typedef struct {
+    const mrvl_conv_params *p;
+    const float *col, *b; /* the GEMM's columns (mg * taps, in-positions); the group's bias or NULL */
+    float *y;             /* the group's output channels */
+} conv_transpose_args;
+
+/* Output channels [begin, end) of one image and group of a 2-D transposed conv (an mrvl_task),
+ * from its GEMM's columns: each output row summed as s phase rows (s the horizontal stride;
+ * output column s * j + phase is phase row `phase`'s element j), each tap's input row added
+ * whole and contiguous into the phase its columns land in, then the phases interleaved into
+ * the row with the bias: one store per output, where a scatter of each tap's row would read
+ * and write every output once per tap with a stride. */
+static void conv_transpose_channels(const void *ctx, int64_t begin, int64_t end)
+{
+    const conv_transpose_args *a = ctx;
+    const mrvl_conv_params *p = a->p;
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
+    int64_t in_positions = in[1] * in[2], positions = out[1] * out[2], sx = s[2], tw = (out[2] + sx - 1) / sx;
+    float t[MRVL_CONV_TRANSPOSE_ROW];
+    for (int64_t m = begin; m < end; m++) {
+        float bias = a->b ? a->b[m] : 0.0f;
+        const float *col = a->col + m * k[1] * k[2] * in_positions;
+        for (int64_t oy = 0; oy < out[1]; oy++) {
+            memset(t, 0, (size_t)(sx * tw) * sizeof(float));
+            for (int64_t ky = 0; ky < k[1]; ky++) {
+                int64_t from = oy + pad[1] - ky * d[1], iy = from / s[1];
+                if (from < 0 || from % s[1] || iy >= in[1]) continue;
+                for (int64_t kx = 0; kx < k[2]; kx++) {
+                    int64_t at = kx * d[2] - pad[2], phase = (at % sx + sx) % sx, q = (at - phase) / sx;
+                    int64_t length = (out[2] - phase + sx - 1) / sx; /* the phase's outputs */
+                    int64_t lo = q < 0 ? -q : 0, hi = min_i64(in[2], length - q);
+                    const float *src = col + (ky * k[2] + kx) * in_positions + iy * in[2];
+                    float *dst = t + phase * tw + q;
+                    for (int64_t ix = lo; ix < hi; ix++) dst[ix] += src[ix];
+                }
+            }
+            float *row = a->y + m * positions + oy * out[2];
+            if (sx == 2) {
+                for (int64_t j = 0; j < out[2] / 2; j++) {
+                    row[2 * j] = bias + t[j];
+                    row[2 * j + 1] = bias + t[tw + j];
+                }
+                if (out[2] % 2) row[out[2] - 1] = bias + t[tw - 1];
+            } else {
+                for (int64_t phase = 0; phase < sx; phase++)
+                    for (int64_t j = 0; j * sx + phase < out[2]; j++) row[j * sx + phase] = bias + t[phase * tw + j];
+            }
+        }
+    }
+}
+
 /* y (n, m, out) from x (n, c, in) and w (c, m/group, kernel), plus b (m) or NULL. Per image
  * and group: the product w' (mg * taps, cg) x x (cg, in-positions) into `scratch` (mg * taps *
  * in-positions floats, then MRVL_GEMM_PACK_FLOATS(mg * taps, in-positions, cg) for packing),
- * then each column added into the output at its taps (col2im). */
+ * then each column added into the output at its taps (col2im): for 2-D convs by output rows
+ * (conv_transpose_channels, the channels split over the threads), else tap by tap. */
 static void mrvl_conv_transpose_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
                                     float *y, float *scratch)
 {
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
     int64_t cg = p->c / p->group, mg = p->m / p->group, taps = volume3(k);
     int64_t in_positions = volume3(in), positions = volume3(out), rows = mg * taps;
+    int by_rows = in[0] == 1 && k[0] == 1 && out[0] == 1 && out[2] + s[2] <= MRVL_CONV_TRANSPOSE_ROW;
     float *pack = scratch + rows * in_positions;
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
@@ -2116,6 +2173,12 @@ static void mrvl_conv_transpose_f32(const mrvl_conv_params *p, const float *x, c
             fill_rows_f32(rows, in_positions, NULL, scratch, in_positions);
             gemm_acc_f32(rows, in_positions, cg, w + g * cg * rows, 1, rows, xg, in_positions, 1, scratch,
                          in_positions, pack);
+            if (by_rows) {
+                conv_transpose_args args = {p, scratch, b ? b + g * mg : NULL, yg};
+                if (mg * positions * taps < MRVL_PARALLEL_MACS) conv_transpose_channels(&args, 0, mg);
+                else mrvl_parallel(mg, conv_transpose_channels, &args);
+                continue;
+            }
             fill_rows_f32(mg, positions, b ? b + g * mg : NULL, yg, positions);
             const float *col = scratch;
             for (int64_t m = 0; m < mg; m++) {
