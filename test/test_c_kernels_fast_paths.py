@@ -45,6 +45,14 @@ CASES = {
     "avg_3x3s2_direct": _pool("AveragePool", [1, 3, 9, 41], kernel_shape=[3, 3], strides=[2, 2]),
     # pool_direct_planes over rows shorter than a vector: each row's last vector spills into the next
     "max_3x3s2_direct_short_rows": _pool("MaxPool", [2, 5, 27, 27], kernel_shape=[3, 3], strides=[2, 2]),
+    # pool_direct_planes with edges: padding (ResNet's 3x3/2 pad 1), ceil mode windows past the
+    # end, averages counting the padding or not, padding on one side only
+    "max_3x3s2_pad_wide": _pool("MaxPool", [1, 3, 20, 70], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+    "avg_3x3s2_pad_include_wide": _pool("AveragePool", [2, 3, 9, 40], kernel_shape=[3, 3], strides=[2, 2],
+                                        pads=[1, 1, 1, 1], count_include_pad=1),
+    "avg_3x3s2_pad_top_left": _pool("AveragePool", [1, 2, 10, 36], kernel_shape=[3, 3], strides=[2, 2],
+                                    pads=[1, 1, 0, 0]),
+    "max_2x2s2_ceil_wide": _pool("MaxPool", [1, 4, 9, 37], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1),
     # pool_pair_planes: two rows of small planes to a vector pair (here 6 outputs, and for the
     # 4-float vectors of the baseline and aarch64 builds 2), an odd row out, the last window
     # rows loaded through a buffer
@@ -387,7 +395,8 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
 # activation, which share the epilogue code) only natively, and in those builds under
 # `make test-slow`: compiling all 110 with the sanitizers took five minutes of the suite.
 REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_include_pad", "max_3x3s2_ceil",
-                  "max_3x3s2_direct", "max_3x3s2_small_planes", "max_pairs", "max_grid", "max_wide_row",
+                  "max_3x3s2_direct", "max_3x3s2_pad_wide", "avg_3x3s2_pad_include", "max_3x3s2_small_planes",
+                  "max_pairs", "max_grid", "max_wide_row",
                   "max_dilated", "max_2x2s1_pad_end", "concat_in_place_fire_batch4", "concat_in_place_flat_batch2",
                   "depthwise_rows_7x7_plane", "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
                   "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",

@@ -61,6 +61,8 @@ MODELS = {
     "concat_in_place": _joined([2, 8, 30, 40], [16, 8, 3, 3], [24, 8, 1, 1]),
     "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "pool_direct": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[2, 2]),
+    "pool_direct_edges": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[2, 2],
+                                   pads=[1, 1, 1, 1]),
     "pool_pairs": single_op("MaxPool", [("x", [3, 300, 11, 11])], kernel_shape=[3, 3], strides=[2, 2]),
     "pool_grid": single_op("AveragePool", [("x", [2, 300, 13, 13])], kernel_shape=[3, 3], strides=[1, 1],
                            pads=[1, 1, 1, 1]),

@@ -2503,55 +2503,91 @@ static MRVL_ALWAYS_INLINE pool_vec pool_window_column(const float *src, int64_t 
     return acc;
 }
 
-/* Planes [begin, end) of a 2-D pool (in[0] 1) 2 or 3 wide with horizontal stride 2, whose windows
- * all lie inside the input (no padding, none past the end): each vector of VF outputs
- * straight from the input rows, without pool_planes' row buffers. The window's rows are
- * reduced over the 2 * VF columns from 2 * ox (two vectors, and for 3 wide one more): their
- * even elements are the first tap of each output, the odd ones the second, and the even
- * ones moved down one lane (the third vector's first element entering) the third (loaded
- * only where the last lane is an output). A row whose vectors would read past the end of x
- * is done a window at a time. */
+/* v with its lanes whose input column (col + lane) lies outside [0, width) set to fill. */
+static inline pool_vec pool_inside(pool_vec v, int64_t col, int64_t width, pool_vec fill)
+{
+    if (col >= 0 && col + MRVL_POOL_VF <= width) return v;
+#if defined(__GNUC__)
+    pool_mask lane = (pool_mask){MRVL_POOL_IOTA} + (int32_t)col;
+    return pool_select((lane >= 0) & (lane < (int32_t)width), v, fill);
+#else
+    return col >= 0 && col < width ? v : fill;
+#endif
+}
+
+/* Planes [begin, end) of a 2-D pool (in[0] 1) 2 or 3 wide with horizontal stride 2: each vector
+ * of VF outputs straight from the input rows, without pool_planes' row buffers. The window's
+ * rows are reduced over the 2 * VF columns from 2 * ox - pad (two vectors, and for 3 wide one
+ * more): their even elements are the first tap of each output, the odd ones the second, and
+ * the even ones moved down one lane (the third vector's first element entering) the third
+ * (loaded only where the last lane is an output). With `edges` (padding, or windows past the
+ * input's end: ceil mode) a window's rows are those inside the input, and the lanes of
+ * columns outside it are set to -inf (max) or 0 (sum) after the rows are reduced; an average
+ * divides by its window's rows inside times its columns inside (both counting the padding
+ * with count_include_pad). A row whose vectors would read outside x is done a window at a
+ * time. Inlined with is_max, the kernel (unless `edges`) and `edges` constant. */
 static MRVL_ALWAYS_INLINE void pool_direct_rows(const pool_args *a, int64_t begin, int64_t end, int is_max,
-                                                int64_t kh, int64_t kw)
+                                                int64_t kh, int64_t kw, int edges)
 {
     const mrvl_pool_params *p = a->p;
     const int64_t *in = p->in, *out = p->out, *s = p->stride;
-    int64_t w = p->dilation[1] * in[2];
+    int64_t w = p->dilation[1] * in[2], top = edges ? p->pad_begin[1] : 0, left = edges ? p->pad_begin[2] : 0;
+    int64_t lo = p->count_include_pad ? -top : 0, hi = p->count_include_pad ? in[1] + p->pad_end[1] : in[1];
     float fill = is_max ? -INFINITY : 0.0f, count = (float)(kh * kw);
     pool_vec vfill = fill + (pool_vec){0};
     int64_t reach = (kh - 1) * w + 2 * ((out[2] - 1) / MRVL_POOL_VF * MRVL_POOL_VF) + 3 * MRVL_POOL_VF;
     const float *y_end = a->y + end * out[1] * out[2];
     for (int64_t nc = begin; nc < end; nc++) {
         for (int64_t oy = 0; oy < out[1]; oy++) {
-            const float *row = a->x + nc * volume3(in) + oy * s[1] * in[2];
+            /* The window's rows inside the input: `rows` from `first` (all kh without edges). */
+            int64_t iy = oy * s[1] - top, first = edges && iy < 0 ? -iy : 0;
+            int64_t rows = edges ? min_i64(kh, in[1] - iy) - first : kh;
+            float rows_in = edges && !is_max ? (float)pool_taps_in(oy, kh, s[1], 1, top, lo, hi) : (float)kh;
+            int64_t at = nc * volume3(in) + (iy + first) * in[2] - left; /* of column -left */
             float *dst = a->y + (nc * out[1] + oy) * out[2];
-            if (row - a->x + reach > a->x_size) {
+            if ((edges && at < 0) || at + reach > a->x_size) {
+                const float *row = a->x + at + left;
                 for (int64_t ox = 0; ox < out[2]; ox++) {
                     float acc = fill;
-                    for (int64_t ky = 0; ky < kh; ky++)
+                    for (int64_t ky = 0; ky < rows; ky++)
                         for (int64_t kx = 0; kx < kw; kx++) {
-                            float x = row[ky * w + 2 * ox + kx];
+                            int64_t ix = 2 * ox + kx - left;
+                            if (ix < 0 || ix >= in[2]) continue;
+                            float x = row[ky * w + ix];
                             acc = is_max ? (x > acc ? x : acc) : acc + x;
                         }
-                    dst[ox] = is_max ? acc : acc / count;
+                    float n = edges ? rows_in * a->cols[ox] : count;
+                    dst[ox] = is_max ? acc : (n > 0.0f ? acc / n : 0.0f);
                 }
                 continue;
             }
+            const float *row = a->x + at;
             /* For 3 wide, the third vector (it feeds the last lane only, and is loaded only
              * where that is an output) is the next vector's first. */
-            pool_vec v0 = pool_window_column(row, kh, w, is_max), v2 = vfill;
+            pool_vec v0 = pool_window_column(row, rows, w, is_max), v2 = vfill;
+            if (edges) v0 = pool_inside(v0, -left, in[2], vfill);
             for (int64_t ox = 0; ox < out[2]; ox += MRVL_POOL_VF) {
                 const float *src = row + 2 * ox;
-                if (ox > 0) v0 = kw == 3 ? v2 : pool_window_column(src, kh, w, is_max);
-                pool_vec v1 = pool_window_column(src + MRVL_POOL_VF, kh, w, is_max), even, odd;
+                int64_t col = 2 * ox - left;
+                if (ox > 0) v0 = kw == 3 ? v2 : pool_window_column(src, rows, w, is_max);
+                if (ox > 0 && kw != 3 && edges) v0 = pool_inside(v0, col, in[2], vfill);
+                pool_vec v1 = pool_window_column(src + MRVL_POOL_VF, rows, w, is_max), even, odd;
+                if (edges) v1 = pool_inside(v1, col + MRVL_POOL_VF, in[2], vfill);
                 pool_deinterleave(v0, v1, &even, &odd);
                 pool_vec acc = is_max ? pool_max(odd, even) : even + odd;
                 if (kw == 3) {
-                    v2 = ox + MRVL_POOL_VF <= out[2] ? pool_window_column(src + 2 * MRVL_POOL_VF, kh, w, is_max) : vfill;
+                    v2 = ox + MRVL_POOL_VF <= out[2] ? pool_window_column(src + 2 * MRVL_POOL_VF, rows, w, is_max)
+                                                     : vfill;
+                    if (edges) v2 = pool_inside(v2, col + 2 * MRVL_POOL_VF, in[2], vfill);
                     pool_vec next = pool_next(even, v2);
                     acc = is_max ? pool_max(next, acc) : acc + next;
                 }
-                if (!is_max) acc = acc / count;
+                if (!is_max && edges) { /* a window wholly in the padding averages to 0 */
+                    pool_vec n = rows_in * pool_load(a->cols + ox);
+                    acc = pool_select(n > 0.0f, acc / n, (pool_vec){0});
+                } else if (!is_max) {
+                    acc = acc / count;
+                }
                 /* A row's last vector spills into the next row, written afterwards, but not
                  * past the task's planes (another thread's). */
                 if (dst + ox + MRVL_POOL_VF <= y_end) pool_store(dst + ox, acc);
@@ -2567,12 +2603,24 @@ static void pool_direct_planes(const void *ctx, int64_t begin, int64_t end)
     int is_max = a->p->is_max;
     int64_t kh = a->p->kernel[1], kw = a->p->kernel[2];
     /* Square windows unrolled (the window's rows in registers, 15% faster at 3x3). */
-    if (is_max && kh == 3 && kw == 3) pool_direct_rows(a, begin, end, 1, 3, 3);
-    else if (is_max && kh == 2 && kw == 2) pool_direct_rows(a, begin, end, 1, 2, 2);
-    else if (!is_max && kh == 3 && kw == 3) pool_direct_rows(a, begin, end, 0, 3, 3);
-    else if (!is_max && kh == 2 && kw == 2) pool_direct_rows(a, begin, end, 0, 2, 2);
-    else if (is_max) pool_direct_rows(a, begin, end, 1, kh, kw);
-    else pool_direct_rows(a, begin, end, 0, kh, kw);
+    if (is_max && kh == 3 && kw == 3) pool_direct_rows(a, begin, end, 1, 3, 3, 0);
+    else if (is_max && kh == 2 && kw == 2) pool_direct_rows(a, begin, end, 1, 2, 2, 0);
+    else if (!is_max && kh == 3 && kw == 3) pool_direct_rows(a, begin, end, 0, 3, 3, 0);
+    else if (!is_max && kh == 2 && kw == 2) pool_direct_rows(a, begin, end, 0, 2, 2, 0);
+    else if (is_max) pool_direct_rows(a, begin, end, 1, kh, kw, 0);
+    else pool_direct_rows(a, begin, end, 0, kh, kw, 0);
+}
+
+/* pool_direct_planes with edges (padding, ceil mode). */
+static void pool_direct_edge_planes(const void *ctx, int64_t begin, int64_t end)
+{
+    const pool_args *a = ctx;
+    int is_max = a->p->is_max;
+    int64_t kh = a->p->kernel[1], kw3 = a->p->kernel[2] == 3;
+    if (is_max && kw3) pool_direct_rows(a, begin, end, 1, kh, 3, 1);
+    else if (is_max) pool_direct_rows(a, begin, end, 1, kh, 2, 1);
+    else if (kw3) pool_direct_rows(a, begin, end, 0, kh, 3, 1);
+    else pool_direct_rows(a, begin, end, 0, kh, 2, 1);
 }
 
 /* Planes [begin, end) of a pool as pool_direct_planes takes, whose windows of a row span at
@@ -2763,14 +2811,16 @@ static void mrvl_pool_f32(const mrvl_pool_params *p, const float *x, float *y)
         padded |= p->pad_begin[i] || (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 > in[i];
     /* Rows of fewer than VF / 2 outputs waste most of the direct path's lanes: the flat bands
      * then cost less. */
-    int direct = in[0] == 1 && k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1 && !padded;
+    int direct = in[0] == 1 && k[0] == 1 && (k[2] == 2 || k[2] == 3) && s[2] == 2 && d[2] == 1
+              && (!padded || d[1] == 1);
     /* Stride 1 on planes whose padded extent fits a band: pool_grid_planes. */
     int grid = in[0] == 1 && k[0] == 1 && out[0] == 1 && s[1] == 1 && s[2] == 1 && d[1] == 1 && d[2] == 1
             && (out[1] + k[1] - 1) * (out[2] + k[2] - 1) <= MRVL_POOL_BAND && out[2] + k[2] - 1 <= MRVL_POOL_ROW;
     mrvl_task task = grid ? pool_grid_planes
                    : !direct ? pool_planes
-                   : span <= MRVL_POOL_VF && 2 * out[2] <= MRVL_POOL_VF ? pool_pair_planes
-                   : 2 * out[2] >= MRVL_POOL_VF ? pool_direct_planes : pool_planes;
+                   : !padded && span <= MRVL_POOL_VF && 2 * out[2] <= MRVL_POOL_VF ? pool_pair_planes
+                   : 2 * out[2] < MRVL_POOL_VF ? pool_planes
+                   : padded ? pool_direct_edge_planes : pool_direct_planes;
     if (planes * volume3(out) * volume3(k) < MRVL_PARALLEL_MACS) task(&args, 0, planes);
     else mrvl_parallel(planes, task, &args);
 }
