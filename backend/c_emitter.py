@@ -336,7 +336,7 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.ConvTransposeOp, x: list[str], y: list[str]) -> list[str]:
-        fields = self.conv_params(op)
+        fields = self.conv_params(op) | self.epilogue_params(op)
         bias = x[2] if op.B is not None else "NULL"
         return [*self.params("mrvl_conv_params", fields),
                 f"mrvl_conv_transpose_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
@@ -397,7 +397,7 @@ class CEmitter:
         return [*self.params("mrvl_matmul_params", fields | self.epilogue_params(op)),
                 f"mrvl_matmul_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, {scratch});"]
 
-    def epilogue_params(self, op: cpu.ConvOp | cpu.MatmulOp) -> dict[str, object]:
+    def epilogue_params(self, op: cpu.ConvOp | cpu.ConvTransposeOp | cpu.MatmulOp) -> dict[str, object]:
         """The parameters of the clamp and activation fused into `op` (none when it has none)."""
         fields: dict[str, object] = {}
         if (clamp := op.clamp()) is not None:

@@ -808,13 +808,15 @@ class ConvOp(_ConvLike):
 
 @irdl_op_definition
 class ConvTransposeOp(_ConvLike):
-    """N-d transposed convolution of X (N, C, spatial...) with W (C, M/group, kernel...), plus B (M).
+    """N-d transposed convolution of X (N, C, spatial...) with W (C, M/group, kernel...), plus B (M);
+    then, fused into the store of its output, clamped to [min, max] (a Relu, a Clip), then
+    the `activation` (an `EpilogueKind`, with its `alpha` and `beta`), as `cpu.conv`'s.
 
     Output size per spatial dim: stride * (in - 1) + output_padding + dilation * (kernel - 1)
     + 1 - pad_begin - pad_end.
 
         %y = cpu.conv_transpose %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
-               pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1 : i64}
+               pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1 : i64, min = 0.0 : f32}
                : (tensor<1x32x12x12xf32>, tensor<32x16x2x2xf32>) -> tensor<1x16x24x24xf32>
     """
 
@@ -822,8 +824,18 @@ class ConvTransposeOp(_ConvLike):
 
     output_padding = prop_def(_INTS)
     """Extra output size at the end of each spatial dim (ONNX's output_padding)."""
+    min = opt_prop_def(_FLOAT)
+    max = opt_prop_def(_FLOAT)
+    activation = opt_prop_def(EpilogueKindAttr)
+    alpha = opt_prop_def(_FLOAT)
+    beta = opt_prop_def(_FLOAT)
+
+    def clamp(self) -> tuple[float, float] | None:
+        """The fused clamp's bounds (an unset side is -inf or +inf), or None."""
+        return _clamp_of(self)
 
     def verify_params(self) -> None:
+        _check_epilogue(self)
         n, p = self.check_conv_params("strides", "dilations", "pads", "output_padding")
         x, w = shape_of(self.X), shape_of(self.W)
         group = self.group.value.data

@@ -11,6 +11,9 @@ conv then does its work as it stores its output, which is written once instead o
                                                -> cpu.conv(...) {activation, alpha, beta}
     cpu.conv(...) * s + t, s and t constants per output channel -> cpu.conv(...) scale s shift t
 
+A transposed conv takes a batch norm, a clamp and an activation the same way (DBNet's and
+U-Net's upsampling `relu(bn(conv_transpose(x)))`).
+
 They fold in the order ONNX computes them (a batch norm, then a residual, then a clamp, then
 an activation, then a per-channel scale and shift), so `relu(conv + r)` folds and
 `relu(conv) + r` does not. A matmul takes a linear layer's bias and the same clamps and
@@ -80,41 +83,69 @@ def sole_use_conv(value: SSAValue, residual_ok: bool = False, clamp_ok: bool = F
     return conv if residual_ok or conv.R is None else None
 
 
+def batch_norm_factors(bn: cpu.BatchNormOp, module: ModuleOp) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(s, mean, beta) of an inference BatchNormalization with constant statistics, s = scale /
+    sqrt(var + epsilon) in float32: it computes (x - mean) * s + beta per channel."""
+    stats = [constant_value(v, module) for v in (bn.scale, bn.B, bn.mean, bn.var)]
+    if any(v is None for v in stats):
+        return None
+    scale, beta, mean, var = (np.asarray(v, np.float32) for v in stats)
+    return scale / np.sqrt(var + np.float32(bn.epsilon.value.data)), mean, beta
+
+
+def weight_constants(module: ModuleOp, named: list[tuple[str, np.ndarray]]) -> list[ConstantOp]:
+    """A `graph.constant` in the module's weight store for each (name, array)."""
+    store, constants = WeightStore.of(module), []
+    for name, array in named:
+        constant = ConstantOp(DenseResourceAttr.from_params(store.add(name, array), TensorType(f32, array.shape)))
+        constant.results[0].name_hint = name
+        constants.append(constant)
+    return constants
+
+
 class BatchNormIntoConv(RewritePattern):
-    """A BatchNormalization of a conv's result, when that is all the result is used for, is
-    the conv with its weights and bias scaled and shifted per output channel (folded at compile
-    time with numpy, as onnxruntime folds them).
+    """A BatchNormalization of a conv's (or transposed conv's) result, when that is all the
+    result is used for, is the conv with its weights and bias scaled and shifted per output
+    channel (folded at compile time with numpy, as onnxruntime folds them).
 
     W'[m] = W[m] * s[m] and B'[m] = (B[m] - mean[m]) * s[m] + beta[m], s = scale / sqrt(var +
-    epsilon), in float32. The new weights join the module's weight store."""
+    epsilon), in float32 (a transposed conv's output channels are W's dim 1, per group). The
+    new weights join the module's weight store."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, cpu.BatchNormOp) or not isinstance(conv := op.X.owner, cpu.ConvOp):
+        if not isinstance(op, cpu.BatchNormOp):
             return
-        if sole_use_conv(conv.Y) is None or element_type_of(conv.Y) != f32:
+        conv = op.X.owner
+        if isinstance(conv, cpu.ConvOp):
+            if sole_use_conv(conv.Y) is None:
+                return
+        elif not isinstance(conv, cpu.ConvTransposeOp) or sole_use_conv_transpose(conv.Y) is None:
+            return
+        if element_type_of(conv.Y) != f32:
             return
         module = module_of(op)
         w = constant_value(conv.W, module)
-        b = constant_value(conv.B, module) if conv.B is not None else np.zeros(shape_of(conv.W)[0], np.float32)
-        stats = [constant_value(v, module) for v in (op.scale, op.B, op.mean, op.var)]
-        if w is None or b is None or any(v is None for v in stats):
+        channels = shape_of(conv.Y)[1]
+        b = constant_value(conv.B, module) if conv.B is not None else np.zeros(channels, np.float32)
+        if w is None or b is None or (factors := batch_norm_factors(op, module)) is None:
             return
-        scale, beta, mean, var = (np.asarray(v, np.float32) for v in stats)
-        s = scale / np.sqrt(var + np.float32(op.epsilon.value.data))
-        w = (w * s.reshape(-1, *[1] * (w.ndim - 1))).astype(np.float32)
+        s, mean, beta = factors
+        if isinstance(conv, cpu.ConvOp):
+            w = w * s.reshape(-1, *[1] * (w.ndim - 1))
+        else:  # (C, M / group, kernel...): group g's input channels feed its output channels
+            group = conv.group.value.data
+            w = (w.reshape(group, -1, *w.shape[1:]) * s.reshape(group, 1, -1, *[1] * (w.ndim - 2))).reshape(w.shape)
         b = ((b - mean) * s + beta).astype(np.float32)
-        store = WeightStore.of(module)
-        new_ops: list[Operation] = []
-        operands = [conv.X]
-        for array, value in ((w, conv.W), (b, conv.B if conv.B is not None else op.B)):
-            constant = ConstantOp(DenseResourceAttr.from_params(
-                store.add(f"{value.name_hint or 'weight'}_bn", array), TensorType(f32, array.shape)))
-            constant.results[0].name_hint = f"{value.name_hint or 'weight'}_bn"
-            new_ops.append(constant)
-            operands.append(constant.results[0])
-        new_ops.append(fused_op(conv, op, cpu.ConvOp.of(*operands, op.Y.type, **own_properties(conv))))
-        rewriter.insert(new_ops, InsertPoint.before(conv))
-        rewriter.replace(op, [], [new_ops[-1].results[0]])
+        hints = [f"{value.name_hint or 'weight'}_bn" for value in (conv.W, conv.B if conv.B is not None else op.B)]
+        constants = weight_constants(module, [(hints[0], w.astype(np.float32)), (hints[1], b)])
+        operands = [conv.X, *(c.results[0] for c in constants)]
+        if isinstance(conv, cpu.ConvOp):
+            fused = cpu.ConvOp.of(*operands, op.Y.type, **own_properties(conv))
+        else:
+            fused = cpu.ConvTransposeOp.build(operands=operands, result_types=[op.Y.type],
+                                              properties=own_properties(conv))
+        rewriter.insert([*constants, fused_op(conv, op, fused)], InsertPoint.before(conv))
+        rewriter.replace(op, [], [fused.results[0]])
         rewriter.erase(conv)
 
 
@@ -229,6 +260,25 @@ def sole_use_matmul(value: SSAValue, clamp_ok: bool = False, uses: int = 1) -> c
     return matmul if clamp_ok or matmul.clamp() is None else None
 
 
+def sole_use_conv_transpose(value: SSAValue, clamp_ok: bool = False, uses: int = 1) -> cpu.ConvTransposeOp | None:
+    """As `sole_use_matmul`, for a transposed conv (which takes a batch norm, a clamp and an
+    activation)."""
+    conv = value.owner
+    if (not isinstance(conv, cpu.ConvTransposeOp) or value.uses.get_length() != uses or conv.activation is not None
+            or element_type_of(value) != f32):
+        return None
+    return conv if clamp_ok or conv.clamp() is None else None
+
+
+def with_epilogue(op: cpu.MatmulOp | cpu.ConvTransposeOp, result: Attribute,
+                  **properties: Attribute) -> cpu.MatmulOp | cpu.ConvTransposeOp:
+    """`op` (its operands and properties) with the epilogue `properties` added."""
+    if isinstance(op, cpu.MatmulOp):
+        return cpu.MatmulOp.of(op.A, op.B, result, bias=op.C, **own_properties(op), **properties)
+    return cpu.ConvTransposeOp.build(operands=[op.X, op.W, op.B], result_types=[result],
+                                     properties=own_properties(op) | properties)
+
+
 def scalar_constant(value: SSAValue) -> float | None:
     """The one value of a float32 constant with a single element, or None."""
     array = constant_value(value)
@@ -340,39 +390,42 @@ class BiasAddIntoMatmul(RewritePattern):
             return
 
 
-class ClampIntoMatmul(RewritePattern):
-    """A Relu or Clip of a matmul's result, when that is all the result is used for, is the
-    matmul clamping its result (after its bias)."""
+class ClampIntoMatmulOrConvTranspose(RewritePattern):
+    """A Relu or Clip of a matmul's (or transposed conv's) result, when that is all the result
+    is used for, is the op clamping its result (after its bias)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if (bounds := clamp_of(op)) is None or (matmul := sole_use_matmul(op.operands[0])) is None:
+        if (bounds := clamp_of(op)) is None:
             return
-        fused = cpu.MatmulOp.of(matmul.A, matmul.B, op.results[0].type, bias=matmul.C,
-                                **own_properties(matmul), **bounds)
-        rewriter.replace(op, fused_op(matmul, op, fused))
-        rewriter.erase(matmul)
+        value = op.operands[0]
+        if (producer := sole_use_matmul(value) or sole_use_conv_transpose(value)) is None:
+            return
+        rewriter.replace(op, fused_op(producer, op, with_epilogue(producer, op.results[0].type, **bounds)))
+        rewriter.erase(producer)
 
 
-class ActivationIntoMatmul(RewritePattern):
-    """An activation of a matmul's result (as `ActivationIntoConv` takes them), when that is
-    all the result is used for, is the matmul applying it (after its bias and clamp)."""
+class ActivationIntoMatmulOrConvTranspose(RewritePattern):
+    """An activation of a matmul's (or transposed conv's) result (as `ActivationIntoConv`
+    takes them), when that is all the result is used for, is the op applying it (after its
+    bias and clamp)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if (activation := activation_of(op)) is None:
             return
         kind, value, params, erase = activation
         readers = 1 + sum(value in dead.operands for dead in erase)
-        if (matmul := sole_use_matmul(value, clamp_ok=True, uses=readers)) is None:
+        producer = (sole_use_matmul(value, clamp_ok=True, uses=readers)
+                    or sole_use_conv_transpose(value, clamp_ok=True, uses=readers))
+        if producer is None:
             return
-        fused = fused_op(matmul, op, cpu.MatmulOp.of(matmul.A, matmul.B, op.results[0].type, bias=matmul.C,
-                                                     **own_properties(matmul), activation=cpu.EpilogueKindAttr(kind),
-                                                     **params))
+        fused = fused_op(producer, op, with_epilogue(producer, op.results[0].type,
+                                                     activation=cpu.EpilogueKindAttr(kind), **params))
         if erase:
             fused.location = fused_location([fused.location, erase[0].location])
         rewriter.replace(op, fused)
         for dead in erase:
             rewriter.erase(dead)
-        rewriter.erase(matmul)
+        rewriter.erase(producer)
 
 
 def channel_vector(value: SSAValue, result: SSAValue) -> np.ndarray | None:
@@ -449,7 +502,8 @@ def mish_input(op: Operation) -> tuple[SSAValue, Operation, Operation] | None:
 
 EPILOGUES: tuple[RewritePattern, ...] = (ErfGeluToGelu(), BatchNormIntoConv(), ResidualAddIntoConv(),
                                          ClampIntoConv(), ActivationIntoConv(), AffineIntoConv(),
-                                         BiasAddIntoMatmul(), ClampIntoMatmul(), ActivationIntoMatmul())
+                                         BiasAddIntoMatmul(), ClampIntoMatmulOrConvTranspose(),
+                                         ActivationIntoMatmulOrConvTranspose())
 """The epilogue patterns, applied together until none matches."""
 
 
@@ -457,8 +511,8 @@ EPILOGUES: tuple[RewritePattern, ...] = (ErfGeluToGelu(), BatchNormIntoConv(), R
 class FuseCpuEpiloguesPass(ModulePass):
     """Fold batch norms, residual Adds, Relu/Clip clamps, activations (LeakyRelu, Sigmoid,
     SiLU, HardSigmoid, HardSwish, Gelu, Mish) and per-channel scales and shifts into the
-    `cpu.conv` before them, and bias Adds, clamps and activations into the `cpu.matmul` before
-    them."""
+    `cpu.conv` before them, bias Adds, clamps and activations into the `cpu.matmul` before
+    them, and batch norms, clamps and activations into the `cpu.conv_transpose` before them."""
 
     name = "fuse-cpu-epilogues"
 

@@ -25,8 +25,8 @@ import pytest
 from mrvl.numerics import assert_close
 from mrvl_dialect.host_kernels import kernel_macro
 from onnx import TensorProto, helper
-from test_c_backend import (GCC, Bundle, _w, build_program, c_workdir, check, compile_model, emit_model, gcc,  # noqa: F401
-                            random_inputs, reference, run_program, single_op)
+from test_c_backend import (GCC, Bundle, _w, build_program, c_workdir, check, compile_model,  # noqa: F401
+                            emit_model, gcc, random_inputs, reference, run_program, single_op)
 from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
 
@@ -302,13 +302,41 @@ CASES["conv_transpose_k4s2_pad"] = single_op("ConvTranspose", [("x", [1, 6, 9, 1
                                              initializers=[_w("w", [6, 5, 4, 4]), _w("b", [5], 2)])
 CASES["conv_transpose_k2s2_odd"] = single_op("ConvTranspose", [("x", [2, 8, 7, 5])], strides=[2, 2], pads=[0, 0, 0, 1],
                                              initializers=[_w("w", [8, 4, 2, 2])])
-CASES["conv_transpose_s2x3_dilated"] = single_op("ConvTranspose", [("x", [1, 3, 5, 6])], strides=[2, 3], dilations=[2, 1],
-                                                 output_padding=[1, 2], initializers=[_w("w", [3, 4, 3, 2]),
-                                                                                      _w("b", [4], 2)])
+CASES["conv_transpose_s2x3_dilated"] = single_op("ConvTranspose", [("x", [1, 3, 5, 6])], strides=[2, 3],
+                                                 dilations=[2, 1], output_padding=[1, 2],
+                                                 initializers=[_w("w", [3, 4, 3, 2]), _w("b", [4], 2)])
 CASES["conv_transpose_grouped"] = single_op("ConvTranspose", [("x", [1, 4, 6, 6])], group=2, pads=[1, 0, 1, 2],
                                             initializers=[_w("w", [4, 3, 3, 3]), _w("b", [6], 2)])
 CASES["conv_transpose_1d"] = single_op("ConvTranspose", [("x", [1, 5, 17])], strides=[3], pads=[2, 1],
                                        initializers=[_w("w", [5, 2, 5])])
+
+
+def _conv_transpose_then(x: list[int], w: list[int], after: list[str], **attrs) -> onnx.ModelProto:
+    """A transposed conv with a bias, then a BatchNormalization ("bn") and/or activations, which
+    fuse into it."""
+    m = w[1] * attrs.get("group", 1)
+    nodes, inits, last = [_n("ConvTranspose", ["x", "w", "b"], ["t"], **attrs)], [_w("w", w), _w("b", [m], 2)], "t"
+    for i, op in enumerate(after):
+        out = f"a{i}"
+        if op == "bn":
+            stats = [onnx.numpy_helper.from_array(np.random.default_rng(10 + j).uniform(0.5, 1.5, m).astype(np.float32),
+                                                  f"bn{j}") for j in range(4)]
+            inits += stats
+            nodes.append(_n("BatchNormalization", [last, *(t.name for t in stats)], [out]))
+        else:
+            nodes.append(_n(op, [last], [out]))
+        last = out
+    nodes[-1].output[0] = "y"
+    graph = helper.make_graph(nodes, "conv_transpose_then", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+# a batch norm (per group's output channels), a Relu and a Sigmoid fused into transposed convs
+CASES["conv_transpose_bn_relu_grouped"] = _conv_transpose_then([1, 6, 7, 9], [6, 2, 2, 2], ["bn", "Relu"], group=3,
+                                                               strides=[2, 2])
+CASES["conv_transpose_3d_sigmoid"] = _conv_transpose_then([1, 3, 3, 4, 5], [3, 2, 2, 3, 3], ["Sigmoid"],
+                                                          strides=[1, 2, 2], pads=[0, 1, 1, 0, 1, 1])
 
 # linear resize: input rows interpolated once along a block of output columns, kept for the
 # next output rows; 300 output columns take two blocks; upsampling (rows shared), downsampling
@@ -321,7 +349,8 @@ def _resize(shape: list[int], scales: list[float], **attrs) -> onnx.ModelProto:
 
 CASES["resize_linear_up_two_blocks"] = _resize([1, 2, 5, 150], [1, 1, 4, 2])
 CASES["resize_linear_down"] = _resize([2, 3, 17, 23], [1, 1, 0.6, 0.5])
-CASES["resize_linear_align_corners"] = _resize([1, 2, 6, 7], [1, 1, 2.5, 3], coordinate_transformation_mode="align_corners")
+CASES["resize_linear_align_corners"] = _resize([1, 2, 6, 7], [1, 1, 2.5, 3],
+                                               coordinate_transformation_mode="align_corners")
 # rows reduced in 16 lanes and a tail
 CASES["softmax_last_axis"] = single_op("Softmax", [("x", [3, 5, 37])], axis=-1)
 # a channel softmax (segmentation heads, YOLOv8's DFL): columns of positions in vectors, and a tail
@@ -405,7 +434,8 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
                   "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
                   "gemm_packed_tall", "gemm_packed_trans_a", "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved",
-                  "layer_norm_rows", "softmax_last_axis", "softmax_channels", "resize_linear_up", "conv_transpose_k4s2", "tanh", "erf", "transpose_heads")
+                  "layer_norm_rows", "softmax_last_axis", "softmax_channels", "resize_linear_up",
+                  "conv_transpose_k4s2", "conv_transpose_bn_relu", "tanh", "erf", "transpose_heads")
 SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
 
 

@@ -2111,8 +2111,8 @@ typedef struct {
  * from its GEMM's columns: each output row summed as s phase rows (s the horizontal stride;
  * output column s * j + phase is phase row `phase`'s element j), each tap's input row added
  * whole and contiguous into the phase its columns land in, then the phases interleaved into
- * the row with the bias: one store per output, where a scatter of each tap's row would read
- * and write every output once per tap with a stride. */
+ * the row with the bias (then its clamp and activation): one store per output, where a
+ * scatter of each tap's row would read and write every output once per tap with a stride. */
 static void conv_transpose_channels(const void *ctx, int64_t begin, int64_t end)
 {
     const conv_transpose_args *a = ctx;
@@ -2148,6 +2148,7 @@ static void conv_transpose_channels(const void *ctx, int64_t begin, int64_t end)
                 for (int64_t phase = 0; phase < sx; phase++)
                     for (int64_t j = 0; j * sx + phase < out[2]; j++) row[j * sx + phase] = bias + t[phase * tw + j];
             }
+            if (p->clamp || p->activation) conv_epilogue(p, out[2], out[2], 0, NULL, row);
         }
     }
 }
@@ -2156,7 +2157,8 @@ static void conv_transpose_channels(const void *ctx, int64_t begin, int64_t end)
  * and group: the product w' (mg * taps, cg) x x (cg, in-positions) into `scratch` (mg * taps *
  * in-positions floats, then MRVL_GEMM_PACK_FLOATS(mg * taps, in-positions, cg) for packing),
  * then each column added into the output at its taps (col2im): for 2-D convs by output rows
- * (conv_transpose_channels, the channels split over the threads), else tap by tap. */
+ * (conv_transpose_channels, the channels split over the threads), else tap by tap; then the
+ * fused clamp and activation (p's; a transposed conv has no residual, scale or shift). */
 static void mrvl_conv_transpose_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
                                     float *y, float *scratch)
 {
@@ -2204,6 +2206,7 @@ static void mrvl_conv_transpose_f32(const mrvl_conv_params *p, const float *x, c
                     }
                 }
             }
+            if (p->clamp || p->activation) conv_epilogue(p, mg * positions, positions, 0, NULL, yg);
         }
     }
 }
