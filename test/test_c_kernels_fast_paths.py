@@ -321,6 +321,9 @@ CASES["stem_3d"] = _stem([1, 2, 5, 8, 20], [4, 2, 3, 3, 3], pads=[1, 1, 1, 1, 1,
 # SqueezeNet's expand convs at batch 4; strided).
 CASES["stem_1x1_small_planes"] = _stem([4, 48, 6, 6], [192, 48, 1, 1])
 CASES["stem_1x1_strided"] = _stem([1, 4, 30, 41], [24, 4, 1, 1], strides=[2, 2])
+# Rows wider than a tile: tiles that are one run of outputs are clamped as they are stored.
+CASES["stem_wide_rows_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], shape=[2, 3, 9, 100], w=[19, 3, 3, 3],
+                                          clip=True, pads=[1, 1, 1, 1])
 CASES["stem_runtime_weights"] = _stem([1, 3, 20, 30], [16, 3, 3, 3], weights_input=True, strides=[2, 2],
                                       pads=[1, 1, 1, 1])
 

@@ -1433,6 +1433,20 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
             for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = i < channels ? a->b[j0 + i] : 0.0f;
         flat_micro(a->depth, a->flat + i0, a->tap,
                    a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL, bias, acc);
+        /* A tile that is one run of output positions and needs at most a clamp (a Relu, a
+         * Clip) is clamped as it is stored, in one pass. */
+        if (!a->r && runs == 1 && len[0] == MRVL_FLAT_TILE && p->activation == MRVL_EPILOGUE_NONE && !a->scale &&
+            !a->shift) {
+            float low = p->clamp ? p->min : -INFINITY, high = p->clamp ? p->max : INFINITY;
+            for (int i = 0; i < channels; i++) {
+                float *yo = a->y + (j0 + i) * positions + first[0];
+                for (int j = 0; j < MRVL_FLAT_TILE; j++) {
+                    float v = acc[i][j];
+                    yo[j] = v < low ? low : v > high ? high : v;
+                }
+            }
+            continue;
+        }
         /* The epilogue in ONNX's order: residual, clamp, activation, scale and shift. */
         if (a->r)
             for (int i = 0; i < channels; i++)
