@@ -92,25 +92,28 @@ def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp) -> str:
     return min(costs, key=costs.__getitem__)
 
 
-# What each kernel's overheads cost, in multiply-adds: fitted (least squares) to 30 single
-# convs (stems, ResNet's and MobileNet's 3x3 and 1x1 convs, SqueezeNet's at batch 4) timed
-# with each kernel on AVX-512; their multiply-adds came out at the same rate.
-FLAT_COPY_COST = 26
-"""A float of the flat conv's input copy (strided into its phases)."""
-FLAT_STORE_COST = 16
+# What each kernel's overheads cost, in multiply-adds: fitted (least squares on relative
+# error) to 67 single convs with a Relu (stems, 3x3 convs of 16 to 512 channels at 7x7 to
+# 224x224, 1x1 convs expanding and reducing, strided, with and without a residual, at batch 1
+# and 4; benchmarks of ResNet, MobileNet, SqueezeNet, tiny-YOLO and VGG shapes) timed with each
+# kernel on AVX-512; their multiply-adds came out at the same rate (7.8-7.9 fs each).
+FLAT_COPY_COST = 25
+"""A float of the flat conv's input copy (strided into its phases; none when read in place)."""
+FLAT_STORE_COST = 8
 """An output of the flat conv (its epilogue and the runs stored)."""
-DIRECT_COPY_COST = 10
+FLAT_RESIDUAL_COST = 4
+"""A float of the residual the flat conv reads (along its runs of outputs)."""
+DIRECT_COPY_COST = 11
 """A float of mrvl_conv_f32's padded input copy (rows copied whole)."""
-DIRECT_STORE_COST = 44
+DIRECT_STORE_COST = 38
 """An output of mrvl_conv_f32 (stored transposed, its epilogue run across channels)."""
-POINTWISE_PACK_COST = 9
-"""An input float of the pointwise conv's product, packed into panels."""
-POINTWISE_STORE_COST = 16
-"""An output of the pointwise conv (its bias filled in first, its epilogue a pass of its own)."""
-# Timed apart, on ResNet-50's 1x1 convs with their residual Add at 56x56 to 7x7, weights cold.
-DIRECT_RESIDUAL_COST = 16
+DIRECT_RESIDUAL_COST = 45
 """A float of the residual mrvl_conv_f32 reads (transposed: a short run per channel)."""
-POINTWISE_RESIDUAL_COST = 4
+POINTWISE_PACK_COST = 10
+"""An input float of the pointwise conv's product, packed into panels."""
+POINTWISE_STORE_COST = 15
+"""An output of the pointwise conv (its bias filled in first, its epilogue a pass of its own)."""
+POINTWISE_RESIDUAL_COST = 12
 """A float of the residual the pointwise conv reads (in its epilogue's pass, in order)."""
 
 
@@ -122,23 +125,24 @@ def conv_costs(op: cpu.ConvOp) -> dict[str, int]:
     """What each kernel that can run `op` costs, in multiply-adds: those it computes,
     dropped ones included (tiles and channel blocks rounded up; the flat grid's columns past
     an output row), plus its copies and stores (the *_COST constants).
-    The flat conv favours wide planes and little depth (stems); the direct one small planes
-    and deep convs (no dropped columns, its weights read once per block of positions); the
-    pointwise one (1x1, stride 1, no padding) many output channels per input channel."""
+    The flat conv favours wide planes and little depth (stems; 1x1 convs with stride 1, whose
+    input it reads in place); the direct one small planes and deep convs (no dropped columns,
+    its weights read once per block of positions); the pointwise one (1x1, stride 1, no
+    padding) small planes, which its narrower tiles of positions fit better than the flat's."""
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     group = op.group.value.data
     cg, mg, depth = xs[1] // group, ys[1] // group, xs[1] // group * math.prod(ws[2:])
     positions = math.prod(ys[2:])
-    q, channel_floats = flat_layout(op)
-    out = [1] * (SPATIAL - (len(ys) - 2)) + list(ys[2:])
-    count = ((out[0] - 1) * q[1] + out[1] - 1) * q[2] + out[2]
+    channel_floats = 0 if flat_in_place(op) else flat_layout(op)[1]  # copied, unless read in place
+    count = flat_count(op)
     narrow = mg <= kernel_macro("GEMM_NR") // 2
     width = kernel_macro("GEMM_NR") // 2 if narrow else kernel_macro("GEMM_NR")
     padded = conv_scratch_floats(op) - cg * math.prod(ws[2:])
     residual = mg * positions if op.R is not None else 0
     costs = {
         "flat": (depth * _round_up(count, kernel_macro("FLAT_TILE")) * _round_up(mg, kernel_macro("FLAT_MR"))
-                 + FLAT_STORE_COST * positions * mg + FLAT_COPY_COST * cg * channel_floats),
+                 + FLAT_STORE_COST * positions * mg + FLAT_COPY_COST * cg * channel_floats
+                 + FLAT_RESIDUAL_COST * residual),
         # A short tile of positions is computed in shorter parts: none dropped.
         "direct": (depth * positions * _round_up(mg, width) + DIRECT_STORE_COST * positions * mg
                    + DIRECT_COPY_COST * padded + DIRECT_RESIDUAL_COST * residual),
@@ -224,12 +228,32 @@ def flat_layout(op: cpu.ConvOp) -> tuple[list[int], int]:
     return q, math.prod(strides) * math.prod(q)
 
 
+def flat_in_place(op: cpu.ConvOp) -> bool:
+    """flat_in_place of mrvl_kernels.c: whether the flat layout is the input itself (stride 1,
+    no padding), which the flat conv reads in place."""
+    q, _ = flat_layout(op)
+    ins = [1] * (SPATIAL - (len(cpu.shape_of(op.X)) - 2)) + list(cpu.shape_of(op.X)[2:])
+    return (all(s == 1 for s in op.strides.get_values()) and not any(op.pads.get_values()) and q == ins)
+
+
+def flat_count(op: cpu.ConvOp) -> int:
+    """flat_count of mrvl_kernels.c: the flat positions of `op` (junk columns and rows between
+    output rows included)."""
+    q, _ = flat_layout(op)
+    out = [1] * (SPATIAL - (len(cpu.shape_of(op.Y)) - 2)) + list(cpu.shape_of(op.Y)[2:])
+    return ((out[0] - 1) * q[1] + out[1] - 1) * q[2] + out[2]
+
+
 def flat_scratch_floats(op: cpu.ConvOp) -> int:
     """flat_scratch_floats of mrvl_kernels.c: a group's input in the flat layout, a tile of
-    zeros after it (MRVL_FLAT_TILE of the widest vectors) and the tap table."""
+    zeros after it (MRVL_FLAT_TILE of the widest vectors) and the tap table; in place, each
+    input channel's tail (flat_tail_floats) and two tap tables."""
     xs, ws = cpu.shape_of(op.X), op.weights_shape()
-    cg = xs[1] // op.group.value.data
-    return cg * flat_layout(op)[1] + kernel_macro("FLAT_TILE") + cg * math.prod(ws[2:])
+    cg, taps = xs[1] // op.group.value.data, math.prod(ws[2:])
+    if flat_in_place(op):
+        tail = math.prod(xs[2:]) - flat_count(op) + 2 * kernel_macro("FLAT_TILE")
+        return cg * tail + 2 * cg * taps
+    return cg * flat_layout(op)[1] + kernel_macro("FLAT_TILE") + cg * taps
 
 
 def depthwise_scratch_floats(op: cpu.ConvOp) -> int:

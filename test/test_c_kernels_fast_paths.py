@@ -128,7 +128,7 @@ ACTIVATIONS = {
 CONVS = {  # the direct (tiled), flat, pointwise and depthwise kernels, on ragged tiles
     "direct": dict(shape=[2, 24, 6, 7], w=[37, 24, 3, 3], pads=[1, 1, 1, 1]),
     "flat": dict(shape=[2, 3, 13, 37], w=[19, 3, 3, 3], pads=[1, 1, 1, 1]),
-    "pointwise": dict(shape=[1, 12, 7, 13], w=[20, 12, 1, 1]),
+    "pointwise": dict(shape=[1, 32, 7, 8], w=[35, 32, 1, 1]),  # 7 x 8: the flat tile would waste 40%
     "depthwise": dict(shape=[1, 6, 10, 19], w=[6, 1, 3, 3], pads=[1, 1, 1, 1], group=6),
 }
 for _act, _nodes in ACTIVATIONS.items():
@@ -162,8 +162,8 @@ CASES["direct_short_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[
                                               pads=[1, 1, 1, 1])  # 4 x 4: two tiles of 8 positions on AVX-512
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
 CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
-CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 20, [20, 1, 1], shift=False)
-CASES["pointwise_sigmoid_affine"] = _affine(CONVS["pointwise"], 20, [20, 1, 1], act="Sigmoid")  # no clamp
+CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 35, [35, 1, 1], shift=False)
+CASES["pointwise_sigmoid_affine"] = _affine(CONVS["pointwise"], 35, [35, 1, 1], act="Sigmoid")  # no clamp
 CASES["flat_sigmoid_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1], act="Sigmoid")
 CASES["direct_sigmoid_affine"] = _affine(CONVS["direct"], 37, [37, 1, 1], act="Sigmoid")
 CASES["depthwise_sigmoid_affine"] = _affine(CONVS["depthwise"], 6, [6, 1, 1], act="Sigmoid")
@@ -385,7 +385,14 @@ CASES["stem_3d"] = _stem([1, 2, 5, 8, 20], [4, 2, 3, 3, 3], pads=[1, 1, 1, 1, 1,
 # A kernel 1 wide leaves no junk columns: a run of outputs goes on past its row (6x6 planes of
 # SqueezeNet's expand convs at batch 4; strided).
 CASES["stem_1x1_small_planes"] = _stem([4, 48, 6, 6], [192, 48, 1, 1])
+# A 1x1 conv with stride 1 reads its input in place; the last tile reads a copy of the tail.
+CASES["stem_1x1_in_place_residual_relu"] = _conv_then([_n("Relu", ["a"], ["y"])], shape=[2, 10, 9, 23],
+                                                      w=[21, 10, 1, 1], residual=True)
+CASES["stem_1x1_in_place_grouped"] = _stem([2, 8, 10, 11], [12, 4, 1, 1], group=2)
 CASES["stem_1x1_strided"] = _stem([1, 4, 30, 41], [24, 4, 1, 1], strides=[2, 2])
+# Rows wider than a tile: tiles that are one run of outputs are clamped as they are stored.
+CASES["stem_wide_rows_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], shape=[2, 3, 9, 100], w=[19, 3, 3, 3],
+                                          clip=True, pads=[1, 1, 1, 1])
 CASES["stem_runtime_weights"] = _stem([1, 3, 20, 30], [16, 3, 3, 3], weights_input=True, strides=[2, 2],
                                       pads=[1, 1, 1, 1])
 
@@ -506,19 +513,21 @@ def test_each_conv_takes_its_kernel(name: str, c_workdir: Path) -> None:
 @pytest.mark.parametrize("name", [n for n in CASES if n.startswith("stem_")])
 def test_flat_scratch_is_what_the_kernel_takes(name: str, c_workdir: Path, tmp_path: Path) -> None:
     """plan-host-memory's scratch for a flat conv (host_kernels.py) is flat_scratch_floats of
-    mrvl_kernels.c with the widest vectors' tile (more on this machine's narrower ones), plus
-    the weights it packs at run time."""
+    mrvl_kernels.c with the widest vectors' tile (more on this machine's narrower ones: a tile
+    per input channel twice in place), plus the weights it packs at run time."""
     out = emit_model(CASES[name], c_workdir)
     text = (out / "m.c").read_text()
     planned = int(re.search(r"scratch \((\d+) bytes\)", text).group(1))
     params = re.search(r"static const mrvl_conv_params p = \{.*?\};", text, re.S).group(0)
     packing = int(m.group(1)) if (m := re.search(r"scratch \+ (\d+)\)", text)) else 0
     (tmp_path / "main.c").write_text(f'#include <stdio.h>\n#include "mrvl_kernels.c"\nint main(void)\n{{\n{params}\n'
-                                     'printf("%lld %d\\n", (long long)flat_scratch_floats(&p), MRVL_FLAT_TILE);\n}\n')
+                                     'int64_t q[MRVL_SPATIAL], phases, floats;\nflat_layout(&p, q, &phases, &floats);\n'
+                                     'printf("%lld %d %lld\\n", (long long)flat_scratch_floats(&p), MRVL_FLAT_TILE,\n'
+                                     '       (long long)(flat_in_place(&p, q) ? 2 * p.c / p.group : 1));\n}\n')
     gcc(["-std=c99", "-w", f"-I{out}", "main.c", "-o", "main", "-lm"], tmp_path)
-    floats, tile = map(int, subprocess.run([str(tmp_path / "main")], capture_output=True, text=True,
-                                           check=True).stdout.split())
-    assert planned == 4 * (packing + floats + kernel_macro("FLAT_TILE") - tile)
+    floats, tile, tiles = map(int, subprocess.run([str(tmp_path / "main")], capture_output=True, text=True,
+                                                  check=True).stdout.split())
+    assert planned == 4 * (packing + floats + (kernel_macro("FLAT_TILE") - tile) * tiles)
 
 
 def test_the_row_limit_is_where_the_kernel_says(c_workdir: Path) -> None:

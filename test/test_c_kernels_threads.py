@@ -1,6 +1,6 @@
 """The host kernels split over threads (`host_threads`, mrvl-compile --host-threads): every
 parallel kernel (the direct conv, wide, short and narrow tiles, deep with its channel blocks
-split and short last tiles; the flat conv, its input copy and tiles, strided; convs writing
+split and short last tiles; the flat conv, its input copy and tiles, strided, in place; convs writing
 their images into a concat's output a batch stride apart; the pointwise conv and GEMM through
 the row-split product; a fully connected layer's dot products; a GEMM on weights packed at
 compile time, by column tiles and row-split; the pool, in bands, direct, in row pairs and in
@@ -57,7 +57,8 @@ MODELS = {
     "direct_short": _conv([2, 128, 4, 4], [64, 128, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "flat": _conv([2, 3, 40, 50], [19, 3, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "flat_strided": _conv([1, 8, 41, 50], [20, 8, 3, 3], "Sigmoid", strides=[2, 2], pads=[1, 1, 1, 1]),
-    "pointwise": _conv([1, 32, 20, 21], [45, 32, 1, 1]),
+    "flat_in_place": _conv([1, 32, 20, 21], [45, 32, 1, 1], "Relu"),
+    "pointwise": _conv([1, 96, 8, 8], [90, 96, 1, 1]),
     "concat_in_place": _joined([2, 8, 30, 40], [16, 8, 3, 3], [24, 8, 1, 1]),
     "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "pool_direct": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[2, 2]),
@@ -120,6 +121,7 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
         assert "#define MRVL_HOST_THREADS 2" in text
     source = (emit(MODELS["gemm"], c_workdir, "gemm", 2) / "mrvl_kernels.c").read_text()
     limit = int(source.split("#define MRVL_PARALLEL_MACS ")[1].split()[0])
+    assert 90 * 64 * 96 > limit
     assert 20 * 21 * 45 * 32 > limit and 67 * 256 * 131 > limit and 2 * 33 * 40 * 41 * 9 > limit
     assert 3 * 301 * 512 > limit and 42 * 40 * 24 * 9 > limit and 63 * 12 * 32 * 9 > limit
     assert 11 * 131 * 300 > limit and 130 * 64 * 45 > limit
@@ -129,7 +131,8 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
                                                    / "concat_in_place_t2.c").read_text()
     kernels = {"direct_wide": "mrvl_conv_f32", "direct_narrow": "mrvl_conv_f32", "direct_deep": "mrvl_conv_f32",
                "direct_short": "mrvl_conv_f32",
-               "flat": "mrvl_flat_conv_f32", "flat_strided": "mrvl_flat_conv_f32"}
+               "flat": "mrvl_flat_conv_f32", "flat_strided": "mrvl_flat_conv_f32",
+               "flat_in_place": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32"}
     for name, kernel in kernels.items():
         assert f"{kernel}(&p" in (emit(MODELS[name], c_workdir, name, 2) / f"{name}_t2.c").read_text()
     assert 48 * 640 * 9 > limit and 40 * 23 * 24 * 25 > limit  # channels x flat grid x taps

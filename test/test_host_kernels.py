@@ -110,20 +110,17 @@ def test_depthwise_scratch_matches_the_c(tmp_path: Path) -> None:
         assert got == expected
 
 
-@pytest.mark.parametrize("residual", [False, True])
-def test_a_residual_moves_an_expanding_1x1_conv_to_the_pointwise_kernel(tmp_path: Path, residual: bool) -> None:
-    """ResNet-50's 256 -> 1024 1x1 conv at 14x14: mrvl_conv_f32 (direct) alone, the pointwise
-    kernel with the block's residual Add, which the direct one reads transposed (measured
-    slower there)."""
+def _conv_relu(tmp_path: Path, x: list[int], w: list[int], residual: bool) -> ConvOp:
+    """The cpu.conv of a 1x1 Conv on x (+ a residual Add) + Relu, its epilogues fused."""
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"]), helper.make_node("Relu", ["c"], ["y"])]
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256, 14, 14])]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)]
     if residual:
         nodes.insert(1, helper.make_node("Add", ["c", "r"], ["s"]))
         nodes[2].input[0] = "s"
-        inputs.append(helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 1024, 14, 14]))
-    graph = helper.make_graph(nodes, "expand", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-                              [numpy_helper.from_array(np.ones([1024, 256, 1, 1], np.float32), "w")])
-    path = tmp_path / "expand.onnx"
+        inputs.append(helper.make_tensor_value_info("r", TensorProto.FLOAT, [x[0], w[0], *x[2:]]))
+    graph = helper.make_graph(nodes, "conv", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(np.ones(w, np.float32), "w")])
+    path = tmp_path / "conv.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path)
     ctx = graph_context()
     ctx.load_dialect(CPU)
@@ -132,4 +129,26 @@ def test_a_residual_moves_an_expanding_1x1_conv_to_the_pointwise_kernel(tmp_path
     FuseCpuEpiloguesPass().apply(ctx, module)
     conv = next(op for op in module.walk() if isinstance(op, ConvOp))
     assert (conv.R is not None) == residual
-    assert conv_path(conv) == ("pointwise" if residual else "direct")
+    return conv
+
+
+# 1x1 convs, each with the kernel measured fastest on it (AVX-512, one thread): input shape,
+# output channels, a residual Add, the kernel.
+POINTWISE_CONVS = [
+    ([1, 16, 55, 55], 64, False, "flat"),  # SqueezeNet's expand: read in place, 52 -> 34 us
+    ([1, 32, 112, 112], 16, False, "flat"),  # MobileNetV2's projection: 124 (pointwise) -> 69 us
+    ([1, 64, 56, 56], 256, True, "flat"),  # ResNet-50's expansion with its residual, 605 -> 486 us
+    ([1, 96, 14, 14], 576, False, "flat"),
+    ([1, 256, 14, 14], 1024, False, "direct"),
+    ([1, 256, 14, 14], 1024, True, "pointwise"),  # the direct conv reads the residual transposed
+    ([1, 512, 7, 7], 2048, True, "direct"),  # 7 x 7 fills the flat tile badly
+]
+
+
+@pytest.mark.parametrize(("x", "m", "residual", "kernel"), POINTWISE_CONVS)
+def test_the_fastest_kernel_runs_a_1x1_conv(tmp_path: Path, x: list[int], m: int, residual: bool,
+                                            kernel: str) -> None:
+    """conv_costs picks the kernel measured fastest: the flat one for few input channels on
+    large planes (no copy, its outputs stored in runs), the direct or pointwise one on small
+    planes."""
+    assert conv_path(_conv_relu(tmp_path, x, [m, x[1], 1, 1], residual)) == kernel

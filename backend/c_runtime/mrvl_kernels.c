@@ -884,29 +884,19 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t posi
  * channels, at acc[i * width + j]), in place: the bias (per channel, may be NULL), the
  * residual (at r, laid out as y; may be NULL), the clamp, the activation and the per-channel
  * scale and shift (may be NULL). Bias, clamp and activation run over the tile's channels,
- * which vectorises; only the residual is read transposed. Returns 1 when it has stored the
- * tile into NCHW at y (channel rows `positions` apart) itself: a residual and a clamp alone
- * are read, clamped and stored in one transposed pass. Else conv_store_transposed stores it. */
-static int conv_tile_epilogue(const mrvl_conv_params *p, int mr, int width, float *acc, const float *b, const float *r,
-                              const float *scale, const float *shift, float *y, int64_t positions, int64_t rows,
-                              int64_t cols)
+ * which vectorises; only the residual is read transposed (channel rows `positions` apart).
+ * The residual is added in a pass of its own, not clamped and stored with it: GCC branches
+ * on that pass's clamp, and a Relu's sign is a coin toss (ResNet-50's 512 -> 2048 1x1 conv
+ * with its residual at 7x7 811 -> 493 us). */
+static void conv_tile_epilogue(const mrvl_conv_params *p, int mr, int width, float *acc, const float *b,
+                               const float *r, const float *scale, const float *shift, int64_t positions, int64_t rows,
+                               int64_t cols)
 {
     if (b) {
         float bias[MRVL_GEMM_NR] = {0};
         for (int64_t j = 0; j < cols; j++) bias[j] = b[j];
         for (int i = 0; i < mr; i++)
             for (int j = 0; j < width; j++) acc[i * width + j] += bias[j];
-    }
-    if (r && p->activation == MRVL_EPILOGUE_NONE && !scale && !shift) {
-        /* ResNet's residual blocks: the residual read, the clamp and the store in one
-         * transposed pass, not two. */
-        float low = p->clamp ? p->min : -INFINITY, high = p->clamp ? p->max : INFINITY;
-        for (int64_t j = 0; j < cols; j++)
-            for (int64_t i = 0; i < rows; i++) {
-                float v = acc[i * width + j] + r[j * positions + i];
-                y[j * positions + i] = v < low ? low : v > high ? high : v;
-            }
-        return 1;
     }
     if (r)
         for (int64_t j = 0; j < cols; j++)
@@ -928,7 +918,6 @@ static int conv_tile_epilogue(const mrvl_conv_params *p, int mr, int width, floa
         for (int i = 0; i < mr; i++)
             for (int j = 0; j < width; j++) acc[i * width + j] = acc[i * width + j] * sc[j] + sh[j];
     }
-    return 0;
 }
 
 #if defined(__GNUC__)
@@ -1024,10 +1013,9 @@ static MRVL_ALWAYS_INLINE void conv_tile(int mr, int vecs, const conv_tiles_args
     int64_t cols = min_i64(width, a->mg - j0);
     float *y = a->y + j0 * positions + o0;
     conv_micro(mr, vecs, a->depth, row, a->tap, bv, acc);
-    if (!conv_tile_epilogue(a->p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
-                            a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL, y, positions, rows,
-                            cols))
-        conv_store_transposed(mr, width, acc, y, positions, rows, cols);
+    conv_tile_epilogue(a->p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
+                       a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL, positions, rows, cols);
+    conv_store_transposed(mr, width, acc, y, positions, rows, cols);
 }
 
 /* Items [begin, end) of a group: tiles of mr positions (the last may be short) by blocks of
@@ -1212,13 +1200,38 @@ static void flat_layout(const mrvl_conv_params *p, int64_t q[MRVL_SPATIAL], int6
     *channel_floats = *phases * volume3(q);
 }
 
+/* The flat positions of a conv: the flat index of its last output position, plus one. */
+static int64_t flat_count(const mrvl_conv_params *p, const int64_t q[MRVL_SPATIAL])
+{
+    return ((p->out[0] - 1) * q[1] + p->out[1] - 1) * q[2] + p->out[2];
+}
+
+/* Whether the flat layout of a conv's input is the input itself (stride 1, no padding: 1x1
+ * convs), which the tiles then read in place, not copied. */
+static int flat_in_place(const mrvl_conv_params *p, const int64_t q[MRVL_SPATIAL])
+{
+    for (int i = 0; i < MRVL_SPATIAL; i++)
+        if (p->stride[i] != 1 || p->pad[i] != 0 || q[i] != p->in[i]) return 0;
+    return 1;
+}
+
+/* Floats per input channel of the tail an in-place flat conv copies (the floats its last
+ * tile reads from the tile's start, which may be past the input's end, zeros there): the
+ * input's floats past its last flat position, a tile of them before it and one after. */
+static int64_t flat_tail_floats(const mrvl_conv_params *p, const int64_t q[MRVL_SPATIAL])
+{
+    return volume3(p->in) - flat_count(p, q) + 2 * MRVL_FLAT_TILE;
+}
+
 /* Floats of scratch mrvl_flat_conv_f32 needs (mrvl_dialect/host_kernels.py
  * flat_scratch_floats): a group's input in the flat layout, a tile of zeros after it (the
- * last tile's dropped positions read that far), and the tap table. */
+ * last tile's dropped positions read that far), and the tap table; in place, the tail of each
+ * input channel (flat_tail_floats) and two tap tables, the input's and the tail's. */
 static int64_t flat_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t q[MRVL_SPATIAL], phases, channel_floats, cg = p->c / p->group;
     flat_layout(p, q, &phases, &channel_floats);
+    if (flat_in_place(p, q)) return cg * flat_tail_floats(p, q) + 2 * cg * volume3(p->kernel);
     return cg * channel_floats + MRVL_FLAT_TILE + cg * volume3(p->kernel);
 }
 
@@ -1226,9 +1239,12 @@ static int64_t flat_scratch_floats(const mrvl_conv_params *p)
 typedef struct {
     const mrvl_conv_params *p;
     const float *x;               /* the group's input */
-    float *flat;                  /* it in the flat layout */
+    float *flat;                  /* it in the flat layout (flat_copy) */
+    const float *src;             /* what the tiles read: flat, or x in place */
     int64_t q[MRVL_SPATIAL], channel_floats;
     const int32_t *tap;           /* the tap table */
+    const float *tail;            /* in place: the last tile's floats of each channel (else NULL) */
+    const int32_t *tail_tap;      /* and their tap table */
     int64_t depth, mg, blocks, count; /* blocks of MRVL_FLAT_MR channels; flat positions */
     const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
     const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
@@ -1364,8 +1380,30 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         float bias[MRVL_FLAT_MR] = {0}, acc[MRVL_FLAT_MR][MRVL_FLAT_TILE];
         if (a->b)
             for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = i < channels ? a->b[j0 + i] : 0.0f;
-        flat_micro(a->depth, a->flat + i0, a->tap,
+        int at_tail = a->tail && i0 + MRVL_FLAT_TILE > a->count; /* would read past the input */
+        flat_micro(a->depth, at_tail ? a->tail : a->src + i0, at_tail ? a->tail_tap : a->tap,
                    a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL, bias, acc);
+        /* A tile that is one run of output positions and needs at most a residual and a clamp
+         * (a Relu, a Clip) is stored in one pass that reads the residual and clamps. */
+        if (runs == 1 && len[0] == MRVL_FLAT_TILE && p->activation == MRVL_EPILOGUE_NONE && !a->scale && !a->shift) {
+            float low = p->clamp ? p->min : -INFINITY, high = p->clamp ? p->max : INFINITY;
+            for (int i = 0; i < channels; i++) {
+                float *yo = a->y + (j0 + i) * positions + first[0];
+                if (a->r) {
+                    const float *ro = a->r + (j0 + i) * positions + first[0];
+                    for (int j = 0; j < MRVL_FLAT_TILE; j++) {
+                        float v = acc[i][j] + ro[j];
+                        yo[j] = v < low ? low : v > high ? high : v;
+                    }
+                } else {
+                    for (int j = 0; j < MRVL_FLAT_TILE; j++) {
+                        float v = acc[i][j];
+                        yo[j] = v < low ? low : v > high ? high : v;
+                    }
+                }
+            }
+            continue;
+        }
         /* The epilogue in ONNX's order: residual, clamp, activation, scale and shift. */
         if (a->r)
             for (int i = 0; i < channels; i++)
@@ -1401,36 +1439,52 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
     int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(out), plane = volume3(p->in);
     int64_t depth = cg * volume3(k), q[MRVL_SPATIAL], phases, channel_floats;
     flat_layout(p, q, &phases, &channel_floats);
-    int64_t phase_floats = volume3(q);
-    int32_t *tap = (int32_t *)(void *)(scratch + cg * channel_floats + MRVL_FLAT_TILE);
-    memset(scratch + cg * channel_floats, 0, MRVL_FLAT_TILE * sizeof(float));
+    int64_t phase_floats = volume3(q), count = flat_count(p, q);
+    /* In place, the last tile (from flat position `last` on) reads a copy of each channel's
+     * floats from there to its end, zeros after them, `tail_floats` apart. */
+    int in_place = flat_in_place(p, q);
+    int64_t tail_floats = in_place ? flat_tail_floats(p, q) : 0, last = (count - 1) / MRVL_FLAT_TILE * MRVL_FLAT_TILE;
+    float *tail = in_place ? scratch : NULL;
+    int32_t *tap = (int32_t *)(void *)(in_place ? scratch + cg * tail_floats + depth
+                                                : scratch + cg * channel_floats + MRVL_FLAT_TILE);
+    int32_t *tail_tap = in_place ? (int32_t *)(void *)(scratch + cg * tail_floats) : NULL;
+    if (!in_place) memset(scratch + cg * channel_floats, 0, MRVL_FLAT_TILE * sizeof(float));
     int64_t row = 0;
     for (int64_t c = 0; c < cg; c++)
         for (int64_t kz = 0; kz < k[0]; kz++)
             for (int64_t ky = 0; ky < k[1]; ky++)
-                for (int64_t kx = 0; kx < k[2]; kx++) {
+                for (int64_t kx = 0; kx < k[2]; kx++, row++) {
                     int64_t phase = ((kz * d[0] % s[0]) * s[1] + ky * d[1] % s[1]) * s[2] + kx * d[2] % s[2];
-                    tap[row++] = (int32_t)(c * channel_floats + phase * phase_floats +
-                                           (kz * d[0] / s[0] * q[1] + ky * d[1] / s[1]) * q[2] + kx * d[2] / s[2]);
+                    int64_t offset = phase * phase_floats + (kz * d[0] / s[0] * q[1] + ky * d[1] / s[1]) * q[2] +
+                                     kx * d[2] / s[2];
+                    tap[row] = (int32_t)(c * channel_floats + offset);
+                    if (in_place) tail_tap[row] = (int32_t)(c * tail_floats + offset);
                 }
-    int64_t count = ((out[0] - 1) * q[1] + out[1] - 1) * q[2] + out[2];
     int64_t blocks = (mg + MRVL_FLAT_MR - 1) / MRVL_FLAT_MR;
     int64_t items = (count + MRVL_FLAT_TILE - 1) / MRVL_FLAT_TILE * blocks;
     int serial = positions * mg * depth < MRVL_PARALLEL_MACS;
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
             float *yg = y + n * conv_y_batch(p) + g * mg * positions;
-            flat_args args = {p, x + (n * p->c + g * cg) * plane, scratch, {q[0], q[1], q[2]}, channel_floats, tap,
-                              depth, mg, blocks, count, packed + g * conv_packed_group_floats(mg, depth),
-                              b ? b + g * mg : NULL, r ? r + (n * p->m + g * mg) * positions : NULL,
-                              p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg};
-            if (serial) {
+            const float *xg = x + (n * p->c + g * cg) * plane;
+            flat_args args = {p, xg, scratch, in_place ? xg : scratch, {q[0], q[1], q[2]}, channel_floats, tap,
+                              tail, tail_tap, depth, mg, blocks, count,
+                              packed + g * conv_packed_group_floats(mg, depth), b ? b + g * mg : NULL,
+                              r ? r + (n * p->m + g * mg) * positions : NULL, p->scale ? p->scale + g * mg : NULL,
+                              p->shift ? p->shift + g * mg : NULL, yg};
+            if (in_place) {
+                for (int64_t c = 0; c < cg; c++) {
+                    memcpy(tail + c * tail_floats, xg + c * plane + last, (size_t)(plane - last) * sizeof(float));
+                    memset(tail + c * tail_floats + plane - last, 0,
+                           (size_t)(tail_floats - (plane - last)) * sizeof(float));
+                }
+            } else if (serial) {
                 flat_copy(&args, 0, cg);
-                flat_tiles(&args, 0, items);
             } else {
                 mrvl_parallel(cg, flat_copy, &args);
-                mrvl_parallel(items, flat_tiles, &args);
             }
+            if (serial) flat_tiles(&args, 0, items);
+            else mrvl_parallel(items, flat_tiles, &args);
         }
     }
 }
