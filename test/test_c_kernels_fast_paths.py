@@ -360,6 +360,7 @@ CASES["layer_norm_rows"] = single_op("LayerNormalization", [("x", [6, 53])], ini
 
 # tanh without libm (standard normal inputs take both of its branches: |x| < 0.3 and above).
 CASES["tanh"] = single_op("Tanh", [("x", [3, 7, 41])])
+CASES["exp"] = single_op("Exp", [("x", [3, 7, 41])])
 # erf without libm, alone and in the erf-form GELU (a unary op of its own, not an epilogue),
 # each in its own loop (standard normal inputs, doubled, take both branches: |x| < 1 and above)
 CASES["erf"] = single_op("Erf", [("x", [3, 7, 41])])
@@ -442,7 +443,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
                   "gemm_packed_tall", "gemm_packed_trans_a", "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved",
                   "layer_norm_rows", "softmax_last_axis", "softmax_channels", "resize_linear_up",
-                  "conv_transpose_k4s2", "conv_transpose_bn_relu", "tanh", "erf", "transpose_heads")
+                  "conv_transpose_k4s2", "conv_transpose_bn_relu", "tanh", "erf", "exp", "transpose_heads")
 SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
 
 
@@ -620,3 +621,19 @@ def test_float_reductions_by_rows(op_type: str, axes: list[int], c_workdir: Path
     if op_type == "ReduceLogSum":
         x = np.abs(x)
     check(model, c_workdir, {"x": x}, name="reduce", native=True)
+
+
+def test_exp_over_float_range(c_workdir: Path) -> None:
+    """Exp in vectors over float's whole range: overflow to infinity past 88.7, subnormal
+    results below -87.3 and 0 below -103.9, NaN kept."""
+    model = single_op("Exp", [("x", [2, 300])])
+    x = np.linspace(-110.0, 95.0, 600, dtype=np.float32).reshape(2, 300)
+    x[0, :5] = [np.nan, np.inf, -np.inf, 0.0, -0.0]
+    rc, got = compile_model(model, c_workdir, name="exp_range", native=True).run({"x": x})
+    assert rc == 0
+    with np.errstate(over="ignore"):  # e^95 is infinite in float32
+        expected = np.exp(x.astype(np.float64)).astype(np.float32)
+    normal = np.isfinite(expected) & (expected > np.finfo(np.float32).tiny)
+    np.testing.assert_allclose(got[0][normal], expected[normal], rtol=4e-7)
+    assert np.array_equal(np.isnan(got[0]), np.isnan(expected)) and np.array_equal(np.isinf(got[0]), np.isinf(expected))
+    assert np.all(np.abs(got[0][~normal & np.isfinite(expected)] - expected[~normal & np.isfinite(expected)]) < 1e-40)

@@ -1787,6 +1787,33 @@ static inline pool_vec erf_vec(pool_vec x)
     return pool_select(a < 1.0f, small, pool_select(x != x, x, large));
 }
 
+/* e^x over float's whole range (Exp): as exp_normal_vec, with x clamped to [-104, 89] (where
+ * e^x is 0 and infinity in float) and 2^n applied as two factors 2^(n/2) 2^(n - n/2), each a
+ * normal float, so that the product overflows to infinity and underflows through the
+ * subnormals as e^x does; NaN stays NaN. */
+static inline pool_vec exp_vec(pool_vec x)
+{
+    pool_vec t = pool_min(pool_max(x, (pool_vec){0} - 104.0f), (pool_vec){0} + 89.0f); /* NaN: -104 */
+    pool_vec big = t * 1.44269504f + 12582912.0f, n = big - 12582912.0f;
+    pool_vec r = (t - n * 0.693145752f) - n * 1.42860677e-6f;
+    pool_vec p = (1.0f / 5040.0f) * r + 1.0f / 720.0f;
+    p = p * r + 1.0f / 120.0f;
+    p = p * r + 1.0f / 24.0f;
+    p = p * r + 1.0f / 6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    pool_mask k, half;
+    memcpy(&k, &big, sizeof k);
+    k -= (pool_mask){0} + 0x4B400000; /* n, in [-150, 128] */
+    half = k >> 1;
+    pool_mask high = (half + 127) << 23, low = (k - half + 127) << 23;
+    pool_vec scale_high, scale_low;
+    memcpy(&scale_high, &high, sizeof high);
+    memcpy(&scale_low, &low, sizeof low);
+    return pool_select(x != x, x, p * scale_high * scale_low);
+}
+
 /* Mish, x tanh(softplus(x)), from e = e^x alone: tanh(log(1 + e)) = n / (n + 2) with n =
  * e (e + 2); past x = 20 that is 1 in float (and e^x would soon overflow): x (NaN too). */
 static inline pool_vec mish_vec(pool_vec x, float alpha, float beta)
@@ -3102,10 +3129,10 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
 }
 
 /* y = kind(x) over elements of floating type T; F is the suffix of T's <math.h> functions
- * (f for float, nothing for double), ERF, SIGMOID, TANH, GELU, GELU_TANH and MISH(count, x,
- * y) T's loops of those (each a function of its own: in this one's switch gcc vectorises
+ * (f for float, nothing for double), ERF, SIGMOID, TANH, GELU, GELU_TANH, MISH and EXP(count,
+ * x, y) T's loops of those (each a function of its own: in this one's switch gcc vectorises
  * none of them). */
-#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF, SIGMOID, TANH, GELU, GELU_TANH, MISH)                                 \
+#define MRVL_DEFINE_UNARY_FLOAT(NAME, T, F, ERF, SIGMOID, TANH, GELU, GELU_TANH, MISH, EXP)                            \
     static void NAME(int kind, int64_t count, const T *x, T *y)                               \
     {                                                                                          \
         int64_t i;                                                                             \
@@ -3114,7 +3141,7 @@ static void mrvl_where(const mrvl_broadcast *p, const uint8_t *cond, const void 
         case MRVL_SIGMOID: SIGMOID(count, x, y); break;                                        \
         case MRVL_TANH: TANH(count, x, y); break;                                              \
         case MRVL_SQRT: MRVL_UNARY(T, sqrt##F(v));                                             \
-        case MRVL_EXP: MRVL_UNARY(T, exp##F(v));                                               \
+        case MRVL_EXP: EXP(count, x, y); break;                                                \
         case MRVL_LOG: MRVL_UNARY(T, log##F(v));                                               \
         case MRVL_ERF: ERF(count, x, y); break;                                                \
         case MRVL_NEG: MRVL_UNARY(T, -v);                                                      \
@@ -3182,6 +3209,12 @@ static inline pool_vec gelu_tanh_lanes(pool_vec v, float alpha, float beta)
     return MRVL_GELU_TANH(float, tanh_vec, v);
 }
 
+static inline pool_vec exp_lanes(pool_vec v, float alpha, float beta)
+{
+    (void)alpha, (void)beta;
+    return exp_vec(v);
+}
+
 MRVL_NOINLINE static void tanh_loop_f32(int64_t count, const float *x, float *y)
 {
     map_vectors(count, x, y, tanh_lanes, 0.0f, 0.0f);
@@ -3200,6 +3233,11 @@ MRVL_NOINLINE static void gelu_loop_f32(int64_t count, const float *x, float *y)
 MRVL_NOINLINE static void gelu_tanh_loop_f32(int64_t count, const float *x, float *y)
 {
     map_vectors(count, x, y, gelu_tanh_lanes, 0.0f, 0.0f);
+}
+
+MRVL_NOINLINE static void exp_loop_f32(int64_t count, const float *x, float *y)
+{
+    map_vectors(count, x, y, exp_lanes, 0.0f, 0.0f);
 }
 
 static void tanh_loop_f64(int64_t count, const double *x, double *y)
@@ -3222,16 +3260,21 @@ static void gelu_tanh_loop_f64(int64_t count, const double *x, double *y)
     for (int64_t i = 0; i < count; i++) y[i] = MRVL_GELU_TANH(double, tanh, x[i]);
 }
 
+static void exp_loop_f64(int64_t count, const double *x, double *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = exp(x[i]);
+}
+
 static void mish_loop_f64(int64_t count, const double *x, double *y)
 {
     for (int64_t i = 0; i < count; i++) y[i] = x[i] * tanh(x[i] > 20 ? x[i] : log1p(exp(x[i])));
 }
 
-/* float's erf, sigmoid, tanh and mish are the kernels' own, in loops that vectorise. */
+/* float's erf, sigmoid, tanh, mish and exp are the kernels' own, in loops that vectorise. */
 MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f32, float, f, erf_loop_f32, sigmoid_loop_f32, tanh_loop_f32, gelu_loop_f32,
-                        gelu_tanh_loop_f32, mish_loop_f32)
+                        gelu_tanh_loop_f32, mish_loop_f32, exp_loop_f32)
 MRVL_DEFINE_UNARY_FLOAT(mrvl_unary_f64, double, , erf_loop_f64, sigmoid_loop_f64, tanh_loop_f64, gelu_loop_f64,
-                        gelu_tanh_loop_f64, mish_loop_f64)
+                        gelu_tanh_loop_f64, mish_loop_f64, exp_loop_f64)
 
 /* The integer kinds (relu, neg, abs, sign) over elements of type T. */
 #define MRVL_DEFINE_UNARY_INT(NAME, T)                                                          \
