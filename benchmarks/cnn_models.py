@@ -93,6 +93,16 @@ class Net:
         w = self.const(self.normal((cout, cin), 1 / math.sqrt(cin)))
         return self.op("Gemm", [self.op("Flatten", [x]), w, self.const(self.normal(cout, 0.02))], transB=1)
 
+    def linear(self, x, cin, cout):
+        """MatMul + Add, as torch.onnx writes nn.Linear on a sequence."""
+        return self.op("Add", [self.op("MatMul", [x, self.const(self.normal((cin, cout), 1 / math.sqrt(cin)))]),
+                               self.const(self.normal(cout, 0.02))])
+
+    def heads(self, x, batch, seq, heads, dh):
+        """(batch, seq, heads * dh) -> (batch, heads, seq, dh): Reshape + Transpose."""
+        x = self.op("Reshape", [x, self.const(np.array([batch, seq, heads, dh], np.int64))])
+        return self.op("Transpose", [x], perm=[0, 2, 1, 3])
+
     def model(self, name: str, inputs: dict[str, list[int]], output: str | list[str]) -> onnx.ModelProto:
         outputs = [output] if isinstance(output, str) else output
         graph = helper.make_graph(
@@ -326,26 +336,18 @@ def attention(batch: int = 1, seq: int = 128, d: int = 256, heads: int = 4) -> o
     g = Net(21)
     dh = d // heads
 
-    def linear(x, cin, cout):
-        return g.op("Add", [g.op("MatMul", [x, g.const(g.normal((cin, cout), 1 / math.sqrt(cin)))]),
-                            g.const(g.normal(cout, 0.02))])
-
     def norm(x):
         return g.op("LayerNormalization", [x, g.const(np.ones(d, np.float32)), g.const(np.zeros(d, np.float32))],
                     axis=-1, epsilon=1e-5)
 
-    def heads_of(x):
-        x = g.op("Reshape", [x, g.const(np.array([batch, seq, heads, dh], np.int64))])
-        return g.op("Transpose", [x], perm=[0, 2, 1, 3])
-
     h = norm("x")
-    q, k, v = (heads_of(linear(h, d, d)) for _ in range(3))
+    q, k, v = (g.heads(g.linear(h, d, d), batch, seq, heads, dh) for _ in range(3))
     s = g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])])
     s = g.op("Mul", [s, g.const(np.float32(1 / math.sqrt(dh)))])
     o = g.op("MatMul", [g.op("Softmax", [s], axis=-1), v])
     o = g.op("Reshape", [g.op("Transpose", [o], perm=[0, 2, 1, 3]), g.const(np.array([batch, seq, d], np.int64))])
-    x = g.op("Add", ["x", linear(o, d, d)])
-    y = linear(g.silu(linear(norm(x), d, 4 * d)), 4 * d, d)
+    x = g.op("Add", ["x", g.linear(o, d, d)])
+    y = g.linear(g.silu(g.linear(norm(x), d, 4 * d)), 4 * d, d)
     return g.model("attention", {"x": [batch, seq, d]}, g.op("Add", [x, y]))
 
 
@@ -356,10 +358,6 @@ def bert_block(batch: int = 1, seq: int = 128, d: int = 256, heads: int = 4) -> 
     attention mask, post-norm residuals."""
     g = Net(22)
     dh = d // heads
-
-    def linear(x, cin, cout):
-        return g.op("Add", [g.op("MatMul", [x, g.const(g.normal((cin, cout), 1 / math.sqrt(cin)))]),
-                            g.const(g.normal(cout, 0.02))])
 
     def norm(x):
         centred = g.op("Sub", [x, g.op("ReduceMean", [x], axes=[-1])])
@@ -373,18 +371,15 @@ def bert_block(batch: int = 1, seq: int = 128, d: int = 256, heads: int = 4) -> 
         return g.op("Mul", [g.op("Mul", [x, g.op("Add", [erf, g.const(np.float32(1.0))])]),
                             g.const(np.float32(0.5))])
 
-    def heads_of(x):
-        x = g.op("Reshape", [x, g.const(np.array([batch, seq, heads, dh], np.int64))])
-        return g.op("Transpose", [x], perm=[0, 2, 1, 3])
-
     mask = np.zeros((batch, 1, 1, seq), np.float32)
     mask[..., seq - seq // 8:] = -10000.0  # padding tokens
-    q, k, v = (heads_of(linear("x", d, d)) for _ in range(3))
+    q, k, v = (g.heads(g.linear("x", d, d), batch, seq, heads, dh) for _ in range(3))
     s = g.op("Div", [g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])]), g.const(np.float32(math.sqrt(dh)))])
     o = g.op("MatMul", [g.op("Softmax", [g.op("Add", [s, g.const(mask)])], axis=-1), v])
     o = g.op("Reshape", [g.op("Transpose", [o], perm=[0, 2, 1, 3]), g.const(np.array([batch, seq, d], np.int64))])
-    x = norm(g.op("Add", ["x", linear(o, d, d)]))
-    return g.model("bert_block", {"x": [batch, seq, d]}, norm(g.op("Add", [x, linear(gelu(linear(x, d, 4 * d)), 4 * d, d)])))
+    x = norm(g.op("Add", ["x", g.linear(o, d, d)]))
+    y = g.linear(gelu(g.linear(x, d, 4 * d)), 4 * d, d)
+    return g.model("bert_block", {"x": [batch, seq, d]}, norm(g.op("Add", [x, y])))
 
 
 MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
