@@ -1542,17 +1542,21 @@ static inline pool_vec pool_select(pool_mask m, pool_vec a, pool_vec b)
 {
     return (pool_vec)((m & (pool_mask)a) | (~m & (pool_mask)b));
 }
+/* x86's max or min (name) of two vectors of VF floats, where the target has them. */
+#if MRVL_POOL_VF == 16 && defined(__AVX512F__)
+#define MRVL_X86_PS(name, a, b) (pool_vec) _mm512_##name##_ps((__m512)(a), (__m512)(b))
+#elif MRVL_POOL_VF == 8 && defined(__AVX__)
+#define MRVL_X86_PS(name, a, b) (pool_vec) _mm256_##name##_ps((__m256)(a), (__m256)(b))
+#elif MRVL_POOL_VF == 4 && defined(__SSE__)
+#define MRVL_X86_PS(name, a, b) (pool_vec) _mm_##name##_ps((__m128)(a), (__m128)(b))
+#endif
 /* a > b ? a : b lane by lane (NaN in a never wins): x86's max instruction is exactly that (it
  * returns b where either is NaN), one instruction where a compare and a select are two (GCC
  * does not fuse them: the pools 15-30% faster); elsewhere the compare and the select. */
 static inline pool_vec pool_max(pool_vec a, pool_vec b)
 {
-#if MRVL_POOL_VF == 16 && defined(__AVX512F__)
-    return (pool_vec)_mm512_max_ps((__m512)a, (__m512)b);
-#elif MRVL_POOL_VF == 8 && defined(__AVX__)
-    return (pool_vec)_mm256_max_ps((__m256)a, (__m256)b);
-#elif MRVL_POOL_VF == 4 && defined(__SSE__)
-    return (pool_vec)_mm_max_ps((__m128)a, (__m128)b);
+#if defined(MRVL_X86_PS)
+    return MRVL_X86_PS(max, a, b);
 #else
     return pool_select(a > b, a, b);
 #endif
@@ -1560,12 +1564,8 @@ static inline pool_vec pool_max(pool_vec a, pool_vec b)
 /* a < b ? a : b lane by lane (x86's min instruction, as pool_max). */
 static inline pool_vec pool_min(pool_vec a, pool_vec b)
 {
-#if MRVL_POOL_VF == 16 && defined(__AVX512F__)
-    return (pool_vec)_mm512_min_ps((__m512)a, (__m512)b);
-#elif MRVL_POOL_VF == 8 && defined(__AVX__)
-    return (pool_vec)_mm256_min_ps((__m256)a, (__m256)b);
-#elif MRVL_POOL_VF == 4 && defined(__SSE__)
-    return (pool_vec)_mm_min_ps((__m128)a, (__m128)b);
+#if defined(MRVL_X86_PS)
+    return MRVL_X86_PS(min, a, b);
 #else
     return pool_select(a < b, a, b);
 #endif
