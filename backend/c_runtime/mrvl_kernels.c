@@ -1762,7 +1762,7 @@ typedef struct {
 } depthwise_args;
 
 /* dst[j] = src[j] for j < count: rows of a depthwise conv, often a few floats long (a 7x7
- * plane's), too short for a call to memcpy to pay. Up to 64 floats, in vectors of 16, 8 or 4,
+ * plane's), too short for a call to memcpy to pay. Up to 64 floats, in vectors of 16, 8, 4 or 2,
  * the last overlapping the one before, and no loop (which GCC would make a call to memmove);
  * nothing past either row is touched. */
 static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *restrict src, int64_t count)
@@ -1771,6 +1771,7 @@ static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *re
     typedef float vec16 __attribute__((vector_size(64), aligned(4)));
     typedef float vec8 __attribute__((vector_size(32), aligned(4)));
     typedef float vec4 __attribute__((vector_size(16), aligned(4)));
+    typedef float vec2 __attribute__((vector_size(8), aligned(4)));
 #define MRVL_COPY(VEC, AT) (*(VEC *)(void *)(dst + (AT)) = *(const VEC *)(const void *)(src + (AT)))
     if (count > 64) {
         memcpy(dst, src, (size_t)count * sizeof(float));
@@ -1785,8 +1786,11 @@ static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *re
     } else if (count >= 4) {
         MRVL_COPY(vec4, 0);
         MRVL_COPY(vec4, count - 4);
-    } else {
-        for (int64_t j = 0; j < count; j++) dst[j] = src[j];
+    } else if (count >= 2) {
+        MRVL_COPY(vec2, 0);
+        MRVL_COPY(vec2, count - 2);
+    } else if (count == 1) {
+        dst[0] = src[0]; /* (a loop here became a rep movs, tens of cycles) */
     }
 #undef MRVL_COPY
 #else
@@ -1957,6 +1961,297 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
         a.r = r ? r + n * p->m * positions : NULL;
         if (p->m * g.flat * volume3(k) < MRVL_PARALLEL_MACS) depthwise_channels(&a, 0, p->c);
         else mrvl_parallel(p->c, depthwise_channels, &a);
+    }
+}
+
+/* A depthwise conv may also run channel-blocked (mrvl_depthwise_blocked_conv_f32): the input
+ * planes of MRVL_DEPTHWISE_BLOCK channels transposed into one position-major plane (each
+ * position the block's channels side by side, zero-padded to the extent the windows read),
+ * so that each tap is one multiply-add of a whole vector of channels by the tap's weights of
+ * those channels, on aligned loads, with no masks and no junk at any stride; the output
+ * computed into a position-major grid and transposed back, the epilogue run on the way out.
+ * The transposes cost what the flat layouts' copies save where planes are small or strided
+ * (host_kernels.py depthwise_is_blocked picks). */
+#define MRVL_DEPTHWISE_BLOCK 16 /* not to be overridden: host_kernels.py reads it */
+/* Output positions a tile of the channel-blocked conv sums at once: a vector of the block's
+ * channels each, (MRVL_DEPTHWISE_BLOCK / vector floats) registers; about half the registers. */
+#if MRVL_GEMM_VECTOR_FLOATS == 16
+#define MRVL_DEPTHWISE_BLOCK_TILE 8
+#elif MRVL_GEMM_VECTOR_FLOATS == 8 || defined(__aarch64__)
+#define MRVL_DEPTHWISE_BLOCK_TILE 4
+#else
+#define MRVL_DEPTHWISE_BLOCK_TILE 2
+#endif
+
+/* The channel-blocked layout (positions of MRVL_DEPTHWISE_BLOCK floats): the padded input
+ * `h` rows of `w`, as far as the windows read, then slack the last tiles' junk reads; the
+ * output grid, rows `pitch` apart (the output's width rounded up to whole tiles). */
+typedef struct {
+    int64_t h, w, pitch, input, grid, block; /* block: floats of one block's scratch */
+} depthwise_blocked_geometry;
+
+static depthwise_blocked_geometry depthwise_blocked_layout(const mrvl_conv_params *p)
+{
+    const int64_t *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    depthwise_blocked_geometry g;
+    g.h = (out[1] - 1) * s[1] + (k[1] - 1) * d[1] + 1;
+    g.w = (out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1;
+    g.pitch = (out[2] + MRVL_DEPTHWISE_BLOCK_TILE - 1) / MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK_TILE;
+    g.input = g.h * g.w + s[2] * (g.pitch - out[2]);
+    g.grid = out[1] * g.pitch;
+    g.block = (g.input + g.grid + volume3(k) + 1) * MRVL_DEPTHWISE_BLOCK;
+    return g;
+}
+
+/* Floats of scratch mrvl_depthwise_blocked_conv_f32 needs: a layout, the weights and the
+ * bias per block of channels (each task uses its first block's) and the tap offsets
+ * (mrvl_dialect/host_kernels.py depthwise_blocked_scratch_floats). */
+static int64_t depthwise_blocked_scratch_floats(const mrvl_conv_params *p)
+{
+    int64_t blocks = (p->c + MRVL_DEPTHWISE_BLOCK - 1) / MRVL_DEPTHWISE_BLOCK;
+    return blocks * depthwise_blocked_layout(p).block + volume3(p->kernel);
+}
+
+#if defined(__GNUC__)
+enum { DW_VF = MRVL_GEMM_VECTOR_FLOATS, DW_VECS = MRVL_DEPTHWISE_BLOCK / MRVL_GEMM_VECTOR_FLOATS };
+typedef float dw_vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+#endif
+
+/* A tile of MRVL_DEPTHWISE_BLOCK_TILE output positions of a row, sx positions apart in the
+ * input (at `in`, its first window's first tap), into grid positions at `out`: each starts
+ * at the bias and adds, tap by tap in order, the tap's input position times its weights.
+ * Always inlined with a constant kernel and stride where they are the usual ones, so that the
+ * taps unroll and the loads take constant displacements. */
+static MRVL_ALWAYS_INLINE void depthwise_blocked_tile(int64_t taps, int64_t sx, const float *in,
+                                                      const int32_t *offset, const float *restrict w,
+                                                      const float *restrict bias, float *restrict out)
+{
+#if defined(__GNUC__)
+    dw_vec acc[MRVL_DEPTHWISE_BLOCK_TILE][DW_VECS];
+    for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+        for (int v = 0; v < DW_VECS; v++) acc[r][v] = *(const dw_vec *)(const void *)(bias + v * DW_VF);
+    for (int64_t t = 0; t < taps; t++) {
+        const float *src = in + offset[t];
+        dw_vec wt[DW_VECS];
+        for (int v = 0; v < DW_VECS; v++) wt[v] = *(const dw_vec *)(const void *)(w + t * MRVL_DEPTHWISE_BLOCK + v * DW_VF);
+        for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+            for (int v = 0; v < DW_VECS; v++)
+                acc[r][v] += *(const dw_vec *)(const void *)(src + r * sx * MRVL_DEPTHWISE_BLOCK + v * DW_VF) * wt[v];
+    }
+    for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+        for (int v = 0; v < DW_VECS; v++) *(dw_vec *)(void *)(out + r * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = acc[r][v];
+#else
+    for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+        for (int j = 0; j < MRVL_DEPTHWISE_BLOCK; j++) {
+            float a = bias[j];
+            for (int64_t t = 0; t < taps; t++)
+                a += in[offset[t] + r * sx * MRVL_DEPTHWISE_BLOCK + j] * w[t * MRVL_DEPTHWISE_BLOCK + j];
+            out[r * MRVL_DEPTHWISE_BLOCK + j] = a;
+        }
+#endif
+}
+
+/* The tiles of output row `oy` (depthwise_blocked_tile), for 3x3 and 5x5 kernels at strides
+ * 1 and 2 and any other. */
+static void depthwise_blocked_row(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, const float *in,
+                                  const int32_t *offset, const float *w, const float *bias, int64_t oy, float *grid)
+{
+    const int64_t *k = p->kernel, *s = p->stride;
+    int64_t taps = k[1] * k[2], sx = s[2];
+    in += oy * s[1] * g->w * MRVL_DEPTHWISE_BLOCK;
+    grid += oy * g->pitch * MRVL_DEPTHWISE_BLOCK;
+#define MRVL_ROW(TAPS, SX)                                                                                    \
+    for (int64_t ox = 0; ox < g->pitch; ox += MRVL_DEPTHWISE_BLOCK_TILE)                                     \
+        depthwise_blocked_tile(TAPS, SX, in + ox * (SX) * MRVL_DEPTHWISE_BLOCK, offset, w, bias,              \
+                               grid + ox * MRVL_DEPTHWISE_BLOCK)
+    if (taps == 9 && k[1] == 3 && sx == 1) MRVL_ROW(9, 1);
+    else if (taps == 9 && k[1] == 3 && sx == 2) MRVL_ROW(9, 2);
+    else if (taps == 25 && k[1] == 5 && sx == 1) MRVL_ROW(25, 1);
+    else if (taps == 25 && k[1] == 5 && sx == 2) MRVL_ROW(25, 2);
+    else MRVL_ROW(taps, sx);
+#undef MRVL_ROW
+}
+
+/* Input positions [begin, end) (flat indices of the planes of channels c0 .. c0 + count) into
+ * the block's padded input: runs of vector-floats positions of vector-floats channels
+ * transposed in registers, each position stored where it goes (if the windows read it). */
+static void depthwise_blocked_in(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, const float *x,
+                                 int64_t count, int64_t begin, int64_t end, float *input)
+{
+    const int64_t *in = p->in, *pad = p->pad;
+    int64_t plane = in[1] * in[2];
+#if defined(__GNUC__)
+    int64_t yy = begin / in[2], xx = begin % in[2]; /* position f's row and column */
+    for (int64_t f = begin; f < end; f += DW_VF) {
+        int64_t n = min_i64(DW_VF, end - f);
+        /* Where each position goes: a run of a row, all of it read (the usual), or one by one. */
+        float *dst[DW_VF];
+        float *run = input + ((yy + pad[1]) * g->w + xx + pad[2]) * MRVL_DEPTHWISE_BLOCK;
+        int whole = n == DW_VF && xx + DW_VF <= in[2] && yy + pad[1] < g->h && xx + DW_VF + pad[2] <= g->w;
+        for (int64_t j = 0, i = yy + pad[1], k = xx + pad[2]; j < DW_VF && !whole; j++) {
+            dst[j] = j < n && i < g->h && k < g->w ? input + (i * g->w + k) * MRVL_DEPTHWISE_BLOCK : NULL;
+            if (++k == in[2] + pad[2]) k = pad[2], i++;
+        }
+        for (xx += DW_VF; xx >= in[2]; xx -= in[2]) yy++;
+        for (int v = 0; v < DW_VECS; v++) {
+            conv_vec t[DW_VF];
+            for (int i = 0; i < DW_VF; i++) {
+                int64_t c = v * DW_VF + i;
+                if (c >= count) t[i] = (conv_vec){0};
+                else if (n == DW_VF) t[i] = *(const dw_vec *)(const void *)(x + c * plane + f);
+                else t[i] = (conv_vec){0}, copy_row_f32((float *)&t[i], x + c * plane + f, n);
+            }
+            conv_transpose(t);
+            for (int j = 0; j < DW_VF; j++)
+                if (whole) *(dw_vec *)(void *)(run + j * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = t[j];
+                else if (dst[j]) *(dw_vec *)(void *)(dst[j] + v * DW_VF) = t[j];
+        }
+    }
+#else
+    for (int64_t f = begin; f < end; f++) {
+        int64_t yy = f / in[2] + pad[1], xx = f % in[2] + pad[2];
+        if (yy < g->h && xx < g->w)
+            for (int64_t c = 0; c < count; c++) input[(yy * g->w + xx) * MRVL_DEPTHWISE_BLOCK + c] = x[c * plane + f];
+    }
+#endif
+}
+
+/* Output positions [begin, end) (flat) of channels c0 .. c0 + count from the grid into their
+ * planes of y, transposed back in registers, with the conv's epilogue on the way: the
+ * residual (r: the image's, or NULL), the clamp, the activation, the per-channel scale and
+ * shift, in conv_epilogue's order. */
+static void depthwise_blocked_out(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, const float *grid,
+                                  int64_t c0, int64_t count, int64_t begin, int64_t end, const float *r, float *y)
+{
+    int64_t positions = p->out[1] * p->out[2];
+#if defined(__GNUC__)
+    int64_t oy = begin / p->out[2], ox = begin % p->out[2]; /* position f's */
+    for (int64_t f = begin; f < end; f += DW_VF) {
+        int64_t n = min_i64(DW_VF, end - f);
+        /* Where each position is: a run of a row (the usual), or one by one, lanes past the
+         * end repeating the last position. */
+        const float *src[DW_VF];
+        const float *run = grid + (oy * g->pitch + ox) * MRVL_DEPTHWISE_BLOCK;
+        int whole = n == DW_VF && ox + DW_VF <= p->out[2];
+        for (int64_t j = 0, i = oy, k = ox; j < DW_VF && !whole; j++) {
+            src[j] = grid + (i * g->pitch + k) * MRVL_DEPTHWISE_BLOCK;
+            if (f + j + 1 < end && ++k == p->out[2]) k = 0, i++;
+        }
+        for (ox += DW_VF; ox >= p->out[2]; ox -= p->out[2]) oy++;
+        conv_vec t[MRVL_DEPTHWISE_BLOCK]; /* t[c]: channel c0 + c at positions f .. */
+        for (int v = 0; v < DW_VECS; v++) {
+            for (int j = 0; j < DW_VF; j++)
+                t[v * DW_VF + j] = *(const dw_vec *)(const void *)((whole ? run + j * MRVL_DEPTHWISE_BLOCK : src[j]) +
+                                                                   v * DW_VF);
+            conv_transpose(t + v * DW_VF);
+        }
+        if (r)
+            for (int64_t c = 0; c < count; c++) {
+                conv_vec add = {0};
+                if (n == DW_VF) add = *(const dw_vec *)(const void *)(r + (c0 + c) * positions + f);
+                else copy_row_f32((float *)&add, r + (c0 + c) * positions + f, n);
+                t[c] += add;
+            }
+        if (p->clamp) { /* a loop over floats, which vectorises to a max and a min (NaN stays NaN) */
+            float low = p->min, high = p->max, *v = (float *)t;
+            for (int i = 0; i < MRVL_DEPTHWISE_BLOCK * DW_VF; i++) v[i] = v[i] < low ? low : v[i] > high ? high : v[i];
+        }
+        if (p->activation != MRVL_EPILOGUE_NONE) conv_activate(p, (int64_t)sizeof t / sizeof(float), (float *)t);
+        if (p->scale || p->shift)
+            for (int64_t c = 0; c < count; c++) {
+                if (p->scale) t[c] *= p->scale[c0 + c];
+                if (p->shift) t[c] += p->shift[c0 + c];
+            }
+        for (int64_t c = 0; c < count; c++)
+            if (n == DW_VF) *(dw_vec *)(void *)(y + (c0 + c) * positions + f) = t[c];
+            else copy_row_f32(y + (c0 + c) * positions + f, (const float *)&t[c], n);
+    }
+#else
+    for (int64_t c = 0; c < count; c++) {
+        float *yc = y + (c0 + c) * positions;
+        for (int64_t f = begin; f < end; f++)
+            yc[f] = grid[(f / p->out[2] * g->pitch + f % p->out[2]) * MRVL_DEPTHWISE_BLOCK + c];
+        conv_epilogue(p, end - begin, positions, c0 + c, r ? r + (c0 + c) * positions + begin : NULL, yc + begin);
+    }
+#endif
+}
+
+/* What the channel blocks of one image of mrvl_depthwise_blocked_conv_f32 read and write. */
+typedef struct {
+    const mrvl_conv_params *p;
+    const float *x, *w, *b, *r; /* the image's input, the weights, bias and the image's residual (b, r may be NULL) */
+    float *y, *scratch;         /* the image's output; the blocks' layouts */
+    const int32_t *offset;      /* the taps' offsets in the input (floats) */
+    depthwise_blocked_geometry g;
+} depthwise_blocked_args;
+
+/* Positions the channel-blocked conv transposes in or out at a time (at least): planes of a
+ * few rows are done in one go, larger ones while their rows are still in L1. */
+#define MRVL_DEPTHWISE_BLOCK_BATCH 128
+
+/* Channel blocks [begin, end) of one image (an mrvl_task), in the layout of the first block,
+ * `begin`, which no other task uses (its padding zeroed once): per block its weights, then
+ * row by row the input rows the next output row's windows reach transposed in, the row
+ * computed and, every few rows, the grid's finished positions transposed out. */
+static void depthwise_blocked_channels(const void *ctx, int64_t begin, int64_t end)
+{
+    const depthwise_blocked_args *a = ctx;
+    const mrvl_conv_params *p = a->p;
+    const depthwise_blocked_geometry *g = &a->g;
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel;
+    int64_t taps = k[1] * k[2], plane = in[1] * in[2], positions = out[1] * out[2];
+    float *input = a->scratch + begin * g->block, *grid = input + g->input * MRVL_DEPTHWISE_BLOCK;
+    float *w = grid + g->grid * MRVL_DEPTHWISE_BLOCK, *bias = w + taps * MRVL_DEPTHWISE_BLOCK;
+    memset(input, 0, (size_t)g->input * MRVL_DEPTHWISE_BLOCK * sizeof(float));
+    for (int64_t block = begin; block < end; block++) {
+        int64_t c0 = block * MRVL_DEPTHWISE_BLOCK, count = min_i64(MRVL_DEPTHWISE_BLOCK, p->c - c0);
+        for (int64_t j = 0; j < MRVL_DEPTHWISE_BLOCK; j++) {
+            for (int64_t t = 0; t < taps; t++) w[t * MRVL_DEPTHWISE_BLOCK + j] = j < count ? a->w[(c0 + j) * taps + t] : 0.0f;
+            bias[j] = j < count && a->b ? a->b[c0 + j] : 0.0f;
+        }
+        const float *x = a->x + c0 * plane;
+        int64_t read = 0, written = 0; /* input positions transposed in, output positions out */
+        for (int64_t oy = 0; oy < out[1]; oy++) {
+            /* the input rows this output row's windows reach (padded rows up to `last`) */
+            int64_t last = oy * p->stride[1] + (k[1] - 1) * p->dilation[1] - p->pad[1];
+            int64_t need = (last + 1) * in[2];
+            if (need > read) { /* whole batches of positions, the plane's last ones with the rest */
+                int64_t upto = read + MRVL_DEPTHWISE_BLOCK_BATCH;
+                while (upto < need) upto += MRVL_DEPTHWISE_BLOCK_BATCH;
+                if (upto + MRVL_DEPTHWISE_BLOCK_BATCH > plane) upto = plane;
+                depthwise_blocked_in(p, g, x, count, read, upto, input);
+                read = upto;
+            }
+            depthwise_blocked_row(p, g, input, a->offset, w, bias, oy, grid);
+            /* whole vectors of positions done, the plane's last ones with the rest */
+            int64_t done = oy + 1 == out[1] ? positions : (oy + 1) * out[2] / MRVL_GEMM_VECTOR_FLOATS * MRVL_GEMM_VECTOR_FLOATS;
+            if (done - written >= MRVL_DEPTHWISE_BLOCK_BATCH || oy + 1 == out[1]) {
+                depthwise_blocked_out(p, g, grid, c0, count, written, done, a->r, a->y);
+                written = done;
+            }
+        }
+    }
+}
+
+/* A depthwise conv (one input channel per group, channel multiplier 1, one depth slice),
+ * channel-blocked (depthwise_blocked_layout) in `scratch` (depthwise_blocked_scratch_floats(p)
+ * floats); the blocks of each image split over the threads. */
+static void mrvl_depthwise_blocked_conv_f32(const mrvl_conv_params *p, const float *x, const float *w,
+                                            const float *b, const float *r, float *y, float *scratch)
+{
+    const int64_t *k = p->kernel, *d = p->dilation;
+    depthwise_blocked_geometry g = depthwise_blocked_layout(p);
+    int64_t blocks = (p->c + MRVL_DEPTHWISE_BLOCK - 1) / MRVL_DEPTHWISE_BLOCK;
+    int32_t *offset = (int32_t *)(void *)(scratch + blocks * g.block);
+    for (int64_t ky = 0, t = 0; ky < k[1]; ky++)
+        for (int64_t kx = 0; kx < k[2]; kx++, t++)
+            offset[t] = (int32_t)((ky * d[1] * g.w + kx * d[2]) * MRVL_DEPTHWISE_BLOCK);
+    depthwise_blocked_args a = {p, x, w, b, r, y, scratch, offset, g};
+    int64_t plane = volume3(p->in), positions = volume3(p->out);
+    for (int64_t n = 0; n < p->n; n++, a.x += p->c * plane, a.y += conv_y_batch(p)) {
+        a.r = r ? r + n * p->m * positions : NULL;
+        if (p->m * positions * volume3(k) < MRVL_PARALLEL_MACS) depthwise_blocked_channels(&a, 0, blocks);
+        else mrvl_parallel(blocks, depthwise_blocked_channels, &a);
     }
 }
 
