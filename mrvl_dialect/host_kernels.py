@@ -248,17 +248,14 @@ def depthwise_is_blocked(op: cpu.ConvOp) -> bool:
     """Whether a depthwise conv (one input channel per group) runs channel-blocked,
     mrvl_depthwise_blocked_conv_f32 (channel multiplier 1, no depth dim), rather than on flat
     planes: where that measured faster on AVX-512 (3x3 and 5x5, 7x7 to 112x112, ReLU6): with
-    25 taps or more (5x5: 0.6x to 0.9x the time), on output planes of at most 14x14 (3x3:
-    0.85x at 7x7, the same at 14x14) and at stride 2 on inputs of at most 64x64 (0.85x at
-    56x56; at 112x112 its position-major block outgrows L2: 1.3x). Elsewhere its transposes in
-    and out cost more than the flat layouts' copies (3x3 at stride 1, 28x28 and up: 1.2x to
-    1.4x)."""
+    25 taps or more (5x5: 0.6x to 0.9x the time) and on output planes of at most 10x10
+    positions (3x3: 0.85x at 7x7, the same at 14x14). Elsewhere its transposes in and out cost
+    more than the flat layouts' copies (3x3 at 28x28 and up: 1.2x to 1.4x)."""
     xs, ys = cpu.shape_of(op.X), cpu.shape_of(op.Y)
-    inp, out, kernel, strides, _, _ = _depthwise_dims(op)
+    inp, out, kernel, _, _, _ = _depthwise_dims(op)
     if ys[1] != xs[1] or inp[0] != 1 or kernel[0] != 1:
         return False
-    return (math.prod(kernel) >= 25 or out[1] * out[2] <= 14 * 14
-            or (min(strides[1:]) >= 2 and inp[1] * inp[2] <= 64 * 64))
+    return math.prod(kernel) >= 25 or out[1] * out[2] <= 10 * 10
 
 
 def depthwise_blocked_scratch_floats(op: cpu.ConvOp) -> int:

@@ -1799,15 +1799,21 @@ static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *re
 }
 
 /* The even floats of src[0, count) to evens[0, ...), the odd ones to odds[0, ...): vectors of
- * each from pairs of loads, the last few one by one. */
+ * each from pairs of loads, the last pair overlapping the one before (rather than up to 2 VF - 1
+ * floats one by one: half of a 56-float row), an odd count's last float alone. */
 static void split_columns_f32(float *restrict evens, float *restrict odds, const float *restrict src, int64_t count)
 {
     int64_t t = 0;
-    for (; 2 * (t + MRVL_POOL_VF) <= count; t += MRVL_POOL_VF) {
+    for (;;) {
+        if (2 * (t + MRVL_POOL_VF) > count) {
+            if (2 * t >= count - 1 || count < 2 * MRVL_POOL_VF) break;
+            t = (count - 2 * MRVL_POOL_VF) / 2; /* the last whole pair, from an even float */
+        }
         pool_vec even, odd;
         pool_deinterleave(pool_load(src + 2 * t), pool_load(src + 2 * t + MRVL_POOL_VF), &even, &odd);
         pool_store(evens + t, even);
         pool_store(odds + t, odd);
+        t += MRVL_POOL_VF;
     }
     for (; 2 * t < count; t++) {
         evens[t] = src[2 * t];
