@@ -173,6 +173,8 @@ _gelu.opset_import[0].version = 20
 CASES["pointwise_gelu"] = _gelu
 CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
+CASES["depthwise_residual_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], residual=True, clip=True,
+                                              **CONVS["depthwise"])
 CASES["blocked_relu_affine"] = _affine(CONVS["blocked"], 20, [20, 1, 1])
 CASES["blocked_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["blocked"])
 CASES["blocked_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["blocked"])
@@ -380,7 +382,8 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
     assert text.count("static int op_") == 1, "the epilogue was not fused into the conv"
     if "affine" in name or "scale" in name:
         assert "p.scale = x" in text and ("p.shift = x" in text) == ("affine" in name)
-    elif name in ("direct_residual", "direct_residual_relu", "blocked_7x7_residual_clip"):  # no activation
+    elif name in ("direct_residual", "direct_residual_relu", "depthwise_residual_clip",
+                  "blocked_7x7_residual_clip"):  # no activation
         assert "x2, x3, y0" in text and (".clamp = 1" in text) == name.endswith(("relu", "clip"))
     else:
         assert ".activation = MRVL_EPILOGUE_" in text
@@ -546,3 +549,14 @@ def test_blocked_depthwise_keeps_infinities_in_their_windows(c_workdir: Path) ->
     inputs["x"][0, :, 4, 0] = -np.inf
     inputs["x"][1, -1, 3, 3] = np.nan
     check(model, c_workdir, inputs, name="inf_blocked", native=True)
+
+
+@pytest.mark.parametrize("name", ["depthwise_residual_clip", "blocked_7x7_residual_clip"])
+def test_depthwise_clamps_keep_nans(name: str, c_workdir: Path) -> None:
+    """The depthwise kernels' clamp (a max, then a min) keeps a NaN, and clamps infinities."""
+    inputs = random_inputs(CASES[name], 6)
+    inputs["x"][0, 0, 1, 1] = np.nan
+    inputs["x"][0, 1, 2, 2] = np.inf
+    inputs["residual"][0, 2, 3, 3] = -np.inf
+    inputs["residual"][0, 3, 0, 0] = np.nan
+    check(CASES[name], c_workdir, inputs, name=f"nan_{name}", native=True)

@@ -926,6 +926,17 @@ static void conv_affine(const float *scale, const float *shift, int64_t count, f
     }
 }
 
+/* y[i] clamped to [low, high] for i < count, in place: a max, then a min (each x86's
+ * instruction, whose rule keeps a NaN; GCC made the nested conditional a compare and a blend,
+ * a fifth of a depthwise conv's time). */
+static void clamp_f32(int64_t count, float low, float high, float *y)
+{
+    for (int64_t i = 0; i < count; i++) {
+        float v = y[i] < low ? low : y[i];
+        y[i] = v > high ? high : v;
+    }
+}
+
 /* A conv's epilogue over `count` outputs at y (the sums and bias; planes of `positions`, the
  * first of output channel `channel`): plus the residual r (laid out as y; may be NULL), then
  * clamped when the conv clamps, then its activation, then its per-channel scale and shift.
@@ -935,10 +946,7 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t posi
 {
     if (r)
         for (int64_t i = 0; i < count; i++) y[i] += r[i];
-    if (p->clamp) {
-        float low = p->min, high = p->max;
-        for (int64_t i = 0; i < count; i++) y[i] = y[i] < low ? low : y[i] > high ? high : y[i];
-    }
+    if (p->clamp) clamp_f32(count, p->min, p->max, y);
     conv_activate(p, count, y);
     if (p->scale || p->shift) /* per channel: count / positions planes, from `channel` on */
         for (int64_t q = 0; q < count / positions; q++) {
@@ -2158,10 +2166,7 @@ static void depthwise_blocked_out(const mrvl_conv_params *p, const depthwise_blo
                 else copy_row_f32((float *)&add, r + (c0 + c) * positions + f, n);
                 t[c] += add;
             }
-        if (p->clamp) { /* a loop over floats, which vectorises to a max and a min (NaN stays NaN) */
-            float low = p->min, high = p->max, *v = (float *)t;
-            for (int i = 0; i < MRVL_DEPTHWISE_BLOCK * DW_VF; i++) v[i] = v[i] < low ? low : v[i] > high ? high : v[i];
-        }
+        if (p->clamp) clamp_f32(MRVL_DEPTHWISE_BLOCK * DW_VF, p->min, p->max, (float *)t);
         if (p->activation != MRVL_EPILOGUE_NONE) conv_activate(p, (int64_t)sizeof t / sizeof(float), (float *)t);
         if (p->scale || p->shift)
             for (int64_t c = 0; c < count; c++) {
