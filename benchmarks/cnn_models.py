@@ -5,7 +5,8 @@ to: 3- and 16-channel stems on 224x224 planes, SqueezeNet fire modules joined by
 ceil-mode pools, MobileNetV2 depthwise-separable blocks with ReLU6, tiny-YOLO with LeakyRelu,
 SiLU and HardSwish nets, an FPN neck (Resize + Concat), ResNet-18/50 at 224, VGG at 64, a wide
 MLP, an attention block, EfficientNet's squeeze-and-excite blocks with 5x5 depthwise convs,
-YOLOv5's SPPF (chained 5x5 MaxPools), and batch-4 variants. Built with onnx.helper and numpy only; each model
+YOLOv5's SPPF (chained 5x5 MaxPools), a BERT layer as exported below opset 17 (LayerNorm and
+GELU written out), and batch-4 variants. Built with onnx.helper and numpy only; each model
 is seeded, so the bytes are the same on every run.
 
     python benchmarks/cnn_models.py OUTDIR [NAME ...]   # write OUTDIR/<name>.onnx
@@ -348,6 +349,44 @@ def attention(batch: int = 1, seq: int = 128, d: int = 256, heads: int = 4) -> o
     return g.model("attention", {"x": [batch, seq, d]}, g.op("Add", [x, y]))
 
 
+def bert_block(batch: int = 1, seq: int = 128, d: int = 256, heads: int = 4) -> onnx.ModelProto:
+    """A BERT encoder layer as PyTorch exports it below opset 17: LayerNorm written out
+    (ReduceMean, Sub, Pow 2, ReduceMean, Add eps, Sqrt, Div, Mul, Add), GELU written out
+    (Div by sqrt 2, Erf, Add 1, Mul, Mul 0.5), the scores scaled by a Div and an additive
+    attention mask, post-norm residuals."""
+    g = Net(22)
+    dh = d // heads
+
+    def linear(x, cin, cout):
+        return g.op("Add", [g.op("MatMul", [x, g.const(g.normal((cin, cout), 1 / math.sqrt(cin)))]),
+                            g.const(g.normal(cout, 0.02))])
+
+    def norm(x):
+        centred = g.op("Sub", [x, g.op("ReduceMean", [x], axes=[-1])])
+        variance = g.op("ReduceMean", [g.op("Pow", [centred, g.const(np.float32(2.0))])], axes=[-1])
+        std = g.op("Sqrt", [g.op("Add", [variance, g.const(np.float32(1e-12))])])
+        scaled = g.op("Mul", [g.op("Div", [centred, std]), g.const(1 + g.normal(d, 0.1))])
+        return g.op("Add", [scaled, g.const(g.normal(d, 0.1))])
+
+    def gelu(x):
+        erf = g.op("Erf", [g.op("Div", [x, g.const(np.float32(math.sqrt(2.0)))])])
+        return g.op("Mul", [g.op("Mul", [x, g.op("Add", [erf, g.const(np.float32(1.0))])]),
+                            g.const(np.float32(0.5))])
+
+    def heads_of(x):
+        x = g.op("Reshape", [x, g.const(np.array([batch, seq, heads, dh], np.int64))])
+        return g.op("Transpose", [x], perm=[0, 2, 1, 3])
+
+    mask = np.zeros((batch, 1, 1, seq), np.float32)
+    mask[..., seq - seq // 8:] = -10000.0  # padding tokens
+    q, k, v = (heads_of(linear("x", d, d)) for _ in range(3))
+    s = g.op("Div", [g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])]), g.const(np.float32(math.sqrt(dh)))])
+    o = g.op("MatMul", [g.op("Softmax", [g.op("Add", [s, g.const(mask)])], axis=-1), v])
+    o = g.op("Reshape", [g.op("Transpose", [o], perm=[0, 2, 1, 3]), g.const(np.array([batch, seq, d], np.int64))])
+    x = norm(g.op("Add", ["x", linear(o, d, d)]))
+    return g.model("bert_block", {"x": [batch, seq, d]}, norm(g.op("Add", [x, linear(gelu(linear(x, d, 4 * d)), 4 * d, d)])))
+
+
 MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "stem_224": stem_224,
     "squeezenet": squeezenet,
@@ -365,6 +404,7 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "attention": attention,
     "efficientnet": efficientnet,
     "yolo_sppf": yolo_sppf,
+    "bert_block": bert_block,
 }
 
 

@@ -21,6 +21,7 @@ from typing import ClassVar
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     BoolAttr,
     BytesAttr,
@@ -441,10 +442,20 @@ def scalar_constant(value: float, element_type: Attribute) -> Operation:
     return ConstantOp(DenseIntOrFPElementsAttr(TensorType(element_type, []), BytesAttr(data)))
 
 
+def is_squaring(op: Operation) -> bool:
+    """A float Pow by a constant 2 that broadcasts nothing (a variance's square, written out):
+    x * x is exactly what pow rounds to, without pow's cost."""
+    base, exponent = op.operands
+    value = constant_value(exponent)
+    return (isinstance(op, g.PowOp) and isinstance(element_type_of(base), AnyFloat) and value is not None
+            and value.size == 1 and float(value.reshape(-1)[0]) == 2.0 and shape_of(op.results[0]) == shape_of(base))
+
+
 class ElementwiseBinaryToCpuBinary(GraphOpLowering):
     """Add, Sub, Mul, Div, Pow, Mod, PRelu, logic and comparisons -> cpu.binary <kind>.
 
-    A Pow exponent of another element type is cast to the base's type first.
+    A float Pow by a constant 2 is x * x; a Pow exponent of another element type is cast to
+    the base's type first.
     """
 
     ops = tuple(_BINARY)
@@ -454,6 +465,9 @@ class ElementwiseBinaryToCpuBinary(GraphOpLowering):
         if isinstance(op, g.ModOp) and op.fmod.value.data:
             kind = BinaryKind.FMOD
         lhs, rhs = op.operands
+        if is_squaring(op):
+            self.replace(op, rewriter, [binary(BinaryKind.MUL, lhs, lhs, op.results[0].type)])
+            return
         new_ops: list[Operation] = []
         if element_type_of(rhs) != element_type_of(lhs):
             new_ops.append(create(cpu.CastOp, [rhs], [TensorType(element_type_of(lhs), shape_of(rhs))]))

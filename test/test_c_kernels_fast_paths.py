@@ -25,7 +25,7 @@ import pytest
 from mrvl.numerics import assert_close
 from mrvl_dialect.host_kernels import kernel_macro
 from onnx import TensorProto, helper
-from test_c_backend import (GCC, Bundle, _w, build_program, c_workdir, check, emit_model, gcc,  # noqa: F401
+from test_c_backend import (GCC, Bundle, _w, build_program, c_workdir, check, compile_model, emit_model, gcc,  # noqa: F401
                             random_inputs, reference, run_program, single_op)
 from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
@@ -324,6 +324,8 @@ CASES["transpose_matrix"] = single_op("Transpose", [("x", [45, 33])], perm=[1, 0
 
 # rows reduced in 16 lanes and a tail
 CASES["softmax_last_axis"] = single_op("Softmax", [("x", [3, 5, 37])], axis=-1)
+# a channel softmax (segmentation heads, YOLOv8's DFL): columns of positions in vectors, and a tail
+CASES["softmax_channels"] = single_op("Softmax", [("x", [2, 7, 5, 9])], axis=1)
 CASES["layer_norm_rows"] = single_op("LayerNormalization", [("x", [6, 53])], initializers=[_w("s", [53]), _w("b", [53])],
                                      axis=-1)
 
@@ -404,7 +406,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
                   "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
                   "gemm_packed_tall", "gemm_packed_trans_a", "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved",
-                  "layer_norm_rows", "softmax_last_axis", "tanh", "erf", "transpose_heads")
+                  "layer_norm_rows", "softmax_last_axis", "softmax_channels", "tanh", "erf", "transpose_heads")
 SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
 
 
@@ -560,3 +562,47 @@ def test_depthwise_clamps_keep_nans(name: str, c_workdir: Path) -> None:
     inputs["residual"][0, 2, 3, 3] = -np.inf
     inputs["residual"][0, 3, 0, 0] = np.nan
     check(CASES[name], c_workdir, inputs, name=f"nan_{name}", native=True)
+
+
+@pytest.mark.parametrize("name", ["max_3x3s2_direct", "max_pairs_3x3s2", "max_grid_5x5s1_pad", "max_3x3s2_pad",
+                                  "max_3x3s2_ceil", "max_wide_row"])
+def test_nan_never_wins_a_max_pool(name: str, c_workdir: Path) -> None:
+    """Each max pool path (direct, pairs, grid, row bands, the bounds-checked loop) takes a
+    NaN for -inf wherever it lies in a window: the largest number wins. (onnxruntime's
+    answer depends on where the NaN lies, so the reference is its answer with -inf there.)"""
+    model = CASES[name]
+    inputs = random_inputs(model, 5)
+    inputs["x"].reshape(-1)[::7] = np.nan
+    rc, got = compile_model(model, c_workdir, name="nan", native=True).run(inputs)
+    assert rc == 0
+    expected = reference(model, {"x": np.nan_to_num(inputs["x"], nan=-np.inf)})
+    assert_close(got[0], expected[0].reshape(got[0].shape))
+
+
+@pytest.mark.parametrize("width", [8, 16, 53])
+def test_softmax_rows_with_masked_entries(width: int, c_workdir: Path) -> None:
+    """Rows shorter than, exactly, and not a whole number of vectors, with -inf entries (an
+    attention mask) and large values: e^-inf adds nothing, nothing overflows."""
+    model = single_op("Softmax", [("x", [4, width])], axis=-1)
+    inputs = random_inputs(model, 3)
+    inputs["x"] *= 30.0
+    inputs["x"][:, ::3] = -np.inf
+    check(model, c_workdir, inputs, name="masked", native=True)
+
+
+@pytest.mark.parametrize("axes", [[1, 3], [0, 2]], ids=["last_reduced", "last_kept"])
+@pytest.mark.parametrize("op_type", ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+                                     "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"])
+def test_float_reductions_by_rows(op_type: str, axes: list[int], c_workdir: Path) -> None:
+    """Every float reduction, row by row of the last dim: reduced (16 lanes and a tail of 5)
+    or kept (the rows folded elementwise into the result)."""
+    node = helper.make_node(op_type, ["x", "axes"], ["y"], keepdims=0)
+    graph = helper.make_graph([node], "reduce", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 3, 37])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [onnx.numpy_helper.from_array(np.array(axes, np.int64), "axes")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+    x = np.random.default_rng(4).uniform(0.8, 1.25, [2, 5, 3, 37]).astype(np.float32)
+    x *= np.where(np.arange(37) % 3 == 0, -1.0, 1.0).astype(np.float32)  # signs for max/min/L1
+    if op_type == "ReduceLogSum":
+        x = np.abs(x)
+    check(model, c_workdir, {"x": x}, name="reduce", native=True)
