@@ -206,6 +206,7 @@ DEPTHWISE = {
     "phases_stride2_wide": dict(shape=[1, 2, 60, 70], w=[2, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=2),
     "phases_stride2_5x5": dict(shape=[1, 6, 17, 17], w=[12, 1, 5, 5], pads=[2, 2, 2, 2], strides=[2, 2], group=6),
     "phases_valid": dict(shape=[1, 4, 20, 20], w=[4, 1, 3, 3], group=4),
+    "phases_rows_of_100": dict(shape=[1, 3, 6, 100], w=[3, 1, 3, 3], pads=[1, 1, 1, 1], group=3),  # copied inline
     # stride 2 across, each input row split by column parity: the last column unread (2x2, pad
     # before only), stride 1 down, a depth dim
     "phases_stride2_last_column_unread": dict(shape=[1, 3, 110, 40], w=[3, 1, 2, 2], pads=[1, 1, 0, 0],
