@@ -2238,14 +2238,19 @@ static void depthwise_blocked_in(const mrvl_conv_params *p, const depthwise_bloc
 #if defined(__GNUC__)
     int64_t yy = begin / in[2], xx = begin % in[2]; /* position f's row and column */
     for (int64_t f = begin; f < end; f += DW_VF) {
-        int64_t n = min_i64(DW_VF, end - f);
+        /* A short last run is read as the whole vectors that end with it (the lanes before f
+         * not stored again), where the plane has them: a vector loaded from floats stored one
+         * by one would wait for them (a store-forwarding stall per channel). */
+        int64_t n = min_i64(DW_VF, end - f), at = n < DW_VF && end >= DW_VF ? end - DW_VF : f;
         /* Where each position goes: a run of a row, all of it read (the usual), or one by one. */
         float *dst[DW_VF];
         float *run = input + ((yy + pad[1]) * g->w + xx + pad[2]) * MRVL_DEPTHWISE_BLOCK;
         int whole = n == DW_VF && xx + DW_VF <= in[2] && yy + pad[1] < g->h && xx + DW_VF + pad[2] <= g->w;
-        for (int64_t j = 0, i = yy + pad[1], k = xx + pad[2]; j < DW_VF && !whole; j++) {
-            dst[j] = j < n && i < g->h && k < g->w ? input + (i * g->w + k) * MRVL_DEPTHWISE_BLOCK : NULL;
-            if (++k == in[2] + pad[2]) k = pad[2], i++;
+        int64_t row = at / in[2] + pad[1], col = at % in[2] + pad[2]; /* lane 0's */
+        for (int64_t j = 0; j < DW_VF && !whole; j++) {
+            dst[j] = at + j >= f && at + j < end && row < g->h && col < g->w
+                         ? input + (row * g->w + col) * MRVL_DEPTHWISE_BLOCK : NULL;
+            if (++col == in[2] + pad[2]) col = pad[2], row++;
         }
         for (xx += DW_VF; xx >= in[2]; xx -= in[2]) yy++;
         for (int v = 0; v < DW_VECS; v++) {
@@ -2253,7 +2258,7 @@ static void depthwise_blocked_in(const mrvl_conv_params *p, const depthwise_bloc
             for (int i = 0; i < DW_VF; i++) {
                 int64_t c = v * DW_VF + i;
                 if (c >= count) t[i] = (conv_vec){0};
-                else if (n == DW_VF) t[i] = *(const dw_vec *)(const void *)(x + c * plane + f);
+                else if (at + DW_VF <= end) t[i] = *(const dw_vec *)(const void *)(x + c * plane + at);
                 else t[i] = (conv_vec){0}, copy_row_f32((float *)&t[i], x + c * plane + f, n);
             }
             conv_transpose(t);
@@ -2282,15 +2287,17 @@ static void depthwise_blocked_out(const mrvl_conv_params *p, const depthwise_blo
 #if defined(__GNUC__)
     int64_t oy = begin / p->out[2], ox = begin % p->out[2]; /* position f's */
     for (int64_t f = begin; f < end; f += DW_VF) {
-        int64_t n = min_i64(DW_VF, end - f);
+        /* A short last run as the whole vectors that end with it, where the plane has them
+         * (as depthwise_blocked_in), its lanes before f not stored. */
+        int64_t n = min_i64(DW_VF, end - f), at = n < DW_VF && end >= DW_VF ? end - DW_VF : f;
         /* Where each position is: a run of a row (the usual), or one by one, lanes past the
          * end repeating the last position. */
         const float *src[DW_VF];
         const float *run = grid + (oy * g->pitch + ox) * MRVL_DEPTHWISE_BLOCK;
         int whole = n == DW_VF && ox + DW_VF <= p->out[2];
-        for (int64_t j = 0, i = oy, k = ox; j < DW_VF && !whole; j++) {
+        for (int64_t j = 0, i = at / p->out[2], k = at % p->out[2]; j < DW_VF && !whole; j++) {
             src[j] = grid + (i * g->pitch + k) * MRVL_DEPTHWISE_BLOCK;
-            if (f + j + 1 < end && ++k == p->out[2]) k = 0, i++;
+            if (at + j + 1 < end && ++k == p->out[2]) k = 0, i++;
         }
         for (ox += DW_VF; ox >= p->out[2]; ox -= p->out[2]) oy++;
         conv_vec t[MRVL_DEPTHWISE_BLOCK]; /* t[c]: channel c0 + c at positions f .. */
@@ -2303,7 +2310,7 @@ static void depthwise_blocked_out(const mrvl_conv_params *p, const depthwise_blo
         if (r)
             for (int64_t c = 0; c < count; c++) {
                 conv_vec add = {0};
-                if (n == DW_VF) add = *(const dw_vec *)(const void *)(r + (c0 + c) * positions + f);
+                if (at + DW_VF <= end) add = *(const dw_vec *)(const void *)(r + (c0 + c) * positions + at);
                 else copy_row_f32((float *)&add, r + (c0 + c) * positions + f, n);
                 t[c] += add;
             }
@@ -2316,7 +2323,7 @@ static void depthwise_blocked_out(const mrvl_conv_params *p, const depthwise_blo
             }
         for (int64_t c = 0; c < count; c++)
             if (n == DW_VF) *(dw_vec *)(void *)(y + (c0 + c) * positions + f) = t[c];
-            else copy_row_f32(y + (c0 + c) * positions + f, (const float *)&t[c], n);
+            else copy_row_f32(y + (c0 + c) * positions + f, (const float *)&t[c] + (f - at), n);
     }
 #else
     for (int64_t c = 0; c < count; c++) {
