@@ -2276,6 +2276,35 @@ static void depthwise_blocked_in(const mrvl_conv_params *p, const depthwise_bloc
 #endif
 }
 
+/* dst[t * MRVL_DEPTHWISE_BLOCK + c] = src[c * taps + t] for the taps t and channels c < count,
+ * 0 for the block's other channels (src has `size` floats): a block's weights, tap-major,
+ * transposed in registers as depthwise_blocked_in does (one by one they were a tenth of a 7x7
+ * plane's conv). A vector of a channel's taps may run into the next channel's, not past src. */
+static void depthwise_blocked_weights(const float *src, int64_t taps, int64_t count, int64_t size, float *dst)
+{
+#if defined(__GNUC__)
+    for (int64_t f = 0; f < taps; f += DW_VF) {
+        int64_t m = min_i64(DW_VF, taps - f);
+        for (int v = 0; v < DW_VECS; v++) {
+            conv_vec t[DW_VF];
+            for (int i = 0; i < DW_VF; i++) {
+                int64_t at = (v * DW_VF + i) * taps + f;
+                if (v * DW_VF + i >= count) t[i] = (conv_vec){0};
+                else if (at + DW_VF <= size) t[i] = *(const dw_vec *)(const void *)(src + at);
+                else t[i] = (conv_vec){0}, copy_row_f32((float *)&t[i], src + at, m);
+            }
+            conv_transpose(t);
+            for (int64_t j = 0; j < m; j++) *(dw_vec *)(void *)(dst + (f + j) * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = t[j];
+        }
+    }
+#else
+    (void)size;
+    for (int64_t t = 0; t < taps; t++)
+        for (int64_t c = 0; c < MRVL_DEPTHWISE_BLOCK; c++)
+            dst[t * MRVL_DEPTHWISE_BLOCK + c] = c < count ? src[c * taps + t] : 0.0f;
+#endif
+}
+
 /* Output positions [begin, end) (flat) of channels c0 .. c0 + count from the grid into their
  * planes of y, transposed back in registers, with the conv's epilogue on the way: the
  * residual (r: the image's, or NULL), the clamp, the activation, the per-channel scale and
@@ -2364,10 +2393,8 @@ static void depthwise_blocked_channels(const void *ctx, int64_t begin, int64_t e
     memset(input, 0, (size_t)g->input * MRVL_DEPTHWISE_BLOCK * sizeof(float));
     for (int64_t block = begin; block < end; block++) {
         int64_t c0 = block * MRVL_DEPTHWISE_BLOCK, count = min_i64(MRVL_DEPTHWISE_BLOCK, p->c - c0);
-        for (int64_t j = 0; j < MRVL_DEPTHWISE_BLOCK; j++) {
-            for (int64_t t = 0; t < taps; t++) w[t * MRVL_DEPTHWISE_BLOCK + j] = j < count ? a->w[(c0 + j) * taps + t] : 0.0f;
-            bias[j] = j < count && a->b ? a->b[c0 + j] : 0.0f;
-        }
+        depthwise_blocked_weights(a->w + c0 * taps, taps, count, (p->c - c0) * taps, w);
+        for (int64_t j = 0; j < MRVL_DEPTHWISE_BLOCK; j++) bias[j] = j < count && a->b ? a->b[c0 + j] : 0.0f;
         const float *x = a->x + c0 * plane;
         int64_t read = 0, written = 0; /* input positions transposed in, output positions out */
         for (int64_t oy = 0; oy < out[1]; oy++) {
