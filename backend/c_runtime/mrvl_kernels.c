@@ -1784,8 +1784,9 @@ MRVL_NOINLINE static void mish_loop_f32(int64_t count, const float *x, float *y)
  * wide: its masks cost a bitwise and per tap (and at stride s, (s - 1) / s of its grid is
  * junk), the phases layout's junk columns a multiply-add per tap and each of its rows a few
  * instructions of copying. Measured on AVX-512: at stride 1 a 3x3 conv 14 wide runs faster on
- * rows, 28 wide on phases, a 5x5 28 wide on rows; at stride 2 a 3x3 28 wide 1.6x faster on
- * rows, 56 wide the same, 112 wide 1.25x slower. */
+ * rows, 28 wide on phases, a 5x5 28 wide on rows; at stride 2 a 3x3 28 wide 2x faster on
+ * rows (shorter than a pair of vectors, the phases' rows split one float at a time), 56 wide
+ * 1.4x slower, 112 wide 1.8x. */
 #define MRVL_DEPTHWISE_ROWS_PER_COLUMN 8 /* not to be overridden: host_kernels.py reads it */
 
 /* The layout of one input channel (floats): `lead` floats before the data (the rows layout's
