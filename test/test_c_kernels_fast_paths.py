@@ -175,6 +175,12 @@ CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=Tr
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
 CASES["depthwise_residual_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], residual=True, clip=True,
                                               **CONVS["depthwise"])
+# a clamp alone: each row clamped as it is copied out of the grid (phases, rows, stride 2)
+CASES["depthwise_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, **CONVS["depthwise"])
+CASES["depthwise_rows_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, shape=[1, 5, 15, 16],
+                                          w=[5, 1, 3, 3], pads=[1, 1, 1, 1], group=5)
+CASES["depthwise_stride2_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, shape=[2, 5, 40, 45],
+                                             w=[5, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=5)
 CASES["blocked_relu_affine"] = _affine(CONVS["blocked"], 20, [20, 1, 1])
 CASES["blocked_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["blocked"])
 CASES["blocked_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["blocked"])
@@ -385,6 +391,8 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
     assert text.count("static int op_") == 1, "the epilogue was not fused into the conv"
     if "affine" in name or "scale" in name:
         assert "p.scale = x" in text and ("p.shift = x" in text) == ("affine" in name)
+    elif name.startswith("depthwise") and name.endswith("_clip") and "residual" not in name:  # a clamp alone
+        assert ".clamp = 1" in text and ".activation" not in text
     elif name in ("direct_residual", "direct_residual_relu", "depthwise_residual_clip",
                   "blocked_7x7_residual_clip"):  # no activation
         assert "x2, x3, y0" in text and (".clamp = 1" in text) == name.endswith(("relu", "clip"))
@@ -399,10 +407,12 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
 REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_include_pad", "max_3x3s2_ceil",
                   "max_3x3s2_direct", "max_3x3s2_small_planes", "max_pairs", "max_grid", "max_wide_row",
                   "max_dilated", "max_2x2s1_pad_end", "concat_in_place_fire_batch4", "concat_in_place_flat_batch2",
-                  "depthwise_rows_narrow_plane", "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
+                  "depthwise_rows_narrow_plane", "depthwise_rows_stride2_5x5", "depthwise_rows_3x7",
+                  "depthwise_rows_1d",
                   "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",
-                  "depthwise_phases_stride2_last_column_unread", "blocked_7x7_batch2", "blocked_5x5_stride2",
-                  "blocked_last_column_unread", "blocked_residual_clip_silu", "blocked_1d_5", "direct_residual_clip_silu", "direct_residual_relu",
+                  "depthwise_stride2_clip", "depthwise_rows_clip", "depthwise_phases_stride2_last_column_unread",
+                  "blocked_7x7_batch2", "blocked_5x5_stride2", "blocked_last_column_unread",
+                  "blocked_residual_clip_silu", "blocked_1d_5", "direct_residual_clip_silu", "direct_residual_relu",
                   "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish", "flat_residual_clip_silu",
                   "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
                   "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
@@ -554,14 +564,18 @@ def test_blocked_depthwise_keeps_infinities_in_their_windows(c_workdir: Path) ->
     check(model, c_workdir, inputs, name="inf_blocked", native=True)
 
 
-@pytest.mark.parametrize("name", ["depthwise_residual_clip", "blocked_7x7_residual_clip"])
+@pytest.mark.parametrize("name", ["depthwise_residual_clip", "blocked_7x7_residual_clip", "depthwise_clip",
+                                  "depthwise_stride2_clip"])
 def test_depthwise_clamps_keep_nans(name: str, c_workdir: Path) -> None:
-    """The depthwise kernels' clamp (a max, then a min) keeps a NaN, and clamps infinities."""
+    """The depthwise kernels' clamp (a max, then a min; alone, as rows are copied) keeps a NaN,
+    and clamps infinities."""
     inputs = random_inputs(CASES[name], 6)
     inputs["x"][0, 0, 1, 1] = np.nan
     inputs["x"][0, 1, 2, 2] = np.inf
-    inputs["residual"][0, 2, 3, 3] = -np.inf
-    inputs["residual"][0, 3, 0, 0] = np.nan
+    inputs["x"][0, 2, 5, 5] = -np.inf
+    if "residual" in inputs:
+        inputs["residual"][0, 2, 3, 3] = -np.inf
+        inputs["residual"][0, 3, 0, 0] = np.nan
     check(CASES[name], c_workdir, inputs, name=f"nan_{name}", native=True)
 
 

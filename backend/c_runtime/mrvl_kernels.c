@@ -2033,6 +2033,25 @@ static void depthwise_copy_in(const mrvl_conv_params *p, const depthwise_geometr
     }
 }
 
+/* dst[j] = src[j] clamped to [low, high] for j < count (at least 16): copy_row_f32 and
+ * clamp_f32 in one pass, in runs of 16 floats (each a max and a min of whole vectors), the
+ * last overlapping the one before. */
+static MRVL_ALWAYS_INLINE void copy_clamped_row_f32(float *restrict dst, const float *restrict src, int64_t count,
+                                                    float low, float high)
+{
+    int64_t last = count - 16;
+    for (int64_t j = 0; j < count; j += 16) {
+        float run[16];
+        int64_t at = j < last ? j : last;
+        memcpy(run, src + at, sizeof run);
+        for (int l = 0; l < 16; l++) {
+            float v = run[l] < low ? low : run[l];
+            run[l] = v > high ? high : v;
+        }
+        memcpy(dst + at, run, sizeof run);
+    }
+}
+
 /* Output floats a depthwise conv's epilogue takes at a time: planes computed lately, in L1. */
 #define MRVL_DEPTHWISE_EPILOGUE_FLOATS 2048
 
@@ -2050,6 +2069,10 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
     int64_t mult = p->m / p->c, taps = volume3(k), positions = volume3(out);
     int64_t pending = begin * mult; /* the first output plane whose epilogue has not run */
     float *layout = a->scratch + begin * g->channel, *data = layout + g->lead, *flat = data + g->data;
+    /* A clamp alone (ReLU6) on rows copied out of the grid, 16 floats or more: clamped as they
+     * are copied, not in a pass of its own. */
+    int clamped = p->clamp && !a->r && p->activation == MRVL_EPILOGUE_NONE && !p->scale && !p->shift && !g->direct &&
+                  out[2] >= 16;
     memset(layout, 0, (size_t)(g->lead + g->data) * sizeof(float));
     for (int64_t ic = begin; ic < end; ic++) {
         depthwise_copy_in(p, g, a->x + ic * volume3(p->in), data);
@@ -2067,20 +2090,25 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
                 }
             } else if (g->rows) {
                 depthwise_flat_kernel(k, data, a->offset, a->mask, g->flat, wm, bias, g->flat, flat);
-                for (int64_t oy = 0; oy < out[1]; oy++) copy_row_f32(o + oy * out[2], flat + oy * g->pitch, out[2]);
+                for (int64_t oy = 0; oy < out[1]; oy++)
+                    if (clamped) copy_clamped_row_f32(o + oy * out[2], flat + oy * g->pitch, out[2], p->min, p->max);
+                    else copy_row_f32(o + oy * out[2], flat + oy * g->pitch, out[2]);
             } else {
                 for (int64_t oz = 0; oz < out[0]; oz++) {
                     depthwise_flat_kernel(k, data + oz * p->stride[0] * g->h * g->w, a->offset, NULL, g->flat, wm,
                                           bias, g->flat, flat);
                     for (int64_t oy = 0; oy < out[1]; oy++)
-                        copy_row_f32(o + (oz * out[1] + oy) * out[2], flat + oy * g->w, out[2]);
+                        if (clamped)
+                            copy_clamped_row_f32(o + (oz * out[1] + oy) * out[2], flat + oy * g->w, out[2], p->min,
+                                                 p->max);
+                        else copy_row_f32(o + (oz * out[1] + oy) * out[2], flat + oy * g->w, out[2]);
                 }
             }
         }
         /* The epilogue over the planes since the last, once they fill the caches' share (a
          * call per 7x7 plane was a tenth of MobileNet's last depthwise convs). */
         int64_t next = (ic + 1) * mult;
-        if ((next - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || ic + 1 == end) {
+        if (!clamped && ((next - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || ic + 1 == end)) {
             conv_epilogue(p, (next - pending) * positions, positions, pending,
                           a->r ? a->r + pending * positions : NULL, a->y + pending * positions);
             pending = next;
@@ -2189,7 +2217,8 @@ static MRVL_ALWAYS_INLINE void depthwise_blocked_tile(int64_t taps, int64_t sx, 
     for (int64_t t = 0; t < taps; t++) {
         const float *src = in + offset[t];
         dw_vec wt[DW_VECS];
-        for (int v = 0; v < DW_VECS; v++) wt[v] = *(const dw_vec *)(const void *)(w + t * MRVL_DEPTHWISE_BLOCK + v * DW_VF);
+        for (int v = 0; v < DW_VECS; v++)
+            wt[v] = *(const dw_vec *)(const void *)(w + t * MRVL_DEPTHWISE_BLOCK + v * DW_VF);
         for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
             for (int v = 0; v < DW_VECS; v++)
                 acc[r][v] += *(const dw_vec *)(const void *)(src + r * sx * MRVL_DEPTHWISE_BLOCK + v * DW_VF) * wt[v];
@@ -2295,7 +2324,8 @@ static void depthwise_blocked_weights(const float *src, int64_t taps, int64_t co
                 else t[i] = (conv_vec){0}, copy_row_f32((float *)&t[i], src + at, m);
             }
             conv_transpose(t);
-            for (int64_t j = 0; j < m; j++) *(dw_vec *)(void *)(dst + (f + j) * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = t[j];
+            for (int64_t j = 0; j < m; j++)
+                *(dw_vec *)(void *)(dst + (f + j) * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = t[j];
         }
     }
 #else
@@ -2411,7 +2441,8 @@ static void depthwise_blocked_channels(const void *ctx, int64_t begin, int64_t e
             }
             depthwise_blocked_row(p, g, input, a->offset, w, bias, oy, grid);
             /* whole vectors of positions done, the plane's last ones with the rest */
-            int64_t done = oy + 1 == out[1] ? positions : (oy + 1) * out[2] / MRVL_GEMM_VECTOR_FLOATS * MRVL_GEMM_VECTOR_FLOATS;
+            int64_t done = oy + 1 == out[1] ? positions
+                                            : (oy + 1) * out[2] / MRVL_GEMM_VECTOR_FLOATS * MRVL_GEMM_VECTOR_FLOATS;
             if (done - written >= MRVL_DEPTHWISE_BLOCK_BATCH || oy + 1 == out[1]) {
                 depthwise_blocked_out(p, g, grid, c0, count, written, done, a->r, a->y);
                 written = done;
