@@ -322,7 +322,7 @@ class CEmitter:
             params = [params[0].replace("static const mrvl_conv_params p", "mrvl_conv_params p"), *params[1:],
                       f"p.scale = {scale};", f"p.shift = {shift};"]
         path = conv_path(op)
-        if path in ("depthwise", "pointwise"):
+        if path in ("depthwise", "depthwise_blocked", "pointwise"):
             return [*params,
                     f"mrvl_{path}_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
         kernel = "mrvl_flat_conv_f32" if path == "flat" else "mrvl_conv_f32"

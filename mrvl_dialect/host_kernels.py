@@ -77,7 +77,8 @@ def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False, packed_
 
 def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp) -> str:
     """The conv kernel that runs `op`: `depthwise` (one input channel per group),
-    `pointwise` (1x1, stride 1, no padding: a matrix product with the input as B), `direct`
+    `depthwise_blocked` (the same, channel-blocked: `depthwise_is_blocked`), `pointwise` (1x1,
+    stride 1, no padding: a matrix product with the input as B), `direct`
     (the implicit matrix product of mrvl_conv_f32, on packed weights), `flat` (the same
     product the other way round, mrvl_flat_conv_f32, on the same packed weights) or
     `transpose`. Of pointwise (where it applies), direct and flat, the one `conv_costs`
@@ -87,7 +88,7 @@ def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp) -> str:
     xs = cpu.shape_of(op.X)
     group = op.group.value.data
     if group > 1 and xs[1] == group:
-        return "depthwise"
+        return "depthwise_blocked" if depthwise_is_blocked(op) else "depthwise"
     costs = conv_costs(op)
     return min(costs, key=costs.__getitem__)
 
@@ -256,17 +257,53 @@ def flat_scratch_floats(op: cpu.ConvOp) -> int:
     return cg * flat_layout(op)[1] + kernel_macro("FLAT_TILE") + cg * taps
 
 
+def _depthwise_dims(op: cpu.ConvOp) -> tuple[list[int], ...]:
+    """A depthwise conv's input, output, kernel, strides, dilations and leading pads as
+    (depth, height, width), leading 1s (0s) for the dims it lacks."""
+    xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
+    lead = [1] * (SPATIAL - (len(xs) - 2))
+    inp, out, kernel = lead + list(xs[2:]), lead + list(ys[2:]), lead + list(ws[2:])
+    strides, dilations = lead + list(op.strides.get_values()), lead + list(op.dilations.get_values())
+    pads = [0] * len(lead) + list(op.pads.get_values()[:len(xs) - 2])
+    return inp, out, kernel, strides, dilations, pads
+
+
+def depthwise_is_blocked(op: cpu.ConvOp) -> bool:
+    """Whether a depthwise conv (one input channel per group) runs channel-blocked,
+    mrvl_depthwise_blocked_conv_f32 (channel multiplier 1, no depth dim), rather than on flat
+    planes: where that measured faster on AVX-512 (3x3 and 5x5, 7x7 to 112x112, ReLU6): with
+    25 taps or more (5x5: 0.6x to 0.9x the time) and on output planes of at most 10x10
+    positions (3x3: 0.85x at 7x7, the same at 14x14). Elsewhere its transposes in and out cost
+    more than the flat layouts' copies (3x3 at 28x28 and up: 1.2x to 1.4x)."""
+    xs, ys = cpu.shape_of(op.X), cpu.shape_of(op.Y)
+    inp, out, kernel, _, _, _ = _depthwise_dims(op)
+    if ys[1] != xs[1] or inp[0] != 1 or kernel[0] != 1:
+        return False
+    return math.prod(kernel) >= 25 or out[1] * out[2] <= 10 * 10
+
+
+def depthwise_blocked_scratch_floats(op: cpu.ConvOp) -> int:
+    """depthwise_blocked_scratch_floats of mrvl_kernels.c (depthwise_blocked_layout): per block
+    of channels, its padded input position-major (as far as the windows read, and the slack
+    the last tiles read), the output grid (rows rounded up to whole tiles), the weights and
+    the bias; the tap offsets."""
+    xs = cpu.shape_of(op.X)
+    _, out, kernel, strides, dilations, _ = _depthwise_dims(op)
+    block, tile = kernel_macro("DEPTHWISE_BLOCK"), kernel_macro("DEPTHWISE_BLOCK_TILE")
+    h, w = ((o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out[1:], strides[1:], kernel[1:], dilations[1:]))
+    pitch = -(-out[2] // tile) * tile
+    layout = h * w + strides[2] * (pitch - out[2]) + out[1] * pitch + math.prod(kernel) + 1
+    return -(-xs[1] // block) * block * layout + math.prod(kernel)
+
+
 def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
     """depthwise_scratch_floats of mrvl_kernels.c (depthwise_layout): per input channel, its
     plane in the rows layout (equal strides dividing the width, one slice, padding at most the
     kernel's, a narrow plane: split into column phases) or in the phases layout, the slack the
     last tile's junk reads, and the grid unless the conv writes it in place; the rows layout's
     column masks; the tap offsets."""
-    xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
-    lead = [1] * (SPATIAL - (len(xs) - 2))
-    inp, out, kernel = lead + list(xs[2:]), lead + list(ys[2:]), lead + list(ws[2:])
-    strides, dilations = lead + list(op.strides.get_values()), lead + list(op.dilations.get_values())
-    pads = [0] * len(lead) + list(op.pads.get_values()[:len(xs) - 2])
+    xs = cpu.shape_of(op.X)
+    inp, out, kernel, strides, dilations, pads = _depthwise_dims(op)
     reach = [(k - 1) * d for k, d in zip(kernel, dilations)]
     rows_layout = (kernel[0] == 1 and inp[0] == 1 and strides[1] == strides[2] and inp[2] % strides[2] == 0
                    and all(s * (o - 1) < i for s, o, i in zip(strides, out, inp))
@@ -301,6 +338,8 @@ def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
     assert isinstance(op, cpu.ConvOp)
     if path == "depthwise":
         return depthwise_scratch_floats(op)
+    if path == "depthwise_blocked":
+        return depthwise_blocked_scratch_floats(op)
     if path == "pointwise":
         return gemm_pack_floats(mg, math.prod(ys[2:]), cg, contiguous_a=True)
     packing = 0 if op.packed_weights is not None else packed_weights_floats(op)

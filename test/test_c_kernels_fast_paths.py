@@ -125,11 +125,12 @@ ACTIVATIONS = {
     "hard_swish": [_n("HardSwish", ["a"], ["y"])],
     "mish": [_n("Softplus", ["a"], ["sp"]), _n("Tanh", ["sp"], ["t"]), _n("Mul", ["t", "a"], ["y"])],
 }
-CONVS = {  # the direct (tiled), flat, pointwise and depthwise kernels, on ragged tiles
+CONVS = {  # the direct (tiled), flat, pointwise, depthwise and channel-blocked depthwise kernels, on ragged tiles
     "direct": dict(shape=[2, 24, 6, 7], w=[37, 24, 3, 3], pads=[1, 1, 1, 1]),
     "flat": dict(shape=[2, 3, 13, 37], w=[19, 3, 3, 3], pads=[1, 1, 1, 1]),
     "pointwise": dict(shape=[1, 32, 7, 8], w=[35, 32, 1, 1]),  # 7 x 8: the flat tile would waste 40%
-    "depthwise": dict(shape=[1, 6, 10, 19], w=[6, 1, 3, 3], pads=[1, 1, 1, 1], group=6),
+    "depthwise": dict(shape=[1, 6, 12, 19], w=[6, 1, 3, 3], pads=[1, 1, 1, 1], group=6),
+    "blocked": dict(shape=[1, 20, 9, 11], w=[20, 1, 3, 3], pads=[1, 1, 1, 1], group=20),  # a block and 4 channels
 }
 for _act, _nodes in ACTIVATIONS.items():
     for _conv, _attrs in CONVS.items():
@@ -180,43 +181,83 @@ _gelu.opset_import[0].version = 20
 CASES["pointwise_gelu"] = _gelu
 CASES["direct_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["direct"])
 CASES["depthwise_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["depthwise"])
+CASES["depthwise_residual_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], residual=True, clip=True,
+                                              **CONVS["depthwise"])
+# a clamp alone: each row clamped as it is copied out of the grid (phases, rows, stride 2)
+CASES["depthwise_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, **CONVS["depthwise"])
+CASES["depthwise_rows_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, shape=[1, 5, 15, 16],
+                                          w=[5, 1, 3, 3], pads=[1, 1, 1, 1], group=5)
+CASES["depthwise_stride2_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, shape=[2, 5, 40, 45],
+                                             w=[5, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=5)
+CASES["blocked_relu_affine"] = _affine(CONVS["blocked"], 20, [20, 1, 1])
+CASES["blocked_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], residual=True, **CONVS["blocked"])
+CASES["blocked_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["blocked"])
 # ResNet's blocks: the residual, the clamp (or none) and the transposed store in one pass.
 CASES["direct_residual_relu"] = _conv_then([_n("Relu", ["a"], ["y"])], residual=True, **CONVS["direct"])
 CASES["direct_residual"] = _conv_then([_n("Identity", ["a"], ["y"])], residual=True, **CONVS["direct"])
 
 # The depthwise conv's two layouts (mrvl_kernels.c depthwise_layout), on planes smaller and
-# larger than one tile of the flat grid: "rows" (stride 1, output as large as the input:
-# masked kernel columns; 3x3, 5x5 with a channel multiplier, dilated, a 3x7 kernel through the
-# generic loop, a 1-D conv; stride 2 and 3, column phases, batch 2) and "phases" (an odd width
-# or a wide plane at stride 2, stride 3 dilated, asymmetric and no padding, 1-D wide).
+# larger than one tile of the flat grid, each large enough (or with a channel multiplier) that
+# the channel-blocked kernel does not take it (host_kernels.py depthwise_is_blocked): "rows"
+# (stride 1, output as large as the input: masked kernel columns; 3x3, 5x5 with a channel
+# multiplier, dilated, a 3x7 kernel through the generic loop, a 1-D conv; stride 2 and 3, column
+# phases, batch 2) and "phases" (an odd width or a wide plane at stride 2, stride 3 dilated,
+# asymmetric and no padding, 1-D wide).
 DEPTHWISE = {
     "rows_5x5_multiplier": dict(shape=[1, 4, 9, 13], w=[8, 1, 5, 5], pads=[2, 2, 2, 2], group=4),
-    "rows_7x7_plane": dict(shape=[1, 5, 7, 7], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], group=5),
-    "rows_dilated": dict(shape=[1, 3, 11, 12], w=[3, 1, 3, 3], pads=[2, 2, 2, 2], dilations=[2, 2], group=3),
-    "rows_3x7": dict(shape=[1, 5, 8, 21], w=[5, 1, 3, 7], pads=[1, 3, 1, 3], group=5),
-    "rows_1d": dict(shape=[1, 4, 29], w=[4, 1, 5], pads=[2, 2], group=4),
-    "phases_1d_wide": dict(shape=[1, 3, 70], w=[3, 1, 3], pads=[1, 1], group=3),
-    "rows_stride2": dict(shape=[2, 5, 15, 14], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=5),
-    "rows_stride2_5x5_uneven_pads": dict(shape=[1, 4, 11, 12], w=[4, 1, 5, 5], pads=[2, 1, 1, 2], strides=[2, 2],
+    "rows_narrow_plane": dict(shape=[1, 5, 15, 16], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], group=5),
+    "rows_dilated": dict(shape=[1, 3, 17, 12], w=[3, 1, 3, 3], pads=[2, 2, 2, 2], dilations=[2, 2], group=3),
+    "rows_3x7": dict(shape=[1, 5, 10, 21], w=[5, 1, 3, 7], pads=[1, 3, 1, 3], group=5),
+    "rows_1d_multiplier": dict(shape=[1, 4, 29], w=[8, 1, 5], pads=[2, 2], group=4),
+    "phases_1d_wide": dict(shape=[1, 3, 250], w=[3, 1, 3], pads=[1, 1], group=3),
+    "rows_stride2": dict(shape=[2, 5, 140, 30], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=5),
+    "rows_stride2_5x5_uneven_pads": dict(shape=[1, 4, 11, 12], w=[8, 1, 5, 5], pads=[2, 1, 1, 2], strides=[2, 2],
                                          group=4),
-    "rows_stride3": dict(shape=[1, 3, 13, 15], w=[3, 1, 3, 3], pads=[1, 1, 1, 1], strides=[3, 3], group=3),
-    "phases_stride2_odd_width": dict(shape=[1, 5, 14, 15], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2],
+    "rows_stride3": dict(shape=[1, 3, 150, 30], w=[3, 1, 3, 3], pads=[1, 1, 1, 1], strides=[3, 3], group=3),
+    # its rows split in pairs of vectors, the last pair overlapping, the last float alone
+    "phases_stride2_odd_width": dict(shape=[1, 5, 40, 45], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2],
                                      group=5),
-    "phases_stride2_wide": dict(shape=[1, 2, 9, 70], w=[2, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=2),
-    "phases_stride2_5x5": dict(shape=[1, 6, 17, 16], w=[6, 1, 5, 5], pads=[2, 2, 2, 2], strides=[2, 2], group=6),
-    "phases_valid": dict(shape=[1, 4, 9, 12], w=[4, 1, 3, 3], group=4),
+    "phases_stride2_wide": dict(shape=[1, 2, 60, 70], w=[2, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=2),
+    "phases_stride2_5x5": dict(shape=[1, 6, 17, 17], w=[12, 1, 5, 5], pads=[2, 2, 2, 2], strides=[2, 2], group=6),
+    "phases_valid": dict(shape=[1, 4, 20, 20], w=[4, 1, 3, 3], group=4),
+    "phases_rows_of_100": dict(shape=[1, 3, 6, 100], w=[3, 1, 3, 3], pads=[1, 1, 1, 1], group=3),  # copied inline
     # stride 2 across, each input row split by column parity: the last column unread (2x2, pad
     # before only), stride 1 down, a depth dim
-    "phases_stride2_last_column_unread": dict(shape=[1, 3, 10, 40], w=[3, 1, 2, 2], pads=[1, 1, 0, 0],
+    "phases_stride2_last_column_unread": dict(shape=[1, 3, 110, 40], w=[3, 1, 2, 2], pads=[1, 1, 0, 0],
                                               strides=[2, 2], group=3),
-    "phases_strides_1x2": dict(shape=[1, 3, 9, 40], w=[3, 1, 3, 3], pads=[1, 1, 1, 1], strides=[1, 2], group=3),
+    "phases_strides_1x2": dict(shape=[1, 3, 11, 40], w=[3, 1, 3, 3], pads=[1, 1, 1, 1], strides=[1, 2], group=3),
     "phases_stride2_3d": dict(shape=[1, 2, 4, 7, 37], w=[2, 1, 3, 3, 3], pads=[1, 1, 1, 1, 1, 1], strides=[1, 2, 2],
                               group=2),
-    "phases_stride3_dilated": dict(shape=[1, 3, 20, 19], w=[3, 1, 3, 3], pads=[2, 1, 0, 2], strides=[3, 3],
+    "phases_stride3_dilated": dict(shape=[1, 3, 220, 19], w=[3, 1, 3, 3], pads=[2, 1, 0, 2], strides=[3, 3],
                                    dilations=[2, 2], group=3),
 }
 for (_name, _attrs), _act in zip(DEPTHWISE.items(), itertools.cycle(ACTIVATIONS)):
     CASES[f"depthwise_{_name}_{_act}"] = _conv_then(ACTIVATIONS[_act], **_attrs)
+
+# The channel-blocked depthwise kernel (mrvl_kernels.c depthwise_blocked_layout): channel
+# counts not a multiple of the block, 3x3 and 5x5 at strides 1, 2 and 3, even and odd widths,
+# uneven, no and dilated padding, the last column unread, a 3x7 kernel and 1-D convs through the
+# generic loop, batch 2, planes transposed in and out in several batches and in one (7x7),
+# planes narrower than a vector and a tile.
+BLOCKED = {
+    "7x7_batch2": dict(shape=[2, 33, 7, 7], w=[33, 1, 3, 3], pads=[1, 1, 1, 1], group=33),
+    "5x5_many_batches": dict(shape=[1, 18, 20, 23], w=[18, 1, 5, 5], pads=[2, 2, 2, 2], group=18),
+    "5x5_stride2_uneven_pads": dict(shape=[1, 17, 17, 16], w=[17, 1, 5, 5], pads=[2, 1, 1, 2], strides=[2, 2],
+                                    group=17),
+    "stride2_odd_width": dict(shape=[1, 24, 18, 17], w=[24, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=24),
+    "stride3": dict(shape=[1, 16, 13, 15], w=[16, 1, 3, 3], pads=[1, 1, 1, 1], strides=[3, 3], group=16),
+    "dilated": dict(shape=[1, 16, 9, 10], w=[16, 1, 3, 3], pads=[2, 2, 2, 2], dilations=[2, 2], group=16),
+    "valid": dict(shape=[1, 7, 12, 12], w=[7, 1, 3, 3], group=7),
+    "last_column_unread": dict(shape=[1, 3, 10, 40], w=[3, 1, 2, 2], pads=[1, 1, 0, 0], strides=[2, 2], group=3),
+    "3x7": dict(shape=[1, 5, 6, 15], w=[5, 1, 3, 7], pads=[1, 3, 1, 3], group=5),
+    "1d_5": dict(shape=[1, 20, 29], w=[20, 1, 5], pads=[2, 2], group=20),
+    "1d_stride2": dict(shape=[1, 9, 70], w=[9, 1, 3], pads=[1, 1], strides=[2], group=9),
+    "narrow_plane": dict(shape=[1, 19, 3, 2], w=[19, 1, 3, 3], pads=[1, 1, 1, 1], group=19),
+}
+for (_name, _attrs), _act in zip(BLOCKED.items(), itertools.cycle(ACTIVATIONS)):
+    CASES[f"blocked_{_name}_{_act}"] = _conv_then(ACTIVATIONS[_act], **_attrs)
+CASES["blocked_7x7_residual_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], residual=True, clip=True,
+                                                **BLOCKED["7x7_batch2"])
 
 
 def _fire(batch: int) -> onnx.ModelProto:
@@ -421,8 +462,11 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
     assert text.count("static int op_") == 1, "the epilogue was not fused into the conv"
     if "affine" in name or "scale" in name:
         assert "p.scale = x" in text and ("p.shift = x" in text) == ("affine" in name)
-    elif name in ("direct_residual", "direct_residual_relu"):  # no activation: the Add (and the Relu)
-        assert "x2, x3, y0" in text and (".clamp = 1" in text) == name.endswith("relu")
+    elif name.startswith("depthwise") and name.endswith("_clip") and "residual" not in name:  # a clamp alone
+        assert ".clamp = 1" in text and ".activation" not in text
+    elif name in ("direct_residual", "direct_residual_relu", "depthwise_residual_clip",
+                  "blocked_7x7_residual_clip"):  # no activation
+        assert "x2, x3, y0" in text and (".clamp = 1" in text) == name.endswith(("relu", "clip"))
     else:
         assert ".activation = MRVL_EPILOGUE_" in text
 
@@ -435,9 +479,12 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "max_3x3s2_direct", "max_3x3s2_pad_wide", "avg_3x3s2_pad_include", "max_3x3s2_small_planes",
                   "max_pairs", "max_grid", "max_wide_row",
                   "max_dilated", "max_2x2s1_pad_end", "concat_in_place_fire_batch4", "concat_in_place_flat_batch2",
-                  "depthwise_rows_7x7_plane", "depthwise_rows_stride2_5x5", "depthwise_rows_3x7", "depthwise_rows_1d",
+                  "depthwise_rows_narrow_plane", "depthwise_rows_stride2_5x5", "depthwise_rows_3x7",
+                  "depthwise_rows_1d",
                   "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",
-                  "depthwise_phases_stride2_last_column_unread", "direct_residual_clip_silu", "direct_residual_relu",
+                  "depthwise_stride2_clip", "depthwise_rows_clip", "depthwise_phases_stride2_last_column_unread",
+                  "blocked_7x7_batch2", "blocked_5x5_stride2", "blocked_last_column_unread",
+                  "blocked_residual_clip_silu", "blocked_1d_5", "direct_residual_clip_silu", "direct_residual_relu",
                   "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish", "flat_residual_clip_silu",
                   "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
                   "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
@@ -501,7 +548,8 @@ def test_the_representative_cases_cover_every_kernel() -> None:
 
 
 KERNELS = {"direct": "mrvl_conv_f32", "flat": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32",
-           "depthwise": "mrvl_depthwise_conv_f32", "stem": "mrvl_flat_conv_f32"}
+           "depthwise": "mrvl_depthwise_conv_f32", "blocked": "mrvl_depthwise_blocked_conv_f32",
+           "stem": "mrvl_flat_conv_f32"}
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if n.split("_")[0] in KERNELS])
@@ -572,11 +620,38 @@ def test_fire_concat_is_in_place(c_workdir: Path) -> None:
 def test_depthwise_masks_keep_infinities_out_of_the_next_row(c_workdir: Path) -> None:
     """In the rows layout a tap across the left or right edge reads the neighbouring row's end,
     masked off bitwise: an infinity there must not turn the masked lane into a NaN."""
-    model = next(m for n, m in CASES.items() if n.startswith("depthwise_rows_7x7_plane"))
+    model = next(m for n, m in CASES.items() if n.startswith("depthwise_rows_narrow_plane"))
     inputs = random_inputs(model, 5)
     inputs["x"][0, :, 2, -1] = np.inf
     inputs["x"][0, :, 4, 0] = -np.inf
     check(model, c_workdir, inputs, name="inf_rows", native=True)
+
+
+def test_blocked_depthwise_keeps_infinities_in_their_windows(c_workdir: Path) -> None:
+    """The channel-blocked layout: a tile's junk positions past a row's end read the next row,
+    and the lanes past the last channel zeros: an infinity or a NaN at a row's ends or in the
+    last channel must reach only the outputs whose windows hold it."""
+    model = next(m for n, m in CASES.items() if n.startswith("blocked_7x7_batch2"))
+    inputs = random_inputs(model, 5)
+    inputs["x"][0, :, 2, -1] = np.inf
+    inputs["x"][0, :, 4, 0] = -np.inf
+    inputs["x"][1, -1, 3, 3] = np.nan
+    check(model, c_workdir, inputs, name="inf_blocked", native=True)
+
+
+@pytest.mark.parametrize("name", ["depthwise_residual_clip", "blocked_7x7_residual_clip", "depthwise_clip",
+                                  "depthwise_stride2_clip"])
+def test_depthwise_clamps_keep_nans(name: str, c_workdir: Path) -> None:
+    """The depthwise kernels' clamp (a max, then a min; alone, as rows are copied) keeps a NaN,
+    and clamps infinities."""
+    inputs = random_inputs(CASES[name], 6)
+    inputs["x"][0, 0, 1, 1] = np.nan
+    inputs["x"][0, 1, 2, 2] = np.inf
+    inputs["x"][0, 2, 5, 5] = -np.inf
+    if "residual" in inputs:
+        inputs["residual"][0, 2, 3, 3] = -np.inf
+        inputs["residual"][0, 3, 0, 0] = np.nan
+    check(CASES[name], c_workdir, inputs, name=f"nan_{name}", native=True)
 
 
 @pytest.mark.parametrize("name", ["max_3x3s2_direct", "max_pairs_3x3s2", "max_grid_5x5s1_pad", "max_3x3s2_pad",

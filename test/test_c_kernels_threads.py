@@ -4,7 +4,8 @@ split and short last tiles; the flat conv, its input copy and tiles, strided, in
 their images into a concat's output a batch stride apart; the pointwise conv and GEMM through
 the row-split product; a fully connected layer's dot products; a GEMM on weights packed at
 compile time, by column tiles and row-split; the pool, in bands, direct, in row pairs and in
-grids; the depthwise conv in both layouts, over its channels), on work large enough to be split,
+grids; the depthwise conv in both layouts, over its channels, and channel-blocked, over its
+blocks), on work large enough to be split,
 gives the same output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py);
 the same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
 qemu."""
@@ -75,8 +76,10 @@ MODELS = {
     "depthwise_rows": single_op("Conv", [("x", [2, 48, 40, 15])], initializers=[_w("w", [48, 1, 3, 3])], group=48,
                                 pads=[1, 1, 1, 1]),
     "depthwise_epilogue": _conv([1, 36, 20, 21], [72, 1, 3, 3], "Sigmoid", group=36, pads=[1, 1, 1, 1]),
-    "depthwise_phases": single_op("Conv", [("x", [1, 40, 45, 45])], initializers=[_w("w", [40, 1, 5, 5])],
-                                  group=40, pads=[2, 2, 2, 2], strides=[2, 2]),
+    "depthwise_phases": single_op("Conv", [("x", [1, 40, 45, 45])], initializers=[_w("w", [40, 1, 3, 3])],
+                                  group=40, pads=[1, 1, 1, 1]),
+    # channel-blocked: 3 blocks of channels (the last of 8), batch 2
+    "depthwise_blocked": _conv([2, 40, 45, 45], [40, 1, 5, 5], "Relu", group=40, pads=[2, 2, 2, 2], strides=[2, 2]),
     "conv_transpose_rows": single_op("ConvTranspose", [("x", [2, 16, 20, 21])],
                                      initializers=[_w("w", [16, 24, 4, 4]), _w("b", [24], 2)], strides=[2, 2],
                                      pads=[1, 1, 1, 1]),

@@ -17,11 +17,13 @@ from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
 from mrvl.passes.lower_to_cpu import LowerToCpuPass
 from mrvl_dialect import host_kernels
 from mrvl_dialect.cpu import CPU, ConvOp, shape_of
-from mrvl_dialect.host_kernels import conv_path, depthwise_scratch_floats, gemm_pack_floats, kernel_macro
+from mrvl_dialect.host_kernels import (conv_path, depthwise_blocked_scratch_floats, depthwise_is_blocked,
+                                      depthwise_scratch_floats, gemm_pack_floats, kernel_macro)
 
 RUNTIME = Path(host_kernels.__file__).resolve().parents[1] / "backend" / "c_runtime"
 GCC = shutil.which("gcc")
-CONSTANTS = ("GEMM_NC", "GEMM_KC", "GEMM_MC", "GEMM_DOT_ROWS", "CONV_PANEL", "CONV_CHANNEL_ALIGN", "DEPTHWISE_TILE")
+CONSTANTS = ("GEMM_NC", "GEMM_KC", "GEMM_MC", "GEMM_DOT_ROWS", "CONV_PANEL", "CONV_CHANNEL_ALIGN", "DEPTHWISE_TILE",
+             "DEPTHWISE_BLOCK", "DEPTHWISE_BLOCK_TILE")
 SIZES = (1, 7, 96, 97, 300)
 
 
@@ -38,7 +40,7 @@ def test_macros_match_the_c_preprocessor(tmp_path: Path) -> None:
                                              check=True).stdout.split()]
     constants, packs = values[:len(CONSTANTS)], values[len(CONSTANTS):]
     for name, value in zip(CONSTANTS, constants):
-        if name == "DEPTHWISE_TILE":  # this machine's vectors; Python sizes scratch for the widest
+        if name in ("DEPTHWISE_TILE", "DEPTHWISE_BLOCK_TILE"):  # this machine's vectors; Python's the widest
             assert kernel_macro(name) >= value
         else:
             assert kernel_macro(name) == value, name
@@ -65,14 +67,17 @@ DEPTHWISE = [
     ([1, 6, 12, 12], [6, 1, 5, 5], dict(pads=[2, 1, 1, 2], strides=[3, 3])),
     ([1, 3, 20, 19], [3, 1, 3, 3], dict(pads=[2, 1, 0, 2], strides=[3, 3], dilations=[2, 2])),
     ([1, 4, 5, 6, 7], [8, 1, 3, 3, 3], dict(pads=[1, 1, 1, 1, 1, 1], strides=[1, 2, 2])),
+    ([1, 20, 56, 56], [20, 1, 3, 3], dict(pads=[1, 1, 1, 1], strides=[2, 2])),
+    ([1, 33, 14, 15], [33, 1, 5, 5], dict(pads=[4, 4, 4, 4], dilations=[2, 2])),
 ]
 
 
 @pytest.mark.skipif(GCC is None, reason="needs gcc")
 def test_depthwise_scratch_matches_the_c(tmp_path: Path) -> None:
-    """plan-host-memory reserves what mrvl_depthwise_conv_f32 uses: depthwise_scratch_floats in
-    Python and in C agree on each layout (C on this machine's vectors, Python on the widest:
-    at least as much; equal when this machine has AVX-512)."""
+    """plan-host-memory reserves what mrvl_depthwise_conv_f32 and
+    mrvl_depthwise_blocked_conv_f32 use: their *_scratch_floats in Python and in C agree on
+    each layout (C on this machine's vectors, Python on the widest: at least as much; equal
+    when this machine has AVX-512), whichever of the two conv_path picks."""
     lines, expected = [], []
     for i, (x, w, attrs) in enumerate(DEPTHWISE):
         node = helper.make_node("Conv", ["x", "w"], ["y"], group=x[1], **attrs)
@@ -86,9 +91,13 @@ def test_depthwise_scratch_matches_the_c(tmp_path: Path) -> None:
         module = import_onnx(path)
         LowerToCpuPass().apply(ctx, module)
         conv = next(op for op in module.walk() if isinstance(op, ConvOp))
-        assert conv_path(conv) == "depthwise"
-        expected.append(depthwise_scratch_floats(conv))
+        assert conv_path(conv) == ("depthwise_blocked" if depthwise_is_blocked(conv) else "depthwise")
         rank, ys = len(x) - 2, list(shape_of(conv.Y))
+        # Each kernel's scratch where it applies (blocked: channel multiplier 1, no depth dim).
+        kernels = {"depthwise_scratch_floats": depthwise_scratch_floats(conv)}
+        if w[0] == x[1] and rank <= 2:
+            kernels["depthwise_blocked_scratch_floats"] = depthwise_blocked_scratch_floats(conv)
+        expected += kernels.values()
 
         def dims(values, fill=1):
             return "{" + ", ".join(map(str, [fill] * (3 - rank) + list(values))) + "}"
@@ -97,7 +106,7 @@ def test_depthwise_scratch_matches_the_c(tmp_path: Path) -> None:
                      f".stride = {dims(attrs.get('strides', [1] * rank))}, "
                      f".dilation = {dims(attrs.get('dilations', [1] * rank))}, "
                      f".pad = {dims(attrs.get('pads', [0] * 2 * rank)[:rank], 0)}}}; "
-                     f'printf("%lld\\n", (long long)depthwise_scratch_floats(&p)); }}')
+                     + " ".join(f'printf("%lld\\n", (long long){kernel}(&p));' for kernel in kernels) + " }")
     (tmp_path / "main.c").write_text('#include <stdio.h>\n#include "mrvl_kernels.c"\nint main(void)\n{\n    '
                                      + "\n    ".join(lines) + "\n    return 0;\n}\n")
     subprocess.run([GCC, "-std=c99", "-O0", "-w", "-march=native", f"-I{RUNTIME}", "main.c", "-o", "main", "-lm"],

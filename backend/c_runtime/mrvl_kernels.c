@@ -859,6 +859,17 @@ static void conv_affine(const float *scale, const float *shift, int64_t count, f
     }
 }
 
+/* y[i] clamped to [low, high] for i < count, in place: a max, then a min (each x86's
+ * instruction, whose rule keeps a NaN; GCC made the nested conditional a compare and a blend,
+ * a fifth of a depthwise conv's time). */
+static void clamp_f32(int64_t count, float low, float high, float *y)
+{
+    for (int64_t i = 0; i < count; i++) {
+        float v = y[i] < low ? low : y[i];
+        y[i] = v > high ? high : v;
+    }
+}
+
 /* A conv's epilogue over `count` outputs at y (the sums and bias; planes of `positions`, the
  * first of output channel `channel`): plus the residual r (laid out as y; may be NULL), then
  * clamped when the conv clamps, then its activation, then its per-channel scale and shift.
@@ -868,10 +879,7 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t posi
 {
     if (r)
         for (int64_t i = 0; i < count; i++) y[i] += r[i];
-    if (p->clamp) {
-        float low = p->min, high = p->max;
-        for (int64_t i = 0; i < count; i++) y[i] = y[i] < low ? low : y[i] > high ? high : y[i];
-    }
+    if (p->clamp) clamp_f32(count, p->min, p->max, y);
     conv_activate(p, count, y);
     if (p->scale || p->shift) /* per channel: count / positions planes, from `channel` on */
         for (int64_t q = 0; q < count / positions; q++) {
@@ -1857,8 +1865,9 @@ MRVL_NOINLINE static void mish_loop_f32(int64_t count, const float *x, float *y)
  * wide: its masks cost a bitwise and per tap (and at stride s, (s - 1) / s of its grid is
  * junk), the phases layout's junk columns a multiply-add per tap and each of its rows a few
  * instructions of copying. Measured on AVX-512: at stride 1 a 3x3 conv 14 wide runs faster on
- * rows, 28 wide on phases, a 5x5 28 wide on rows; at stride 2 a 3x3 28 wide 1.6x faster on
- * rows, 56 wide the same, 112 wide 1.25x slower. */
+ * rows, 28 wide on phases, a 5x5 28 wide on rows; at stride 2 a 3x3 28 wide 2x faster on
+ * rows (shorter than a pair of vectors, the phases' rows split one float at a time), 56 wide
+ * 1.4x slower, 112 wide 1.8x. */
 #define MRVL_DEPTHWISE_ROWS_PER_COLUMN 8 /* not to be overridden: host_kernels.py reads it */
 
 /* The layout of one input channel (floats): `lead` floats before the data (the rows layout's
@@ -1980,22 +1989,27 @@ typedef struct {
 } depthwise_args;
 
 /* dst[j] = src[j] for j < count: rows of a depthwise conv, often a few floats long (a 7x7
- * plane's), too short for a call to memcpy to pay. Up to 64 floats, in vectors of 16, 8 or 4,
- * the last overlapping the one before, and no loop (which GCC would make a call to memmove);
- * nothing past either row is touched. */
+ * plane's), too short for a call to memcpy to pay (a 112-float row's call cost 4x its copy).
+ * Up to 128 floats, in vectors of 16, 8, 4 or 2, the last overlapping the one before, and no
+ * loop (which GCC would make a call to memmove); nothing past either row is touched. */
 static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *restrict src, int64_t count)
 {
 #if defined(__GNUC__)
     typedef float vec16 __attribute__((vector_size(64), aligned(4)));
     typedef float vec8 __attribute__((vector_size(32), aligned(4)));
     typedef float vec4 __attribute__((vector_size(16), aligned(4)));
+    typedef float vec2 __attribute__((vector_size(8), aligned(4)));
 #define MRVL_COPY(VEC, AT) (*(VEC *)(void *)(dst + (AT)) = *(const VEC *)(const void *)(src + (AT)))
-    if (count > 64) {
+    if (count > 128) {
         memcpy(dst, src, (size_t)count * sizeof(float));
     } else if (count >= 16) {
         MRVL_COPY(vec16, 0);
         if (count > 32) MRVL_COPY(vec16, 16);
         if (count > 48) MRVL_COPY(vec16, 32);
+        if (count > 64) MRVL_COPY(vec16, 48);
+        if (count > 80) MRVL_COPY(vec16, 64);
+        if (count > 96) MRVL_COPY(vec16, 80);
+        if (count > 112) MRVL_COPY(vec16, 96);
         MRVL_COPY(vec16, count - 16);
     } else if (count >= 8) {
         MRVL_COPY(vec8, 0);
@@ -2003,8 +2017,11 @@ static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *re
     } else if (count >= 4) {
         MRVL_COPY(vec4, 0);
         MRVL_COPY(vec4, count - 4);
-    } else {
-        for (int64_t j = 0; j < count; j++) dst[j] = src[j];
+    } else if (count >= 2) {
+        MRVL_COPY(vec2, 0);
+        MRVL_COPY(vec2, count - 2);
+    } else if (count == 1) {
+        dst[0] = src[0]; /* (a loop here became a rep movs, tens of cycles) */
     }
 #undef MRVL_COPY
 #else
@@ -2013,15 +2030,21 @@ static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *re
 }
 
 /* The even floats of src[0, count) to evens[0, ...), the odd ones to odds[0, ...): vectors of
- * each from pairs of loads, the last few one by one. */
+ * each from pairs of loads, the last pair overlapping the one before (rather than up to 2 VF - 1
+ * floats one by one: half of a 56-float row), an odd count's last float alone. */
 static void split_columns_f32(float *restrict evens, float *restrict odds, const float *restrict src, int64_t count)
 {
     int64_t t = 0;
-    for (; 2 * (t + MRVL_POOL_VF) <= count; t += MRVL_POOL_VF) {
+    for (;;) {
+        if (2 * (t + MRVL_POOL_VF) > count) {
+            if (2 * t >= count - 1 || count < 2 * MRVL_POOL_VF) break;
+            t = (count - 2 * MRVL_POOL_VF) / 2; /* the last whole pair, from an even float */
+        }
         pool_vec even, odd;
         pool_deinterleave(pool_load(src + 2 * t), pool_load(src + 2 * t + MRVL_POOL_VF), &even, &odd);
         pool_store(evens + t, even);
         pool_store(odds + t, odd);
+        t += MRVL_POOL_VF;
     }
     for (; 2 * t < count; t++) {
         evens[t] = src[2 * t];
@@ -2091,6 +2114,25 @@ static void depthwise_copy_in(const mrvl_conv_params *p, const depthwise_geometr
     }
 }
 
+/* dst[j] = src[j] clamped to [low, high] for j < count (at least 16): copy_row_f32 and
+ * clamp_f32 in one pass, in runs of 16 floats (each a max and a min of whole vectors), the
+ * last overlapping the one before. */
+static MRVL_ALWAYS_INLINE void copy_clamped_row_f32(float *restrict dst, const float *restrict src, int64_t count,
+                                                    float low, float high)
+{
+    int64_t last = count - 16;
+    for (int64_t j = 0; j < count; j += 16) {
+        float run[16];
+        int64_t at = j < last ? j : last;
+        memcpy(run, src + at, sizeof run);
+        for (int l = 0; l < 16; l++) {
+            float v = run[l] < low ? low : run[l];
+            run[l] = v > high ? high : v;
+        }
+        memcpy(dst + at, run, sizeof run);
+    }
+}
+
 /* Output floats a depthwise conv's epilogue takes at a time: planes computed lately, in L1. */
 #define MRVL_DEPTHWISE_EPILOGUE_FLOATS 2048
 
@@ -2108,6 +2150,10 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
     int64_t mult = p->m / p->c, taps = volume3(k), positions = volume3(out);
     int64_t pending = begin * mult; /* the first output plane whose epilogue has not run */
     float *layout = a->scratch + begin * g->channel, *data = layout + g->lead, *flat = data + g->data;
+    /* A clamp alone (ReLU6) on rows copied out of the grid, 16 floats or more: clamped as they
+     * are copied, not in a pass of its own. */
+    int clamped = p->clamp && !a->r && p->activation == MRVL_EPILOGUE_NONE && !p->scale && !p->shift && !g->direct &&
+                  out[2] >= 16;
     memset(layout, 0, (size_t)(g->lead + g->data) * sizeof(float));
     for (int64_t ic = begin; ic < end; ic++) {
         depthwise_copy_in(p, g, a->x + ic * volume3(p->in), data);
@@ -2125,20 +2171,25 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
                 }
             } else if (g->rows) {
                 depthwise_flat_kernel(k, data, a->offset, a->mask, g->flat, wm, bias, g->flat, flat);
-                for (int64_t oy = 0; oy < out[1]; oy++) copy_row_f32(o + oy * out[2], flat + oy * g->pitch, out[2]);
+                for (int64_t oy = 0; oy < out[1]; oy++)
+                    if (clamped) copy_clamped_row_f32(o + oy * out[2], flat + oy * g->pitch, out[2], p->min, p->max);
+                    else copy_row_f32(o + oy * out[2], flat + oy * g->pitch, out[2]);
             } else {
                 for (int64_t oz = 0; oz < out[0]; oz++) {
                     depthwise_flat_kernel(k, data + oz * p->stride[0] * g->h * g->w, a->offset, NULL, g->flat, wm,
                                           bias, g->flat, flat);
                     for (int64_t oy = 0; oy < out[1]; oy++)
-                        copy_row_f32(o + (oz * out[1] + oy) * out[2], flat + oy * g->w, out[2]);
+                        if (clamped)
+                            copy_clamped_row_f32(o + (oz * out[1] + oy) * out[2], flat + oy * g->w, out[2], p->min,
+                                                 p->max);
+                        else copy_row_f32(o + (oz * out[1] + oy) * out[2], flat + oy * g->w, out[2]);
                 }
             }
         }
         /* The epilogue over the planes since the last, once they fill the caches' share (a
          * call per 7x7 plane was a tenth of MobileNet's last depthwise convs). */
         int64_t next = (ic + 1) * mult;
-        if ((next - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || ic + 1 == end) {
+        if (!clamped && ((next - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || ic + 1 == end)) {
             conv_epilogue(p, (next - pending) * positions, positions, pending,
                           a->r ? a->r + pending * positions : NULL, a->y + pending * positions);
             pending = next;
@@ -2175,6 +2226,331 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
         a.r = r ? r + n * p->m * positions : NULL;
         if (p->m * g.flat * volume3(k) < MRVL_PARALLEL_MACS) depthwise_channels(&a, 0, p->c);
         else mrvl_parallel(p->c, depthwise_channels, &a);
+    }
+}
+
+/* A depthwise conv may also run channel-blocked (mrvl_depthwise_blocked_conv_f32): the input
+ * planes of MRVL_DEPTHWISE_BLOCK channels transposed into one position-major plane (each
+ * position the block's channels side by side, zero-padded to the extent the windows read),
+ * so that each tap is one multiply-add of a whole vector of channels by the tap's weights of
+ * those channels, on aligned loads, with no masks and no junk at any stride; the output
+ * computed into a position-major grid and transposed back, the epilogue run on the way out.
+ * The transposes cost what the flat layouts' copies save where planes are small or strided
+ * (host_kernels.py depthwise_is_blocked picks). */
+#define MRVL_DEPTHWISE_BLOCK 16 /* not to be overridden: host_kernels.py reads it */
+/* Output positions a tile of the channel-blocked conv sums at once: a vector of the block's
+ * channels each, (MRVL_DEPTHWISE_BLOCK / vector floats) registers; about half the registers. */
+#if MRVL_GEMM_VECTOR_FLOATS == 16
+#define MRVL_DEPTHWISE_BLOCK_TILE 8
+#elif MRVL_GEMM_VECTOR_FLOATS == 8 || defined(__aarch64__)
+#define MRVL_DEPTHWISE_BLOCK_TILE 4
+#else
+#define MRVL_DEPTHWISE_BLOCK_TILE 2
+#endif
+
+/* The channel-blocked layout (positions of MRVL_DEPTHWISE_BLOCK floats): the padded input
+ * `h` rows of `w`, as far as the windows read, then slack the last tiles' junk reads; the
+ * output grid, rows `pitch` apart (the output's width rounded up to whole tiles). */
+typedef struct {
+    int64_t h, w, pitch, input, grid, block; /* block: floats of one block's scratch */
+} depthwise_blocked_geometry;
+
+static depthwise_blocked_geometry depthwise_blocked_layout(const mrvl_conv_params *p)
+{
+    const int64_t *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    depthwise_blocked_geometry g;
+    g.h = (out[1] - 1) * s[1] + (k[1] - 1) * d[1] + 1;
+    g.w = (out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1;
+    g.pitch = (out[2] + MRVL_DEPTHWISE_BLOCK_TILE - 1) / MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK_TILE;
+    g.input = g.h * g.w + s[2] * (g.pitch - out[2]);
+    g.grid = out[1] * g.pitch;
+    g.block = (g.input + g.grid + volume3(k) + 1) * MRVL_DEPTHWISE_BLOCK;
+    return g;
+}
+
+/* Floats of scratch mrvl_depthwise_blocked_conv_f32 needs: a layout, the weights and the
+ * bias per block of channels (each task uses its first block's) and the tap offsets
+ * (mrvl_dialect/host_kernels.py depthwise_blocked_scratch_floats). */
+static int64_t depthwise_blocked_scratch_floats(const mrvl_conv_params *p)
+{
+    int64_t blocks = (p->c + MRVL_DEPTHWISE_BLOCK - 1) / MRVL_DEPTHWISE_BLOCK;
+    return blocks * depthwise_blocked_layout(p).block + volume3(p->kernel);
+}
+
+#if defined(__GNUC__)
+enum { DW_VF = MRVL_GEMM_VECTOR_FLOATS, DW_VECS = MRVL_DEPTHWISE_BLOCK / MRVL_GEMM_VECTOR_FLOATS };
+typedef float dw_vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+#endif
+
+/* A tile of MRVL_DEPTHWISE_BLOCK_TILE output positions of a row, sx positions apart in the
+ * input (at `in`, its first window's first tap), into grid positions at `out`: each starts
+ * at the bias and adds, tap by tap in order, the tap's input position times its weights.
+ * Always inlined with a constant kernel and stride where they are the usual ones, so that the
+ * taps unroll and the loads take constant displacements. */
+static MRVL_ALWAYS_INLINE void depthwise_blocked_tile(int64_t taps, int64_t sx, const float *in,
+                                                      const int32_t *offset, const float *restrict w,
+                                                      const float *restrict bias, float *restrict out)
+{
+#if defined(__GNUC__)
+    dw_vec acc[MRVL_DEPTHWISE_BLOCK_TILE][DW_VECS];
+    for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+        for (int v = 0; v < DW_VECS; v++) acc[r][v] = *(const dw_vec *)(const void *)(bias + v * DW_VF);
+    for (int64_t t = 0; t < taps; t++) {
+        const float *src = in + offset[t];
+        dw_vec wt[DW_VECS];
+        for (int v = 0; v < DW_VECS; v++)
+            wt[v] = *(const dw_vec *)(const void *)(w + t * MRVL_DEPTHWISE_BLOCK + v * DW_VF);
+        for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+            for (int v = 0; v < DW_VECS; v++)
+                acc[r][v] += *(const dw_vec *)(const void *)(src + r * sx * MRVL_DEPTHWISE_BLOCK + v * DW_VF) * wt[v];
+    }
+    for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+        for (int v = 0; v < DW_VECS; v++) *(dw_vec *)(void *)(out + r * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = acc[r][v];
+#else
+    for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+        for (int j = 0; j < MRVL_DEPTHWISE_BLOCK; j++) {
+            float a = bias[j];
+            for (int64_t t = 0; t < taps; t++)
+                a += in[offset[t] + r * sx * MRVL_DEPTHWISE_BLOCK + j] * w[t * MRVL_DEPTHWISE_BLOCK + j];
+            out[r * MRVL_DEPTHWISE_BLOCK + j] = a;
+        }
+#endif
+}
+
+/* The tiles of output row `oy` (depthwise_blocked_tile), for 3x3 and 5x5 kernels at strides
+ * 1 and 2 and any other. */
+static void depthwise_blocked_row(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, const float *in,
+                                  const int32_t *offset, const float *w, const float *bias, int64_t oy, float *grid)
+{
+    const int64_t *k = p->kernel, *s = p->stride;
+    int64_t taps = k[1] * k[2], sx = s[2];
+    in += oy * s[1] * g->w * MRVL_DEPTHWISE_BLOCK;
+    grid += oy * g->pitch * MRVL_DEPTHWISE_BLOCK;
+#define MRVL_ROW(TAPS, SX)                                                                                    \
+    for (int64_t ox = 0; ox < g->pitch; ox += MRVL_DEPTHWISE_BLOCK_TILE)                                     \
+        depthwise_blocked_tile(TAPS, SX, in + ox * (SX) * MRVL_DEPTHWISE_BLOCK, offset, w, bias,              \
+                               grid + ox * MRVL_DEPTHWISE_BLOCK)
+    if (taps == 9 && k[1] == 3 && sx == 1) MRVL_ROW(9, 1);
+    else if (taps == 9 && k[1] == 3 && sx == 2) MRVL_ROW(9, 2);
+    else if (taps == 25 && k[1] == 5 && sx == 1) MRVL_ROW(25, 1);
+    else if (taps == 25 && k[1] == 5 && sx == 2) MRVL_ROW(25, 2);
+    else MRVL_ROW(taps, sx);
+#undef MRVL_ROW
+}
+
+/* Input positions [begin, end) (flat indices of the planes of channels c0 .. c0 + count) into
+ * the block's padded input: runs of vector-floats positions of vector-floats channels
+ * transposed in registers, each position stored where it goes (if the windows read it). */
+static void depthwise_blocked_in(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, const float *x,
+                                 int64_t count, int64_t begin, int64_t end, float *input)
+{
+    const int64_t *in = p->in, *pad = p->pad;
+    int64_t plane = in[1] * in[2];
+#if defined(__GNUC__)
+    int64_t yy = begin / in[2], xx = begin % in[2]; /* position f's row and column */
+    for (int64_t f = begin; f < end; f += DW_VF) {
+        /* A short last run is read as the whole vectors that end with it (the lanes before f
+         * not stored again), where the plane has them: a vector loaded from floats stored one
+         * by one would wait for them (a store-forwarding stall per channel). */
+        int64_t n = min_i64(DW_VF, end - f), at = n < DW_VF && end >= DW_VF ? end - DW_VF : f;
+        /* Where each position goes: a run of a row, all of it read (the usual), or one by one. */
+        float *dst[DW_VF];
+        float *run = input + ((yy + pad[1]) * g->w + xx + pad[2]) * MRVL_DEPTHWISE_BLOCK;
+        int whole = n == DW_VF && xx + DW_VF <= in[2] && yy + pad[1] < g->h && xx + DW_VF + pad[2] <= g->w;
+        int64_t row = at / in[2] + pad[1], col = at % in[2] + pad[2]; /* lane 0's */
+        for (int64_t j = 0; j < DW_VF && !whole; j++) {
+            dst[j] = at + j >= f && at + j < end && row < g->h && col < g->w
+                         ? input + (row * g->w + col) * MRVL_DEPTHWISE_BLOCK : NULL;
+            if (++col == in[2] + pad[2]) col = pad[2], row++;
+        }
+        for (xx += DW_VF; xx >= in[2]; xx -= in[2]) yy++;
+        for (int v = 0; v < DW_VECS; v++) {
+            conv_vec t[DW_VF];
+            for (int i = 0; i < DW_VF; i++) {
+                int64_t c = v * DW_VF + i;
+                if (c >= count) t[i] = (conv_vec){0};
+                else if (at + DW_VF <= end) t[i] = *(const dw_vec *)(const void *)(x + c * plane + at);
+                else t[i] = (conv_vec){0}, copy_row_f32((float *)&t[i], x + c * plane + f, n);
+            }
+            conv_transpose(t);
+            for (int j = 0; j < DW_VF; j++)
+                if (whole) *(dw_vec *)(void *)(run + j * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = t[j];
+                else if (dst[j]) *(dw_vec *)(void *)(dst[j] + v * DW_VF) = t[j];
+        }
+    }
+#else
+    for (int64_t f = begin; f < end; f++) {
+        int64_t yy = f / in[2] + pad[1], xx = f % in[2] + pad[2];
+        if (yy < g->h && xx < g->w)
+            for (int64_t c = 0; c < count; c++) input[(yy * g->w + xx) * MRVL_DEPTHWISE_BLOCK + c] = x[c * plane + f];
+    }
+#endif
+}
+
+/* dst[t * MRVL_DEPTHWISE_BLOCK + c] = src[c * taps + t] for the taps t and channels c < count,
+ * 0 for the block's other channels (src has `size` floats): a block's weights, tap-major,
+ * transposed in registers as depthwise_blocked_in does (one by one they were a tenth of a 7x7
+ * plane's conv). A vector of a channel's taps may run into the next channel's, not past src. */
+static void depthwise_blocked_weights(const float *src, int64_t taps, int64_t count, int64_t size, float *dst)
+{
+#if defined(__GNUC__)
+    for (int64_t f = 0; f < taps; f += DW_VF) {
+        int64_t m = min_i64(DW_VF, taps - f);
+        for (int v = 0; v < DW_VECS; v++) {
+            conv_vec t[DW_VF];
+            for (int i = 0; i < DW_VF; i++) {
+                int64_t at = (v * DW_VF + i) * taps + f;
+                if (v * DW_VF + i >= count) t[i] = (conv_vec){0};
+                else if (at + DW_VF <= size) t[i] = *(const dw_vec *)(const void *)(src + at);
+                else t[i] = (conv_vec){0}, copy_row_f32((float *)&t[i], src + at, m);
+            }
+            conv_transpose(t);
+            for (int64_t j = 0; j < m; j++)
+                *(dw_vec *)(void *)(dst + (f + j) * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = t[j];
+        }
+    }
+#else
+    (void)size;
+    for (int64_t t = 0; t < taps; t++)
+        for (int64_t c = 0; c < MRVL_DEPTHWISE_BLOCK; c++)
+            dst[t * MRVL_DEPTHWISE_BLOCK + c] = c < count ? src[c * taps + t] : 0.0f;
+#endif
+}
+
+/* Output positions [begin, end) (flat) of channels c0 .. c0 + count from the grid into their
+ * planes of y, transposed back in registers, with the conv's epilogue on the way: the
+ * residual (r: the image's, or NULL), the clamp, the activation, the per-channel scale and
+ * shift, in conv_epilogue's order. */
+static void depthwise_blocked_out(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, const float *grid,
+                                  int64_t c0, int64_t count, int64_t begin, int64_t end, const float *r, float *y)
+{
+    int64_t positions = p->out[1] * p->out[2];
+#if defined(__GNUC__)
+    int64_t oy = begin / p->out[2], ox = begin % p->out[2]; /* position f's */
+    for (int64_t f = begin; f < end; f += DW_VF) {
+        /* A short last run as the whole vectors that end with it, where the plane has them
+         * (as depthwise_blocked_in), its lanes before f not stored. */
+        int64_t n = min_i64(DW_VF, end - f), at = n < DW_VF && end >= DW_VF ? end - DW_VF : f;
+        /* Where each position is: a run of a row (the usual), or one by one, lanes past the
+         * end repeating the last position. */
+        const float *src[DW_VF];
+        const float *run = grid + (oy * g->pitch + ox) * MRVL_DEPTHWISE_BLOCK;
+        int whole = n == DW_VF && ox + DW_VF <= p->out[2];
+        for (int64_t j = 0, i = at / p->out[2], k = at % p->out[2]; j < DW_VF && !whole; j++) {
+            src[j] = grid + (i * g->pitch + k) * MRVL_DEPTHWISE_BLOCK;
+            if (at + j + 1 < end && ++k == p->out[2]) k = 0, i++;
+        }
+        for (ox += DW_VF; ox >= p->out[2]; ox -= p->out[2]) oy++;
+        conv_vec t[MRVL_DEPTHWISE_BLOCK]; /* t[c]: channel c0 + c at positions f .. */
+        for (int v = 0; v < DW_VECS; v++) {
+            for (int j = 0; j < DW_VF; j++)
+                t[v * DW_VF + j] = *(const dw_vec *)(const void *)((whole ? run + j * MRVL_DEPTHWISE_BLOCK : src[j]) +
+                                                                   v * DW_VF);
+            conv_transpose(t + v * DW_VF);
+        }
+        if (r)
+            for (int64_t c = 0; c < count; c++) {
+                conv_vec add = {0};
+                if (at + DW_VF <= end) add = *(const dw_vec *)(const void *)(r + (c0 + c) * positions + at);
+                else copy_row_f32((float *)&add, r + (c0 + c) * positions + f, n);
+                t[c] += add;
+            }
+        if (p->clamp) clamp_f32(MRVL_DEPTHWISE_BLOCK * DW_VF, p->min, p->max, (float *)t);
+        if (p->activation != MRVL_EPILOGUE_NONE) conv_activate(p, (int64_t)sizeof t / sizeof(float), (float *)t);
+        if (p->scale || p->shift)
+            for (int64_t c = 0; c < count; c++) {
+                if (p->scale) t[c] *= p->scale[c0 + c];
+                if (p->shift) t[c] += p->shift[c0 + c];
+            }
+        for (int64_t c = 0; c < count; c++)
+            if (n == DW_VF) *(dw_vec *)(void *)(y + (c0 + c) * positions + f) = t[c];
+            else copy_row_f32(y + (c0 + c) * positions + f, (const float *)&t[c] + (f - at), n);
+    }
+#else
+    for (int64_t c = 0; c < count; c++) {
+        float *yc = y + (c0 + c) * positions;
+        for (int64_t f = begin; f < end; f++)
+            yc[f] = grid[(f / p->out[2] * g->pitch + f % p->out[2]) * MRVL_DEPTHWISE_BLOCK + c];
+        conv_epilogue(p, end - begin, positions, c0 + c, r ? r + (c0 + c) * positions + begin : NULL, yc + begin);
+    }
+#endif
+}
+
+/* What the channel blocks of one image of mrvl_depthwise_blocked_conv_f32 read and write. */
+typedef struct {
+    const mrvl_conv_params *p;
+    const float *x, *w, *b, *r; /* the image's input, the weights, bias and the image's residual (b, r may be NULL) */
+    float *y, *scratch;         /* the image's output; the blocks' layouts */
+    const int32_t *offset;      /* the taps' offsets in the input (floats) */
+    depthwise_blocked_geometry g;
+} depthwise_blocked_args;
+
+/* Positions the channel-blocked conv transposes in or out at a time (at least): planes of a
+ * few rows are done in one go, larger ones while their rows are still in L1. */
+#define MRVL_DEPTHWISE_BLOCK_BATCH 128
+
+/* Channel blocks [begin, end) of one image (an mrvl_task), in the layout of the first block,
+ * `begin`, which no other task uses (its padding zeroed once): per block its weights, then
+ * row by row the input rows the next output row's windows reach transposed in, the row
+ * computed and, every few rows, the grid's finished positions transposed out. */
+static void depthwise_blocked_channels(const void *ctx, int64_t begin, int64_t end)
+{
+    const depthwise_blocked_args *a = ctx;
+    const mrvl_conv_params *p = a->p;
+    const depthwise_blocked_geometry *g = &a->g;
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel;
+    int64_t taps = k[1] * k[2], plane = in[1] * in[2], positions = out[1] * out[2];
+    float *input = a->scratch + begin * g->block, *grid = input + g->input * MRVL_DEPTHWISE_BLOCK;
+    float *w = grid + g->grid * MRVL_DEPTHWISE_BLOCK, *bias = w + taps * MRVL_DEPTHWISE_BLOCK;
+    memset(input, 0, (size_t)g->input * MRVL_DEPTHWISE_BLOCK * sizeof(float));
+    for (int64_t block = begin; block < end; block++) {
+        int64_t c0 = block * MRVL_DEPTHWISE_BLOCK, count = min_i64(MRVL_DEPTHWISE_BLOCK, p->c - c0);
+        depthwise_blocked_weights(a->w + c0 * taps, taps, count, (p->c - c0) * taps, w);
+        for (int64_t j = 0; j < MRVL_DEPTHWISE_BLOCK; j++) bias[j] = j < count && a->b ? a->b[c0 + j] : 0.0f;
+        const float *x = a->x + c0 * plane;
+        int64_t read = 0, written = 0; /* input positions transposed in, output positions out */
+        for (int64_t oy = 0; oy < out[1]; oy++) {
+            /* the input rows this output row's windows reach (padded rows up to `last`) */
+            int64_t last = oy * p->stride[1] + (k[1] - 1) * p->dilation[1] - p->pad[1];
+            int64_t need = (last + 1) * in[2];
+            if (need > read) { /* whole batches of positions, the plane's last ones with the rest */
+                int64_t upto = read + MRVL_DEPTHWISE_BLOCK_BATCH;
+                while (upto < need) upto += MRVL_DEPTHWISE_BLOCK_BATCH;
+                if (upto + MRVL_DEPTHWISE_BLOCK_BATCH > plane) upto = plane;
+                depthwise_blocked_in(p, g, x, count, read, upto, input);
+                read = upto;
+            }
+            depthwise_blocked_row(p, g, input, a->offset, w, bias, oy, grid);
+            /* whole vectors of positions done, the plane's last ones with the rest */
+            int64_t done = oy + 1 == out[1] ? positions
+                                            : (oy + 1) * out[2] / MRVL_GEMM_VECTOR_FLOATS * MRVL_GEMM_VECTOR_FLOATS;
+            if (done - written >= MRVL_DEPTHWISE_BLOCK_BATCH || oy + 1 == out[1]) {
+                depthwise_blocked_out(p, g, grid, c0, count, written, done, a->r, a->y);
+                written = done;
+            }
+        }
+    }
+}
+
+/* A depthwise conv (one input channel per group, channel multiplier 1, one depth slice),
+ * channel-blocked (depthwise_blocked_layout) in `scratch` (depthwise_blocked_scratch_floats(p)
+ * floats); the blocks of each image split over the threads. */
+static void mrvl_depthwise_blocked_conv_f32(const mrvl_conv_params *p, const float *x, const float *w,
+                                            const float *b, const float *r, float *y, float *scratch)
+{
+    const int64_t *k = p->kernel, *d = p->dilation;
+    depthwise_blocked_geometry g = depthwise_blocked_layout(p);
+    int64_t blocks = (p->c + MRVL_DEPTHWISE_BLOCK - 1) / MRVL_DEPTHWISE_BLOCK;
+    int32_t *offset = (int32_t *)(void *)(scratch + blocks * g.block);
+    for (int64_t ky = 0, t = 0; ky < k[1]; ky++)
+        for (int64_t kx = 0; kx < k[2]; kx++, t++)
+            offset[t] = (int32_t)((ky * d[1] * g.w + kx * d[2]) * MRVL_DEPTHWISE_BLOCK);
+    depthwise_blocked_args a = {p, x, w, b, r, y, scratch, offset, g};
+    int64_t plane = volume3(p->in), positions = volume3(p->out);
+    for (int64_t n = 0; n < p->n; n++, a.x += p->c * plane, a.y += conv_y_batch(p)) {
+        a.r = r ? r + n * p->m * positions : NULL;
+        if (p->m * positions * volume3(k) < MRVL_PARALLEL_MACS) depthwise_blocked_channels(&a, 0, blocks);
+        else mrvl_parallel(blocks, depthwise_blocked_channels, &a);
     }
 }
 
