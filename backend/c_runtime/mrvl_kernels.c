@@ -141,6 +141,21 @@ static void mrvl_parallel(int64_t count, mrvl_task fn, const void *ctx)
     if (count > 0) fn(ctx, 0, count);
 }
 
+/* v clamped to [low, high]: a max, then a min (in vector loops each x86's instruction, whose
+ * rule keeps a NaN; GCC made the nested conditional a compare and a blend, a fifth of a
+ * depthwise conv's time, or where the loop did not vectorise a branch on the value). */
+static inline float clamp_value(float v, float low, float high)
+{
+    v = v < low ? low : v;
+    return v > high ? high : v;
+}
+
+/* y[i] clamped to [low, high] for i < count, in place. */
+static void clamp_f32(int64_t count, float low, float high, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = clamp_value(y[i], low, high);
+}
+
 /* --- Matrix products ------------------------------------------------------------------ */
 
 #if defined(__GNUC__)
@@ -609,10 +624,7 @@ static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const f
         }
     }
     int64_t count = rows * batches * p->n;
-    if (p->clamp) {
-        float low = p->min, high = p->max;
-        for (int64_t i = 0; i < count; i++) y[i] = y[i] < low ? low : y[i] > high ? high : y[i];
-    }
+    if (p->clamp) clamp_f32(count, p->min, p->max, y);
     activate_f32(p->activation, p->alpha, p->beta, count, y);
 }
 
@@ -859,17 +871,6 @@ static void conv_affine(const float *scale, const float *shift, int64_t count, f
     }
 }
 
-/* y[i] clamped to [low, high] for i < count, in place: a max, then a min (each x86's
- * instruction, whose rule keeps a NaN; GCC made the nested conditional a compare and a blend,
- * a fifth of a depthwise conv's time). */
-static void clamp_f32(int64_t count, float low, float high, float *y)
-{
-    for (int64_t i = 0; i < count; i++) {
-        float v = y[i] < low ? low : y[i];
-        y[i] = v > high ? high : v;
-    }
-}
-
 /* A conv's epilogue over `count` outputs at y (the sums and bias; planes of `positions`, the
  * first of output channel `channel`): plus the residual r (laid out as y; may be NULL), then
  * clamped when the conv clamps, then its activation, then its per-channel scale and shift.
@@ -909,13 +910,8 @@ static void conv_tile_epilogue(const mrvl_conv_params *p, int mr, int width, flo
     if (r)
         for (int64_t j = 0; j < cols; j++)
             for (int64_t i = 0; i < rows; i++) acc[i * width + j] += r[j * positions + i];
-    if (p->clamp) {
-        float low = p->min, high = p->max;
-        for (int i = 0; i < mr * width; i++) {
-            float v = acc[i];
-            acc[i] = v < low ? low : v > high ? high : v;
-        }
-    }
+    if (p->clamp)
+        for (int i = 0; i < mr * width; i++) acc[i] = clamp_value(acc[i], p->min, p->max);
     conv_activate(p, mr * width, acc);
     if (scale || shift) {
         float sc[MRVL_GEMM_NR], sh[MRVL_GEMM_NR];
@@ -1399,15 +1395,9 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
                 float *yo = a->y + (j0 + i) * positions + first[0];
                 if (a->r) {
                     const float *ro = a->r + (j0 + i) * positions + first[0];
-                    for (int j = 0; j < MRVL_FLAT_TILE; j++) {
-                        float v = acc[i][j] + ro[j];
-                        yo[j] = v < low ? low : v > high ? high : v;
-                    }
+                    for (int j = 0; j < MRVL_FLAT_TILE; j++) yo[j] = clamp_value(acc[i][j] + ro[j], low, high);
                 } else {
-                    for (int j = 0; j < MRVL_FLAT_TILE; j++) {
-                        float v = acc[i][j];
-                        yo[j] = v < low ? low : v > high ? high : v;
-                    }
+                    for (int j = 0; j < MRVL_FLAT_TILE; j++) yo[j] = clamp_value(acc[i][j], low, high);
                 }
             }
             continue;
@@ -1418,12 +1408,9 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
                 for (int k = 0; k < runs; k++)
                     for (int64_t j = 0; j < len[k]; j++)
                         acc[i][at[k] + j] += a->r[(j0 + i) * positions + first[k] + j];
-        if (p->clamp) {
-            float low = p->min, high = p->max;
+        if (p->clamp)
             for (int i = 0; i < channels; i++)
-                for (int j = 0; j < MRVL_FLAT_TILE; j++)
-                    acc[i][j] = acc[i][j] < low ? low : acc[i][j] > high ? high : acc[i][j];
-        }
+                for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = clamp_value(acc[i][j], p->min, p->max);
         conv_activate(p, channels * MRVL_FLAT_TILE, acc[0]);
         for (int i = 0; i < channels; i++) {
             if (a->scale || a->shift)
@@ -2125,10 +2112,7 @@ static MRVL_ALWAYS_INLINE void copy_clamped_row_f32(float *restrict dst, const f
         float run[16];
         int64_t at = j < last ? j : last;
         memcpy(run, src + at, sizeof run);
-        for (int l = 0; l < 16; l++) {
-            float v = run[l] < low ? low : run[l];
-            run[l] = v > high ? high : v;
-        }
+        for (int l = 0; l < 16; l++) run[l] = clamp_value(run[l], low, high);
         memcpy(dst + at, run, sizeof run);
     }
 }
@@ -3677,10 +3661,7 @@ static void mrvl_not(int64_t count, const uint8_t *x, uint8_t *y)
 
 static void mrvl_clip_f32(int64_t count, float low, float high, const float *x, float *y)
 {
-    for (int64_t i = 0; i < count; i++) {
-        float v = x[i] < low ? low : x[i];
-        y[i] = v > high ? high : v;
-    }
+    for (int64_t i = 0; i < count; i++) y[i] = clamp_value(x[i], low, high);
 }
 
 /* Elu, Selu, Celu and ThresholdedRelu (`kind`: enum mrvl_activation_kind) with ONNX's
