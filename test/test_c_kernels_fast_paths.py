@@ -160,6 +160,14 @@ CASES["direct_deep_narrow_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[
                                                  residual=True, pads=[1, 1, 1, 1])
 CASES["direct_short_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[2, 96, 4, 4], w=[40, 96, 3, 3],
                                               pads=[1, 1, 1, 1])  # 4 x 4: two tiles of 8 positions on AVX-512
+# Planes a few positions past whole tiles of 12 (16 narrow) on AVX-512, the last tiles a position
+# longer: 7 x 7 (3 tiles of 12, 1 of 13; narrow, 2 of 16, 1 of 17), 14 x 14 (12 of 12, 4 of 13).
+CASES["direct_deep_long_tiles_residual_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[2, 48, 7, 7],
+                                                              w=[40, 48, 3, 3], residual=True, pads=[1, 1, 1, 1])
+CASES["direct_deep_long_tiles_narrow_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 64, 7, 7], w=[12, 64, 3, 3],
+                                                         pads=[1, 1, 1, 1])
+CASES["direct_deep_long_tiles_14x14"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 64, 14, 14],
+                                                   w=[64, 64, 3, 3], pads=[1, 1, 1, 1])
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
 CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 35, [35, 1, 1], shift=False)
