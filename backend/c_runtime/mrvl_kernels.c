@@ -1320,9 +1320,11 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 
 /* acc[i][j] = bias[i] + the sum over r < depth of x[tap[r] + j] * w[r * MRVL_CONV_PANEL + i]
  * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers: each input vector feeds
- * MRVL_FLAT_MR multiply-adds and each broadcast weight MRVL_FLAT_VECTORS, summed in order. */
-static void flat_micro(int64_t depth, const float *x, const int32_t *tap, const float *w, const float *bias,
-                       float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE])
+ * MRVL_FLAT_MR multiply-adds and each broadcast weight `vecs` (of MRVL_FLAT_VECTORS; a last
+ * tile of fewer positions sums fewer vectors, bias in the rest), summed in order. Always
+ * inlined with constant vecs. */
+static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *x, const int32_t *tap,
+                                          const float *w, const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE])
 {
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
@@ -1332,17 +1334,18 @@ static void flat_micro(int64_t depth, const float *x, const int32_t *tap, const 
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL) {
         const float *xr = x + tap[r];
         vec in[MRVL_FLAT_VECTORS];
-        for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
+        for (int v = 0; v < vecs; v++)
             in[v] = *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
         for (int i = 0; i < MRVL_FLAT_MR; i++) {
             float wt = w[i];
-            for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] += in[v] * wt;
+            for (int v = 0; v < vecs; v++) sum[i][v] += in[v] * wt;
         }
     }
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
             memcpy(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS, &sum[i][v], sizeof sum[i][v]);
 #else
+    (void)vecs;
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = bias[i];
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL)
@@ -1405,8 +1408,14 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         if (a->b)
             for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = i < channels ? a->b[j0 + i] : 0.0f;
         int at_tail = a->tail && i0 + MRVL_FLAT_TILE > a->count; /* would read past the input */
-        flat_micro(a->depth, at_tail ? a->tail : a->src + i0, at_tail ? a->tail_tap : a->tap,
-                   a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL, bias, acc);
+        const float *src = at_tail ? a->tail : a->src + i0, *w;
+        const int32_t *tap = at_tail ? a->tail_tap : a->tap;
+        w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
+        /* The last tile sums only the vectors that hold positions (a 14 x 14 plane is 4 tiles
+         * of 48 and 4 positions: 1 vector, not 3). */
+        if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) flat_micro(1, a->depth, src, tap, w, bias, acc);
+        else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) flat_micro(2, a->depth, src, tap, w, bias, acc);
+        else flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc);
         /* A tile that is one run of output positions and needs at most a residual and a clamp
          * (a Relu, a Clip) is stored in one pass that reads the residual and clamps. */
         if (runs == 1 && len[0] == MRVL_FLAT_TILE && p->activation == MRVL_EPILOGUE_NONE && !a->scale && !a->shift) {
