@@ -161,6 +161,17 @@ CASES["direct_deep_narrow_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[
                                                  residual=True, pads=[1, 1, 1, 1])
 CASES["direct_short_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[2, 96, 4, 4], w=[40, 96, 3, 3],
                                               pads=[1, 1, 1, 1])  # 4 x 4: two tiles of 8 positions on AVX-512
+# Planes a few positions past whole tiles of 12 (16 narrow) on AVX-512, the last tiles a position
+# longer: 7 x 7 (3 tiles of 12, 1 of 13; narrow, 2 of 16, 1 of 17), 14 x 14 (12 of 12, 4 of 13).
+CASES["direct_deep_long_tiles_residual_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[2, 48, 7, 7],
+                                                              w=[40, 48, 3, 3], residual=True, pads=[1, 1, 1, 1])
+CASES["direct_deep_long_tiles_narrow_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 64, 7, 7], w=[12, 64, 3, 3],
+                                                         pads=[1, 1, 1, 1])
+CASES["direct_deep_long_tiles_14x14"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 64, 14, 14],
+                                                   w=[64, 64, 3, 3], pads=[1, 1, 1, 1])
+# 1x1 in place on 14 x 14: the last tile 4 positions (1 vector summed, read from the tail copy)
+CASES["flat_in_place_last_vector_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 32, 14, 14], w=[40, 32, 1, 1],
+                                                     residual=True)
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
 CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 35, [35, 1, 1], shift=False)
@@ -486,7 +497,7 @@ REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_incl
                   "blocked_7x7_batch2", "blocked_5x5_stride2", "blocked_last_column_unread",
                   "blocked_residual_clip_silu", "blocked_1d_5", "direct_residual_clip_silu", "direct_residual_relu",
                   "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish", "flat_residual_clip_silu",
-                  "flat_sigmoid_affine", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
+                  "flat_sigmoid_affine", "flat_in_place_last_vector", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
                   "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
                   "gemm_packed_tall", "gemm_packed_trans_a", "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved",
                   "layer_norm_rows", "softmax_last_axis", "softmax_channels", "resize_linear_up",

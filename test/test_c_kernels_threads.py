@@ -1,6 +1,6 @@
 """The host kernels split over threads (`host_threads`, mrvl-compile --host-threads): every
 parallel kernel (the direct conv, wide, short and narrow tiles, deep with its channel blocks
-split and short last tiles; the flat conv, its input copy and tiles, strided, in place; convs writing
+split, short last tiles and long ones; the flat conv, its input copy and tiles, strided, in place; convs writing
 their images into a concat's output a batch stride apart; the pointwise conv and GEMM through
 the row-split product; a fully connected layer's dot products; a GEMM on weights packed at
 compile time, by column tiles and row-split; the pool, in bands, direct, in row pairs and in
@@ -56,9 +56,11 @@ MODELS = {
     "direct_narrow": _conv([1, 32, 7, 9], [12, 32, 3, 3], "Sigmoid", pads=[1, 1, 1, 1]),
     "direct_deep": _conv([1, 128, 5, 7], [64, 128, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "direct_short": _conv([2, 128, 4, 4], [64, 128, 3, 3], "Relu", pads=[1, 1, 1, 1]),
+    "direct_long_tiles": _conv([2, 128, 7, 7], [64, 128, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "flat": _conv([2, 3, 40, 50], [19, 3, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "flat_strided": _conv([1, 8, 41, 50], [20, 8, 3, 3], "Sigmoid", strides=[2, 2], pads=[1, 1, 1, 1]),
     "flat_in_place": _conv([1, 32, 20, 21], [45, 32, 1, 1], "Relu"),
+    "flat_in_place_last_vector": _conv([1, 32, 14, 14], [45, 32, 1, 1], "Relu"),
     "pointwise": _conv([1, 96, 8, 8], [90, 96, 1, 1]),
     "concat_in_place": _joined([2, 8, 30, 40], [16, 8, 3, 3], [24, 8, 1, 1]),
     "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
@@ -133,9 +135,9 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     assert "in place: its inputs were written" in (emit(MODELS["concat_in_place"], c_workdir, "concat_in_place", 2)
                                                    / "concat_in_place_t2.c").read_text()
     kernels = {"direct_wide": "mrvl_conv_f32", "direct_narrow": "mrvl_conv_f32", "direct_deep": "mrvl_conv_f32",
-               "direct_short": "mrvl_conv_f32",
+               "direct_short": "mrvl_conv_f32", "direct_long_tiles": "mrvl_conv_f32",
                "flat": "mrvl_flat_conv_f32", "flat_strided": "mrvl_flat_conv_f32",
-               "flat_in_place": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32"}
+               "flat_in_place": "mrvl_flat_conv_f32", "flat_in_place_last_vector": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32"}
     for name, kernel in kernels.items():
         assert f"{kernel}(&p" in (emit(MODELS[name], c_workdir, name, 2) / f"{name}_t2.c").read_text()
     assert 48 * 640 * 9 > limit and 40 * 23 * 24 * 25 > limit  # channels x flat grid x taps

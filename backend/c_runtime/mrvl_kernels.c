@@ -661,7 +661,9 @@ static int64_t volume3(const int64_t *d) { return d[0] * d[1] * d[2]; }
 #define MRVL_CONV_MR 12
 #define MRVL_CONV_SHORT_MR 8 /* for planes that 8s fill better than 12s (conv_short_tiles_pay) */
 #define MRVL_CONV_NARROW_MR 16
+#define MRVL_CONV_LONG_TILES 1
 #else
+#define MRVL_CONV_LONG_TILES 0
 #define MRVL_CONV_MR MRVL_GEMM_MR
 #define MRVL_CONV_SHORT_MR MRVL_GEMM_MR
 #define MRVL_CONV_NARROW_MR (2 * MRVL_GEMM_MR)
@@ -716,7 +718,7 @@ static MRVL_ALWAYS_INLINE void conv_micro(int mr, int vecs, int64_t depth, const
     int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
-    vec acc[MRVL_CONV_NARROW_MR][MRVL_GEMM_VECTORS];
+    vec acc[MRVL_CONV_NARROW_MR + MRVL_CONV_LONG_TILES][MRVL_GEMM_VECTORS];
     for (int i = 0; i < mr; i++)
         for (int v = 0; v < vecs; v++) acc[i][v] = (vec){0};
     for (int64_t r = 0; r < depth; r++) {
@@ -1013,7 +1015,7 @@ static MRVL_ALWAYS_INLINE void conv_tile(int mr, int vecs, const conv_tiles_args
 {
     int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
     int64_t positions = a->positions;
-    float acc[MRVL_CONV_NARROW_MR * MRVL_GEMM_NR];
+    float acc[(MRVL_CONV_NARROW_MR + MRVL_CONV_LONG_TILES) * MRVL_GEMM_NR];
     int64_t cols = min_i64(width, a->mg - j0);
     float *y = a->y + j0 * positions + o0;
     conv_micro(mr, vecs, a->depth, row, a->tap, bv, acc);
@@ -1022,27 +1024,47 @@ static MRVL_ALWAYS_INLINE void conv_tile(int mr, int vecs, const conv_tiles_args
     conv_store_transposed(mr, width, acc, y, positions, rows, cols);
 }
 
-/* Items [begin, end) of a group: tiles of mr positions (the last may be short) by blocks of
- * vecs vectors of channels, position tile after position tile, or with channel_major block
- * after block. */
+/* Of the tiles of mr positions on a plane of `positions`, how many take a position more
+ * (the last ones; MRVL_CONV_LONG_TILES): the positions past whole tiles, when there are no
+ * more of them than whole tiles. A 7 x 7 plane is 3 tiles of 12 and 1 of 13, not 4 and a
+ * short one of 1 (which costs as much as a third of a whole one: few sums to hide the
+ * multiply-adds' latency); a 14 x 14 one 12 of 12 and 4 of 13. */
+static int64_t conv_long_tiles(int64_t positions, int64_t mr)
+{
+    return MRVL_CONV_LONG_TILES && positions % mr <= positions / mr ? positions % mr : 0;
+}
+
+/* The tiles of mr positions (some long, above; else the last may be short) on a plane. */
+static int64_t conv_tile_count(int64_t positions, int64_t mr)
+{
+    int64_t longer = conv_long_tiles(positions, mr);
+    return (positions - longer * (mr + 1) + mr - 1) / mr + longer;
+}
+
+/* Items [begin, end) of a group: tiles of mr positions (the last ones long, or the last
+ * short: conv_tile_count) by blocks of vecs vectors of channels, position tile after position
+ * tile, or with channel_major block after block. */
 static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_args *a, int64_t begin, int64_t end)
 {
     const mrvl_conv_params *p = a->p;
     const int64_t *out = p->out, *s = p->stride, *dims = a->dims;
     int64_t positions = a->positions, mg = a->mg, depth = a->depth, tile = -1, rows = 0;
     int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
-    int64_t tiles = (positions + mr - 1) / mr, blocks = (mg + width - 1) / width;
-    const float *row[MRVL_CONV_NARROW_MR] = {0}; /* set by the first item (tile -1 differs from any) */
+    int64_t tiles = conv_tile_count(positions, mr), blocks = (mg + width - 1) / width;
+    int64_t whole = tiles - conv_long_tiles(positions, mr); /* the tiles of mr positions at most */
+    /* Set by the first item (tile -1 differs from any). */
+    const float *row[MRVL_CONV_NARROW_MR + MRVL_CONV_LONG_TILES] = {0};
     for (int64_t item = begin; item < end; item++) {
         int64_t t = a->channel_major ? item % tiles : item / blocks;
-        int64_t j0 = (a->channel_major ? item / tiles : item % blocks) * width, o0 = t * mr;
+        int64_t j0 = (a->channel_major ? item / tiles : item % blocks) * width;
+        int64_t o0 = t * mr + (t > whole ? t - whole : 0);
         if (t != tile) {
             /* The window corner of each row, its output position counted, not divided, per row. */
             int64_t at[MRVL_SPATIAL] = {o0 / (out[1] * out[2]), o0 / out[2] % out[1], o0 % out[2]};
             const float *corner = a->base;
             tile = t;
-            rows = min_i64(mr, positions - o0);
-            for (int i = 0; i < mr; i++) {
+            rows = t < whole ? min_i64(mr, positions - o0) : mr + 1;
+            for (int i = 0; i < mr + MRVL_CONV_LONG_TILES; i++) {
                 if (i < rows) {
                     corner = a->base + (at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2];
                     if (++at[2] == out[2]) {
@@ -1060,10 +1082,11 @@ static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_arg
         }
         /* A short tile is computed by the shortest of a quarter, half and three quarters of
          * the tile that holds it (its rows past the end repeat the last position, their sums
-         * dropped), not by a whole one (a 7 x 7 plane is 4 tiles of 12 positions and 1). Single
+         * dropped), not by a whole one (a 4 x 5 plane is a tile of 12 positions and 8). Single
          * rows read each weight vector for two multiply-adds: that costs more than the few
          * rows dropped. */
-        if (rows <= mr / 4) conv_tile(mr / 4, vecs, a, row, bv, o0, j0, rows);
+        if (rows > mr) conv_tile(mr + MRVL_CONV_LONG_TILES, vecs, a, row, bv, o0, j0, rows);
+        else if (rows <= mr / 4) conv_tile(mr / 4, vecs, a, row, bv, o0, j0, rows);
         else if (rows <= mr / 2) conv_tile(mr / 2, vecs, a, row, bv, o0, j0, rows);
         else if (rows <= 3 * mr / 4) conv_tile(3 * mr / 4, vecs, a, row, bv, o0, j0, rows);
         else conv_tile(mr, vecs, a, row, bv, o0, j0, rows);
@@ -1086,10 +1109,11 @@ static void conv_tiles_short(const void *a, int64_t t0, int64_t t1)
     conv_tiles(MRVL_CONV_SHORT_MR, MRVL_GEMM_VECTORS, a, t0, t1);
 }
 
-/* The rows a plane of `positions` takes in tiles of mr (the last short one rounded up as
- * conv_tiles does). */
+/* The rows a plane of `positions` takes in tiles of mr (long ones none more, the last short
+ * one rounded up as conv_tiles does). */
 static int64_t conv_tile_rows(int64_t positions, int64_t mr)
 {
+    if (conv_long_tiles(positions, mr)) return positions;
     int64_t rest = positions % mr;
     int64_t part = rest <= mr / 4 ? mr / 4 : rest <= mr / 2 ? mr / 2 : rest <= 3 * mr / 4 ? 3 * mr / 4 : mr;
     return positions - rest + (rest ? part : 0);
@@ -1134,7 +1158,7 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
     int short_tiles = !narrow && conv_short_tiles_pay(positions);
     int64_t mr = narrow ? MRVL_CONV_NARROW_MR : short_tiles ? MRVL_CONV_SHORT_MR : MRVL_CONV_MR;
     int64_t width = narrow ? MRVL_GEMM_NR / 2 : MRVL_GEMM_NR;
-    int64_t items = (positions + mr - 1) / mr * ((mg + width - 1) / width);
+    int64_t items = conv_tile_count(positions, mr) * ((mg + width - 1) / width);
     mrvl_task fn = narrow ? conv_tiles_narrow : short_tiles ? conv_tiles_short : conv_tiles_wide;
     /* Position-major, every position tile reads all of the group's weights; channel-major,
      * every channel block reads all of its input: the smaller is read again (from the
@@ -1300,9 +1324,11 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 
 /* acc[i][j] = bias[i] + the sum over r < depth of x[tap[r] + j] * w[r * MRVL_CONV_PANEL + i]
  * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers: each input vector feeds
- * MRVL_FLAT_MR multiply-adds and each broadcast weight MRVL_FLAT_VECTORS, summed in order. */
-static void flat_micro(int64_t depth, const float *x, const int32_t *tap, const float *w, const float *bias,
-                       float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE])
+ * MRVL_FLAT_MR multiply-adds and each broadcast weight `vecs` (of MRVL_FLAT_VECTORS; a last
+ * tile of fewer positions sums fewer vectors, bias in the rest), summed in order. Always
+ * inlined with constant vecs. */
+static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *x, const int32_t *tap,
+                                          const float *w, const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE])
 {
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
@@ -1312,17 +1338,18 @@ static void flat_micro(int64_t depth, const float *x, const int32_t *tap, const 
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL) {
         const float *xr = x + tap[r];
         vec in[MRVL_FLAT_VECTORS];
-        for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
+        for (int v = 0; v < vecs; v++)
             in[v] = *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
         for (int i = 0; i < MRVL_FLAT_MR; i++) {
             float wt = w[i];
-            for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] += in[v] * wt;
+            for (int v = 0; v < vecs; v++) sum[i][v] += in[v] * wt;
         }
     }
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
             memcpy(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS, &sum[i][v], sizeof sum[i][v]);
 #else
+    (void)vecs;
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = bias[i];
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL)
@@ -1385,8 +1412,14 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         if (a->b)
             for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = i < channels ? a->b[j0 + i] : 0.0f;
         int at_tail = a->tail && i0 + MRVL_FLAT_TILE > a->count; /* would read past the input */
-        flat_micro(a->depth, at_tail ? a->tail : a->src + i0, at_tail ? a->tail_tap : a->tap,
-                   a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL, bias, acc);
+        const float *src = at_tail ? a->tail : a->src + i0, *w;
+        const int32_t *tap = at_tail ? a->tail_tap : a->tap;
+        w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
+        /* The last tile sums only the vectors that hold positions (a 14 x 14 plane is 4 tiles
+         * of 48 and 4 positions: 1 vector, not 3). */
+        if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) flat_micro(1, a->depth, src, tap, w, bias, acc);
+        else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) flat_micro(2, a->depth, src, tap, w, bias, acc);
+        else flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc);
         /* A tile that is one run of output positions and needs at most a residual and a clamp
          * (a Relu, a Clip) is stored in one pass that reads the residual and clamps. */
         if (runs == 1 && len[0] == MRVL_FLAT_TILE && p->activation == MRVL_EPILOGUE_NONE && !a->scale && !a->shift) {
