@@ -1659,10 +1659,12 @@ static inline void pool_store(float *p, pool_vec v) { memcpy(p, &v, sizeof v); }
 /* --- Sigmoid and SiLU, written in vectors: GCC's if-conversion of the scalar loops (a clamp
  * around exp_normal_f32) computed three divisions per vector. -------------------------- */
 
-/* exp_normal_f32 lane by lane (-87 <= t <= 88), 2^n from the bits of n + 1.5 * 2^23. */
-static inline pool_vec exp_normal_vec(pool_vec t)
+/* e^r for t = n ln2 + r, |r| <= ln2 / 2, as exp_normal_f32 computes it; *big = n + 1.5 * 2^23
+ * (n in its low bits). */
+static inline pool_vec exp_reduced(pool_vec t, pool_vec *big)
 {
-    pool_vec big = t * 1.44269504f + 12582912.0f, n = big - 12582912.0f;
+    *big = t * 1.44269504f + 12582912.0f;
+    pool_vec n = *big - 12582912.0f;
     pool_vec r = (t - n * 0.693145752f) - n * 1.42860677e-6f;
     pool_vec p = (1.0f / 5040.0f) * r + 1.0f / 720.0f;
     p = p * r + 1.0f / 120.0f;
@@ -1670,7 +1672,13 @@ static inline pool_vec exp_normal_vec(pool_vec t)
     p = p * r + 1.0f / 6.0f;
     p = p * r + 0.5f;
     p = p * r + 1.0f;
-    p = p * r + 1.0f;
+    return p * r + 1.0f;
+}
+
+/* exp_normal_f32 lane by lane (-87 <= t <= 88), 2^n from the bits of n + 1.5 * 2^23. */
+static inline pool_vec exp_normal_vec(pool_vec t)
+{
+    pool_vec big, p = exp_reduced(t, &big);
     pool_mask bits, exponent = (pool_mask){0} + (0x4B400000 - 127); /* big's bits less n + 127 */
     memcpy(&bits, &big, sizeof bits);
     bits = (bits - exponent) << 23;
@@ -1822,15 +1830,7 @@ static inline pool_vec erf_vec(pool_vec x)
 static inline pool_vec exp_vec(pool_vec x)
 {
     pool_vec t = pool_min(pool_max(x, (pool_vec){0} - 104.0f), (pool_vec){0} + 89.0f); /* NaN: -104 */
-    pool_vec big = t * 1.44269504f + 12582912.0f, n = big - 12582912.0f;
-    pool_vec r = (t - n * 0.693145752f) - n * 1.42860677e-6f;
-    pool_vec p = (1.0f / 5040.0f) * r + 1.0f / 720.0f;
-    p = p * r + 1.0f / 120.0f;
-    p = p * r + 1.0f / 24.0f;
-    p = p * r + 1.0f / 6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
+    pool_vec big, p = exp_reduced(t, &big);
     pool_mask k, half;
     memcpy(&k, &big, sizeof k);
     k -= (pool_mask){0} + 0x4B400000; /* n, in [-150, 128] */
