@@ -7,6 +7,8 @@ import os
 import re
 import shutil
 import subprocess
+from collections import defaultdict
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,7 +18,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
-from onnx import TensorProto, helper
+from onnx import TensorProto, compose, helper
 
 from mrvl.numerics import assert_close
 from mrvl.opt import main as mrvl_opt
@@ -133,6 +135,61 @@ def check(model: onnx.ModelProto, workdir: Path, inputs: dict[str, np.ndarray],
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
         assert_close(g, e.reshape(g.shape))
+
+
+def merged(cases: Mapping[str, onnx.ModelProto]) -> dict[str, onnx.ModelProto]:
+    """The cases side by side in one model per opset they use (named "opsetN"), every name
+    prefixed by its case's ("case__x"). One build compiles each kernel once for all of them:
+    gcc takes about a second per build of a kernel, which made most of the suite's time."""
+    groups: dict[int, list[onnx.ModelProto]] = defaultdict(list)
+    for name, model in cases.items():
+        (opset,) = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
+        groups[opset].append(compose.add_prefix(model, f"{name}__"))
+    return {f"opset{opset}": helper.make_model(
+        helper.make_graph([n for m in models for n in m.graph.node], f"opset{opset}",
+                          [i for m in models for i in m.graph.input], [o for m in models for o in m.graph.output],
+                          [t for m in models for t in m.graph.initializer]),
+        opset_imports=[helper.make_opsetid("", opset)], ir_version=max(m.ir_version for m in models))
+        for opset, models in sorted(groups.items())}
+
+
+def merged_inputs(inputs: Mapping[str, dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Each case's inputs under their names in `merged`."""
+    return {f"{case}__{name}": value for case, values in inputs.items() for name, value in values.items()}
+
+
+def run_together(cases: Mapping[str, onnx.ModelProto], workdir: Path, inputs: Mapping[str, dict[str, np.ndarray]],
+                 native: bool = False) -> dict[str, np.ndarray]:
+    """The outputs, by their `merged` names, of one build (per opset) of the cases."""
+    got = {}
+    for group, model in merged(cases).items():
+        built = compile_model(model, workdir, name=f"{group}_{'native' if native else 'baseline'}", native=native)
+        rc, outputs = built.run(merged_inputs(inputs))
+        assert rc == 0
+        got |= {name: value for (name, _, _), value in zip(built.io("OUTPUT"), outputs, strict=True)}
+    return got
+
+
+def assert_cases_close(cases: Mapping[str, onnx.ModelProto], inputs: Mapping[str, dict[str, np.ndarray]],
+                       got: Mapping[str, np.ndarray], references=None) -> None:
+    """The outputs of a `merged` build (by name) against `references(model, inputs)` on each
+    case alone (default: onnxruntime); every case that differs is named."""
+    failures = []
+    for case, model in cases.items():
+        for output, want in zip(model.graph.output, (references or reference)(model, inputs[case]), strict=True):
+            value = got[f"{case}__{output.name}"]
+            try:
+                assert np.size(want) == value.size, f"{case} {output.name}: shape {value.shape}, not {np.shape(want)}"
+                assert_close(value, np.reshape(want, value.shape), what=f"{case} {output.name}")
+            except AssertionError as error:
+                failures.append(str(error))
+    assert not failures, "\n".join(failures)
+
+
+def check_together(cases: Mapping[str, onnx.ModelProto], workdir: Path, inputs: Mapping[str, dict[str, np.ndarray]],
+                   native: bool = False, references=None) -> None:
+    """`check` for many models, built `merged`."""
+    assert_cases_close(cases, inputs, run_together(cases, workdir, inputs, native), references)
 
 
 # --- The zoo, all host -------------------------------------------------------------------

@@ -2,7 +2,8 @@
 arithmetic: LogSoftmax and Hardmax, ArgMax and ArgMin, CumSum and CumProd, TopK,
 RMSNormalization, GatherElements, Trilu, Range, Elu, Selu, Celu and ThresholdedRelu, and
 binary arithmetic and comparisons on the 8-, 16-bit and unsigned integer types. One
-single-op model each, built with gcc -Werror and compared with onnxruntime and ONNX's
+single-op model each (the many-case tests build theirs side by side in one model,
+test_c_backend.merged), built with gcc -Werror and compared with onnxruntime and ONNX's
 reference evaluator, or with the reference alone where onnxruntime has no kernel (CumProd,
 the narrow and unsigned integer types, NaN orderings it does not define)."""
 
@@ -13,7 +14,9 @@ import onnx
 import pytest
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
-from test_c_backend import GCC, c_workdir, compile_model, reference  # noqa: F401
+import itertools
+
+from test_c_backend import GCC, c_workdir, compile_model, reference, run_together  # noqa: F401
 from mrvl.numerics import assert_close
 
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
@@ -43,6 +46,27 @@ def check_against(model: onnx.ModelProto, inputs: dict[str, np.ndarray], workdir
     and booleans), and return the outputs."""
     rc, got = compile_model(model, workdir).run(inputs)
     assert rc == 0
+    compare_with(model, inputs, got, references)
+    return got
+
+
+Case = tuple[onnx.ModelProto, dict[str, np.ndarray], tuple[str, ...]]
+
+
+def check_cases_against(cases: dict[str, Case], workdir: Path) -> None:
+    """`check_against` for each case (model, inputs, references), all built in one model."""
+    got = run_together({n: m for n, (m, _, _) in cases.items()}, workdir, {n: i for n, (_, i, _) in cases.items()})
+    failures = []
+    for case, (model, inputs, references) in cases.items():
+        try:
+            compare_with(model, inputs, [got[f"{case}__{o.name}"] for o in model.graph.output], references)
+        except AssertionError as error:
+            failures.append(f"{case}: {error}")
+    assert not failures, "\n".join(failures)
+
+
+def compare_with(model: onnx.ModelProto, inputs: dict[str, np.ndarray], got: list[np.ndarray],
+                 references: tuple[str, ...]) -> None:
     for name in references:
         expected = reference(model, inputs) if name == "onnxruntime" else ReferenceEvaluator(model).run(None, inputs)
         assert len(got) == len(expected)
@@ -53,7 +77,6 @@ def check_against(model: onnx.ModelProto, inputs: dict[str, np.ndarray], workdir
                 assert_close(g, e.reshape(g.shape), what=name)
             else:
                 np.testing.assert_array_equal(g, e.reshape(g.shape), err_msg=name)
-    return got
 
 
 def rng_values(shape: list[int], dtype, seed: int = 0, ties: bool = False) -> np.ndarray:
@@ -95,15 +118,14 @@ def test_hardmax_first_maximum(axis: int, c_workdir: Path) -> None:
 # --- ArgMax and ArgMin ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("select_last_index", [0, 1])
-@pytest.mark.parametrize("keepdims", [0, 1])
-@pytest.mark.parametrize("axis", [0, -1, 1])
-@pytest.mark.parametrize("op_type", ["ArgMax", "ArgMin"])
-def test_arg_max_min_with_ties(op_type: str, axis: int, keepdims: int, select_last_index: int,
-                               c_workdir: Path) -> None:
+def test_arg_max_min_with_ties(c_workdir: Path) -> None:
     x = rng_values([3, 7, 4], np.float32, seed=3, ties=True)
-    model = node_model(op_type, {"x": x}, axis=axis, keepdims=keepdims, select_last_index=select_last_index)
-    check_against(model, {"x": x}, c_workdir)
+    check_cases_against({
+        f"{op_type}_{axis % 3}_{keepdims}_{last}": (
+            node_model(op_type, {"x": x}, axis=axis, keepdims=keepdims, select_last_index=last), {"x": x},
+            ("onnxruntime", "onnx"))
+        for op_type, axis, keepdims, last in itertools.product(["ArgMax", "ArgMin"], [0, -1, 1], [0, 1], [0, 1])},
+        c_workdir)
 
 
 ARG_TYPES = [np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
@@ -205,21 +227,25 @@ def test_rms_normalization(axis: int, scale_shape: list[int], c_workdir: Path) -
 # --- GatherElements ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("smaller", [False, True], ids=["same", "smaller"])
-@pytest.mark.parametrize("index_type", [np.int32, np.int64], ids=lambda t: np.dtype(t).name)
-@pytest.mark.parametrize("axis", [0, 1, -1])
-@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8], ids=lambda t: np.dtype(t).name)
-def test_gather_elements(dtype: type, axis: int, index_type: type, smaller: bool, c_workdir: Path) -> None:
-    """More indices than the axis is long, negative ones counting from the end; with
-    `smaller`, the indices are also shorter than the data in the other dims, which the spec
-    allows and onnxruntime takes (ONNX's reference does not, nor a negative axis)."""
+def _gather_elements(dtype: type, axis: int, index_type: type, smaller: bool) -> Case:
     data = rng_values([4, 5, 6], dtype, seed=11)
     shape = [3, 4, 5] if smaller else [4, 5, 6]
     dim = data.shape[axis]
     shape[axis] = 7
     indices = np.random.default_rng(12).integers(-dim, dim, shape).astype(index_type)
     model = node_model("GatherElements", {"x": data}, {"i": indices}, axis=axis)
-    check_against(model, {"x": data}, c_workdir, ("onnxruntime",) if smaller or axis < 0 else ("onnxruntime", "onnx"))
+    return model, {"x": data}, ("onnxruntime",) if smaller or axis < 0 else ("onnxruntime", "onnx")
+
+
+def test_gather_elements(c_workdir: Path) -> None:
+    """More indices than the axis is long, negative ones counting from the end; with
+    `smaller`, the indices are also shorter than the data in the other dims, which the spec
+    allows and onnxruntime takes (ONNX's reference does not, nor a negative axis)."""
+    check_cases_against({
+        f"{np.dtype(dtype).name}_{axis}_{np.dtype(index_type).name}_{int(smaller)}".replace("-", "m"):
+            _gather_elements(dtype, axis, index_type, smaller)
+        for dtype, axis, index_type, smaller in itertools.product([np.float32, np.int64, np.uint8], [0, 1, -1],
+                                                                  [np.int32, np.int64], [False, True])}, c_workdir)
 
 
 def test_gather_elements_out_of_range_is_an_error(c_workdir: Path) -> None:
@@ -286,13 +312,7 @@ def test_parametric_activation(op_type: str, attrs: dict, dtype: type, c_workdir
 NARROW_TYPES = [np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64]
 
 
-@pytest.mark.parametrize("dtype", NARROW_TYPES, ids=lambda t: np.dtype(t).name)
-@pytest.mark.parametrize("op_type", ["Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Equal", "Less",
-                                     "LessOrEqual", "Greater", "GreaterOrEqual"])
-def test_binary_on_narrow_integer_types(op_type: str, dtype: type, c_workdir: Path) -> None:
-    """Against ONNX's reference (numpy); values that stay in range where the op would wrap, a
-    broadcast rhs, divisors away from 0, both signs of the divisor for Mod. (ONNX's Pow takes
-    no such base.)"""
+def _narrow_binary(op_type: str, dtype: type) -> Case:
     rng = np.random.default_rng(15)
     signed = np.issubdtype(dtype, np.signedinteger)
     a = rng.integers(-40 if signed else 0, 40, [3, 4, 5]).astype(dtype)
@@ -300,8 +320,16 @@ def test_binary_on_narrow_integer_types(op_type: str, dtype: type, c_workdir: Pa
     if signed:
         b = (b * rng.choice([-1, 1], [4, 5])).astype(dtype)
     inputs = {"a": a, "b": b}
-    model = node_model(op_type, inputs, opset=19)
-    check_against(model, inputs, c_workdir, ("onnx",))
+    return node_model(op_type, inputs, opset=19), inputs, ("onnx",)
+
+
+def test_binary_on_narrow_integer_types(c_workdir: Path) -> None:
+    """Against ONNX's reference (numpy); values that stay in range where the op would wrap, a
+    broadcast rhs, divisors away from 0, both signs of the divisor for Mod. (ONNX's Pow takes
+    no such base.)"""
+    check_cases_against({f"{op_type}_{np.dtype(dtype).name}": _narrow_binary(op_type, dtype) for op_type, dtype in
+                         itertools.product(["Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Equal", "Less",
+                                            "LessOrEqual", "Greater", "GreaterOrEqual"], NARROW_TYPES)}, c_workdir)
 
 
 # --- ScatterElements and ScatterND ------------------------------------------------------------
@@ -310,13 +338,18 @@ def test_binary_on_narrow_integer_types(op_type: str, dtype: type, c_workdir: Pa
 REDUCTIONS = ["none", "add", "mul", "max", "min"]
 
 
-@pytest.mark.parametrize("reduction", REDUCTIONS)
-@pytest.mark.parametrize("axis", [0, 1, -1])
-@pytest.mark.parametrize("dtype,index_type", [(np.float32, np.int64), (np.int64, np.int32), (np.float64, np.int64)],
-                         ids=str)
-def test_scatter_elements(reduction: str, axis: int, dtype: type, index_type: type, c_workdir: Path) -> None:
+def test_scatter_elements(c_workdir: Path) -> None:
     """Updates fewer than the data in every dim; with a reduction, several land on one place
     (all of them count); without, each place gets at most one (ONNX leaves duplicates open)."""
+    check_cases_against({
+        f"{reduction}_{axis % 3}_{np.dtype(dtype).name}_{np.dtype(index_type).name}":
+            _scatter_elements(reduction, axis, dtype, index_type)
+        for reduction, axis, (dtype, index_type) in itertools.product(
+            REDUCTIONS, [0, 1, -1], [(np.float32, np.int64), (np.int64, np.int32), (np.float64, np.int64)])},
+        c_workdir)
+
+
+def _scatter_elements(reduction: str, axis: int, dtype: type, index_type: type) -> Case:
     rng = np.random.default_rng(16)
     data = rng_values([4, 5, 6], dtype, seed=17)
     shape = [3, 4, 5]
@@ -331,7 +364,7 @@ def test_scatter_elements(reduction: str, axis: int, dtype: type, index_type: ty
     updates = rng_values(shape, dtype, seed=18)
     model = node_model("ScatterElements", {"x": data}, {"i": indices.astype(index_type), "u": updates}, axis=axis,
                        reduction=reduction)
-    check_against(model, {"x": data}, c_workdir)
+    return model, {"x": data}, ("onnxruntime", "onnx")
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)

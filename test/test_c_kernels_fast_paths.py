@@ -9,9 +9,9 @@ convs writing their slices of an in-place concat (and a concat that must copy); 
 the last axis and layer normalisation, their rows reduced in 16 lanes; erf and the erf-form
 GELU; a matmul's bias Add, clamp and activation fused into it; a fully connected layer's tiles
 of dot products; GEMMs on weights packed at compile time (a few rows by column tiles, each tile
-height, many rows in blocks, A transposed); transposes in blocks; built with the baseline ISA
-and -march=native, once more with AddressSanitizer and UBSan, and for aarch64
-(-mcpu=neoverse-n2) run under qemu."""
+height, many rows in blocks, A transposed); transposes in blocks. All the cases are built side
+by side in one model: with the baseline ISA and -march=native, once more with AddressSanitizer
+and UBSan, and for aarch64 (-mcpu=neoverse-n2) run under qemu; each alone, as slow tests."""
 
 import itertools
 import os
@@ -25,8 +25,9 @@ import pytest
 from mrvl.numerics import assert_close
 from mrvl_dialect.host_kernels import kernel_macro
 from onnx import TensorProto, helper
-from test_c_backend import (GCC, Bundle, _w, build_program, c_workdir, check, compile_model,  # noqa: F401
-                            emit_model, gcc, random_inputs, reference, run_program, single_op)
+from test_c_backend import (GCC, Bundle, _w, assert_cases_close, build_program, c_workdir, check,  # noqa: F401
+                            check_together, compile_model, emit_model, gcc, merged, merged_inputs, random_inputs,
+                            reference, run_program, single_op)
 from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
 
@@ -482,80 +483,48 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
         assert ".activation = MRVL_EPILOGUE_" in text
 
 
-# The cases every build runs by default (baseline ISA, sanitizers, aarch64): each kernel path,
-# layout and tile kind once (by name prefix); the rest (mostly each conv kernel with each
-# activation, which share the epilogue code) only natively, and in those builds under
-# `make test-slow`: compiling all 110 with the sanitizers took five minutes of the suite.
-REPRESENTATIVE = ("avg_3x3s2_ceil_include_pad", "avg_3x3s2_direct", "avg_3d_include_pad", "max_3x3s2_ceil",
-                  "max_3x3s2_direct", "max_3x3s2_pad_wide", "avg_3x3s2_pad_include", "max_3x3s2_small_planes",
-                  "max_pairs", "max_grid", "max_wide_row",
-                  "max_dilated", "max_2x2s1_pad_end", "concat_in_place_fire_batch4", "concat_in_place_flat_batch2",
-                  "depthwise_rows_narrow_plane", "depthwise_rows_stride2_5x5", "depthwise_rows_3x7",
-                  "depthwise_rows_1d",
-                  "depthwise_phases_stride3_dilated", "depthwise_phases_stride2_odd_width", "depthwise_residual",
-                  "depthwise_stride2_clip", "depthwise_rows_clip", "depthwise_phases_stride2_last_column_unread",
-                  "blocked_7x7_batch2", "blocked_5x5_stride2", "blocked_last_column_unread",
-                  "blocked_residual_clip_silu", "blocked_1d_5", "direct_residual_clip_silu", "direct_residual_relu",
-                  "direct_deep", "direct_short", "direct_grouped_narrow", "direct_mish", "flat_residual_clip_silu",
-                  "flat_sigmoid_affine", "flat_in_place_last_vector", "stem_stride3_dilated", "stem_3d", "stem_1x1", "stem_runtime_weights",
-                  "pointwise_sigmoid_affine", "pointwise_gelu", "gemm_dots_3_rows", "gemm_packed_rows_14",
-                  "gemm_packed_tall", "gemm_packed_trans_a", "matmul_bias_silu", "matmul_bias_erf_gelu_x_halved",
-                  "layer_norm_rows", "softmax_last_axis", "softmax_channels", "resize_linear_up",
-                  "conv_transpose_k4s2", "conv_transpose_bn_relu", "tanh", "erf", "exp", "transpose_heads")
-SHOWN = {name: model for name, model in CASES.items() if name.startswith(REPRESENTATIVE)}
+# Every case runs in each build (native, baseline ISA, sanitizers, aarch64) `merged` into one
+# model per opset: gcc compiles each kernel once for all of them, where a build per case took
+# it a second or so each. Alone, in a model of its own (where gcc may inline the kernel into
+# its one call), each case is a slow test, to tell which one fails.
+@pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
+def test_fast_paths_match_onnxruntime(native: bool, c_workdir: Path) -> None:
+    check_together(CASES, c_workdir, {name: random_inputs(model, 7) for name, model in CASES.items()}, native)
 
 
-def _builds() -> list:
-    """(name, native) for every case natively, and for the representative ones at the
-    baseline ISA too (the others' baseline builds are slow tests)."""
-    return [pytest.param(name, native, id=f"{name}-{'native' if native else 'baseline'}",
-                         marks=() if native or name in SHOWN else pytest.mark.slow)
-            for name in sorted(CASES) for native in (False, True)]
-
-
-@pytest.mark.parametrize(("name", "native"), _builds())
-def test_fast_path_matches_onnxruntime(name: str, native: bool, c_workdir: Path) -> None:
+@pytest.mark.slow
+@pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fast_path_alone_matches_onnxruntime(name: str, native: bool, c_workdir: Path) -> None:
     model = CASES[name]
     check(model, c_workdir, random_inputs(model, 7), name="native" if native else "m", native=native)
 
 
 def _program_outputs(tmp_path: Path, c_workdir: Path, suffix: str, flags: list[str], compiler: str | None,
-                     cases: dict[str, onnx.ModelProto], launcher: list[str] = (),
-                     env: dict[str, str] | None = None) -> None:
-    """The cases linked into one program (its own build of each), run once; match onnxruntime."""
-    built = [Bundle(emit_model(m, c_workdir, name=f"{name}_{suffix}"), f"{name}_{suffix}") for name, m in cases.items()]
-    inputs = [random_inputs(m, 3) for m in cases.values()]
+                     launcher: list[str] | None = (), env: dict[str, str] | None = None) -> None:
+    """Every case, `merged`, linked into one program and run once; each matches onnxruntime."""
+    built = [Bundle(emit_model(model, c_workdir, name=f"{group}_{suffix}"), f"{group}_{suffix}")
+             for group, model in merged(CASES).items()]
+    inputs = {name: random_inputs(model, 3) for name, model in CASES.items()}
     program = build_program(built, tmp_path, flags, compiler=compiler)
     if launcher is None:
         pytest.skip("built; qemu-aarch64 is not installed to run it")
-    outputs = run_program(program, built, inputs, env=env, launcher=launcher)
-    for model, values, got in zip(cases.values(), inputs, outputs):
-        for g, expected in zip(got, reference(model, values), strict=True):
-            assert_close(g, expected.reshape(g.shape))
+    outputs = run_program(program, built, [merged_inputs(inputs)] * len(built), env=env, launcher=launcher)
+    assert_cases_close(CASES, inputs, {name: value for b, values in zip(built, outputs, strict=True)
+                                       for (name, _, _), value in zip(b.io("OUTPUT"), values, strict=True)})
 
 
-EVERY = pytest.param(CASES, id="every", marks=pytest.mark.slow)
-
-
-@pytest.mark.parametrize("cases", [pytest.param(SHOWN, id="representative"), EVERY])
-def test_fast_paths_are_clean_under_sanitizers(cases: dict, c_workdir: Path, tmp_path: Path) -> None:
+def test_fast_paths_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:
     if not _sanitizers_link(tmp_path):
         pytest.skip("gcc cannot link -fsanitize=address,undefined here")
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
-    _program_outputs(tmp_path, c_workdir, "asan", SANITIZE, GCC, cases, env=env)
+    _program_outputs(tmp_path, c_workdir, "asan", SANITIZE, GCC, env=env)
 
 
 @pytest.mark.skipif(CROSS_CC is None, reason="needs aarch64-linux-gnu-gcc")
-@pytest.mark.parametrize("cases", [pytest.param(SHOWN, id="representative"), EVERY])
-def test_fast_paths_run_on_aarch64(cases: dict, c_workdir: Path, tmp_path: Path) -> None:
-    _program_outputs(tmp_path, c_workdir, "arm", [*TARGET_FLAGS, "-static"], CROSS_CC, cases,
+def test_fast_paths_run_on_aarch64(c_workdir: Path, tmp_path: Path) -> None:
+    _program_outputs(tmp_path, c_workdir, "arm", [*TARGET_FLAGS, "-static"], CROSS_CC,
                      launcher=[QEMU] if QEMU else None)
-
-
-def test_the_representative_cases_cover_every_kernel() -> None:
-    """Every prefix names at least one case (a renamed case would drop out silently)."""
-    assert all(any(name.startswith(prefix) for name in CASES) for prefix in REPRESENTATIVE)
-    assert len(SHOWN) < len(CASES) / 2
 
 
 KERNELS = {"direct": "mrvl_conv_f32", "flat": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32",

@@ -1,8 +1,9 @@
 """Host C kernels of LSTM, GRU and RNN (cpu.recurrent): every direction and layout, the
 optional inputs (B, sequence_lens, initial_h, initial_c, P) present or absent, each output
 read or not, every activation with its alpha and beta, clip, input_forget and
-linear_before_reset. One single-node model each, built with gcc -Werror and compared with
-onnxruntime; onnxruntime has no kernel for layout 1 (batch first), so such a model is
+linear_before_reset. One single-node model each, compared with onnxruntime; a test's models
+are built side by side in one (test_c_backend.merged: each kernel compiled once) with gcc
+-Werror; onnxruntime has no kernel for layout 1 (batch first), so such a model is
 compared with onnxruntime on the same layer in layout 0, its inputs and outputs transposed."""
 
 from pathlib import Path
@@ -11,14 +12,14 @@ import numpy as np
 import onnx
 import pytest
 from onnx import helper
-from test_c_backend import GCC, c_workdir, compile_model, reference  # noqa: F401
-from mrvl.numerics import assert_close
+from test_c_backend import GCC, c_workdir, check_together, compile_model, reference  # noqa: F401
 
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
 
 MRVL_ERR_SEQUENCE_LENS = -8
 GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 OUTPUTS = {"LSTM": ("Y", "Y_h", "Y_c"), "GRU": ("Y", "Y_h"), "RNN": ("Y", "Y_h")}
+DIRECTIONS = ("forward", "reverse", "bidirectional")
 
 
 def recurrent_case(op_type: str, *, seq: int = 5, batch: int = 3, size: int = 4, hidden: int = 6,
@@ -101,98 +102,95 @@ def mixed_cases() -> dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]]:
     }
 
 
-def check(model: onnx.ModelProto, inputs: dict[str, np.ndarray], workdir: Path) -> None:
-    rc, got = compile_model(model, workdir).run(inputs)
-    assert rc == 0
-    expected = onnxruntime_outputs(model, inputs)
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected):
-        assert g.shape == e.shape
-        assert_close(g, e)
+def check(cases: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]], workdir: Path) -> None:
+    """The cases (name: model and inputs) in one build, each against onnxruntime."""
+    check_together({n: m for n, (m, _) in cases.items()}, workdir, {n: i for n, (_, i) in cases.items()},
+                   references=onnxruntime_outputs)
 
 
-@pytest.mark.parametrize("layout", [0, 1])
-@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
-@pytest.mark.parametrize("op_type", ["LSTM", "GRU", "RNN"])
-def test_directions_and_layouts(op_type: str, direction: str, layout: int, c_workdir: Path) -> None:
+def test_directions_and_layouts(c_workdir: Path) -> None:
     """Every input given, every output read."""
     optional = ("B", "sequence_lens", "initial_h", "initial_c", "P")
-    check(*recurrent_case(op_type, direction=direction, layout=layout, optional=optional), c_workdir)
+    check({f"{op_type}_{direction}_{layout}": recurrent_case(op_type, direction=direction, layout=layout,
+                                                             optional=optional)
+           for op_type in GATES for direction in DIRECTIONS for layout in (0, 1)}, c_workdir)
 
 
 OPTIONAL_SETS = [(), ("B",), ("initial_h",), ("B", "sequence_lens"), ("initial_c",), ("P",), ("initial_h", "P")]
 LSTM_ONLY = {"initial_c", "P", "Y_c"}
 
 
-def per_op_type(subsets: list[tuple[str, ...]]) -> list:
-    """(op type, subset) for each op type and each subset it has (initial_c, P and Y_c are
-    LSTM's only)."""
-    return [pytest.param(op_type, subset, id=f"{op_type}-{'-'.join(subset) or 'none'}")
+def per_op_type(subsets: list[tuple[str, ...]]) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(case name, op type, subset) for each op type and each subset it has (initial_c, P and
+    Y_c are LSTM's only)."""
+    return [(f"{op_type}_{'_'.join(subset) or 'none'}", op_type, subset)
             for op_type in GATES for subset in subsets if op_type == "LSTM" or not LSTM_ONLY & set(subset)]
 
 
-@pytest.mark.parametrize(("op_type", "optional"), per_op_type(OPTIONAL_SETS))
-def test_optional_inputs(op_type: str, optional: tuple[str, ...], c_workdir: Path) -> None:
+def test_optional_inputs(c_workdir: Path) -> None:
     """Each optional input absent or given."""
-    check(*recurrent_case(op_type, direction="bidirectional", optional=optional), c_workdir)
+    check({name: recurrent_case(op_type, direction="bidirectional", optional=optional)
+           for name, op_type, optional in per_op_type(OPTIONAL_SETS)}, c_workdir)
 
 
-@pytest.mark.parametrize(("op_type", "outputs"), per_op_type([("Y",), ("Y_h",), ("Y_c",), ("Y", "Y_c"), ("Y_h", "Y_c")]))
-def test_unread_outputs(op_type: str, outputs: tuple[str, ...], c_workdir: Path) -> None:
+def test_unread_outputs(c_workdir: Path) -> None:
     """Only some outputs named: the kernel writes those alone."""
-    model, inputs = recurrent_case(op_type, outputs=outputs, optional=("B", "initial_h"), layout=1)
-    check(model, inputs, c_workdir)
+    check({name: recurrent_case(op_type, outputs=outputs, optional=("B", "initial_h"), layout=1)
+           for name, op_type, outputs in per_op_type([("Y",), ("Y_h",), ("Y_c",), ("Y", "Y_c"), ("Y_h", "Y_c")])},
+          c_workdir)
 
 
 ACTIVATIONS = ["Sigmoid", "Tanh", "Relu", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid",
                "Elu", "Softsign", "Softplus"]
 
 
-@pytest.mark.parametrize("given", [False, True], ids=["defaults", "alpha-beta"])
-@pytest.mark.parametrize("activation", ACTIVATIONS)
-@pytest.mark.parametrize("op_type", ["LSTM", "GRU", "RNN"])
-def test_activations(op_type: str, activation: str, given: bool, c_workdir: Path) -> None:
-    """Each activation in every slot of both directions (f, g, h of an LSTM): with its
-    default alpha and beta, or with activation_alpha and activation_beta, which the
-    activations that take them consume in order."""
+def _activations_case(op_type: str, activation: str, given: bool) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     count = {"LSTM": 3, "GRU": 2, "RNN": 1}[op_type] * 2
     names = [activation if i % 2 else "Tanh" for i in range(count)] if op_type != "RNN" else ["Tanh", activation]
     names[0] = activation
     attrs = dict(activation_alpha=[0.7, 0.3, 1.5, 0.2, 0.9, 0.4], activation_beta=[0.1, 0.6, 0.3, 0.8, 0.2, 0.5]) \
         if given else {}
-    check(*recurrent_case(op_type, direction="bidirectional", activations=names, **attrs), c_workdir)
+    return recurrent_case(op_type, direction="bidirectional", activations=names, **attrs)
 
 
-@pytest.mark.parametrize("op_type", ["LSTM", "GRU", "RNN"])
-def test_clip(op_type: str, c_workdir: Path) -> None:
+def test_activations(c_workdir: Path) -> None:
+    """Each activation in every slot of both directions (f, g, h of an LSTM): with its
+    default alpha and beta, or with activation_alpha and activation_beta, which the
+    activations that take them consume in order."""
+    check({f"{op_type}_{activation}_{'given' if given else 'defaults'}": _activations_case(op_type, activation, given)
+           for op_type in GATES for activation in ACTIVATIONS for given in (False, True)}, c_workdir)
+
+
+def test_clip(c_workdir: Path) -> None:
     """Every activation's input clipped to [-clip, clip]; the values reach well beyond it."""
-    model, inputs = recurrent_case(op_type, direction="bidirectional", optional=("B", "initial_h", "initial_c"),
-                                   clip=0.4)
-    check(model, {"X": inputs["X"] * 8}, c_workdir)
+    cases = {}
+    for op_type in GATES:
+        model, inputs = recurrent_case(op_type, direction="bidirectional", optional=("B", "initial_h", "initial_c"),
+                                       clip=0.4)
+        cases[op_type] = model, {"X": inputs["X"] * 8}
+    check(cases, c_workdir)
 
 
-@pytest.mark.parametrize("direction", ["forward", "bidirectional"])
-def test_lstm_input_forget(direction: str, c_workdir: Path) -> None:
+def test_lstm_input_forget(c_workdir: Path) -> None:
     """The forget gate is 1 - the input gate; peepholes given."""
-    check(*recurrent_case("LSTM", direction=direction, optional=("B", "initial_c", "P"), input_forget=1), c_workdir)
+    check({direction: recurrent_case("LSTM", direction=direction, optional=("B", "initial_c", "P"), input_forget=1)
+           for direction in ("forward", "bidirectional")}, c_workdir)
 
 
-@pytest.mark.parametrize("optional", [(), ("B",), ("B", "initial_h")], ids=lambda o: "-".join(o) or "none")
-@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
-def test_gru_linear_before_reset(direction: str, optional: tuple[str, ...], c_workdir: Path) -> None:
+def test_gru_linear_before_reset(c_workdir: Path) -> None:
     """r multiplies H·Rh^T + Rbh (and the bias absent too)."""
-    check(*recurrent_case("GRU", direction=direction, optional=optional, linear_before_reset=1), c_workdir)
+    check({f"{direction}_{'_'.join(optional) or 'none'}": recurrent_case("GRU", direction=direction, optional=optional,
+                                                                         linear_before_reset=1)
+           for direction in DIRECTIONS for optional in [(), ("B",), ("B", "initial_h")]}, c_workdir)
 
 
-@pytest.mark.parametrize("layout", [0, 1])
-@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
-@pytest.mark.parametrize("op_type", ["LSTM", "GRU", "RNN"])
-def test_sequence_lens(op_type: str, direction: str, layout: int, c_workdir: Path) -> None:
+def test_sequence_lens(c_workdir: Path) -> None:
     """Samples of 5, 2 and 4 steps of 5, and one of none: Y is zero past a sample's end, Y_h
     its state at its last step (zero without steps), and the reverse direction starts there."""
     optional = ("B", "sequence_lens", "initial_h", "initial_c")
-    check(*recurrent_case(op_type, batch=4, direction=direction, layout=layout, optional=optional,
-                          lens=[5, 2, 4, 0]), c_workdir)
+    check({f"{op_type}_{direction}_{layout}": recurrent_case(op_type, batch=4, direction=direction, layout=layout,
+                                                             optional=optional, lens=[5, 2, 4, 0])
+           for op_type in GATES for direction in DIRECTIONS for layout in (0, 1)}, c_workdir)
 
 
 def test_sequence_lens_out_of_range(c_workdir: Path) -> None:
@@ -204,5 +202,5 @@ def test_sequence_lens_out_of_range(c_workdir: Path) -> None:
 
 def test_long_sequence_wide_layer(c_workdir: Path) -> None:
     """Sizes past one GEMM block (KC = 256 deep, NC = 256 wide) and an odd hidden size."""
-    check(*recurrent_case("LSTM", seq=7, batch=5, size=300, hidden=70, direction="bidirectional",
-                          optional=("B", "initial_h", "initial_c", "P")), c_workdir)
+    check({"lstm": recurrent_case("LSTM", seq=7, batch=5, size=300, hidden=70, direction="bidirectional",
+                                  optional=("B", "initial_h", "initial_c", "P"))}, c_workdir)

@@ -8,7 +8,8 @@ grids; the depthwise conv in both layouts, over its channels, and channel-blocke
 blocks), on work large enough to be split,
 gives the same output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py);
 the same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
-qemu."""
+qemu. The models are built side by side in one (each kernel compiled once); each alone, as
+slow tests."""
 
 import io
 import os
@@ -18,13 +19,12 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from mrvl.numerics import assert_close
 from mrvl.compile import main as compile_main
 from mrvl.opt import main as mrvl_opt
 from mrvl_dialect.host_kernels import kernel_macro
 from onnx import TensorProto, helper
-from test_c_backend import (GCC, Built, Bundle, _w, build_program, c_workdir, gcc, makefile_cflags,  # noqa: F401
-                            random_inputs, reference, run_program, single_op)
+from test_c_backend import (GCC, Built, Bundle, _w, assert_cases_close, build_program, c_workdir, gcc,  # noqa: F401
+                            makefile_cflags, merged, merged_inputs, random_inputs, run_program, single_op)
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
 
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
@@ -99,24 +99,39 @@ def emit(model: onnx.ModelProto, workdir: Path, name: str, threads: int) -> Path
     return out
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
-def test_threads_give_the_same_bits(name: str, c_workdir: Path) -> None:
-    model = MODELS[name]
-    inputs = random_inputs(model, 4)
+def _same_bits(models: dict[str, onnx.ModelProto], c_workdir: Path, tag: str) -> None:
+    """The models `merged`, built natively for each thread count: the same bits, and each
+    model's outputs match onnxruntime."""
+    inputs = {name: random_inputs(model, 4) for name, model in models.items()}
     results = []
     for threads in THREADS:
-        out = emit(model, c_workdir, name, threads)
-        model_name = f"{name}_t{threads}"
-        gcc([*makefile_cflags(out), "-march=native", "-Werror", "-fPIC", "-shared", "-pthread", f"{model_name}.c",
-             "-o", f"lib{model_name}.so", "-lm"], out)
-        rc, got = Built(out, model_name).run(inputs)
-        assert rc == 0
+        got = {}
+        for group, model in merged(models).items():
+            out = emit(model, c_workdir, f"{tag}_{group}", threads)
+            model_name = f"{tag}_{group}_t{threads}"
+            gcc([*makefile_cflags(out), "-march=native", "-Werror", "-fPIC", "-shared", "-pthread", f"{model_name}.c",
+                 "-o", f"lib{model_name}.so", "-lm"], out)
+            built = Built(out, model_name)
+            rc, outputs = built.run(merged_inputs(inputs))
+            assert rc == 0
+            got |= {name: value for (name, _, _), value in zip(built.io("OUTPUT"), outputs, strict=True)}
         results.append(got)
     for got in results[1:]:
-        for a, b in zip(results[0], got, strict=True):
-            assert np.array_equal(a, b), "the output bits depend on the thread count"
-    for got, want in zip(results[0], reference(model, inputs), strict=True):
-        assert_close(got, want.reshape(got.shape))
+        changed = [name for name, value in got.items() if not np.array_equal(value, results[0][name])]
+        assert not changed, f"the output bits depend on the thread count: {', '.join(changed)}"
+    assert_cases_close(models, inputs, results[0])
+
+
+def test_threads_give_the_same_bits(c_workdir: Path) -> None:
+    """Every model in one build per thread count (each kernel compiled once)."""
+    _same_bits(MODELS, c_workdir, "all")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_threads_alone_give_the_same_bits(name: str, c_workdir: Path) -> None:
+    """Each model in a build of its own (as a model with one large kernel is)."""
+    _same_bits({name: MODELS[name]}, c_workdir, name)
 
 
 def test_the_models_split_their_work(c_workdir: Path) -> None:
@@ -148,14 +163,14 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
 
 def _run_all(tmp_path: Path, c_workdir: Path, flags: list[str], compiler: str | None, launcher: list[str] = (),
              env: dict[str, str] | None = None) -> None:
-    """Every model at 2 threads in one program, run once; matches onnxruntime."""
-    built = [Bundle(emit(m, c_workdir, name, 2), f"{name}_t2") for name, m in MODELS.items()]
-    inputs = [random_inputs(m, 5) for m in MODELS.values()]
+    """Every model at 2 threads, `merged` into one program, run once; each matches onnxruntime."""
+    built = [Bundle(emit(model, c_workdir, f"all_{group}", 2), f"all_{group}_t2")
+             for group, model in merged(MODELS).items()]
+    inputs = {name: random_inputs(model, 5) for name, model in MODELS.items()}
     program = build_program(built, tmp_path, [*flags, "-pthread"], compiler=compiler)
-    outputs = run_program(program, built, inputs, env=env, launcher=launcher)
-    for model, values, got in zip(MODELS.values(), inputs, outputs):
-        for g, want in zip(got, reference(model, values), strict=True):
-            assert_close(g, want.reshape(g.shape))
+    outputs = run_program(program, built, [merged_inputs(inputs)] * len(built), env=env, launcher=launcher)
+    assert_cases_close(MODELS, inputs, {name: value for b, values in zip(built, outputs, strict=True)
+                                        for (name, _, _), value in zip(b.io("OUTPUT"), values, strict=True)})
 
 
 def _tsan_links(tmp_path: Path) -> bool:
