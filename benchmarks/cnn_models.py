@@ -331,6 +331,15 @@ def wide_mlp(batch: int = 4) -> onnx.ModelProto:
     return g.model("wide_mlp", {"x": [batch, 1024]}, g.fc(x, 2048, 1000))
 
 
+def small_mlp(batch: int = 1) -> onnx.ModelProto:
+    """An MNIST-sized MLP on one sample, 784 -> 512 -> 256 -> 10 with ReLU: microseconds of
+    work, so each call's overhead counts."""
+    g = Net(23)
+    x = g.relu(g.fc("x", 784, 512))
+    x = g.relu(g.fc(x, 512, 256))
+    return g.model("small_mlp", {"x": [batch, 784]}, g.fc(x, 256, 10))
+
+
 def attention(batch: int = 1, seq: int = 128, d: int = 256, heads: int = 4) -> onnx.ModelProto:
     """One multi-head self-attention block with a residual, LayerNorm and a 4x SiLU MLP."""
     g = Net(21)
@@ -396,7 +405,9 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "resnet50": lambda: resnet(50),
     "vgg_64": vgg_64,
     "wide_mlp": wide_mlp,
+    "small_mlp": small_mlp,
     "attention": attention,
+    "vit_block": lambda: attention(seq=197, d=384, heads=6),  # ViT-S/16's tokens and width
     "efficientnet": efficientnet,
     "yolo_sppf": yolo_sppf,
     "bert_block": bert_block,
