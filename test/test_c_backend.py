@@ -47,6 +47,10 @@ class Bundle:
             entries.append((name, shape, ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype))
         return entries
 
+    def by_name(self, outputs: list[np.ndarray]) -> dict[str, np.ndarray]:
+        """A run's outputs under their names."""
+        return {name: value for (name, _, _), value in zip(self.io("OUTPUT"), outputs, strict=True)}
+
 
 class Built(Bundle):
     """A model built as a shared library, loaded with its weights."""
@@ -166,7 +170,7 @@ def run_together(cases: Mapping[str, onnx.ModelProto], workdir: Path, inputs: Ma
         built = compile_model(model, workdir, name=f"{group}_{'native' if native else 'baseline'}", native=native)
         rc, outputs = built.run(merged_inputs(inputs))
         assert rc == 0
-        got |= {name: value for (name, _, _), value in zip(built.io("OUTPUT"), outputs, strict=True)}
+        got |= built.by_name(outputs)
     return got
 
 

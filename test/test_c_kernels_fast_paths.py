@@ -511,7 +511,7 @@ def _program_outputs(tmp_path: Path, c_workdir: Path, suffix: str, flags: list[s
         pytest.skip("built; qemu-aarch64 is not installed to run it")
     outputs = run_program(program, built, [merged_inputs(inputs)] * len(built), env=env, launcher=launcher)
     assert_cases_close(CASES, inputs, {name: value for b, values in zip(built, outputs, strict=True)
-                                       for (name, _, _), value in zip(b.io("OUTPUT"), values, strict=True)})
+                                       for name, value in b.by_name(values).items()})
 
 
 def test_fast_paths_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:

@@ -114,7 +114,7 @@ def _same_bits(models: dict[str, onnx.ModelProto], c_workdir: Path, tag: str) ->
             built = Built(out, model_name)
             rc, outputs = built.run(merged_inputs(inputs))
             assert rc == 0
-            got |= {name: value for (name, _, _), value in zip(built.io("OUTPUT"), outputs, strict=True)}
+            got |= built.by_name(outputs)
         results.append(got)
     for got in results[1:]:
         changed = [name for name, value in got.items() if not np.array_equal(value, results[0][name])]
@@ -170,7 +170,7 @@ def _run_all(tmp_path: Path, c_workdir: Path, flags: list[str], compiler: str | 
     program = build_program(built, tmp_path, [*flags, "-pthread"], compiler=compiler)
     outputs = run_program(program, built, [merged_inputs(inputs)] * len(built), env=env, launcher=launcher)
     assert_cases_close(MODELS, inputs, {name: value for b, values in zip(built, outputs, strict=True)
-                                        for (name, _, _), value in zip(b.io("OUTPUT"), values, strict=True)})
+                                        for name, value in b.by_name(values).items()})
 
 
 def _tsan_links(tmp_path: Path) -> bool:
