@@ -77,11 +77,14 @@ fuzz: $(INSTALLED)
 	MRVL_FUZZ_SCALE=$(FUZZ_SCALE) MRVL_FUZZ_SEED=$(FUZZ_SEED) $(BIN)/python -m pytest -q -n 2 -p no:cacheprovider \
 		test/fuzz --hypothesis-seed=$(FUZZ_SEED)
 
+# Compile times are ratios to the compiler at git ref AGAINST, timed in the same run
+# (benchmarks/checkouts.py): seconds do not carry between machines. Default: main before issue 28.
+AGAINST ?= 840c1df
 bench: $(INSTALLED)
 	$(BIN)/python benchmarks/resnet50_compile.py
-	$(BIN)/python benchmarks/compile_resnet50.py
+	$(BIN)/python benchmarks/compile_resnet50.py --against $(AGAINST)
 	$(BIN)/python benchmarks/consts_json.py
-	$(BIN)/python benchmarks/conv_chain.py
+	$(BIN)/python benchmarks/conv_chain.py --against $(AGAINST)
 	$(BIN)/python benchmarks/host_c_vs_onnxruntime.py --baseline
 
 # Regenerate committed generated files (a test fails while they are stale).

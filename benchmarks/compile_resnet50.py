@@ -1,6 +1,6 @@
 """End-to-end `mrvl-compile` of the ResNet-50-sized zoo model: time and peak memory.
 
-    python benchmarks/compile_resnet50.py [--repeat N]
+    python benchmarks/compile_resnet50.py [--repeat N] [--against REF]
 
 Two measurements, each run in a fresh interpreter:
 
@@ -10,7 +10,11 @@ Two measurements, each run in a fresh interpreter:
   just before (Python and the compiler loaded): "extra memory". Linux only (it reads and
   resets /proc/self peak RSS).
 
-Targets (issue 6): at most 5 s, and at most 2.5x the weight bytes of extra memory.
+`--against REF` times the command of the compiler at git ref REF too, the two taking turns
+in the same run (`checkouts.py`), and reports the ratio.
+
+Targets: at most 2.5x the weight bytes of extra memory (issue 6); process start to exit at
+most 0.6x of main before issue 28 (`--against 840c1df`).
 """
 
 import argparse
@@ -22,7 +26,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "examples")]
+sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "benchmarks")]
+
+from checkouts import Versions, machine  # noqa: E402
+
+COMMAND = "import sys; from mrvl.compile import main; sys.exit(main())"
+"""`mrvl-compile` as its console script runs it."""
 
 MEASURE = r"""
 import json, sys
@@ -44,20 +53,26 @@ print(json.dumps({
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement; the best time is reported")
+    parser.add_argument("--against", metavar="REF", help="also time the compiler at this git ref, for a ratio")
     args = parser.parse_args(argv)
     import onnx
     import zoo
 
-    tool = Path(sys.executable).parent / "mrvl-compile"
     with tempfile.TemporaryDirectory() as tmp:
         model = Path(tmp, "resnet50_sized.onnx")
         onnx.save_model(zoo.resnet50_sized(), model)
         weight_bytes = sum(init.ByteSize() for init in onnx.load(model).graph.initializer)
-        commands = []
-        for i in range(args.repeat):
+        versions = Versions(args.against)
+
+        def command(version: str, i: int) -> float:
             begin = time.perf_counter()
-            subprocess.run([tool, str(model), "-o", str(Path(tmp, f"cli{i}.tar"))], check=True, capture_output=True)
-            commands.append(time.perf_counter() - begin)
+            versions.run(version, COMMAND, str(model), "-o", str(Path(tmp, f"cli{i}.tar")))
+            return time.perf_counter() - begin
+
+        try:
+            commands = versions.alternate(args.repeat, command)
+        finally:
+            versions.close()
         runs = [
             json.loads(subprocess.run(
                 [sys.executable, "-c", MEASURE, str(model), str(Path(tmp, f"api{i}.tar"))], check=True,
@@ -68,9 +83,14 @@ def main(argv: list[str] | None = None) -> int:
         archive = Path(tmp, "cli0.tar").stat().st_size
     best = min(runs, key=lambda r: r["seconds"])
     worst_memory = max(r["extra_bytes"] for r in runs)
+    print(f"machine           {machine()}")
     print(f"model             resnet50_sized, {weight_bytes / 2**20:.1f} MiB of weights in the ONNX file")
-    print(f"mrvl-compile      {min(commands):.2f} s wall clock, process start to exit (best of {len(commands)}; "
-          "target <= 5 s)")
+    for version, seconds in commands.items():
+        print(f"mrvl-compile      {min(seconds):.2f} s wall clock, process start to exit, {version} "
+              f"(best of {len(seconds)})")
+    if args.against:
+        print(f"this / {args.against}   {min(commands['this']) / min(commands[args.against]):.2f}x "
+              "(target: at most 0.6x of main before issue 28)")
     print(f"compile_model     {best['seconds']:.2f} s in-process (best of {len(runs)})")
     for name, depth, seconds in best["stages"]:
         print(f"  {'  ' * depth}{name:<{22 - 2 * depth}}{seconds:.3f} s")
