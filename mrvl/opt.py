@@ -42,7 +42,6 @@ from mrvl_dialect.errors import CompileError, CompileWarning
 from mrvl_dialect.files import write_atomically
 from mrvl_dialect.limits import check_module_tensor_sizes
 from mrvl_dialect.weights import adopt_parsed_blobs, resources_section
-from mrvl.passes import get_all_passes
 
 
 def parse_input_shapes(texts: Sequence[str]) -> dict[str, list[int]]:
