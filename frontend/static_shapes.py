@@ -6,6 +6,10 @@ constants, `Constant` nodes as operands). Here the model is upgraded to the dial
 opset, user-given input shapes are applied, and ONNX shape inference alternates with
 folding every node whose inputs are known until nothing changes. Folding evaluates nodes
 with ONNX's own reference implementation.
+
+Shapes the model declares for tensors ONNX operators write (value_info, subgraph outputs,
+the main graph's outputs) are forgotten first: where one contradicts inference, the
+inferred shape is used after one warning, as onnxruntime runs such models.
 """
 
 import re
