@@ -671,6 +671,50 @@ def gru_kws() -> onnx.ModelProto:
     return g.model("main_graph", inputs, [vi("output", ["batch", KWS_WORDS])], 17)
 
 
+# -- PyTorch (captcha recogniser whose declared output is stale) -----------------------------
+
+CAPTCHA_HIDDEN, CAPTCHA_CLASSES = 32, 37
+
+
+def captcha_crnn_stale() -> onnx.ModelProto:
+    """PyTorch export of a CNN + BiLSTM captcha recogniser (crnn.pytorch's layout) whose graph
+    output is declared rank 2, `[1, seqlen]` (dynamic_axes written for another head), while
+    its last Reshape gives [T, N, classes] = [24, 1, 37]; onnxruntime warns and runs it.
+    Conv/ReLU/pool backbone to height 1, conv.squeeze(2).permute(2, 0, 1) to [T, N, C], a
+    bidirectional nn.LSTM whose zero initial state is built from the traced batch, then
+    BidirectionalLSTM's recurrent.view(T * b, h) -> Linear -> view(T, b, -1)."""
+    g = Builder(10)
+    x, c = "input", 1
+    for i, (cout, k, pad, pool) in enumerate([(16, [3, 3], 1, [2, 2]), (32, [3, 3], 1, [2, 2]),
+                                              (64, [3, 3], 1, [2, 1]), (64, [4, 1], 0, None)]):
+        w = g.param(f"cnn.conv{i}.weight", g.he((cout, c, *k), c * k[0] * k[1]))
+        b = g.param(f"cnn.conv{i}.bias", g.normal(cout, 0.05))
+        x = g.t("Conv", [x, w, b], f"cnn.conv{i}", kernel_shape=k, pads=[pad] * 4, strides=[1, 1], dilations=[1, 1],
+                group=1)
+        x, c = g.t("Relu", [x], f"cnn.relu{i}"), cout
+        if pool:
+            x = g.t("MaxPool", [x], f"cnn.pooling{i}", kernel_shape=pool, strides=pool, pads=[0] * 4, ceil_mode=0)
+    seq = g.t("Transpose", [g.t("Squeeze", [x, g.const([2])])], perm=[2, 0, 1])  # [T, N, C]
+    shape = g.t("Concat", [g.const([2], "rnn"), g.t("Unsqueeze", [g.size(seq, 1, "rnn"), g.const([0], "rnn")], "rnn"),
+                           g.const([CAPTCHA_HIDDEN], "rnn")], "rnn", axis=0)
+    zeros = g.t("ConstantOfShape", [shape], "rnn", value=numpy_helper.from_array(np.zeros(1, np.float32)))
+    w = g.init("onnx::LSTM_201", g.normal((2, 4 * CAPTCHA_HIDDEN, c), 1 / math.sqrt(c)))
+    r = g.init("onnx::LSTM_202", g.normal((2, 4 * CAPTCHA_HIDDEN, CAPTCHA_HIDDEN), 1 / math.sqrt(CAPTCHA_HIDDEN)))
+    b = g.init("onnx::LSTM_203", g.normal((2, 8 * CAPTCHA_HIDDEN), 0.1))
+    y, _, _ = g.t("LSTM", [seq, w, r, b, "", zeros, zeros], "rnn", n_out=3, direction="bidirectional",
+                  hidden_size=CAPTCHA_HIDDEN)
+    y = g.t("Transpose", [y], "rnn", perm=[0, 2, 1, 3])  # [T, N, 2, H]
+    rec = g.t("Reshape", [y, g.const([0, 0, -1], "rnn")], "rnn")  # [T, N, 2H]
+    steps, batch, features = (g.size(rec, i) for i in range(3))
+    flat = g.view(rec, [g.t("Mul", [steps, batch]), features])  # [T * b, 2H]
+    w = g.param("embedding.weight", g.he((CAPTCHA_CLASSES, 2 * CAPTCHA_HIDDEN), 2 * CAPTCHA_HIDDEN))
+    logits = g.t("Gemm", [flat, w, g.param("embedding.bias", g.normal(CAPTCHA_CLASSES, 0.1))], "embedding",
+                 alpha=1.0, beta=1.0, transB=1)
+    dims = [g.t("Unsqueeze", [d, g.const([0])]) for d in (steps, batch)] + [g.const([-1])]
+    g.t("Reshape", [logits, g.t("Concat", dims, axis=0)], outputs=["output"])  # [T, N, classes]
+    return g.model("main_graph", [vi("input", [1, 1, 32, 96])], [vi("output", [1, "seqlen"])], 17)
+
+
 ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "mnist": mnist_cnn,
     "resnet_small": resnet_small,
@@ -684,11 +728,12 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "vad_if": vad_if,
     "paddle_crnn": paddle_crnn,
     "gru_kws": gru_kws,
+    "captcha_crnn_stale": captcha_crnn_stale,
     "resnet50_sized": resnet50_sized,
 }
-FAILS_FULL_CHECK = {"paddle_ocr_rec", "ocr_cls_stale", "paddle_crnn"}
+FAILS_FULL_CHECK = {"paddle_ocr_rec", "ocr_cls_stale", "paddle_crnn", "captcha_crnn_stale"}
 """Models ONNX's full check refuses as exported, on purpose: -1 dims (which it reads as sizes)
-and value_info that contradicts shape inference. onnxruntime runs them."""
+and value_info or graph outputs that contradict shape inference. onnxruntime runs them."""
 DEFAULT = [n for n in ZOO if n != "resnet50_sized"]  # ~100 MB; written only when named
 
 

@@ -158,9 +158,13 @@ class _Importer:
         type_proto = self.types.get(name)
         if producer is None and (type_proto is None or not type_proto.WhichOneof("value")):
             raise CompileError(where, "declares no type")
+        # What the model declares is all there is for the outputs of an op without a shape rule.
+        unruled = producer is not None and not self.has_shape_rule(producer)
         if type_proto is None or not type_proto.HasField("tensor_type"):
             if type_proto is not None and type_proto.WhichOneof("value"):
                 raise CompileError(where, f"'{name}' is a {type_proto.WhichOneof('value')}; only tensors are supported")
+            if unruled:
+                raise CompileError(where, _no_shape_rule(producer, f"declare the type and static shape of '{name}'"))
             raise CompileError(
                 where,
                 f"the type of '{name}' is unknown: ONNX shape inference cannot see through "
@@ -171,14 +175,28 @@ class _Importer:
         if element is None:
             raise CompileError(where, f"'{name}' has element type {onnx_type_name(tensor.elem_type)}, which is not supported")
         if not tensor.HasField("shape"):
+            if unruled:
+                raise CompileError(where, _no_shape_rule(producer, f"'{name}' is declared without a shape: declare it"))
             raise CompileError(where, f"the rank of '{name}' is unknown after shape inference")
         dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
         if any(d < 0 and tensor.shape.dim[i].HasField("dim_value") for i, d in enumerate(dims)):
             raise CompileError(where, f"'{name}' has a negative dim: {dims}")
         if -1 in dims and not scope.allow_dynamic:
+            if unruled:
+                declared = ", ".join(str(d.dim_value) if d.HasField("dim_value") else d.dim_param or "?"
+                                     for d in tensor.shape.dim)
+                request = f"'{name}' is declared [{declared}]: declare its static shape"
+                raise CompileError(where, _no_shape_rule(producer, request))
             raise CompileError(where, self.dynamic_dim_message(name, tensor, producer is None))
         check_tensor_size(where, name, dims, element)
         return TensorType(element.xdsl, dims)
+
+    def has_shape_rule(self, node: onnx.NodeProto) -> bool:
+        """Whether ONNX shape inference knows the op: an operator of ONNX's domains, or a
+        function the model defines."""
+        domain = "" if node.domain == "ai.onnx" else node.domain
+        functions = {(f.domain, f.name) for f in self.loaded.model.functions}
+        return onnx.defs.has(node.op_type, domain) or (node.domain, node.op_type) in functions
 
     def dynamic_dim_message(self, name: str, tensor: onnx.TypeProto.Tensor, is_input: bool) -> str:
         dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
@@ -304,6 +322,15 @@ class _Importer:
         finally:
             self.types = saved
         return Region(block)
+
+
+def _no_shape_rule(node: onnx.NodeProto, request: str) -> str:
+    """Why an op's output type is not known, and what to `request` of the model."""
+    if node.domain in ("", "ai.onnx"):
+        domain = "ONNX's default domain has no such operator"
+    else:
+        domain = f"domain {node.domain}"
+    return f"no shape inference rule for this op ({domain}); {request} in the model's value_info"
 
 
 def _fill(kinds: list[str], names: list[str], node: onnx.NodeProto, what: str) -> tuple[list[int], list[str]]:

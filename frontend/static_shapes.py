@@ -6,6 +6,10 @@ constants, `Constant` nodes as operands). Here the model is upgraded to the dial
 opset, user-given input shapes are applied, and ONNX shape inference alternates with
 folding every node whose inputs are known until nothing changes. Folding evaluates nodes
 with ONNX's own reference implementation.
+
+Shapes the model declares for tensors ONNX operators write (value_info, subgraph outputs,
+the main graph's outputs) are forgotten first: where one contradicts inference, the
+inferred shape is used after one warning, as onnxruntime runs such models.
 """
 
 import re
@@ -22,6 +26,7 @@ from xdsl.traits import Pure
 
 from mrvl.frontend.onnx_graph import graph_uses, node_label, subgraphs
 from mrvl.frontend.model_file import MAPPED_MIN_BYTES, LoadedModel, small_initializer_value
+from mrvl_dialect.element_types import onnx_type_name
 from mrvl_dialect.errors import CompileError, CompileWarning
 from mrvl_dialect.graph_ops_gen import OPSET
 from mrvl_dialect.graph import Graph
@@ -338,6 +343,14 @@ def remove_unused_initializers(loaded: LoadedModel) -> None:
     graph.initializer.extend(kept)
 
 
+def _inferable_producers(graph: onnx.GraphProto) -> dict[str, onnx.NodeProto]:
+    """The nodes ONNX shape inference has a rule for, by the tensors they write."""
+    return {
+        name: node for node in graph.node if node.domain in ("", "ai.onnx") and onnx.defs.has(node.op_type)
+        for name in node.output
+    }
+
+
 def drop_inferable_value_info(
     graph: onnx.GraphProto, subgraph: bool = False,
 ) -> dict[str, tuple[onnx.NodeProto, onnx.TypeProto]]:
@@ -347,14 +360,11 @@ def drop_inferable_value_info(
     keeps a recorded dim_param rather than the size `--input-shape` now implies; some are
     stale (an exporter's pass changed the graph after recording them). A subgraph's
     output shapes are recorded the same way (traced, for one input size) and are
-    forgotten too; the main graph's outputs stay. Outputs of operators ONNX does not know
-    stay: nothing else gives their types. Returns what was forgotten, by tensor name,
-    with the node producing it.
+    forgotten too; the main graph's declared outputs are `forget_declared_outputs`'
+    business. Outputs of operators ONNX does not know stay: nothing else gives their
+    types. Returns what was forgotten, by tensor name, with the node producing it.
     """
-    producers = {
-        name: node for node in graph.node if node.domain in ("", "ai.onnx") and onnx.defs.has(node.op_type)
-        for name in node.output
-    }
+    producers = _inferable_producers(graph)
     forgotten = {v.name: (producers[v.name], v.type) for v in graph.value_info if v.name in producers}
     kept = [v for v in graph.value_info if v.name not in producers]
     del graph.value_info[:]
@@ -380,24 +390,95 @@ def warn_contradicted_value_info(
     own value_info was not believed. Dynamic recorded dims contradict nothing.
     """
     inferred = _all_types(graph)
-    contradicted = []
-    for name, (node, recorded_type) in recorded.items():
-        got = _dims(recorded_type)
-        want = _dims(inferred[name]) if name in inferred else None
-        if got is None or want is None:
-            continue
-        if len(got) != len(want) or any(g is not None and w is not None and g != w for g, w in zip(got, want)):
-            contradicted.append((node, name, got, want))
+    contradicted = [
+        (node, name, recorded_type, inferred[name]) for name, (node, recorded_type) in recorded.items()
+        if name in inferred and _contradicts(recorded_type, inferred[name])
+    ]
     if not contradicted:
         return
     node, name, got, want = contradicted[0]
     more = f" (and {len(contradicted) - 1} more value_info entries)" if len(contradicted) > 1 else ""
-    shown = [_dims_text(got), _dims_text(want)]
     warnings.warn(CompileWarning(
         node_label(node),
-        f"the model's value_info gives '{name}' shape {shown[0]}, shape inference {shown[1]}; "
-        f"using the inferred shape{more}",
+        f"the model's value_info gives '{name}' shape {_shape_text(got)}, shape inference "
+        f"{_shape_text(want)}; using the inferred shape{more}",
     ), stacklevel=2)
+
+
+def forget_declared_outputs(graph: onnx.GraphProto) -> dict[str, tuple[onnx.NodeProto, onnx.TypeProto]]:
+    """Forget, until `restore_declared_outputs`, the main graph's declared output types that
+    shape inference derives itself.
+
+    Exporters write them from what the user passed (a CRNN's output declared `[1, seqlen]`
+    where its last Reshape gives `[T, N, classes]`), and inference refuses a declaration
+    that contradicts it; onnxruntime warns and runs the model with the shape the graph
+    gives. Returns the declarations, by output name, with the node producing each.
+    """
+    producers = _inferable_producers(graph)
+    declared = {}
+    for output in graph.output:
+        if output.name in producers and output.type.HasField("tensor_type"):
+            recorded = onnx.TypeProto()
+            recorded.CopyFrom(output.type)
+            declared[output.name] = (producers[output.name], recorded)
+            output.ClearField("type")
+    return declared
+
+
+def restore_declared_outputs(
+    declared: dict[str, tuple[onnx.NodeProto, onnx.TypeProto]], inferred: onnx.GraphProto, graph: onnx.GraphProto,
+) -> bool:
+    """Put the declarations that agree with the `inferred` graph back into `graph`'s outputs.
+
+    A declaration of another rank or another static dim is stale: it stays forgotten, and
+    one warning names the first such output and both shapes. A declaration of another
+    element type is an error, as in onnxruntime. Only declarations that tell inference
+    something go back (a dim it left unknown); returns whether any did.
+    """
+    inferred_types = {v.name: v.type for v in inferred.output}
+    outputs = {v.name: v for v in graph.output}
+    stale, restored = [], False
+    for name, (node, declared_type) in declared.items():
+        inferred_type = inferred_types.get(name, onnx.TypeProto())
+        if not inferred_type.HasField("tensor_type"):
+            continue
+        got, want = declared_type.tensor_type.elem_type, inferred_type.tensor_type.elem_type
+        if got and want and got != want:
+            raise CompileError(
+                node_label(node),
+                f"the model declares graph output '{name}' as {onnx_type_name(got)}, shape inference "
+                f"gives {onnx_type_name(want)}; onnxruntime refuses this model too",
+            )
+        if _contradicts(declared_type, inferred_type):
+            stale.append((node, name, declared_type, inferred_type))
+        elif _adds_dims(declared_type, inferred_type):
+            outputs[name].type.CopyFrom(declared_type)
+            restored = True
+    if stale:
+        node, name, got_type, want_type = stale[0]
+        more = f" (and {len(stale) - 1} more graph outputs)" if len(stale) > 1 else ""
+        warnings.warn(CompileWarning(
+            node_label(node),
+            f"the model declares graph output '{name}' with shape {_shape_text(got_type)}, shape inference "
+            f"gives {_shape_text(want_type)}; using the inferred shape{more}",
+        ), stacklevel=2)
+    return restored
+
+
+def _contradicts(recorded: onnx.TypeProto, inferred: onnx.TypeProto) -> bool:
+    """Whether a recorded shape has another rank or another static dim than the inferred one."""
+    got, want = _dims(recorded), _dims(inferred)
+    if got is None or want is None:
+        return False
+    return len(got) != len(want) or any(g is not None and w is not None and g != w for g, w in zip(got, want))
+
+
+def _adds_dims(declared: onnx.TypeProto, inferred: onnx.TypeProto) -> bool:
+    """Whether a declaration names a dim (a size or a dim_param) that inference left unknown."""
+    if _dims(inferred) is None:
+        return _dims(declared) is not None
+    pairs = zip(declared.tensor_type.shape.dim, inferred.tensor_type.shape.dim)
+    return any(not i.HasField("dim_value") and d.WhichOneof("value") is not None for d, i in pairs)
 
 
 def _all_types(graph: onnx.GraphProto) -> dict[str, onnx.TypeProto]:
@@ -416,8 +497,10 @@ def _dims(type_proto: onnx.TypeProto) -> list[int | None] | None:
     return [d.dim_value if d.HasField("dim_value") else None for d in type_proto.tensor_type.shape.dim]
 
 
-def _dims_text(dims: list[int | None]) -> str:
-    return "[" + ", ".join("?" if d is None else str(d) for d in dims) + "]"
+def _shape_text(type_proto: onnx.TypeProto) -> str:
+    """A tensor type's shape as messages show it: sizes, dim_params by name, `?` otherwise."""
+    dims = type_proto.tensor_type.shape.dim
+    return "[" + ", ".join(str(d.dim_value) if d.HasField("dim_value") else d.dim_param or "?" for d in dims) + "]"
 
 
 def _infer_while_folding(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, onnx.TypeProto], bool]:
@@ -435,20 +518,29 @@ def _infer_while_folding(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[
         return *infer_types(model, strict=False), False
 
 
+def _settle(model: onnx.ModelProto, folder: _Folder) -> tuple[onnx.ModelProto, dict[str, onnx.TypeProto]]:
+    """Infer and fold `model` until nothing changes; the inferred model and its types."""
+    inferred, types, strict = _infer_while_folding(model)
+    while folder.run(types):
+        inferred, types, strict = _infer_while_folding(model)
+    if not strict:
+        inferred, types = infer_types(model)
+    return inferred, types
+
+
 def make_static(loaded: LoadedModel, input_shapes: dict[str, list[int]]) -> dict[str, onnx.TypeProto]:
     """Upgrade, apply input shapes, and fold until shapes settle; returns the final types."""
     clear_unknown_dims(loaded.model.graph)
     loaded.model = upgrade_opset(loaded.model)
     apply_input_shapes(loaded.model, input_shapes)
     recorded = drop_inferable_value_info(loaded.model.graph)
+    declared = forget_declared_outputs(loaded.model.graph)
     folder = _Folder(loaded, OPSET)
-    inferred, types, strict = _infer_while_folding(loaded.model)
-    while folder.run(types):
-        inferred, types, strict = _infer_while_folding(loaded.model)
-    if not strict:
-        inferred, types = infer_types(loaded.model)
+    inferred, types = _settle(loaded.model, folder)
+    if restore_declared_outputs(declared, inferred.graph, loaded.model.graph):
+        # A declared size inference could not derive may let more of the graph fold.
+        inferred, types = _settle(loaded.model, folder)
     loaded.model = inferred
     warn_contradicted_value_info(recorded, inferred.graph)
     remove_unused_initializers(loaded)
     return types
-

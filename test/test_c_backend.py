@@ -200,7 +200,8 @@ def check_together(cases: Mapping[str, onnx.ModelProto], workdir: Path, inputs: 
 
 
 @pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "transformer_block", "paddle_ocr_rec",
-                                  "ocr_cls_stale", "vad_if", "paddle_crnn", "gru_kws"])
+                                  "ocr_cls_stale", "vad_if", "paddle_crnn", "gru_kws",
+                                  "captcha_crnn_stale"])
 def test_zoo_matches_onnxruntime(name: str, zoo_dir: Path, c_workdir: Path) -> None:
     model = onnx.load(zoo_dir / f"{name}.onnx")
     shapes = ZOO_INPUT_SHAPES[name]

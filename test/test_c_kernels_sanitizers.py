@@ -31,7 +31,8 @@ def _sanitizers_link(tmp_path: Path) -> bool:
 
 
 @pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "transformer_block", "paddle_ocr_rec",
-                                  "ocr_cls_stale", "vad_if", "paddle_crnn", "gru_kws"])
+                                  "ocr_cls_stale", "vad_if", "paddle_crnn", "gru_kws",
+                                  "captcha_crnn_stale"])
 def test_zoo_model_is_clean_under_sanitizers(name: str, zoo_dir: Path, c_workdir: Path, tmp_path: Path) -> None:
     if not _sanitizers_link(tmp_path):
         pytest.skip("gcc cannot link -fsanitize=address,undefined here")

@@ -85,6 +85,19 @@ def _raw(dims, nbytes: int, data_type: int = FLOAT) -> TensorProto:
     return TensorProto(name="w", data_type=data_type, dims=list(dims), raw_data=bytes(nbytes))
 
 
+def _unruled_op_model(domain: str, op_type: str, declared) -> onnx.ModelProto:
+    """y = Relu(op(x)) with an op ONNX has no shape inference rule for; `declared` is the
+    shape value_info gives its output (None: no value_info entry)."""
+    node = helper.make_node(op_type, ["x"], ["t"], name="op", domain=domain)
+    model = _model([node, helper.make_node("Relu", ["t"], ["y"], name="relu")], [_vi("x", [6, 1, 4])],
+                   [_vi("y", None)])
+    if declared is not None:
+        model.graph.value_info.append(_vi("t", declared))
+    if domain != "com.acme":
+        model.opset_import.append(helper.make_opsetid(domain, 1))
+    return model
+
+
 def _save(model: onnx.ModelProto) -> Callable[[Path], Path]:
     def build(folder: Path) -> Path:
         path = folder / "model.onnx"
@@ -217,6 +230,24 @@ CASES = [
             [helper.make_tensor("w", TensorProto.STRING, [2], [b"a", b"b"])],
         )),
         ["'w'", "STRING"],
+    ),
+    Case(
+        "no-shape-rule-com-microsoft",
+        _save(_unruled_op_model("com.microsoft", "DynamicQuantizeLSTM", None)),
+        ["node 'op' (com.microsoft.DynamicQuantizeLSTM): no shape inference rule for this op (domain com.microsoft); "
+         "declare the type and static shape of 't'"],
+    ),
+    Case(
+        "no-shape-rule-com-microsoft-dynamic",
+        _save(_unruled_op_model("com.microsoft", "DynamicQuantizeLSTM", ["seq", 1, 1, 8])),
+        ["node 'op' (com.microsoft.DynamicQuantizeLSTM): no shape inference rule for this op (domain com.microsoft); "
+         "'t' is declared [seq, 1, 1, 8]: declare its static shape"],
+    ),
+    Case(
+        "no-shape-rule-custom-domain-dynamic",
+        _save(_unruled_op_model("com.acme", "Frobnicate", [None, 4])),
+        ["node 'op' (com.acme.Frobnicate): no shape inference rule for this op (domain com.acme); "
+         "'t' is declared [?, 4]: declare its static shape"],
     ),
     Case(
         "float8-initializer-mapped",

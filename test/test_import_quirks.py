@@ -1,7 +1,9 @@
 """What real exporters write and onnxruntime accepts: Paddle2ONNX's -1 dims, stale
-value_info, PyTorch Ifs whose condition is constant once inputs are fixed; and the one-line
-error for control flow that stays."""
+value_info and graph output declarations, PyTorch Ifs whose condition is constant once
+inputs are fixed; and the one-line error for control flow that stays."""
 
+import json
+import shutil
 from pathlib import Path
 
 import onnx
@@ -12,6 +14,7 @@ from onnx import TensorProto, helper
 
 from mrvl.compile import main as compile_main
 from mrvl.frontend.onnx_importer import import_onnx
+from mrvl.run import main as run_main
 from mrvl_dialect.errors import CompileError, CompileWarning
 
 
@@ -40,6 +43,33 @@ def test_mrvl_compile_prints_the_warning_line_and_succeeds(zoo_dir: Path, tmp_pa
     lines = capsys.readouterr().err.splitlines()
     warnings = [line for line in lines if line.startswith("warning: ")]
     assert len(warnings) == 1 and warnings[0].startswith(f"warning: {model}: node '/head/Reshape' (Reshape): ")
+
+
+CAPTCHA_WARNING = ("node '/Reshape_1' (Reshape): the model declares graph output 'output' with shape [1, seqlen], "
+                   "shape inference gives [24, 1, 37]; using the inferred shape")
+
+
+def test_stale_graph_output_is_one_python_warning():
+    with pytest.warns(CompileWarning) as caught:
+        function = import_onnx(zoo.captcha_crnn_stale()).body.block.first_op
+    assert [str(w.message) for w in caught] == [CAPTCHA_WARNING]
+    assert [str(t) for t in function.function_type.outputs] == ["tensor<24x1x37xf32>"]
+
+
+@pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None, reason="needs cc and make")
+def test_stale_graph_output_compiles_to_the_inferred_shape_and_verifies(
+        zoo_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model, bundle = zoo_dir / "captcha_crnn_stale.onnx", tmp_path / "b"
+    assert compile_main([str(model), "-o", str(bundle)]) == 0
+    err = capsys.readouterr().err
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert warnings == [f"warning: {model}: {CAPTCHA_WARNING}"]
+    meta = json.loads((bundle / "metadata.json").read_text())
+    assert [(o["name"], o["shape"]) for o in meta["outputs"]] == [("output", [24, 1, 37])]
+    assert "#define CAPTCHA_CRNN_STALE_OUTPUT_0_SHAPE {24, 1, 37}\n" in (bundle / "captcha_crnn_stale.h").read_text()
+    for precision in ("fp16", "fp32"):
+        assert run_main([str(bundle), "--verify", str(model), "--precision", precision]) == 0
+        assert capsys.readouterr().out.rstrip().endswith(" ok")
 
 
 def test_constant_ifs_leave_no_control_flow():
