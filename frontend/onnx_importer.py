@@ -159,7 +159,7 @@ class _Importer:
         if producer is None and (type_proto is None or not type_proto.WhichOneof("value")):
             raise CompileError(where, "declares no type")
         # What the model declares is all there is for the outputs of an op without a shape rule.
-        unruled = producer is not None and not self.has_shape_rule(producer)
+        unruled = producer is not None and not _has_shape_rule(producer)
         if type_proto is None or not type_proto.HasField("tensor_type"):
             if type_proto is not None and type_proto.WhichOneof("value"):
                 raise CompileError(where, f"'{name}' is a {type_proto.WhichOneof('value')}; only tensors are supported")
@@ -190,13 +190,6 @@ class _Importer:
             raise CompileError(where, self.dynamic_dim_message(name, tensor, producer is None))
         check_tensor_size(where, name, dims, element)
         return TensorType(element.xdsl, dims)
-
-    def has_shape_rule(self, node: onnx.NodeProto) -> bool:
-        """Whether ONNX shape inference knows the op: an operator of ONNX's domains, or a
-        function the model defines."""
-        domain = "" if node.domain == "ai.onnx" else node.domain
-        functions = {(f.domain, f.name) for f in self.loaded.model.functions}
-        return onnx.defs.has(node.op_type, domain) or (node.domain, node.op_type) in functions
 
     def dynamic_dim_message(self, name: str, tensor: onnx.TypeProto.Tensor, is_input: bool) -> str:
         dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
@@ -322,6 +315,11 @@ class _Importer:
         finally:
             self.types = saved
         return Region(block)
+
+
+def _has_shape_rule(node: onnx.NodeProto) -> bool:
+    """Whether ONNX shape inference knows the op (an operator of one of ONNX's domains)."""
+    return onnx.defs.has(node.op_type, "" if node.domain == "ai.onnx" else node.domain)
 
 
 def _no_shape_rule(node: onnx.NodeProto, request: str) -> str:
