@@ -511,9 +511,9 @@ def _affine_rewrite(op: Operation, module: ModuleOp) -> None:
 
 
 LEGALIZATIONS: tuple[Legalization, ...] = (
-    Legalization("clip-as-depthwise", "1x1 depthwise `mrvl.conv2d` and `mrvl.sum` layers, `x - relu(x - hi) + "
-                 "relu(lo - x)` (three after a conv, as ReLU6 is; five with both bounds nonzero)", (g.ClipOp,),
-                 _clip_applies, _clip_rewrite),
+    Legalization("clip-as-depthwise", "`u - relu(u - hi) + relu(lo - u)` in 1x1 depthwise `mrvl.conv2d` and "
+                 "`mrvl.sum` layers (three after a conv, as ReLU6 is; up to five with two nonzero bounds)",
+                 (g.ClipOp,), _clip_applies, _clip_rewrite),
     Legalization("leaky-relu-as-depthwise", "two 1x1 depthwise `mrvl.conv2d` and a `mrvl.sum`", (g.LeakyReluOp,),
                  _leaky_relu_applies, _leaky_relu_rewrite),
     Legalization("prelu-as-depthwise", "two 1x1 depthwise `mrvl.conv2d` and a `mrvl.sum` for slopes in [0, 1], "

@@ -190,7 +190,8 @@ LEGALIZED_ZOO = ["mobilenet_small", "mobilenet_v2", "yolov3_tiny", "vad_if", "fa
 """The zoo models legalize-mrvl changes (test_zoo_partition checks the list)."""
 
 _MORE_FP16 = {
-    "yolov3_tiny": "LeakyRelu's slope 0.1 is stored as 0.099976 in every layer: 0.137% of scale against 0.092% (1.48x)",
+    "yolov3_tiny": ("LeakyRelu's constants in fp16 in every layer (0.1 is stored as 0.099976; 0.9 and 0.1 sum to 0.99988): "
+                    "0.137% of scale against 0.092% (1.48x)"),
     "vad_if": "its 1-D convs themselves run on MLIP in fp16 (on the host without): 0.018% against 0.0096% (1.9x)",
 }
 """Models whose fp16 error legalising raises by more than 1.25x, though within tolerance, for
