@@ -118,6 +118,8 @@ def run_on_mlip(onnx_model: onnx.ModelProto, x: np.ndarray, legalization: str) -
 
 
 def assert_within_budget(got: np.ndarray, exact: np.ndarray, unavoidable: np.ndarray | float, u: np.ndarray) -> None:
+    """|got - exact| <= 2 ulp(exact) + `unavoidable` per element; the failure names the worst
+    element, its input `u` when `u` has the result's shape, and how many are beyond."""
     error = np.abs(got - exact)
     budget = 2 * ulp(exact) + unavoidable
     over = error > budget
