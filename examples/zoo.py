@@ -13,6 +13,7 @@ bytes are deterministic and the models can be regenerated instead of vendored.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import math
 from pathlib import Path
@@ -318,12 +319,19 @@ def mobilenet_small() -> onnx.ModelProto:
 # -- PyTorch (torchvision MobileNetV2 and SqueezeNet 1.1, Ultralytics YOLOv3-tiny) --------------
 
 
-def folded_conv(g: Builder, x, path, cin, cout, k, stride=1, groups=1, pads=None):
+def folded_conv(g: Builder, x, path, cin, cout, k, stride=1, groups=1, pads=None, trained_bn=False):
     """A Conv whose BatchNormalization torch.onnx folded in (do_constant_folding=True): an
-    anonymous onnx::Conv_<n> weight and bias, scaled as trained weights are."""
+    anonymous onnx::Conv_<n> weight and bias, scaled as trained weights are. `trained_bn`
+    folds in a gain and shift per channel as trained MobileNetV2 layers hold them: gains
+    log-normal around 0.3 (many channels small, a few large), shifts around -0.2 of the
+    gain, so many ReLU6 outputs are small positive values (15% in (0, 0.1), 6% above 1)."""
     n = 500 + 2 * g.count("onnx::Conv")
-    w = g.init(f"onnx::Conv_{n}", g.he((cout, cin // groups, k, k), cin // groups * k * k))
-    b = g.init(f"onnx::Conv_{n + 1}", g.normal(cout, 0.1))
+    w = g.he((cout, cin // groups, k, k), cin // groups * k * k)
+    b = g.normal(cout, 0.1)
+    if trained_bn:
+        gain = np.float32(0.3) * np.exp(g.normal(cout, 1.2))
+        w, b = w * gain[:, None, None, None], (g.normal(cout, 0.5) - np.float32(0.2)) * gain
+    w, b = g.init(f"onnx::Conv_{n}", w), g.init(f"onnx::Conv_{n + 1}", b)
     pads = [(k - 1) // 2] * 4 if pads is None else pads
     attrs = dict(dilations=[1, 1], group=groups, kernel_shape=[k, k], pads=pads, strides=[stride] * 2)
     return g.t("Conv", [x, w, b], path, **attrs)
@@ -339,9 +347,12 @@ def mobilenet_v2() -> onnx.ModelProto:
     """torchvision mobilenet_v2 (width 0.5, six inverted-residual stages) as torch.onnx
     exports it: BatchNormalization folded into the convs, ReLU6 as Clip with Constant-node
     bounds, "/features/features.3/conv/conv.0/conv.0.0/Conv" scopes, residual Adds, the
-    pooled features flattened into the classifier's Gemm (its Dropout gone in eval)."""
+    pooled features flattened into the classifier's Gemm (its Dropout gone in eval). Its
+    folded batch norms are trained-looking (`trained_bn`): many ReLU6 outputs are small,
+    where a ReLU6 computed in fp16 as 6 - (6 - x) loses them."""
+    trained_conv = functools.partial(folded_conv, trained_bn=True)
     g = Builder(11)
-    x = torch_relu6(g, folded_conv(g, "input", "features.0.0", 3, 16, 3, 2), "features.0.2")  # 48x48
+    x = torch_relu6(g, trained_conv(g, "input", "features.0.0", 3, 16, 3, 2), "features.0.2")  # 48x48
     # (expansion, out channels, repeats, first stride), torchvision's table at width 0.5
     settings = [(1, 8, 1, 1), (6, 12, 2, 2), (6, 16, 2, 2), (6, 24, 2, 2), (6, 48, 1, 1)]
     cin, index = 16, 1
@@ -350,13 +361,13 @@ def mobilenet_v2() -> onnx.ModelProto:
             stride, path, hidden = first_stride if r == 0 else 1, f"features.{index}.conv", cin * t
             y, layer = x, 0
             if t != 1:
-                y = torch_relu6(g, folded_conv(g, y, f"{path}.0.0", cin, hidden, 1), f"{path}.0.2")
+                y = torch_relu6(g, trained_conv(g, y, f"{path}.0.0", cin, hidden, 1), f"{path}.0.2")
                 layer = 1
-            y = torch_relu6(g, folded_conv(g, y, f"{path}.{layer}.0", hidden, hidden, 3, stride, hidden), f"{path}.{layer}.2")
-            y = folded_conv(g, y, f"{path}.{layer + 1}", hidden, cout, 1)
+            y = torch_relu6(g, trained_conv(g, y, f"{path}.{layer}.0", hidden, hidden, 3, stride, hidden), f"{path}.{layer}.2")
+            y = trained_conv(g, y, f"{path}.{layer + 1}", hidden, cout, 1)
             x = g.t("Add", [x, y], f"features.{index}") if stride == 1 and cin == cout else y
             cin, index = cout, index + 1
-    x = torch_relu6(g, folded_conv(g, x, f"features.{index}.0", cin, 160, 1), f"features.{index}.2")
+    x = torch_relu6(g, trained_conv(g, x, f"features.{index}.0", cin, 160, 1), f"features.{index}.2")
     x = g.t("Flatten", [g.t("GlobalAveragePool", [x], "")], "", axis=1)
     w, b = g.param("classifier.1.weight", g.he((10, 160), 160)), g.param("classifier.1.bias", g.normal(10, 0.01))
     g.t("Gemm", [x, w, b], "classifier.classifier.1", outputs=["output"], alpha=1.0, beta=1.0, transB=1)
@@ -715,6 +726,39 @@ def captcha_crnn_stale() -> onnx.ModelProto:
     return g.model("main_graph", [vi("input", [1, 1, 32, 96])], [vi("output", [1, "seqlen"])], 17)
 
 
+# -- keras2onnx (MTCNN face detector's proposal net) ---------------------------------------------
+
+
+def keras_prelu(g: Builder, x, name, c, slope_shape):
+    """Keras PReLU(shared_axes=[1, 2]) -> PRelu with one trained slope per channel: most in
+    (0, 0.5), one above 1 and one negative (trained MTCNN nets hold such channels)."""
+    slopes = g.uniform(0.05, 0.45, c)
+    slopes[g.rng.choice(c, 2, replace=False)] = (1.3, -0.25)
+    return g.node("PRelu", [x, g.init(f"{name}/alpha:0", slopes.reshape(slope_shape))], name, [f"{name}/add:0"])
+
+
+def keras_conv(g: Builder, x, name, cin, cout, k, output=None):
+    """A valid Keras Conv2D; `output` names a model output (keras2onnx names it after the layer)."""
+    w, b = g.init(f"{name}/kernel:0", g.he((cout, cin, k, k), cin * k * k)), g.init(f"{name}/bias:0", g.normal(cout, 0.1))
+    return g.node("Conv", [x, w, b], name, [output or f"{name}/BiasAdd:0"], dilations=[1, 1], group=1,
+                  kernel_shape=[k, k], pads=[0, 0, 0, 0], strides=[1, 1])
+
+
+def face_pnet() -> onnx.ModelProto:
+    """MTCNN's P-Net as keras2onnx writes the Keras model (NCHW here, batch 1): valid 3x3
+    convs, each followed by a PRelu with a slope per channel ([C, 1, 1], the last
+    [1, C, 1, 1]), a 2x2 MaxPool, then a 1x1 face/non-face head under a Softmax over the
+    channels and a 1x1 box-regression head. Its input is one level of the image pyramid."""
+    g = Builder(13)
+    x = keras_prelu(g, keras_conv(g, "input_1", "conv1", 3, 10, 3), "prelu1", 10, (10, 1, 1))
+    x = g.node("MaxPool", [x], "pool1", ["pool1/MaxPool:0"], kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 0, 0])
+    x = keras_prelu(g, keras_conv(g, x, "conv2", 10, 16, 3), "prelu2", 16, (16, 1, 1))
+    x = keras_prelu(g, keras_conv(g, x, "conv3", 16, 32, 3), "prelu3", 32, (1, 32, 1, 1))
+    g.node("Softmax", [keras_conv(g, x, "conv4-1", 32, 2, 1)], "softmax", ["softmax"], axis=1)
+    keras_conv(g, x, "conv4-2", 32, 4, 1, output="conv4-2")
+    outputs = [vi("softmax", ["N", 2, "H_out", "W_out"]), vi("conv4-2", ["N", 4, "H_out", "W_out"])]
+    return g.model("pnet", [vi("input_1", ["N", 3, "H", "W"])], outputs, 13)
+
 ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "mnist": mnist_cnn,
     "resnet_small": resnet_small,
@@ -729,6 +773,7 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "paddle_crnn": paddle_crnn,
     "gru_kws": gru_kws,
     "captcha_crnn_stale": captcha_crnn_stale,
+    "face_pnet": face_pnet,
     "resnet50_sized": resnet50_sized,
 }
 FAILS_FULL_CHECK = {"paddle_ocr_rec", "ocr_cls_stale", "paddle_crnn", "captcha_crnn_stale"}

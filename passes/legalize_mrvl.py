@@ -10,15 +10,32 @@ operator type in their location (`loc("relu6"("Clip"))`), so reports and the pla
 still name that one node, and the module records what became of each node in
 `mrvl.legalized = {relu6 = "clip-as-depthwise"}` for the placement report.
 
-- `clip-as-depthwise`: `Clip(u, lo, hi)` is `hi - relu((hi - lo) - relu(u - lo))`: 1x1
-  depthwise convs (weights 1, -1, -1), the first two with a Relu. Exact: below lo both give
-  lo, in [lo, hi] u, above hi hi. With lo = 0 after a layer that fuses a Relu (ReLU6 after a
-  conv) the first conv is that Relu; with one bound missing one conv less.
+MLIP computes in fp16 (every layer's output and every constant is stored as fp16): a
+rewrite must not subtract nearly equal layer outputs, or a small result loses its low bits
+(`6 - fp16(6 - 0.01)` is 0.0078). Each form below rounds once per branch; the budget is 2
+fp16 ulps of the exact result plus what storing the op's constants in fp16 changes
+(test/test_legalize_fp16.py checks it on every fp16 input in a range).
+The other rewrites are one layer in place of one op and subtract no layer outputs: their
+fp16 error is the layer's own rounding and its constants'.
+
+- `clip-as-depthwise`: `Clip(u, lo, hi)` is `u - relu(u - hi) + relu(lo - u)`: inside the
+  bounds both Relus are 0 and the result is u itself. `relu(u - hi)` is a 1x1 depthwise conv
+  (weight 1, bias -hi) with a Relu, negated by one of weight -1 and added by a sum (Relu is
+  always a layer's last step, so the subtraction takes a layer); `relu(lo - u)` a conv of
+  weight -1, bias lo and a Relu, and a sum. With lo = 0 the Clip is `min(relu(u), hi)`, its
+  Relu fused into the conv before where it can be (ReLU6 after a conv: three layers). At a
+  bound the result is exact while the bound is a multiple of ulp(u) (for ReLU6 |u| < 4096),
+  beyond within ulp(u) / 2.
 - `leaky-relu-as-depthwise`: `LeakyRelu(u, a)` with `0 <= a < 1` is `relu((1 - a) u) + a u`:
   two 1x1 depthwise convs of u (weights 1 - a with a Relu, and a) and their sum. Exact: for
-  u >= 0 it is u, below a u.
+  u >= 0 it is u, below a u; within one ulp in fp16 (two positive terms for u > 0).
+- `prelu-as-depthwise`: `PRelu(u, a)` with a constant slope per channel (`[C, 1, 1]`,
+  `[1, C, 1, 1]`) or scalar: as LeakyRelu when every slope is in [0, 1]; else (slopes above
+  1 or negative) `relu(u) + (-a) relu(-u)`: convs of weight 1 and -1 with a Relu, a conv of
+  weight -a of the second, and a sum, one rounding per branch.
 - `hard-sigmoid-as-depthwise`: `HardSigmoid(u, a, b)` is `clip(a u + b, 0, 1)`: a 1x1
-  depthwise conv (weight a, bias b) and the Clip's two convs.
+  depthwise conv (weight a, bias b) into which the Clip's Relu fuses, and the Clip's
+  `x - relu(x - 1)`.
 - `batch-norm-as-depthwise`: a `BatchNormalization` no conv feeds is a 1x1 depthwise conv of
   weight 1 in front of it, into which it then fuses (TVM's conv layer with BN constants).
 - `pad-as-depthwise`: a zero `Pad` of H and W that no layer takes in as its own padding (the
@@ -206,23 +223,36 @@ class _Builder:
     def relu(self, x: SSAValue) -> SSAValue:
         return self.insert(g.ReluOp.create(operands=[x], result_types=[x.type]))
 
+    def negate(self, x: SSAValue) -> SSAValue:
+        return self.depthwise(x, self.per_channel("negate", -1))
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.insert(g.AddOp.create(operands=[a, b], result_types=[a.type]))
+
     def clip(self, x: SSAValue, low: float | None, high: float | None) -> SSAValue:
-        """`clip(x, low, high)` of depthwise convs and Relus (see `clip-as-depthwise`)."""
-        one, negate = (lambda: self.per_channel("one", 1)), (lambda: self.per_channel("negate", -1))
-        if low == 0 and _fuses_relu(x):
-            lifted = self.relu(x)  # relu(x - 0) fuses into the layer before
-        elif low is not None:
-            shift = self.per_channel("minus_low", -low, False) if low else None
-            lifted = self.relu(self.depthwise(x, one(), shift))
-        if high is None:  # max(x, low) = relu(x - low) + low
-            return self.depthwise(lifted, one(), self.per_channel("low", low, False)) if low else lifted
-        high_bias = self.per_channel("high", high, False)
-        if low is None:  # min(x, high) = high - relu(high - x)
-            below = self.relu(self.depthwise(x, negate(), high_bias))
-        else:
-            span = high_bias if high - low == high else self.per_channel("span", high - low, False)
-            below = self.relu(self.depthwise(lifted, negate(), span))
-        return self.depthwise(below, negate(), high_bias)
+        """`clip(x, low, high)` as `x - relu(x - high) + relu(low - x)` (see `clip-as-depthwise`):
+        inside the bounds both Relus are 0 and the result is x itself."""
+        if low == 0:  # relu(x) fuses into the layer before where it can
+            x = self.relu(x if _fuses_relu(x) else self.depthwise(x, self.per_channel("one", 1)))
+            low = None
+        result = x
+        if high is not None:
+            above = self.relu(self.depthwise(x, self.per_channel("one", 1), self.per_channel("minus_high", -high, False)))
+            result = self.add(result, self.negate(above))
+        if low is not None:
+            below = self.relu(self.depthwise(x, self.per_channel("negate", -1), self.per_channel("low", low, False)))
+            result = self.add(result, below)
+        return result
+
+    def leaky_relu(self, x: SSAValue, slopes: np.ndarray) -> SSAValue:
+        """`x` where x >= 0, `slope x` below, per channel (see `prelu-as-depthwise`)."""
+        if np.all((slopes >= 0) & (slopes <= 1)):  # relu((1 - a) x) + a x
+            positive, slope = self.per_channel("positive", 1 - slopes), self.per_channel("slope", slopes)
+            return self.add(self.relu(self.depthwise(x, positive)), self.depthwise(x, slope))
+        # relu(x) + (-a) relu(-x)
+        positive = self.relu(self.depthwise(x, self.per_channel("one", 1)))
+        negative = self.relu(self.negate(x))
+        return self.add(positive, self.depthwise(negative, self.per_channel("minus_slope", -slopes)))
 
     def replace(self, result: SSAValue) -> None:
         self.op.results[0].replace_all_uses_with(result)
@@ -262,10 +292,31 @@ def _leaky_relu_applies(op: Operation) -> bool:
 
 def _leaky_relu_rewrite(op: Operation, module: ModuleOp) -> None:
     assert isinstance(op, g.LeakyReluOp)
-    b, alpha = _Builder(op, module), op.alpha.value.data
-    positive, slope = b.per_channel("positive", 1 - alpha), b.per_channel("slope", alpha)
-    scaled = b.relu(b.depthwise(op.X, positive))
-    b.replace(b.insert(g.AddOp.create(operands=[scaled, b.depthwise(op.X, slope)], result_types=[op.X.type])))
+    b = _Builder(op, module)
+    b.replace(b.leaky_relu(op.X, np.full(b.channels, op.alpha.value.data, np.float32)))
+
+
+def _prelu_slopes(op: g.PReluOp) -> np.ndarray | None:
+    """The slope per channel of a PRelu of a rank-4 tensor whose slope is a finite constant,
+    a scalar or one per channel (`[C, 1, 1]`, `[1, C, 1, 1]`), else None."""
+    dims, array = _nchw_float(op.X), constant_value(op.slope)
+    if dims is None or array is None:
+        return None
+    values = np.ravel(array) if array.size == 1 and array.dtype == np.float32 else per_channel(op, dims[1])
+    if values is None or not np.all(np.isfinite(values)):
+        return None
+    return np.broadcast_to(values, (dims[1],)).astype(np.float32)
+
+
+def _prelu_applies(op: Operation) -> bool:
+    assert isinstance(op, g.PReluOp)
+    return _prelu_slopes(op) is not None
+
+
+def _prelu_rewrite(op: Operation, module: ModuleOp) -> None:
+    assert isinstance(op, g.PReluOp)
+    b = _Builder(op, module)
+    b.replace(b.leaky_relu(op.X, _prelu_slopes(op)))
 
 
 def _hard_sigmoid_applies(op: Operation) -> bool:
@@ -460,12 +511,15 @@ def _affine_rewrite(op: Operation, module: ModuleOp) -> None:
 
 
 LEGALIZATIONS: tuple[Legalization, ...] = (
-    Legalization("clip-as-depthwise", "1x1 depthwise `mrvl.conv2d` layers (two after a conv, as ReLU6 is; else three)",
-                 (g.ClipOp,),
-                 _clip_applies, _clip_rewrite),
+    Legalization("clip-as-depthwise", "`u - relu(u - hi) + relu(lo - u)` in 1x1 depthwise `mrvl.conv2d` and "
+                 "`mrvl.sum` layers (three after a conv, as ReLU6 is; up to five with two nonzero bounds)",
+                 (g.ClipOp,), _clip_applies, _clip_rewrite),
     Legalization("leaky-relu-as-depthwise", "two 1x1 depthwise `mrvl.conv2d` and a `mrvl.sum`", (g.LeakyReluOp,),
                  _leaky_relu_applies, _leaky_relu_rewrite),
-    Legalization("hard-sigmoid-as-depthwise", "three 1x1 depthwise `mrvl.conv2d`", (g.HardSigmoidOp,),
+    Legalization("prelu-as-depthwise", "two 1x1 depthwise `mrvl.conv2d` and a `mrvl.sum` for slopes in [0, 1], "
+                 "else three and a `mrvl.sum`, when the slope is per channel or a scalar", (g.PReluOp,),
+                 _prelu_applies, _prelu_rewrite),
+    Legalization("hard-sigmoid-as-depthwise", "three 1x1 depthwise `mrvl.conv2d` and a `mrvl.sum`", (g.HardSigmoidOp,),
                  _hard_sigmoid_applies, _hard_sigmoid_rewrite),
     Legalization("batch-norm-as-depthwise", "a 1x1 depthwise `mrvl.conv2d` with the BatchNormalization fused",
                  (g.BatchNormalizationOp,), _batch_norm_applies, _batch_norm_rewrite),

@@ -26,6 +26,7 @@ ZOO_INPUT_SHAPES = {
     "paddle_crnn": {"x": [1, 3, 32, 100]},
     "gru_kws": {"mfcc": [1, 49, 10]},
     "captcha_crnn_stale": {},
+    "face_pnet": {"input_1": [1, 3, 60, 80]},
     "resnet50_sized": {},
 }
 

@@ -18,7 +18,7 @@ from mrvl.backend.json_emitter import emit_subgraph
 from mrvl.backend.mlip_simulator import simulate
 from mrvl.backend.reference_interpreter import run
 from mrvl.frontend.onnx_importer import import_onnx
-from mrvl.numerics import FP16_LAYERS, assert_close
+from mrvl.numerics import FP16_LAYERS, Comparison, compare
 from mrvl.passes import get_all_passes
 from mrvl_dialect import mrvl
 from mrvl_dialect.mrvl import LEGALIZED_ATTR, SubgraphOp
@@ -28,7 +28,8 @@ STAGES = "cleanup-graph,legalize-mrvl,place-ops,partition-mrvl,fuse-mrvl,convert
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
-@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny"])
+@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny",
+                                  "face_pnet"])
 def test_model_with_simulated_subgraphs_matches_onnxruntime(name, precision):
     check_simulated_model(zoo.ZOO[name](), ZOO_INPUT_SHAPES[name], precision)
 
@@ -154,8 +155,18 @@ def test_conv1d_chain_simulated_matches_onnxruntime(precision):
 def check_simulated_model(model: onnx.ModelProto, shapes: dict, precision: str) -> ModuleOp:
     """Compile `model`, run it with each subgraph simulated from its JSON, compare with
     onnxruntime; the compiled module."""
+    module, comparisons = simulated_comparisons(model, shapes, precision)
+    for comparison in comparisons:
+        assert comparison.ok, comparison.describe()
+    return module
+
+
+def simulated_comparisons(model: onnx.ModelProto, shapes: dict, precision: str,
+                          stages: str = STAGES) -> tuple[ModuleOp, list[Comparison]]:
+    """The module `stages` compile `model` into, and how far each of its outputs, run with
+    each subgraph simulated from its JSON, is from onnxruntime's."""
     module = import_onnx(model, shapes)
-    PassPipeline.parse_spec(get_all_passes(), STAGES).apply(Context(), module)
+    PassPipeline.parse_spec(get_all_passes(), stages).apply(Context(), module)
     subgraphs = [op for op in module.body.block.ops if isinstance(op, SubgraphOp)]
     documents = {sg.sym_name.data: emit_subgraph(sg, module, k) for k, sg in enumerate(subgraphs)}
     assert documents, "the model must offload something"
@@ -171,6 +182,56 @@ def check_simulated_model(model: onnx.ModelProto, shapes: dict, precision: str) 
         feeds[i.name] = rng.standard_normal(dims).astype(np.float32)
     expected = ort.InferenceSession(model.SerializeToString()).run(None, feeds)
     actual = run(module, list(feeds.values()), run_subgraph=from_json)
-    for want, got in zip(expected, actual):
-        assert_close(got, want, FP16_LAYERS if precision == "fp16" else None)
-    return module
+    return module, [compare(got, want, FP16_LAYERS if precision == "fp16" else None)
+                    for want, got in zip(expected, actual, strict=True)]
+
+
+LEGALIZED_ZOO = ["mobilenet_small", "mobilenet_v2", "yolov3_tiny", "vad_if", "face_pnet"]
+"""The zoo models legalize-mrvl changes (test_zoo_partition checks the list)."""
+
+_MORE_FP16 = {
+    "yolov3_tiny": ("LeakyRelu's constants in fp16 in every layer (0.1 is stored as 0.099976; 0.9 and 0.1 sum to 0.99988): "
+                    "0.137% of scale against 0.092% (1.48x)"),
+    "vad_if": "its 1-D convs themselves run on MLIP in fp16 (on the host without): 0.018% against 0.0096% (1.9x)",
+}
+"""Models whose fp16 error legalising raises by more than 1.25x, though within tolerance, for
+reasons no form avoids (no cancellation: test_legalize_fp16 bounds every form per element)."""
+
+
+def _with_and_without_legalizing(name: str) -> list[tuple[Comparison, Comparison]]:
+    model, shapes = zoo.ZOO[name](), ZOO_INPUT_SHAPES[name]
+    module, legalized = simulated_comparisons(model, shapes, "fp16")
+    _, kept = simulated_comparisons(model, shapes, "fp16", STAGES.replace("legalize-mrvl,", ""))
+    assert LEGALIZED_ATTR in module.attributes
+    return list(zip(legalized, kept, strict=True))
+
+
+@pytest.mark.parametrize("name", LEGALIZED_ZOO)
+def test_legalized_zoo_model_in_fp16_within_tolerance(name):
+    """Every zoo model legalize-mrvl changes, run with MLIP simulated in fp16, is within the
+    fp16 tolerance of onnxruntime."""
+    for on, _ in _with_and_without_legalizing(name):
+        assert on.ok, on.describe()
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=_MORE_FP16[n], strict=True))
+                                  if n in _MORE_FP16 else n for n in LEGALIZED_ZOO])
+def test_legalized_zoo_model_in_fp16_is_as_close_as_without_legalizing(name):
+    """... and within 1.25x of its error with the legalised ops left on the host (in float32):
+    the rewrites add no fp16 error of their own worth the name. (With Clip's old, cancelling
+    form mobilenet_v2 was 2.96x: 0.159% of scale against 0.054%.)"""
+    for on, off in _with_and_without_legalizing(name):
+        assert on.relative <= 1.25 * off.relative, f"{on.describe()}; without legalize-mrvl {off.describe()}"
+
+
+@pytest.mark.parametrize(("name", "subgraphs"), [("mobilenet_v2", 1), ("face_pnet", 1)])
+def test_legalized_zoo_model_runs_in_fewer_subgraphs(name, subgraphs):
+    """MobileNetV2 (ReLU6 as Clip) runs as one subgraph, as does the face detector's P-Net
+    (a PRelu after every conv), each of which left alone splits it at every activation."""
+    model, shapes = zoo.ZOO[name](), ZOO_INPUT_SHAPES[name]
+    counts = []
+    for stages in (STAGES, STAGES.replace("legalize-mrvl,", "")):
+        module = import_onnx(model, shapes)
+        PassPipeline.parse_spec(get_all_passes(), stages).apply(Context(), module)
+        counts.append(len([op for op in module.body.block.ops if isinstance(op, SubgraphOp)]))
+    assert counts[0] == subgraphs < counts[1]
