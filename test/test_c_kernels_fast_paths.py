@@ -524,6 +524,30 @@ def _two_convs_joined(x: list[int], first: list[int], second: list[int]) -> onnx
 CASES["concat_in_place_flat_batch2"] = _two_convs_joined([2, 3, 12, 40], [8, 3, 3, 3], [16, 3, 3, 3])
 CASES["concat_in_place_fire"] = _fire(1)
 CASES["concat_in_place_fire_batch4"] = _fire(4)
+
+
+def _mtcnn() -> onnx.ModelProto:
+    """MTCNN's P-Net body as keras2onnx exports it (3x3 convs 3 -> 10 -> 16 -> 32, a PRelu after
+    each, its slope (10, 1, 1), (1, 16, 1, 1) and a scalar; a 2x2 max pool after the first),
+    then R-Net's dense layer (MatMul, Add, PRelu with a slope (32)) on the flattened output."""
+    nodes = [_n("Conv", ["x", "w1", "b1"], ["c1"]), _n("PRelu", ["c1", "a1"], ["p1"]),
+             _n("MaxPool", ["p1"], ["m1"], kernel_shape=[2, 2], strides=[2, 2]),
+             _n("Conv", ["m1", "w2", "b2"], ["c2"]), _n("PRelu", ["c2", "a2"], ["p2"]),
+             _n("Conv", ["p2", "w3", "b3"], ["c3"]), _n("PRelu", ["c3", "a3"], ["p3"]),
+             _n("Flatten", ["p3"], ["f"]), _n("MatMul", ["f", "w4"], ["d"]), _n("Add", ["d", "b4"], ["e"]),
+             _n("PRelu", ["e", "a4"], ["y"])]
+    rng = np.random.default_rng(13)
+    slopes = [onnx.numpy_helper.from_array(rng.uniform(0.0, 0.5, shape).astype(np.float32), name)
+              for name, shape in (("a1", [10, 1, 1]), ("a2", [1, 16, 1, 1]), ("a3", [1]), ("a4", [32]))]
+    graph = helper.make_graph(nodes, "mtcnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 16, 16])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [_w("w1", [10, 3, 3, 3]), _w("b1", [10], 2), _w("w2", [16, 10, 3, 3], 3),
+                               _w("b2", [16], 4), _w("w3", [32, 16, 3, 3], 5), _w("b3", [32], 6),
+                               _w("w4", [32 * 3 * 3, 32], 7), _w("b4", [32], 8), *slopes])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+CASES["mtcnn_pnet"] = _mtcnn()
 del _n
 """Single ops (and chains) whose kernels take the fast paths, by name."""
 
@@ -633,6 +657,35 @@ def test_bias_and_activation_fuse_into_the_matmul(name: str, c_workdir: Path) ->
     call = next(line for line in text.splitlines() if "mrvl_matmul_f32(&p" in line)
     assert call.split(", ")[3] != "NULL", "the matmul has no bias"
     assert (".clamp = 1" in text or ".activation = MRVL_EPILOGUE_" in text) == (name != "matmul_bias")
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if "prelu" in n])
+def test_prelu_fuses_with_its_slope(name: str, c_workdir: Path) -> None:
+    """Each PRelu case is one kernel call, its slope per channel read from the weights."""
+    text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
+    assert text.count("static int op_") == 1, "the PRelu was not fused"
+    assert ".activation = MRVL_EPILOGUE_PRELU" in text and re.search(r"p\.slope = x\d+;", text)
+
+
+def test_mtcnn_prelus_all_fuse(c_workdir: Path) -> None:
+    """Every PRelu of the MTCNN-shaped model goes into the conv or matmul before it: no PRelu
+    kernel of its own."""
+    text = (emit_model(CASES["mtcnn_pnet"], c_workdir) / "m.c").read_text()
+    assert text.count(".activation = MRVL_EPILOGUE_PRELU") == 4 and "MRVL_PRELU" not in text
+
+
+@pytest.mark.parametrize("name", ["direct_residual_clip_prelu", "flat_scalar_prelu", "pointwise_prelu",
+                                  "depthwise_rows_stride2_prelu", "blocked_7x7_batch2_residual_prelu",
+                                  "conv_transpose_grouped_prelu", "matmul_bias_prelu"])
+def test_fused_prelu_keeps_nans(name: str, c_workdir: Path) -> None:
+    """The fused PRelu (a select on x < 0) keeps a NaN a NaN and scales -inf by its channel's
+    slope, as onnxruntime's PRelu does."""
+    inputs = random_inputs(CASES[name], 6)
+    flat = inputs["x"].reshape(-1)
+    flat[::11] = np.nan
+    flat[3::13] = -np.inf
+    flat[5::17] = np.inf
+    check(CASES[name], c_workdir, inputs, name=f"nan_{name}", native=True)
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if n.startswith("gemm_")])
