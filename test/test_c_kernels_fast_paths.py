@@ -312,8 +312,8 @@ CASES["blocked_7x7_batch2_residual_prelu"] = _conv_prelu([33, 1, 1], residual=Tr
 CASES["blocked_stride2_odd_width_prelu"] = _conv_prelu([1], **BLOCKED["stride2_odd_width"])
 for _conv in ("direct", "flat", "depthwise", "blocked"):
     _m = CONVS[_conv]["w"][0]
-    CASES[f"{_conv}_prelu_affine"] = _conv_prelu([_m, 1, 1], [_n("Mul", ["p", "s"], ["q"]), _n("Add", ["q", "t"], ["y"])],
-                                                 **CONVS[_conv])
+    CASES[f"{_conv}_prelu_affine"] = _conv_prelu([_m, 1, 1], [_n("Mul", ["p", "s"], ["q"]),
+                                                              _n("Add", ["q", "t"], ["y"])], **CONVS[_conv])
     CASES[f"{_conv}_prelu_affine"].graph.initializer.extend(
         [_w("s", [_m, 1, 1], seed=3), _w("t", [1, _m, 1, 1], seed=4)])
 
