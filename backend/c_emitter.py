@@ -312,15 +312,15 @@ class CEmitter:
         if isinstance(concat, cpu.ConcatOp) and concat.in_place is not None and _shape(op.Y)[0] > 1:
             # Its images are slices of the concat's images (plan-host-memory): that far apart.
             fields |= dict(y_batch=math.prod(_shape(concat.output)[1:]))
-        # The optional operands in order (B, R, S, T): each present one takes the next of x.
+        # The optional operands in order (B, R, slope, S, T): each present one takes the next of x.
         present = iter(x[2:])
-        bias, residual, scale, shift = (next(present) if v is not None else "NULL" for v in (op.B, op.R, op.S, op.T))
+        bias, residual, slope, scale, shift = (next(present) if v is not None else "NULL"
+                                               for v in (op.B, op.R, op.slope, op.S, op.T))
         params = self.params("mrvl_conv_params", fields)
+        if op.slope is not None:
+            params = self.set_at_run_time(params, f"p.slope = {slope};")
         if op.S is not None or op.T is not None:
-            # The per-channel scale and shift are in the weights, loaded at run time: the
-            # parameters are set in the call, still visible to the compiler.
-            params = [params[0].replace("static const mrvl_conv_params p", "mrvl_conv_params p"), *params[1:],
-                      f"p.scale = {scale};", f"p.shift = {shift};"]
+            params = self.set_at_run_time(params, f"p.scale = {scale};", f"p.shift = {shift};")
         path = conv_path(op)
         if path in ("depthwise", "depthwise_blocked", "pointwise"):
             return [*params,
@@ -338,8 +338,10 @@ class CEmitter:
     def _(self, op: cpu.ConvTransposeOp, x: list[str], y: list[str]) -> list[str]:
         fields = self.conv_params(op) | self.epilogue_params(op)
         bias = x[2] if op.B is not None else "NULL"
-        return [*self.params("mrvl_conv_params", fields),
-                f"mrvl_conv_transpose_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
+        params = self.params("mrvl_conv_params", fields)
+        if op.slope is not None:
+            params = self.set_at_run_time(params, f"p.slope = {x[-1]};")
+        return [*params, f"mrvl_conv_transpose_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
 
     def conv_params(self, op: cpu.ConvOp | cpu.ConvTransposeOp) -> dict[str, object]:
         """The conv kernels' parameters, spatial dims as (depth, height, width) with leading 1s."""
@@ -356,6 +358,13 @@ class CEmitter:
             key: _array([fill] * lead + list(values))
             for key, values, fill in (("in", xs[2:], 1), ("out", ys[2:], 1), ("kernel", kernel, 1),
                                       ("stride", strides, 1), ("dilation", dilations, 1), ("pad", pads, 0))})
+
+    @staticmethod
+    def set_at_run_time(params: list[str], *assignments: str) -> list[str]:
+        """`params` (self.params's lines) with `assignments` to fields that point into the
+        weights, loaded at run time (a PRelu's slopes, a conv's scale and shift): the
+        parameters are set in the call, still visible to the compiler."""
+        return [params[0].replace("static const ", "", 1), *params[1:], *assignments]
 
     def params(self, struct: str, fields: dict[str, object]) -> list[str]:
         items = [f".{k} = {v}" for k, v in fields.items()]
@@ -394,8 +403,10 @@ class CEmitter:
                       b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n, packed_b=int(op.packed_b is not None))
         bias = x[2] if op.C is not None else "NULL"
         scratch = "scratch" if op.scratch is not None else "NULL"
-        return [*self.params("mrvl_matmul_params", fields | self.epilogue_params(op)),
-                f"mrvl_matmul_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, {scratch});"]
+        params = self.params("mrvl_matmul_params", fields | self.epilogue_params(op))
+        if op.slope is not None:
+            params = self.set_at_run_time(params, f"p.slope = {x[-1]};")
+        return [*params, f"mrvl_matmul_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, {scratch});"]
 
     def epilogue_params(self, op: cpu.ConvOp | cpu.ConvTransposeOp | cpu.MatmulOp) -> dict[str, object]:
         """The parameters of the clamp and activation fused into `op` (none when it has none)."""

@@ -298,6 +298,8 @@ class EpilogueKind(StrEnum):
     """ONNX Gelu with approximate = "tanh"."""
     MISH = auto()
     """x * tanh(softplus(x)) (ONNX's Mish, or Mul(x, Tanh(Softplus(x))))."""
+    PRELU = auto()
+    """x < 0 ? slope[c] * x : x, c the output channel (ONNX's PRelu): the op's `slope` operand."""
 
 
 class RecurrentKind(StrEnum):
@@ -663,9 +665,10 @@ def _clamp_of(op: Operation) -> tuple[float, float] | None:
             high.value.data if high is not None else math.inf)  # type: ignore[attr-defined]
 
 
-def _check_epilogue(op: Operation) -> None:
-    """The fused clamp's bounds are numbers and the `activation` has exactly its `alpha` and
-    `beta` (the epilogue of `cpu.conv` and `cpu.matmul`)."""
+def _check_epilogue(op: Operation, channel_dim: int = 1) -> None:
+    """The fused clamp's bounds are numbers, the `activation` has exactly its `alpha` and
+    `beta`, and a PRelu its `slope`, one per channel (the result's dim `channel_dim`) (the
+    epilogue of `cpu.conv`, `cpu.conv_transpose` and `cpu.matmul`)."""
     for name in ("min", "max"):
         bound = op.properties.get(name)
         if bound is not None and math.isnan(bound.value.data):  # type: ignore[attr-defined]
@@ -677,6 +680,11 @@ def _check_epilogue(op: Operation) -> None:
     if given != wants:
         raise VerifyException(f"activation {kind or 'none'} takes {' and '.join(wants) or 'no alpha or beta'}, "
                               f"got {' and '.join(given) or 'none'}")
+    slope: SSAValue | None = op.slope  # type: ignore[attr-defined]
+    if (kind == EpilogueKind.PRELU) != (slope is not None):
+        raise VerifyException("a 'slope' goes with activation prelu, and activation prelu takes one")
+    if slope is not None:
+        _check_shape("'slope'", shape_of(slope), [shape_of(op.results[0])[channel_dim]])
 
 
 class _ConvLike(CpuOp):
@@ -726,8 +734,9 @@ class ConvOp(_ConvLike):
     """N-d convolution of X (N, C, spatial...) with W (M, C/group, kernel...), plus bias B (M);
     then, fused into the store of its output, plus a `residual` R of the result's shape (a
     residual Add), then clamped to [min, max] (a Relu: min 0; a Clip), then the `activation`
-    (an `EpilogueKind`, with its `alpha` and `beta`), then times `scale` S (M) and plus `shift`
-    T (M), per output channel (a Mul and an Add by per-channel constants).
+    (an `EpilogueKind`, with its `alpha` and `beta`; a PRelu with its `slope` (M), one per
+    output channel), then times `scale` S (M) and plus `shift` T (M), per output channel (a Mul
+    and an Add by per-channel constants).
 
         %y = cpu.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
                pads = array<i64: 1, 1, 1, 1>, group = 1 : i64}
@@ -743,6 +752,8 @@ class ConvOp(_ConvLike):
     W = operand_def(TensorType.constr(_ConvLike._T))
     B = opt_operand_def(TensorType.constr(_ConvLike._T))
     R = opt_operand_def(TensorType.constr(_ConvLike._T))
+    slope = opt_operand_def(TensorType.constr(_ConvLike._T))
+    """The PRelu's slope per output channel (activation prelu)."""
     S = opt_operand_def(TensorType.constr(_ConvLike._T))
     T = opt_operand_def(TensorType.constr(_ConvLike._T))
     min = opt_prop_def(_FLOAT)
@@ -756,15 +767,17 @@ class ConvOp(_ConvLike):
 
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
     assembly_format = (
-        "$X `,` $W (`,` $B^)? (`residual` $R^)? (`scale` $S^)? (`shift` $T^)? attr-dict "
-        "`:` `(` type($X) `,` type($W) (`,` type($B)^)? `)` (`residual` type($R)^)? (`scale` type($S)^)? "
-        "(`shift` type($T)^)? `->` type($Y)"
+        "$X `,` $W (`,` $B^)? (`residual` $R^)? (`slope` $slope^)? (`scale` $S^)? (`shift` $T^)? attr-dict "
+        "`:` `(` type($X) `,` type($W) (`,` type($B)^)? `)` (`residual` type($R)^)? (`slope` type($slope)^)? "
+        "(`scale` type($S)^)? (`shift` type($T)^)? `->` type($Y)"
     )
 
     @classmethod
     def of(cls, x: SSAValue, w: SSAValue, b: SSAValue | None, result: Attribute, *, residual: SSAValue | None = None,
-           scale: SSAValue | None = None, shift: SSAValue | None = None, **properties: Attribute) -> "ConvOp":
-        return cls.build(operands=[x, w, b, residual, scale, shift], result_types=[result], properties=properties)
+           slope: SSAValue | None = None, scale: SSAValue | None = None, shift: SSAValue | None = None,
+           **properties: Attribute) -> "ConvOp":
+        return cls.build(operands=[x, w, b, residual, slope, scale, shift], result_types=[result],
+                         properties=properties)
 
     def clamp(self) -> tuple[float, float] | None:
         """The fused clamp's bounds (an unset side is -inf or +inf), or None."""
@@ -810,7 +823,8 @@ class ConvOp(_ConvLike):
 class ConvTransposeOp(_ConvLike):
     """N-d transposed convolution of X (N, C, spatial...) with W (C, M/group, kernel...), plus B (M);
     then, fused into the store of its output, clamped to [min, max] (a Relu, a Clip), then
-    the `activation` (an `EpilogueKind`, with its `alpha` and `beta`), as `cpu.conv`'s.
+    the `activation` (an `EpilogueKind`, with its `alpha` and `beta`; a PRelu with its `slope`
+    (M)), as `cpu.conv`'s.
 
     Output size per spatial dim: stride * (in - 1) + output_padding + dilation * (kernel - 1)
     + 1 - pad_begin - pad_end.
@@ -822,6 +836,12 @@ class ConvTransposeOp(_ConvLike):
 
     name = "cpu.conv_transpose"
 
+    # Redeclared so that the slope follows them in the operand order.
+    X = operand_def(TensorType.constr(_ConvLike._T))
+    W = operand_def(TensorType.constr(_ConvLike._T))
+    B = opt_operand_def(TensorType.constr(_ConvLike._T))
+    slope = opt_operand_def(TensorType.constr(_ConvLike._T))
+    """The PRelu's slope per output channel (activation prelu)."""
     output_padding = prop_def(_INTS)
     """Extra output size at the end of each spatial dim (ONNX's output_padding)."""
     min = opt_prop_def(_FLOAT)
@@ -829,6 +849,15 @@ class ConvTransposeOp(_ConvLike):
     activation = opt_prop_def(EpilogueKindAttr)
     alpha = opt_prop_def(_FLOAT)
     beta = opt_prop_def(_FLOAT)
+
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = ("$X `,` $W (`,` $B^)? (`slope` $slope^)? attr-dict `:` `(` type($X) `,` type($W) "
+                       "(`,` type($B)^)? `)` (`slope` type($slope)^)? `->` type($Y)")
+
+    @classmethod
+    def of(cls, x: SSAValue, w: SSAValue, b: SSAValue | None, result: Attribute, *, slope: SSAValue | None = None,
+           **properties: Attribute) -> "ConvTransposeOp":
+        return cls.build(operands=[x, w, b, slope], result_types=[result], properties=properties)
 
     def clamp(self) -> tuple[float, float] | None:
         """The fused clamp's bounds (an unset side is -inf or +inf), or None."""
@@ -936,7 +965,8 @@ class MatmulOp(CpuOp):
     """Matrix product with numpy's `matmul` semantics: batch dims broadcast, 1-d operands promoted;
     then, fused into the product, plus a `bias` C (N) along the last dim (a MatMul's bias Add),
     then clamped to [min, max] (a Relu: min 0; a Clip), then the `activation` (an
-    `EpilogueKind`, with its `alpha` and `beta`), as `cpu.conv` has them.
+    `EpilogueKind`, with its `alpha` and `beta`; a PRelu with its `slope` (N), one per column
+    of the last dim), as `cpu.conv` has them.
 
         %y = cpu.matmul %a, %b : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
         %z = cpu.matmul %h, %w bias %c {activation = #cpu<epilogue_kind silu>}
@@ -949,6 +979,8 @@ class MatmulOp(CpuOp):
     A = operand_def(TensorType.constr(_T))
     B = operand_def(TensorType.constr(_T))
     C = opt_operand_def(TensorType.constr(_T))
+    slope = opt_operand_def(TensorType.constr(_T))
+    """The PRelu's slope per column (activation prelu)."""
     Y = result_def(TensorType.constr(_T))
     min = opt_prop_def(_FLOAT)
     max = opt_prop_def(_FLOAT)
@@ -960,13 +992,13 @@ class MatmulOp(CpuOp):
     `cpu.gemm`'s `packed_b`."""
 
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
-    assembly_format = ("$A `,` $B (`bias` $C^)? attr-dict `:` `(` type($A) `,` type($B) `)` (`bias` type($C)^)? "
-                       "`->` type($Y)")
+    assembly_format = ("$A `,` $B (`bias` $C^)? (`slope` $slope^)? attr-dict `:` `(` type($A) `,` type($B) `)` "
+                       "(`bias` type($C)^)? (`slope` type($slope)^)? `->` type($Y)")
 
     @classmethod
     def of(cls, a: SSAValue, b: SSAValue, result: Attribute, *, bias: SSAValue | None = None,
-           **properties: Attribute) -> "MatmulOp":
-        return cls.build(operands=[a, b, bias], result_types=[result], properties=properties)
+           slope: SSAValue | None = None, **properties: Attribute) -> "MatmulOp":
+        return cls.build(operands=[a, b, bias, slope], result_types=[result], properties=properties)
 
     def clamp(self) -> tuple[float, float] | None:
         """The fused clamp's bounds (an unset side is -inf or +inf), or None."""
@@ -985,7 +1017,7 @@ class MatmulOp(CpuOp):
         _check_shape("the result", shape_of(self.Y), expected)
         if self.C is not None:
             _check_shape("'C'", shape_of(self.C), expected[-1:])
-        _check_epilogue(self)
+        _check_epilogue(self, -1)
 
 
 # Elementwise

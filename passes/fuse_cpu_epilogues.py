@@ -9,6 +9,8 @@ conv then does its work as it stores its output, which is written once instead o
     leaky_relu / sigmoid / hard_sigmoid / hard_swish / gelu / mish(cpu.conv(...)),
     x * sigmoid(x), x * tanh(softplus(x)) with x = cpu.conv(...)
                                                -> cpu.conv(...) {activation, alpha, beta}
+    cpu.binary prelu(cpu.conv(...), a), a constant per output channel (or a scalar)
+                                               -> cpu.conv(...) slope a' {activation = prelu}
     cpu.conv(...) * s + t, s and t constants per output channel -> cpu.conv(...) scale s shift t
 
 A transposed conv takes a batch norm, a clamp and an activation the same way (DBNet's and
@@ -21,6 +23,11 @@ activations, in that order:
 
     cpu.binary add(cpu.matmul(a, w), c), c constant along the last dim -> cpu.matmul(a, w) bias c
     cpu.unary relu / cpu.clip / activations (cpu.matmul(...)) -> cpu.matmul(...) {min, max, activation}
+    cpu.binary prelu(cpu.matmul(...), a), a constant along the last dim -> cpu.matmul(...) slope a'
+
+A PRelu is an activation whose slope is an operand, one per channel (the conv's and
+transposed conv's dim 1, the matmul's last dim), in the weight store: a slope that varies
+along another dim stays a `cpu.binary prelu` of its own.
 
 A GELU written out (x * 0.5 * (1 + erf(x / sqrt(2))), as exported before ONNX had Gelu)
 becomes one cpu.unary gelu first, which folds like any activation. The fused op's location
@@ -142,8 +149,7 @@ class BatchNormIntoConv(RewritePattern):
         if isinstance(conv, cpu.ConvOp):
             fused = cpu.ConvOp.of(*operands, op.Y.type, **own_properties(conv))
         else:
-            fused = cpu.ConvTransposeOp.build(operands=operands, result_types=[op.Y.type],
-                                              properties=own_properties(conv))
+            fused = cpu.ConvTransposeOp.of(*operands, op.Y.type, **own_properties(conv))
         rewriter.insert([*constants, fused_op(conv, op, fused)], InsertPoint.before(conv))
         rewriter.replace(op, [], [fused.results[0]])
         rewriter.erase(conv)
@@ -270,13 +276,13 @@ def sole_use_conv_transpose(value: SSAValue, clamp_ok: bool = False, uses: int =
     return conv if clamp_ok or conv.clamp() is None else None
 
 
-def with_epilogue(op: cpu.MatmulOp | cpu.ConvTransposeOp, result: Attribute,
+def with_epilogue(op: cpu.MatmulOp | cpu.ConvTransposeOp, result: Attribute, slope: SSAValue | None = None,
                   **properties: Attribute) -> cpu.MatmulOp | cpu.ConvTransposeOp:
-    """`op` (its operands and properties) with the epilogue `properties` added."""
+    """`op` (its operands and properties) with the epilogue `properties` (and a PRelu's
+    `slope`) added."""
     if isinstance(op, cpu.MatmulOp):
-        return cpu.MatmulOp.of(op.A, op.B, result, bias=op.C, **own_properties(op), **properties)
-    return cpu.ConvTransposeOp.build(operands=[op.X, op.W, op.B], result_types=[result],
-                                     properties=own_properties(op) | properties)
+        return cpu.MatmulOp.of(op.A, op.B, result, bias=op.C, slope=slope, **own_properties(op), **properties)
+    return cpu.ConvTransposeOp.of(op.X, op.W, op.B, result, slope=slope, **(own_properties(op) | properties))
 
 
 def scalar_constant(value: SSAValue) -> float | None:
@@ -375,11 +381,8 @@ class BiasAddIntoMatmul(RewritePattern):
             new_ops: list[Operation] = []
             bias = other
             if len(shape) != 1:
-                name = f"{matmul.Y.name_hint or 'matmul'}_bias"
                 vector = np.ascontiguousarray(np.asarray(array, np.float32).reshape(n))
-                constant = ConstantOp(DenseResourceAttr.from_params(
-                    WeightStore.of(module_of(op)).add(name, vector), TensorType(f32, vector.shape)))
-                constant.results[0].name_hint = name
+                constant = weight_vector(op, f"{matmul.Y.name_hint or 'matmul'}_bias", vector)
                 new_ops.append(constant)
                 bias = constant.results[0]
             fused = fused_op(matmul, op, cpu.MatmulOp.of(matmul.A, matmul.B, op.result.type, bias=bias,
@@ -428,17 +431,79 @@ class ActivationIntoMatmulOrConvTranspose(RewritePattern):
         rewriter.erase(producer)
 
 
-def channel_vector(value: SSAValue, result: SSAValue) -> np.ndarray | None:
-    """The float32 constant `value` as one value per channel (dim 1) of `result`, when it
+def channel_vector(value: SSAValue, result: SSAValue, axis: int = 1) -> np.ndarray | None:
+    """The float32 constant `value` as one value per channel (dim `axis`) of `result`, when it
     broadcasts to `result` varying along that dim only (shapes (M, 1, 1), (1, M, 1, 1), (1), ...)."""
     array = constant_value(value)
     shape = shape_of(result)
     if array is None or element_type_of(value) != f32 or np.ndim(array) > len(shape) or len(shape) < 2:
         return None
+    axis %= len(shape)
     array = np.asarray(array, np.float32).reshape((1,) * (len(shape) - np.ndim(array)) + np.shape(array))
-    if any(d != 1 for i, d in enumerate(array.shape) if i != 1) or array.shape[1] not in (1, shape[1]):
+    if any(d != 1 for i, d in enumerate(array.shape) if i != axis) or array.shape[axis] not in (1, shape[axis]):
         return None
-    return np.ascontiguousarray(np.broadcast_to(array.reshape(-1), (shape[1],)))
+    return np.ascontiguousarray(np.broadcast_to(array.reshape(-1), (shape[axis],)))
+
+
+def weight_vector(op: Operation, name: str, vector: np.ndarray) -> ConstantOp:
+    """A `graph.constant` of `vector` named `name` in the weight store of `op`'s module."""
+    constant = ConstantOp(DenseResourceAttr.from_params(WeightStore.of(module_of(op)).add(name, vector),
+                                                        TensorType(f32, vector.shape)))
+    constant.results[0].name_hint = name
+    return constant
+
+
+def prelu_of(op: Operation) -> tuple[SSAValue, SSAValue] | None:
+    """(x, slope) when `op` is a float32 PRelu whose result has x's type."""
+    if (not isinstance(op, cpu.BinaryOp) or op.kind.data != cpu.BinaryKind.PRELU
+            or element_type_of(op.result) != f32 or op.lhs.type != op.result.type):
+        return None
+    return op.lhs, op.rhs
+
+
+class PReluIntoConv(RewritePattern):
+    """A PRelu of a conv's result whose slope is a constant per output channel (shapes (M, 1,
+    1), (1, M, 1, 1), (1), a scalar: keras2onnx's MTCNN), when that is all the result is used
+    for, is the conv applying it where an activation goes (after its residual and clamp,
+    before its scale and shift): the slope becomes an (M) vector in the weight store. A slope
+    that varies along other dims, or is not a constant, stays a `cpu.binary prelu`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if (prelu := prelu_of(op)) is None:
+            return
+        x, slope = prelu
+        conv = sole_use_conv(x, residual_ok=True, clamp_ok=True)
+        if conv is None or (vector := channel_vector(slope, x)) is None:
+            return
+        constant = weight_vector(op, f"{conv.Y.name_hint or 'conv'}_slope", vector)
+        properties = own_properties(conv) | {"activation": cpu.EpilogueKindAttr(cpu.EpilogueKind.PRELU)}
+        fused = fused_op(conv, op, cpu.ConvOp.of(conv.X, conv.W, conv.B, op.results[0].type, residual=conv.R,
+                                                 slope=constant.results[0], **properties))
+        rewriter.insert(constant, InsertPoint.before(conv))
+        rewriter.replace(op, fused)
+        rewriter.erase(conv)
+
+
+class PReluIntoMatmulOrConvTranspose(RewritePattern):
+    """A PRelu of a matmul's result whose slope is a constant per column of its last dim
+    (shapes (N), (1, N), a scalar: a dense layer's PRelu), or of a transposed conv's result
+    whose slope is a constant per output channel, when that is all the result is used for, is
+    the op applying it (after its bias and clamp), as `PReluIntoConv`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if (prelu := prelu_of(op)) is None:
+            return
+        x, slope = prelu
+        if (producer := sole_use_matmul(x, clamp_ok=True) or sole_use_conv_transpose(x, clamp_ok=True)) is None:
+            return
+        if (vector := channel_vector(slope, x, -1 if isinstance(producer, cpu.MatmulOp) else 1)) is None:
+            return
+        constant = weight_vector(op, f"{producer.Y.name_hint or producer.name.split('.')[-1]}_slope", vector)
+        fused = fused_op(producer, op, with_epilogue(producer, op.results[0].type, slope=constant.results[0],
+                                                     activation=cpu.EpilogueKindAttr(cpu.EpilogueKind.PRELU)))
+        rewriter.insert(constant, InsertPoint.before(producer))
+        rewriter.replace(op, fused)
+        rewriter.erase(producer)
 
 
 class AffineIntoConv(RewritePattern):
@@ -458,13 +523,11 @@ class AffineIntoConv(RewritePattern):
                 continue
             if (vector := channel_vector(other, value)) is None:
                 continue
-            name = f"{conv.Y.name_hint or 'conv'}_{'scale' if is_mul else 'shift'}"
-            constant = ConstantOp(DenseResourceAttr.from_params(
-                WeightStore.of(module_of(op)).add(name, vector), TensorType(f32, vector.shape)))
-            constant.results[0].name_hint = name
+            constant = weight_vector(op, f"{conv.Y.name_hint or 'conv'}_{'scale' if is_mul else 'shift'}", vector)
             scale, shift = (constant.results[0], None) if is_mul else (conv.S, constant.results[0])
             fused = fused_op(conv, op, cpu.ConvOp.of(conv.X, conv.W, conv.B, op.result.type, residual=conv.R,
-                                                     scale=scale, shift=shift, **own_properties(conv)))
+                                                     slope=conv.slope, scale=scale, shift=shift,
+                                                     **own_properties(conv)))
             rewriter.insert(constant, InsertPoint.before(conv))
             rewriter.replace(op, fused)
             rewriter.erase(conv)
@@ -501,18 +564,19 @@ def mish_input(op: Operation) -> tuple[SSAValue, Operation, Operation] | None:
 
 
 EPILOGUES: tuple[RewritePattern, ...] = (ErfGeluToGelu(), BatchNormIntoConv(), ResidualAddIntoConv(),
-                                         ClampIntoConv(), ActivationIntoConv(), AffineIntoConv(),
+                                         ClampIntoConv(), ActivationIntoConv(), PReluIntoConv(), AffineIntoConv(),
                                          BiasAddIntoMatmul(), ClampIntoMatmulOrConvTranspose(),
-                                         ActivationIntoMatmulOrConvTranspose())
+                                         ActivationIntoMatmulOrConvTranspose(), PReluIntoMatmulOrConvTranspose())
 """The epilogue patterns, applied together until none matches."""
 
 
 @dataclass(frozen=True)
 class FuseCpuEpiloguesPass(ModulePass):
     """Fold batch norms, residual Adds, Relu/Clip clamps, activations (LeakyRelu, Sigmoid,
-    SiLU, HardSigmoid, HardSwish, Gelu, Mish) and per-channel scales and shifts into the
-    `cpu.conv` before them, bias Adds, clamps and activations into the `cpu.matmul` before
-    them, and batch norms, clamps and activations into the `cpu.conv_transpose` before them."""
+    SiLU, HardSigmoid, HardSwish, Gelu, Mish, PRelu with a slope per channel) and per-channel
+    scales and shifts into the `cpu.conv` before them, bias Adds, clamps and activations into
+    the `cpu.matmul` before them, and batch norms, clamps and activations into the
+    `cpu.conv_transpose` before them."""
 
     name = "fuse-cpu-epilogues"
 

@@ -391,8 +391,8 @@ class ConvTransposeToCpuConvTranspose(GraphOpLowering):
             pads = [0] * 2 * n
         else:
             pads = optional_ints(op.pads, [0] * 2 * n)
-        conv = create(
-            cpu.ConvTransposeOp, op.operands, [op.Y.type],
+        conv = cpu.ConvTransposeOp.of(
+            op.X, op.W, op.B, op.Y.type,
             strides=ints(strides), dilations=ints(dilations), pads=ints(pads),
             output_padding=ints(output_padding), group=op.group,
         )

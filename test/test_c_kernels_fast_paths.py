@@ -272,6 +272,52 @@ CASES["blocked_7x7_residual_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], 
                                                 **BLOCKED["7x7_batch2"])
 
 
+def _with_slope(model: onnx.ModelProto, shape: list[int], name: str = "slope") -> onnx.ModelProto:
+    """`model` with a constant PRelu slope `name` of `shape`: slopes in (-0.5, 1.5), as keras2onnx's
+    MTCNN has them mostly in (0, 0.5), and any value is legal (negative, above 1)."""
+    slope = np.random.default_rng(12).uniform(-0.5, 1.5, shape).astype(np.float32)
+    model.graph.initializer.append(onnx.numpy_helper.from_array(slope, name))
+    return model
+
+
+def _conv_prelu(slope: list[int], after: list[onnx.NodeProto] = (), residual: bool = False, clip: bool = False,
+                **conv) -> onnx.ModelProto:
+    """Conv (+ residual Add, + Clip), PRelu by a constant slope of shape `slope`, then the `after`
+    nodes (which read "p" and write "y")."""
+    nodes = [_n("PRelu", ["a", "slope"], ["p" if after else "y"]), *after]
+    return _with_slope(_conv_then(nodes, residual=residual, clip=clip, **conv), slope)
+
+
+# A PRelu with a slope per output channel, fused into each conv kernel's epilogue (as keras2onnx
+# writes it, (M, 1, 1); (1, M, 1, 1); a scalar), after a residual and a clamp, before a per-channel
+# scale and shift; over groups (each group's channels from its own first), ragged and long last
+# tiles, the flat conv in place, each depthwise layout, batch 2.
+for _conv, _attrs in CONVS.items():
+    CASES[f"{_conv}_prelu"] = _conv_prelu([_attrs["w"][0], 1, 1], **_attrs)
+CASES["direct_residual_clip_prelu"] = _conv_prelu([37, 1, 1], residual=True, clip=True, **CONVS["direct"])
+CASES["direct_grouped_narrow_prelu"] = _conv_prelu([1, 6, 1, 1], shape=[2, 64, 4, 4], w=[6, 32, 3, 3],
+                                                   pads=[1, 1, 1, 1], group=2)
+CASES["direct_deep_long_tiles_prelu"] = _conv_prelu([40, 1, 1], shape=[2, 48, 7, 7], w=[40, 48, 3, 3],
+                                                    pads=[1, 1, 1, 1])
+CASES["flat_scalar_prelu"] = _conv_prelu([1], **CONVS["flat"])
+CASES["flat_grouped_residual_prelu"] = _conv_prelu([12, 1, 1], residual=True, shape=[2, 8, 12, 40], w=[12, 4, 3, 3],
+                                                   group=2, pads=[1, 1, 1, 1])
+CASES["flat_in_place_last_vector_prelu"] = _conv_prelu([40, 1, 1], shape=[1, 32, 14, 14], w=[40, 32, 1, 1])
+CASES["pointwise_residual_prelu"] = _conv_prelu([1, 35, 1, 1], residual=True, **CONVS["pointwise"])
+CASES["depthwise_residual_clip_prelu"] = _conv_prelu([6, 1, 1], residual=True, clip=True, **CONVS["depthwise"])
+CASES["depthwise_rows_stride2_prelu"] = _conv_prelu([5, 1, 1], **DEPTHWISE["rows_stride2"])
+CASES["depthwise_rows_5x5_multiplier_prelu"] = _conv_prelu([8, 1, 1], **DEPTHWISE["rows_5x5_multiplier"])
+CASES["depthwise_phases_stride2_odd_width_prelu"] = _conv_prelu([5, 1, 1], **DEPTHWISE["phases_stride2_odd_width"])
+CASES["blocked_7x7_batch2_residual_prelu"] = _conv_prelu([33, 1, 1], residual=True, **BLOCKED["7x7_batch2"])
+CASES["blocked_stride2_odd_width_prelu"] = _conv_prelu([1], **BLOCKED["stride2_odd_width"])
+for _conv in ("direct", "flat", "depthwise", "blocked"):
+    _m = CONVS[_conv]["w"][0]
+    CASES[f"{_conv}_prelu_affine"] = _conv_prelu([_m, 1, 1], [_n("Mul", ["p", "s"], ["q"]),
+                                                              _n("Add", ["q", "t"], ["y"])], **CONVS[_conv])
+    CASES[f"{_conv}_prelu_affine"].graph.initializer.extend(
+        [_w("s", [_m, 1, 1], seed=3), _w("t", [1, _m, 1, 1], seed=4)])
+
+
 def _fire(batch: int) -> onnx.ModelProto:
     """A SqueezeNet fire module (1x1 squeeze; 1x1 and 3x3 expand joined by Concat) whose concat
     goes in place (both kernels write their slices, a batch stride apart at batch 4: pointwise,
@@ -306,7 +352,14 @@ LINEARS = {
     "matmul_bias_silu": _linear(ACTIVATIONS["silu"], [1, 40, 32], 64, [64]),
     "matmul_bias_leaky_relu": _linear(ACTIVATIONS["leaky_relu"], [3, 4, 8], 5, [5]),
     "matmul_bias_hard_sigmoid": _linear(ACTIVATIONS["hard_sigmoid"], [6, 10], 12, [12]),
+    # a dense layer's PRelu, its slope per column ((N), as keras2onnx's MTCNN; (1, N)), after a clamp
+    "matmul_bias_prelu": _with_slope(_linear([_n("PRelu", ["a", "slope"], ["y"])], [3, 48], 37, [37]), [37]),
+    "matmul_bias_clip_prelu": _with_slope(_linear([_n("Clip", ["a", "lo", "hi"], ["c"]),
+                                                   _n("PRelu", ["c", "slope"], ["y"])], [2, 5, 16], 20, [20]),
+                                          [1, 20]),
 }
+LINEARS["matmul_bias_clip_prelu"].graph.initializer.extend([onnx.numpy_helper.from_array(np.float32(-0.5), "lo"),
+                                                            onnx.numpy_helper.from_array(np.float32(0.75), "hi")])
 for _approximate in ("none", "tanh"):  # ONNX Gelu is opset 20
     _gelu = _linear([_n("Gelu", ["a"], ["y"], approximate=_approximate)], [2, 24, 40], 48, [48])
     _gelu.opset_import[0].version = 20
@@ -366,7 +419,7 @@ CASES["conv_transpose_1d"] = single_op("ConvTranspose", [("x", [1, 5, 17])], str
 
 def _conv_transpose_then(x: list[int], w: list[int], after: list[str], **attrs) -> onnx.ModelProto:
     """A transposed conv with a bias, then a BatchNormalization ("bn") and/or activations, which
-    fuse into it."""
+    fuse into it (a PRelu reads a constant "slope", which the caller adds)."""
     m = w[1] * attrs.get("group", 1)
     nodes, inits, last = [_n("ConvTranspose", ["x", "w", "b"], ["t"], **attrs)], [_w("w", w), _w("b", [m], 2)], "t"
     for i, op in enumerate(after):
@@ -377,7 +430,7 @@ def _conv_transpose_then(x: list[int], w: list[int], after: list[str], **attrs) 
             inits += stats
             nodes.append(_n("BatchNormalization", [last, *(t.name for t in stats)], [out]))
         else:
-            nodes.append(_n(op, [last], [out]))
+            nodes.append(_n(op, [last, "slope"] if op == "PRelu" else [last], [out]))
         last = out
     nodes[-1].output[0] = "y"
     graph = helper.make_graph(nodes, "conv_transpose_then", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)],
@@ -390,6 +443,13 @@ CASES["conv_transpose_bn_relu_grouped"] = _conv_transpose_then([1, 6, 7, 9], [6,
                                                                strides=[2, 2])
 CASES["conv_transpose_3d_sigmoid"] = _conv_transpose_then([1, 3, 3, 4, 5], [3, 2, 2, 3, 3], ["Sigmoid"],
                                                           strides=[1, 2, 2], pads=[0, 1, 1, 0, 1, 1])
+# a PRelu per output channel fused into transposed convs: by output rows, grouped (each group's
+# channels from its own first), and tap by tap (3-d)
+for _name, (_x, _w_shape, _attrs) in {
+        "grouped": ([1, 6, 7, 9], [6, 2, 2, 2], dict(group=3, strides=[2, 2])),
+        "3d": ([1, 3, 3, 4, 5], [3, 2, 2, 3, 3], dict(group=1, strides=[1, 2, 2], pads=[0, 1, 1, 0, 1, 1]))}.items():
+    CASES[f"conv_transpose_{_name}_prelu"] = _conv_transpose_then(_x, _w_shape, ["bn", "PRelu"], **_attrs)
+    _with_slope(CASES[f"conv_transpose_{_name}_prelu"], [_w_shape[1] * _attrs["group"], 1, 1] + [1] * (len(_x) - 4))
 
 # linear resize: input rows interpolated once along a block of output columns, kept for the
 # next output rows; 300 output columns take two blocks; upsampling (rows shared), downsampling
@@ -464,6 +524,30 @@ def _two_convs_joined(x: list[int], first: list[int], second: list[int]) -> onnx
 CASES["concat_in_place_flat_batch2"] = _two_convs_joined([2, 3, 12, 40], [8, 3, 3, 3], [16, 3, 3, 3])
 CASES["concat_in_place_fire"] = _fire(1)
 CASES["concat_in_place_fire_batch4"] = _fire(4)
+
+
+def _mtcnn() -> onnx.ModelProto:
+    """MTCNN's P-Net body as keras2onnx exports it (3x3 convs 3 -> 10 -> 16 -> 32, a PRelu after
+    each, its slope (10, 1, 1), (1, 16, 1, 1) and a scalar; a 2x2 max pool after the first),
+    then R-Net's dense layer (MatMul, Add, PRelu with a slope (32)) on the flattened output."""
+    nodes = [_n("Conv", ["x", "w1", "b1"], ["c1"]), _n("PRelu", ["c1", "a1"], ["p1"]),
+             _n("MaxPool", ["p1"], ["m1"], kernel_shape=[2, 2], strides=[2, 2]),
+             _n("Conv", ["m1", "w2", "b2"], ["c2"]), _n("PRelu", ["c2", "a2"], ["p2"]),
+             _n("Conv", ["p2", "w3", "b3"], ["c3"]), _n("PRelu", ["c3", "a3"], ["p3"]),
+             _n("Flatten", ["p3"], ["f"]), _n("MatMul", ["f", "w4"], ["d"]), _n("Add", ["d", "b4"], ["e"]),
+             _n("PRelu", ["e", "a4"], ["y"])]
+    rng = np.random.default_rng(13)
+    slopes = [onnx.numpy_helper.from_array(rng.uniform(0.0, 0.5, shape).astype(np.float32), name)
+              for name, shape in (("a1", [10, 1, 1]), ("a2", [1, 16, 1, 1]), ("a3", [1]), ("a4", [32]))]
+    graph = helper.make_graph(nodes, "mtcnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 16, 16])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [_w("w1", [10, 3, 3, 3]), _w("b1", [10], 2), _w("w2", [16, 10, 3, 3], 3),
+                               _w("b2", [16], 4), _w("w3", [32, 16, 3, 3], 5), _w("b3", [32], 6),
+                               _w("w4", [32 * 3 * 3, 32], 7), _w("b4", [32], 8), *slopes])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+CASES["mtcnn_pnet"] = _mtcnn()
 del _n
 """Single ops (and chains) whose kernels take the fast paths, by name."""
 
@@ -573,6 +657,35 @@ def test_bias_and_activation_fuse_into_the_matmul(name: str, c_workdir: Path) ->
     call = next(line for line in text.splitlines() if "mrvl_matmul_f32(&p" in line)
     assert call.split(", ")[3] != "NULL", "the matmul has no bias"
     assert (".clamp = 1" in text or ".activation = MRVL_EPILOGUE_" in text) == (name != "matmul_bias")
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if "prelu" in n])
+def test_prelu_fuses_with_its_slope(name: str, c_workdir: Path) -> None:
+    """Each PRelu case is one kernel call, its slope per channel read from the weights."""
+    text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
+    assert text.count("static int op_") == 1, "the PRelu was not fused"
+    assert ".activation = MRVL_EPILOGUE_PRELU" in text and re.search(r"p\.slope = x\d+;", text)
+
+
+def test_mtcnn_prelus_all_fuse(c_workdir: Path) -> None:
+    """Every PRelu of the MTCNN-shaped model goes into the conv or matmul before it: no PRelu
+    kernel of its own."""
+    text = (emit_model(CASES["mtcnn_pnet"], c_workdir) / "m.c").read_text()
+    assert text.count(".activation = MRVL_EPILOGUE_PRELU") == 4 and "MRVL_PRELU" not in text
+
+
+@pytest.mark.parametrize("name", ["direct_residual_clip_prelu", "flat_scalar_prelu", "pointwise_prelu",
+                                  "depthwise_rows_stride2_prelu", "blocked_7x7_batch2_residual_prelu",
+                                  "conv_transpose_grouped_prelu", "matmul_bias_prelu"])
+def test_fused_prelu_keeps_nans(name: str, c_workdir: Path) -> None:
+    """The fused PRelu (a select on x < 0) keeps a NaN a NaN and scales -inf by its channel's
+    slope, as onnxruntime's PRelu does."""
+    inputs = random_inputs(CASES[name], 6)
+    flat = inputs["x"].reshape(-1)
+    flat[::11] = np.nan
+    flat[3::13] = -np.inf
+    flat[5::17] = np.inf
+    check(CASES[name], c_workdir, inputs, name=f"nan_{name}", native=True)
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if n.startswith("gemm_")])

@@ -30,13 +30,18 @@ from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
 
 
-def _conv(x: list[int], w: list[int], act: str | None = None, **attrs) -> onnx.ModelProto:
-    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c" if act else "y"], **attrs)]
+def _conv(x: list[int], w: list[int], act: str | None = None, op: str = "Conv", **attrs) -> onnx.ModelProto:
+    """`op` (Conv, ConvTranspose) with a bias, then `act` (a PRelu by a constant slope per channel)."""
+    m = w[0] if op == "Conv" else w[1] * attrs.get("group", 1)
+    nodes = [helper.make_node(op, ["x", "w", "b"], ["c" if act else "y"], **attrs)]
+    inits = [_w("w", w), _w("b", [m], 2)]
+    if act == "PRelu":
+        inits.append(onnx.numpy_helper.from_array(
+            np.random.default_rng(3).uniform(-0.5, 1.5, [m, 1, 1]).astype(np.float32), "slope"))
     if act:
-        nodes.append(helper.make_node(act, ["c"], ["y"]))
+        nodes.append(helper.make_node(act, ["c", "slope"] if act == "PRelu" else ["c"], ["y"]))
     graph = helper.make_graph(nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-                              [_w("w", w), _w("b", [w[0]], 2)])
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
@@ -85,6 +90,16 @@ MODELS = {
     "conv_transpose_rows": single_op("ConvTranspose", [("x", [2, 16, 20, 21])],
                                      initializers=[_w("w", [16, 24, 4, 4]), _w("b", [24], 2)], strides=[2, 2],
                                      pads=[1, 1, 1, 1]),
+    # a PRelu per channel fused into the kernels split over threads: each group's channels and
+    # tiles from their own slopes
+    "direct_grouped_prelu": _conv([2, 128, 7, 7], [64, 64, 3, 3], "PRelu", group=2, pads=[1, 1, 1, 1]),
+    "flat_prelu": _conv([2, 3, 40, 50], [19, 3, 3, 3], "PRelu", pads=[1, 1, 1, 1]),
+    "pointwise_prelu": _conv([1, 96, 8, 8], [90, 96, 1, 1], "PRelu"),
+    "depthwise_prelu": _conv([1, 36, 20, 21], [72, 1, 3, 3], "PRelu", group=36, pads=[1, 1, 1, 1]),
+    "depthwise_blocked_prelu": _conv([2, 40, 45, 45], [40, 1, 5, 5], "PRelu", group=40, pads=[2, 2, 2, 2],
+                                     strides=[2, 2]),
+    "conv_transpose_rows_grouped_prelu": _conv([2, 16, 20, 21], [16, 12, 4, 4], "PRelu", op="ConvTranspose",
+                                               group=2, strides=[2, 2], pads=[1, 1, 1, 1]),
 }
 THREADS = (1, 2, 3)
 
@@ -147,12 +162,16 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     assert 11 * 131 * 300 > limit and 130 * 64 * 45 > limit
     assert 40 * 50 * 19 * 27 > limit and 21 * 25 * 20 * 72 > limit and 35 * 64 * 128 * 9 > limit
     assert 16 * 64 * 128 * 9 > limit and 1200 * 16 * 72 > limit and 1200 * 24 * 8 > limit
+    assert 49 * 32 * 64 * 9 > limit  # direct_grouped_prelu, per group
     assert "in place: its inputs were written" in (emit(MODELS["concat_in_place"], c_workdir, "concat_in_place", 2)
                                                    / "concat_in_place_t2.c").read_text()
     kernels = {"direct_wide": "mrvl_conv_f32", "direct_narrow": "mrvl_conv_f32", "direct_deep": "mrvl_conv_f32",
                "direct_short": "mrvl_conv_f32", "direct_long_tiles": "mrvl_conv_f32",
                "flat": "mrvl_flat_conv_f32", "flat_strided": "mrvl_flat_conv_f32",
-               "flat_in_place": "mrvl_flat_conv_f32", "flat_in_place_last_vector": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32"}
+               "flat_in_place": "mrvl_flat_conv_f32", "flat_in_place_last_vector": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32",
+               "direct_grouped_prelu": "mrvl_conv_f32", "flat_prelu": "mrvl_flat_conv_f32",
+               "pointwise_prelu": "mrvl_pointwise_conv_f32", "depthwise_prelu": "mrvl_depthwise_conv_f32",
+               "depthwise_blocked_prelu": "mrvl_depthwise_blocked_conv_f32"}
     for name, kernel in kernels.items():
         assert f"{kernel}(&p" in (emit(MODELS[name], c_workdir, name, 2) / f"{name}_t2.c").read_text()
     assert 48 * 640 * 9 > limit and 40 * 23 * 24 * 25 > limit  # channels x flat grid x taps

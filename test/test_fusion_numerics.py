@@ -104,6 +104,11 @@ CASES: dict[str, Case] = {
         [n("Conv", "x w", "c"), n("Add", "b c", "a"), n("BatchNormalization", "a s t m v", "d"), n("Relu", "d", "y")],
         X, Y4, {"w": w(4, 2, 1, 1), "b": w(4, 1, 1), "s": w(4), "t": w(4), "m": w(4), "v": positive(4)},
         {"mrvl.conv2d": 1}),
+    # keras2onnx's MTCNN: a PRelu after every conv, its slope per channel (4, 1, 1), negative and
+    # above 1 too. The conv fuses; the PRelu stays a graph op of its own (the host's).
+    "conv-prelu": Case([n("Conv", "x w b", "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]), n("PRelu", "c a", "y")],
+                       X, Y4, {"w": w(4, 2, 3, 3), "b": w(4), "a": np.array([0.25, -0.5, 1.5, 0.0], np.float32)
+                               .reshape(4, 1, 1)}, {"mrvl.conv2d": 1}, kept=("graph.PRelu",)),
     # Pad (top 1, left 2, bottom 2, right 1) adds to the conv's own pads (1, 1, 0, 1).
     "pad-conv": Case([n("Pad", "x pads", "p"), n("Conv", "p w", "y", kernel_shape=[3, 3], pads=[1, 1, 0, 1])],
                      X, {"y": [1, 4, 8, 9]}, {"w": w(4, 2, 3, 3), "pads": i64(0, 0, 1, 2, 0, 0, 2, 1)},

@@ -150,6 +150,13 @@ static inline float clamp_value(float v, float low, float high)
     return v > high ? high : v;
 }
 
+/* A PRelu's v < 0 ? slope * v : v: a select, as clamp_value is, which vectorises to a compare
+ * and a blend; a NaN stays a NaN (as onnxruntime's PRelu keeps it). */
+static inline float prelu_value(float v, float slope)
+{
+    return v < 0.0f ? slope * v : v;
+}
+
 /* y[i] clamped to [low, high] for i < count, in place. */
 static void clamp_f32(int64_t count, float low, float high, float *y)
 {
@@ -584,7 +591,8 @@ static void mrvl_gemm_f32(const mrvl_gemm_params *p, const float *a, const float
 static void activate_f32(int activation, float alpha, float beta, int64_t count, float *y);
 
 /* Batched matrix product (numpy's matmul), plus `bias` (n, may be NULL) on every row, then
- * clamped and activated as p says (a fused bias Add, Relu or Clip, activation): the bias is
+ * clamped and activated as p says (a fused bias Add, Relu or Clip, activation, PRelu with a
+ * slope per column): the bias is
  * where the sums start, the rest one pass over the result. A batch whose B is shared and
  * whose A matrices are consecutive is one product of m * batch rows. With p->packed_b, b is
  * the one (k, n) B of every batch packed at compile time (gemm_prepacked), and `scratch` is
@@ -626,6 +634,9 @@ static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const f
     int64_t count = rows * batches * p->n;
     if (p->clamp) clamp_f32(count, p->min, p->max, y);
     activate_f32(p->activation, p->alpha, p->beta, count, y);
+    if (p->slope)
+        for (int64_t r = 0; r < rows * batches; r++)
+            for (int64_t j = 0; j < p->n; j++) y[r * p->n + j] = prelu_value(y[r * p->n + j], p->slope[j]);
 }
 
 /* --- Convolution and pooling ------------------------------------------------------------ */
@@ -837,7 +848,7 @@ static void mish_loop_f32(int64_t count, const float *x, float *y);
 static void mrvl_unary_f32(int kind, int64_t count, const float *x, float *y);
 
 /* A fused activation (enum mrvl_epilogue_kind, with its alpha and beta) over `count` floats
- * at y, in place. */
+ * at y, in place; a PRelu is none here: its slope is per channel, applied by the caller. */
 static void activate_f32(int activation, float alpha, float beta, int64_t count, float *y)
 {
     switch (activation) {
@@ -859,10 +870,15 @@ static void conv_activate(const mrvl_conv_params *p, int64_t count, float *y)
     activate_f32(p->activation, p->alpha, p->beta, count, y);
 }
 
-/* y[i] * *scale + *shift for i < count (either pointer may be NULL: 1, 0), a conv's
- * per-channel affine over one plane of a channel. */
-static void conv_affine(const float *scale, const float *shift, int64_t count, float *y)
+/* A conv's per-channel epilogue over one plane of a channel (`count` floats at y), in place:
+ * its PRelu with slope *slope, then times *scale, plus *shift (each pointer may be NULL: no
+ * PRelu, 1, 0). */
+static void conv_per_channel(const float *slope, const float *scale, const float *shift, int64_t count, float *y)
 {
+    if (slope) {
+        float a = *slope;
+        for (int64_t i = 0; i < count; i++) y[i] = prelu_value(y[i], a);
+    }
     if (scale) {
         float s = *scale;
         for (int64_t i = 0; i < count; i++) y[i] *= s;
@@ -875,8 +891,8 @@ static void conv_affine(const float *scale, const float *shift, int64_t count, f
 
 /* A conv's epilogue over `count` outputs at y (the sums and bias; planes of `positions`, the
  * first of output channel `channel`): plus the residual r (laid out as y; may be NULL), then
- * clamped when the conv clamps, then its activation, then its per-channel scale and shift.
- * Each a loop of its own, so that they vectorise. */
+ * clamped when the conv clamps, then its activation (a PRelu: per channel), then its
+ * per-channel scale and shift. Each a loop of its own, so that they vectorise. */
 static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t positions, int64_t channel,
                           const float *r, float *y)
 {
@@ -884,24 +900,25 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t posi
         for (int64_t i = 0; i < count; i++) y[i] += r[i];
     if (p->clamp) clamp_f32(count, p->min, p->max, y);
     conv_activate(p, count, y);
-    if (p->scale || p->shift) /* per channel: count / positions planes, from `channel` on */
+    if (p->slope || p->scale || p->shift) /* per channel: count / positions planes, from `channel` on */
         for (int64_t q = 0; q < count / positions; q++) {
             int64_t m = (channel + q) % p->m;
-            conv_affine(p->scale ? p->scale + m : NULL, p->shift ? p->shift + m : NULL, positions, y + q * positions);
+            conv_per_channel(p->slope ? p->slope + m : NULL, p->scale ? p->scale + m : NULL,
+                             p->shift ? p->shift + m : NULL, positions, y + q * positions);
         }
 }
 
 /* The epilogue of a tile of mrvl_conv_f32 (rows of its mr positions x cols of its width
  * channels, at acc[i * width + j]), in place: the bias (per channel, may be NULL), the
- * residual (at r, laid out as y; may be NULL), the clamp, the activation and the per-channel
- * scale and shift (may be NULL). Bias, clamp and activation run over the tile's channels,
+ * residual (at r, laid out as y; may be NULL), the clamp, the activation, the PRelu's slope
+ * and the scale and shift per channel (may be NULL). Bias, clamp and activation run over the tile's channels,
  * which vectorises; only the residual is read transposed (channel rows `positions` apart).
  * The residual is added in a pass of its own, not clamped and stored with it: GCC branches
  * on that pass's clamp, and a Relu's sign is a coin toss (ResNet-50's 512 -> 2048 1x1 conv
  * with its residual at 7x7 811 -> 493 us). */
 static void conv_tile_epilogue(const mrvl_conv_params *p, int mr, int width, float *acc, const float *b,
-                               const float *r, const float *scale, const float *shift, int64_t positions, int64_t rows,
-                               int64_t cols)
+                               const float *r, const float *slope, const float *scale, const float *shift,
+                               int64_t positions, int64_t rows, int64_t cols)
 {
     if (b) {
         float bias[MRVL_GEMM_NR] = {0};
@@ -915,6 +932,12 @@ static void conv_tile_epilogue(const mrvl_conv_params *p, int mr, int width, flo
     if (p->clamp)
         for (int i = 0; i < mr * width; i++) acc[i] = clamp_value(acc[i], p->min, p->max);
     conv_activate(p, mr * width, acc);
+    if (slope) {
+        float a[MRVL_GEMM_NR];
+        for (int64_t j = 0; j < width; j++) a[j] = j < cols ? slope[j] : 0.0f;
+        for (int i = 0; i < mr; i++)
+            for (int j = 0; j < width; j++) acc[i * width + j] = prelu_value(acc[i * width + j], a[j]);
+    }
     if (scale || shift) {
         float sc[MRVL_GEMM_NR], sh[MRVL_GEMM_NR];
         for (int64_t j = 0; j < width; j++) {
@@ -1004,6 +1027,7 @@ typedef struct {
     int64_t depth, mg, positions;
     int channel_major;            /* the items channel block after channel block (conv_tiles) */
     const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
+    const float *slope;           /* the group's PRelu slopes (may be NULL) */
     const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
     float *y;                     /* the group's output */
 } conv_tiles_args;
@@ -1020,7 +1044,8 @@ static MRVL_ALWAYS_INLINE void conv_tile(int mr, int vecs, const conv_tiles_args
     float *y = a->y + j0 * positions + o0;
     conv_micro(mr, vecs, a->depth, row, a->tap, bv, acc);
     conv_tile_epilogue(a->p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
-                       a->scale ? a->scale + j0 : NULL, a->shift ? a->shift + j0 : NULL, positions, rows, cols);
+                       a->slope ? a->slope + j0 : NULL, a->scale ? a->scale + j0 : NULL,
+                       a->shift ? a->shift + j0 : NULL, positions, rows, cols);
     conv_store_transposed(mr, width, acc, y, positions, rows, cols);
 }
 
@@ -1184,7 +1209,8 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
             }
             conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, depth, mg, positions, channel_major,
                                     wg, b ? b + g * mg : NULL, r ? r + (n * p->m + g * mg) * positions : NULL,
-                                    p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg};
+                                    p->slope ? p->slope + g * mg : NULL, p->scale ? p->scale + g * mg : NULL,
+                                    p->shift ? p->shift + g * mg : NULL, yg};
             if (positions * mg * depth < MRVL_PARALLEL_MACS) fn(&args, 0, items);
             else mrvl_parallel(items, fn, &args); /* the items over the threads */
         }
@@ -1275,6 +1301,7 @@ typedef struct {
     const int32_t *tail_tap;      /* and their tap table */
     int64_t depth, mg, blocks, count; /* blocks of MRVL_FLAT_MR channels; flat positions */
     const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
+    const float *slope;           /* the group's PRelu slopes (may be NULL) */
     const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
     float *y;                     /* the group's output */
 } flat_args;
@@ -1435,7 +1462,8 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
             }
             continue;
         }
-        /* The epilogue in ONNX's order: residual, clamp, activation, scale and shift. */
+        /* The epilogue in ONNX's order: residual, clamp, activation (a PRelu per channel), scale
+         * and shift. */
         if (a->r)
             for (int i = 0; i < channels; i++)
                 for (int k = 0; k < runs; k++)
@@ -1446,9 +1474,9 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
                 for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = clamp_value(acc[i][j], p->min, p->max);
         conv_activate(p, channels * MRVL_FLAT_TILE, acc[0]);
         for (int i = 0; i < channels; i++) {
-            if (a->scale || a->shift)
-                conv_affine(a->scale ? a->scale + j0 + i : NULL, a->shift ? a->shift + j0 + i : NULL, MRVL_FLAT_TILE,
-                            acc[i]);
+            if (a->slope || a->scale || a->shift)
+                conv_per_channel(a->slope ? a->slope + j0 + i : NULL, a->scale ? a->scale + j0 + i : NULL,
+                                 a->shift ? a->shift + j0 + i : NULL, MRVL_FLAT_TILE, acc[i]);
             float *yo = a->y + (j0 + i) * positions;
             for (int k = 0; k < runs; k++) copy_run(yo + first[k], acc[i] + at[k], len[k]);
         }
@@ -1498,8 +1526,8 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
             flat_args args = {p, xg, scratch, in_place ? xg : scratch, {q[0], q[1], q[2]}, channel_floats, tap,
                               tail, tail_tap, depth, mg, blocks, count,
                               packed + g * conv_packed_group_floats(mg, depth), b ? b + g * mg : NULL,
-                              r ? r + (n * p->m + g * mg) * positions : NULL, p->scale ? p->scale + g * mg : NULL,
-                              p->shift ? p->shift + g * mg : NULL, yg};
+                              r ? r + (n * p->m + g * mg) * positions : NULL, p->slope ? p->slope + g * mg : NULL,
+                              p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg};
             if (in_place) {
                 for (int64_t c = 0; c < cg; c++) {
                     memcpy(tail + c * tail_floats, xg + c * plane + last, (size_t)(plane - last) * sizeof(float));
@@ -2436,8 +2464,8 @@ static void depthwise_blocked_weights(const float *src, int64_t taps, int64_t co
 
 /* Output positions [begin, end) (flat) of channels c0 .. c0 + count from the grid into their
  * planes of y, transposed back in registers, with the conv's epilogue on the way: the
- * residual (r: the image's, or NULL), the clamp, the activation, the per-channel scale and
- * shift, in conv_epilogue's order. */
+ * residual (r: the image's, or NULL), the clamp, the activation, the per-channel PRelu, scale
+ * and shift, in conv_epilogue's order. */
 static void depthwise_blocked_out(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, const float *grid,
                                   int64_t c0, int64_t count, int64_t begin, int64_t end, const float *r, float *y)
 {
@@ -2474,6 +2502,11 @@ static void depthwise_blocked_out(const mrvl_conv_params *p, const depthwise_blo
             }
         if (p->clamp) clamp_f32(MRVL_DEPTHWISE_BLOCK * DW_VF, p->min, p->max, (float *)t);
         if (p->activation != MRVL_EPILOGUE_NONE) conv_activate(p, (int64_t)sizeof t / sizeof(float), (float *)t);
+        if (p->slope)
+            for (int64_t c = 0; c < count; c++) {
+                float a = p->slope[c0 + c], *tc = (float *)&t[c];
+                for (int j = 0; j < DW_VF; j++) tc[j] = prelu_value(tc[j], a);
+            }
         if (p->scale || p->shift)
             for (int64_t c = 0; c < count; c++) {
                 if (p->scale) t[c] *= p->scale[c0 + c];
@@ -2578,6 +2611,7 @@ static void mrvl_depthwise_blocked_conv_f32(const mrvl_conv_params *p, const flo
 typedef struct {
     const mrvl_conv_params *p;
     const float *col, *b; /* the GEMM's columns (mg * taps, in-positions); the group's bias or NULL */
+    int64_t m0;           /* the group's first output channel */
     float *y;             /* the group's output channels */
 } conv_transpose_args;
 
@@ -2622,7 +2656,7 @@ static void conv_transpose_channels(const void *ctx, int64_t begin, int64_t end)
                 for (int64_t phase = 0; phase < sx; phase++)
                     for (int64_t j = 0; j * sx + phase < out[2]; j++) row[j * sx + phase] = bias + t[phase * tw + j];
             }
-            if (p->clamp || p->activation) conv_epilogue(p, out[2], out[2], 0, NULL, row);
+            if (p->clamp || p->activation) conv_epilogue(p, out[2], out[2], a->m0 + m, NULL, row);
         }
     }
 }
@@ -2632,7 +2666,8 @@ static void conv_transpose_channels(const void *ctx, int64_t begin, int64_t end)
  * in-positions floats, then MRVL_GEMM_PACK_FLOATS(mg * taps, in-positions, cg) for packing),
  * then each column added into the output at its taps (col2im): for 2-D convs by output rows
  * (conv_transpose_channels, the channels split over the threads), else tap by tap; then the
- * fused clamp and activation (p's; a transposed conv has no residual, scale or shift). */
+ * fused clamp and activation (p's, a PRelu per channel; a transposed conv has no residual,
+ * scale or shift). */
 static void mrvl_conv_transpose_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
                                     float *y, float *scratch)
 {
@@ -2650,7 +2685,7 @@ static void mrvl_conv_transpose_f32(const mrvl_conv_params *p, const float *x, c
             gemm_acc_f32(rows, in_positions, cg, w + g * cg * rows, 1, rows, xg, in_positions, 1, scratch,
                          in_positions, pack);
             if (by_rows) {
-                conv_transpose_args args = {p, scratch, b ? b + g * mg : NULL, yg};
+                conv_transpose_args args = {p, scratch, b ? b + g * mg : NULL, g * mg, yg};
                 if (mg * positions * taps < MRVL_PARALLEL_MACS) conv_transpose_channels(&args, 0, mg);
                 else mrvl_parallel(mg, conv_transpose_channels, &args);
                 continue;
@@ -2680,7 +2715,7 @@ static void mrvl_conv_transpose_f32(const mrvl_conv_params *p, const float *x, c
                     }
                 }
             }
-            if (p->clamp || p->activation) conv_epilogue(p, mg * positions, positions, 0, NULL, yg);
+            if (p->clamp || p->activation) conv_epilogue(p, mg * positions, positions, g * mg, NULL, yg);
         }
     }
 }

@@ -63,7 +63,7 @@ enum mrvl_nearest_mode { MRVL_ROUND_PREFER_FLOOR, MRVL_ROUND_PREFER_CEIL, MRVL_N
 enum mrvl_epilogue_kind {
     MRVL_EPILOGUE_NONE, MRVL_EPILOGUE_LEAKY_RELU, MRVL_EPILOGUE_SIGMOID, MRVL_EPILOGUE_SILU,
     MRVL_EPILOGUE_HARD_SIGMOID, MRVL_EPILOGUE_HARD_SWISH, MRVL_EPILOGUE_GELU, MRVL_EPILOGUE_GELU_TANH,
-    MRVL_EPILOGUE_MISH
+    MRVL_EPILOGUE_MISH, MRVL_EPILOGUE_PRELU /* a PRelu: the per-channel `slope` of the params */
 };
 /* Element types of mrvl_cast. */
 enum mrvl_dtype {
@@ -86,6 +86,7 @@ typedef struct {
     float min, max;
     int activation;                  /* conv: then this enum mrvl_epilogue_kind, with its alpha and beta */
     float alpha, beta;
+    const float *slope;              /* MRVL_EPILOGUE_PRELU: x < 0 ? slope[m] * x : x (else NULL) */
     const float *scale, *shift;      /* conv: then times scale[m], plus shift[m] (each may be NULL) */
     int64_t y_batch;                 /* conv: floats from an image of y to the next (0: m * out, dense;
                                         more when y is a slice of a concat's output) */
@@ -118,6 +119,7 @@ typedef struct {
     float min, max;
     int activation;                        /* then this enum mrvl_epilogue_kind, with its alpha and beta */
     float alpha, beta;
+    const float *slope;                    /* MRVL_EPILOGUE_PRELU: x < 0 ? slope[j] * x : x (else NULL) */
 } mrvl_matmul_params;
 
 /* A result shape and, per operand, its strides over that shape (0 where it broadcasts). */

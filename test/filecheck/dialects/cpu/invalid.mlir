@@ -564,3 +564,19 @@ func.func @conv_activation_without_alpha(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3
   %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, activation = #cpu<epilogue_kind leaky_relu>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   func.return %y : tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// CHECK: Operation does not verify: a 'slope' goes with activation prelu, and activation prelu takes one
+func.func @conv_prelu_without_slope(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, activation = #cpu<epilogue_kind prelu>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return %y : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'slope' must have shape [4], got [1]
+func.func @matmul_slope_per_column(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %a: tensor<1xf32>) -> tensor<2x4xf32> {
+  %y = cpu.matmul %x, %w slope %a {activation = #cpu<epilogue_kind prelu>} : (tensor<2x3xf32>, tensor<3x4xf32>) slope tensor<1xf32> -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}

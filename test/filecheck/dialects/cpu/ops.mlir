@@ -28,7 +28,7 @@ func.func @call(%x: tensor<1x4xf32>, %b: tensor<4xf32>) -> tensor<1x4xf32> {
 // CHECK-NEXT:    %v = cpu.matmul %vec, %k : (tensor<8xf32>, tensor<8x16xf32>) -> tensor<16xf32>
 // CHECK-NEXT:    func.return
 // GENERIC-LABEL: "func.func"() <{sym_name = "products"
-// GENERIC:         "cpu.conv"(%x, %w, %b) <{strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>}>
+// GENERIC:         "cpu.conv"(%x, %w, %b) <{strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0>}>
 // GENERIC:         "cpu.gemm"(%a, %m, %bias) <{alpha = 5.000000e-01 : f32, beta = 1.000000e+00 : f32, trans_a = false, trans_b = true}>
 func.func @products(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>, %dw: tensor<4x1x3x3xf32>, %tw: tensor<4x2x3x3xf32>,
                     %a: tensor<2x8xf32>, %m: tensor<3x8xf32>, %bias: tensor<3xf32>, %q: tensor<2x4x16x8xf32>, %k: tensor<8x16xf32>, %vec: tensor<8xf32>)
@@ -47,7 +47,7 @@ func.func @products(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor
 // A matmul with a fused bias, clamp and activation.
 // CHECK-LABEL: func.func @matmul_epilogue(
 // CHECK-NEXT:    %y = cpu.matmul %x, %w bias %b {min = 0.000000e+00 : f32, activation = #cpu<epilogue_kind leaky_relu>, alpha = 1.000000e-01 : f32} : (tensor<2x5x8xf32>, tensor<8x4xf32>) bias tensor<4xf32> -> tensor<2x5x4xf32>
-// GENERIC:       "cpu.matmul"(%x, %w, %b) <{min = 0.000000e+00 : f32, activation = #cpu<epilogue_kind leaky_relu>, alpha = 1.000000e-01 : f32, operandSegmentSizes = array<i32: 1, 1, 1>}>
+// GENERIC:       "cpu.matmul"(%x, %w, %b) <{min = 0.000000e+00 : f32, activation = #cpu<epilogue_kind leaky_relu>, alpha = 1.000000e-01 : f32, operandSegmentSizes = array<i32: 1, 1, 1, 0>}>
 func.func @matmul_epilogue(%x: tensor<2x5x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) -> tensor<2x5x4xf32> {
   %y = cpu.matmul %x, %w bias %b {min = 0.0 : f32, activation = #cpu<epilogue_kind leaky_relu>, alpha = 0.1 : f32} : (tensor<2x5x8xf32>, tensor<8x4xf32>) bias tensor<4xf32> -> tensor<2x5x4xf32>
   func.return %y : tensor<2x5x4xf32>
@@ -55,17 +55,21 @@ func.func @matmul_epilogue(%x: tensor<2x5x8xf32>, %w: tensor<8x4xf32>, %b: tenso
 
 // -----
 
-// A conv with fused epilogues: a residual added, then the output clamped (a Relu: min only).
+// A conv with fused epilogues: a residual added, then the output clamped (a Relu: min only);
+// a PRelu with its slope per output channel.
 // CHECK-LABEL: func.func @epilogues(
 // CHECK-NEXT:    %y = cpu.conv %x, %w, %b residual %x {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, min = 0.000000e+00 : f32} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>, tensor<4xf32>) residual tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
 // CHECK-NEXT:    %z = cpu.conv %y, %w residual %y {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) residual tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+// CHECK-NEXT:    %p = cpu.conv %z, %w slope %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, activation = #cpu<epilogue_kind prelu>} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) slope tensor<4xf32> -> tensor<1x4x8x8xf32>
 // GENERIC-LABEL: "func.func"() <{sym_name = "epilogues"
-// GENERIC:         "cpu.conv"(%x, %w, %b, %x) <{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>}>
-// GENERIC:         "cpu.conv"(%y, %w, %y) <{{.*}}operandSegmentSizes = array<i32: 1, 1, 0, 1, 0, 0>}>
+// GENERIC:         "cpu.conv"(%x, %w, %b, %x) <{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0>}>
+// GENERIC:         "cpu.conv"(%y, %w, %y) <{{.*}}operandSegmentSizes = array<i32: 1, 1, 0, 1, 0, 0, 0>}>
+// GENERIC:         "cpu.conv"(%z, %w, %b) <{{.*}}operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 0, 0>}>
 func.func @epilogues(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
   %y = cpu.conv %x, %w, %b residual %x {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, min = 0.0 : f32} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>, tensor<4xf32>) residual tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
   %z = cpu.conv %y, %w residual %y {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, min = 0.0 : f32, max = 6.0 : f32} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) residual tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
-  func.return %z : tensor<1x4x8x8xf32>
+  %p = cpu.conv %z, %w slope %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, activation = #cpu<epilogue_kind prelu>} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) slope tensor<4xf32> -> tensor<1x4x8x8xf32>
+  func.return %p : tensor<1x4x8x8xf32>
 }
 
 // -----
