@@ -148,9 +148,14 @@ class _Interpreter:
             return [np.asarray(_LAYERS[type(op)](op, *values), np.float32)]
         if op.name == "cpu.call_mlip":
             symbol = op.properties["callee"].root_reference.data
-            if self.run_subgraph is not None:
-                return self.run_subgraph(symbol, values)
-            return self.block(self.subgraphs[symbol].body.block, values)
+            chunks = op.chunk_count()  # type: ignore[attr-defined]
+            results = []
+            for chunk in zip(*(np.split(v, chunks) for v in values)) if values else [()] * chunks:
+                if self.run_subgraph is not None:
+                    results.append(self.run_subgraph(symbol, list(chunk)))
+                else:
+                    results.append(self.block(self.subgraphs[symbol].body.block, list(chunk)))
+            return [np.concatenate(parts) for parts in zip(*results)]
         if isinstance(op, OnnxOp) and not op.regions:
             return self.onnx_op(op, values)
         raise Unsupported(f"no reference rule for '{op.name}'")

@@ -671,6 +671,42 @@ def gru_kws() -> onnx.ModelProto:
     return g.model("main_graph", inputs, [vi("output", ["batch", KWS_WORDS])], 17)
 
 
+# -- Keras (keras2onnx: a face-detection cascade's second stage) ---------------------------
+
+RNET_BATCH = 16
+"""Face proposals the cascade's first stage hands to R-Net at once."""
+
+
+def face_rnet_b16() -> onnx.ModelProto:
+    """keras2onnx export of MTCNN's R-Net (the refinement stage) on 16 face proposals at once:
+    NHWC input transposed to NCHW, convs with bias (PReLU replaced by Relu), keras 'same'
+    pooling as explicit pads, the NCHW features transposed back to NHWC for keras' Flatten,
+    then Dense layers as Gemm: a face score (Softmax) and a box regression. Keras names
+    (conv2d_1, max_pooling2d_1, dense_1, ...) and a fixed batch of 16: over MLIP's 8."""
+    g = Builder(11, out_fmt="{name}:{i}")
+    x = g.node("Transpose", ["input_1"], "input_1_transpose", perm=[0, 3, 1, 2])
+    convs = [(3, 28, 3, (3, 2, [0, 0, 1, 1])), (28, 48, 3, (3, 2, [0, 0, 0, 0])), (48, 64, 2, None)]
+    for k, (cin, cout, kernel, pool) in enumerate(convs, 1):
+        w = g.init(f"conv2d_{k}/kernel:0", g.he((cout, cin, kernel, kernel), cin * kernel * kernel))
+        b = g.init(f"conv2d_{k}/bias:0", g.normal(cout, 0.05))
+        x = g.node("Conv", [x, w, b], f"conv2d_{k}", kernel_shape=[kernel] * 2, strides=[1, 1], pads=[0] * 4,
+                   dilations=[1, 1], group=1)
+        x = g.node("Relu", [x], f"re_lu_{k}")
+        if pool is not None:
+            size, stride, pads = pool
+            x = g.node("MaxPool", [x], f"max_pooling2d_{k}", kernel_shape=[size] * 2, strides=[stride] * 2, pads=pads)
+    x = g.node("Transpose", [x], "flatten_1_transpose", perm=[0, 2, 3, 1])
+    x = g.node("Flatten", [x], "flatten_1", axis=1)
+    dense = {"dense_1": (576, 128), "dense_2": (128, 2), "dense_3": (128, 4)}
+    weights = {name: (g.init(f"{name}/kernel:0", g.he(size, size[0])), g.init(f"{name}/bias:0", g.normal(size[1], 0.05)))
+               for name, size in dense.items()}
+    x = g.node("Relu", [g.node("Gemm", [x, *weights["dense_1"]], "dense_1")], "re_lu_4")
+    g.node("Softmax", [g.node("Gemm", [x, *weights["dense_2"]], "dense_2")], "softmax_1", ["softmax_1"], axis=1)
+    g.node("Gemm", [x, *weights["dense_3"]], "dense_3", ["dense_3"])
+    outputs = [vi("softmax_1", [RNET_BATCH, 2]), vi("dense_3", [RNET_BATCH, 4])]
+    return g.model("face_rnet", [vi("input_1", [RNET_BATCH, 24, 24, 3])], outputs, 13)
+
+
 ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "mnist": mnist_cnn,
     "resnet_small": resnet_small,
@@ -684,6 +720,7 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "vad_if": vad_if,
     "paddle_crnn": paddle_crnn,
     "gru_kws": gru_kws,
+    "face_rnet_b16": face_rnet_b16,
     "resnet50_sized": resnet50_sized,
 }
 FAILS_FULL_CHECK = {"paddle_ocr_rec", "ocr_cls_stale", "paddle_crnn"}

@@ -35,6 +35,7 @@ from xdsl.transforms.common_subexpression_elimination import CommonSubexpression
 
 import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import mrvl
+from mrvl_dialect.cpu import CallMlipOp, chunked_type
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_ops_gen import TransposeOp
 from mrvl_dialect.weights import WeightStore
@@ -204,7 +205,7 @@ def absorb_input_transposes(module: ModuleOp) -> bool:
             layer = uses[0].operation
             if not isinstance(layer, mrvl.LayoutTransformOp):
                 continue
-            Rewriter.replace_value_with_new_type(arg, source.data.type)
+            Rewriter.replace_value_with_new_type(arg, layer.results[0].type)  # a chunk's, if the call chunks
             layer.results[0].replace_all_uses_with(block.args[i])
             Rewriter.erase_op(layer)
             call.operands[i] = source.data
@@ -245,8 +246,10 @@ def move_output_transposes_to_host(module: ModuleOp) -> None:
 
 
 def _retarget_call(call: Operation, outputs: list, moved: dict[int, tuple[int, ...]]) -> None:
+    assert isinstance(call, CallMlipOp)
     new_call = type(call).create(
-        operands=call.operands, result_types=outputs, properties=dict(call.properties),
+        operands=call.operands, result_types=[chunked_type(t, call.chunk_count()) for t in outputs],
+        properties=dict(call.properties),
         attributes=dict(call.attributes),
     )
     new_call.location = call.location
