@@ -10,8 +10,9 @@ layer) and `"mrvl.pattern"` (its kind), on host ops `"mrvl.reasons"`. Then:
    that is outlined must not depend on itself through the host. Any number of regions.
 2. The batch. A region over MLIP's batch limit (`MAX_BATCH`) runs in chunks
    (`chunk-mrvl-batch`, after this pass) when it keeps the batch as dim 0 throughout;
-   otherwise its layers over the limit go back to the host with rule `batch.max`'s reason,
-   whatever the policies, and the regions are formed again.
+   otherwise the layers that do not (a reshape that moves the batch; failing those, the
+   layers over the limit) go back to the host with rule `batch.max`'s reason, whatever the
+   policies, and the regions are formed again.
 3. Policies (`POLICIES`, chosen by the `policies` option) send back to the host only what
    breaks them: the layers a policy names (a sum or concat that reads a subgraph input),
    after which the regions are formed again and checked again, or, for a policy about the
@@ -74,7 +75,7 @@ from mrvl_dialect.mrvl import (
 )
 from mrvl_dialect.cost_model import CostModel, MlipEstimate, duration, host_work, mlip_work
 from mrvl_dialect.mrvl import MAX_BATCH
-from mrvl.passes.chunk_mrvl_batch import chunking, over_limit, region_batch
+from mrvl.passes.chunk_mrvl_batch import batch_problem, chunking, over_limit, region_batch
 from mrvl.passes.mlip_rules import RULES
 from mrvl_dialect.graph_queries import node_label
 from mrvl_dialect.locations import location_nodes
@@ -498,15 +499,17 @@ def _region_inputs(ops: list[Operation], block: Block) -> list[SSAValue]:
 
 
 def _batch_culprits(region: Candidate) -> list[tuple[Operation, str]]:
-    """The layers of a region over MLIP's batch limit that cannot run in chunks (it does not
-    keep the batch as dim 0 throughout), each with its fusion group: rule `batch.max`."""
+    """What goes to the host from a region over MLIP's batch limit that cannot run in chunks
+    (rule `batch.max`), each with its fusion group: the layers that do not keep the batch as
+    dim 0 (a reshape that moves it), so that what is left can run in chunks; failing those,
+    the layers over the limit."""
     batch, problem = region_batch(region.ops, region.inputs, region.outputs())
     if batch <= MAX_BATCH or problem is None:
         return []
-    over = over_limit(region.ops)
-    groups = {_group(op) for op in over} - {None}
+    culprits = [op for op in region.ops if batch_problem(op) is not None] or over_limit(region.ops)
+    groups = {_group(op) for op in culprits} - {None}
     return [(op, f"batch {batch}: the subgraph cannot run in chunks: {problem}")
-            for op in region.ops if op in over or _group(op) in groups]
+            for op in region.ops if op in culprits or _group(op) in groups]
 
 
 def _apply_policies(block: Block, policies: list[Policy], model: CostModel | None = None,
