@@ -4,6 +4,7 @@ semantics (host C calling the reference simulator once per chunk) against onnxru
 fp32 and fp16, the IR run by the reference interpreter, and the reports' calls."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -140,3 +141,20 @@ def test_within_the_limit_nothing_changes():
     (call,) = [op for op in module.walk() if isinstance(op, cpu.CallMlipOp)]
     assert call.chunks is None
     assert not any(isinstance(op, cpu.PadOp | cpu.SliceOp) for op in module.walk())
+
+
+def test_worth_the_call_counts_every_chunk():
+    """The policy weighs a region in chunks by all its calls, and says so in the reason."""
+    rng = np.random.default_rng(1)
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "w"], ["y"], name="fc", transB=1)], "tiny_fc",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [16, 3])],
+        [numpy_helper.from_array(rng.standard_normal((3, 4)).astype(np.float32), "w")])
+    model = helper.make_model(graph, ir_version=IR_VERSION, opset_imports=[helper.make_opsetid("", 17)])
+    module = import_onnx(model, {})
+    pipeline = "place-ops,partition-mrvl{policies=compute-intensive,worth-the-call}"
+    PassPipeline.parse_spec(get_all_passes(), pipeline).apply(Context(), module)
+    (gemm,) = [op for op in module.walk() if op.name == "graph.Gemm"]
+    (reason,) = [r.data for r in gemm.attributes["mrvl.reasons"].data if r.data.startswith("policy.worth-the-call")]
+    assert re.search(r"\(MLIP 2 calls of 10\.\d us: compute", reason), reason  # the call overhead, twice
