@@ -157,4 +157,4 @@ def test_worth_the_call_counts_every_chunk():
     PassPipeline.parse_spec(get_all_passes(), pipeline).apply(Context(), module)
     (gemm,) = [op for op in module.walk() if op.name == "graph.Gemm"]
     (reason,) = [r.data for r in gemm.attributes["mrvl.reasons"].data if r.data.startswith("policy.worth-the-call")]
-    assert re.search(r"\(MLIP 2 calls of 10\.\d us: compute", reason), reason  # the call overhead, twice
+    assert re.search(r"\(MLIP 2 calls of 10(\.\d+)? us: compute", reason), reason  # the call overhead, twice
