@@ -878,6 +878,18 @@ class CEmitter:
     @emit.register
     def _(self, op: cpu.CallMlipOp, x: list[str], y: list[str]) -> list[str]:
         symbol = op.callee.root_reference.data
+        if (chunks := op.chunk_count()) > 1:
+            # Each call takes the next slice of every operand and result: contiguous, dim 0 leading.
+            step = [math.prod(_shape(v)) // chunks for v in (*op.args, *op.res)]
+            inputs = [f"{name} + chunk * {n}" for name, n in zip(x, step)]
+            outputs = [f"{name} + chunk * {n}" for name, n in zip(y, step[len(x):])]
+            return ["if (!mlip_run) return MRVL_ERR_NO_MLIP;",
+                    f"for (int64_t chunk = 0; chunk < {chunks}; chunk++) {{",
+                    f"    const void *const inputs[] = {{{', '.join(inputs) or 'NULL'}}};",
+                    f"    void *const outputs[] = {{{', '.join(outputs) or 'NULL'}}};",
+                    f"    if (mlip_run(mlip_context, \"{symbol}\", inputs, outputs) != 0) return MRVL_ERR_MLIP;",
+                    "}",
+                    "return MRVL_OK;"]
         return [f"const void *const inputs[] = {{{', '.join(x) or 'NULL'}}};",
                 f"void *const outputs[] = {{{', '.join(y) or 'NULL'}}};",
                 "if (!mlip_run) return MRVL_ERR_NO_MLIP;",
@@ -962,6 +974,9 @@ class CEmitter:
             if isinstance(op, cpu.CallMlipOp):
                 name = name or f"call_{op.callee.root_reference.data}"
                 comment = f"/* accelerator subgraph @{op.callee.root_reference.data}: {op.name}"
+                if op.chunks is not None:
+                    images = _shape((*op.args, *op.res)[0])[0] // op.chunk_count()
+                    comment += f" in {op.chunk_count()} chunks of {images} images"
             elif len(nodes := _nodes(op)) > 1:
                 listed = ", ".join(f"'{_comment(n)}' ({_comment(t or op.name)})" for n, t in nodes)
                 comment = f"/* nodes {listed}: {op.name}"
@@ -1063,6 +1078,7 @@ class CEmitter:
             return [{"shape": list(t.get_shape()), "dtype": C_TYPES[t.element_type].onnx} for t in types]
 
         m = self.model
+        calls = cpu.calls_per_run(self.module)  # a subgraph run in chunks says so
         return {
             "format": METADATA_FORMAT,
             "model": m,
@@ -1075,7 +1091,8 @@ class CEmitter:
             "workspace": {"bytes": workspace.size.data, "align": workspace.align.data},
             "subgraphs": [
                 {"symbol": (s := op.sym_name.data), "nodes": f"{s}-nodes.json", "consts": f"{s}-consts.json",
-                 "inputs": shapes(op.function_type.inputs.data), "outputs": shapes(op.function_type.outputs.data)}
+                 "inputs": shapes(op.function_type.inputs.data), "outputs": shapes(op.function_type.outputs.data),
+                 **({"batch": subgraph_batch(op), "calls": calls[s]} if calls.get(s, 1) > 1 else {})}
                 for op in subgraphs
             ],
         }

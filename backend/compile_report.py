@@ -1,9 +1,9 @@
 """The compile report: where each ONNX node runs and why, what each MLIP subgraph costs,
 and the totals, the way Arm's Vela reports a compile (its per-layer and summary reports).
 
-    subgraph            layers      MACs   weights  activations
-    tvmgen_mrvl_main_0       6  786.56 k  23.4 KiB     50.0 KiB
-    host (0 kernels)         -         0      64 B    arena 0 B
+    subgraph            layers  batch  calls      MACs   weights  activations
+    tvmgen_mrvl_main_0       6      1      1  786.56 k  23.4 KiB     50.0 KiB
+    host (0 kernels)         -      -      -         0      64 B    arena 0 B
     nodes 11: 11 on MLIP (100.0%), 0 on host; MACs 786.56 k, 100.0% on MLIP; 1 subgraph; host arena 0 B
 
 `compile_report(module, files, weights_file, arena_bytes)` reads the lowered module
@@ -12,6 +12,10 @@ JSON layer; the weights blob gives its size) and the host workspace size (`metad
 serialises, so a subgraph's `layers` is the number of `tvm_op` nodes in its nodes file and
 `weight_bytes` the float32 bytes of its consts file (a constant two layers read counts twice,
 as the file holds it twice).
+
+A subgraph runs `batch` images a call and `calls` calls a run: more than one when the model's
+batch is over MLIP's limit and runs in chunks (`chunk-mrvl-batch`); its MACs count every
+call, its bytes one call's.
 
 MACs (multiply-accumulates) count what convolutions and matrix products compute: a conv
 output element costs its kernel volume times its input channels per group, a matrix
@@ -29,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from xdsl.dialects.builtin import ModuleOp
 
 from mrvl.backend.estimate_report import count, estimate_json, estimate_text, program_estimate
+from mrvl.backend.json_emitter import subgraph_batch
 from mrvl.backend.mlip_json.layers import describe, is_layer
 from mrvl.backend.placement_report import Row, placement_rows, placement_totals, write_table
 from mrvl.backend.report_html import write_html
@@ -42,17 +47,22 @@ FLOAT32_BYTES = 4
 """MLIP subgraphs exchange and store float32 (the JSON's dtype)."""
 
 NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "legalized", "quantized", "reasons")
-SUBGRAPH_COLUMNS = ("symbol", "layers", "macs", "weight_bytes", "activation_bytes", "input_bytes", "output_bytes",
-                    "precision")
+SUBGRAPH_COLUMNS = ("symbol", "layers", "batch", "calls", "macs", "weight_bytes", "activation_bytes", "input_bytes",
+                    "output_bytes", "precision")
 HOST_PRECISION = "fp32"
 
 
 @dataclass(frozen=True)
 class SubgraphCost:
-    """One MLIP subgraph: what its JSON holds and what one run of it computes and moves."""
+    """One MLIP subgraph: what its JSON holds, what one run of the model computes on it (`macs`,
+    every call) and what one call moves (the bytes)."""
 
     symbol: str
     layers: int
+    batch: int
+    """The images one call runs (the JSON's `batch_size`)."""
+    calls: int
+    """The calls one run makes: more than one for a batch over MLIP's limit, run in chunks."""
     macs: int
     weight_bytes: int
     activation_bytes: int
@@ -62,7 +72,8 @@ class SubgraphCost:
     """The arithmetic of its layers: the `quantize` option, fp16 or int8."""
 
 
-def subgraph_cost(subgraph: SubgraphOp) -> SubgraphCost:
+def subgraph_cost(subgraph: SubgraphOp, calls: int) -> SubgraphCost:
+    """`subgraph`'s cost when one run calls it `calls` times."""
     symbol = subgraph.sym_name.data
     block = subgraph.body.block
     layers = [op for op in block.ops if is_layer(op)]
@@ -74,8 +85,8 @@ def subgraph_cost(subgraph: SubgraphOp) -> SubgraphCost:
     terminator = block.last_op
     assert isinstance(terminator, mrvl.YieldOp)
     outputs = sum(elements(v) for v in terminator.values) * FLOAT32_BYTES
-    return SubgraphCost(symbol, len(layers), sum(macs(op) for op in layers), weights, inputs + produced, inputs, outputs,
-                        subgraph.quantize.data)
+    return SubgraphCost(symbol, len(layers), subgraph_batch(subgraph), calls, calls * sum(macs(op) for op in layers),
+                        weights, inputs + produced, inputs, outputs, subgraph.quantize.data)
 
 
 @dataclass(frozen=True)
@@ -161,17 +172,19 @@ class CompileReport:
         for cost in self.subgraphs:
             writer.writerow(getattr(cost, key) for key in SUBGRAPH_COLUMNS)
         host = self.host
-        writer.writerow(("host", host.kernels, host.macs, host.weight_bytes, host.arena_bytes, "", "", HOST_PRECISION))
+        writer.writerow(("host", host.kernels, "", "", host.macs, host.weight_bytes, host.arena_bytes, "", "",
+                         HOST_PRECISION))
         return out.getvalue()
 
     def summary(self) -> str:
         """The short table printed after every compile: one row per subgraph, the host, totals."""
-        rows = [("subgraph", "layers", "MACs", "weights", "activations")]
+        rows = [("subgraph", "layers", "batch", "calls", "MACs", "weights", "activations")]
         for s in self.subgraphs:
-            rows.append((s.symbol, str(s.layers), count(s.macs), size(s.weight_bytes), size(s.activation_bytes)))
+            rows.append((s.symbol, str(s.layers), str(s.batch), str(s.calls), count(s.macs), size(s.weight_bytes),
+                         size(s.activation_bytes)))
         host = self.host
         kernels = f"host ({host.kernels} kernel{'s' if host.kernels != 1 else ''})"
-        rows.append((kernels, "-", count(host.macs), size(host.weight_bytes), f"arena {size(host.arena_bytes)}"))
+        rows.append((kernels, "-", "-", "-", count(host.macs), size(host.weight_bytes), f"arena {size(host.arena_bytes)}"))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         lines = [
             "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
@@ -236,7 +249,8 @@ def compile_report(module: ModuleOp, files: dict, weights_file: str, arena_bytes
                 row.pattern, row.legalized, tuple(one_line(r) for r in row.reasons), quantized.get(row.name))
         for row in placed
     ]
-    subgraphs = [subgraph_cost(op) for op in module.walk() if isinstance(op, SubgraphOp)]
+    calls = cpu.calls_per_run(module)
+    subgraphs = [subgraph_cost(op, calls.get(op.sym_name.data, 0)) for op in module.walk() if isinstance(op, SubgraphOp)]
     host_ops = [op for op in module.walk() if isinstance(op, cpu.CpuOp) and not isinstance(op, cpu.CallMlipOp)]
     host = HostCost(len(host_ops), sum(macs(op) for op in host_ops), len(files.get(weights_file, b"")), arena_bytes)
     placement = placement_totals(module, placed)

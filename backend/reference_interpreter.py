@@ -4,7 +4,8 @@
 a time, so every ONNX operator is covered by one rule; `mrvl` layers are implemented here
 from their definitions (NHWC, OHWI, padding as top/left/bottom/right), reusing the ONNX
 reference for the convolution and pooling arithmetic; `cpu.call_mlip` runs the called
-subgraph. Slow but simple: for tests, not deployment.
+subgraph (once per chunk with `chunks`), and the host ops around a call in chunks (a
+constant `cpu.pad`, a `cpu.slice`) run too. Slow but simple: for tests, not deployment.
 """
 
 from collections.abc import Callable, Sequence
@@ -16,7 +17,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
-from mrvl_dialect import mrvl
+from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.graph_ops_gen import OPSET
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import OnnxOp
@@ -50,6 +51,21 @@ def _onnx(op_name: str, inputs: list[np.ndarray | None], **attributes) -> list[n
     node = helper.make_node(op_name, names, ["y"], **attributes)
     feeds = {n: x for n, x in zip(names, inputs) if n}
     return ReferenceEvaluator(node, opsets={"": OPSET}).run(None, feeds)
+
+
+def _host_batch_op(op: Operation, x: np.ndarray) -> np.ndarray:
+    """The host ops chunk-mrvl-batch adds around a call in chunks: a constant pad, a slice."""
+    if isinstance(op, cpu.SliceOp):
+        bounds = zip(op.starts.get_values(), op.ends.get_values(), op.steps.get_values())
+        return x[tuple(slice(start, end if end >= 0 else None, step) for start, end, step in bounds)]
+    assert isinstance(op, cpu.PadOp)
+    if op.mode.data != cpu.PadMode.CONSTANT:
+        raise Unsupported(f"no reference rule for cpu.pad {op.mode.data}")
+    pads = list(op.pads.get_values())
+    if min(pads) < 0:
+        raise Unsupported("no reference rule for a cpu.pad that crops")
+    widths = list(zip(pads[:x.ndim], pads[x.ndim:]))
+    return np.pad(x, widths, constant_values=np.asarray(op.value.value.data, x.dtype))
 
 
 def _nchw(x: np.ndarray) -> np.ndarray:
@@ -148,11 +164,18 @@ class _Interpreter:
             return [np.asarray(_LAYERS[type(op)](op, *values), np.float32)]
         if op.name == "cpu.call_mlip":
             symbol = op.properties["callee"].root_reference.data
-            if self.run_subgraph is not None:
-                return self.run_subgraph(symbol, values)
-            return self.block(self.subgraphs[symbol].body.block, values)
+            chunks = op.chunk_count()  # type: ignore[attr-defined]
+            results = []
+            for chunk in zip(*(np.split(v, chunks) for v in values)) if values else [()] * chunks:
+                if self.run_subgraph is not None:
+                    results.append(self.run_subgraph(symbol, list(chunk)))
+                else:
+                    results.append(self.block(self.subgraphs[symbol].body.block, list(chunk)))
+            return [np.concatenate(parts) for parts in zip(*results)]
         if isinstance(op, OnnxOp) and not op.regions:
             return self.onnx_op(op, values)
+        if isinstance(op, cpu.PadOp | cpu.SliceOp):
+            return [_host_batch_op(op, values[0])]
         raise Unsupported(f"no reference rule for '{op.name}'")
 
     def onnx_op(self, op: OnnxOp, values: list[np.ndarray]) -> list[np.ndarray]:

@@ -758,6 +758,47 @@ def face_pnet() -> onnx.ModelProto:
     keras_conv(g, x, "conv4-2", 32, 4, 1, output="conv4-2")
     outputs = [vi("softmax", ["N", 2, "H_out", "W_out"]), vi("conv4-2", ["N", 4, "H_out", "W_out"])]
     return g.model("pnet", [vi("input_1", ["N", 3, "H", "W"])], outputs, 13)
+# -- Keras (keras2onnx: a face-detection cascade's second stage) ---------------------------
+
+RNET_BATCH = 16
+"""Face proposals the cascade's first stage hands to R-Net at once."""
+
+
+def face_rnet_b16() -> onnx.ModelProto:
+    """keras2onnx export of MTCNN's R-Net (the refinement stage) on 16 face proposals at once:
+    NHWC input transposed to NCHW, convs with bias (PReLU replaced by Relu), keras 'same'
+    pooling as explicit pads, the NCHW features transposed back to NHWC for keras' Flatten,
+    then Dense layers as Gemm: a face score (Softmax) and a box regression. Keras names
+    (conv2d_1, max_pooling2d_1, dense_1, ...), TensorFlow tensor names (conv2d_1/BiasAdd:0)
+    and a fixed batch of 16: over MLIP's 8."""
+    g = Builder(11)
+    tf_ops = {"Conv": "BiasAdd", "Gemm": "BiasAdd", "Flatten": "Reshape", "Transpose": "transpose"}
+
+    def node(op, inputs, name, outputs=None, **attrs):
+        return g.node(op, inputs, name, outputs or [f"{name}/{tf_ops.get(op, op)}:0"], **attrs)
+
+    x = node("Transpose", ["input_1"], "input_1_transpose", perm=[0, 3, 1, 2])
+    convs = [(3, 28, 3, (3, 2, [0, 0, 1, 1])), (28, 48, 3, (3, 2, [0, 0, 0, 0])), (48, 64, 2, None)]
+    for k, (cin, cout, kernel, pool) in enumerate(convs, 1):
+        w = g.init(f"conv2d_{k}/kernel:0", g.he((cout, cin, kernel, kernel), cin * kernel * kernel))
+        b = g.init(f"conv2d_{k}/bias:0", g.normal(cout, 0.05))
+        x = node("Conv", [x, w, b], f"conv2d_{k}", kernel_shape=[kernel] * 2, strides=[1, 1], pads=[0] * 4,
+                 dilations=[1, 1], group=1)
+        x = node("Relu", [x], f"re_lu_{k}")
+        if pool is not None:
+            size, stride, pads = pool
+            x = node("MaxPool", [x], f"max_pooling2d_{k}", kernel_shape=[size] * 2, strides=[stride] * 2, pads=pads)
+    x = node("Transpose", [x], "flatten_1_transpose", perm=[0, 2, 3, 1])
+    x = node("Flatten", [x], "flatten_1", axis=1)
+    dense = {"dense_1": (576, 128), "dense_2": (128, 2), "dense_3": (128, 4)}
+    weights = {name: (g.init(f"{name}/kernel:0", g.he(size, size[0])), g.init(f"{name}/bias:0", g.normal(size[1], 0.05)))
+               for name, size in dense.items()}
+    x = node("Relu", [node("Gemm", [x, *weights["dense_1"]], "dense_1")], "re_lu_4")
+    node("Softmax", [node("Gemm", [x, *weights["dense_2"]], "dense_2")], "softmax_1", ["softmax_1"], axis=1)
+    node("Gemm", [x, *weights["dense_3"]], "dense_3", ["dense_3"])
+    outputs = [vi("softmax_1", [RNET_BATCH, 2]), vi("dense_3", [RNET_BATCH, 4])]
+    return g.model("face_rnet", [vi("input_1", [RNET_BATCH, 24, 24, 3])], outputs, 13)
+
 
 ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "mnist": mnist_cnn,
@@ -774,6 +815,7 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "gru_kws": gru_kws,
     "captcha_crnn_stale": captcha_crnn_stale,
     "face_pnet": face_pnet,
+    "face_rnet_b16": face_rnet_b16,
     "resnet50_sized": resnet50_sized,
 }
 FAILS_FULL_CHECK = {"paddle_ocr_rec", "ocr_cls_stale", "paddle_crnn", "captcha_crnn_stale"}

@@ -11,10 +11,11 @@ BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. I
   `$CC`, else `cc`) into a cache keyed by the sources and compiler, so a bundle is built
   once per machine (`$MRVL_CACHE_DIR`, else `$XDG_CACHE_HOME/mrvl-xdsl`, else
   `~/.cache/mrvl-xdsl`).
-- Each `cpu.call_mlip` reaches a runner installed through `M_set_mlip` (ctypes): it runs the
-  subgraph's nodes/consts JSON on `mrvl-tmlc` + `mrvl-mlsim` when both are on PATH and the
-  precision is fp16 (compiled for the tiles and options of its line in `tmlc-commands.txt`),
-  on the reference simulator (`backend/mlip_simulator.py`) otherwise.
+- Each `cpu.call_mlip` (each chunk of one in chunks: a batch over MLIP's limit) reaches a
+  runner installed through `M_set_mlip` (ctypes): it runs the subgraph's nodes/consts JSON
+  on `mrvl-tmlc` + `mrvl-mlsim` when both are on PATH and the precision is fp16 (compiled
+  for the tiles and options of its line in `tmlc-commands.txt`), on the reference simulator
+  (`backend/mlip_simulator.py`) otherwise.
 - `--verify model.onnx` runs onnxruntime (the `verify` extra) on the same inputs and prints
   each output's error relative to its largest magnitude; outputs off by more than the
   tolerance (`mrvl/numerics.py`: 1e-4 of scale in float32, 3% with accelerator subgraphs

@@ -123,6 +123,12 @@ class MlipWork:
     io_elements: int = 0
     """Its inputs and outputs: what DMA moves between DRAM and OCM on every call."""
 
+    def per_images(self, images: int, batch: int) -> "MlipWork":
+        """The work of `images` of the `batch` images this work computes, each image computed
+        alone (a chunk's call: `chunk-mrvl-batch`); the weights stay whole."""
+        return MlipWork(self.macs * images // batch, self.depthwise_macs * images // batch, self.weight_elements,
+                        self.io_elements * images // batch)
+
 
 @dataclass(frozen=True)
 class HostWork:
@@ -448,7 +454,7 @@ def estimate_program(ops: Iterable[Operation], subgraphs: Iterable[mrvl.Subgraph
     for op in ops:
         if isinstance(op, cpu.CallMlipOp):
             callee = op.callee.root_reference.data
-            calls[callee] = calls.get(callee, 0) + 1
+            calls[callee] = calls.get(callee, 0) + op.chunk_count()
         elif isinstance(op, cpu.CpuOp) and op.properties.get("alias") is None:  # an alias runs no code
             work = host_work(op)
             host.append(HostOpEstimate(op, work, model.host_seconds(work)))

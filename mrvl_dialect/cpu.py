@@ -607,7 +607,8 @@ class _SameElementTypeOp(CpuOp):
 
 
 class CallMlipSymbolUser(SymbolUserOpInterface):
-    """The callee is defined in the nearest symbol table and has the call's signature.
+    """The callee is defined in the nearest symbol table and has the call's signature (with
+    `chunks`, each operand and result dim 0 `chunks` times the callee's).
 
     Any func-like op with a `function_type` property can be the callee (`mrvl.subgraph`).
     """
@@ -623,9 +624,10 @@ class CallMlipSymbolUser(SymbolUserOpInterface):
         function_type = callee.properties.get("function_type")
         if not isinstance(function_type, FunctionType):
             raise VerifyException(f"'callee' {op.callee} is a '{callee.name}', which has no 'function_type'")
+        chunks = op.chunk_count()
         for what, expected, actual in (
-            ("operand", function_type.inputs.data, [a.type for a in op.args]),
-            ("result", function_type.outputs.data, [r.type for r in op.res]),
+            ("operand", [chunked_type(t, chunks) for t in function_type.inputs.data], [a.type for a in op.args]),
+            ("result", [chunked_type(t, chunks) for t in function_type.outputs.data], [r.type for r in op.res]),
         ):
             if list(expected) != list(actual):
                 raise VerifyException(
@@ -646,10 +648,46 @@ class CallMlipOp(CpuOp):
     callee = prop_def(SymbolRefAttr)
     args = var_operand_def(AnyTensorTypeConstr)
     res = var_result_def(AnyTensorTypeConstr)
+    chunks = opt_prop_def(_INT)
+    """Call the subgraph this many times (at least 2), each on the next `dim 0 / chunks`
+    images of every operand and result (`chunk-mrvl-batch`): a batch over MLIP's limit."""
 
     traits = traits_def(CallMlipSymbolUser())
     """Not pure: the MLIP is a device the call drives."""
     assembly_format = "$callee `(` $args `)` attr-dict `:` functional-type($args, $res)"
+
+    def chunk_count(self) -> int:
+        """How many times one run calls the subgraph (1 without `chunks`)."""
+        return self.chunks.value.data if self.chunks is not None else 1
+
+    def verify_params(self) -> None:
+        if self.chunks is None:
+            return
+        if (chunks := self.chunk_count()) < 2:
+            raise VerifyException(f"'chunks' must be at least 2, got {chunks}")
+        for value in (*self.args, *self.res):
+            dims = shape_of(value)
+            if not dims or dims[0] % chunks:
+                raise VerifyException(f"with 'chunks' {chunks}, every operand and result must have a dim 0 "
+                                      f"that {chunks} divides, got {value.type}")
+
+
+def calls_per_run(module: Operation) -> dict[str, int]:
+    """How many times one run calls each subgraph: every `cpu.call_mlip`, `chunks` times."""
+    calls: dict[str, int] = {}
+    for op in module.walk():
+        if isinstance(op, CallMlipOp):
+            symbol = op.callee.root_reference.data
+            calls[symbol] = calls.get(symbol, 0) + op.chunk_count()
+    return calls
+
+
+def chunked_type(callee_type: Attribute, chunks: int) -> Attribute:
+    """The type a call of `chunks` chunks passes for a callee's `callee_type`: dim 0 `chunks` times."""
+    if chunks == 1 or not isinstance(callee_type, TensorType) or not callee_type.get_shape():
+        return callee_type
+    n, *rest = callee_type.get_shape()
+    return TensorType(callee_type.element_type, [n * chunks, *rest])
 
 
 # Convolution and matrix products

@@ -6,6 +6,7 @@ from importlib import import_module
 from xdsl.passes import ModulePass
 
 PASSES: dict[str, tuple[str, str]] = {
+    "chunk-mrvl-batch": ("mrvl.passes.chunk_mrvl_batch", "ChunkMrvlBatchPass"),
     "cleanup-graph": ("mrvl.passes.cleanup_graph", "CleanupGraphPass"),
     "convert-layout": ("mrvl.passes.convert_layout", "ConvertLayoutPass"),
     "fuse-cpu-epilogues": ("mrvl.passes.fuse_cpu_epilogues", "FuseCpuEpiloguesPass"),

@@ -9,7 +9,8 @@
   `cpu.call_mlip` (MLIP has no NHWC -> NCHW layer): the subgraph then returns NHWC;
 - on the host, a transpose sinks below the elementwise ops that read it (Clip, HardSwish,
   a QDQ model's per-tensor QuantizeLinear/DequantizeLinear,
-  a Mul of two such values, ...: they do not care about the layout), and when it reaches
+  a Mul of two such values, ...: they do not care about the layout) and below the pad and
+  slice of dim 0 around a call in chunks (chunk-mrvl-batch), and when it reaches
   another subgraph's input that the subgraph transposes back (`mrvl.layout_transform`),
   both go: a chain subgraph -> host activation -> subgraph, as Paddle's MobileNets are cut,
   passes NHWC through the host without a transpose either side.
@@ -34,7 +35,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
 import mrvl_dialect.graph_ops_gen as g
-from mrvl_dialect import mrvl
+from mrvl_dialect import cpu, mrvl
+from mrvl_dialect.cpu import CallMlipOp, chunked_type
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_ops_gen import TransposeOp
 from mrvl_dialect.weights import WeightStore
@@ -182,6 +184,45 @@ class TransposeSinksBelowElementwise(RewritePattern):
         rewriter.replace(op, [*new_ops, inner, outer], [outer.transposed])
 
 
+def _resized_batch(op: Operation) -> bool:
+    """A `cpu.pad` (zeros) or `cpu.slice` that only adds or drops images at the end of dim 0:
+    what chunk-mrvl-batch puts around a call in chunks."""
+    dims = cpu.shape_of(op.operands[0])
+    if isinstance(op, cpu.PadOp):
+        pads = list(op.pads.get_values())
+        return (op.mode.data == cpu.PadMode.CONSTANT and op.value.value.data == 0 and pads[0] == 0
+                and not any(pads[1:len(dims)]) and not any(pads[len(dims) + 1:]))
+    if isinstance(op, cpu.SliceOp):
+        return (not any(op.starts.get_values()) and set(op.steps.get_values()) == {1}
+                and list(op.ends.get_values())[1:] == list(dims[1:]))
+    return False
+
+
+class TransposeSinksBelowBatchResize(RewritePattern):
+    """resize_batch(transpose(x, p)) -> transpose(resize_batch(x), p) when p keeps dim 0 first
+    (`_resized_batch`: the pad or slice of a call in chunks): the transposes either side of
+    the call then meet the others, compose and cancel, as they do around a call of one chunk."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        source = op.operands[0].owner if op.operands else None
+        if (not isinstance(op, cpu.PadOp | cpu.SliceOp) or not isinstance(source, TransposeOp)
+                or not op.operands[0].has_one_use() or _perm(source)[0] != 0 or not _resized_batch(op)):
+            return
+        x = source.data
+        dims = list(x.type.get_shape())  # type: ignore[attr-defined]
+        dims[0] = cpu.shape_of(op.results[0])[0]
+        properties = dict(op.properties)
+        if isinstance(op, cpu.SliceOp):
+            properties["ends"] = DenseArrayBase.from_list(i64, dims)
+        inner = type(op).create(operands=[x], result_types=[TensorType(x.type.element_type, dims)],  # type: ignore
+                                properties=properties, attributes=dict(op.attributes))
+        inner.location = op.location
+        inner.results[0].name_hint = op.results[0].name_hint
+        outer = transpose(inner.results[0], _perm(source))
+        rewriter.replace_op(op, [inner, outer], [outer.transposed])
+        rewriter.erase_op(source)
+
+
 def absorb_input_transposes(module: ModuleOp) -> bool:
     """An NHWC -> NCHW transpose on the host that feeds a subgraph input which the subgraph
     only transposes back (its `mrvl.layout_transform`) cancels: the subgraph takes NHWC.
@@ -204,7 +245,7 @@ def absorb_input_transposes(module: ModuleOp) -> bool:
             layer = uses[0].operation
             if not isinstance(layer, mrvl.LayoutTransformOp):
                 continue
-            Rewriter.replace_value_with_new_type(arg, source.data.type)
+            Rewriter.replace_value_with_new_type(arg, layer.results[0].type)  # a chunk's, if the call chunks
             layer.results[0].replace_all_uses_with(block.args[i])
             Rewriter.erase_op(layer)
             call.operands[i] = source.data
@@ -245,8 +286,10 @@ def move_output_transposes_to_host(module: ModuleOp) -> None:
 
 
 def _retarget_call(call: Operation, outputs: list, moved: dict[int, tuple[int, ...]]) -> None:
+    assert isinstance(call, CallMlipOp)
     new_call = type(call).create(
-        operands=call.operands, result_types=outputs, properties=dict(call.properties),
+        operands=call.operands, result_types=[chunked_type(t, call.chunk_count()) for t in outputs],
+        properties=dict(call.properties),
         attributes=dict(call.attributes),
     )
     new_call.location = call.location
@@ -280,7 +323,8 @@ class ConvertLayoutPass(ModulePass):
         ).rewrite_module(op)
         move_output_transposes_to_host(op)
         sink = PatternRewriteWalker(GreedyRewritePatternApplier(
-            [TransposesCompose(), TransposeSinksBelowElementwise(), TransposeOfConstantFolds()]))
+            [TransposesCompose(), TransposeSinksBelowElementwise(), TransposeSinksBelowBatchResize(),
+             TransposeOfConstantFolds()]))
         sink.rewrite_module(op)
         while absorb_input_transposes(op):  # each absorbed transpose may free another to sink
             sink.rewrite_module(op)

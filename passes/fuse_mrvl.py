@@ -39,6 +39,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import f32_attr
 from mrvl_dialect.locations import fused_location, location_nodes, node_location
 from mrvl_dialect.weights import WeightStore
+from mrvl.passes.chunk_mrvl_batch import over_limit
 from mrvl.passes.declarative_fusion import Match, Pattern, match_members
 from mrvl_dialect.graph_queries import (
     constant_value,
@@ -310,7 +311,8 @@ class FuseMrvlPass(ModulePass):
 
     After `place-ops`, exactly the groups it recorded are built; on IR without placement
     attributes, the groups `place-ops` would record. A group that is no match of its
-    pattern (IR edited by hand) is left as it is.
+    pattern (IR edited by hand) is left as it is, and so is a group over MLIP's batch limit
+    (no layer takes it: `chunk-mrvl-batch` first compiles its subgraph for a chunk).
     """
 
     name = "fuse-mrvl"
@@ -322,5 +324,5 @@ class FuseMrvlPass(ModulePass):
         # collide are numbered in that order.
         for pattern, members in reversed(groups):
             match = match_members(pattern, members)
-            if match is not None and pattern.check(match) is None:
+            if match is not None and pattern.check(match) is None and not over_limit(members):
                 BUILDERS[pattern.layer](_Builder(match, op))

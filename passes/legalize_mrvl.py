@@ -84,7 +84,7 @@ from mrvl_dialect.cost_model import CostModel, MlipWork, elements, host_work, ml
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_value, int_property, ints_property, node_name, op_type, shape
 from mrvl_dialect.locations import location_nodes, node_location
-from mrvl_dialect.mrvl import LEGALIZED_ATTR, MAX_BATCH
+from mrvl_dialect.mrvl import LEGALIZED_ATTR
 from mrvl_dialect.placement_file import load_placement
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.mlip_patterns import LAYER_KINDS, pad_amounts, per_channel
@@ -157,9 +157,10 @@ def _fuses_relu(value: SSAValue) -> bool:
 
 
 def _nchw_float(value: SSAValue) -> tuple[int, ...] | None:
-    """The shape of a rank-4 float32 tensor of known size and a batch MLIP takes, else None."""
+    """The shape of a rank-4 float32 tensor of known size, else None (a batch over MLIP's limit
+    runs in chunks: chunk-mrvl-batch)."""
     dims = shape(value)
-    if dims is None or len(dims) != 4 or min(dims) < 1 or dims[0] > MAX_BATCH:
+    if dims is None or len(dims) != 4 or min(dims) < 1:
         return None
     return dims if isinstance(value.type, TensorType) and value.type.element_type == f32 else None
 
@@ -401,7 +402,7 @@ def _conv1d_applies(conv: Operation) -> bool:
     assert isinstance(conv, g.ConvOp)
     dims = shape(conv.X)
     auto_pad = conv.properties.get("auto_pad")
-    if dims is None or len(dims) != 3 or min(dims) < 1 or dims[0] > MAX_BATCH or conv.X.type.element_type != f32:
+    if dims is None or len(dims) != 3 or min(dims) < 1 or conv.X.type.element_type != f32:
         return False
     weights = [constant_value(v) for v in conv.operands[1:]]
     return all(w is not None for w in weights) and (auto_pad is None or auto_pad.data == "NOTSET")

@@ -17,6 +17,7 @@ from xdsl.ir import Operation
 
 from mrvl_dialect.mrvl import MAX_BATCH, QUANTIZE_TARGET_ATTR, QUANTIZED_ATTR, QuantizedAttr
 from mrvl_dialect.graph_queries import constant_op, element_type, int_property, op_type, shape
+from mrvl.passes.chunk_mrvl_batch import batch_problem
 from mrvl.passes.mlip_patterns import LAYER_KINDS, ceil_adds_window
 
 @dataclass(frozen=True)
@@ -98,9 +99,18 @@ def _conv_rank(op: Operation) -> str | None:
 
 
 @rule("batch.max", "Conv", "Gemm", "MatMul", "MaxPool", "GlobalMaxPool", "Add",
-      text=f"The batch must be at most {MAX_BATCH}.")
+      text=f"The batch must be at most {MAX_BATCH}, or run in chunks of at most {MAX_BATCH}: then the layer, "
+           "and every layer of its subgraph, must keep the batch as dim 0.")
 def _batch_max(op: Operation) -> str | None:
-    return _batch(MAX_BATCH)(op)
+    if (observed := _batch(MAX_BATCH)(op)) is None:
+        return None
+    # Over the limit, the subgraph runs in chunks (chunk-mrvl-batch) if it keeps the batch
+    # throughout; partition-mrvl checks the subgraph as a whole.
+    dims = shape(op.operands[0])
+    if not dims or dims[0] < 1:
+        return observed
+    problem = batch_problem(op)
+    return None if problem is None else f"{observed}: {problem}"
 
 
 @rule("batch.one", "AveragePool", "GlobalAveragePool", "Concat", text="The batch must be 1.")

@@ -1,7 +1,8 @@
 """mrvl-pipeline: the whole flow from the `graph` dialect to MLIP subgraphs and host code.
 
-    recognize-qdq -> cleanup-graph -> legalize-mrvl -> place-ops -> partition-mrvl -> restore-host-qdq -> fuse-mrvl
-    -> convert-layout -> annotate-quantized-layers -> lower-to-cpu -> fuse-cpu-epilogues
+    recognize-qdq -> cleanup-graph -> legalize-mrvl -> place-ops -> partition-mrvl -> chunk-mrvl-batch
+    -> restore-host-qdq -> fuse-mrvl -> convert-layout -> annotate-quantized-layers -> lower-to-cpu
+    -> fuse-cpu-epilogues
 
 `mrvl-opt model.onnx -p 'mrvl-pipeline{num_tiles=4 quantize=fp16}'` runs it;
 `MrvlPipelinePass(...).passes()` lists the stages with their options, so any stage of a
@@ -17,6 +18,7 @@ from xdsl.passes import ModulePass
 from mrvl_dialect.cost_model import CostModel
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
+from mrvl.passes.chunk_mrvl_batch import ChunkMrvlBatchPass
 from mrvl.passes.cleanup_graph import CleanupGraphPass
 from mrvl.passes.convert_layout import ConvertLayoutPass
 from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
@@ -73,6 +75,7 @@ class MrvlPipelinePass(ModulePass):
             *legalize,
             PlaceOpsPass(placement=self.placement, offload=self.offload),
             PartitionMrvlPass(policies=self.policies, **costs, **self.target_options().as_dict()),
+            ChunkMrvlBatchPass(),
             RestoreHostQdqPass(),
             FuseMrvlPass(),
             ConvertLayoutPass(),

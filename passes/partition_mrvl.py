@@ -8,14 +8,20 @@ layer) and `"mrvl.pattern"` (its kind), on host ops `"mrvl.reasons"`. Then:
    and then op by op in IR order, unless a merge would create a cycle: a path that leaves
    the region through other ops (host ops or other regions) and comes back in. A region
    that is outlined must not depend on itself through the host. Any number of regions.
-2. Policies (`POLICIES`, chosen by the `policies` option) send back to the host only what
+2. The batch. A region over MLIP's batch limit (`MAX_BATCH`) runs in chunks
+   (`chunk-mrvl-batch`, after this pass) when it keeps the batch as dim 0 throughout;
+   otherwise the layers that do not (a reshape that moves the batch; failing those, the
+   layers over the limit) go back to the host with rule `batch.max`'s reason, whatever the
+   policies, and the regions are formed again.
+3. Policies (`POLICIES`, chosen by the `policies` option) send back to the host only what
    breaks them: the layers a policy names (a sum or concat that reads a subgraph input),
    after which the regions are formed again and checked again, or, for a policy about the
    region as a whole (no conv or fc in it; with `worth-the-call`, asked for by name, an MLIP
-   estimate above the region's host time: `mrvl_dialect/cost_model.py`), the region. Those ops get
+   estimate, every chunk's call counted, above the region's host time:
+   `mrvl_dialect/cost_model.py`), the region. Those ops get
    `"mrvl.place" = "host"`, a `"policy.<id>: ..."` reason appended to `"mrvl.reasons"`,
    and lose `"mrvl.group"`. A conv or fc layer is never evicted by a layer policy.
-3. Outlining. Each remaining region, in IR order, becomes `mrvl.subgraph @<prefix><k>`
+4. Outlining. Each remaining region, in IR order, becomes `mrvl.subgraph @<prefix><k>`
    after its function: arguments are the values it reads from outside (function
    arguments, host results, other subgraphs' results), results the values used outside,
    and the body holds the moved ops, with their attributes and locations, a clone of each
@@ -68,11 +74,15 @@ from mrvl_dialect.mrvl import (
     YieldOp,
 )
 from mrvl_dialect.cost_model import CostModel, MlipEstimate, duration, host_work, mlip_work
+from mrvl_dialect.mrvl import MAX_BATCH
+from mrvl.passes.chunk_mrvl_batch import batch_problem, chunking, over_limit, region_batch
+from mrvl.passes.mlip_rules import RULES
 from mrvl_dialect.graph_queries import node_label
 from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
 
 PASS_NAME = "partition-mrvl"
+BATCH_RULE = next(r for r in RULES if r.id == "batch.max")
 
 """The placement attributes `place-ops` writes (see its module docstring)."""
 
@@ -101,9 +111,19 @@ class Candidate:
         """The constants its ops read: the weights the subgraph holds."""
         return list(dict.fromkeys(v for op in self.ops for v in _operands(op) if isinstance(v.owner, ConstantOp)))
 
+    def chunking(self) -> tuple[int, int]:
+        """(images a call, calls a run): the chunks of a batch over MLIP's limit (`chunk-mrvl-batch`)."""
+        batch, _ = region_batch(self.ops, self.inputs, self.outputs())
+        return chunking(batch) if batch > MAX_BATCH else (batch, 1)
+
     def mlip_estimate(self, model: CostModel) -> MlipEstimate:
-        """One call of the region on MLIP: compute, transfers and the call overhead."""
+        """One call of the region on MLIP (of one chunk, when it runs in `chunking()`'s):
+        compute, transfers and the call overhead."""
         work = mlip_work(self.ops, self.inputs, self.outputs(), self.weights())
+        batch, _ = region_batch(self.ops, self.inputs, self.outputs())
+        chunk, calls = self.chunking()
+        if calls > 1:
+            work = work.per_images(chunk, batch)
         return model.mlip_estimate(work, self.target.num_tiles, self.target.quantize, self.target.wb_pin_ocm)
 
     def host_seconds(self, model: CostModel) -> float:
@@ -203,10 +223,11 @@ def _worth_the_call(region: Candidate) -> Violation | None:
     if region.model is None:
         return None
     mlip, host = region.mlip_estimate(region.model), region.host_seconds(region.model)
-    if mlip.seconds <= host:
+    _, calls = region.chunking()
+    if mlip.seconds * calls <= host:
         return None
-    return Violation(f"MLIP {duration(mlip.seconds)}: {mlip.describe()}; host {duration(host)}, "
-                     f"{region.model.host_source}")
+    per_call = f"{calls} calls of {duration(mlip.seconds)}" if calls > 1 else duration(mlip.seconds)
+    return Violation(f"MLIP {per_call}: {mlip.describe()}; host {duration(host)}, {region.model.host_source}")
 
 
 DEFAULT_POLICIES = ("compute-intensive", "no-leading-concat", "no-leading-sum")
@@ -477,15 +498,36 @@ def _region_inputs(ops: list[Operation], block: Block) -> list[SSAValue]:
     return list(inputs)
 
 
+def _batch_culprits(region: Candidate) -> list[tuple[Operation, str]]:
+    """What goes to the host from a region over MLIP's batch limit that cannot run in chunks
+    (rule `batch.max`), each with its fusion group: the layers that do not keep the batch as
+    dim 0 (a reshape that moves it), so that what is left can run in chunks; failing those,
+    the layers over the limit."""
+    batch, problem = region_batch(region.ops, region.inputs, region.outputs())
+    if batch <= MAX_BATCH or problem is None:
+        return []
+    culprits = [op for op in region.ops if batch_problem(op) is not None] or over_limit(region.ops)
+    groups = {_group(op) for op in culprits} - {None}
+    return [(op, f"batch {batch}: the subgraph cannot run in chunks: {problem}")
+            for op in region.ops if op in culprits or _group(op) in groups]
+
+
 def _apply_policies(block: Block, policies: list[Policy], model: CostModel | None = None,
                     target: TargetOptions = DEFAULT_TARGET) -> list[list[Operation]]:
     """The regions of `block` that keep every policy, after sending to the host what breaks
     one: a policy's culprits first (then the regions are formed again, as evicting a layer
-    can split or shrink its region), a region as a whole only when no culprit is left."""
+    can split or shrink its region), a region as a whole only when no culprit is left.
+    Before any policy, the layers of a region that is over MLIP's batch limit and cannot run
+    in chunks go (`_batch_culprits`), whatever the policies."""
     while True:
         accepted, evicted = [], False
         for ops in form_regions(block):
             candidate = Candidate(tuple(ops), tuple(_region_inputs(ops, block)), model, target)
+            if culprits := _batch_culprits(candidate):
+                for culprit, observed in culprits:
+                    _send_to_host(culprit, f"{BATCH_RULE.id}: {BATCH_RULE.text} ({observed})")
+                evicted = True
+                continue
             violations = [(p, v) for p in policies if (v := p.check(candidate)) is not None]
             named = [(p, v) for p, v in violations if v.culprits]
             for p, v in named:

@@ -27,6 +27,7 @@ ZOO_INPUT_SHAPES = {
     "gru_kws": {"mfcc": [1, 49, 10]},
     "captcha_crnn_stale": {},
     "face_pnet": {"input_1": [1, 3, 60, 80]},
+    "face_rnet_b16": {},
     "resnet50_sized": {},
 }
 

@@ -132,7 +132,8 @@ def test_report_totals_match_the_bundle(bundles: dict[str, Path], name: str) -> 
     totals = report["totals"]
     assert [s["symbol"] for s in report["subgraphs"]] == [s["symbol"] for s in meta["subgraphs"]]
     for cost in report["subgraphs"]:
-        assert (cost["layers"], cost["macs"], cost["weight_bytes"]) == json_layer_costs(folder, cost["symbol"])
+        layers, macs, weight_bytes = json_layer_costs(folder, cost["symbol"])
+        assert (cost["layers"], cost["macs"], cost["weight_bytes"]) == (layers, macs * cost["calls"], weight_bytes)
     assert totals["subgraphs"] == len(meta["subgraphs"])
     assert totals["mlip_layers"] == sum(s["layers"] for s in report["subgraphs"])
     assert totals["host_arena_bytes"] == meta["workspace"]["bytes"]
@@ -168,7 +169,7 @@ def test_report_totals_match_the_bundle(bundles: dict[str, Path], name: str) -> 
 def test_printed_summary(zoo_dir: Path, tmp_path: Path, no_tmlc: None, capsys: pytest.CaptureFixture[str]) -> None:
     out = compile_zoo(zoo_dir, "mobilenet_small", tmp_path / "m", capsys=capsys)
     lines = out.splitlines()
-    assert lines[0].split() == ["subgraph", "layers", "MACs", "weights", "activations"]
+    assert lines[0].split() == ["subgraph", "layers", "batch", "calls", "MACs", "weights", "activations"]
     assert sum(line.startswith("tvmgen_mrvl_main_") for line in lines) == 9
     # 4 BatchNormalizations and 3 epilogues (Clip, Relu, residual Add) folded into convs, the
     # decoder's BatchNormalization and Relu into its transposed conv, 5 of the 10 transposes

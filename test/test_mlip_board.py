@@ -149,6 +149,24 @@ def test_zoo_model_runs_through_libmldpc(fake_libmldpc, zoo_dir, tmp_path, monke
     assert max(log.index(f"load {s}") for s in symbols) < min(i for i, line in enumerate(log) if line.startswith("run"))
 
 
+def test_batch_in_chunks_runs_each_chunk_on_the_board(fake_libmldpc, zoo_dir, tmp_path, monkeypatch):
+    """face_rnet_b16 (batch 16, over MLIP's 8): each subgraph's model is loaded once and run
+    twice with its compiled batch of 8, and the outputs match onnxruntime."""
+    model = zoo_dir / "face_rnet_b16.onnx"
+    bundle = _compile(model, tmp_path / "b", {})
+    monkeypatch.setenv("MRVL_LIBMLDPC_PATH", str(fake_libmldpc.path))
+    fake_libmldpc.serve(bundle)
+    inputs = _random_inputs(model, {})
+    got = run_bundle(bundle, inputs, run_mode="hw")
+    for name, want in _onnxruntime(model, inputs).items():
+        assert_close(got[name], want)
+    log = fake_libmldpc.log()
+    for entry in json.loads((bundle / "metadata.json").read_text())["subgraphs"]:
+        symbol = entry["symbol"]
+        assert (entry["batch"], entry["calls"]) == (8, 2)
+        assert log.count(f"load {symbol}") == 1 and log.count(f"run {symbol} 8") == 2
+
+
 def test_several_inputs_and_outputs_share_one_buffer(fake_libmldpc, tmp_path, monkeypatch):
     path = tmp_path / "two.onnx"
     onnx.save(_two_input_model(), path)

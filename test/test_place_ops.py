@@ -104,13 +104,10 @@ CASES: dict[str, list[Case]] = {
                 zero_point=np.array(3, np.int8)),
     ],
     "conv.rank": [conv([1, 2, 8], [4, 2, 3], [1, 4, 6])],
-    "batch.max": [
-        conv([9, 2, 4, 4], [4, 2, 1, 1], [9, 4, 4, 4]),
-        Case("MaxPool", {"x": f32(9, 2, 4, 4)}, f32(9, 2, 2, 2), {"kernel_shape": [2, 2], "strides": [2, 2]}),
-        Case("Add", {"a": f32(9, 2, 4, 4), "b": f32(9, 2, 4, 4)}, f32(9, 2, 4, 4)),
-        Case("GlobalMaxPool", {"x": f32(9, 2, 4, 4)}, f32(9, 2, 1, 1)),
-        Case("Gemm", {"x": f32(16, 4), "w": f32(3, 4)}, f32(16, 3), {"transB": 1}, {"w": weights(3, 4)}),
-        Case("MatMul", {"x": f32(9, 4), "w": f32(4, 3)}, f32(9, 3), initializers={"w": weights(4, 3)}),
+    "batch.max": [  # over the limit and not computing each image alone: a constant per image
+        Case("Add", {"a": f32(9, 2, 4, 4), "b": f32(9, 2, 4, 4)}, f32(9, 2, 4, 4), initializers={"b": weights(9, 2, 4, 4)}),
+        Case("Gemm", {"x": f32(16, 4), "w": f32(3, 4), "c": f32(16, 3)}, f32(16, 3), {"transB": 1},
+             {"w": weights(3, 4), "c": weights(16, 3)}),
     ],
     "batch.one": [
         Case("AveragePool", {"x": f32(2, 2, 4, 4)}, f32(2, 2, 2, 2), {"kernel_shape": [2, 2], "strides": [2, 2]}),
@@ -236,10 +233,30 @@ def test_op_that_breaks_no_rule_is_placed_on_mlip(case: Case):
     assert "mrvl.reasons" not in op.attributes
 
 
-@pytest.mark.parametrize("case", CASES["batch.max"], ids=[c.op_type for c in CASES["batch.max"]])
+OVER_THE_LIMIT = [
+    conv([9, 2, 4, 4], [4, 2, 1, 1], [9, 4, 4, 4]),
+    Case("MaxPool", {"x": f32(9, 2, 4, 4)}, f32(9, 2, 2, 2), {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    Case("Add", {"a": f32(9, 2, 4, 4), "b": f32(9, 2, 4, 4)}, f32(9, 2, 4, 4)),
+    Case("GlobalMaxPool", {"x": f32(9, 2, 4, 4)}, f32(9, 2, 1, 1)),
+    Case("Gemm", {"x": f32(16, 4), "w": f32(3, 4)}, f32(16, 3), {"transB": 1}, {"w": weights(3, 4)}),
+    Case("MatMul", {"x": f32(9, 4), "w": f32(4, 3)}, f32(9, 3), initializers={"w": weights(4, 3)}),
+]
+"""Layers over the batch limit that compute each image alone: MLIP runs them in chunks."""
+
+
+@pytest.mark.parametrize("case", OVER_THE_LIMIT, ids=[c.op_type for c in OVER_THE_LIMIT])
+def test_batch_over_8_that_keeps_the_batch_is_placed_on_mlip(case: Case):
+    _, op = placed(case)
+    assert failed_rules(op) == []
+    assert op.attributes["mrvl.place"] == StringAttr("mlip")
+
+
+@pytest.mark.parametrize("case", OVER_THE_LIMIT + CASES["batch.max"],
+                         ids=[c.op_type for c in OVER_THE_LIMIT + CASES["batch.max"]])
 def test_batch_over_8_is_never_fused(case: Case):
-    """The layers' verifiers limit the batch to 8 (fc and global_maxpool2d included): what
-    place-ops keeps on the host, fuse-mrvl leaves alone, and the module still verifies."""
+    """The layers' verifiers limit the batch to 8 (fc and global_maxpool2d included): fuse-mrvl
+    builds no layer over the limit (chunk-mrvl-batch compiles a subgraph for a chunk first),
+    what place-ops keeps on the host it leaves alone, and the module still verifies."""
     module, _ = placed(case)
     PassPipeline.parse_spec(get_all_passes(), "fuse-mrvl").apply(Context(), module)
     module.verify()

@@ -28,6 +28,24 @@ func.func @call_wrong_results(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// CHECK: Operation does not verify: operand types of the call to @sg8 must be the callee's (tensor<24x4xf32>), got (tensor<16x4xf32>)
+func.func private @sg8(tensor<8x4xf32>) -> tensor<8x2xf32>
+func.func @call_wrong_chunks(%x: tensor<16x4xf32>) -> tensor<24x2xf32> {
+  %y = cpu.call_mlip @sg8(%x) {chunks = 3 : i64} : (tensor<16x4xf32>) -> tensor<24x2xf32>
+  func.return %y : tensor<24x2xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'chunks' must be at least 2, got 1
+func.func private @sg8(tensor<8x4xf32>) -> tensor<8x2xf32>
+func.func @call_one_chunk(%x: tensor<8x4xf32>) -> tensor<8x2xf32> {
+  %y = cpu.call_mlip @sg8(%x) {chunks = 1 : i64} : (tensor<8x4xf32>) -> tensor<8x2xf32>
+  func.return %y : tensor<8x2xf32>
+}
+
+// -----
+
 // CHECK: Operation does not verify: every tensor of a cpu op must have a static shape, got tensor<?x4xf32>
 func.func @dynamic_shape(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %y = cpu.unary relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>

@@ -18,6 +18,18 @@ func.func @call(%x: tensor<1x4xf32>, %b: tensor<4xf32>) -> tensor<1x4xf32> {
 
 // -----
 
+// With chunks, each operand and result holds `chunks` times the callee's dim 0.
+// CHECK-LABEL: func.func @call_in_chunks(
+// CHECK-NEXT:    %y = cpu.call_mlip @sg8(%x) {chunks = 2 : i64} : (tensor<16x4xf32>) -> tensor<16x2xf32>
+// GENERIC:       "cpu.call_mlip"(%x) <{callee = @sg8, chunks = 2 : i64}> : (tensor<16x4xf32>) -> tensor<16x2xf32>
+func.func private @sg8(tensor<8x4xf32>) -> tensor<8x2xf32>
+func.func @call_in_chunks(%x: tensor<16x4xf32>) -> tensor<16x2xf32> {
+  %y = cpu.call_mlip @sg8(%x) {chunks = 2 : i64} : (tensor<16x4xf32>) -> tensor<16x2xf32>
+  func.return %y : tensor<16x2xf32>
+}
+
+// -----
+
 // Convolutions and matrix products; an absent bias is just not written.
 // CHECK-LABEL: func.func @products(
 // CHECK-NEXT:    %c = cpu.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
