@@ -6,13 +6,17 @@
 - inside a `mrvl.subgraph`, an NCHW -> NHWC transpose of an input becomes an MLIP
   `mrvl.layout_transform` (as TVM's flow ran it);
 - an NHWC -> NCHW transpose of a subgraph output moves to the host, after the
-  `cpu.call_mlip` (MLIP has no NHWC -> NCHW layer): the subgraph then returns NHWC;
+  `cpu.call_mlip` (MLIP has no NHWC -> NCHW layer): the subgraph then returns NHWC, and
+  where the model transposes that output back to NHWC (keras2onnx, tf2onnx), the two cancel;
 - on the host, a transpose sinks below the elementwise ops that read it (Clip, HardSwish,
   a QDQ model's per-tensor QuantizeLinear/DequantizeLinear,
   a Mul of two such values, ...: they do not care about the layout), and when it reaches
   another subgraph's input that the subgraph transposes back (`mrvl.layout_transform`),
   both go: a chain subgraph -> host activation -> subgraph, as Paddle's MobileNets are cut,
-  passes NHWC through the host without a transpose either side.
+  passes NHWC through the host without a transpose either side. An NHWC model input that
+  the model transposes to NCHW (keras2onnx, tf2onnx) cancels the same way: the subgraph
+  takes the model's tensor, its first layer reads it directly (the JSON's input node says
+  NHWC), and a host op that needs the NCHW tensor keeps its transpose.
 """
 
 import math
@@ -204,7 +208,7 @@ def absorb_input_transposes(module: ModuleOp) -> bool:
             layer = uses[0].operation
             if not isinstance(layer, mrvl.LayoutTransformOp):
                 continue
-            Rewriter.replace_value_with_new_type(arg, source.data.type)
+            Rewriter.replace_value_with_new_type(arg, source.data.type).name_hint = source.data.name_hint
             layer.results[0].replace_all_uses_with(block.args[i])
             Rewriter.erase_op(layer)
             call.operands[i] = source.data

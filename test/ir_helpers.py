@@ -25,6 +25,7 @@ ZOO_INPUT_SHAPES = {
     "vad_if": {"input": [1, 512]},
     "paddle_crnn": {"x": [1, 3, 32, 100]},
     "gru_kws": {"mfcc": [1, 49, 10]},
+    "keras_nhwc_cnn": {"input_1": [1, 24, 24, 3]},
     "resnet50_sized": {},
 }
 

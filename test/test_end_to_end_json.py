@@ -28,7 +28,8 @@ STAGES = "cleanup-graph,legalize-mrvl,place-ops,partition-mrvl,fuse-mrvl,convert
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
-@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny"])
+@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny",
+                                  "keras_nhwc_cnn"])
 def test_model_with_simulated_subgraphs_matches_onnxruntime(name, precision):
     check_simulated_model(zoo.ZOO[name](), ZOO_INPUT_SHAPES[name], precision)
 
