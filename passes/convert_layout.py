@@ -16,7 +16,10 @@
   passes NHWC through the host without a transpose either side. An NHWC model input that
   the model transposes to NCHW (keras2onnx, tf2onnx) cancels the same way: the subgraph
   takes the model's tensor, its first layer reads it directly (the JSON's input node says
-  NHWC), and a host op that needs the NCHW tensor keeps its transpose.
+  NHWC), and a host op that needs the NCHW tensor keeps its transpose;
+- last, a transpose left on the host that moves only dims of size 1 (NHWC -> NCHW of a
+  global pool's [N, 1, 1, C], read by the Flatten that partition-mrvl left on the host)
+  becomes a Reshape: the same elements in the same order, an alias in plan-host-memory.
 """
 
 import math
@@ -186,6 +189,27 @@ class TransposeSinksBelowElementwise(RewritePattern):
         rewriter.replace(op, [*new_ops, inner, outer], [outer.transposed])
 
 
+class TransposeOfUnitDimsIsReshape(RewritePattern):
+    """On the host, a transpose that moves only dims of size 1 (NHWC -> NCHW of an
+    [N, 1, 1, C] global pool result) keeps the elements in order: it becomes a Reshape,
+    which plan-host-memory makes an alias of its input, not a copy."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
+        dims = op.data.type.get_shape()
+        moved = [p for p in _perm(op) if dims[p] != 1]
+        module = module_of(op)
+        if not _on_host(op) or moved != sorted(moved) or module is None:
+            return
+        result, name = op.transposed.type, op.transposed.name_hint
+        shape = np.array(result.get_shape(), np.int64)
+        value = WeightStore.of(module).constant_attr(f"{name or 'transpose'}.shape", shape, TensorType(i64, [len(shape)]))
+        target = ConstantOp(value)
+        target.results[0].name_hint = f"{name}_shape" if name else None
+        reshape = g.ReshapeOp.create(operands=[op.data, target.results[0]], result_types=[result])
+        rewriter.replace(op, [target, reshape])
+
+
 def absorb_input_transposes(module: ModuleOp) -> bool:
     """An NHWC -> NCHW transpose on the host that feeds a subgraph input which the subgraph
     only transposes back (its `mrvl.layout_transform`) cancels: the subgraph takes NHWC.
@@ -288,3 +312,5 @@ class ConvertLayoutPass(ModulePass):
         sink.rewrite_module(op)
         while absorb_input_transposes(op):  # each absorbed transpose may free another to sink
             sink.rewrite_module(op)
+        # Last: a transpose that is a reshape might still have sunk or cancelled.
+        PatternRewriteWalker(TransposeOfUnitDimsIsReshape()).rewrite_module(op)

@@ -85,3 +85,15 @@ def test_target_options_are_recorded_on_subgraphs():
     assert subgraph.num_tiles.value.data == 4
     assert (subgraph.quantize.data, subgraph.run_mode.data, subgraph.mcpu.data) == ("int8", "hw", "cnf10kb")
     assert subgraph.wb_pin_ocm.value.data == 1
+
+
+def test_squeezenet_subgraph_ends_at_its_global_pool():
+    """As TVM's codegen left SqueezeNet: the Flatten after the global pool runs on the host
+    (policy no-trailing-reshape), so the subgraph's last layer is the pool, 31 layers for the
+    zoo's six Fire modules (32 with the Flatten as a batch_flatten layer)."""
+    _, module = _compile("squeezenet")
+    (subgraph,) = _subgraphs(module)
+    layers = [op.name for op in subgraph.body.block.ops if op.name.startswith("mrvl.") and op.name != "mrvl.yield"]
+    assert (len(layers), layers[-1]) == (31, "mrvl.global_avgpool2d")
+    flatten = next(row for row in placement_rows(module) if row.op_type == "Flatten")
+    assert flatten.place == "host" and flatten.reasons[-1].startswith("policy.no-trailing-reshape:")
