@@ -34,6 +34,17 @@ def test_model_with_simulated_subgraphs_matches_onnxruntime(name, precision):
     check_simulated_model(zoo.ZOO[name](), ZOO_INPUT_SHAPES[name], precision)
 
 
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_keras_nhwc_model_at_batch_2_reads_its_nhwc_input_directly(precision):
+    """keras2onnx's NHWC input goes to the subgraph as it is: its JSON input node says NHWC,
+    the first layer is the conv, and the simulator fed the model's tensor matches onnxruntime."""
+    module = check_simulated_model(zoo.keras_nhwc_cnn(), {"input_1": [2, 24, 24, 3]}, precision)
+    (subgraph,) = [op for op in module.body.block.ops if isinstance(op, SubgraphOp)]
+    nodes = emit_subgraph(subgraph, module, 0).nodes["nodes"]
+    assert nodes[0]["attrs"]["shape"] == [[2, 24, 24, 3]] and nodes[0]["attrs"]["data_layout"] == ["NHWC"]
+    assert [n["attrs"]["layer_name"][0] for n in nodes[1:]] == ["Conv2D", "Maxpool2D", "Conv2D", "FC"]
+
+
 def ceil_pools() -> onnx.ModelProto:
     """A conv, then ceil_mode pools: MaxPool, and AveragePool excluding its padding, both with
     a last window past the input (14 wide, kernel 3, stride 2: 7 windows where floor mode
