@@ -35,6 +35,7 @@ INPUT_SHAPES = {  # the zoo's dynamic dims, fixed as the tests fix them
     "vad_if": ["--input-shape", "input=1x512"],
     "paddle_crnn": ["--input-shape", "x=1x3x32x100"],
     "gru_kws": ["--input-shape", "mfcc=1x49x10"],
+    "keras_nhwc_cnn": ["--input-shape", "input_1=1x24x24x3"],
 }
 
 
