@@ -798,6 +798,45 @@ def face_rnet_b16() -> onnx.ModelProto:
     node("Gemm", [x, *weights["dense_3"]], "dense_3", ["dense_3"])
     outputs = [vi("softmax_1", [RNET_BATCH, 2]), vi("dense_3", [RNET_BATCH, 4])]
     return g.model("face_rnet", [vi("input_1", [RNET_BATCH, 24, 24, 3])], outputs, 13)
+# -- keras2onnx / tf2onnx (a Keras CNN in NHWC) ----------------------------------------------
+
+
+def keras_nhwc_cnn() -> onnx.ModelProto:
+    """keras2onnx export of a small Keras Sequential CNN: the NHWC input transposed to NCHW
+    by a `Transpose` (perm 0,3,1,2) before the first Conv, Conv (BiasAdd folded) + BatchNormalization
+    + Relu, MaxPool, Conv + Relu, a `Transpose` (perm 0,2,3,1) back to NHWC before Keras'
+    Flatten (a Reshape to [-1, H*W*C], so the Dense weights are in NHWC order), then Dense as
+    MatMul + Add and Softmax. Names are TensorFlow's: scoped op names, `:0` tensors and
+    `__<n>` suffixes on the transposes the converter inserted."""
+    g = Builder(14, out_fmt="{name}:0")
+    size, channels = 24, (3, 16, 32)
+
+    def conv(x, scope, cin, cout):
+        w = g.init(f"{scope}/Conv2D/ReadVariableOp:0", g.he((cout, cin, 3, 3), cin * 9))
+        b = g.init(f"{scope}/BiasAdd/ReadVariableOp:0", g.normal(cout, 0.05))
+        return g.node("Conv", [x, w, b], f"{scope}/BiasAdd", dilations=[1, 1], group=1, kernel_shape=[3, 3],
+                      pads=[1, 1, 1, 1], strides=[1, 1])
+
+    x = g.node("Transpose", ["input_1"], "sequential/conv2d/BiasAdd__6", perm=[0, 3, 1, 2])
+    x = conv(x, "sequential/conv2d", channels[0], channels[1])
+    scope = "sequential/batch_normalization"
+    stats = [g.init(f"{scope}/{n}:0", a) for n, a in zip(
+        ("ReadVariableOp", "ReadVariableOp_1", "FusedBatchNormV3/ReadVariableOp", "FusedBatchNormV3/ReadVariableOp_1"),
+        bn_stats(g, channels[1]))]
+    x = g.node("BatchNormalization", [x, *stats], f"{scope}/FusedBatchNormV3", epsilon=0.001, momentum=0.99)
+    x = g.node("Relu", [x], "sequential/re_lu/Relu")
+    x = g.node("MaxPool", [x], "sequential/max_pooling2d/MaxPool", kernel_shape=[2, 2], strides=[2, 2])
+    x = g.node("Relu", [conv(x, "sequential/conv2d_1", channels[1], channels[2])], "sequential/conv2d_1/Relu")
+    x = g.node("Transpose", [x], "sequential/conv2d_1/Relu__20", perm=[0, 2, 3, 1])
+    features = (size // 2) ** 2 * channels[2]
+    x = g.node("Reshape", [x, g.init("const_fold_opt__31", np.array([-1, features], np.int64))],
+               "sequential/flatten/Reshape")
+    x = g.node("MatMul", [x, g.init("sequential/dense/MatMul/ReadVariableOp:0", g.he((features, 10), features))],
+               "sequential/dense/MatMul")
+    x = g.node("Add", [x, g.init("sequential/dense/BiasAdd/ReadVariableOp:0", g.normal(10, 0.05))],
+               "sequential/dense/BiasAdd")
+    g.node("Softmax", [x], "sequential/dense/Softmax", outputs=["dense"], axis=-1)
+    return g.model("sequential", [vi("input_1", ["N", size, size, channels[0]])], [vi("dense", ["N", 10])], 13)
 
 
 ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
@@ -816,6 +855,7 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "captcha_crnn_stale": captcha_crnn_stale,
     "face_pnet": face_pnet,
     "face_rnet_b16": face_rnet_b16,
+    "keras_nhwc_cnn": keras_nhwc_cnn,
     "resnet50_sized": resnet50_sized,
 }
 FAILS_FULL_CHECK = {"paddle_ocr_rec", "ocr_cls_stale", "paddle_crnn", "captcha_crnn_stale"}

@@ -5,6 +5,7 @@ made static (`static_shapes`); then each initializer becomes a `graph.constant`,
 the `graph` op of its operator (or `graph.custom`), and the graph a `func.func`.
 """
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -352,8 +353,11 @@ def _fill(kinds: list[str], names: list[str], node: onnx.NodeProto, what: str) -
 
 
 def _name_hint(name: str) -> str | None:
-    """An SSA name close to the ONNX tensor name (the printer makes it unique)."""
+    """An SSA name close to the ONNX tensor name (the printer makes it unique). Every `_<n>`
+    suffix goes (tf2onnx's `Relu__20:0`): xDSL drops one from each name it is given, so one
+    left behind would go when the printed IR is parsed, and printing again would differ."""
     hint = "".join(c if c.isalnum() or c in "_." else "_" for c in name).strip("_.")
+    hint = re.sub(r"(_\d+)+$", "", hint)
     if not hint or hint.isdigit():
         return None
     return hint if not hint[0].isdigit() else f"t{hint}"

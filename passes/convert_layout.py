@@ -6,14 +6,21 @@
 - inside a `mrvl.subgraph`, an NCHW -> NHWC transpose of an input becomes an MLIP
   `mrvl.layout_transform` (as TVM's flow ran it);
 - an NHWC -> NCHW transpose of a subgraph output moves to the host, after the
-  `cpu.call_mlip` (MLIP has no NHWC -> NCHW layer): the subgraph then returns NHWC;
+  `cpu.call_mlip` (MLIP has no NHWC -> NCHW layer): the subgraph then returns NHWC, and
+  where the model transposes that output back to NHWC (keras2onnx, tf2onnx), the two cancel;
 - on the host, a transpose sinks below the elementwise ops that read it (Clip, HardSwish,
   a QDQ model's per-tensor QuantizeLinear/DequantizeLinear,
   a Mul of two such values, ...: they do not care about the layout) and below the pad and
   slice of dim 0 around a call in chunks (chunk-mrvl-batch), and when it reaches
   another subgraph's input that the subgraph transposes back (`mrvl.layout_transform`),
   both go: a chain subgraph -> host activation -> subgraph, as Paddle's MobileNets are cut,
-  passes NHWC through the host without a transpose either side.
+  passes NHWC through the host without a transpose either side. An NHWC model input that
+  the model transposes to NCHW (keras2onnx, tf2onnx) cancels the same way: the subgraph
+  takes the model's tensor, its first layer reads it directly (the JSON's input node says
+  NHWC), and a host op that needs the NCHW tensor keeps its transpose;
+- last, a transpose left on the host that moves only dims of size 1 (NHWC -> NCHW of a
+  global pool's [N, 1, 1, C], read by the Flatten that partition-mrvl left on the host)
+  becomes a Reshape: the same elements in the same order, an alias in plan-host-memory.
 """
 
 import math
@@ -223,6 +230,27 @@ class TransposeSinksBelowBatchResize(RewritePattern):
         rewriter.erase_op(source)
 
 
+class TransposeOfUnitDimsIsReshape(RewritePattern):
+    """On the host, a transpose that moves only dims of size 1 (NHWC -> NCHW of an
+    [N, 1, 1, C] global pool result) keeps the elements in order: it becomes a Reshape,
+    which plan-host-memory makes an alias of its input, not a copy."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
+        dims = op.data.type.get_shape()
+        moved = [p for p in _perm(op) if dims[p] != 1]
+        module = module_of(op)
+        if not _on_host(op) or moved != sorted(moved) or module is None:
+            return
+        result, name = op.transposed.type, op.transposed.name_hint
+        shape = np.array(result.get_shape(), np.int64)
+        value = WeightStore.of(module).constant_attr(f"{name or 'transpose'}.shape", shape, TensorType(i64, [len(shape)]))
+        target = ConstantOp(value)
+        target.results[0].name_hint = f"{name}_shape" if name else None
+        reshape = g.ReshapeOp.create(operands=[op.data, target.results[0]], result_types=[result])
+        rewriter.replace(op, [target, reshape])
+
+
 def absorb_input_transposes(module: ModuleOp) -> bool:
     """An NHWC -> NCHW transpose on the host that feeds a subgraph input which the subgraph
     only transposes back (its `mrvl.layout_transform`) cancels: the subgraph takes NHWC.
@@ -245,7 +273,8 @@ def absorb_input_transposes(module: ModuleOp) -> bool:
             layer = uses[0].operation
             if not isinstance(layer, mrvl.LayoutTransformOp):
                 continue
-            Rewriter.replace_value_with_new_type(arg, layer.results[0].type)  # a chunk's, if the call chunks
+            # a chunk's type, if the call chunks
+            Rewriter.replace_value_with_new_type(arg, layer.results[0].type).name_hint = source.data.name_hint
             layer.results[0].replace_all_uses_with(block.args[i])
             Rewriter.erase_op(layer)
             call.operands[i] = source.data
@@ -328,3 +357,5 @@ class ConvertLayoutPass(ModulePass):
         sink.rewrite_module(op)
         while absorb_input_transposes(op):  # each absorbed transpose may free another to sink
             sink.rewrite_module(op)
+        # Last: a transpose that is a reshape might still have sunk or cancelled.
+        PatternRewriteWalker(TransposeOfUnitDimsIsReshape()).rewrite_module(op)

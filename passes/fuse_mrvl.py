@@ -176,6 +176,12 @@ def build_fc(b: _Builder) -> None:
     source = fc.operands[0]
     if flatten is not None:
         source = flatten.operands[0]
+        if (nhwc := match.get("nhwc")) is not None:
+            # The model flattens NHWC data (Keras): its weight columns are in NHWC order, put
+            # in the NCHW order that `weights_need_transform` announces for the layer's input.
+            source = nhwc.operands[0]
+            _, channels, height, width = shape(source)
+            weight = weight.reshape(outputs, height, width, channels).transpose(0, 3, 1, 2).reshape(outputs, -1)
         if len(shape(source)) == 4:
             source = b.transpose(source, TO_NHWC)
             properties["weights_need_transform"] = UnitAttr()

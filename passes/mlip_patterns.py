@@ -4,6 +4,9 @@ The patterns (`PATTERNS`, in priority order) are TVM's mrvl composites, with its
 fixed: a bias may be the Conv/Gemm bias input, an Add of a per-channel constant, or both
 (summed); a fused Pad adds to the op's own padding instead of replacing it; a Pad is fused
 only with a zero pad value, and into a MaxPool only when its input cannot be negative.
+Like TVM's `mrvl.fc_ni2no`, which took Relay's NHWC -> NCHW `layout_transform` before a
+flatten, the FC pattern takes the NCHW -> NHWC `Transpose` that Keras models (keras2onnx,
+tf2onnx) put before their Flatten: the FC then reads the NHWC tensor of the layers before it.
 `place-ops` matches them and records the groups; `fuse-mrvl` builds each group's layer.
 Which operators anchor a layer (`LAYER_KINDS`) and which MLIP runs only fused into another
 (`FUSED_ONLY`) are read off the table.
@@ -116,12 +119,24 @@ def _check_pool(match: Match) -> str | None:
     return None
 
 
+TO_NHWC_PERM = (0, 2, 3, 1)
+
+
+def _is_to_nhwc(op: Operation) -> bool:
+    """A Transpose of an NCHW tensor to NHWC."""
+    perm = op.properties.get("perm")
+    return perm is not None and tuple(perm.get_values()) == TO_NHWC_PERM  # type: ignore[attr-defined]
+
+
 def _check_fc(match: Match) -> str | None:
     fc = match["fc"]
     outputs = shape(fc.results[0])[-1]
     if (add := match.get("bias")) is not None and per_channel(add, outputs) is None:
         return "the Add after the Gemm/MatMul does not add a constant vector"
-    if (flatten := match.get("flatten")) is not None:
+    flatten = match.get("flatten")
+    if match.get("nhwc") is not None and flatten is None:
+        return "a Transpose to NHWC is fused into an FC only with the flatten after it"
+    if flatten is not None:
         source, target = shape(flatten.operands[0]), shape(flatten.results[0])
         if len(source) not in (2, 4) or len(target) != 2 or target[0] != source[0]:
             return f"the reshape before the Gemm/MatMul is not a flatten ({source} -> {target})"
@@ -145,7 +160,8 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         mrvl.FCOp,
-        (Member("flatten", (g.FlattenOp, g.ReshapeOp), optional=True), Member("fc", (g.GemmOp, g.MatMulOp)),
+        (Member("nhwc", (g.TransposeOp,), optional=True, when=_is_to_nhwc),
+         Member("flatten", (g.FlattenOp, g.ReshapeOp), optional=True), Member("fc", (g.GemmOp, g.MatMulOp)),
          Member("bias", (g.AddOp,), optional=True, link=ANY_OPERAND), _RELU),
         anchor="fc", check=_check_fc,
     ),

@@ -40,7 +40,15 @@ layer) and `"mrvl.pattern"` (its kind), on host ops `"mrvl.reasons"`. Then:
 
 The cycle check follows TVM's intent; the policies are TVM's repartitioning rules
 (apache/tvm `python/tvm/relay/op/contrib/mrvl.py`), with the leading-sum rule TVM meant
-but never applied.
+but never applied, and `no-trailing-reshape`: a region does not end in reshape-like layers
+(reshape, batch_flatten, squeeze) whose result only the host reads; they go to the host,
+where a reshape is an alias of its input (plan-host-memory), while on MLIP it is a layer.
+TVM got there another way: Relay's reshape and batch_flatten have no layout inference, so its
+ConvertLayout put an NHWC -> NCHW `layout_transform` in front of each, which no mrvl pattern
+takes (only the FC's fused flatten does): the region ended before it, and a flatten left
+alone after it was a region without compute, reverted. So SqueezeNet's closing
+GlobalAveragePool -> Flatten ended TVM's subgraph at the pool. The NHWC -> NCHW transpose the
+host then needs is a reshape where H = W = 1, as after a global pool (convert-layout).
 """
 
 import itertools
@@ -214,6 +222,25 @@ def _no_leading_sum(region: Candidate) -> Violation | None:
     return _leading(region, "sum")
 
 
+RESHAPE_PATTERNS = ("reshape", "batch_flatten", "squeeze")
+"""Layer kinds that only relabel the dims of a tensor."""
+
+
+@policy(
+    "no-trailing-reshape",
+    text="An MLIP subgraph must not end in a reshape, batch_flatten or squeeze that only the host reads: "
+    "on the host it costs nothing, on MLIP a layer.",
+)
+def _no_trailing_reshape(region: Candidate) -> Violation | None:
+    members = set(region.ops)
+    trailing = {op: f"only the host reads {node_label(op)}" for op in region.ops
+                if _string_attr(op, PATTERN_ATTR) in RESHAPE_PATTERNS
+                and all(_top_level(use.operation, op.parent) not in members for r in op.results for use in r.uses)}
+    if not trailing:
+        return None
+    return Violation("; ".join(trailing.values()), tuple(trailing.items()))
+
+
 @policy(
     "worth-the-call",
     text="An MLIP subgraph must take less time than its layers take on the host, counting its "
@@ -230,7 +257,7 @@ def _worth_the_call(region: Candidate) -> Violation | None:
     return Violation(f"MLIP {per_call}: {mlip.describe()}; host {duration(host)}, {region.model.host_source}")
 
 
-DEFAULT_POLICIES = ("compute-intensive", "no-leading-concat", "no-leading-sum")
+DEFAULT_POLICIES = ("compute-intensive", "no-leading-concat", "no-leading-sum", "no-trailing-reshape")
 """The policies on by default. `worth-the-call` is asked for by name (`mrvl-compile
 --cost-policy`): with the default target it would send the zoo's one-Gemm subgraphs and
 squeeze-excite blocks to the host (docs/cost-model.md gives the thresholds)."""

@@ -36,6 +36,7 @@ INPUT_SHAPES = {  # the zoo's dynamic dims, fixed as the tests fix them
     "paddle_crnn": ["--input-shape", "x=1x3x32x100"],
     "gru_kws": ["--input-shape", "mfcc=1x49x10"],
     "face_pnet": ["--input-shape", "input_1=1x3x60x80"],
+    "keras_nhwc_cnn": ["--input-shape", "input_1=1x24x24x3"],
 }
 
 

@@ -28,6 +28,7 @@ ZOO_INPUT_SHAPES = {
     "captcha_crnn_stale": {},
     "face_pnet": {"input_1": [1, 3, 60, 80]},
     "face_rnet_b16": {},
+    "keras_nhwc_cnn": {"input_1": [1, 24, 24, 3]},
     "resnet50_sized": {},
 }
 

@@ -30,9 +30,20 @@ STAGES = "cleanup-graph,legalize-mrvl,place-ops,partition-mrvl,chunk-mrvl-batch,
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
 @pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny",
-                                  "face_pnet", "face_rnet_b16"])
+                                  "face_pnet", "face_rnet_b16", "keras_nhwc_cnn"])
 def test_model_with_simulated_subgraphs_matches_onnxruntime(name, precision):
     check_simulated_model(zoo.ZOO[name](), ZOO_INPUT_SHAPES[name], precision)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_keras_nhwc_model_at_batch_2_reads_its_nhwc_input_directly(precision):
+    """keras2onnx's NHWC input goes to the subgraph as it is: its JSON input node says NHWC,
+    the first layer is the conv, and the simulator fed the model's tensor matches onnxruntime."""
+    module = check_simulated_model(zoo.keras_nhwc_cnn(), {"input_1": [2, 24, 24, 3]}, precision)
+    (subgraph,) = [op for op in module.body.block.ops if isinstance(op, SubgraphOp)]
+    nodes = emit_subgraph(subgraph, module, 0).nodes["nodes"]
+    assert nodes[0]["attrs"]["shape"] == [[2, 24, 24, 3]] and nodes[0]["attrs"]["data_layout"] == ["NHWC"]
+    assert [n["attrs"]["layer_name"][0] for n in nodes[1:]] == ["Conv2D", "Maxpool2D", "Conv2D", "FC"]
 
 
 def ceil_pools() -> onnx.ModelProto:

@@ -17,6 +17,7 @@ def test_fused_only_operators_say_where_they_fuse():
         "Relu": "fused after a Conv, Gemm, MatMul or Add",
         "BatchNormalization": "fused after a Conv",
         "Pad": "fused before a Conv, MaxPool or AveragePool",
+        "Transpose": "fused before a Gemm or MatMul",  # Keras' NCHW -> NHWC before its Flatten
     }
 
 

@@ -196,7 +196,7 @@ def test_output_is_deterministic():
         ({"run_mode": "board"}, "run_mode must be one of sim, hw, got 'board'"),
         (
             {"policies": ("compute-intensive", "cheap")},
-            "policies must be among compute-intensive, no-leading-concat, no-leading-sum, worth-the-call, got 'cheap'",
+            "policies must be among compute-intensive, no-leading-concat, no-leading-sum, no-trailing-reshape, worth-the-call, got 'cheap'",
         ),
         ({"prefix": ""}, "prefix must be a non-empty name, got ''"),
     ],

@@ -24,7 +24,8 @@ STAGES = [
     "cleanup-graph,place-ops,partition-mrvl,fuse-mrvl,convert-layout",
 ]
 MODELS = ["mnist", "resnet_small", "mobilenet_small", "transformer_block", "paddle_ocr_rec", "ocr_cls_stale", "vad_if",
-          "paddle_crnn", "gru_kws", "captcha_crnn_stale", "face_rnet_b16"]
+          "paddle_crnn", "gru_kws", "captcha_crnn_stale", "face_rnet_b16",
+          "keras_nhwc_cnn"]
 
 
 def _inputs(model, shapes: dict[str, list[int]]) -> dict[str, np.ndarray]:

@@ -17,16 +17,18 @@ from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 EXPECTED_SUBGRAPHS = {"mnist": 1, "resnet_small": 1, "mobilenet_small": 9, "mobilenet_v2": 1, "squeezenet": 1,
                       "yolov3_tiny": 2, "transformer_block": 0, "paddle_ocr_rec": 1, "ocr_cls_stale": 2, "vad_if": 2,
                       "paddle_crnn": 1, "gru_kws": 1, "captcha_crnn_stale": 1, "face_pnet": 1,
-                      "face_rnet_b16": 2}
+                      "face_rnet_b16": 2, "keras_nhwc_cnn": 1}
 """mobilenet_small: its hard-swish activations, squeeze-excite products, upsampling decoder and
 the residual sums and concat they feed (policies no-leading-sum/concat) cut it up;
 mobilenet_v2 (ReLU6 legalised) and squeezenet (ceil_mode pools) run whole; yolov3_tiny
 (LeakyRelu and its ZeroPad legalised) splits at the neck's Resize; transformer_block: its
 MatMuls are batched (rank 3); ocr_cls_stale: the Reshape/Transpose/ReduceMean head runs on
 the host between its convolution blocks and the Gemm; face_pnet (PRelu legalised) runs whole;
-face_rnet_b16 (batch 16, in 2 chunks of 8) splits at the transpose before keras' Flatten."""
+face_rnet_b16 (batch 16, in 2 chunks of 8) splits at the transpose before keras' Flatten;
+keras_nhwc_cnn runs whole, its transpose back to NHWC taken by the FC with the Flatten."""
 
-ALL_CONVS_ON_MLIP = ["mnist", "resnet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny", "face_pnet", "face_rnet_b16"]
+ALL_CONVS_ON_MLIP = ["mnist", "resnet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny", "face_pnet", "face_rnet_b16",
+                     "keras_nhwc_cnn"]
 """CNNs every Conv and Gemm of which runs on MLIP, none left to a policy."""
 
 
@@ -88,3 +90,15 @@ def test_target_options_are_recorded_on_subgraphs():
     assert subgraph.num_tiles.value.data == 4
     assert (subgraph.quantize.data, subgraph.run_mode.data, subgraph.mcpu.data) == ("int8", "hw", "cnf10kb")
     assert subgraph.wb_pin_ocm.value.data == 1
+
+
+def test_squeezenet_subgraph_ends_at_its_global_pool():
+    """As TVM's codegen left SqueezeNet: the Flatten after the global pool runs on the host
+    (policy no-trailing-reshape), so the subgraph's last layer is the pool, 31 layers for the
+    zoo's six Fire modules (32 with the Flatten as a batch_flatten layer)."""
+    _, module = _compile("squeezenet")
+    (subgraph,) = _subgraphs(module)
+    layers = [op.name for op in subgraph.body.block.ops if op.name.startswith("mrvl.") and op.name != "mrvl.yield"]
+    assert (len(layers), layers[-1]) == (31, "mrvl.global_avgpool2d")
+    flatten = next(row for row in placement_rows(module) if row.op_type == "Flatten")
+    assert flatten.place == "host" and flatten.reasons[-1].startswith("policy.no-trailing-reshape:")

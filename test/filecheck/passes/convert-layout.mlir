@@ -92,7 +92,8 @@ func.func @constant_without_data_stays() -> tensor<3x2xf32> {
 
 // Inside a subgraph, the NCHW -> NHWC transpose of an input runs on MLIP as a
 // layout_transform; the NHWC -> NCHW transpose of an output moves to the host, after
-// the call: the subgraph then returns NHWC.
+// the call: the subgraph then returns NHWC. (There, as it moves only dims of size 1 of the
+// [1, 1, 1, 3] pool result, it becomes a Reshape.)
 // CHECK-LABEL: mrvl.subgraph @mrvl_sg0(%x: tensor<1x3x8x8xf32>) -> tensor<1x1x1x3xf32>
 // CHECK-NEXT:    %[[T:[^ ]+]] = mrvl.layout_transform %x : (tensor<1x3x8x8xf32>) -> tensor<1x8x8x3xf32>
 // CHECK-NEXT:    %[[G:[^ ]+]] = mrvl.global_maxpool2d %[[T]] : (tensor<1x8x8x3xf32>) -> tensor<1x1x1x3xf32>
@@ -100,7 +101,8 @@ func.func @constant_without_data_stays() -> tensor<3x2xf32> {
 // CHECK-LABEL: func.func @host(
 // CHECK-SAME:      %[[X:[^:]+]]: tensor<1x3x8x8xf32>
 // CHECK-NEXT:    %[[C:[^ ]+]] = cpu.call_mlip @mrvl_sg0(%[[X]]) : (tensor<1x3x8x8xf32>) -> tensor<1x1x1x3xf32>
-// CHECK-NEXT:    %[[Y:[^ ]+]] = graph.Transpose %[[C]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x1x1x3xf32>) -> tensor<1x3x1x1xf32>
+// CHECK-NEXT:    %[[SHAPE:[^ ]+]] = graph.constant dense<[1, 3, 1, 1]> : tensor<4xi64>
+// CHECK-NEXT:    %[[Y:[^ ]+]] = graph.Reshape %[[C]], %[[SHAPE]] : (tensor<1x1x1x3xf32>, tensor<4xi64>) -> tensor<1x3x1x1xf32>
 // CHECK-NEXT:    func.return %[[Y]]
 mrvl.subgraph @mrvl_sg0(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x1x1xf32> attributes {mcpu = "cn10ka", num_tiles = 8 : i64, quantize = "fp16", wb_pin_ocm = 0 : i64, run_mode = "sim"} {
   %t = graph.Transpose %x {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x8x8xf32>) -> tensor<1x8x8x3xf32>

@@ -16,7 +16,7 @@
 // PIN:           error: {{.*}}: partition-mrvl: wb_pin_ocm must be one of 0, 1, got 2
 // PIN-BOOL:      error: {{.*}}: partition-mrvl: wb_pin_ocm must be one of 0, 1, got True
 // MODE:          error: {{.*}}: partition-mrvl: run_mode must be one of sim, hw, got 'board'
-// POLICY:        error: {{.*}}: partition-mrvl: policies must be among compute-intensive, no-leading-concat, no-leading-sum, worth-the-call, got 'no-leading-relu'
+// POLICY:        error: {{.*}}: partition-mrvl: policies must be among compute-intensive, no-leading-concat, no-leading-sum, no-trailing-reshape, worth-the-call, got 'no-leading-relu'
 // TYPE:          error: {{.*}}: partition-mrvl: num_tiles must be one of 1, 2, 4, 8, got 'four'
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
   func.return %x : tensor<2xf32>
