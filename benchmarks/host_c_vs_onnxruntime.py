@@ -40,7 +40,7 @@ import cnn_models  # noqa: E402
 import zoo  # noqa: E402
 from ir_helpers import ZOO_INPUT_SHAPES  # noqa: E402
 
-from mrvl.numerics import assert_close  # noqa: E402
+from mrvl.numerics import compare  # noqa: E402
 from mrvl.opt import main as mrvl_opt  # noqa: E402
 
 ZOO_MODELS = ["resnet_small", "mobilenet_small", "transformer_block", "resnet50_sized"]
@@ -167,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
                 model = CModel(out, name, inputs)
                 model()
                 for got, want in zip(model.outputs, expected):
-                    assert_close(got, want.reshape(got.shape), what=f"{name} ({label})")
+                    if not (result := compare(got, want.reshape(got.shape))).ok:
+                        raise SystemExit(f"error: {name} ({label}): {result.describe()}")
                 models.append(model)
             ort_s, *c_times = median_seconds([lambda: session.run(None, inputs), *models], args.repeat,
                                              CLOCKS[args.clock])

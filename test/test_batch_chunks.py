@@ -19,7 +19,8 @@ from xdsl.passes import PassPipeline
 from mrvl.backend.reference_interpreter import run
 from mrvl.compile import main as mrvl_compile
 from mrvl.frontend.onnx_importer import import_onnx
-from mrvl.numerics import FP16_LAYERS, assert_close
+from numeric_asserts import assert_close
+from mrvl.numerics import FP16_LAYERS
 from mrvl.passes import get_all_passes
 from mrvl.passes.chunk_mrvl_batch import chunking
 from mrvl.passes.mrvl_pipeline import MrvlPipelinePass

@@ -20,7 +20,7 @@ import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from onnx import TensorProto, compose, helper
 
-from mrvl.numerics import assert_close
+from numeric_asserts import assert_close
 from mrvl.opt import main as mrvl_opt
 
 GCC = shutil.which("gcc")

@@ -17,7 +17,7 @@ from onnx.reference import ReferenceEvaluator
 import itertools
 
 from test_c_backend import GCC, c_workdir, compile_model, reference, run_together  # noqa: F401
-from mrvl.numerics import assert_close
+from numeric_asserts import assert_close
 
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
 

@@ -16,7 +16,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
-from mrvl.numerics import FLOAT32, assert_close
+from numeric_asserts import assert_close
+from mrvl.numerics import FLOAT32
 from test_c_backend import (GCC, _i64, _w, c_workdir, check, compile_model, random_inputs, reference,  # noqa: F401
                             single_op)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from mrvl.numerics import assert_close
+from numeric_asserts import assert_close
 from mrvl_dialect.host_kernels import kernel_macro
 from onnx import TensorProto, helper
 from test_c_backend import (GCC, Bundle, _w, assert_cases_close, build_program, c_workdir, check,  # noqa: F401

@@ -12,7 +12,7 @@ import onnx
 import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from onnx.reference import ReferenceEvaluator
-from mrvl.numerics import assert_close
+from numeric_asserts import assert_close
 from test_c_backend import (GCC, SINGLE_OPS, Bundle, build_program, c_workdir, emit_model,  # noqa: F401
                             random_inputs, reference, run_program)
 from test_c_kernels_coverage import (FILTERED_RESIZES, MAX_POOL_INDICES, float64_reduce, max_pool_with_indices,

@@ -9,7 +9,7 @@ import pytest
 from xdsl.dialects import func
 
 import mrvl
-from mrvl.numerics import assert_close
+from numeric_asserts import assert_close
 from mrvl_dialect import cpu
 from mrvl_dialect.mrvl import SubgraphOp
 

@@ -18,7 +18,7 @@ import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from test_c_backend import Bundle, build_program, c_workdir, emit_model, reference, run_program  # noqa: F401
 from test_c_kernels_recurrent import mixed_cases, onnxruntime_outputs
-from mrvl.numerics import assert_close
+from numeric_asserts import assert_close
 
 CROSS_CC = shutil.which("aarch64-linux-gnu-gcc")
 QEMU = shutil.which("qemu-aarch64")

@@ -22,7 +22,7 @@ from xdsl.passes import PassPipeline
 
 from mrvl.backend.reference_interpreter import run
 from mrvl.frontend.onnx_importer import import_onnx
-from mrvl.numerics import assert_close
+from numeric_asserts import assert_close
 from mrvl.passes import get_all_passes
 from mrvl_dialect import mrvl
 from mrvl_dialect.graph_queries import constant_value

@@ -19,7 +19,7 @@ from ir_helpers import ZOO_INPUT_SHAPES
 from onnx import TensorProto, helper
 
 from mrvl.backend.mlip_simulator import load, simulate
-from mrvl.numerics import assert_close
+from numeric_asserts import assert_close
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import main as mrvl_run, run_bundle
 from mrvl_dialect.errors import CompileError

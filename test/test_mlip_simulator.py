@@ -22,7 +22,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from mrvl.backend.mlip_simulator import load, run_subgraph, simulate
-from mrvl.numerics import assert_close
+from numeric_asserts import assert_close
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.target import TargetOptions
 

@@ -16,7 +16,8 @@ import onnxruntime as ort
 import pytest
 
 from mrvl.backend.mlip_simulator import load, simulate
-from mrvl.numerics import FP16_LAYERS, assert_close
+from numeric_asserts import assert_close
+from mrvl.numerics import FP16_LAYERS
 
 REPO = Path(__file__).resolve().parents[1]
 LOCATIONS = (REPO / "test" / "golden", REPO.parent / "shared" / "reference" / "tvm-golden")

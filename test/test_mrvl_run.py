@@ -15,7 +15,8 @@ import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from onnx import TensorProto, helper
 
-from mrvl.numerics import FP16_LAYERS, assert_close
+from numeric_asserts import assert_close
+from mrvl.numerics import FP16_LAYERS
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import build, main as mrvl_run, open_bundle, profile_bundle, run_bundle
 from test_mlip_simulator import _calls, tools  # noqa: F401 (fixture: fake mrvl-tmlc and mrvl-mlsim on PATH)

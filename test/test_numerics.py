@@ -5,7 +5,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from mrvl.numerics import FLOAT16, FLOAT32, FP16_LAYERS, assert_close, compare, default_precision
+from numeric_asserts import assert_close
+from mrvl.numerics import FLOAT16, FLOAT32, FP16_LAYERS, compare, default_precision
 
 
 def reordered_sums(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,8 @@ from mrvl import partition_for_mrvl  # noqa: E402
 from mrvl.backend import json_emitter  # noqa: E402
 from mrvl.backend.placement_report import placement_rows  # noqa: E402
 from mrvl.compile import compile_model  # noqa: E402
-from mrvl.numerics import FP16_LAYERS, TOLERANCES, assert_close, compare  # noqa: E402
+from numeric_asserts import assert_close
+from mrvl.numerics import FP16_LAYERS, TOLERANCES, compare  # noqa: E402
 from mrvl_dialect.mrvl import SubgraphOp  # noqa: E402
 from test_json_schema import validate  # noqa: E402
 

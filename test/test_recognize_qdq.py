@@ -8,7 +8,7 @@ from onnx.reference import ReferenceEvaluator
 from xdsl.context import Context
 
 from mrvl.frontend.onnx_importer import import_onnx
-from mrvl.numerics import assert_close
+from numeric_asserts import assert_close
 from mrvl.passes.recognize_qdq import RecognizeQdqPass
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_value
