@@ -16,15 +16,16 @@ from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 
 EXPECTED_SUBGRAPHS = {"mnist": 1, "resnet_small": 1, "mobilenet_small": 9, "mobilenet_v2": 1, "squeezenet": 1,
                       "yolov3_tiny": 2, "transformer_block": 0, "paddle_ocr_rec": 1, "ocr_cls_stale": 2, "vad_if": 2,
-                      "paddle_crnn": 1, "gru_kws": 1, "captcha_crnn_stale": 1, "face_pnet": 1,
-                      "face_rnet_b16": 2, "keras_nhwc_cnn": 1}
+                      "paddle_crnn": 1, "gru_kws": 1, "captcha_crnn_stale": 2, "face_pnet": 1,
+                      "face_rnet_b16": 1, "keras_nhwc_cnn": 1}
 """mobilenet_small: its hard-swish activations, squeeze-excite products, upsampling decoder and
 the residual sums and concat they feed (policies no-leading-sum/concat) cut it up;
 mobilenet_v2 (ReLU6 legalised) and squeezenet (ceil_mode pools) run whole; yolov3_tiny
 (LeakyRelu and its ZeroPad legalised) splits at the neck's Resize; transformer_block: its
 MatMuls are batched (rank 3); ocr_cls_stale: the Reshape/Transpose/ReduceMean head runs on
 the host between its convolution blocks and the Gemm; face_pnet (PRelu legalised) runs whole;
-face_rnet_b16 (batch 16, in 2 chunks of 8) splits at the transpose before keras' Flatten;
+face_rnet_b16 (batch 16) runs whole in 2 chunks of 8, the transpose before keras' Flatten taken by the FC;
+captcha_crnn_stale's Gemm of its 24 LSTM steps ([24, 64]) runs alone in 3 chunks of 8;
 keras_nhwc_cnn runs whole, its transpose back to NHWC taken by the FC with the Flatten."""
 
 ALL_CONVS_ON_MLIP = ["mnist", "resnet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny", "face_pnet", "face_rnet_b16",
