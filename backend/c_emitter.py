@@ -11,9 +11,10 @@ DIR holds, for a model named M (the `name` option, else the function's name):
   `weights_blob`); loaded once with `M_load_weights(path)` or handed over with
   `M_set_weights(data, size)` (linked in, or mapped by the application);
 - `mrvl_kernels.h/.c`, `mrvl_mlip.h`: the hand-written runtime (`backend/c_runtime/`); `M.c`
-  includes `mrvl_kernels.c`, so the kernels have internal linkage and two models link into
-  one program; with accelerator subgraphs also `mrvl_mlip_board.h/.c`, the board's runner
-  (libmldpc), which loads the subgraphs `M_subgraphs` lists;
+  includes `mrvl_kernels.c`, which includes the kernel family files (`mrvl_kernels_*.c/.h`),
+  so the kernels have internal linkage and two models link into one program; with
+  accelerator subgraphs also `mrvl_mlip_board.h/.c`, the board's runner (libmldpc), which
+  loads the subgraphs `M_subgraphs` lists;
 - `Makefile`: builds `libM.so` and `libM.a` with `$(CC)`;
 - `metadata.json`: the interface again (inputs, outputs, workspace, accelerator subgraphs
   with their JSON files), for programs that load the bundle (`mrvl-run`);
@@ -64,7 +65,13 @@ from mrvl_dialect.graph_queries import constant_value
 from mrvl_dialect.host_kernels import SPATIAL, conv_path, matmul_shapes, packed_weights_floats, resize_is_filtered
 
 RUNTIME_DIR = Path(__file__).parent / "c_runtime"
-RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", "mrvl_quantize.c", "mrvl_mlip.h")
+KERNEL_FAMILY_FILES = ("mrvl_kernels_internal.h", "mrvl_kernels_tiles.h", "mrvl_kernels_threads.c",
+                       "mrvl_kernels_math.c", "mrvl_kernels_gemm.c", "mrvl_kernels_conv.c",
+                       "mrvl_kernels_depthwise.c", "mrvl_kernels_pool.c", "mrvl_kernels_elementwise.c",
+                       "mrvl_kernels_norm.c", "mrvl_kernels_data.c", "mrvl_kernels_resize.c",
+                       "mrvl_kernels_recurrent.c")
+"""The kernels by family, which mrvl_kernels.c includes (one translation unit with `M.c`)."""
+RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", *KERNEL_FAMILY_FILES, "mrvl_quantize.c", "mrvl_mlip.h")
 BOARD_FILES = ("mrvl_mlip_board.h", "mrvl_mlip_board.c")
 """The board's accelerator runner (libmldpc), in bundles with accelerator subgraphs."""
 
@@ -1357,7 +1364,8 @@ class CEmitter:
             f"HOST_THREADS ?= {self.host_threads}\n"
             f"OBJS = {objs}\n\n"
             f"all: lib{m}.so lib{m}.a\n\n"
-            f"{m}.o: {m}.c {m}.h mrvl_kernels.c mrvl_quantize.c mrvl_kernels.h mrvl_mlip.h\n"
+            f"{m}.o: {m}.c {m}.h mrvl_kernels.c mrvl_quantize.c mrvl_kernels.h mrvl_mlip.h \\\n"
+            f"    {' '.join(KERNEL_FAMILY_FILES)}\n"
             "\t$(CC) $(CFLAGS) $(ARCH_FLAGS) $(if $(PROFILE),-DMRVL_PROFILE) -DMRVL_HOST_THREADS=$(HOST_THREADS) "
             "-pthread -fPIC -c $< -o $@\n\n"
             f"{board_rule}"

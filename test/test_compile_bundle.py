@@ -14,11 +14,12 @@ import onnx
 import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 
+from mrvl.backend.c_emitter import RUNTIME_FILES
 from mrvl.compile import main
 from mrvl_dialect.placement_file import load_placement
 
 ZOO_MODELS = [name for name in ZOO_INPUT_SHAPES if name != "resnet50_sized"]
-HOST_FILES = {"Makefile", "mrvl_kernels.c", "mrvl_kernels.h", "mrvl_quantize.c", "mrvl_mlip.h"}
+HOST_FILES = {"Makefile", *RUNTIME_FILES}
 BOARD_FILES = {"mrvl_mlip_board.c", "mrvl_mlip_board.h"}
 """The board's accelerator runner, in bundles with accelerator subgraphs."""
 REPORTS = {"report.txt", "report.json", "report-nodes.csv", "report-subgraphs.csv", "report.html"}
