@@ -169,8 +169,7 @@ static void conv_epilogue(const mrvl_conv_params *p, int64_t count, int64_t posi
  * and the scale and shift per channel (may be NULL). Bias, clamp and activation run over the tile's channels,
  * which vectorises; only the residual is read transposed (channel rows `positions` apart).
  * The residual is added in a pass of its own, not clamped and stored with it: GCC branches
- * on that pass's clamp, and a Relu's sign is a coin toss (ResNet-50's 512 -> 2048 1x1 conv
- * with its residual at 7x7 811 -> 493 us). */
+ * on that pass's clamp, and a Relu's sign is a coin toss (mispredicted half the time). */
 static void conv_tile_epilogue(const mrvl_conv_params *p, int mr, int width, float *acc, const float *b,
                                const float *r, const float *slope, const float *scale, const float *shift,
                                int64_t positions, int64_t rows, int64_t cols)
@@ -400,7 +399,7 @@ static int64_t conv_tile_rows(int64_t positions, int64_t mr)
 }
 
 /* Whether MRVL_CONV_SHORT_MR-row tiles beat MRVL_CONV_MR-row ones on a plane of `positions`:
- * fewer rows computed, each 8% dearer (measured: 4 x 4 planes, 2 x 8 rows, not 12 and 6). */
+ * fewer rows computed, each dearer (a 4 x 4 plane is 2 tiles of 8 rows, not 12 and 6). */
 static int conv_short_tiles_pay(int64_t positions)
 {
     return MRVL_CONV_SHORT_MR < MRVL_CONV_MR &&

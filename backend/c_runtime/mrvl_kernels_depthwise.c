@@ -147,7 +147,7 @@ typedef struct {
 } depthwise_args;
 
 /* dst[j] = src[j] for j < count: rows of a depthwise conv, often a few floats long (a 7x7
- * plane's), too short for a call to memcpy to pay (a 112-float row's call cost 4x its copy).
+ * plane's), too short for a call to memcpy to pay (the call costs more than the copy).
  * Up to 128 floats, in vectors of 16, 8, 4 or 2, the last overlapping the one before, and no
  * loop (which GCC would make a call to memmove); nothing past either row is touched. */
 static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *restrict src, int64_t count)
@@ -212,7 +212,7 @@ static void split_columns_f32(float *restrict evens, float *restrict odds, const
 
 /* The phases layout at horizontal stride 2: each input row read once, in order, its padded
  * columns c (input column + pad) apart by parity into the two phases of its row's vertical
- * phase, at c / 2 (a pass per phase read each row twice, in 4 runs of rows: a third slower). */
+ * phase, at c / 2 (a pass per phase would read each row twice, in 4 runs of rows). */
 static void depthwise_copy_in_pairs(const mrvl_conv_params *p, const depthwise_geometry *g, const float *plane,
                                     float *data)
 {
@@ -342,7 +342,7 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
             }
         }
         /* The epilogue over the planes since the last, once they fill the caches' share (a
-         * call per 7x7 plane was a tenth of MobileNet's last depthwise convs). */
+         * call per plane costs much of a small plane's conv: MobileNet's 7x7). */
         int64_t next = (ic + 1) * mult;
         if (!clamped && ((next - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || ic + 1 == end)) {
             conv_epilogue(p, (next - pending) * positions, positions, pending,

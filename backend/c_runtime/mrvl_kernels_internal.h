@@ -27,7 +27,7 @@ static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* The activation loops (activate_f32's too) are functions of their own, not inlined: inlined
  * into a caller (a conv's tile store, activate_f32's switch) GCC vectorises none of them (its
- * if-conversion gives up); HardSwish ran 8x slower so. */
+ * if-conversion gives up), and they would run a float at a time. */
 #if defined(__GNUC__)
 #define MRVL_NOINLINE __attribute__((noinline))
 #else
@@ -110,7 +110,7 @@ static inline pool_vec pool_select(pool_mask m, pool_vec a, pool_vec b)
 #endif
 /* a > b ? a : b lane by lane (NaN in a never wins): x86's max instruction is exactly that (it
  * returns b where either is NaN), one instruction where a compare and a select are two (GCC
- * does not fuse them: the pools 15-30% faster); elsewhere the compare and the select. */
+ * does not fuse them, and the pools are bound by them); elsewhere the compare and the select. */
 static inline pool_vec pool_max(pool_vec a, pool_vec b)
 {
 #if defined(MRVL_X86_PS)

@@ -32,8 +32,8 @@
 #endif
 #define MRVL_GEMM_VECTORS (MRVL_GEMM_NR / MRVL_GEMM_VECTOR_FLOATS)
 /* The tile height of a product of few rows on B packed at compile time (gemm_panels): with
- * AVX-512's 32 registers 8 rows (16 sums) fit, and a batch of 8 is one tile (measured 25%
- * faster than tiles of 6 and 2 on a 2048-wide layer); elsewhere MR. */
+ * AVX-512's 32 registers 8 rows (16 sums) fit, and a batch of 8 is one tile (not tiles of 6
+ * and 2); elsewhere MR. */
 #if defined(__AVX512F__)
 #define MRVL_GEMM_PANEL_MR 8
 #else
@@ -64,9 +64,8 @@
 /* --- Convolution (mrvl_kernels_conv.c) ---------------------------------------------- */
 
 /* Output positions per conv tile, and per narrow tile (below): with AVX-512's 32 registers,
- * 12 (24 sums of 2 x 12 vectors) measured 5-10% faster than 8 on ResNet's convs, more
- * weights read from the caches per multiply-add; the narrow tile keeps 16 rows (24 spill the
- * row pointers). */
+ * 12 (24 sums of 2 x 12 vectors) beat 8 on ResNet's convs: fewer weights read from the
+ * caches per multiply-add; the narrow tile keeps 16 rows (24 spill the row pointers). */
 #if defined(__AVX512F__)
 #define MRVL_CONV_MR 12
 #define MRVL_CONV_SHORT_MR 8 /* for planes that 8s fill better than 12s (conv_short_tiles_pay) */
@@ -83,7 +82,7 @@
 /* How many rows of a weight panel (a 64-byte line each) conv_micro asks the caches for ahead
  * of the row it multiplies: a deep conv on a small plane (ResNet's last stages) streams its
  * weights from memory, once per channel block, faster than the hardware prefetchers fetch
- * them (measured: a cold 512 -> 2048 1x1 conv at 7x7, 791 -> 618 us; 64 rows beat 8, 32, 128). */
+ * them (64 rows beat 8, 32 and 128). */
 #define MRVL_CONV_PREFETCH_ROWS 64
 /* Packed output channels are rounded up to a multiple of this (zeros), the widest tile. */
 #define MRVL_CONV_CHANNEL_ALIGN 32
@@ -106,10 +105,10 @@
 /* The rows layout serves planes at most this many times (the kernel's width - 1) x the stride
  * wide: its masks cost a bitwise and per tap (and at stride s, (s - 1) / s of its grid is
  * junk), the phases layout's junk columns a multiply-add per tap and each of its rows a few
- * instructions of copying. Measured on AVX-512: at stride 1 a 3x3 conv 14 wide runs faster on
- * rows, 28 wide on phases, a 5x5 28 wide on rows; at stride 2 a 3x3 28 wide 2x faster on
- * rows (shorter than a pair of vectors, the phases' rows split one float at a time), 56 wide
- * 1.4x slower, 112 wide 1.8x. */
+ * instructions of copying. On AVX-512, at stride 1 a 3x3 conv 14 wide runs faster on rows,
+ * 28 wide on phases, a 5x5 28 wide on rows; at stride 2 a 3x3 28 wide faster on rows
+ * (shorter than a pair of vectors, the phases' rows split one float at a time), 56 and 112
+ * wide slower. */
 #define MRVL_DEPTHWISE_ROWS_PER_COLUMN 8 /* not to be overridden: host_kernels.py reads it */
 
 /* Channels of a block of the channel-blocked depthwise conv. */
