@@ -6,6 +6,9 @@ import hashlib
 import io
 import json
 import math
+import os
+import shutil
+import subprocess
 import tarfile
 from pathlib import Path
 
@@ -76,6 +79,30 @@ def test_bundle_holds_every_file(bundles: dict[str, Path], name: str) -> None:
     if meta["subgraphs"]:
         expected |= {"tmlc-commands.txt", *BOARD_FILES}
     assert {p.name for p in folder.iterdir()} == expected
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_the_model_object_depends_on_every_runtime_file(bundles: dict[str, Path], tmp_path: Path) -> None:
+    """M.c includes the whole runtime (mrvl_kernels.c the kernel family files too): the Makefile
+    rebuilds M.o when any of them is newer (`make -q`: 0 up to date, 1 out of date)."""
+    folder = tmp_path / "bundle"
+    shutil.copytree(bundles[ZOO_MODELS[0]], folder)
+    model = read_json(folder / "metadata.json")["model"]
+    target = folder / f"{model}.o"
+    target.touch()
+
+    def up_to_date() -> bool:
+        done = subprocess.run(["make", "-q", target.name], cwd=folder, capture_output=True)
+        assert done.returncode in (0, 1), done.stderr
+        return done.returncode == 0
+
+    for name in RUNTIME_FILES:
+        for path in folder.iterdir():
+            os.utime(path, (1_000_000, 1_000_000))
+        os.utime(target, (2_000_000, 2_000_000))
+        assert up_to_date()
+        os.utime(folder / name, (3_000_000, 3_000_000))
+        assert not up_to_date(), f"{target.name} does not depend on {name}"
 
 
 @pytest.mark.parametrize("name", ZOO_MODELS)
