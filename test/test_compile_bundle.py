@@ -83,7 +83,7 @@ def test_bundle_holds_every_file(bundles: dict[str, Path], name: str) -> None:
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_the_model_object_depends_on_every_runtime_file(bundles: dict[str, Path], tmp_path: Path) -> None:
-    """M.c includes the whole runtime (mrvl_kernels.c the kernel family files too): the Makefile
+    """M.c includes the whole runtime (through mrvl_kernels.c, the kernel family files): the Makefile
     rebuilds M.o when any of them is newer (`make -q`: 0 up to date, 1 out of date)."""
     folder = tmp_path / "bundle"
     shutil.copytree(bundles[ZOO_MODELS[0]], folder)
