@@ -535,7 +535,7 @@ static void depthwise_blocked_in(const mrvl_conv_params *p, const depthwise_bloc
 
 /* dst[t * MRVL_DEPTHWISE_BLOCK + c] = src[c * taps + t] for the taps t and channels c < count,
  * 0 for the block's other channels (src has `size` floats): a block's weights, tap-major,
- * transposed in registers as depthwise_blocked_in does (one by one they were a tenth of a 7x7
+ * transposed in registers as depthwise_blocked_in does (one by one they cost much of a small
  * plane's conv). A vector of a channel's taps may run into the next channel's, not past src. */
 static void depthwise_blocked_weights(const float *src, int64_t taps, int64_t count, int64_t size, float *dst)
 {

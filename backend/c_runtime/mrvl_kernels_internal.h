@@ -35,8 +35,8 @@ static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 #endif
 
 /* v clamped to [low, high]: a max, then a min (in vector loops each x86's instruction, whose
- * rule keeps a NaN; GCC made the nested conditional a compare and a blend, a fifth of a
- * depthwise conv's time, or where the loop did not vectorise a branch on the value). */
+ * rule keeps a NaN; GCC makes the nested conditional a compare and a blend, a large share of
+ * a depthwise conv's time, or where the loop does not vectorise a branch on the value). */
 static inline float clamp_value(float v, float low, float high)
 {
     v = v < low ? low : v;

@@ -1,8 +1,9 @@
 /* mrvl_kernels_tiles.h: the tile and block sizes of the host kernels, per target.
  *
- * Integer macros only: mrvl_dialect/host_kernels.py reads them from this file to plan the
- * kernels' scratch and packed weights (over targets, the largest value), so what the C uses
- * and what the compiler plans for have one source. */
+ * Integer macros, and MRVL_GEMM_PACK_FLOATS (the GEMM's scratch) made of them:
+ * mrvl_dialect/host_kernels.py reads the integer ones from this file to plan the kernels'
+ * scratch and packed weights (over targets, the largest value), so what the C uses and what
+ * the compiler plans for have one source. */
 #ifndef MRVL_KERNELS_TILES_H
 #define MRVL_KERNELS_TILES_H
 
