@@ -1,10 +1,10 @@
-"""What the host C kernels (`backend/c_runtime/mrvl_kernels.c`) need around a call, for
+"""What the host C kernels (`backend/c_runtime/mrvl_kernels*.c`) need around a call, for
 `plan-host-memory` and the C emitter: their tile constants, which conv kernel runs a
 `cpu.conv`, the workspace scratch each kernel needs, and the packed conv and GEMM weight
 layouts.
 
-The tile constants are read from the kernels' own `#define`s (`KERNEL_MACROS`), so the C file
-is their one source; the formulas below mirror the C functions named in each docstring.
+The tile constants are read from the kernels' own `#define`s (`mrvl_kernels_tiles.h`), so the C
+header is their one source; the formulas below mirror the C functions named in each docstring.
 """
 
 import ast
@@ -20,7 +20,7 @@ from mrvl_dialect import cpu
 
 SPATIAL = 3
 """Spatial dims of the conv and pool kernels (depth, height, width)."""
-KERNELS_SOURCE = ("mrvl.backend", "c_runtime/mrvl_kernels.c")
+KERNELS_SOURCE = ("mrvl.backend", "c_runtime/mrvl_kernels_tiles.h")
 """The package resource whose `#define`s `kernel_macro` reads."""
 
 
@@ -42,7 +42,7 @@ def kernel_macro(name: str) -> int:
     by it must fit every target)."""
     values = _definitions().get(f"MRVL_{name}")
     if not values:
-        raise KeyError(f"mrvl_kernels.c defines no integer macro MRVL_{name}")
+        raise KeyError(f"mrvl_kernels_tiles.h defines no integer macro MRVL_{name}")
     return max(_evaluate(ast.parse(value, mode="eval").body) for value in values)
 
 
@@ -59,7 +59,7 @@ def _evaluate(node: ast.expr) -> int:
             return operations[type(node.op)]
         if isinstance(node.op, ast.Div):
             return a // b
-    raise ValueError(f"mrvl_kernels.c: cannot evaluate the macro expression '{ast.unparse(node)}'")
+    raise ValueError(f"mrvl_kernels_tiles.h: cannot evaluate the macro expression '{ast.unparse(node)}'")
 
 
 def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False, packed_b: bool = False) -> int:
@@ -207,7 +207,7 @@ def packed_weights_floats(op: cpu.ConvOp) -> int:
 
 
 def conv_scratch_floats(op: cpu.ConvOp) -> int:
-    """conv_scratch_floats of mrvl_kernels.c: the padded input of one group (when the conv
+    """conv_scratch_floats of mrvl_kernels_conv.c: the padded input of one group (when the conv
     pads or its windows reach past the input) and the table of tap offsets."""
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     rank, group = len(xs) - 2, op.group.value.data
@@ -219,7 +219,7 @@ def conv_scratch_floats(op: cpu.ConvOp) -> int:
 
 
 def flat_layout(op: cpu.ConvOp) -> tuple[list[int], int]:
-    """flat_layout of mrvl_kernels.c: the extent of each stride phase of the flat conv's
+    """flat_layout of mrvl_kernels_conv.c: the extent of each stride phase of the flat conv's
     input per spatial dim (depth, height, width), and the floats of one input channel."""
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     lead = [1] * (SPATIAL - (len(xs) - 2))
@@ -230,7 +230,7 @@ def flat_layout(op: cpu.ConvOp) -> tuple[list[int], int]:
 
 
 def flat_in_place(op: cpu.ConvOp) -> bool:
-    """flat_in_place of mrvl_kernels.c: whether the flat layout is the input itself (stride 1,
+    """flat_in_place of mrvl_kernels_conv.c: whether the flat layout is the input itself (stride 1,
     no padding), which the flat conv reads in place."""
     q, _ = flat_layout(op)
     ins = [1] * (SPATIAL - (len(cpu.shape_of(op.X)) - 2)) + list(cpu.shape_of(op.X)[2:])
@@ -238,7 +238,7 @@ def flat_in_place(op: cpu.ConvOp) -> bool:
 
 
 def flat_count(op: cpu.ConvOp) -> int:
-    """flat_count of mrvl_kernels.c: the flat positions of `op` (junk columns and rows between
+    """flat_count of mrvl_kernels_conv.c: the flat positions of `op` (junk columns and rows between
     output rows included)."""
     q, _ = flat_layout(op)
     out = [1] * (SPATIAL - (len(cpu.shape_of(op.Y)) - 2)) + list(cpu.shape_of(op.Y)[2:])
@@ -246,7 +246,7 @@ def flat_count(op: cpu.ConvOp) -> int:
 
 
 def flat_scratch_floats(op: cpu.ConvOp) -> int:
-    """flat_scratch_floats of mrvl_kernels.c: a group's input in the flat layout, a tile of
+    """flat_scratch_floats of mrvl_kernels_conv.c: a group's input in the flat layout, a tile of
     zeros after it (MRVL_FLAT_TILE of the widest vectors) and the tap table; in place, each
     input channel's tail (flat_tail_floats) and two tap tables."""
     xs, ws = cpu.shape_of(op.X), op.weights_shape()
@@ -283,7 +283,7 @@ def depthwise_is_blocked(op: cpu.ConvOp) -> bool:
 
 
 def depthwise_blocked_scratch_floats(op: cpu.ConvOp) -> int:
-    """depthwise_blocked_scratch_floats of mrvl_kernels.c (depthwise_blocked_layout): per block
+    """depthwise_blocked_scratch_floats of mrvl_kernels_depthwise.c (depthwise_blocked_layout): per block
     of channels, its padded input position-major (as far as the windows read, and the slack
     the last tiles read), the output grid (rows rounded up to whole tiles), the weights and
     the bias; the tap offsets."""
@@ -297,7 +297,7 @@ def depthwise_blocked_scratch_floats(op: cpu.ConvOp) -> int:
 
 
 def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
-    """depthwise_scratch_floats of mrvl_kernels.c (depthwise_layout): per input channel, its
+    """depthwise_scratch_floats of mrvl_kernels_depthwise.c (depthwise_layout): per input channel, its
     plane in the rows layout (equal strides dividing the width, one slice, padding at most the
     kernel's, a narrow plane: split into column phases) or in the phases layout, the slack the
     last tile's junk reads, and the grid unless the conv writes it in place; the rows layout's
@@ -367,7 +367,7 @@ def resize_is_filtered(op: cpu.ResizeOp) -> bool:
 
 def resize_filter_taps(op: cpu.ResizeOp, scale: float) -> int:
     """Taps per output element along a dim of `scale` in mrvl_resize_filtered_f32
-    (resize_filter_start of mrvl_kernels.c): the filter's support, 1 linear or 2 cubic,
+    (resize_filter_start of mrvl_kernels_resize.c): the filter's support, 1 linear or 2 cubic,
     stretched by 1/scale on a shrinking dim with antialias, on both sides."""
     support = 2.0 if op.mode.data == cpu.ResizeMode.CUBIC else 1.0
     stretch = scale if op.antialias.value.data and scale < 1.0 else 1.0
@@ -375,7 +375,7 @@ def resize_filter_taps(op: cpu.ResizeOp, scale: float) -> int:
 
 
 def recurrent_scratch_floats(op: cpu.RecurrentOp) -> int:
-    """recurrent_scratch_floats of mrvl_kernels.c, for the widest register tile: one
+    """recurrent_scratch_floats of mrvl_kernels_recurrent.c, for the widest register tile: one
     direction's input projection, R^T packed in panels (a GRU's h gate apart), a step's gates,
     the states and one more row per sample, then the input projection's GEMM packing."""
     seq, batch, size, hidden = op.sizes()

@@ -645,7 +645,7 @@ def test_flat_scratch_is_what_the_kernel_takes(name: str, c_workdir: Path, tmp_p
 
 def test_the_row_limit_is_where_the_kernel_says(c_workdir: Path) -> None:
     """max_wide_row is wider than MRVL_POOL_ROW, so it checks the bounds-checked loop."""
-    source = (emit_model(CASES["max_wide_row"], c_workdir) / "mrvl_kernels.c").read_text()
+    source = (emit_model(CASES["max_wide_row"], c_workdir) / "mrvl_kernels_pool.c").read_text()
     limit = int(source.split("#define MRVL_POOL_ROW ")[1].split()[0])
     assert 4200 // 2 > limit and 17 < limit
 

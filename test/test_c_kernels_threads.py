@@ -154,7 +154,7 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     for name, model in MODELS.items():
         text = (emit(model, c_workdir, name, 2) / f"{name}_t2.c").read_text()
         assert "#define MRVL_HOST_THREADS 2" in text
-    source = (emit(MODELS["gemm"], c_workdir, "gemm", 2) / "mrvl_kernels.c").read_text()
+    source = (emit(MODELS["gemm"], c_workdir, "gemm", 2) / "mrvl_kernels_threads.c").read_text()
     limit = int(source.split("#define MRVL_PARALLEL_MACS ")[1].split()[0])
     assert 90 * 64 * 96 > limit
     assert 20 * 21 * 45 * 32 > limit and 67 * 256 * 131 > limit and 2 * 33 * 40 * 41 * 9 > limit

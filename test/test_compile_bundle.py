@@ -6,6 +6,9 @@ import hashlib
 import io
 import json
 import math
+import os
+import shutil
+import subprocess
 import tarfile
 from pathlib import Path
 
@@ -14,11 +17,12 @@ import onnx
 import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 
+from mrvl.backend.c_emitter import RUNTIME_FILES
 from mrvl.compile import main
 from mrvl_dialect.placement_file import load_placement
 
 ZOO_MODELS = [name for name in ZOO_INPUT_SHAPES if name != "resnet50_sized"]
-HOST_FILES = {"Makefile", "mrvl_kernels.c", "mrvl_kernels.h", "mrvl_quantize.c", "mrvl_mlip.h"}
+HOST_FILES = {"Makefile", *RUNTIME_FILES}
 BOARD_FILES = {"mrvl_mlip_board.c", "mrvl_mlip_board.h"}
 """The board's accelerator runner, in bundles with accelerator subgraphs."""
 REPORTS = {"report.txt", "report.json", "report-nodes.csv", "report-subgraphs.csv", "report.html"}
@@ -75,6 +79,30 @@ def test_bundle_holds_every_file(bundles: dict[str, Path], name: str) -> None:
     if meta["subgraphs"]:
         expected |= {"tmlc-commands.txt", *BOARD_FILES}
     assert {p.name for p in folder.iterdir()} == expected
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_the_model_object_depends_on_every_runtime_file(bundles: dict[str, Path], tmp_path: Path) -> None:
+    """M.c includes the whole runtime (through mrvl_kernels.c, the kernel family files): the Makefile
+    rebuilds M.o when any of them is newer (`make -q`: 0 up to date, 1 out of date)."""
+    folder = tmp_path / "bundle"
+    shutil.copytree(bundles[ZOO_MODELS[0]], folder)
+    model = read_json(folder / "metadata.json")["model"]
+    target = folder / f"{model}.o"
+    target.touch()
+
+    def up_to_date() -> bool:
+        done = subprocess.run(["make", "-q", target.name], cwd=folder, capture_output=True)
+        assert done.returncode in (0, 1), done.stderr
+        return done.returncode == 0
+
+    for name in RUNTIME_FILES:
+        for path in folder.iterdir():
+            os.utime(path, (1_000_000, 1_000_000))
+        os.utime(target, (2_000_000, 2_000_000))
+        assert up_to_date()
+        os.utime(folder / name, (3_000_000, 3_000_000))
+        assert not up_to_date(), f"{target.name} does not depend on {name}"
 
 
 @pytest.mark.parametrize("name", ZOO_MODELS)

@@ -1,8 +1,9 @@
 /* mrvl_kernels.h: the error codes, element codes and parameter structs of the host kernels.
  *
- * The kernels themselves are in mrvl_kernels.c, which the generated `<model>.c` includes:
- * they have internal linkage, so two generated models link into one program without a
- * clash. This header declares no function and is safe to include from application code.
+ * The kernels themselves are in mrvl_kernels.c (and the family files it includes), which the
+ * generated `<model>.c` includes: they have internal linkage, so two generated models link
+ * into one program without a clash. This header declares no function and is safe to include
+ * from application code.
  *
  * Tensors are dense, row-major (NCHW for images, OIHW for conv weights). Shapes and
  * strides are counted in elements. Spatial kernels (conv, conv_transpose, pool) take

@@ -1,0 +1,706 @@
+/* mrvl_kernels_depthwise.c: depthwise convolution: the flat (rows and phases layouts) and
+ * the channel-blocked kernels.
+ *
+ * Part of mrvl_kernels.c, which includes the family files in order into one translation unit:
+ * not compiled on its own. */
+
+/* A depthwise conv works on "flat" planes: it computes its output plane as one run of
+ * contiguous vectors over a grid of rows `pitch` apart (pitch >= the output's width: the rest
+ * of each row is junk, dropped as the grid is copied out), each vector a multiply-add per tap
+ * of contiguous input at a fixed offset from the output's, so that no row is shorter than a
+ * vector however small the plane (MobileNet's 7x7). Each input plane is copied into one of
+ * two layouts first:
+ * - rows (equal strides s dividing the width, one depth slice, padding at most the kernel's,
+ *   a narrow plane: MobileNets' later stages): the plane split into s column phases by one
+ *   pass over it (phase q holds columns q, q + s, ...; rows width / s long), between zero rows
+ *   standing for the vertical padding. The grid's pitch is the input's width, s phase rows:
+ *   output (oy, ox) under tap (ky, kx) reads input row s oy + ky d - pad, column s ox + kx d -
+ *   pad, which is phase (kx d - pad) mod s at flat index oy pitch + ox plus the tap's offset.
+ *   At stride 1 and an output as large as the input the grid is the output, written in place.
+ *   A tap reaching across the left or right edge reads the end of the neighbouring row instead
+ *   of padding: a mask per kernel column zeroes those lanes (bitwise, so that an infinity
+ *   there cannot make a NaN). The grid holds s - 1 junk rows' worth per output row.
+ * - phases (any other): the plane zero-padded to the extent the windows read and split into
+ *   stride phases row by row: phase (py, px) holds padded rows py, py + stride, ... and
+ *   columns px, px + stride, ..., each phase row `w` wide. Output (oy, ox) under tap (ky, kx)
+ *   reads phase ((ky d) % stride, (kx d) % stride) at row oy + ky d / stride, column ox +
+ *   kx d / stride: flat index oy w + ox plus the tap's offset; the pitch is w, a few columns
+ *   more than the output's. The depth dim, if any, indexes slices of each phase. */
+
+
+/* The layout of one input channel (floats): `lead` floats before the data (the rows layout's
+ * taps left of the first column read there), the data (each phase `depth` slices of h rows of
+ * w), slack that the last tile's junk reads past it, and the grid (flat floats: rows `pitch`
+ * apart, whole tiles; also the length of each rows mask) unless it is written in place
+ * (`direct`). */
+typedef struct {
+    int rows, direct;
+    int64_t depth, h, w, pitch, lead, phase, data, flat, channel;
+} depthwise_geometry;
+
+static depthwise_geometry depthwise_layout(const mrvl_conv_params *p)
+{
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
+    depthwise_geometry g;
+    g.rows = k[0] == 1 && in[0] == 1 && out[0] == 1 && s[1] == s[2] && in[2] % s[2] == 0 &&
+             s[1] * (out[1] - 1) < in[1] && s[2] * (out[2] - 1) < in[2] && pad[1] <= (k[1] - 1) * d[1] &&
+             pad[2] <= (k[2] - 1) * d[2] && in[2] <= MRVL_DEPTHWISE_ROWS_PER_COLUMN * (k[2] - 1) * s[2];
+    g.direct = g.rows && s[2] == 1 && out[1] == in[1] && out[2] == in[2];
+    if (g.rows) {
+        g.depth = 1;
+        g.h = in[1] + (k[1] - 1) * d[1] + s[1];
+        g.w = in[2] / s[2];
+        g.pitch = in[2];
+        g.lead = (k[2] - 1) * d[2];
+        g.phase = g.h * g.w;
+        g.data = s[2] * g.phase;
+    } else {
+        int64_t extent[MRVL_SPATIAL];
+        for (int i = 0; i < MRVL_SPATIAL; i++) extent[i] = (out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1;
+        g.depth = extent[0];
+        g.h = (extent[1] + s[1] - 1) / s[1];
+        g.w = (extent[2] + s[2] - 1) / s[2];
+        g.pitch = g.w;
+        g.lead = 0;
+        g.phase = g.depth * g.h * g.w;
+        g.data = s[1] * s[2] * g.phase;
+    }
+    g.data += MRVL_DEPTHWISE_TILE + g.w + g.lead;
+    g.flat = (out[1] * g.pitch + MRVL_DEPTHWISE_TILE - 1) / MRVL_DEPTHWISE_TILE * MRVL_DEPTHWISE_TILE;
+    g.channel = g.lead + g.data + (g.direct ? 0 : g.flat);
+    return g;
+}
+
+/* Floats of scratch mrvl_depthwise_conv_f32 needs: a layout per input channel (each task uses
+ * the one of its first channel, so that the threads share none), the rows layout's column
+ * masks, and the tap offsets (mrvl_dialect/host_kernels.py depthwise_scratch_floats). */
+static int64_t depthwise_scratch_floats(const mrvl_conv_params *p)
+{
+    depthwise_geometry g = depthwise_layout(p);
+    return p->c * g.channel + (g.rows ? p->kernel[2] * g.flat : 0) + volume3(p->kernel);
+}
+
+/* out[i] = bias + the sum over the taps t = (kz, ky, kx) of w[t] * base[offset[t] + i] (lanes
+ * whose mask of the tap's kernel column, mask[kx * flat + i], is 0 left out; mask NULL: none),
+ * for i < count (a multiple of MRVL_DEPTHWISE_TILE): a tile of MRVL_DEPTHWISE_VECTORS vectors
+ * in registers, the taps in order. Always inlined with a constant kernel where it is 3x3 or 5x5,
+ * so that the tap loops unroll around the vectors. */
+static MRVL_ALWAYS_INLINE void depthwise_flat(int64_t kd, int64_t kh, int64_t kw, const float *base,
+                                              const int32_t *offset, const int32_t *mask, int64_t flat,
+                                              const float *restrict w, float bias, int64_t count, float *restrict out)
+{
+#if defined(__GNUC__)
+    typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+    typedef int32_t ivec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+    for (int64_t i = 0; i < count; i += MRVL_DEPTHWISE_TILE) {
+        vec a[MRVL_DEPTHWISE_VECTORS];
+        for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) a[v] = (vec){0} + bias;
+        for (int64_t kz = 0, t = 0; kz < kd; kz++) {
+            for (int64_t ky = 0; ky < kh; ky++) {
+                for (int64_t kx = 0; kx < kw; kx++, t++) {
+                    const float *src = base + offset[t] + i;
+                    float wt = w[t];
+                    for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) {
+                        vec x = *(const vec *)(const void *)(src + v * MRVL_GEMM_VECTOR_FLOATS);
+                        if (mask)
+                            x = (vec)((ivec)x & *(const ivec *)(const void *)(mask + kx * flat + i +
+                                                                              v * MRVL_GEMM_VECTOR_FLOATS));
+                        a[v] += x * wt;
+                    }
+                }
+            }
+        }
+        for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) *(vec *)(void *)(out + i + v * MRVL_GEMM_VECTOR_FLOATS) = a[v];
+    }
+#else
+    for (int64_t i = 0; i < count; i++) {
+        float a = bias;
+        for (int64_t t = 0; t < kd * kh * kw; t++)
+            if (!mask || mask[t % kw * flat + i]) a += base[offset[t] + i] * w[t];
+        out[i] = a;
+    }
+#endif
+}
+
+/* depthwise_flat for 3x3, 5x5 and other kernels k, with and without masks. */
+static void depthwise_flat_kernel(const int64_t *k, const float *base, const int32_t *offset, const int32_t *mask,
+                                  int64_t flat, const float *w, float bias, int64_t count, float *out)
+{
+    if (k[0] == 1 && k[1] == 3 && k[2] == 3) {
+        if (mask) depthwise_flat(1, 3, 3, base, offset, mask, flat, w, bias, count, out);
+        else depthwise_flat(1, 3, 3, base, offset, NULL, flat, w, bias, count, out);
+    } else if (k[0] == 1 && k[1] == 5 && k[2] == 5) {
+        if (mask) depthwise_flat(1, 5, 5, base, offset, mask, flat, w, bias, count, out);
+        else depthwise_flat(1, 5, 5, base, offset, NULL, flat, w, bias, count, out);
+    } else {
+        depthwise_flat(k[0], k[1], k[2], base, offset, mask, flat, w, bias, count, out);
+    }
+}
+
+/* What the channels of one image of mrvl_depthwise_conv_f32 read and write. */
+typedef struct {
+    const mrvl_conv_params *p;
+    const float *x, *w, *b, *r; /* the image's input, the weights, bias and the image's residual (b, r may be NULL) */
+    float *y, *scratch;         /* the image's output; the channels' layouts, the masks, the tap offsets */
+    const int32_t *mask, *offset;
+    depthwise_geometry g;
+} depthwise_args;
+
+/* dst[j] = src[j] for j < count: rows of a depthwise conv, often a few floats long (a 7x7
+ * plane's), too short for a call to memcpy to pay (the call costs more than the copy).
+ * Up to 128 floats, in vectors of 16, 8, 4 or 2, the last overlapping the one before, and no
+ * loop (which GCC would make a call to memmove); nothing past either row is touched. */
+static MRVL_ALWAYS_INLINE void copy_row_f32(float *restrict dst, const float *restrict src, int64_t count)
+{
+#if defined(__GNUC__)
+    typedef float vec16 __attribute__((vector_size(64), aligned(4)));
+    typedef float vec8 __attribute__((vector_size(32), aligned(4)));
+    typedef float vec4 __attribute__((vector_size(16), aligned(4)));
+    typedef float vec2 __attribute__((vector_size(8), aligned(4)));
+#define MRVL_COPY(VEC, AT) (*(VEC *)(void *)(dst + (AT)) = *(const VEC *)(const void *)(src + (AT)))
+    if (count > 128) {
+        memcpy(dst, src, (size_t)count * sizeof(float));
+    } else if (count >= 16) {
+        MRVL_COPY(vec16, 0);
+        if (count > 32) MRVL_COPY(vec16, 16);
+        if (count > 48) MRVL_COPY(vec16, 32);
+        if (count > 64) MRVL_COPY(vec16, 48);
+        if (count > 80) MRVL_COPY(vec16, 64);
+        if (count > 96) MRVL_COPY(vec16, 80);
+        if (count > 112) MRVL_COPY(vec16, 96);
+        MRVL_COPY(vec16, count - 16);
+    } else if (count >= 8) {
+        MRVL_COPY(vec8, 0);
+        MRVL_COPY(vec8, count - 8);
+    } else if (count >= 4) {
+        MRVL_COPY(vec4, 0);
+        MRVL_COPY(vec4, count - 4);
+    } else if (count >= 2) {
+        MRVL_COPY(vec2, 0);
+        MRVL_COPY(vec2, count - 2);
+    } else if (count == 1) {
+        dst[0] = src[0]; /* (a loop here became a rep movs, tens of cycles) */
+    }
+#undef MRVL_COPY
+#else
+    memcpy(dst, src, (size_t)count * sizeof(float));
+#endif
+}
+
+/* The even floats of src[0, count) to evens[0, ...), the odd ones to odds[0, ...): vectors of
+ * each from pairs of loads, the last pair overlapping the one before (rather than up to 2 VF - 1
+ * floats one by one: half of a 56-float row), an odd count's last float alone. */
+static void split_columns_f32(float *restrict evens, float *restrict odds, const float *restrict src, int64_t count)
+{
+    int64_t t = 0;
+    for (;;) {
+        if (2 * (t + MRVL_POOL_VF) > count) {
+            if (2 * t >= count - 1 || count < 2 * MRVL_POOL_VF) break;
+            t = (count - 2 * MRVL_POOL_VF) / 2; /* the last whole pair, from an even float */
+        }
+        pool_vec even, odd;
+        pool_deinterleave(pool_load(src + 2 * t), pool_load(src + 2 * t + MRVL_POOL_VF), &even, &odd);
+        pool_store(evens + t, even);
+        pool_store(odds + t, odd);
+        t += MRVL_POOL_VF;
+    }
+    for (; 2 * t < count; t++) {
+        evens[t] = src[2 * t];
+        if (2 * t + 1 < count) odds[t] = src[2 * t + 1];
+    }
+}
+
+/* The phases layout at horizontal stride 2: each input row read once, in order, its padded
+ * columns c (input column + pad) apart by parity into the two phases of its row's vertical
+ * phase, at c / 2 (a pass per phase would read each row twice, in 4 runs of rows). */
+static void depthwise_copy_in_pairs(const mrvl_conv_params *p, const depthwise_geometry *g, const float *plane,
+                                    float *data)
+{
+    const int64_t *in = p->in, *s = p->stride, *pad = p->pad;
+    int64_t count = min_i64(in[2], 2 * g->w - pad[2]); /* the columns whose c / 2 is a phase column */
+    int64_t first = pad[2] / 2, second = (pad[2] + 1) / 2; /* c / 2 of input columns 0 and 1 */
+    for (int64_t z = pad[0]; z < min_i64(g->depth, pad[0] + in[0]); z++) {
+        for (int64_t yy = 0; yy < in[1]; yy++) {
+            int64_t py = (yy + pad[1]) % s[1], i = (yy + pad[1]) / s[1];
+            if (i >= g->h) break;
+            float *phase0 = data + 2 * py * g->phase + (z * g->h + i) * g->w, *phase1 = phase0 + g->phase;
+            const float *src = plane + ((z - pad[0]) * in[1] + yy) * in[2];
+            if (pad[2] % 2) split_columns_f32(phase1 + first, phase0 + second, src, count);
+            else split_columns_f32(phase0 + first, phase1 + second, src, count);
+        }
+    }
+}
+
+/* Input plane `plane` into its layout at `data` (depthwise_layout): the input's own rows and
+ * columns only; the padding around them is left as it is, zeros written once for all the
+ * channels that reuse the layout. */
+static void depthwise_copy_in(const mrvl_conv_params *p, const depthwise_geometry *g, const float *plane, float *data)
+{
+    const int64_t *in = p->in, *s = p->stride, *pad = p->pad;
+    if (g->rows) { /* column phase q of element f of the plane: f % s (the width is a multiple of s) */
+        int64_t count = in[1] * in[2] / s[2];
+        float *row0 = data + pad[1] * g->w, *row1 = row0 + g->phase;
+        if (s[2] == 1) copy_row_f32(row0, plane, count);
+        else if (s[2] == 2)
+            for (int64_t j = 0; j < count; j++) row0[j] = plane[2 * j], row1[j] = plane[2 * j + 1]; /* vectorises */
+        else
+            for (int64_t j = 0; j < count; j++)
+                for (int64_t q = 0; q < s[2]; q++) row0[q * g->phase + j] = plane[j * s[2] + q];
+        return;
+    }
+    if (s[2] == 2) {
+        depthwise_copy_in_pairs(p, g, plane, data);
+        return;
+    }
+    for (int64_t py = 0; py < s[1]; py++) {
+        for (int64_t px = 0; px < s[2]; px++, data += g->phase) {
+            /* Columns j of this phase read input column j * stride + px - pad: those in [j0, j1);
+             * rows i, input row i * stride + py - pad: those in [i0, i1). */
+            int64_t j0 = 0, j1 = 0, i0 = 0, i1 = 0;
+            valid_range(g->w, in[2], s[2], px - pad[2], &j0, &j1);
+            valid_range(g->h, in[1], s[1], py - pad[1], &i0, &i1);
+            for (int64_t z = pad[0]; z < min_i64(g->depth, pad[0] + in[0]); z++) {
+                for (int64_t i = i0; i < i1; i++) {
+                    float *row = data + (z * g->h + i) * g->w;
+                    const float *src = plane + ((z - pad[0]) * in[1] + i * s[1] + py - pad[1]) * in[2] + px - pad[2];
+                    if (s[2] == 1) copy_row_f32(row + j0, src + j0, j1 - j0);
+                    else if (s[2] == 2) for (int64_t j = j0; j < j1; j++) row[j] = src[2 * j]; /* vectorises */
+                    else for (int64_t j = j0; j < j1; j++) row[j] = src[j * s[2]];
+                }
+            }
+        }
+    }
+}
+
+/* dst[j] = src[j] clamped to [low, high] for j < count (at least 16): copy_row_f32 and
+ * clamp_f32 in one pass, in runs of 16 floats (each a max and a min of whole vectors), the
+ * last overlapping the one before. */
+static MRVL_ALWAYS_INLINE void copy_clamped_row_f32(float *restrict dst, const float *restrict src, int64_t count,
+                                                    float low, float high)
+{
+    int64_t last = count - 16;
+    for (int64_t j = 0; j < count; j += 16) {
+        float run[16];
+        int64_t at = j < last ? j : last;
+        memcpy(run, src + at, sizeof run);
+        for (int l = 0; l < 16; l++) run[l] = clamp_value(run[l], low, high);
+        memcpy(dst + at, run, sizeof run);
+    }
+}
+
+/* Output floats a depthwise conv's epilogue takes at a time: planes computed lately, in L1. */
+#define MRVL_DEPTHWISE_EPILOGUE_FLOATS 2048
+
+/* Input channels [begin, end) of one image (an mrvl_task): each channel's layout, then each of
+ * its output channels, slice by slice, over the flat grid, then (every few planes) their
+ * epilogue. The channels of
+ * one task take turns in the layout of the first, `begin`, which no other task uses: its
+ * padding is zeroed once. */
+static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
+{
+    const depthwise_args *a = ctx;
+    const mrvl_conv_params *p = a->p;
+    const depthwise_geometry *g = &a->g;
+    const int64_t *out = p->out, *k = p->kernel;
+    int64_t mult = p->m / p->c, taps = volume3(k), positions = volume3(out);
+    int64_t pending = begin * mult; /* the first output plane whose epilogue has not run */
+    float *layout = a->scratch + begin * g->channel, *data = layout + g->lead, *flat = data + g->data;
+    /* A clamp alone (ReLU6) on rows copied out of the grid, 16 floats or more: clamped as they
+     * are copied, not in a pass of its own. */
+    int clamped = p->clamp && !a->r && p->activation == MRVL_EPILOGUE_NONE && !p->scale && !p->shift && !g->direct &&
+                  out[2] >= 16;
+    memset(layout, 0, (size_t)(g->lead + g->data) * sizeof(float));
+    for (int64_t ic = begin; ic < end; ic++) {
+        depthwise_copy_in(p, g, a->x + ic * volume3(p->in), data);
+        for (int64_t m = ic * mult; m < (ic + 1) * mult; m++) {
+            const float *wm = a->w + m * taps;
+            float bias = a->b ? a->b[m] : 0.0f, *o = a->y + m * positions;
+            if (g->direct) { /* the grid is the output plane: whole tiles in place, the last through `tail` */
+                int64_t whole = positions / MRVL_DEPTHWISE_TILE * MRVL_DEPTHWISE_TILE;
+                float tail[64]; /* a tile on any target (<= 64 floats), as far as copy_row_f32 can tell */
+                depthwise_flat_kernel(k, data, a->offset, a->mask, g->flat, wm, bias, whole, o);
+                if (whole < positions) {
+                    depthwise_flat_kernel(k, data + whole, a->offset, a->mask + whole, g->flat, wm, bias,
+                                          MRVL_DEPTHWISE_TILE, tail);
+                    copy_row_f32(o + whole, tail, positions - whole);
+                }
+            } else if (g->rows) {
+                depthwise_flat_kernel(k, data, a->offset, a->mask, g->flat, wm, bias, g->flat, flat);
+                for (int64_t oy = 0; oy < out[1]; oy++)
+                    if (clamped) copy_clamped_row_f32(o + oy * out[2], flat + oy * g->pitch, out[2], p->min, p->max);
+                    else copy_row_f32(o + oy * out[2], flat + oy * g->pitch, out[2]);
+            } else {
+                for (int64_t oz = 0; oz < out[0]; oz++) {
+                    depthwise_flat_kernel(k, data + oz * p->stride[0] * g->h * g->w, a->offset, NULL, g->flat, wm,
+                                          bias, g->flat, flat);
+                    for (int64_t oy = 0; oy < out[1]; oy++)
+                        if (clamped)
+                            copy_clamped_row_f32(o + (oz * out[1] + oy) * out[2], flat + oy * g->w, out[2], p->min,
+                                                 p->max);
+                        else copy_row_f32(o + (oz * out[1] + oy) * out[2], flat + oy * g->w, out[2]);
+                }
+            }
+        }
+        /* The epilogue over the planes since the last, once they fill the caches' share (a
+         * call per plane costs much of a small plane's conv: MobileNet's 7x7). */
+        int64_t next = (ic + 1) * mult;
+        if (!clamped && ((next - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || ic + 1 == end)) {
+            conv_epilogue(p, (next - pending) * positions, positions, pending,
+                          a->r ? a->r + pending * positions : NULL, a->y + pending * positions);
+            pending = next;
+        }
+    }
+}
+
+/* A grouped conv with one input channel per group (depthwise, channel multiplier m/c), on flat
+ * planes (depthwise_layout) in `scratch` (depthwise_scratch_floats(p) floats); the input
+ * channels of each image split over the threads. */
+static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
+                                    const float *r, float *y, float *scratch)
+{
+    const int64_t *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
+    depthwise_geometry g = depthwise_layout(p);
+    int32_t *mask = (int32_t *)(void *)(scratch + p->c * g.channel);
+    int32_t *offset = mask + (g.rows ? k[2] * g.flat : 0);
+    for (int64_t kz = 0, t = 0; kz < k[0]; kz++)
+        for (int64_t ky = 0; ky < k[1]; ky++)
+            for (int64_t kx = 0; kx < k[2]; kx++, t++)
+                offset[t] = (int32_t)(g.rows ? (kx * d[2] - pad[2] + s[2] * pad[2]) % s[2] * g.phase + ky * d[1] * g.w +
+                                                   (kx * d[2] - pad[2] + s[2] * pad[2]) / s[2] - pad[2]
+                                             : ((ky * d[1] % s[1]) * s[2] + kx * d[2] % s[2]) * g.phase +
+                                                   (kz * d[0] * g.h + ky * d[1] / s[1]) * g.w + kx * d[2] / s[2]);
+    if (g.rows) /* lane i of kernel column kx: whether input column s (i % pitch) + kx d - pad is inside */
+        for (int64_t kx = 0; kx < k[2]; kx++)
+            for (int64_t i = 0; i < g.flat; i++) {
+                int64_t col = s[2] * (i % g.pitch) + kx * d[2] - pad[2];
+                mask[kx * g.flat + i] = col >= 0 && col < p->in[2] ? -1 : 0;
+            }
+    depthwise_args a = {p, x, w, b, r, y, scratch, g.rows ? mask : NULL, offset, g};
+    int64_t plane = volume3(p->in), positions = volume3(p->out);
+    for (int64_t n = 0; n < p->n; n++, a.x += p->c * plane, a.y += p->m * positions) {
+        a.r = r ? r + n * p->m * positions : NULL;
+        if (p->m * g.flat * volume3(k) < MRVL_PARALLEL_MACS) depthwise_channels(&a, 0, p->c);
+        else mrvl_parallel(p->c, depthwise_channels, &a);
+    }
+}
+
+/* A depthwise conv may also run channel-blocked (mrvl_depthwise_blocked_conv_f32): the input
+ * planes of MRVL_DEPTHWISE_BLOCK channels transposed into one position-major plane (each
+ * position the block's channels side by side, zero-padded to the extent the windows read),
+ * so that each tap is one multiply-add of a whole vector of channels by the tap's weights of
+ * those channels, on aligned loads, with no masks and no junk at any stride; the output
+ * computed into a position-major grid and transposed back, the epilogue run on the way out.
+ * The transposes cost what the flat layouts' copies save where planes are small or strided
+ * (host_kernels.py depthwise_is_blocked picks). */
+
+
+/* The channel-blocked layout (positions of MRVL_DEPTHWISE_BLOCK floats): the padded input
+ * `h` rows of `w`, as far as the windows read, then slack the last tiles' junk reads; the
+ * output grid, rows `pitch` apart (the output's width rounded up to whole tiles). */
+typedef struct {
+    int64_t h, w, pitch, input, grid, block; /* block: floats of one block's scratch */
+} depthwise_blocked_geometry;
+
+static depthwise_blocked_geometry depthwise_blocked_layout(const mrvl_conv_params *p)
+{
+    const int64_t *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    depthwise_blocked_geometry g;
+    g.h = (out[1] - 1) * s[1] + (k[1] - 1) * d[1] + 1;
+    g.w = (out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1;
+    g.pitch = (out[2] + MRVL_DEPTHWISE_BLOCK_TILE - 1) / MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK_TILE;
+    g.input = g.h * g.w + s[2] * (g.pitch - out[2]);
+    g.grid = out[1] * g.pitch;
+    g.block = (g.input + g.grid + volume3(k) + 1) * MRVL_DEPTHWISE_BLOCK;
+    return g;
+}
+
+/* Floats of scratch mrvl_depthwise_blocked_conv_f32 needs: a layout, the weights and the
+ * bias per block of channels (each task uses its first block's) and the tap offsets
+ * (mrvl_dialect/host_kernels.py depthwise_blocked_scratch_floats). */
+static int64_t depthwise_blocked_scratch_floats(const mrvl_conv_params *p)
+{
+    int64_t blocks = (p->c + MRVL_DEPTHWISE_BLOCK - 1) / MRVL_DEPTHWISE_BLOCK;
+    return blocks * depthwise_blocked_layout(p).block + volume3(p->kernel);
+}
+
+#if defined(__GNUC__)
+enum { DW_VF = MRVL_GEMM_VECTOR_FLOATS, DW_VECS = MRVL_DEPTHWISE_BLOCK / MRVL_GEMM_VECTOR_FLOATS };
+typedef float dw_vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+#endif
+
+/* A tile of MRVL_DEPTHWISE_BLOCK_TILE output positions of a row, sx positions apart in the
+ * input (at `in`, its first window's first tap), into grid positions at `out`: each starts
+ * at the bias and adds, tap by tap in order, the tap's input position times its weights.
+ * Always inlined with a constant kernel and stride where they are the usual ones, so that the
+ * taps unroll and the loads take constant displacements. */
+static MRVL_ALWAYS_INLINE void depthwise_blocked_tile(int64_t taps, int64_t sx, const float *in,
+                                                      const int32_t *offset, const float *restrict w,
+                                                      const float *restrict bias, float *restrict out)
+{
+#if defined(__GNUC__)
+    dw_vec acc[MRVL_DEPTHWISE_BLOCK_TILE][DW_VECS];
+    for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+        for (int v = 0; v < DW_VECS; v++) acc[r][v] = *(const dw_vec *)(const void *)(bias + v * DW_VF);
+    for (int64_t t = 0; t < taps; t++) {
+        const float *src = in + offset[t];
+        dw_vec wt[DW_VECS];
+        for (int v = 0; v < DW_VECS; v++)
+            wt[v] = *(const dw_vec *)(const void *)(w + t * MRVL_DEPTHWISE_BLOCK + v * DW_VF);
+        for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+            for (int v = 0; v < DW_VECS; v++)
+                acc[r][v] += *(const dw_vec *)(const void *)(src + r * sx * MRVL_DEPTHWISE_BLOCK + v * DW_VF) * wt[v];
+    }
+    for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+        for (int v = 0; v < DW_VECS; v++) *(dw_vec *)(void *)(out + r * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = acc[r][v];
+#else
+    for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+        for (int j = 0; j < MRVL_DEPTHWISE_BLOCK; j++) {
+            float a = bias[j];
+            for (int64_t t = 0; t < taps; t++)
+                a += in[offset[t] + r * sx * MRVL_DEPTHWISE_BLOCK + j] * w[t * MRVL_DEPTHWISE_BLOCK + j];
+            out[r * MRVL_DEPTHWISE_BLOCK + j] = a;
+        }
+#endif
+}
+
+/* The tiles of output row `oy` (depthwise_blocked_tile), for 3x3 and 5x5 kernels at strides
+ * 1 and 2 and any other. */
+static void depthwise_blocked_row(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, const float *in,
+                                  const int32_t *offset, const float *w, const float *bias, int64_t oy, float *grid)
+{
+    const int64_t *k = p->kernel, *s = p->stride;
+    int64_t taps = k[1] * k[2], sx = s[2];
+    in += oy * s[1] * g->w * MRVL_DEPTHWISE_BLOCK;
+    grid += oy * g->pitch * MRVL_DEPTHWISE_BLOCK;
+#define MRVL_ROW(TAPS, SX)                                                                                    \
+    for (int64_t ox = 0; ox < g->pitch; ox += MRVL_DEPTHWISE_BLOCK_TILE)                                     \
+        depthwise_blocked_tile(TAPS, SX, in + ox * (SX) * MRVL_DEPTHWISE_BLOCK, offset, w, bias,              \
+                               grid + ox * MRVL_DEPTHWISE_BLOCK)
+    if (taps == 9 && k[1] == 3 && sx == 1) MRVL_ROW(9, 1);
+    else if (taps == 9 && k[1] == 3 && sx == 2) MRVL_ROW(9, 2);
+    else if (taps == 25 && k[1] == 5 && sx == 1) MRVL_ROW(25, 1);
+    else if (taps == 25 && k[1] == 5 && sx == 2) MRVL_ROW(25, 2);
+    else MRVL_ROW(taps, sx);
+#undef MRVL_ROW
+}
+
+/* Input positions [begin, end) (flat indices of the planes of channels c0 .. c0 + count) into
+ * the block's padded input: runs of vector-floats positions of vector-floats channels
+ * transposed in registers, each position stored where it goes (if the windows read it). */
+static void depthwise_blocked_in(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, const float *x,
+                                 int64_t count, int64_t begin, int64_t end, float *input)
+{
+    const int64_t *in = p->in, *pad = p->pad;
+    int64_t plane = in[1] * in[2];
+#if defined(__GNUC__)
+    int64_t yy = begin / in[2], xx = begin % in[2]; /* position f's row and column */
+    for (int64_t f = begin; f < end; f += DW_VF) {
+        /* A short last run is read as the whole vectors that end with it (the lanes before f
+         * not stored again), where the plane has them: a vector loaded from floats stored one
+         * by one would wait for them (a store-forwarding stall per channel). */
+        int64_t n = min_i64(DW_VF, end - f), at = n < DW_VF && end >= DW_VF ? end - DW_VF : f;
+        /* Where each position goes: a run of a row, all of it read (the usual), or one by one. */
+        float *dst[DW_VF];
+        float *run = input + ((yy + pad[1]) * g->w + xx + pad[2]) * MRVL_DEPTHWISE_BLOCK;
+        int whole = n == DW_VF && xx + DW_VF <= in[2] && yy + pad[1] < g->h && xx + DW_VF + pad[2] <= g->w;
+        int64_t row = at / in[2] + pad[1], col = at % in[2] + pad[2]; /* lane 0's */
+        for (int64_t j = 0; j < DW_VF && !whole; j++) {
+            dst[j] = at + j >= f && at + j < end && row < g->h && col < g->w
+                         ? input + (row * g->w + col) * MRVL_DEPTHWISE_BLOCK : NULL;
+            if (++col == in[2] + pad[2]) col = pad[2], row++;
+        }
+        for (xx += DW_VF; xx >= in[2]; xx -= in[2]) yy++;
+        for (int v = 0; v < DW_VECS; v++) {
+            conv_vec t[DW_VF];
+            for (int i = 0; i < DW_VF; i++) {
+                int64_t c = v * DW_VF + i;
+                if (c >= count) t[i] = (conv_vec){0};
+                else if (at + DW_VF <= end) t[i] = *(const dw_vec *)(const void *)(x + c * plane + at);
+                else t[i] = (conv_vec){0}, copy_row_f32((float *)&t[i], x + c * plane + f, n);
+            }
+            conv_transpose(t);
+            for (int j = 0; j < DW_VF; j++)
+                if (whole) *(dw_vec *)(void *)(run + j * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = t[j];
+                else if (dst[j]) *(dw_vec *)(void *)(dst[j] + v * DW_VF) = t[j];
+        }
+    }
+#else
+    for (int64_t f = begin; f < end; f++) {
+        int64_t yy = f / in[2] + pad[1], xx = f % in[2] + pad[2];
+        if (yy < g->h && xx < g->w)
+            for (int64_t c = 0; c < count; c++) input[(yy * g->w + xx) * MRVL_DEPTHWISE_BLOCK + c] = x[c * plane + f];
+    }
+#endif
+}
+
+/* dst[t * MRVL_DEPTHWISE_BLOCK + c] = src[c * taps + t] for the taps t and channels c < count,
+ * 0 for the block's other channels (src has `size` floats): a block's weights, tap-major,
+ * transposed in registers as depthwise_blocked_in does (one by one they cost much of a small
+ * plane's conv). A vector of a channel's taps may run into the next channel's, not past src. */
+static void depthwise_blocked_weights(const float *src, int64_t taps, int64_t count, int64_t size, float *dst)
+{
+#if defined(__GNUC__)
+    for (int64_t f = 0; f < taps; f += DW_VF) {
+        int64_t m = min_i64(DW_VF, taps - f);
+        for (int v = 0; v < DW_VECS; v++) {
+            conv_vec t[DW_VF];
+            for (int i = 0; i < DW_VF; i++) {
+                int64_t at = (v * DW_VF + i) * taps + f;
+                if (v * DW_VF + i >= count) t[i] = (conv_vec){0};
+                else if (at + DW_VF <= size) t[i] = *(const dw_vec *)(const void *)(src + at);
+                else t[i] = (conv_vec){0}, copy_row_f32((float *)&t[i], src + at, m);
+            }
+            conv_transpose(t);
+            for (int64_t j = 0; j < m; j++)
+                *(dw_vec *)(void *)(dst + (f + j) * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = t[j];
+        }
+    }
+#else
+    (void)size;
+    for (int64_t t = 0; t < taps; t++)
+        for (int64_t c = 0; c < MRVL_DEPTHWISE_BLOCK; c++)
+            dst[t * MRVL_DEPTHWISE_BLOCK + c] = c < count ? src[c * taps + t] : 0.0f;
+#endif
+}
+
+/* Output positions [begin, end) (flat) of channels c0 .. c0 + count from the grid into their
+ * planes of y, transposed back in registers, with the conv's epilogue on the way: the
+ * residual (r: the image's, or NULL), the clamp, the activation, the per-channel PRelu, scale
+ * and shift, in conv_epilogue's order. */
+static void depthwise_blocked_out(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, const float *grid,
+                                  int64_t c0, int64_t count, int64_t begin, int64_t end, const float *r, float *y)
+{
+    int64_t positions = p->out[1] * p->out[2];
+#if defined(__GNUC__)
+    int64_t oy = begin / p->out[2], ox = begin % p->out[2]; /* position f's */
+    for (int64_t f = begin; f < end; f += DW_VF) {
+        /* A short last run as the whole vectors that end with it, where the plane has them
+         * (as depthwise_blocked_in), its lanes before f not stored. */
+        int64_t n = min_i64(DW_VF, end - f), at = n < DW_VF && end >= DW_VF ? end - DW_VF : f;
+        /* Where each position is: a run of a row (the usual), or one by one, lanes past the
+         * end repeating the last position. */
+        const float *src[DW_VF];
+        const float *run = grid + (oy * g->pitch + ox) * MRVL_DEPTHWISE_BLOCK;
+        int whole = n == DW_VF && ox + DW_VF <= p->out[2];
+        for (int64_t j = 0, i = at / p->out[2], k = at % p->out[2]; j < DW_VF && !whole; j++) {
+            src[j] = grid + (i * g->pitch + k) * MRVL_DEPTHWISE_BLOCK;
+            if (at + j + 1 < end && ++k == p->out[2]) k = 0, i++;
+        }
+        for (ox += DW_VF; ox >= p->out[2]; ox -= p->out[2]) oy++;
+        conv_vec t[MRVL_DEPTHWISE_BLOCK]; /* t[c]: channel c0 + c at positions f .. */
+        for (int v = 0; v < DW_VECS; v++) {
+            for (int j = 0; j < DW_VF; j++)
+                t[v * DW_VF + j] = *(const dw_vec *)(const void *)((whole ? run + j * MRVL_DEPTHWISE_BLOCK : src[j]) +
+                                                                   v * DW_VF);
+            conv_transpose(t + v * DW_VF);
+        }
+        if (r)
+            for (int64_t c = 0; c < count; c++) {
+                conv_vec add = {0};
+                if (at + DW_VF <= end) add = *(const dw_vec *)(const void *)(r + (c0 + c) * positions + at);
+                else copy_row_f32((float *)&add, r + (c0 + c) * positions + f, n);
+                t[c] += add;
+            }
+        if (p->clamp) clamp_f32(MRVL_DEPTHWISE_BLOCK * DW_VF, p->min, p->max, (float *)t);
+        if (p->activation != MRVL_EPILOGUE_NONE) conv_activate(p, (int64_t)sizeof t / sizeof(float), (float *)t);
+        if (p->slope)
+            for (int64_t c = 0; c < count; c++) {
+                float a = p->slope[c0 + c], *tc = (float *)&t[c];
+                for (int j = 0; j < DW_VF; j++) tc[j] = prelu_value(tc[j], a);
+            }
+        if (p->scale || p->shift)
+            for (int64_t c = 0; c < count; c++) {
+                if (p->scale) t[c] *= p->scale[c0 + c];
+                if (p->shift) t[c] += p->shift[c0 + c];
+            }
+        for (int64_t c = 0; c < count; c++)
+            if (n == DW_VF) *(dw_vec *)(void *)(y + (c0 + c) * positions + f) = t[c];
+            else copy_row_f32(y + (c0 + c) * positions + f, (const float *)&t[c] + (f - at), n);
+    }
+#else
+    for (int64_t c = 0; c < count; c++) {
+        float *yc = y + (c0 + c) * positions;
+        for (int64_t f = begin; f < end; f++)
+            yc[f] = grid[(f / p->out[2] * g->pitch + f % p->out[2]) * MRVL_DEPTHWISE_BLOCK + c];
+        conv_epilogue(p, end - begin, positions, c0 + c, r ? r + (c0 + c) * positions + begin : NULL, yc + begin);
+    }
+#endif
+}
+
+/* What the channel blocks of one image of mrvl_depthwise_blocked_conv_f32 read and write. */
+typedef struct {
+    const mrvl_conv_params *p;
+    const float *x, *w, *b, *r; /* the image's input, the weights, bias and the image's residual (b, r may be NULL) */
+    float *y, *scratch;         /* the image's output; the blocks' layouts */
+    const int32_t *offset;      /* the taps' offsets in the input (floats) */
+    depthwise_blocked_geometry g;
+} depthwise_blocked_args;
+
+/* Positions the channel-blocked conv transposes in or out at a time (at least): planes of a
+ * few rows are done in one go, larger ones while their rows are still in L1. */
+#define MRVL_DEPTHWISE_BLOCK_BATCH 128
+
+/* Channel blocks [begin, end) of one image (an mrvl_task), in the layout of the first block,
+ * `begin`, which no other task uses (its padding zeroed once): per block its weights, then
+ * row by row the input rows the next output row's windows reach transposed in, the row
+ * computed and, every few rows, the grid's finished positions transposed out. */
+static void depthwise_blocked_channels(const void *ctx, int64_t begin, int64_t end)
+{
+    const depthwise_blocked_args *a = ctx;
+    const mrvl_conv_params *p = a->p;
+    const depthwise_blocked_geometry *g = &a->g;
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel;
+    int64_t taps = k[1] * k[2], plane = in[1] * in[2], positions = out[1] * out[2];
+    float *input = a->scratch + begin * g->block, *grid = input + g->input * MRVL_DEPTHWISE_BLOCK;
+    float *w = grid + g->grid * MRVL_DEPTHWISE_BLOCK, *bias = w + taps * MRVL_DEPTHWISE_BLOCK;
+    memset(input, 0, (size_t)g->input * MRVL_DEPTHWISE_BLOCK * sizeof(float));
+    for (int64_t block = begin; block < end; block++) {
+        int64_t c0 = block * MRVL_DEPTHWISE_BLOCK, count = min_i64(MRVL_DEPTHWISE_BLOCK, p->c - c0);
+        depthwise_blocked_weights(a->w + c0 * taps, taps, count, (p->c - c0) * taps, w);
+        for (int64_t j = 0; j < MRVL_DEPTHWISE_BLOCK; j++) bias[j] = j < count && a->b ? a->b[c0 + j] : 0.0f;
+        const float *x = a->x + c0 * plane;
+        int64_t read = 0, written = 0; /* input positions transposed in, output positions out */
+        for (int64_t oy = 0; oy < out[1]; oy++) {
+            /* the input rows this output row's windows reach (padded rows up to `last`) */
+            int64_t last = oy * p->stride[1] + (k[1] - 1) * p->dilation[1] - p->pad[1];
+            int64_t need = (last + 1) * in[2];
+            if (need > read) { /* whole batches of positions, the plane's last ones with the rest */
+                int64_t upto = read + MRVL_DEPTHWISE_BLOCK_BATCH;
+                while (upto < need) upto += MRVL_DEPTHWISE_BLOCK_BATCH;
+                if (upto + MRVL_DEPTHWISE_BLOCK_BATCH > plane) upto = plane;
+                depthwise_blocked_in(p, g, x, count, read, upto, input);
+                read = upto;
+            }
+            depthwise_blocked_row(p, g, input, a->offset, w, bias, oy, grid);
+            /* whole vectors of positions done, the plane's last ones with the rest */
+            int64_t done = oy + 1 == out[1] ? positions
+                                            : (oy + 1) * out[2] / MRVL_GEMM_VECTOR_FLOATS * MRVL_GEMM_VECTOR_FLOATS;
+            if (done - written >= MRVL_DEPTHWISE_BLOCK_BATCH || oy + 1 == out[1]) {
+                depthwise_blocked_out(p, g, grid, c0, count, written, done, a->r, a->y);
+                written = done;
+            }
+        }
+    }
+}
+
+/* A depthwise conv (one input channel per group, channel multiplier 1, one depth slice),
+ * channel-blocked (depthwise_blocked_layout) in `scratch` (depthwise_blocked_scratch_floats(p)
+ * floats); the blocks of each image split over the threads. */
+static void mrvl_depthwise_blocked_conv_f32(const mrvl_conv_params *p, const float *x, const float *w,
+                                            const float *b, const float *r, float *y, float *scratch)
+{
+    const int64_t *k = p->kernel, *d = p->dilation;
+    depthwise_blocked_geometry g = depthwise_blocked_layout(p);
+    int64_t blocks = (p->c + MRVL_DEPTHWISE_BLOCK - 1) / MRVL_DEPTHWISE_BLOCK;
+    int32_t *offset = (int32_t *)(void *)(scratch + blocks * g.block);
+    for (int64_t ky = 0, t = 0; ky < k[1]; ky++)
+        for (int64_t kx = 0; kx < k[2]; kx++, t++)
+            offset[t] = (int32_t)((ky * d[1] * g.w + kx * d[2]) * MRVL_DEPTHWISE_BLOCK);
+    depthwise_blocked_args a = {p, x, w, b, r, y, scratch, offset, g};
+    int64_t plane = volume3(p->in), positions = volume3(p->out);
+    for (int64_t n = 0; n < p->n; n++, a.x += p->c * plane, a.y += conv_y_batch(p)) {
+        a.r = r ? r + n * p->m * positions : NULL;
+        if (p->m * positions * volume3(k) < MRVL_PARALLEL_MACS) depthwise_blocked_channels(&a, 0, blocks);
+        else mrvl_parallel(blocks, depthwise_blocked_channels, &a);
+    }
+}

@@ -1,0 +1,190 @@
+/* mrvl_kernels_internal.h: what the host kernel families share: the headers they use, the
+ * tile sizes, inlining attributes, clamp helpers, index helpers and the vector type (GCC's
+ * vector extension) of the vectorised loops.
+ *
+ * Included once by mrvl_kernels.c, ahead of the family files: not a public header. */
+#ifndef MRVL_KERNELS_INTERNAL_H
+#define MRVL_KERNELS_INTERNAL_H
+
+#include "mrvl_kernels.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#if defined(__SSE__)
+#include <immintrin.h>
+#endif
+
+#include "mrvl_kernels_tiles.h"
+
+static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+#if defined(__GNUC__)
+#define MRVL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define MRVL_ALWAYS_INLINE
+#endif
+
+/* The activation loops (activate_f32's too) are functions of their own, not inlined: inlined
+ * into a caller (a conv's tile store, activate_f32's switch) GCC vectorises none of them (its
+ * if-conversion gives up), and they would run a float at a time. */
+#if defined(__GNUC__)
+#define MRVL_NOINLINE __attribute__((noinline))
+#else
+#define MRVL_NOINLINE
+#endif
+
+/* v clamped to [low, high]: a max, then a min (in vector loops each x86's instruction, whose
+ * rule keeps a NaN; GCC makes the nested conditional a compare and a blend, a large share of
+ * a depthwise conv's time, or where the loop does not vectorise a branch on the value). */
+static inline float clamp_value(float v, float low, float high)
+{
+    v = v < low ? low : v;
+    return v > high ? high : v;
+}
+
+/* A PRelu's v < 0 ? slope * v : v: a select, as clamp_value is, which vectorises to a compare
+ * and a blend; a NaN stays a NaN (as onnxruntime's PRelu keeps it). */
+static inline float prelu_value(float v, float slope)
+{
+    return v < 0.0f ? slope * v : v;
+}
+
+/* y[i] clamped to [low, high] for i < count, in place. */
+static void clamp_f32(int64_t count, float low, float high, float *y)
+{
+    for (int64_t i = 0; i < count; i++) y[i] = clamp_value(y[i], low, high);
+}
+
+/* The output range [lo, hi) whose input index o * stride + offset lies in [0, size). */
+static void valid_range(int64_t out, int64_t size, int64_t stride, int64_t offset, int64_t *lo, int64_t *hi)
+{
+    int64_t a = -offset, b = size - 1 - offset;
+    int64_t l = a <= 0 ? 0 : (a + stride - 1) / stride;
+    int64_t h = b < 0 ? 0 : b / stride + 1;
+    *lo = l;
+    *hi = h < out ? h : out;
+    if (*hi < *lo) *hi = *lo;
+}
+
+static int64_t volume3(const int64_t *d) { return d[0] * d[1] * d[2]; }
+
+/* The pools' vectors (and the depthwise conv's stride-2 copies'): GCC's vector extension (gcc,
+ * clang), or single floats elsewhere (the same algorithm, one lane). */
+#if defined(__GNUC__)
+#define MRVL_POOL_VF MRVL_GEMM_VECTOR_FLOATS
+#define MRVL_POOL_ALIGNED __attribute__((aligned(64)))
+typedef float pool_vec __attribute__((vector_size(MRVL_POOL_VF * 4)));
+typedef int32_t pool_mask __attribute__((vector_size(MRVL_POOL_VF * 4)));
+#if MRVL_POOL_VF == 16
+#define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+#define MRVL_POOL_UPPER 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15
+#define MRVL_POOL_IOTA 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+#elif MRVL_POOL_VF == 8
+#define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14
+#define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15
+#define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8
+#define MRVL_POOL_UPPER 4, 5, 6, 7, 4, 5, 6, 7
+#define MRVL_POOL_IOTA 0, 1, 2, 3, 4, 5, 6, 7
+#else
+#define MRVL_POOL_EVENS 0, 2, 4, 6
+#define MRVL_POOL_ODDS 1, 3, 5, 7
+#define MRVL_POOL_NEXT 1, 2, 3, 4
+#define MRVL_POOL_UPPER 2, 3, 2, 3
+#define MRVL_POOL_IOTA 0, 1, 2, 3
+#endif
+/* m ? a : b lane by lane (m's lanes all ones or zeros). */
+static inline pool_vec pool_select(pool_mask m, pool_vec a, pool_vec b)
+{
+    return (pool_vec)((m & (pool_mask)a) | (~m & (pool_mask)b));
+}
+/* x86's max or min (name) of two vectors of VF floats, where the target has them. */
+#if MRVL_POOL_VF == 16 && defined(__AVX512F__)
+#define MRVL_X86_PS(name, a, b) (pool_vec) _mm512_##name##_ps((__m512)(a), (__m512)(b))
+#elif MRVL_POOL_VF == 8 && defined(__AVX__)
+#define MRVL_X86_PS(name, a, b) (pool_vec) _mm256_##name##_ps((__m256)(a), (__m256)(b))
+#elif MRVL_POOL_VF == 4 && defined(__SSE__)
+#define MRVL_X86_PS(name, a, b) (pool_vec) _mm_##name##_ps((__m128)(a), (__m128)(b))
+#endif
+/* a > b ? a : b lane by lane (NaN in a never wins): x86's max instruction is exactly that (it
+ * returns b where either is NaN), one instruction where a compare and a select are two (GCC
+ * does not fuse them, and the pools are bound by them); elsewhere the compare and the select. */
+static inline pool_vec pool_max(pool_vec a, pool_vec b)
+{
+#if defined(MRVL_X86_PS)
+    return MRVL_X86_PS(max, a, b);
+#else
+    return pool_select(a > b, a, b);
+#endif
+}
+/* a < b ? a : b lane by lane (x86's min instruction, as pool_max). */
+static inline pool_vec pool_min(pool_vec a, pool_vec b)
+{
+#if defined(MRVL_X86_PS)
+    return MRVL_X86_PS(min, a, b);
+#else
+    return pool_select(a < b, a, b);
+#endif
+}
+/* The even and the odd elements of the 2 * MRVL_POOL_VF floats a, b (x86 vpermt2ps or
+ * shufps, NEON uzp1 and uzp2). */
+static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, pool_vec *odd)
+{
+#if defined(__clang__)
+    *even = __builtin_shufflevector(a, b, MRVL_POOL_EVENS);
+    *odd = __builtin_shufflevector(a, b, MRVL_POOL_ODDS);
+#else
+    *even = __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_EVENS});
+    *odd = __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_ODDS});
+#endif
+}
+/* a's lanes 1 .. VF - 1, then b's lane 0 (x86 valignd or vpermt2ps, NEON ext). */
+static inline pool_vec pool_next(pool_vec a, pool_vec b)
+{
+#if defined(__clang__)
+    return __builtin_shufflevector(a, b, MRVL_POOL_NEXT);
+#else
+    return __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_NEXT});
+#endif
+}
+/* a's upper half moved down to its lower half (x86 vshuff32x4 or vpermps, NEON ext). */
+static inline pool_vec pool_upper(pool_vec a)
+{
+#if defined(__clang__)
+    return __builtin_shufflevector(a, a, MRVL_POOL_UPPER);
+#else
+    return __builtin_shuffle(a, (pool_mask){MRVL_POOL_UPPER});
+#endif
+}
+#else
+#define MRVL_POOL_VF 1
+#define MRVL_POOL_ALIGNED
+typedef float pool_vec;
+typedef int32_t pool_mask;
+static inline pool_vec pool_max(pool_vec a, pool_vec b) { return a > b ? a : b; }
+static inline pool_vec pool_select(pool_mask m, pool_vec a, pool_vec b) { return m ? a : b; }
+static inline pool_vec pool_min(pool_vec a, pool_vec b) { return a < b ? a : b; }
+static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, pool_vec *odd)
+{
+    *even = a;
+    *odd = b;
+}
+static inline pool_vec pool_next(pool_vec a, pool_vec b)
+{
+    (void)a;
+    return b;
+}
+static inline pool_vec pool_upper(pool_vec a) { return a; }
+#endif
+static inline pool_vec pool_load(const float *p)
+{
+    pool_vec v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void pool_store(float *p, pool_vec v) { memcpy(p, &v, sizeof v); }
+
+
+#endif

@@ -1,0 +1,127 @@
+/* mrvl_kernels_tiles.h: the tile and block sizes of the host kernels, per target.
+ *
+ * Integer macros, and MRVL_GEMM_PACK_FLOATS (the GEMM's scratch) made of them:
+ * mrvl_dialect/host_kernels.py reads the integer ones from this file to plan the kernels'
+ * scratch and packed weights (over targets, the largest value), so what the C uses and what
+ * the compiler plans for have one source. */
+#ifndef MRVL_KERNELS_TILES_H
+#define MRVL_KERNELS_TILES_H
+
+/* --- Matrix products (mrvl_kernels_gemm.c) ------------------------------------------- */
+
+/* The register tile of gemm_micro: MR rows of C by NR columns, held in vector registers for
+ * a whole KC-deep product, so each loaded element of B feeds MR multiply-adds and each of A
+ * feeds NR. Sized to the target's registers (accumulators plus B's row and a broadcast A):
+ * AVX-512 12 of 32 zmm, AVX 12 of 16 ymm, NEON (and other 32-register ISAs) 16 of 32, SSE2
+ * 8 of 16 xmm. Larger tiles spill and smaller ones leave the multiply-add units idle. */
+#if defined(__AVX512F__)
+#define MRVL_GEMM_MR 6
+#define MRVL_GEMM_NR 32
+#define MRVL_GEMM_VECTOR_FLOATS 16
+#elif defined(__AVX__)
+#define MRVL_GEMM_MR 6
+#define MRVL_GEMM_NR 16
+#define MRVL_GEMM_VECTOR_FLOATS 8
+#elif defined(__x86_64__) || defined(__i386__)
+#define MRVL_GEMM_MR 4
+#define MRVL_GEMM_NR 8
+#define MRVL_GEMM_VECTOR_FLOATS 4
+#else
+#define MRVL_GEMM_MR 4
+#define MRVL_GEMM_NR 16
+#define MRVL_GEMM_VECTOR_FLOATS 4
+#endif
+#define MRVL_GEMM_VECTORS (MRVL_GEMM_NR / MRVL_GEMM_VECTOR_FLOATS)
+/* The tile height of a product of few rows on B packed at compile time (gemm_panels): with
+ * AVX-512's 32 registers 8 rows (16 sums) fit, and a batch of 8 is one tile (not tiles of 6
+ * and 2); elsewhere MR. */
+#if defined(__AVX512F__)
+#define MRVL_GEMM_PANEL_MR 8
+#else
+#define MRVL_GEMM_PANEL_MR MRVL_GEMM_MR
+#endif
+
+/* Block sizes of gemm_acc_f32: a packed KC x NC block of B (at most 256 KiB) stays in L2, a
+ * packed MC x KC block of A (at most 96 KiB) in L2 too, and one KC x NR panel of B in L1
+ * while the MC rows of A pass over it. */
+#define MRVL_GEMM_NC 256
+#define MRVL_GEMM_KC 256
+#define MRVL_GEMM_MC 96
+
+/* Floats of packing scratch gemm_acc_f32 needs for an (m, n, k) product, for any tile size
+ * up to 8 x 32 (plan-host-memory reserves the same: mrvl_dialect/host_kernels.py gemm_pack_floats); the
+ * part after B's, for A, is not used when A's rows are contiguous (a_cs 1). */
+#define MRVL_GEMM_PACK_FLOATS(m, n, k)                                                        \
+    (min_i64((k), MRVL_GEMM_KC) * (min_i64((n), MRVL_GEMM_NC) + 31 + min_i64((m), MRVL_GEMM_MC) + 7))
+
+/* Columns per panel of a constant B packed at compile time (mrvl_dialect/host_kernels.py
+ * pack_gemm_weights): a multiple of every target's MRVL_GEMM_NR, so one layout serves all. */
+#define MRVL_GEMM_PANEL 32
+
+/* Rows of A at most this many with a transposed B: dot products along B's rows beat
+ * transposing B first (a fully connected layer on one sample is a matrix-vector product). */
+#define MRVL_GEMM_DOT_ROWS 4
+
+/* --- Convolution (mrvl_kernels_conv.c) ---------------------------------------------- */
+
+/* Output positions per conv tile, and per narrow tile (below): with AVX-512's 32 registers,
+ * 12 (24 sums of 2 x 12 vectors) beat 8 on ResNet's convs: fewer weights read from the
+ * caches per multiply-add; the narrow tile keeps 16 rows (24 spill the row pointers). */
+#if defined(__AVX512F__)
+#define MRVL_CONV_MR 12
+#define MRVL_CONV_SHORT_MR 8 /* for planes that 8s fill better than 12s (conv_short_tiles_pay) */
+#define MRVL_CONV_NARROW_MR 16
+#define MRVL_CONV_LONG_TILES 1
+#else
+#define MRVL_CONV_LONG_TILES 0
+#define MRVL_CONV_MR MRVL_GEMM_MR
+#define MRVL_CONV_SHORT_MR MRVL_GEMM_MR
+#define MRVL_CONV_NARROW_MR (2 * MRVL_GEMM_MR)
+#endif
+/* Output channels per panel of packed weights: a multiple of every target's vector width. */
+#define MRVL_CONV_PANEL 16
+/* How many rows of a weight panel (a 64-byte line each) conv_micro asks the caches for ahead
+ * of the row it multiplies: a deep conv on a small plane (ResNet's last stages) streams its
+ * weights from memory, once per channel block, faster than the hardware prefetchers fetch
+ * them (64 rows beat 8, 32 and 128). */
+#define MRVL_CONV_PREFETCH_ROWS 64
+/* Packed output channels are rounded up to a multiple of this (zeros), the widest tile. */
+#define MRVL_CONV_CHANNEL_ALIGN 32
+
+/* The flat conv's tile (mrvl_flat_conv_f32): MRVL_FLAT_MR channels by MRVL_FLAT_TILE flat
+ * positions. */
+#if defined(__AVX512F__) || !(defined(__x86_64__) || defined(__i386__))
+#define MRVL_FLAT_MR 8 /* 32 vector registers (AVX-512, NEON): 24 sums, 3 input vectors */
+#else
+#define MRVL_FLAT_MR 4 /* 16 (AVX, SSE2): 12 sums, 3 input vectors and a broadcast */
+#endif
+#define MRVL_FLAT_VECTORS 3
+#define MRVL_FLAT_TILE (MRVL_FLAT_VECTORS * MRVL_GEMM_VECTOR_FLOATS)
+
+/* --- Depthwise convolution (mrvl_kernels_depthwise.c) -------------------------------- */
+
+/* Floats of a flat depthwise tile: vectors summed at once along the output grid. */
+#define MRVL_DEPTHWISE_VECTORS 4
+#define MRVL_DEPTHWISE_TILE (MRVL_DEPTHWISE_VECTORS * MRVL_GEMM_VECTOR_FLOATS)
+/* The rows layout serves planes at most this many times (the kernel's width - 1) x the stride
+ * wide: its masks cost a bitwise and per tap (and at stride s, (s - 1) / s of its grid is
+ * junk), the phases layout's junk columns a multiply-add per tap and each of its rows a few
+ * instructions of copying. On AVX-512, at stride 1 a 3x3 conv 14 wide runs faster on rows,
+ * 28 wide on phases, a 5x5 28 wide on rows; at stride 2 a 3x3 28 wide faster on rows
+ * (shorter than a pair of vectors, the phases' rows split one float at a time), 56 and 112
+ * wide slower. */
+#define MRVL_DEPTHWISE_ROWS_PER_COLUMN 8 /* not to be overridden: host_kernels.py reads it */
+
+/* Channels of a block of the channel-blocked depthwise conv. */
+#define MRVL_DEPTHWISE_BLOCK 16 /* not to be overridden: host_kernels.py reads it */
+/* Output positions a tile of the channel-blocked conv sums at once: a vector of the block's
+ * channels each, (MRVL_DEPTHWISE_BLOCK / vector floats) registers; about half the registers. */
+#if MRVL_GEMM_VECTOR_FLOATS == 16
+#define MRVL_DEPTHWISE_BLOCK_TILE 8
+#elif MRVL_GEMM_VECTOR_FLOATS == 8 || defined(__aarch64__)
+#define MRVL_DEPTHWISE_BLOCK_TILE 4
+#else
+#define MRVL_DEPTHWISE_BLOCK_TILE 2
+#endif
+
+#endif
