@@ -10,7 +10,7 @@
 // CHECK-NEXT:    %dw = graph.constant dense<1.000000e+00> : tensor<4x1x1x2xf32>
 // CHECK-NEXT:    %a = cpu.conv %x1, %w_packed {{{.*}}group = 1 : i64, kernel = #cpu<conv_kernel direct>, packed_weights,
 // CHECK-NEXT:    %b = cpu.conv %x2, %w_packed_1 {{{.*}}group = 2 : i64, kernel = #cpu<conv_kernel direct>, packed_weights,
-// CHECK-NEXT:    %d = cpu.conv %x2, %dw {{{.*}}group = 4 : i64, offsets
+// CHECK-NEXT:    %d = cpu.conv %x2, %dw {{{.*}}group = 4 : i64, kernel = #cpu<conv_kernel depthwise_blocked>, offsets
 // CHECK-NEXT:    %r = cpu.unary relu %w
 func.func @shared(%x1: tensor<1x2x3x4xf32>, %x2: tensor<1x4x3x4xf32>)
     -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x4x3x3xf32>, tensor<2x2x1x2xf32>) {
