@@ -479,8 +479,8 @@ class CEmitter:
     def _(self, op: cpu.SoftmaxOp, x: list[str], y: list[str]) -> list[str]:
         s, axis = _shape(op.input), op.axis.value.data
         if op.log is not None:
-            return [f"mrvl_log_softmax_{_suffix(op.input)}({math.prod(s[:axis])}, {s[axis]}, {math.prod(s[axis + 1:])}, "
-                    f"{x[0]}, {y[0]});"]
+            return [f"mrvl_log_softmax_{_suffix(op.input)}({math.prod(s[:axis])}, {s[axis]}, "
+                    f"{math.prod(s[axis + 1:])}, {x[0]}, {y[0]});"]
         return [f"mrvl_softmax_f32({math.prod(s[:axis])}, {s[axis]}, {math.prod(s[axis + 1:])}, {x[0]}, {y[0]});"]
 
     @emit.register

@@ -84,13 +84,13 @@ def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False, packed_
 
 
 def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp) -> str:
-    """The conv kernel for `op` (`select-host-kernels` records it as the op's `kernel`): `depthwise` (one input channel per group),
-    `depthwise_blocked` (the same, channel-blocked: `depthwise_is_blocked`), `pointwise` (1x1,
-    stride 1, no padding: a matrix product with the input as B), `direct`
-    (the implicit matrix product of mrvl_conv_f32, on packed weights), `flat` (the same
-    product the other way round, mrvl_flat_conv_f32, on the same packed weights) or
-    `transpose`. Of pointwise (where it applies), direct and flat, the one `conv_costs`
-    finds cheapest."""
+    """The conv kernel for `op`, which `select-host-kernels` records as the op's `kernel`:
+    `depthwise` (one input channel per group), `depthwise_blocked` (the same, channel-blocked:
+    `depthwise_is_blocked`), `pointwise` (1x1, stride 1, no padding: a matrix product with the
+    input as B), `direct` (the implicit matrix product of mrvl_conv_f32, on packed weights),
+    `flat` (the same product the other way round, mrvl_flat_conv_f32, on the same packed
+    weights) or `transpose`. Of pointwise (where it applies), direct and flat, the one
+    `conv_costs` finds cheapest."""
     if isinstance(op, cpu.ConvTransposeOp):
         return "transpose"
     xs = cpu.shape_of(op.X)

@@ -93,7 +93,8 @@ def packed_layout(op: Operation, operand: int) -> tuple[str, int] | None:
     if operand != 1 or cpu.element_type_of(op.operands[1]) != f32:
         return None
     if isinstance(op, cpu.ConvOp):
-        return ("conv", op.group.value.data) if op.packed_weights is None and _kernel(op) in PACKED_CONV_KERNELS else None
+        packed = op.packed_weights is None and _kernel(op) in PACKED_CONV_KERNELS
+        return ("conv", op.group.value.data) if packed else None
     if not isinstance(op, cpu.GemmOp | cpu.MatmulOp) or op.packed_b is not None:
         return None
     if len(cpu.shape_of(op.B)) != 2 or len(cpu.shape_of(op.A)) < 2:
