@@ -83,7 +83,8 @@ def require_suffix(op: Operation, value: SSAValue, suffixes: tuple[str, ...]) ->
 def require_element_types(op: Operation) -> None:
     """Every tensor of `op` has a C element type."""
     for value in (*op.operands, *op.results):
-        assert isinstance(value.type, TensorType)
+        if not isinstance(value.type, TensorType):
+            continue
         element = BY_XDSL.get(value.type.element_type)
         if element is None or element.numpy is None or isinstance(element.xdsl, ComplexType):
             raise CompileError(f"tensor of type {value.type}", "the C backend has no element type for it")
