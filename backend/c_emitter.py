@@ -20,18 +20,17 @@ DIR holds, for a model named M (the `name` option, else the function's name):
   with their JSON files), for programs that load the bundle (`mrvl-run`);
 - with accelerator subgraphs, also their JSON files (`-t json`), so DIR is one bundle.
 
-Memory: the emitter prints the plan `plan-host-memory` recorded on the ops (and runs that
-pass first on a function not yet planned): every intermediate tensor and every kernel's
+The emitter decides nothing: it prints each op's kernel as `select-host-kernels` chose it and
+the memory plan `plan-host-memory` recorded on the ops (`mrvl-host-pipeline` runs both; a
+function it has not been through is refused): every intermediate tensor and every kernel's
 scratch at its offset in the caller's workspace, results the function returns written
 straight into the caller's output buffers, an aliasing `cpu.reshape` and an in-place
-`cpu.concat` as no code, packed conv
-weights as they are. Nothing is allocated in `M_run`.
+`cpu.concat` as no code, packed conv weights as they are. Nothing is allocated in `M_run`.
 """
 
 import hashlib
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import singledispatchmethod
 from pathlib import Path
@@ -62,7 +61,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.graph_queries import constant_value
-from mrvl_dialect.host_kernels import SPATIAL, conv_path, matmul_shapes, packed_weights_floats, resize_is_filtered
+from mrvl_dialect.host_kernels import NUMERIC_SUFFIXES, SPATIAL, matmul_shapes
 
 RUNTIME_DIR = Path(__file__).parent / "c_runtime"
 KERNEL_FAMILY_FILES = ("mrvl_kernels_internal.h", "mrvl_kernels_tiles.h", "mrvl_kernels_threads.c",
@@ -82,16 +81,6 @@ WEIGHTS_MAGIC = b"MRVLWTS1"
 METADATA_FILE = "metadata.json"
 METADATA_FORMAT = "mrvl-bundle/1"
 """`metadata.json`'s `format`: readers refuse other formats rather than misread them."""
-MAX_RANK = 8
-INTEGER_UNARY = frozenset({cpu.UnaryKind.RELU, cpu.UnaryKind.NEG, cpu.UnaryKind.ABS, cpu.UnaryKind.SIGN})
-"""The `cpu.unary` kinds with an integer kernel."""
-NUMERIC_SUFFIXES = {
-    f32: "f32", f64: "f64",
-    **{IntegerType(w): f"i{w}" for w in (8, 16, 32, 64)},
-    **{IntegerType(w, Signedness.UNSIGNED): f"u{w}" for w in (8, 16, 32, 64)},
-}
-"""Element type -> the suffix of its kernel in the kernel families defined for many types
-(mrvl_binary_<suffix>, mrvl_arg_reduce_<suffix>, ...); each family has a subset."""
 
 
 # --- Types and names ----------------------------------------------------------------
@@ -155,10 +144,12 @@ class Names:
 
 def _ctype(value: SSAValue) -> CType:
     assert isinstance(value.type, TensorType)
-    ctype = C_TYPES.get(value.type.element_type)
-    if ctype is None:
-        raise CompileError(f"tensor of type {value.type}", "the C backend has no element type for it")
-    return ctype
+    return C_TYPES[value.type.element_type]
+
+
+def _suffix(value: SSAValue) -> str:
+    """The suffix of the kernel for `value`'s element type (NUMERIC_SUFFIXES)."""
+    return NUMERIC_SUFFIXES[cpu.element_type_of(value)]
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -302,23 +293,13 @@ class CEmitter:
 
     @singledispatchmethod
     def emit(self, op: Operation, x: list[str], y: list[str]) -> list[str]:
-        raise CompileError(_label(op), f"the C backend has no kernel for '{op.name}'")
-
-    def unsupported(self, op: Operation, what: str) -> CompileError:
-        return CompileError(_label(op), f"the C backend has no kernel for '{op.name}' {what}")
-
-    def require_f32(self, op: Operation, what: str = "") -> None:
-        for value in (*op.operands, *op.results):
-            if value.type.element_type != f32:  # type: ignore[attr-defined]
-                raise self.unsupported(op, f"{what}on {value.type} (float32 only)".strip())
+        raise NotImplementedError(f"no printer for '{op.name}'")  # select-host-kernels refuses it first
 
     @emit.register
     def _(self, op: cpu.ConvOp, x: list[str], y: list[str]) -> list[str]:
         fields = self.conv_params(op) | self.epilogue_params(op)
-        concat = next((use.operation for use in op.Y.uses), None)
-        if isinstance(concat, cpu.ConcatOp) and concat.in_place is not None and _shape(op.Y)[0] > 1:
-            # Its images are slices of the concat's images (plan-host-memory): that far apart.
-            fields |= dict(y_batch=math.prod(_shape(concat.output)[1:]))
+        if op.y_batch is not None:
+            fields |= dict(y_batch=op.y_batch.value.data)
         # The optional operands in order (B, R, slope, S, T): each present one takes the next of x.
         present = iter(x[2:])
         bias, residual, slope, scale, shift = (next(present) if v is not None else "NULL"
@@ -328,14 +309,15 @@ class CEmitter:
             params = self.set_at_run_time(params, f"p.slope = {slope};")
         if op.S is not None or op.T is not None:
             params = self.set_at_run_time(params, f"p.scale = {scale};", f"p.shift = {shift};")
-        path = conv_path(op)
-        if path in ("depthwise", "depthwise_blocked", "pointwise"):
+        assert op.kernel is not None
+        path = op.kernel.data
+        if path in (cpu.ConvKernel.DEPTHWISE, cpu.ConvKernel.DEPTHWISE_BLOCKED, cpu.ConvKernel.POINTWISE):
             return [*params,
                     f"mrvl_{path}_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
-        kernel = "mrvl_flat_conv_f32" if path == "flat" else "mrvl_conv_f32"
-        if op.packed_weights is not None:
+        kernel = "mrvl_flat_conv_f32" if path == cpu.ConvKernel.FLAT else "mrvl_conv_f32"
+        if op.packing_floats is None:
             return [*params, f"{kernel}(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
-        packed = packed_weights_floats(op)
+        packed = op.packing_floats.value.data
         return [*params,
                 "/* The weights are a run-time tensor: packed into the scratch area first. */",
                 f"mrvl_conv_pack_weights_f32(&p, {x[1]}, scratch);",
@@ -352,11 +334,8 @@ class CEmitter:
 
     def conv_params(self, op: cpu.ConvOp | cpu.ConvTransposeOp) -> dict[str, object]:
         """The conv kernels' parameters, spatial dims as (depth, height, width) with leading 1s."""
-        self.require_f32(op)
         xs, ws, ys = _shape(op.X), op.weights_shape(), _shape(op.Y)
         rank = len(xs) - 2
-        if rank > SPATIAL:
-            raise self.unsupported(op, f"with {rank} spatial dims (at most {SPATIAL})")
         group = op.group.value.data
         lead = SPATIAL - rank
         kernel, strides, dilations = ws[2:], op.strides.get_values(), op.dilations.get_values()
@@ -386,7 +365,6 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.GemmOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
         m, n = _shape(op.Y)
         a = _shape(op.A)
         k = a[0] if op.trans_a.value.data else a[1]
@@ -401,8 +379,7 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.MatmulOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
-        a2, b2, batch = self.matmul_shapes(op)
+        a2, b2, batch = matmul_shapes(op)
         m, k, n = a2[-2], a2[-1], b2[-1]
         a_bs = [s * m * k for s in _broadcast_strides(a2[:-2], batch)]
         b_bs = [s * k * n for s in _broadcast_strides(b2[:-2], batch)]
@@ -426,17 +403,8 @@ class CEmitter:
                 for name in ("alpha", "beta") if name in op.properties})
         return fields
 
-    def matmul_shapes(self, op: cpu.MatmulOp) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-        """`host_kernels.matmul_shapes`, with at most MAX_RANK batch dims."""
-        a2, b2, batch = matmul_shapes(op)
-        if len(batch) > MAX_RANK:
-            raise self.unsupported(op, f"with {len(batch)} batch dims (at most {MAX_RANK})")
-        return a2, b2, batch
-
     def broadcast(self, result: SSAValue, operands: list[SSAValue]) -> list[str]:
         shape = _shape(result)
-        if len(shape) > MAX_RANK:
-            raise self.unsupported(result.owner, f"of rank {len(shape)} (at most {MAX_RANK})")  # type: ignore
         strides = [_broadcast_strides(_shape(value), shape) for value in operands]
         shape, strides = _merge_dims(list(shape), strides)
         fields: dict[str, object] = dict(rank=len(shape), shape=_array(shape or [0]))
@@ -446,18 +414,9 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.BinaryOp, x: list[str], y: list[str]) -> list[str]:
-        kind = op.kind.data
-        code = f"MRVL_{kind.name}"
-        element = op.lhs.type.element_type  # type: ignore[attr-defined]
-        logical = kind in (cpu.BinaryKind.AND, cpu.BinaryKind.OR, cpu.BinaryKind.XOR)
-        suffix = NUMERIC_SUFFIXES.get(element)
-        if suffix and not logical:
-            return [*self.broadcast(op.result, [op.lhs, op.rhs]),
-                    f"mrvl_binary_{suffix}({code}, &p, {x[0]}, {x[1]}, {y[0]});"]
-        if element == i1 and (logical or kind == cpu.BinaryKind.EQUAL):
-            return [*self.broadcast(op.result, [op.lhs, op.rhs]),
-                    f"mrvl_binary_bool({code}, &p, {x[0]}, {x[1]}, {y[0]});"]
-        raise self.unsupported(op, f"{kind} on {op.lhs.type}")
+        suffix = "bool" if cpu.element_type_of(op.lhs) == i1 else _suffix(op.lhs)
+        return [*self.broadcast(op.result, [op.lhs, op.rhs]),
+                f"mrvl_binary_{suffix}(MRVL_{op.kind.data.name}, &p, {x[0]}, {x[1]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.WhereOp, x: list[str], y: list[str]) -> list[str]:
@@ -472,41 +431,29 @@ class CEmitter:
             return [f"mrvl_not({count}, {x[0]}, {y[0]});"]
         if op.kind.data == cpu.UnaryKind.IDENTITY:
             return [f"memcpy({y[0]}, {x[0]}, {_bytes(op.output)});"]
-        kind, element = op.kind.data, op.input.type.element_type  # type: ignore[attr-defined]
-        suffix = {f32: "f32", f64: "f64"}.get(element)
-        if element in (_int(32), _int(64)) and kind in INTEGER_UNARY:
-            suffix = "i32" if element == _int(32) else "i64"
-        if suffix is None:
-            raise self.unsupported(op, f"{kind} on {op.input.type}")
-        return [f"mrvl_unary_{suffix}(MRVL_{kind.name}, {count}, {x[0]}, {y[0]});"]
+        return [f"mrvl_unary_{_suffix(op.input)}(MRVL_{op.kind.data.name}, {count}, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.ClipOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
         low, high = _c_float(op.min.value.data), _c_float(op.max.value.data)
         return [f"mrvl_clip_f32({math.prod(_shape(op.output))}, {low}, {high}, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.LeakyReluOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
         alpha = _c_float(op.alpha.value.data)
         return [f"mrvl_leaky_relu_f32({math.prod(_shape(op.output))}, {alpha}, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.HardSigmoidOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
         alpha, beta = _c_float(op.alpha.value.data), _c_float(op.beta.value.data)
         return [f"mrvl_hard_sigmoid_f32({math.prod(_shape(op.output))}, {alpha}, {beta}, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.HardSwishOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
         return [f"mrvl_hard_swish_f32({math.prod(_shape(op.output))}, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.DropoutOp, x: list[str], y: list[str]) -> list[str]:
-        if op.input.type.element_type != f32:  # type: ignore[attr-defined]
-            raise self.unsupported(op, f"on {op.input.type} (float32 only)")
         mask = y[1] if op.mask is not None else "NULL"
         return [f"mrvl_dropout_f32({math.prod(_shape(op.output))}, {_c_float(op.ratio.value.data)}, "
                 f"{op.seed.value.data}u, {x[0]}, {y[0]}, {mask});"]
@@ -539,15 +486,12 @@ class CEmitter:
     def _(self, op: cpu.SoftmaxOp, x: list[str], y: list[str]) -> list[str]:
         s, axis = _shape(op.input), op.axis.value.data
         if op.log is not None:
-            suffix = self.kernel_suffix(op, op.input, ("f32", "f64"))
-            return [f"mrvl_log_softmax_{suffix}({math.prod(s[:axis])}, {s[axis]}, {math.prod(s[axis + 1:])}, "
-                    f"{x[0]}, {y[0]});"]
-        self.require_f32(op)
+            return [f"mrvl_log_softmax_{_suffix(op.input)}({math.prod(s[:axis])}, {s[axis]}, "
+                    f"{math.prod(s[axis + 1:])}, {x[0]}, {y[0]});"]
         return [f"mrvl_softmax_f32({math.prod(s[:axis])}, {s[axis]}, {math.prod(s[axis + 1:])}, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.LayerNormOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
         s, axis = _shape(op.X), op.axis.value.data
         bias = x[2] if op.B is not None else "NULL"
         eps = _c_float(op.epsilon.value.data)
@@ -556,20 +500,14 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.BatchNormOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
         s = _shape(op.X)
         eps = _c_float(op.epsilon.value.data)
         return [f"mrvl_batch_norm_f32({s[0]}, {s[1]}, {math.prod(s[2:])}, {eps}, {', '.join(x)}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.PoolOp, x: list[str], y: list[str]) -> list[str]:
-        for value in (op.input, op.output):
-            if value.type.element_type != f32:  # type: ignore[attr-defined]
-                raise self.unsupported(op, f"on {value.type} (float32 only)")
         xs, ys = _shape(op.input), _shape(op.output)
         rank = len(xs) - 2
-        if rank > SPATIAL:
-            raise self.unsupported(op, f"with {rank} spatial dims (at most {SPATIAL})")
         lead = SPATIAL - rank
         pads = list(op.pads.get_values())
         fields: dict[str, object] = dict(n=xs[0], c=xs[1])
@@ -587,16 +525,13 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.GlobalPoolOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
         s = _shape(op.input)
         is_max = int(op.kind.data == cpu.PoolKind.MAX)
         return [f"mrvl_global_pool_f32({is_max}, {s[0] * s[1]}, {math.prod(s[2:])}, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.ReduceOp, x: list[str], y: list[str]) -> list[str]:
-        suffix = {f32: "f32", f64: "f64"}.get(op.input.type.element_type)  # type: ignore[attr-defined]
-        if suffix is None:
-            raise self.unsupported(op, f"on {op.input.type} (float32 and float64 only)")
+        suffix = _suffix(op.input)
         s, axes = _shape(op.input), set(op.axes.get_values())
         kept = tuple(1 if i in axes else d for i, d in enumerate(s))
         out_stride = [0 if i in axes else st for i, st in enumerate(_contiguous(kept))]
@@ -605,9 +540,7 @@ class CEmitter:
                 f"mrvl_reduce_{suffix}(MRVL_REDUCE_{op.kind.data.name}, {len(s)}, shape, out_stride, "
                 f"{math.prod(kept)}, {count}, {x[0]}, {y[0]});"]
 
-    def copy_nd(self, shape, src: str, src_stride, dst: str, dst_stride, elem: int, op: Operation) -> list[str]:
-        if len(shape) > MAX_RANK:
-            raise self.unsupported(op, f"of rank {len(shape)} (at most {MAX_RANK})")
+    def copy_nd(self, shape, src: str, src_stride, dst: str, dst_stride, elem: int) -> list[str]:
         if not shape:
             shape, src_stride, dst_stride = [1], [1], [1]
         return ["{",
@@ -623,7 +556,7 @@ class CEmitter:
         for name, value in zip(x, op.inputs):
             s = _shape(value)
             dst = f"{y[0]} + {position * out_strides[axis]}"
-            lines += self.copy_nd(s, name, _contiguous(s), dst, out_strides, _ctype(value).size, op)
+            lines += self.copy_nd(s, name, _contiguous(s), dst, out_strides, _ctype(value).size)
             position += s[axis]
         return lines
 
@@ -635,7 +568,7 @@ class CEmitter:
     def _(self, op: cpu.TransposeOp, x: list[str], y: list[str]) -> list[str]:
         s, perm, out = _shape(op.input), list(op.perm.get_values()), _shape(op.output)
         strides = _contiguous(s)
-        return self.copy_nd(out, x[0], [strides[p] for p in perm], y[0], _contiguous(out), _ctype(op.output).size, op)
+        return self.copy_nd(out, x[0], [strides[p] for p in perm], y[0], _contiguous(out), _ctype(op.output).size)
 
     @emit.register
     def _(self, op: cpu.SliceOp, x: list[str], y: list[str]) -> list[str]:
@@ -646,7 +579,7 @@ class CEmitter:
             return ["/* empty result */"]
         offset = sum(a * b for a, b in zip(starts, strides))
         return self.copy_nd(out, f"{x[0]} + {offset}", [st * k for st, k in zip(strides, steps)], y[0],
-                            _contiguous(out), _ctype(op.output).size, op)
+                            _contiguous(out), _ctype(op.output).size)
 
     @emit.register
     def _(self, op: cpu.SplitOp, x: list[str], y: list[str]) -> list[str]:
@@ -655,7 +588,7 @@ class CEmitter:
         for name, value in zip(y, op.outputs):
             out = _shape(value)
             lines += self.copy_nd(out, f"{x[0]} + {position * strides[axis]}", strides, name, _contiguous(out),
-                                  _ctype(value).size, op)
+                                  _ctype(value).size)
             position += out[axis]
         return lines
 
@@ -670,12 +603,8 @@ class CEmitter:
     @emit.register
     def _(self, op: cpu.PadOp, x: list[str], y: list[str]) -> list[str]:
         s, out, pads = _shape(op.input), _shape(op.output), list(op.pads.get_values())
-        if len(s) > MAX_RANK:
-            raise self.unsupported(op, f"of rank {len(s)} (at most {MAX_RANK})")
         if math.prod(out) == 0:
             return ["/* empty result */"]
-        if op.mode.data != cpu.PadMode.CONSTANT and math.prod(s) == 0:
-            raise self.unsupported(op, f"{op.mode.data} of an empty input")
         ctype = _ctype(op.output)
         numpy_type = {"bfloat16": None, "bool": np.bool_}.get(ctype.onnx, ctype.onnx)
         value = op.value.value.data
@@ -697,14 +626,6 @@ class CEmitter:
         s, out, scales = _shape(op.input), _shape(op.output), list(op.scales.get_values())
         mode = op.mode.data
         cropping = op.roi is not None
-        if len(s) > MAX_RANK or not s:
-            raise self.unsupported(op, f"of rank {len(s)}")
-        if mode != cpu.ResizeMode.NEAREST:
-            self.require_f32(op, f"{mode} ")
-            if s[:-2] != out[:-2] or len(s) < 2:
-                raise self.unsupported(op, f"{mode} over other than the last two dims")
-        elif cropping:
-            raise self.unsupported(op, "nearest with tf_crop_and_resize")
         fields = dict(rank=len(s), in_shape=_array(s), out_shape=_array(out),
                       scale="{" + ", ".join(_c_float(v) for v in scales) + "}",
                       mode=f"MRVL_RESIZE_{mode.name}",
@@ -716,16 +637,15 @@ class CEmitter:
         if cropping:
             roi = list(op.roi.get_values())  # type: ignore[union-attr]
             starts, ends = roi[:len(s)], roi[len(s):]
-            if any(a != 0.0 or b != 1.0 for a, b in zip(starts[:-2], ends[:-2])):
-                raise self.unsupported(op, "tf_crop_and_resize cropping other than the last two dims")
             fields |= dict(roi_start="{" + ", ".join(_c_float(v) for v in starts) + "}",
                            roi_end="{" + ", ".join(_c_float(v) for v in ends) + "}",
                            extrapolation_value=_c_float(op.extrapolation_value.value.data))
         if op.antialias.value.data:
             fields["antialias"] = 1
-        if resize_is_filtered(op):
+        assert op.kernel is not None
+        if op.kernel.data == cpu.ResizeKernel.FILTERED:
             call = f"mrvl_resize_filtered_f32(&p, {x[0]}, {y[0]}, scratch);"
-        elif mode != cpu.ResizeMode.NEAREST:
+        elif op.kernel.data == cpu.ResizeKernel.TAPS:
             call = f"mrvl_resize_f32(&p, {x[0]}, {y[0]});"
         else:
             call = f"mrvl_resize_nearest(&p, {x[0]}, {y[0]}, {_ctype(op.output).size});"
@@ -743,21 +663,13 @@ class CEmitter:
             st = _contiguous((n, c2, b, b, h, w))
             src = [st[0], st[1], st[4], st[2], st[5], st[3]]
         shape = (n, c2, h, b, w, b)
-        return self.copy_nd(shape, x[0], src, y[0], _contiguous(shape), _ctype(op.output).size, op)
+        return self.copy_nd(shape, x[0], src, y[0], _contiguous(shape), _ctype(op.output).size)
 
     @emit.register
     def _(self, op: cpu.ExpandOp, x: list[str], y: list[str]) -> list[str]:
         out = _shape(op.output)
         return self.copy_nd(out, x[0], _broadcast_strides(_shape(op.input), out), y[0], _contiguous(out),
-                            _ctype(op.output).size, op)
-
-    def kernel_suffix(self, op: Operation, value: SSAValue, suffixes: Sequence[str]) -> str:
-        """The suffix of the kernel for `value`'s element type, one of `suffixes` (NUMERIC_SUFFIXES)."""
-        suffix = NUMERIC_SUFFIXES.get(value.type.element_type)  # type: ignore[attr-defined]
-        if suffix not in suffixes:
-            types = ", ".join(C_TYPES[t].onnx for t, k in NUMERIC_SUFFIXES.items() if k in suffixes)
-            raise self.unsupported(op, f"on {value.type} ({types} only)")
-        return suffix  # type: ignore[return-value]
+                            _ctype(op.output).size)
 
     @staticmethod
     def axis_split(value: SSAValue, axis: int) -> str:
@@ -767,7 +679,7 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.ArgReduceOp, x: list[str], y: list[str]) -> list[str]:
-        suffix = self.kernel_suffix(op, op.input, list(NUMERIC_SUFFIXES.values()))
+        suffix = _suffix(op.input)
         is_max = int(op.kind.data == cpu.ArgReduceKind.MAX)
         last = int(op.select_last_index.value.data)
         return [f"mrvl_arg_reduce_{suffix}({is_max}, {last}, {self.axis_split(op.input, op.axis.value.data)}, "
@@ -775,12 +687,12 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.HardmaxOp, x: list[str], y: list[str]) -> list[str]:
-        suffix = self.kernel_suffix(op, op.input, ("f32", "f64"))
+        suffix = _suffix(op.input)
         return [f"mrvl_hardmax_{suffix}({self.axis_split(op.input, op.axis.value.data)}, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.CumulativeOp, x: list[str], y: list[str]) -> list[str]:
-        suffix = self.kernel_suffix(op, op.input, ("f32", "f64", "i32", "i64", "u32", "u64"))
+        suffix = _suffix(op.input)
         flags = [int(op.kind.data == cpu.CumulativeKind.PROD), int(op.exclusive.value.data),
                  int(op.reverse.value.data)]
         return [f"mrvl_cumulative_{suffix}({', '.join(map(str, flags))}, "
@@ -788,13 +700,12 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.TopKOp, x: list[str], y: list[str]) -> list[str]:
-        suffix = self.kernel_suffix(op, op.input, list(NUMERIC_SUFFIXES.values()))
+        suffix = _suffix(op.input)
         return [f"mrvl_top_k_{suffix}({int(op.largest.value.data)}, {self.axis_split(op.input, op.axis.value.data)}, "
                 f"{op.k.value.data}, {x[0]}, {y[0]}, {y[1]}, (int64_t *)(void *)scratch);"]
 
     @emit.register
     def _(self, op: cpu.RmsNormOp, x: list[str], y: list[str]) -> list[str]:
-        self.require_f32(op)
         s, axis = _shape(op.X), op.axis.value.data
         eps = _c_float(op.epsilon.value.data)
         return [f"mrvl_rms_norm_f32({math.prod(s[:axis])}, {math.prod(s[axis:])}, {eps}, {x[0]}, {x[1]}, {y[0]});"]
@@ -802,8 +713,6 @@ class CEmitter:
     @emit.register
     def _(self, op: cpu.GatherElementsOp, x: list[str], y: list[str]) -> list[str]:
         s, out = _shape(op.data), _shape(op.output)
-        if len(s) > MAX_RANK:
-            raise self.unsupported(op, f"of rank {len(s)} (at most {MAX_RANK})")
         is64 = int(op.indices.type.element_type == _int(64))  # type: ignore[attr-defined]
         return [f"static const int64_t data_shape[] = {_array(s)}, shape[] = {_array(out)};",
                 f"return mrvl_gather_elements({len(s)}, data_shape, shape, {op.axis.value.data}, {x[0]}, {x[1]}, "
@@ -819,12 +728,12 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.RangeOp, x: list[str], y: list[str]) -> list[str]:
-        suffix = self.kernel_suffix(op, op.output, ("f32", "f64", "i16", "i32", "i64"))
+        suffix = _suffix(op.output)
         return [f"mrvl_range_{suffix}({_shape(op.output)[0]}, {x[0]}, {x[1]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.ActivationOp, x: list[str], y: list[str]) -> list[str]:
-        suffix = self.kernel_suffix(op, op.input, ("f32", "f64"))
+        suffix = _suffix(op.input)
         alpha = _c_float(op.alpha.value.data)
         gamma = _c_float(op.gamma.value.data) if op.gamma is not None else "0.0f"
         return [f"mrvl_activation_{suffix}(MRVL_{op.kind.data.name}, {math.prod(_shape(op.output))}, {alpha}, "
@@ -832,10 +741,8 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.ScatterElementsOp, x: list[str], y: list[str]) -> list[str]:
-        suffix = self.kernel_suffix(op, op.data, list(NUMERIC_SUFFIXES.values()))
+        suffix = _suffix(op.data)
         s, idx = _shape(op.data), _shape(op.indices)
-        if len(s) > MAX_RANK:
-            raise self.unsupported(op, f"of rank {len(s)} (at most {MAX_RANK})")
         is64 = int(op.indices.type.element_type == _int(64))  # type: ignore[attr-defined]
         return [f"static const int64_t data_shape[] = {_array(s)}, shape[] = {_array(idx)};",
                 f"return mrvl_scatter_elements_{suffix}(MRVL_SCATTER_{op.reduction.data.name}, {len(s)}, data_shape, "
@@ -843,10 +750,8 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.ScatterNdOp, x: list[str], y: list[str]) -> list[str]:
-        suffix = self.kernel_suffix(op, op.data, list(NUMERIC_SUFFIXES.values()))
+        suffix = _suffix(op.data)
         s, idx = _shape(op.data), _shape(op.indices)
-        if len(s) > MAX_RANK:
-            raise self.unsupported(op, f"of rank {len(s)} (at most {MAX_RANK})")
         depth = idx[-1]
         return [f"static const int64_t data_shape[] = {_array(s)};",
                 f"return mrvl_scatter_nd_{suffix}(MRVL_SCATTER_{op.reduction.data.name}, {len(s)}, data_shape, "
@@ -854,8 +759,6 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.RecurrentOp, x: list[str], y: list[str]) -> list[str]:
-        if op.X.type.element_type != f32:  # type: ignore[attr-defined]
-            raise self.unsupported(op, f"on {op.X.type} (float32 only)")
         seq, batch, size, hidden = op.sizes()
         per_direction = op.kind.data.activations
         rows: dict[str, list[list[str]]] = {"activation": [], "alpha": [], "beta": []}
@@ -905,16 +808,15 @@ class CEmitter:
     # -- the whole function -------------------------------------------------------------
 
     def files(self) -> dict[str, "str | bytes"]:
-        """Every file of the bundle, from a function `plan-host-memory` has planned."""
+        """Every file of the bundle, from a function `mrvl-host-pipeline` has prepared."""
         block = self.function.body.block
         ret = block.last_op
         assert isinstance(ret, func.ReturnOp)
         ops = [op for op in block.ops if not isinstance(op, ConstantOp | func.ReturnOp)]
-        for op in ops:
-            if not isinstance(op, cpu.CpuOp):
-                raise CompileError(_label(op), f"the C backend has no kernel for '{op.name}' (lower it to cpu first)")
-        if cpu.WORKSPACE not in self.function.attributes:
-            raise CompileError(f"@{self.function.sym_name.data}", "has no host memory plan: run plan-host-memory first")
+        for marker, what in ((cpu.KERNELS_SELECTED, "no host kernels chosen"), (cpu.WORKSPACE, "no host memory plan")):
+            if marker not in self.function.attributes:
+                raise CompileError(f"@{self.function.sym_name.data}", f"has {what}: run mrvl-host-pipeline first "
+                                   "(mrvl-opt -p mrvl-pipeline,mrvl-host-pipeline -t c)")
         workspace = self.function.attributes[cpu.WORKSPACE]
         assert isinstance(workspace, cpu.WorkspaceAttr)
 

@@ -4,8 +4,8 @@
 
 The models are the architectures of benchmarks/cnn_models.py (shapes unlike the zoo's) and
 the zoo's own (`--models zoo` for those only, `--models all` for both; default: the wide set).
-Each is compiled with `mrvl-pipeline{offload=false} -t c` and built with its generated
-Makefile as it stands (-O3 with ARCH_FLAGS=-march=native: this machine's vector units, as
+Each is compiled with `mrvl-pipeline{offload=false},mrvl-host-pipeline -t c` and built with its
+generated Makefile as it stands (-O3 with ARCH_FLAGS=-march=native: this machine's vector units, as
 onnxruntime's MLAS picks at run time); `--baseline` also builds it with `ARCH_FLAGS=` (the
 compiler's baseline ISA, SSE2 on x86-64). The C `<model>_run` is called through ctypes on one
 preallocated workspace; onnxruntime runs the same ONNX file in an InferenceSession with
@@ -53,7 +53,7 @@ SAMPLE_SECONDS = 0.005
 def build(model_path: Path, name: str, shapes: dict[str, list[int]], out: Path, arch_flags: str | None,
           threads: int = 1) -> Path:
     target = f"c{{model={name}" + (f" host_threads={threads}" if threads > 1 else "") + "}"
-    args = [str(model_path), "-p", "mrvl-pipeline{offload=false}", "-t", target, "-o", str(out)]
+    args = [str(model_path), "-p", "mrvl-pipeline{offload=false},mrvl-host-pipeline", "-t", target, "-o", str(out)]
     for input_name, dims in shapes.items():
         args += ["--input-shape", f"{input_name}={'x'.join(map(str, dims))}"]
     if mrvl_opt(args) != 0:

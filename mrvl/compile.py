@@ -7,8 +7,8 @@
                  [--cross-compiler aarch64-linux-gnu-gcc] [--timing] [--print-ir-after-all]
                  [--dump-dir DIR] [-v]
 
-In one process: import the model, run `mrvl-pipeline`, write the MLIP subgraphs' JSON and
-the host C, and report. `-o` ending in `.tar` writes a reproducible archive, anything else
+In one process: import the model, run `mrvl-pipeline` and `mrvl-host-pipeline`, write the
+MLIP subgraphs' JSON and the host C, and report. `-o` ending in `.tar` writes a reproducible archive, anything else
 a directory; either appears whole or not at all, and nothing is written elsewhere (a
 failing mrvl-tmlc leaves its log beside the output, `<output>.tmlc.log`). The bundle holds:
 
@@ -67,7 +67,7 @@ from mrvl_dialect.placement_file import format_placement, placement_entries
 from mrvl_dialect.target import DEFAULT_TARGET, MATTR_OPTIONS, TargetOptions, parse_mattr
 from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 from mrvl.passes.partition_mrvl import DEFAULT_POLICIES
-from mrvl.passes.plan_host_memory import PlanHostMemoryPass
+from mrvl.passes.mrvl_host_pipeline import MrvlHostPipelinePass
 
 TOOL = "mrvl-compile"
 PLACEMENT_FILE = "placement.json"
@@ -283,9 +283,10 @@ def compile_model(
     cost_model = CostModel.load(**costs)
     module = partition(model, stages, input_shapes=input_shapes, offload=offload, placement=placement,
                        cost_policy=cost_policy, **costs, **options)
-    with stages.stage(PlanHostMemoryPass.name):
-        PlanHostMemoryPass().apply(Context(), module)
-    stages.after(PlanHostMemoryPass.name, module)
+    for stage in MrvlHostPipelinePass().passes():
+        with stages.stage(stage.name):
+            stage.apply(Context(), module)
+        stages.after(stage.name, module)
 
     with stages.stage("emit-c-and-json"):
         files: dict = emit_c(module, name or _model_name(model), deferred_data=True, host_threads=host_threads)

@@ -4,6 +4,7 @@
     mrvl-opt in.mlir -p 'canonicalize,cse' -o out.mlir
     mrvl-opt model.onnxtxt --input-shape x=1x3x32x32 --print-weights
     mrvl-opt model.onnx -p mrvl-pipeline -t json -o out/   # nodes/consts JSON per subgraph
+    mrvl-opt model.onnx -p mrvl-pipeline,mrvl-host-pipeline -t c -o out/   # the host C bundle
 
 `.onnx` (binary) and `.onnxtxt` (ONNX text syntax) inputs are imported on the fly; `.mlir`
 is parsed, and any `dialect_resources` blobs in it become the module's weights.
@@ -16,13 +17,10 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
 from typing import IO, ClassVar
 
-from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.arg_spec import parse_spec
@@ -36,8 +34,7 @@ from mrvl.backend.summary import SummaryTarget
 from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.mlir_lexer_fix import use_linear_string_literals
 from mrvl.passes import get_all_passes
-from mrvl.passes.plan_host_memory import PlanHostMemoryPass
-from mrvl_dialect import cpu, get_all_dialects
+from mrvl_dialect import get_all_dialects
 from mrvl_dialect.errors import CompileError, CompileWarning
 from mrvl_dialect.files import write_atomically
 from mrvl_dialect.limits import check_module_tensor_sizes
@@ -59,24 +56,7 @@ def parse_input_shapes(texts: Sequence[str]) -> dict[str, list[int]]:
     return shapes
 
 
-@dataclass(frozen=True)
-class PlannedCTarget(CTarget):
-    """`-t c`: lowered IR as it is; a function without a host memory plan is planned first
-    (`plan-host-memory`, in place), so `-p mrvl-pipeline -t c` needs no extra pass."""
-
-    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        plan_host_memory(module)
-        super().emit(ctx, module, output)
-
-
-def plan_host_memory(module: ModuleOp) -> None:
-    """Run `plan-host-memory` unless every function already carries a plan."""
-    functions = [op for op in module.walk() if isinstance(op, func.FuncOp) and not op.is_declaration]
-    if any(cpu.WORKSPACE not in f.attributes for f in functions):
-        PlanHostMemoryPass().apply(Context(), module)
-
-
-DIRECTORY_TARGETS = {JsonTarget.name: JsonTarget, CTarget.name: PlannedCTarget}
+DIRECTORY_TARGETS = {JsonTarget.name: JsonTarget, CTarget.name: CTarget}
 """Targets whose output is a directory of files (`-o DIR`), written whole or not at all."""
 
 
@@ -98,7 +78,7 @@ class MrvlOptMain(xDSLOptMain):
         self.available_targets["summary"] = lambda: SummaryTarget
         self.available_targets["placement-report"] = lambda: PlacementReportTarget
         self.available_targets["json"] = lambda: JsonTarget
-        self.available_targets["c"] = lambda: PlannedCTarget
+        self.available_targets["c"] = lambda: CTarget
 
     def register_all_frontends(self):
         super().register_all_frontends()

@@ -4,7 +4,8 @@
     mrvl-translate --to-json in.mlir -o OUTDIR
     mrvl-translate --to-c in.mlir -o OUTDIR
 
-Exactly one translation is named per call.
+Exactly one translation is named per call, and none runs a pass: `--to-c` takes IR that
+`mrvl-host-pipeline` has been through.
 """
 
 import argparse
@@ -17,8 +18,9 @@ TRANSLATIONS = {
     "--import-onnx": "ONNX model (.onnx, or text syntax .onnxtxt) -> graph dialect",
     "--to-json": "mrvl IR (from mrvl-opt -p mrvl-pipeline --print-weights) -> nodes, consts "
     "and sourcemap JSON per mrvl.subgraph and tmlc-commands.txt, into the directory -o names",
-    "--to-c": "lowered mrvl IR (from mrvl-opt -p mrvl-pipeline --print-weights --print-debuginfo) -> the host C bundle "
-    "(sources, header, weights, Makefile, metadata.json and the subgraphs' JSON), into the directory -o names",
+    "--to-c": "lowered mrvl IR (from mrvl-opt -p mrvl-pipeline,mrvl-host-pipeline --print-weights "
+    "--print-debuginfo) -> the host C bundle (sources, header, weights, Makefile, metadata.json and the "
+    "subgraphs' JSON), into the directory -o names",
 }
 
 

@@ -21,8 +21,12 @@ The host memory plan (`plan-host-memory`, for the C emitter) is part of the IR: 
 buffer) and `scratch` (`#cpu.scratch<520 bytes at 0>`: the workspace its kernel uses during the
 call), `alias` on a `cpu.reshape` that shares its input's storage, `packed_weights` on a
 `cpu.conv` and `packed_b` on a `cpu.gemm` or `cpu.matmul` whose weights constant is in the
-kernel's packed layout, and on the function the
-discardable attribute `cpu.workspace = #cpu.workspace<2048 bytes, align 64>`.
+kernel's packed layout, `packing_floats` and `y_batch` on a `cpu.conv` (run-time weights packed
+into its scratch; its images written a batch stride apart), and on the function the
+discardable attribute `cpu.workspace = #cpu.workspace<2048 bytes, align 64>`. Before it,
+`select-host-kernels` records the C kernel of a `cpu.conv`, `cpu.conv_transpose` and
+`cpu.resize` (`kernel = #cpu<conv_kernel flat>`) and marks the function
+`cpu.kernels_selected`.
 
 Verifiers hold structural invariants (counts, ranges, shapes that follow from the
 parameters). `lower-to-cpu` never builds an op that breaks one, so a verifier error is a
@@ -302,6 +306,34 @@ class EpilogueKind(StrEnum):
     """x < 0 ? slope[c] * x : x, c the output channel (ONNX's PRelu): the op's `slope` operand."""
 
 
+class ConvKernel(StrEnum):
+    """The C kernel that runs a `cpu.conv` or `cpu.conv_transpose` (`select-host-kernels`)."""
+
+    DEPTHWISE = auto()
+    """mrvl_depthwise_conv_f32: one input channel per group, on flat planes."""
+    DEPTHWISE_BLOCKED = auto()
+    """mrvl_depthwise_blocked_conv_f32: the same, channel-blocked."""
+    POINTWISE = auto()
+    """mrvl_pointwise_conv_f32: 1x1, stride 1, no padding, a matrix product with the input as B."""
+    DIRECT = auto()
+    """mrvl_conv_f32: the implicit matrix product on packed weights."""
+    FLAT = auto()
+    """mrvl_flat_conv_f32: the same product the other way round, on the same packed weights."""
+    TRANSPOSE = auto()
+    """mrvl_conv_transpose_f32 (`cpu.conv_transpose` only)."""
+
+
+class ResizeKernel(StrEnum):
+    """The C kernel that runs a `cpu.resize` (`select-host-kernels`)."""
+
+    NEAREST = auto()
+    """mrvl_resize_nearest."""
+    TAPS = auto()
+    """mrvl_resize_f32: linear or cubic, fixed 2 and 4 taps."""
+    FILTERED = auto()
+    """mrvl_resize_filtered_f32: linear or cubic with antialias or tf_crop_and_resize."""
+
+
 class RecurrentKind(StrEnum):
     """The layer of `cpu.recurrent` (ONNX LSTM, GRU, RNN); its gates, in ONNX's order: i, o,
     f, c; z, r, h; one."""
@@ -422,6 +454,16 @@ class EpilogueKindAttr(EnumAttribute[EpilogueKind], SpacedOpaqueSyntaxAttribute)
 
 
 @irdl_attr_definition
+class ConvKernelAttr(EnumAttribute[ConvKernel], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.conv_kernel"
+
+
+@irdl_attr_definition
+class ResizeKernelAttr(EnumAttribute[ResizeKernel], SpacedOpaqueSyntaxAttribute):
+    name = "cpu.resize_kernel"
+
+
+@irdl_attr_definition
 class RecurrentKindAttr(EnumAttribute[RecurrentKind], SpacedOpaqueSyntaxAttribute):
     name = "cpu.recurrent_kind"
 
@@ -489,6 +531,8 @@ class WorkspaceAttr(_BytesAttr):
 
 WORKSPACE = "cpu.workspace"
 """The function attribute (a `WorkspaceAttr`) `plan-host-memory` sets: the function is planned."""
+KERNELS_SELECTED = "cpu.kernels_selected"
+"""The function attribute (a unit) `select-host-kernels` sets: every op has a C kernel, chosen."""
 
 
 # Property constraints and shape rules
@@ -739,6 +783,8 @@ class _ConvLike(CpuOp):
     """Padding at the beginning of each spatial dim, then at the end (for conv_transpose:
     output elements cropped there)."""
     group = prop_def(_INT)
+    kernel = opt_prop_def(ConvKernelAttr)
+    """The C kernel that runs the op (`select-host-kernels`)."""
 
     assembly_format = "$X `,` $W (`,` $B^)? " + _FUNCTIONAL
 
@@ -802,6 +848,12 @@ class ConvOp(_ConvLike):
     packed_weights = opt_prop_def(UnitAttr)
     """W is in the packed layout of the conv kernel (`plan-host-memory`): (group, panels,
     C/group, kernel..., panel width), the output channels of each group in panels."""
+    packing_floats = opt_prop_def(_INT)
+    """Floats at the front of the scratch that run-time weights are packed into before a
+    `direct` or `flat` kernel reads them (`plan-host-memory`)."""
+    y_batch = opt_prop_def(_INT)
+    """Floats between the starts of two images of Y, when it is written into a slice of an
+    in-place concat's output (`plan-host-memory`); else the images are dense."""
 
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
     assembly_format = (
@@ -1667,6 +1719,8 @@ class ResizeOp(_SameElementTypeOp):
     extrapolation_value = prop_def(_FLOAT)
     antialias = prop_def(BoolAttr)
     roi = opt_prop_def(_FLOATS)
+    kernel = opt_prop_def(ResizeKernelAttr)
+    """The C kernel that runs the op (`select-host-kernels`)."""
 
     assembly_format = "$mode $input " + _FUNCTIONAL
 
@@ -2275,6 +2329,8 @@ CPU = Dialect(
         CumulativeKindAttr,
         ActivationKindAttr,
         EpilogueKindAttr,
+        ConvKernelAttr,
+        ResizeKernelAttr,
         ScatterReductionAttr,
         RecurrentKindAttr,
         RecurrentDirectionAttr,

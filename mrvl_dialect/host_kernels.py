@@ -14,6 +14,7 @@ from functools import cache
 from importlib.resources import files
 
 import numpy as np
+from xdsl.dialects.builtin import IntegerType, Signedness, f32, f64
 from xdsl.ir import Operation
 
 from mrvl_dialect import cpu
@@ -22,6 +23,13 @@ SPATIAL = 3
 """Spatial dims of the conv and pool kernels (depth, height, width)."""
 KERNELS_SOURCE = ("mrvl.backend", "c_runtime/mrvl_kernels_tiles.h")
 """The package resource whose `#define`s `kernel_macro` reads."""
+NUMERIC_SUFFIXES = {
+    f32: "f32", f64: "f64",
+    **{IntegerType(w): f"i{w}" for w in (8, 16, 32, 64)},
+    **{IntegerType(w, Signedness.UNSIGNED): f"u{w}" for w in (8, 16, 32, 64)},
+}
+"""Element type -> the suffix of its kernel in the kernel families defined for many types
+(mrvl_binary_<suffix>, mrvl_arg_reduce_<suffix>, ...); each family has a subset."""
 
 
 @cache
@@ -76,13 +84,13 @@ def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False, packed_
 
 
 def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp) -> str:
-    """The conv kernel that runs `op`: `depthwise` (one input channel per group),
-    `depthwise_blocked` (the same, channel-blocked: `depthwise_is_blocked`), `pointwise` (1x1,
-    stride 1, no padding: a matrix product with the input as B), `direct`
-    (the implicit matrix product of mrvl_conv_f32, on packed weights), `flat` (the same
-    product the other way round, mrvl_flat_conv_f32, on the same packed weights) or
-    `transpose`. Of pointwise (where it applies), direct and flat, the one `conv_costs`
-    finds cheapest."""
+    """The conv kernel for `op`, which `select-host-kernels` records as the op's `kernel`:
+    `depthwise` (one input channel per group), `depthwise_blocked` (the same, channel-blocked:
+    `depthwise_is_blocked`), `pointwise` (1x1, stride 1, no padding: a matrix product with the
+    input as B), `direct` (the implicit matrix product of mrvl_conv_f32, on packed weights),
+    `flat` (the same product the other way round, mrvl_flat_conv_f32, on the same packed
+    weights) or `transpose`. Of pointwise (where it applies), direct and flat, the one
+    `conv_costs` finds cheapest."""
     if isinstance(op, cpu.ConvTransposeOp):
         return "transpose"
     xs = cpu.shape_of(op.X)
@@ -331,19 +339,20 @@ def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     group = op.group.value.data
     taps, cg, mg = math.prod(ws[2:]), xs[1] // group, ys[1] // group
-    path = conv_path(op)
-    if path == "transpose":
+    assert op.kernel is not None, "select-host-kernels chooses the kernel first"
+    path = op.kernel.data
+    if path == cpu.ConvKernel.TRANSPOSE:
         rows, positions = mg * taps, math.prod(xs[2:])
         return rows * positions + gemm_pack_floats(rows, positions, cg)
     assert isinstance(op, cpu.ConvOp)
-    if path == "depthwise":
+    if path == cpu.ConvKernel.DEPTHWISE:
         return depthwise_scratch_floats(op)
-    if path == "depthwise_blocked":
+    if path == cpu.ConvKernel.DEPTHWISE_BLOCKED:
         return depthwise_blocked_scratch_floats(op)
-    if path == "pointwise":
+    if path == cpu.ConvKernel.POINTWISE:
         return gemm_pack_floats(mg, math.prod(ys[2:]), cg, contiguous_a=True)
-    packing = 0 if op.packed_weights is not None else packed_weights_floats(op)
-    return packing + (flat_scratch_floats(op) if path == "flat" else conv_scratch_floats(op))
+    packing = op.packing_floats.value.data if op.packing_floats is not None else 0
+    return packing + (flat_scratch_floats(op) if path == cpu.ConvKernel.FLAT else conv_scratch_floats(op))
 
 
 # --- Other kernels --------------------------------------------------------------------
@@ -357,12 +366,6 @@ def matmul_shapes(op: cpu.MatmulOp) -> tuple[tuple[int, ...], tuple[int, ...], t
     batch = cpu.broadcast_shapes(a2[:-2], b2[:-2])
     assert batch is not None
     return a2, b2, tuple(batch)
-
-
-def resize_is_filtered(op: cpu.ResizeOp) -> bool:
-    """Whether a linear or cubic resize takes mrvl_resize_filtered_f32 (antialias,
-    tf_crop_and_resize) rather than the fixed 2- and 4-tap kernels."""
-    return op.mode.data != cpu.ResizeMode.NEAREST and (op.antialias.value.data or op.roi is not None)
 
 
 def resize_filter_taps(op: cpu.ResizeOp, scale: float) -> int:
@@ -413,7 +416,7 @@ def scratch_bytes(op: Operation) -> int:
         return 16 * max(cpu.shape_of(op.input)[op.axis.value.data], 1)
     if isinstance(op, cpu.RecurrentOp):
         return 4 * recurrent_scratch_floats(op)
-    if isinstance(op, cpu.ResizeOp) and resize_is_filtered(op):
+    if isinstance(op, cpu.ResizeOp) and op.kernel == cpu.ResizeKernelAttr(cpu.ResizeKernel.FILTERED):
         w, (oh, ow) = cpu.shape_of(op.input)[-1], cpu.shape_of(op.output)[-2:]
         scales = list(op.scales.get_values())[-2:]
         taps_h, taps_w = (resize_filter_taps(op, scale) for scale in scales)

@@ -13,12 +13,14 @@ PASSES: dict[str, tuple[str, str]] = {
     "fuse-mrvl": ("mrvl.passes.fuse_mrvl", "FuseMrvlPass"),
     "legalize-mrvl": ("mrvl.passes.legalize_mrvl", "LegalizeMrvlPass"),
     "lower-to-cpu": ("mrvl.passes.lower_to_cpu", "LowerToCpuPass"),
+    "mrvl-host-pipeline": ("mrvl.passes.mrvl_host_pipeline", "MrvlHostPipelinePass"),
     "mrvl-pipeline": ("mrvl.passes.mrvl_pipeline", "MrvlPipelinePass"),
     "partition-mrvl": ("mrvl.passes.partition_mrvl", "PartitionMrvlPass"),
     "plan-host-memory": ("mrvl.passes.plan_host_memory", "PlanHostMemoryPass"),
     "place-ops": ("mrvl.passes.place_ops", "PlaceOpsPass"),
     "recognize-qdq": ("mrvl.passes.recognize_qdq", "RecognizeQdqPass"),
     "restore-host-qdq": ("mrvl.passes.recognize_qdq", "RestoreHostQdqPass"),
+    "select-host-kernels": ("mrvl.passes.select_host_kernels", "SelectHostKernelsPass"),
     "annotate-quantized-layers": ("mrvl.passes.recognize_qdq", "AnnotateQuantizedLayersPass"),
 }
 """Pass name -> (module, class), imported only when a pipeline names the pass."""

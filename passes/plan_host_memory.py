@@ -1,6 +1,7 @@
 """plan-host-memory: where every tensor of the host code lives, recorded on the `cpu` ops,
 and constant conv and GEMM weights in the layout their kernel reads; the C emitter only
-prints it.
+prints it. It plans functions whose kernels `select-host-kernels` chose (their
+`cpu.kernels_selected`: `mrvl-host-pipeline` runs both) and reads each op's `kernel`.
 
 Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attributes):
 
@@ -10,15 +11,16 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   (`pack_conv_weights`, one per distinct group count; `pack_gemm_weights` of B', one per
   transposition), in the weight store, right before it; the op gets `packed_weights` (conv)
   or `packed_b`, and the constant goes when nothing else reads it. Weights the IR carries no
-  data for stay (the C emitter names them);
+  data for stay (the C emitter names them); run-time weights of a `direct` or `flat` conv are
+  packed into the front of its scratch (`packing_floats`);
 - outputs: a result of the function is written straight into the caller's buffer (offset -1);
 - aliasing: a `cpu.reshape` whose result is not a result of the function shares its input's
   storage (`alias`), and its readers count as readers of that storage;
 - concat in place: a `cpu.concat` that is not a result of the function, whose inputs are
   distinct results of `cpu.conv`s read by the concat only, each slice contiguous in the output
   (every dim before the axis 1) or, along the channels of a batch, each conv on a kernel that
-  writes its images a batch stride apart (`STRIDED_CONV_KERNELS`; the C emitter gives it the
-  concat's image size), gets `in_place`: each conv writes its result straight into its slice
+  writes its images a batch stride apart (`STRIDED_CONV_KERNELS`; such a conv gets `y_batch`,
+  the concat's image size), gets `in_place`: each conv writes its result straight into its slice
   of the concat's output (its offset is the output's plus its first image's slice's, aligned
   to the element only), and the concat costs nothing; the output is live from the first conv;
 - scratch: the workspace a kernel needs during its call (`host_kernels.scratch_bytes`), live
@@ -45,6 +47,7 @@ from xdsl.dialects.builtin import (
     ComplexType,
     DenseArrayBase,
     DenseResourceAttr,
+    IntegerAttr,
     ModuleOp,
     TensorType,
     UnitAttr,
@@ -60,11 +63,14 @@ from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.weights import WeightStore
 from mrvl_dialect.graph_queries import constant_value
-from mrvl_dialect.host_kernels import conv_path, kernel_macro, pack_conv_weights, pack_gemm_weights, scratch_bytes
+from mrvl_dialect.host_kernels import (kernel_macro, pack_conv_weights, pack_gemm_weights, packed_weights_floats,
+                                      scratch_bytes)
 
 WORKSPACE_ALIGN = 64
 """Alignment (bytes) of the workspace and of every tensor and scratch area in it."""
-PLAN_PROPERTIES = ("offsets", "scratch", "alias", "in_place")
+PLAN_PROPERTIES = ("offsets", "scratch", "alias", "in_place", "packing_floats", "y_batch")
+PACKED_CONV_KERNELS = (cpu.ConvKernel.DIRECT, cpu.ConvKernel.FLAT)
+"""The conv kernels that read their weights packed (`pack_conv_weights`)."""
 
 
 def align(n: int) -> int:
@@ -87,7 +93,8 @@ def packed_layout(op: Operation, operand: int) -> tuple[str, int] | None:
     if operand != 1 or cpu.element_type_of(op.operands[1]) != f32:
         return None
     if isinstance(op, cpu.ConvOp):
-        return ("conv", op.group.value.data) if op.packed_weights is None and conv_path(op) in ("direct", "flat") else None
+        packed = op.packed_weights is None and _kernel(op) in PACKED_CONV_KERNELS
+        return ("conv", op.group.value.data) if packed else None
     if not isinstance(op, cpu.GemmOp | cpu.MatmulOp) or op.packed_b is not None:
         return None
     if len(cpu.shape_of(op.B)) != 2 or len(cpu.shape_of(op.A)) < 2:
@@ -95,6 +102,12 @@ def packed_layout(op: Operation, operand: int) -> tuple[str, int] | None:
     if 2 * cpu.shape_of(op.Y)[-1] < kernel_macro("GEMM_PANEL"):
         return None
     return ("gemm", int(isinstance(op, cpu.GemmOp) and op.trans_b.value.data))
+
+
+def _kernel(op: cpu.ConvOp) -> cpu.ConvKernel:
+    """The kernel `select-host-kernels` recorded on `op`."""
+    assert op.kernel is not None, "plan-host-memory plans functions whose kernels are selected"
+    return op.kernel.data
 
 
 def packed_constant(array: np.ndarray, layout: tuple[str, int]) -> np.ndarray:
@@ -156,7 +169,7 @@ def first_fit(buffers: list[tuple[object, int, int, int]]) -> tuple[dict[object,
     return offsets, total
 
 
-STRIDED_CONV_KERNELS = ("direct", "flat", "pointwise")
+STRIDED_CONV_KERNELS = (cpu.ConvKernel.DIRECT, cpu.ConvKernel.FLAT, cpu.ConvKernel.POINTWISE)
 """The conv kernels that write their images a batch stride apart (mrvl_conv_params.y_batch)."""
 
 
@@ -173,12 +186,14 @@ def in_place_concats(ops: list[Operation], returned: set[SSAValue]) -> dict[SSAV
                 or not all(isinstance(v.owner, cpu.ConvOp) and v.has_one_use() and v not in returned
                            for v in inputs)):
             continue
-        if outer != 1 and (axis != 1 or not all(conv_path(v.owner) in STRIDED_CONV_KERNELS for v in inputs)):
+        if outer != 1 and (axis != 1 or not all(_kernel(v.owner) in STRIDED_CONV_KERNELS for v in inputs)):
             continue
         offset = 0
         for value in inputs:
             slices[value] = (op.output, offset)
             offset += tensor_bytes(value) // outer
+            if cpu.shape_of(value)[0] > 1:  # its images are slices of the concat's images: that far apart
+                value.owner.properties["y_batch"] = IntegerAttr(math.prod(cpu.shape_of(op.output)[1:]), i64)
         op.properties["in_place"] = UnitAttr()
     return slices
 
@@ -193,7 +208,13 @@ def plan_function(function: func.FuncOp, module: ModuleOp) -> None:
             raise CompileError(f"'{op.name}'", "plan-host-memory plans cpu ops only: lower it to cpu first")
         for key in PLAN_PROPERTIES:
             op.properties.pop(key, None)
+    if cpu.KERNELS_SELECTED not in function.attributes:
+        raise CompileError(f"@{function.sym_name.data}", "has no host kernels chosen: run select-host-kernels first "
+                           "(mrvl-host-pipeline runs both)")
     pack_weights(block, module)
+    for op in ops:
+        if isinstance(op, cpu.ConvOp) and op.packed_weights is None and _kernel(op) in PACKED_CONV_KERNELS:
+            op.properties["packing_floats"] = IntegerAttr(packed_weights_floats(op), i64)
     index = {op: i for i, op in enumerate(ops)}
     returned = set(ret.arguments)
 
@@ -240,7 +261,7 @@ def plan_function(function: func.FuncOp, module: ModuleOp) -> None:
 @dataclass(frozen=True)
 class PlanHostMemoryPass(ModulePass):
     """Plan the host code's workspace and pack constant conv weights (see the module
-    docstring); the C emitter runs it on a function not yet planned."""
+    docstring), after `select-host-kernels`."""
 
     name = "plan-host-memory"
 

@@ -98,7 +98,7 @@ def emit_model(model: onnx.ModelProto, workdir: Path, shapes: dict[str, list[int
     if not out.exists():
         source = workdir / f"{key}.onnx"
         source.write_bytes(data)
-        args = [str(source), "-p", "mrvl-pipeline{offload=false}", "-t", f"c{{model={name}}}", "-o", str(out)]
+        args = [str(source), "-p", "mrvl-pipeline{offload=false},mrvl-host-pipeline", "-t", f"c{{model={name}}}", "-o", str(out)]
         for input_name, dims in (shapes or {}).items():
             args += ["--input-shape", f"{input_name}={'x'.join(map(str, dims))}"]
         assert mrvl_opt(args) == 0

@@ -110,7 +110,7 @@ def emit(model: onnx.ModelProto, workdir: Path, name: str, threads: int) -> Path
         source = workdir / f"{name}.onnx"
         source.write_bytes(model.SerializeToString())
         target = f"c{{model={name}_t{threads} host_threads={threads}}}"
-        assert mrvl_opt([str(source), "-p", "mrvl-pipeline{offload=false}", "-t", target, "-o", str(out)]) == 0
+        assert mrvl_opt([str(source), "-p", "mrvl-pipeline{offload=false},mrvl-host-pipeline", "-t", target, "-o", str(out)]) == 0
     return out
 
 

@@ -52,7 +52,7 @@ def test_board_runner_cross_compiles(zoo_dir: Path, tmp_path: Path) -> None:
     from mrvl.opt import main as mrvl_opt
 
     bundle = tmp_path / "bundle"
-    assert mrvl_opt([str(zoo_dir / "mnist.onnx"), "-p", "mrvl-pipeline", "-t", "c{model=mnist_board}",
+    assert mrvl_opt([str(zoo_dir / "mnist.onnx"), "-p", "mrvl-pipeline,mrvl-host-pipeline", "-t", "c{model=mnist_board}",
                      "-o", str(bundle)]) == 0
     done = subprocess.run(["make", "-s", f"CC={CROSS_CC}", "AR=aarch64-linux-gnu-ar", "ARCH_FLAGS=-mcpu=neoverse-n2",
                            "CFLAGS=-std=c99 -O2 -Wall -Wextra -Werror"], cwd=bundle, capture_output=True, text=True)

@@ -90,7 +90,7 @@ def _write_binaries(bundle: Path) -> None:
 
 def _compile(model_path: Path, out: Path, shapes: dict[str, list[int]]) -> Path:
     flags = [a for k, v in shapes.items() for a in ("--input-shape", f"{k}={'x'.join(map(str, v))}")]
-    assert mrvl_opt([str(model_path), *flags, "-p", "mrvl-pipeline", "-t", "c", "-o", str(out)]) == 0
+    assert mrvl_opt([str(model_path), *flags, "-p", "mrvl-pipeline,mrvl-host-pipeline", "-t", "c", "-o", str(out)]) == 0
     _write_binaries(out)
     return out
 
@@ -222,7 +222,7 @@ def test_failures_are_one_line(fake_libmldpc, zoo_dir, tmp_path, monkeypatch, ca
 def test_all_host_bundle_needs_no_library(zoo_dir, tmp_path, monkeypatch):
     """No subgraph, no board runner: --run-mode hw runs without opening libmldpc."""
     out = tmp_path / "b"
-    assert mrvl_opt([str(zoo_dir / "mnist.onnx"), "-p", "mrvl-pipeline{offload=false}", "-t", "c", "-o", str(out)]) == 0
+    assert mrvl_opt([str(zoo_dir / "mnist.onnx"), "-p", "mrvl-pipeline{offload=false},mrvl-host-pipeline", "-t", "c", "-o", str(out)]) == 0
     assert not (out / "mrvl_mlip_board.c").exists()
     monkeypatch.setenv("MRVL_LIBMLDPC_PATH", str(tmp_path / "absent.so"))
     inputs = _random_inputs(zoo_dir / "mnist.onnx", {})

@@ -58,7 +58,8 @@ def bundles(zoo_dir: Path, tmp_path_factory) -> dict[tuple[str, str], Path]:
     root = tmp_path_factory.mktemp("bundles")
     built = {}
     for name in MODELS:
-        for mode, pipeline in (("host", "mrvl-pipeline{offload=false}"), ("partitioned", "mrvl-pipeline")):
+        for mode, pipeline in (("host", "mrvl-pipeline{offload=false},mrvl-host-pipeline"),
+                               ("partitioned", "mrvl-pipeline,mrvl-host-pipeline")):
             out = root / f"{name}-{mode}"
             assert mrvl_opt([str(zoo_dir / f"{name}.onnx"), *_shape_flags(name), "-p", pipeline,
                              "-t", "c", "-o", str(out)]) == 0
@@ -194,7 +195,7 @@ def test_no_mlip_runner_is_reported(tmp_path):
     graph = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="c")], "g", [x], [y], [w])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     onnx.save_model(model, tmp_path / "m.onnx")
-    assert mrvl_opt([str(tmp_path / "m.onnx"), "-p", "mrvl-pipeline", "-t", "c", "-o", str(tmp_path / "b")]) == 0
+    assert mrvl_opt([str(tmp_path / "m.onnx"), "-p", "mrvl-pipeline,mrvl-host-pipeline", "-t", "c", "-o", str(tmp_path / "b")]) == 0
     from mrvl.run import Bundle, HostProgram
 
     program = HostProgram(Bundle(tmp_path / "b"), build(Bundle(tmp_path / "b")))
@@ -235,8 +236,8 @@ def test_mlsim_compiles_for_the_bundles_tiles(zoo_dir, tools, tmp_path):
     """A bundle compiled for 4 tiles is simulated with 4: mrvl-tmlc gets the options of the
     subgraph's line in tmlc-commands.txt, not defaults."""
     bundle = tmp_path / "mnist-4tiles"
-    assert mrvl_opt([str(zoo_dir / "mnist.onnx"), "-p", "mrvl-pipeline{num_tiles=4 wb_pin_ocm=1}", "-t", "c",
-                     "-o", str(bundle)]) == 0
+    assert mrvl_opt([str(zoo_dir / "mnist.onnx"), "-p", "mrvl-pipeline{num_tiles=4 wb_pin_ocm=1},mrvl-host-pipeline",
+                     "-t", "c", "-o", str(bundle)]) == 0
     assert "-num_tiles=4" in (bundle / "tmlc-commands.txt").read_text()
     run_bundle(bundle, _inputs(zoo_dir / "mnist.onnx", "mnist"))
     tmlc = [call for call in _calls(tools) if call[0] == "mrvl-tmlc"]

@@ -137,7 +137,7 @@ def run_case(case: NodeCase, path: str, workdir: Path) -> Outcome:
 def _compile(source: Path, path: str, bundle: Path) -> Outcome | None:
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        rc = mrvl_opt([str(source), "-p", PIPELINES[path], "-t", "c", "-o", str(bundle)])
+        rc = mrvl_opt([str(source), "-p", f"{PIPELINES[path]},mrvl-host-pipeline", "-t", "c", "-o", str(bundle)])
     if rc == 0:
         return None
     line = next((x for x in err.getvalue().splitlines() if x.startswith("error:")), err.getvalue().strip())

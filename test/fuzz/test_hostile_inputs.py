@@ -184,6 +184,6 @@ def test_ir_asking_for_petabytes_is_refused(server: ToolServer, cases: Cases):
     4 PiB workspace before the check."""
     case = cases.new()
     source = case.write_input("in.mlir", HUGE_IR)
-    run = run_checked(server, "hostile", case, "mrvl-opt", ["-p", "mrvl-pipeline", "-t", "c{model=m}"], source, "c")
+    run = run_checked(server, "hostile", case, "mrvl-opt", ["-p", "mrvl-pipeline,mrvl-host-pipeline", "-t", "c{model=m}"], source, "c")
     assert run.returncode == 1, run.report()
     assert "'func.func': 'x' of shape 1048576x1048576x1024" in run.stderr and "GiB" in run.stderr, run.report()

@@ -1,10 +1,10 @@
 // plan-host-memory, alignment: every buffer in the workspace starts and ends on a 64-byte
 // boundary (12 and 3 bytes take 64 each, an empty tensor 64 too: %e takes %a's 64 bytes once
 // %b has read them), and the function records the workspace's size and alignment.
-// RUN: mrvl-opt %s -p plan-host-memory | filecheck %s
+// RUN: mrvl-opt %s -p select-host-kernels,plan-host-memory | filecheck %s
 
 // CHECK-LABEL: func.func @small(
-// CHECK-SAME:    attributes {cpu.workspace = #cpu.workspace<192 bytes, align 64>}
+// CHECK-SAME:    attributes {cpu.kernels_selected, cpu.workspace = #cpu.workspace<192 bytes, align 64>}
 // CHECK-NEXT:    %a = cpu.unary relu %x {offsets = array<i64: 0>}
 // CHECK-NEXT:    %b = cpu.cast %a {offsets = array<i64: 64>}
 // CHECK-NEXT:    %e = cpu.unary relu %empty {offsets = array<i64: 0>}

@@ -3,7 +3,7 @@
 // its slice's (2x4x4 floats = 128 bytes per 2 channels), and the concat's output is live from
 // the first conv, so the relu between the convs does not take its bytes (0 to 384). A concat with an
 // input that is not a conv result, or of a conv result read elsewhere, stays a copy.
-// RUN: mrvl-opt %s -p plan-host-memory | filecheck %s
+// RUN: mrvl-opt %s -p select-host-kernels,plan-host-memory | filecheck %s
 
 // CHECK-LABEL: func.func @fire(
 // CHECK-NEXT:    %a = cpu.conv %x, %w {{.*}}offsets = array<i64: 0>, scratch = #cpu.scratch<1040 bytes at 384>}

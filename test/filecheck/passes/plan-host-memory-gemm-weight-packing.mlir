@@ -3,7 +3,7 @@
 // rounded up to whole panels with zeros, each panel a row of 32 columns per k. With trans_b
 // the packed constant holds B transposed. The gemm is marked `packed_b`, keeps trans_b (it
 // still describes the ONNX weights), needs no scratch, and the constant it replaced goes.
-// RUN: mrvl-opt %s -p plan-host-memory --print-weights | filecheck %s
+// RUN: mrvl-opt %s -p select-host-kernels,plan-host-memory --print-weights | filecheck %s
 
 // COM: b (N 16 rows, K 2 columns), row j = [j, 100 + j]: packed row k=0 is 0, 1, ..., 15 then
 // COM: 16 zeros, row k=1 is 100, ..., 115 then 16 zeros (15.0 is 0x41700000, 100.0 0x42C80000, 115.0 0x42E60000).

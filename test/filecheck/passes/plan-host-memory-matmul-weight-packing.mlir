@@ -2,7 +2,7 @@
 // in the GEMM kernel's packed layout (panels, K, 32), as a cpu.gemm's B' (see
 // plan-host-memory-gemm-weight-packing.mlir): N rounded up to whole panels of 32 columns with
 // zeros. The matmul is marked `packed_b` and needs no scratch (it packs nothing at run time).
-// RUN: mrvl-opt %s -p plan-host-memory --print-weights | filecheck %s
+// RUN: mrvl-opt %s -p select-host-kernels,plan-host-memory --print-weights | filecheck %s
 
 // COM: w (K 2, N 40), column j of row k 100 k + j: panel 0 is row 0's 0 ... 31 (0x41F80000), row
 // COM: 1's 100 (0x42C80000) ... 131 (0x43030000); panel 1 is 32 (0x42000000) ... 39 (0x421C0000) then

@@ -1,7 +1,7 @@
 // plan-host-memory, weight packing: a cpu.gemm or cpu.matmul with fewer than 16 result
 // columns (half a panel of the packed GEMM layout) keeps its constant B as it is: packed, it
 // would be mostly zeros, and its kernel reads few weights either way.
-// RUN: mrvl-opt %s -p plan-host-memory | filecheck %s
+// RUN: mrvl-opt %s -p select-host-kernels,plan-host-memory | filecheck %s
 
 // CHECK-LABEL: func.func @narrow(
 // CHECK-NEXT:    %w = graph.constant

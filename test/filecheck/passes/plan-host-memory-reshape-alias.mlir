@@ -1,11 +1,11 @@
 // plan-host-memory, reshape aliasing: a cpu.reshape shares its input's storage (`alias`, no
 // offsets), through chains of reshapes and for function inputs too; a reader of the alias
 // keeps that storage live. A reshape whose result the function returns is a copy.
-// RUN: mrvl-opt %s -p plan-host-memory | filecheck %s
+// RUN: mrvl-opt %s -p select-host-kernels,plan-host-memory | filecheck %s
 
 // COM: %a's storage is read through %g by %y, the last op: %c cannot take it.
 // CHECK-LABEL: func.func @aliases(
-// CHECK-SAME:    attributes {cpu.workspace = #cpu.workspace<2048 bytes, align 64>}
+// CHECK-SAME:    attributes {cpu.kernels_selected, cpu.workspace = #cpu.workspace<2048 bytes, align 64>}
 // CHECK-NEXT:    %a = cpu.unary relu %x {offsets = array<i64: 0>}
 // CHECK-NEXT:    %f = cpu.reshape %a {alias}
 // CHECK-NEXT:    %g = cpu.reshape %f {alias}

@@ -1,7 +1,7 @@
 // plan-host-memory, scratch: a kernel's scratch area (`scratch`, its size in bytes then its
 // offset) is placed after the op's results and is live during the op's call only, so the
 // next op's result may take it. Its size is what the kernel of mrvl_kernels.c reads.
-// RUN: mrvl-opt %s --split-input-file -p plan-host-memory | filecheck %s
+// RUN: mrvl-opt %s --split-input-file -p select-host-kernels,plan-host-memory | filecheck %s
 
 // COM: the conv's result (216 bytes) takes 256, its scratch follows; %z takes the scratch's
 // COM: place. A direct conv whose weights are a run-time tensor: its scratch holds the weights
@@ -23,7 +23,7 @@ func.func @conv(%x: tensor<1x2x6x6xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x
 // COM: scratch. Otherwise the packed blocks of B (A's rows are contiguous, not packed):
 // COM: k 8 rows of n 3 + 31 floats = 272 floats.
 // CHECK-LABEL: func.func @gemm(
-// CHECK-SAME:    attributes {cpu.workspace = #cpu.workspace<1088 bytes, align 64>}
+// CHECK-SAME:    attributes {cpu.kernels_selected, cpu.workspace = #cpu.workspace<1088 bytes, align 64>}
 // CHECK-NEXT:    %dot = cpu.gemm %a, %bt {{{[^}]*}} trans_b = true, offsets = array<i64: -1>} : (
 // CHECK-NEXT:    %packed = cpu.gemm %a, %b {{{.*}}, offsets = array<i64: -1>, scratch = #cpu.scratch<1088 bytes at 0>}
 func.func @gemm(%a: tensor<2x8xf32>, %bt: tensor<3x8xf32>, %b: tensor<8x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {

@@ -3,7 +3,7 @@
 // each group's output channels rounded up to 32 with zeros, in panels of 16, each panel a
 // row of 16 channels per (input channel, tap). The conv is marked `packed_weights`, and the
 // constant it replaced goes when nothing else reads it.
-// RUN: mrvl-opt %s -p plan-host-memory --print-weights | filecheck %s
+// RUN: mrvl-opt %s -p select-host-kernels,plan-host-memory --print-weights | filecheck %s
 
 // COM: w (2 output channels, 1 input channel, 1x2 taps) = [[1, 2], [3, 4]]: panel 0 is the
 // COM: row [1, 3, 0 x 14] for tap 0, [2, 4, 0 x 14] for tap 1; panel 1 is zeros.

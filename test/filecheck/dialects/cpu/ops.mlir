@@ -322,3 +322,18 @@ func.func @planned(%x: tensor<1x2x3x4xf32>, %w: tensor<1x2x2x1x2x16xf32>) -> ten
   %o = cpu.unary relu %r {offsets = array<i64: -1>} : (tensor<18xf32>) -> tensor<18xf32>
   func.return %o : tensor<18xf32>
 }
+
+// -----
+
+// The kernel choice (select-host-kernels): a conv's and a resize's kernel, the function marked
+// cpu.kernels_selected; and the plan's run-time weight packing and batch stride of a conv.
+// CHECK-LABEL: func.func @selected(
+// CHECK-SAME:    attributes {cpu.kernels_selected}
+// CHECK-NEXT:    %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, kernel = #cpu<conv_kernel flat>, packing_floats = 64 : i64, y_batch = 36 : i64} : (tensor<2x2x3x4xf32>, tensor<2x2x1x2xf32>) -> tensor<2x2x3x3xf32>
+// CHECK-NEXT:    %u = cpu.resize linear %y {{{.*}}, kernel = #cpu<resize_kernel taps>}
+// GENERIC:       "cpu.conv"(%x, %w) <{strides = {{.*}}, kernel = #cpu<conv_kernel flat>, packing_floats = 64 : i64, y_batch = 36 : i64, operandSegmentSizes
+func.func @selected(%x: tensor<2x2x3x4xf32>, %w: tensor<2x2x1x2xf32>) -> tensor<2x2x6x6xf32> attributes {cpu.kernels_selected} {
+  %y = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, kernel = #cpu<conv_kernel flat>, packing_floats = 64 : i64, y_batch = 36 : i64} : (tensor<2x2x3x4xf32>, tensor<2x2x1x2xf32>) -> tensor<2x2x3x3xf32>
+  %u = cpu.resize linear %y {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode half_pixel>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false, kernel = #cpu<resize_kernel taps>} : (tensor<2x2x3x3xf32>) -> tensor<2x2x6x6xf32>
+  func.return %u : tensor<2x2x6x6xf32>
+}
