@@ -14,6 +14,7 @@ inferred shape is used after one warning, as onnxruntime runs such models.
 
 import re
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import onnx
@@ -396,13 +397,18 @@ def warn_contradicted_value_info(
     ]
     if not contradicted:
         return
-    node, name, got, want = contradicted[0]
-    more = f" (and {len(contradicted) - 1} more value_info entries)" if len(contradicted) > 1 else ""
+    _warn_stale(contradicted, "value_info entries",
+                lambda name, got, want: f"the model's value_info gives '{name}' shape {got}, shape inference {want}")
+
+
+def _warn_stale(stale: list, kind: str, says: Callable[[str, str, str], str]) -> None:
+    """One warning for the (node, name, recorded, inferred) declarations in `stale`: what
+    `says` of the first, and how many more `kind` there are; the inferred shapes are used."""
+    node, name, got, want = stale[0]
+    more = f" (and {len(stale) - 1} more {kind})" if len(stale) > 1 else ""
     warnings.warn(CompileWarning(
-        node_label(node),
-        f"the model's value_info gives '{name}' shape {_shape_text(got)}, shape inference "
-        f"{_shape_text(want)}; using the inferred shape{more}",
-    ), stacklevel=2)
+        node_label(node), f"{says(name, _shape_text(got), _shape_text(want))}; using the inferred shape{more}",
+    ), stacklevel=3)
 
 
 def forget_declared_outputs(graph: onnx.GraphProto) -> dict[str, tuple[onnx.NodeProto, onnx.TypeProto]]:
@@ -455,13 +461,8 @@ def restore_declared_outputs(
             outputs[name].type.CopyFrom(declared_type)
             restored = True
     if stale:
-        node, name, got_type, want_type = stale[0]
-        more = f" (and {len(stale) - 1} more graph outputs)" if len(stale) > 1 else ""
-        warnings.warn(CompileWarning(
-            node_label(node),
-            f"the model declares graph output '{name}' with shape {_shape_text(got_type)}, shape inference "
-            f"gives {_shape_text(want_type)}; using the inferred shape{more}",
-        ), stacklevel=2)
+        _warn_stale(stale, "graph outputs", lambda name, got, want:
+                    f"the model declares graph output '{name}' with shape {got}, shape inference gives {want}")
     return restored
 
 
