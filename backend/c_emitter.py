@@ -61,7 +61,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.graph_queries import constant_value
-from mrvl_dialect.host_kernels import NUMERIC_SUFFIXES, SPATIAL, matmul_shapes
+from mrvl.target.host_kernels import NUMERIC_SUFFIXES, SPATIAL, TILES_HEADER, matmul_shapes, tiles_header
 
 RUNTIME_DIR = Path(__file__).parent / "c_runtime"
 KERNEL_FAMILY_FILES = ("mrvl_kernels_internal.h", "mrvl_kernels_tiles.h", "mrvl_kernels_threads.c",
@@ -69,7 +69,8 @@ KERNEL_FAMILY_FILES = ("mrvl_kernels_internal.h", "mrvl_kernels_tiles.h", "mrvl_
                        "mrvl_kernels_depthwise.c", "mrvl_kernels_pool.c", "mrvl_kernels_elementwise.c",
                        "mrvl_kernels_norm.c", "mrvl_kernels_data.c", "mrvl_kernels_resize.c",
                        "mrvl_kernels_recurrent.c")
-"""The kernels by family, which mrvl_kernels.c includes (one translation unit with `M.c`)."""
+"""The kernels by family, which mrvl_kernels.c includes (one translation unit with `M.c`); the
+tile sizes' header is the target's (`mrvl.target`), the rest are in `c_runtime/`."""
 RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", *KERNEL_FAMILY_FILES, "mrvl_quantize.c", "mrvl_mlip.h")
 BOARD_FILES = ("mrvl_mlip_board.h", "mrvl_mlip_board.c")
 """The board's accelerator runner (libmldpc), in bundles with accelerator subgraphs."""
@@ -941,7 +942,7 @@ class CEmitter:
             "Makefile": self.makefile(board=bool(subgraphs)),
         }
         for name in RUNTIME_FILES + (BOARD_FILES if subgraphs else ()):
-            files[name] = (RUNTIME_DIR / name).read_text()
+            files[name] = tiles_header() if name == TILES_HEADER else (RUNTIME_DIR / name).read_text()
         if subgraphs:
             files |= {k: v for k, v in emit_json_files(self.module, deferred_data=self.deferred_data).items()}  # type: ignore[misc]
         files[METADATA_FILE] = self.metadata(inputs, outputs, workspace, subgraphs)

@@ -38,7 +38,7 @@ from mrvl.backend.mlip_json.layers import describe, is_layer
 from mrvl.backend.placement_report import Row, placement_rows, placement_totals, write_table
 from mrvl.backend.report_html import write_html
 from mrvl_dialect import cpu, mrvl
-from mrvl_dialect.cost_model import CostModel, ProgramEstimate, elements, macs
+from mrvl.target.cost_model import CostModel, ProgramEstimate, elements, macs
 from mrvl_dialect.errors import one_line
 from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import SubgraphOp
@@ -142,7 +142,7 @@ class CompileReport:
     """The placement report's rows and totals, for `text()`."""
     placement_totals: dict[str, int] = field(repr=False)
     estimate: ProgramEstimate | None = field(default=None, repr=False)
-    """Estimated latency of one run (`mrvl_dialect/cost_model.py`)."""
+    """Estimated latency of one run (`target/cost_model.py`)."""
     html: str = field(default="", repr=False)
     """`report.html`: the picture of the partition (`report_html.py`)."""
 

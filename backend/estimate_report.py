@@ -1,4 +1,4 @@
-"""Estimated latency of a lowered module, as the reports print it (`mrvl_dialect/cost_model.py`).
+"""Estimated latency of a lowered module, as the reports print it (`target/cost_model.py`).
 
     estimated 6.23 ms: MLIP 6.22 ms in 1 call, host 5.2 us (host assumed)
     estimate                               time  what
@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mrvl.backend.c_emitter import _profile_label as host_op_label
 from mrvl_dialect import cpu
-from mrvl_dialect.cost_model import CostModel, ProgramEstimate, duration, estimate_program
+from mrvl.target.cost_model import CostModel, ProgramEstimate, duration, estimate_program
 from mrvl_dialect.mrvl import SubgraphOp
 
 

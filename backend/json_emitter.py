@@ -44,7 +44,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.mrvl import QUANTIZED_ATTR, LayoutTransformOp, QuantizedAttr, QuantParamsAttr, SubgraphOp, YieldOp
-from mrvl_dialect.target import TargetOptions
+from mrvl.target.options import TargetOptions
 from mrvl_dialect.graph_queries import constant_value
 
 COMMANDS_FILE = "tmlc-commands.txt"

@@ -58,7 +58,7 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from mrvl_dialect.errors import CompileError
-from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
+from mrvl.target.options import DEFAULT_TARGET, TargetOptions
 
 PRECISIONS = ("fp32", "fp16")
 """fp32: float32 throughout; fp16: what `-quantize=fp16` stores (float16 at layer boundaries)."""

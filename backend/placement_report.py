@@ -32,7 +32,7 @@ from xdsl.utils.target import Target
 
 from mrvl.backend.estimate_report import estimate_json, estimate_text, program_estimate
 from mrvl.backend.report_html import write_html
-from mrvl_dialect.cost_model import CostModel, ProgramEstimate
+from mrvl.target.cost_model import CostModel, ProgramEstimate
 from mrvl_dialect.errors import CompileError, one_line
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.placement_file import PlacedNode, placed_nodes
@@ -73,7 +73,7 @@ class PlacementReportTarget(Target):
     format: str = "text"
     """`text` (an aligned table with totals), `json`, `csv` or `html` (a picture: report_html.py)."""
     target_file: str = ""
-    """The target description of the latency estimate (`mrvl_dialect/cost_model.py`)."""
+    """The target description of the latency estimate (`target/cost_model.py`)."""
     host_profile: str = ""
     """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
 

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from mrvl.backend.estimate_report import estimate_text, host_op_label
-from mrvl_dialect.cost_model import CostModel, ProgramEstimate, duration, host_work, mlip_work
+from mrvl.target.cost_model import CostModel, ProgramEstimate, duration, host_work, mlip_work
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import SubgraphOp, YieldOp

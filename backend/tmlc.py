@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mrvl.backend.json_emitter import COMMANDS_FILE
 from mrvl_dialect.errors import CompileError
-from mrvl_dialect.target import TMLC as TOOL, TargetOptions
+from mrvl.target.options import TMLC as TOOL, TargetOptions
 
 LOG_FILE = "tmlc.log"
 

@@ -23,7 +23,7 @@ failing mrvl-tmlc leaves its log beside the output, `<output>.tmlc.log`). The bu
 - `placement.json`, the placement actually used (a placement file; `--placement` it back);
 - `report.txt`, `report.json`, `report-nodes.csv`, `report-subgraphs.csv`
   (`backend/compile_report.py`), whose summary is also printed, with the estimated latency
-  (`--target-file`, `--host-profile`: `mrvl_dialect/cost_model.py`), and `report.html`, a
+  (`--target-file`, `--host-profile`: `target/cost_model.py`), and `report.html`, a
   picture of the partition (`backend/report_html.py`).
 
 `--mattr` takes TVM's attribute string: `sim` or `hw`, `-quantize=fp16|int8` and
@@ -60,11 +60,11 @@ from mrvl.backend.tmlc import TmlcError, compile_subgraphs, describe_tmlc
 from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.opt import error_line, parse_input_shapes, printed_warnings
 from mrvl.timing import Timing
-from mrvl_dialect.cost_model import CostModel
+from mrvl.target.cost_model import CostModel
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import staging_prefix
 from mrvl_dialect.placement_file import format_placement, placement_entries
-from mrvl_dialect.target import DEFAULT_TARGET, MATTR_OPTIONS, TargetOptions, parse_mattr
+from mrvl.target.options import DEFAULT_TARGET, MATTR_OPTIONS, TargetOptions, parse_mattr
 from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 from mrvl.passes.partition_mrvl import DEFAULT_POLICIES
 from mrvl.passes.mrvl_host_pipeline import MrvlHostPipelinePass

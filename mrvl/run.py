@@ -60,10 +60,10 @@ from mrvl.backend.c_emitter import METADATA_FILE, METADATA_FORMAT
 from mrvl.backend.mlip_simulator import PRECISIONS, load, run_subgraph, simulate, uses_mlsim
 from mrvl.backend.tmlc import COMMANDS_FILE, subgraph_targets
 from mrvl.numerics import FP16_LAYERS, Comparison, compare
-from mrvl_dialect.cost_model import CALL, PROFILE_FORMAT, PROFILE_VERSION
+from mrvl.target.cost_model import CALL, PROFILE_FORMAT, PROFILE_VERSION
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
-from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
+from mrvl.target.options import DEFAULT_TARGET, TargetOptions
 
 RUN_MODES = TargetOptions.values("run_mode")
 """`--run-mode`, as TVM's mrvl target: accelerator subgraphs on a simulator, or on MLIP."""
@@ -468,7 +468,7 @@ def _profile(program: "HostProgram", inputs: Mapping[str, np.ndarray], mlip: "Ml
 
 
 def profile_document(bundle: Bundle, times: list[OpTime], repeat: int) -> dict:
-    """A profile as `--profile-out` writes it (`mrvl_dialect/cost_model.py` reads it): each op
+    """A profile as `--profile-out` writes it (`target/cost_model.py` reads it): each op
     with its kernel class, MACs and bytes from the bundle's `report.json`, paired by label
     in run order (an op the report does not list has no work and calibrates nothing)."""
     report = bundle.path / "report.json"

@@ -55,7 +55,7 @@ fp16 error is the layer's own rounding and its constants'.
 Rewrites compose: the pass repeats until nothing changes (a 1-D conv of 2 groups becomes 2-D,
 then dense; `Sub` then `Div` before the first conv go one after the other).
 
-A rewrite is undone when the cost model (`mrvl_dialect/cost_model.py`; options
+A rewrite is undone when the cost model (`target/cost_model.py`; options
 `target_file`, `host_profile`) finds its layers slower on MLIP than what they save: the op
 on the host and, between two MLIP layers, the transfers of its input and output and the
 extra call its region would be split into.
@@ -80,7 +80,7 @@ from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter,
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
-from mrvl_dialect.cost_model import CostModel, MlipWork, elements, host_work, mlip_work
+from mrvl.target.cost_model import CostModel, MlipWork, elements, host_work, mlip_work
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_value, int_property, ints_property, node_name, op_type, shape
 from mrvl_dialect.locations import location_nodes, node_location
@@ -546,7 +546,7 @@ class LegalizeMrvlPass(ModulePass):
     placement: str = ""
     """A placement file (as place-ops takes): the nodes it keeps on the host stay as they are."""
     target_file: str = ""
-    """A target description for the cost model (`mrvl_dialect/cost_model.py`); the defaults without."""
+    """A target description for the cost model (`target/cost_model.py`); the defaults without."""
     host_profile: str = ""
     """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
 

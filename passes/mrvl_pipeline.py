@@ -15,9 +15,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from mrvl_dialect.cost_model import CostModel
+from mrvl.target.cost_model import CostModel
 from mrvl_dialect.errors import CompileError
-from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
+from mrvl.target.options import DEFAULT_TARGET, TargetOptions
 from mrvl.passes.chunk_mrvl_batch import ChunkMrvlBatchPass
 from mrvl.passes.cleanup_graph import CleanupGraphPass
 from mrvl.passes.convert_layout import ConvertLayoutPass
@@ -51,7 +51,7 @@ class MrvlPipelinePass(ModulePass):
     policies: tuple[str, ...] = DEFAULT_POLICIES
     """Partition policies to apply (see partition-mrvl); `policies` alone turns all off."""
     target_file: str = ""
-    """A target description for the cost model (`mrvl_dialect/cost_model.py`); the defaults without."""
+    """A target description for the cost model (`target/cost_model.py`); the defaults without."""
     host_profile: str = ""
     """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
 

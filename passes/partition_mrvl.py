@@ -18,7 +18,7 @@ layer) and `"mrvl.pattern"` (its kind), on host ops `"mrvl.reasons"`. Then:
    after which the regions are formed again and checked again, or, for a policy about the
    region as a whole (no conv or fc in it; with `worth-the-call`, asked for by name, an MLIP
    estimate, every chunk's call counted, above the region's host time:
-   `mrvl_dialect/cost_model.py`), the region. Those ops get
+   `target/cost_model.py`), the region. Those ops get
    `"mrvl.place" = "host"`, a `"policy.<id>: ..."` reason appended to `"mrvl.reasons"`,
    and lose `"mrvl.group"`. A conv or fc layer is never evicted by a layer policy.
 4. Outlining. Each remaining region, in IR order, becomes `mrvl.subgraph @<prefix><k>`
@@ -81,13 +81,13 @@ from mrvl_dialect.mrvl import (
     SubgraphOp,
     YieldOp,
 )
-from mrvl_dialect.cost_model import CostModel, MlipEstimate, duration, host_work, mlip_work
+from mrvl.target.cost_model import CostModel, MlipEstimate, duration, host_work, mlip_work
 from mrvl_dialect.mrvl import MAX_BATCH
 from mrvl.passes.chunk_mrvl_batch import batch_problem, chunking, over_limit, region_batch
 from mrvl.passes.mlip_rules import RULES
 from mrvl_dialect.graph_queries import node_label
 from mrvl_dialect.locations import location_nodes
-from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
+from mrvl.target.options import DEFAULT_TARGET, TargetOptions
 
 PASS_NAME = "partition-mrvl"
 BATCH_RULE = next(r for r in RULES if r.id == "batch.max")
@@ -698,7 +698,7 @@ class PartitionMrvlPass(ModulePass):
     run_mode: str = DEFAULT_TARGET.run_mode
     """The target options the subgraphs are compiled with and record (`TargetOptions`)."""
     target_file: str = ""
-    """A target description (`mrvl_dialect/cost_model.py`) for `worth-the-call`; the defaults without."""
+    """A target description (`target/cost_model.py`) for `worth-the-call`; the defaults without."""
     host_profile: str = ""
     """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
 

@@ -63,7 +63,7 @@ from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.weights import WeightStore
 from mrvl_dialect.graph_queries import constant_value
-from mrvl_dialect.host_kernels import (kernel_macro, pack_conv_weights, pack_gemm_weights, packed_weights_floats,
+from mrvl.target.host_kernels import (kernel_macro, pack_conv_weights, pack_gemm_weights, packed_weights_floats,
                                       scratch_bytes)
 
 WORKSPACE_ALIGN = 64

@@ -60,7 +60,7 @@ from mrvl_dialect.mrvl import (
     QuantParamsAttr,
     SubgraphOp,
 )
-from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions
+from mrvl.target.options import DEFAULT_TARGET, TargetOptions
 from mrvl_dialect.weights import WeightStore
 
 FAKE_QUANT_ATTR = "mrvl.fake_quant"

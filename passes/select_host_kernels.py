@@ -6,7 +6,7 @@ Rules, for each `func.func` (see `mrvl_dialect/cpu.py` for the properties):
 - kernel choice: a `cpu.conv` gets `kernel = #cpu<conv_kernel K>`, K the kernel
   `host_kernels.conv_path` picks: `depthwise` or `depthwise_blocked` (one input channel per
   group; blocked where that measured faster), else of `pointwise` (1x1, stride 1, no padding),
-  `direct` and `flat` the cheapest by the cost table of `mrvl_dialect/host_kernels.py`;
+  `direct` and `flat` the cheapest by the cost table of `target/host_kernels.py`;
   a `cpu.conv_transpose` gets `transpose`; a `cpu.resize` gets `#cpu<resize_kernel K>`:
   `nearest`, `taps` (linear and cubic, 2 and 4 taps) or `filtered` (with antialias or
   tf_crop_and_resize);
@@ -34,7 +34,7 @@ from mrvl_dialect import cpu
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
-from mrvl_dialect.host_kernels import NUMERIC_SUFFIXES, SPATIAL, conv_path, matmul_shapes
+from mrvl.target.host_kernels import NUMERIC_SUFFIXES, SPATIAL, conv_path, matmul_shapes
 from mrvl_dialect.locations import location_nodes
 
 MAX_RANK = 8

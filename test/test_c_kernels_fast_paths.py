@@ -23,7 +23,7 @@ import numpy as np
 import onnx
 import pytest
 from numeric_asserts import assert_close
-from mrvl_dialect.host_kernels import kernel_macro
+from mrvl.target.host_kernels import kernel_macro
 from onnx import TensorProto, helper
 from test_c_backend import (GCC, Bundle, _w, assert_cases_close, build_program, c_workdir, check,  # noqa: F401
                             check_together, compile_model, emit_model, gcc, merged, merged_inputs, random_inputs,

@@ -21,7 +21,7 @@ import onnx
 import pytest
 from mrvl.compile import main as compile_main
 from mrvl.opt import main as mrvl_opt
-from mrvl_dialect.host_kernels import kernel_macro
+from mrvl.target.host_kernels import kernel_macro
 from onnx import TensorProto, helper
 from test_c_backend import (GCC, Built, Bundle, _w, assert_cases_close, build_program, c_workdir, gcc,  # noqa: F401
                             makefile_cflags, merged, merged_inputs, random_inputs, run_program, single_op)

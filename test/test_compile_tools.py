@@ -16,7 +16,7 @@ import pytest
 from mrvl.compile import Stages, compile_model, main, target_options
 from mrvl.timing import Timing
 from mrvl_dialect.errors import CompileError
-from mrvl_dialect.target import parse_mattr
+from mrvl.target.options import parse_mattr
 
 FAKE_TMLC = """#!{python}
 # A stand-in for Marvell's mrvl-tmlc: checks its arguments as TVM passed them, writes

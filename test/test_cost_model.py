@@ -1,4 +1,4 @@
-"""The cost model (`mrvl_dialect/cost_model.py`): the target description and its defaults,
+"""The cost model (`target/cost_model.py`): the target description and its defaults,
 the ResNet-50 estimate against Marvell's published figure, host calibration from a real
 `mrvl-run --profile --profile-out` output, and the decisions it takes on both sides of
 their thresholds."""
@@ -21,7 +21,7 @@ from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 from mrvl.passes.partition_mrvl import DEFAULT_POLICIES, POLICIES
 from mrvl.run import main as mrvl_run
 from mrvl_dialect import mrvl
-from mrvl_dialect.cost_model import DEFAULT_TARGET_INI, CostModel, MlipWork, host_rates, read_profile
+from mrvl.target.cost_model import DEFAULT_TARGET_INI, CostModel, MlipWork, host_rates, read_profile
 from mrvl_dialect.errors import CompileError
 
 DOCS = Path(__file__).parent.parent / "docs"

@@ -1,4 +1,4 @@
-"""mrvl_dialect/host_kernels.py reads the kernels' tile constants from mrvl_kernels.c: checked
+"""target/host_kernels.py reads the kernels' tile constants from mrvl_kernels.c: checked
 against what the C preprocessor makes of the same macros."""
 
 import itertools
@@ -15,12 +15,13 @@ from onnx import TensorProto, helper, numpy_helper
 from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
 from mrvl.passes.lower_to_cpu import LowerToCpuPass
-from mrvl_dialect import host_kernels
+from mrvl.target import host_kernels
 from mrvl_dialect.cpu import CPU, ConvOp, shape_of
-from mrvl_dialect.host_kernels import (conv_path, depthwise_blocked_scratch_floats, depthwise_is_blocked,
+from mrvl.target.host_kernels import (conv_path, depthwise_blocked_scratch_floats, depthwise_is_blocked,
                                       depthwise_scratch_floats, gemm_pack_floats, kernel_macro)
 
 RUNTIME = Path(host_kernels.__file__).resolve().parents[1] / "backend" / "c_runtime"
+TARGET = Path(host_kernels.__file__).resolve().parent
 GCC = shutil.which("gcc")
 CONSTANTS = ("GEMM_NC", "GEMM_KC", "GEMM_MC", "GEMM_DOT_ROWS", "CONV_PANEL", "CONV_CHANNEL_ALIGN", "DEPTHWISE_TILE",
              "DEPTHWISE_BLOCK", "DEPTHWISE_BLOCK_TILE")
@@ -34,7 +35,7 @@ def test_macros_match_the_c_preprocessor(tmp_path: Path) -> None:
     lines += [f'printf("%lld\\n", (long long)MRVL_GEMM_PACK_FLOATS({m}, {n}, {k}));' for m, n, k in products]
     (tmp_path / "main.c").write_text('#include <stdio.h>\n#include "mrvl_kernels.c"\nint main(void)\n{\n    '
                                      + "\n    ".join(lines) + "\n    return 0;\n}\n")
-    subprocess.run([GCC, "-std=c99", "-O0", "-w", f"-I{RUNTIME}", "main.c", "-o", "main", "-lm"], cwd=tmp_path,
+    subprocess.run([GCC, "-std=c99", "-O0", "-w", f"-I{RUNTIME}", f"-I{TARGET}", "main.c", "-o", "main", "-lm"], cwd=tmp_path,
                    check=True)
     values = [int(v) for v in subprocess.run([str(tmp_path / "main")], capture_output=True, text=True,
                                              check=True).stdout.split()]
@@ -109,7 +110,7 @@ def test_depthwise_scratch_matches_the_c(tmp_path: Path) -> None:
                      + " ".join(f'printf("%lld\\n", (long long){kernel}(&p));' for kernel in kernels) + " }")
     (tmp_path / "main.c").write_text('#include <stdio.h>\n#include "mrvl_kernels.c"\nint main(void)\n{\n    '
                                      + "\n    ".join(lines) + "\n    return 0;\n}\n")
-    subprocess.run([GCC, "-std=c99", "-O0", "-w", "-march=native", f"-I{RUNTIME}", "main.c", "-o", "main", "-lm"],
+    subprocess.run([GCC, "-std=c99", "-O0", "-w", "-march=native", f"-I{RUNTIME}", f"-I{TARGET}", "main.c", "-o", "main", "-lm"],
                    cwd=tmp_path, check=True)
     got = [int(v) for v in subprocess.run([str(tmp_path / "main")], capture_output=True, text=True,
                                           check=True).stdout.split()]

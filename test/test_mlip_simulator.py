@@ -24,7 +24,7 @@ from onnx import TensorProto, helper
 from mrvl.backend.mlip_simulator import load, run_subgraph, simulate
 from numeric_asserts import assert_close
 from mrvl_dialect.errors import CompileError
-from mrvl_dialect.target import TargetOptions
+from mrvl.target.options import TargetOptions
 
 REPO = Path(__file__).resolve().parents[1]
 _rng = np.random.default_rng(11)

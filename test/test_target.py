@@ -1,4 +1,4 @@
-"""The target options (`mrvl_dialect/target.py`): their values and defaults, the
+"""The target options (`target/options.py`): their values and defaults, the
 `mrvl.subgraph` properties that record them, and the mrvl-tmlc command line written and
 read back."""
 
@@ -8,7 +8,7 @@ from xdsl.ir import Block, Region
 
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.mrvl import SubgraphOp, YieldOp
-from mrvl_dialect.target import DEFAULT_TARGET, TargetOptions, parse_mattr
+from mrvl.target.options import DEFAULT_TARGET, TargetOptions, parse_mattr
 
 
 def test_defaults_are_tvms():

@@ -18,7 +18,7 @@ from packaging.utils import canonicalize_name
 from test_lock import LOCK
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ["pyproject.toml", "README.md", "mrvl", "mrvl_dialect", "frontend", "passes", "backend"]
+SOURCES = ["pyproject.toml", "README.md", "mrvl", "mrvl_dialect", "target", "frontend", "passes", "backend"]
 TOP_LEVEL = {"mrvl", "mrvl_dialect"}
 
 
@@ -75,10 +75,11 @@ def test_wheel_holds_the_runtime_under_the_projects_names(wheel):
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == TOP_LEVEL
     runtime = sorted(p.name for p in (ROOT / "backend" / "c_runtime").iterdir())
-    assert {"mrvl_kernels.c", "mrvl_kernels_tiles.h", "mrvl_mlip_board.c"} <= set(runtime)
+    assert {"mrvl_kernels.c", "mrvl_kernels_internal.h", "mrvl_mlip_board.c"} <= set(runtime)
     for name in runtime:  # every file of the C runtime, the kernel families' too
         assert f"mrvl/backend/c_runtime/{name}" in names
-    assert {"mrvl/passes/__init__.py", "mrvl/frontend/onnx_importer.py", "mrvl_dialect/cpu.py"} <= set(names)
+    assert "mrvl/target/mrvl_kernels_tiles.h" in names
+    assert {"mrvl/passes/__init__.py", "mrvl/frontend/onnx_importer.py", "mrvl/target/cost_model.py", "mrvl_dialect/cpu.py"} <= set(names)
 
 
 def test_installed_wheel_compiles_runs_and_verifies(wheel, tmp_path):

@@ -23,7 +23,7 @@ static int64_t conv_packed_group_floats(int64_t mg, int64_t depth)
 }
 
 /* w (m, c/group, kernel) into the packed layout, group after group (the C emitter packs
- * constant weights the same way at compile time: mrvl_dialect/host_kernels.py pack_conv_weights). */
+ * constant weights the same way at compile time: target/host_kernels.py pack_conv_weights). */
 static void mrvl_conv_pack_weights_f32(const mrvl_conv_params *p, const float *w, float *packed)
 {
     int64_t mg = p->m / p->group, depth = p->c / p->group * volume3(p->kernel);
@@ -407,7 +407,7 @@ static int conv_short_tiles_pay(int64_t positions)
 }
 
 /* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) and the
- * tap table (plan-host-memory reserves the same: mrvl_dialect/host_kernels.py conv_scratch_floats). */
+ * tap table (plan-host-memory reserves the same: target/host_kernels.py conv_scratch_floats). */
 static int64_t conv_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t dims[MRVL_SPATIAL];
@@ -524,7 +524,7 @@ static int64_t flat_tail_floats(const mrvl_conv_params *p, const int64_t q[MRVL_
     return volume3(p->in) - flat_count(p, q) + 2 * MRVL_FLAT_TILE;
 }
 
-/* Floats of scratch mrvl_flat_conv_f32 needs (mrvl_dialect/host_kernels.py
+/* Floats of scratch mrvl_flat_conv_f32 needs (target/host_kernels.py
  * flat_scratch_floats): a group's input in the flat layout, a tile of zeros after it (the
  * last tile's dropped positions read that far), and the tap table; in place, the tail of each
  * input channel (flat_tail_floats) and two tap tables, the input's and the tail's. */

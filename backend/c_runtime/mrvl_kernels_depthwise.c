@@ -73,7 +73,7 @@ static depthwise_geometry depthwise_layout(const mrvl_conv_params *p)
 
 /* Floats of scratch mrvl_depthwise_conv_f32 needs: a layout per input channel (each task uses
  * the one of its first channel, so that the threads share none), the rows layout's column
- * masks, and the tap offsets (mrvl_dialect/host_kernels.py depthwise_scratch_floats). */
+ * masks, and the tap offsets (target/host_kernels.py depthwise_scratch_floats). */
 static int64_t depthwise_scratch_floats(const mrvl_conv_params *p)
 {
     depthwise_geometry g = depthwise_layout(p);
@@ -416,7 +416,7 @@ static depthwise_blocked_geometry depthwise_blocked_layout(const mrvl_conv_param
 
 /* Floats of scratch mrvl_depthwise_blocked_conv_f32 needs: a layout, the weights and the
  * bias per block of channels (each task uses its first block's) and the tap offsets
- * (mrvl_dialect/host_kernels.py depthwise_blocked_scratch_floats). */
+ * (target/host_kernels.py depthwise_blocked_scratch_floats). */
 static int64_t depthwise_blocked_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t blocks = (p->c + MRVL_DEPTHWISE_BLOCK - 1) / MRVL_DEPTHWISE_BLOCK;

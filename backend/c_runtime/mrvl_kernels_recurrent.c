@@ -15,7 +15,7 @@ static int64_t recurrent_packed_columns(const mrvl_recurrent_params *p)
 }
 
 /* Scratch floats of mrvl_recurrent_f32 (plan-host-memory reserves the same for the widest
- * tile: mrvl_dialect/host_kernels.py recurrent_scratch_floats): one direction's input
+ * tile: target/host_kernels.py recurrent_scratch_floats): one direction's input
  * projection (seq * batch rows of all gates), R^T packed once per direction, the gates of a
  * step, the hidden and cell states and one more row of hidden values per sample, then the
  * GEMM's packing for the input projection. */

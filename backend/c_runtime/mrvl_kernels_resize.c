@@ -220,7 +220,7 @@ static double resize_filter_scale(const mrvl_resize_params *p, int d)
 /* The first tap's offset from an output element's left neighbour along dim d: the taps are
  * offsets start .. 1 - start, 2 - 2 * start of them, covering the filter's support (1 linear,
  * 2 cubic) stretched by 1/filter scale (the C emitter reserves scratch by the same rule:
- * mrvl_dialect/host_kernels.py resize_filter_taps). */
+ * target/host_kernels.py resize_filter_taps). */
 static int64_t resize_filter_start(const mrvl_resize_params *p, int d)
 {
     double support = p->mode == MRVL_RESIZE_CUBIC ? 2.0 : 1.0;

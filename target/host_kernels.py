@@ -1,4 +1,4 @@
-"""What the host C kernels (`backend/c_runtime/mrvl_kernels*.c`) need around a call, for
+"""The host C kernels' ABI (`backend/c_runtime/mrvl_kernels*.c`): what they need around a call, for
 `plan-host-memory` and the C emitter: their tile constants, which conv kernel runs a
 `cpu.conv`, the workspace scratch each kernel needs, and the packed conv and GEMM weight
 layouts.
@@ -21,8 +21,9 @@ from mrvl_dialect import cpu
 
 SPATIAL = 3
 """Spatial dims of the conv and pool kernels (depth, height, width)."""
-KERNELS_SOURCE = ("mrvl.backend", "c_runtime/mrvl_kernels_tiles.h")
-"""The package resource whose `#define`s `kernel_macro` reads."""
+TILES_HEADER = "mrvl_kernels_tiles.h"
+"""This package's C header of the kernels' tile sizes, whose `#define`s `kernel_macro` reads
+and which the bundle ships beside the kernels."""
 NUMERIC_SUFFIXES = {
     f32: "f32", f64: "f64",
     **{IntegerType(w): f"i{w}" for w in (8, 16, 32, 64)},
@@ -36,12 +37,17 @@ NUMERIC_SUFFIXES = {
 def _definitions() -> dict[str, list[str]]:
     """Every object-like `#define NAME value` of the kernels, by name: several values where
     preprocessor branches define a name once per target."""
-    package, path = KERNELS_SOURCE
-    text = files(package).joinpath(path).read_text()
+    text = tiles_header()
     found: dict[str, list[str]] = {}
     for name, value in re.findall(r"^#define (MRVL_\w+)[ \t]+(.+)$", text, re.M):
         found.setdefault(name, []).append(re.sub(r"/\*.*?\*/|//.*", "", value).strip())
     return found
+
+
+@cache
+def tiles_header() -> str:
+    """The text of `mrvl_kernels_tiles.h`."""
+    return files(__package__).joinpath(TILES_HEADER).read_text()
 
 
 @cache

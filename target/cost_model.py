@@ -38,7 +38,7 @@ import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
-from mrvl_dialect.target import TargetOptions
+from mrvl.target.options import TargetOptions
 
 DEFAULT_TARGET_INI = """\
 # The target a compile estimates latency for (mrvl-xdsl cost model; docs/cost-model.md).

@@ -1,7 +1,7 @@
 /* mrvl_kernels_tiles.h: the tile and block sizes of the host kernels, per target.
  *
  * Integer macros, and MRVL_GEMM_PACK_FLOATS (the GEMM's scratch) made of them:
- * mrvl_dialect/host_kernels.py reads the integer ones from this file to plan the kernels'
+ * target/host_kernels.py reads the integer ones from this file to plan the kernels'
  * scratch and packed weights (over targets, the largest value), so what the C uses and what
  * the compiler plans for have one source. */
 #ifndef MRVL_KERNELS_TILES_H
@@ -49,12 +49,12 @@
 #define MRVL_GEMM_MC 96
 
 /* Floats of packing scratch gemm_acc_f32 needs for an (m, n, k) product, for any tile size
- * up to 8 x 32 (plan-host-memory reserves the same: mrvl_dialect/host_kernels.py gemm_pack_floats); the
+ * up to 8 x 32 (plan-host-memory reserves the same: target/host_kernels.py gemm_pack_floats); the
  * part after B's, for A, is not used when A's rows are contiguous (a_cs 1). */
 #define MRVL_GEMM_PACK_FLOATS(m, n, k)                                                        \
     (min_i64((k), MRVL_GEMM_KC) * (min_i64((n), MRVL_GEMM_NC) + 31 + min_i64((m), MRVL_GEMM_MC) + 7))
 
-/* Columns per panel of a constant B packed at compile time (mrvl_dialect/host_kernels.py
+/* Columns per panel of a constant B packed at compile time (target/host_kernels.py
  * pack_gemm_weights): a multiple of every target's MRVL_GEMM_NR, so one layout serves all. */
 #define MRVL_GEMM_PANEL 32
 
