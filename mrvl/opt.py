@@ -24,7 +24,7 @@ from typing import IO, ClassVar
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mrvl.backend.c_emitter import CTarget
@@ -133,7 +133,7 @@ class MrvlOptMain(xDSLOptMain):
         try:
             super().setup_pipeline()
             self.pipeline_error: Exception | None = None
-        except (CompileError, ValueError) as e:
+        except (CompileError, ValueError, ArgSpecParseError) as e:
             self.pipeline_error = e
 
     def run(self):
@@ -193,7 +193,7 @@ def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: s
             raise CompileError("", reason)
         with printed_warnings(input_name):
             tool.run()
-    except Exception as e:
+    except (Exception, ArgSpecParseError) as e:  # xDSL's spec parse error is not an Exception
         print(error_line(e, input_name), file=sys.stderr)
         return 1
     if (pending := getattr(tool, "pending_output", None)) is not None:
@@ -223,7 +223,7 @@ def printed_warnings(input_name: str) -> Iterator[None]:
         yield
 
 
-def error_line(error: Exception, input_name: str) -> str:
+def error_line(error: BaseException, input_name: str) -> str:
     """The one `error: <file>: <where>: <what>` line a tool prints for `error`; any other
     exception is an internal error (re-raised with `MRVL_TRACEBACK=1` set)."""
     if isinstance(error, CompileError):
@@ -234,6 +234,8 @@ def error_line(error: Exception, input_name: str) -> str:
         return f"error: {input_name}: {location.line}:{location.col}: {message}"
     if isinstance(error, DiagnosticException):
         return f"error: {input_name}: {_diagnostic_message(error)}"
+    if isinstance(error, ArgSpecParseError):
+        return f"error: {input_name}: {_spec_message(error)}"
     if isinstance(error, ValueError | OSError):
         return f"error: {input_name}: {' '.join(str(error).split())}"
     if os.environ.get("MRVL_TRACEBACK"):
@@ -242,6 +244,14 @@ def error_line(error: Exception, input_name: str) -> str:
         f"error: {input_name}: internal compiler error: {type(error).__name__}: {error} "
         "(set MRVL_TRACEBACK=1 for the traceback, and please report it)"
     )
+
+
+def _spec_message(error: ArgSpecParseError) -> str:
+    """A pass pipeline or target spec that does not parse: the spec, the column and why."""
+    lines = str(error).rstrip("\n").splitlines()
+    if len(lines) >= 5 and (position := re.fullmatch(r"[\w-]+:(\d+):(\d+)", lines[1])):
+        return f"in '{lines[2]}' at column {position[2]}: {lines[-1].strip()}"
+    return " ".join(str(error).split())
 
 
 def _diagnostic_message(error: DiagnosticException) -> str:
