@@ -46,6 +46,7 @@ from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.cpu import CallMlipOp, chunked_type
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_ops_gen import TransposeOp
+from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl_dialect.graph_queries import constant_value, module_of
@@ -62,8 +63,8 @@ def transpose(value: SSAValue, perm: tuple[int, ...]) -> TransposeOp:
     dims = source.get_shape()
     return TransposeOp.create(
         operands=[value],
-        result_types=[TensorType(source.element_type, [dims[p] for p in perm])],
-        properties={"perm": DenseArrayBase.from_list(i64, perm)},
+        result_types=[tensor_type(source.element_type, [dims[p] for p in perm])],
+        properties={"perm": i64_array(perm)},
     )
 
 
