@@ -123,6 +123,7 @@ ELEMENTWISE_UNARY = (
 )
 """Ops whose first operand is their only tensor read per element (Clip's bounds are scalars)."""
 ELEMENTWISE_BINARY = (g.AddOp, g.SubOp, g.MulOp, g.DivOp, g.PowOp)
+ELEMENTWISE = ELEMENTWISE_UNARY + ELEMENTWISE_BINARY
 
 
 def _per_tensor_quantization(op: Operation) -> bool:
@@ -150,7 +151,7 @@ class TransposeSinksBelowElementwise(RewritePattern):
     among them: none is added, none grows."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        elementwise = isinstance(op, ELEMENTWISE_UNARY + ELEMENTWISE_BINARY) or _per_tensor_quantization(op)
+        elementwise = isinstance(op, ELEMENTWISE) or _per_tensor_quantization(op)
         if not elementwise or not _on_host(op):
             return
         tensors = 2 if isinstance(op, ELEMENTWISE_BINARY) else 1
