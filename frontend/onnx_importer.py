@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import AttributeProto
-from onnx.reference import ReferenceEvaluator
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -275,6 +274,8 @@ class _Importer:
 
     def constant_node(self, node: onnx.NodeProto) -> ConstantOp:
         """A `Constant` node the folder did not reach (as in a subgraph)."""
+        from onnx.reference import ReferenceEvaluator  # ~0.1 s to import: only when a model has one
+
         try:
             value = np.asarray(ReferenceEvaluator(node).run(None, {})[0])
         except Exception as e:  # the evaluator rejects malformed attributes in many ways
