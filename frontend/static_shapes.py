@@ -391,6 +391,8 @@ def warn_contradicted_value_info(
     onnxruntime runs such models (it re-infers too); the warning says why the model's
     own value_info was not believed. Dynamic recorded dims contradict nothing.
     """
+    if not recorded:
+        return
     inferred = _all_types(graph)
     contradicted = [
         (node, name, recorded_type, inferred[name]) for name, (node, recorded_type) in recorded.items()
