@@ -18,15 +18,16 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from importlib import import_module
 from io import StringIO
 from pathlib import Path
-from importlib import import_module
 from typing import IO, ClassVar
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mrvl.mlir_lexer_fix import use_linear_string_literals
@@ -64,7 +65,7 @@ DIRECTORY_TARGETS = ("json", "c")
 """Targets whose output is a directory of files (`-o DIR`), written whole or not at all."""
 
 
-def target_class(name: str):
+def target_class(name: str) -> type[Target]:
     """The class of one of `TARGETS`."""
     module, cls = TARGETS[name]
     return getattr(import_module(module), cls)
@@ -111,7 +112,7 @@ class MrvlOptMain(xDSLOptMain):
                     source = Path(self.args.input_file)  # mapped, with its external data
                 else:
                     source = io.read()
-                from mrvl.frontend.onnx_importer import import_onnx  # ONNX and the graph ops: only for ONNX input
+                from mrvl.frontend.onnx_importer import import_onnx  # onnx and the graph ops: for ONNX input only
 
                 return import_onnx(source, self.input_shapes, text=text)
 
