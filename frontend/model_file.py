@@ -7,6 +7,7 @@ read-only numpy view of the mapped file. Weights in external data files are mapp
 same way, after checking that their paths stay inside the model's folder.
 """
 
+import math
 import mmap
 import os
 import re
@@ -147,7 +148,7 @@ def _declared_count(tensor: TensorProto, element: ElementType) -> int:
     if any(d < 0 for d in tensor.dims):
         raise CompileError(where, f"negative dimension in {list(tensor.dims)}")
     check_tensor_size(where, tensor.name, list(tensor.dims), element)
-    return int(np.prod(tensor.dims, dtype=object)) if tensor.dims else 1
+    return math.prod(tensor.dims)
 
 
 def _check_data_size(tensor: TensorProto, found: int, expected: int, unit: str) -> None:

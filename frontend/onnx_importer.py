@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import AttributeProto
-from onnx.reference import ReferenceEvaluator
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -48,6 +47,7 @@ from mrvl_dialect.graph_base import OPERAND_SEGMENTS, RESULT_SEGMENTS, OnnxOp, f
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
 from mrvl_dialect.limits import check_tensor_size
 from mrvl_dialect.locations import node_location
+from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
 
 ARG_NAME = "graph.name"
@@ -159,12 +159,10 @@ class _Importer:
         type_proto = self.types.get(name)
         if producer is None and (type_proto is None or not type_proto.WhichOneof("value")):
             raise CompileError(where, "declares no type")
-        # What the model declares is all there is for the outputs of an op without a shape rule.
-        unruled = producer is not None and not _has_shape_rule(producer)
         if type_proto is None or not type_proto.HasField("tensor_type"):
             if type_proto is not None and type_proto.WhichOneof("value"):
                 raise CompileError(where, f"'{name}' is a {type_proto.WhichOneof('value')}; only tensors are supported")
-            if unruled:
+            if _unruled(producer):
                 raise CompileError(where, _no_shape_rule(producer, f"declare the type and static shape of '{name}'"))
             raise CompileError(
                 where,
@@ -176,21 +174,21 @@ class _Importer:
         if element is None:
             raise CompileError(where, f"'{name}' has element type {onnx_type_name(tensor.elem_type)}, which is not supported")
         if not tensor.HasField("shape"):
-            if unruled:
+            if _unruled(producer):
                 raise CompileError(where, _no_shape_rule(producer, f"'{name}' is declared without a shape: declare it"))
             raise CompileError(where, f"the rank of '{name}' is unknown after shape inference")
         dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
         if any(d < 0 and tensor.shape.dim[i].HasField("dim_value") for i, d in enumerate(dims)):
             raise CompileError(where, f"'{name}' has a negative dim: {dims}")
         if -1 in dims and not scope.allow_dynamic:
-            if unruled:
+            if _unruled(producer):
                 declared = ", ".join(str(d.dim_value) if d.HasField("dim_value") else d.dim_param or "?"
                                      for d in tensor.shape.dim)
                 request = f"'{name}' is declared [{declared}]: declare its static shape"
                 raise CompileError(where, _no_shape_rule(producer, request))
             raise CompileError(where, self.dynamic_dim_message(name, tensor, producer is None))
         check_tensor_size(where, name, dims, element)
-        return TensorType(element.xdsl, dims)
+        return tensor_type(element.xdsl, dims)
 
     def dynamic_dim_message(self, name: str, tensor: onnx.TypeProto.Tensor, is_input: bool) -> str:
         dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
@@ -208,7 +206,7 @@ class _Importer:
         element = BY_ONNX.get(data_type)
         if element is None or element.numpy is None:
             raise CompileError(f"tensor '{name}'", f"element type {onnx_type_name(data_type)} is not supported")
-        return self.store.constant_attr(name, array, TensorType(element.xdsl, array.shape))
+        return self.store.constant_attr(name, array, tensor_type(element.xdsl, array.shape))
 
     def attribute(self, a: AttributeProto, node: onnx.NodeProto) -> Attribute:
         match a.type:
@@ -219,7 +217,7 @@ class _Importer:
             case AttributeProto.STRING:
                 return StringAttr(a.s.decode("utf-8", errors="replace"))
             case AttributeProto.INTS:
-                return DenseArrayBase.from_list(i64, list(a.ints))
+                return i64_array(a.ints)
             case AttributeProto.FLOATS:
                 return DenseArrayBase.from_list(f32, list(a.floats))
             case AttributeProto.STRINGS:
@@ -276,6 +274,8 @@ class _Importer:
 
     def constant_node(self, node: onnx.NodeProto) -> ConstantOp:
         """A `Constant` node the folder did not reach (as in a subgraph)."""
+        from onnx.reference import ReferenceEvaluator  # ~0.1 s to import: only when a model has one
+
         try:
             value = np.asarray(ReferenceEvaluator(node).run(None, {})[0])
         except Exception as e:  # the evaluator rejects malformed attributes in many ways
@@ -318,9 +318,12 @@ class _Importer:
         return Region(block)
 
 
-def _has_shape_rule(node: onnx.NodeProto) -> bool:
-    """Whether ONNX shape inference knows the op (an operator of one of ONNX's domains)."""
-    return onnx.defs.has(node.op_type, "" if node.domain == "ai.onnx" else node.domain)
+def _unruled(producer: onnx.NodeProto | None) -> bool:
+    """Whether `producer` is an op without a shape rule: what the model declares is all
+    there is for its outputs (asked only on the way to an error)."""
+    if producer is None:
+        return False
+    return not onnx.defs.has(producer.op_type, "" if producer.domain == "ai.onnx" else producer.domain)
 
 
 def _no_shape_rule(node: onnx.NodeProto, request: str) -> str:

@@ -22,7 +22,6 @@ import onnx.defs
 import onnx.shape_inference
 import onnx.version_converter
 from onnx import TensorProto, numpy_helper
-from onnx.reference import ReferenceEvaluator
 from xdsl.traits import Pure
 
 from mrvl.frontend.onnx_graph import graph_uses, node_label, subgraphs
@@ -309,6 +308,8 @@ class _Folder:
                 continue
             if shape is None or np.prod(shape, dtype=object) > FOLD_MAX_RESULT_ELEMENTS:
                 return None
+        from onnx.reference import ReferenceEvaluator  # ~0.1 s to import: only once something is evaluated
+
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
@@ -390,6 +391,8 @@ def warn_contradicted_value_info(
     onnxruntime runs such models (it re-infers too); the warning says why the model's
     own value_info was not believed. Dynamic recorded dims contradict nothing.
     """
+    if not recorded:
+        return
     inferred = _all_types(graph)
     contradicted = [
         (node, name, recorded_type, inferred[name]) for name, (node, recorded_type) in recorded.items()

@@ -9,18 +9,36 @@ The public Python API; the command-line tools in this package are thin wrappers 
     outputs = run_model("model.tar", {"input": x})              # what mrvl-run does
 """
 
-from collections.abc import Mapping
-from pathlib import Path
+from __future__ import annotations
 
-import numpy as np
-import onnx
-from xdsl.dialects.builtin import ModuleOp
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-from mrvl.frontend.onnx_importer import import_onnx
-from mrvl.compile import CompileResult, Stages, compile_model, partition
-from mrvl.timing import Timing
-from mrvl_dialect.errors import CompileError
-from mrvl_dialect.weights import WeightStore
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    import numpy as np
+    import onnx
+    from xdsl.dialects.builtin import ModuleOp
+
+_API = {
+    "CompileError": "mrvl_dialect.errors",
+    "CompileResult": "mrvl.compile",
+    "WeightStore": "mrvl_dialect.weights",
+    "compile_model": "mrvl.compile",
+    "import_onnx": "mrvl.frontend.onnx_importer",
+}
+"""Where each public name is defined: imported when first asked for, so that a tool or
+pass importing `mrvl.<module>` does not load the whole compiler."""
+
+
+def __getattr__(name: str) -> object:
+    if name not in _API:
+        raise AttributeError(f"module 'mrvl' has no attribute '{name}'")
+    value = getattr(import_module(_API[name]), name)
+    globals()[name] = value
+    return value
 
 
 def partition_for_mrvl(model: str | Path | bytes | onnx.ModelProto, **options: object) -> ModuleOp:
@@ -28,6 +46,9 @@ def partition_for_mrvl(model: str | Path | bytes | onnx.ModelProto, **options: o
     the host, as TVM's `partition_for_mrvl` did: `mrvl.subgraph`s for the accelerator and
     `cpu` ops for the host. Options are `compile_model`'s: `num_tiles`, `mcpu`, `mattr`,
     `quantize`, `wb_pin_ocm`, `run_mode`, `offload`, `input_shapes`, `placement`."""
+    from mrvl.compile import Stages, partition
+    from mrvl.timing import Timing
+
     return partition(model, Stages(Timing()), **options)  # type: ignore[arg-type]
 
 

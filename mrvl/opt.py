@@ -11,12 +11,14 @@ is parsed, and any `dialect_resources` blobs in it become the module's weights.
 """
 
 import argparse
+import functools
 import os
 import re
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from importlib import import_module
 from io import StringIO
 from pathlib import Path
 from typing import IO, ClassVar
@@ -25,13 +27,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from mrvl.backend.c_emitter import CTarget
-from mrvl.backend.json_emitter import JsonTarget
-from mrvl.backend.placement_report import PlacementReportTarget
-from mrvl.backend.summary import SummaryTarget
-from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.mlir_lexer_fix import use_linear_string_literals
 from mrvl.passes import get_all_passes
 from mrvl_dialect import get_all_dialects
@@ -56,8 +54,21 @@ def parse_input_shapes(texts: Sequence[str]) -> dict[str, list[int]]:
     return shapes
 
 
-DIRECTORY_TARGETS = {JsonTarget.name: JsonTarget, CTarget.name: CTarget}
+TARGETS: dict[str, tuple[str, str]] = {
+    "summary": ("mrvl.backend.summary", "SummaryTarget"),
+    "placement-report": ("mrvl.backend.placement_report", "PlacementReportTarget"),
+    "json": ("mrvl.backend.json_emitter", "JsonTarget"),
+    "c": ("mrvl.backend.c_emitter", "CTarget"),
+}
+"""Target name -> (module, class), imported only when `-t` names the target."""
+DIRECTORY_TARGETS = ("json", "c")
 """Targets whose output is a directory of files (`-o DIR`), written whole or not at all."""
+
+
+def target_class(name: str) -> type[Target]:
+    """The class of one of `TARGETS`."""
+    module, cls = TARGETS[name]
+    return getattr(import_module(module), cls)
 
 
 class MrvlOptMain(xDSLOptMain):
@@ -75,10 +86,8 @@ class MrvlOptMain(xDSLOptMain):
 
     def register_all_targets(self):
         super().register_all_targets()
-        self.available_targets["summary"] = lambda: SummaryTarget
-        self.available_targets["placement-report"] = lambda: PlacementReportTarget
-        self.available_targets["json"] = lambda: JsonTarget
-        self.available_targets["c"] = lambda: CTarget
+        for name in TARGETS:
+            self.available_targets[name] = functools.partial(target_class, name)
 
     def register_all_frontends(self):
         super().register_all_frontends()
@@ -103,6 +112,8 @@ class MrvlOptMain(xDSLOptMain):
                     source = Path(self.args.input_file)  # mapped, with its external data
                 else:
                     source = io.read()
+                from mrvl.frontend.onnx_importer import import_onnx  # onnx and the graph ops: for ONNX input only
+
                 return import_onnx(source, self.input_shapes, text=text)
 
             return parse_onnx
@@ -147,7 +158,7 @@ class MrvlOptMain(xDSLOptMain):
         spec = parse_spec(self.args.target)
         if spec.name in DIRECTORY_TARGETS:
             # A directory of files, not a stream: the files go to the pending directory.
-            DIRECTORY_TARGETS[spec.name].from_spec(spec).emit(self.ctx, prog, self.pending_output)
+            target_class(spec.name).from_spec(spec).emit(self.ctx, prog, self.pending_output)
             return ""
         text = super().output_resulting_program(prog)
         if self.args.print_weights and parse_spec(self.args.target).name == "mlir":
@@ -160,7 +171,7 @@ class MrvlOptMain(xDSLOptMain):
                 raise CompileError(f"-t {target}", "writes a directory of files: name it with -o DIR")
             if self.args.split_input_file:
                 raise CompileError(f"-t {target}", "writes one directory per input: --split-input-file is not supported")
-            self.pending_output = DIRECTORY_TARGETS[target].output_directory(Path(self.args.output_file))
+            self.pending_output = target_class(target).output_directory(Path(self.args.output_file))
             return self.pending_output
         if self.args.output_file is None:
             return sys.stdout

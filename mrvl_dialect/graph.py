@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, Dialect
+from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -66,7 +66,9 @@ class ConstantOp(IRDLOperation):
     assembly_format = "$value attr-dict"
 
     def __init__(self, value: DenseIntOrFPElementsAttr | DenseResourceAttr):
-        super().__init__(properties={"value": value}, result_types=[value.get_type()])
+        # Operation's own constructor: IRDL's first matches the arguments to the op's
+        # definitions, which costs twice the op itself, and a model has a constant per weight.
+        Operation.__init__(self, properties={"value": value}, result_types=[value.get_type()])
 
 
 @irdl_op_definition

@@ -5,7 +5,6 @@ from functools import cache
 import numpy as np
 import onnx
 from onnx import helper
-from onnx.reference import ReferenceEvaluator
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FloatAttr, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Attribute
 
@@ -44,6 +43,8 @@ def _reads_pads_per_axis() -> bool:
     (top, bottom, left, right) instead of ONNX's (top, left, bottom, right), as onnx 1.23's
     does (its other MaxPool path and AveragePool read them right): one left pad must widen
     the output. Asked once, when a MaxPool is first evaluated."""
+    from onnx.reference import ReferenceEvaluator  # ~0.1 s to import: only once something is evaluated
+
     node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], pads=[0, 1, 0, 0])
     (y,) = ReferenceEvaluator(node).run(None, {"x": np.zeros((1, 1, 2, 3), np.float32)})
     return y.shape != (1, 1, 1, 3)
@@ -85,6 +86,8 @@ def evaluate(op: OnnxOp, values: list[np.ndarray]) -> list[np.ndarray]:
     outputs = [f"o{k}" for k in range(len(op.results))]
     node = helper.make_node(op_type(op), names, outputs, **attributes)
     feeds = {n: x for n, x in zip(names, inputs) if n}
+    from onnx.reference import ReferenceEvaluator  # ~0.1 s to import: only once something is evaluated
+
     try:
         return ReferenceEvaluator(node, opsets={"": OPSET}).run(None, feeds)
     except Exception as e:  # onnx.reference raises whatever numpy raises

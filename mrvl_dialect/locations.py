@@ -9,9 +9,12 @@ nodes/consts JSON (`onnx_nodes`), the C comments and the profiles read them back
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xdsl.dialects.builtin import FusedLoc, NameLoc, NoneAttr, StringAttr
 from xdsl.ir import Attribute
+
+from mrvl_dialect.shared_attributes import NONE
 
 
 @dataclass(frozen=True)
@@ -24,8 +27,12 @@ class OnnxNode:
 
 def node_location(name: str, op_type: str | None = None) -> NameLoc:
     """`loc("conv1")`, or `loc("conv1"("Conv"))` with the operator type."""
-    child = NameLoc(StringAttr(op_type), NoneAttr()) if op_type is not None else NoneAttr()
-    return NameLoc(StringAttr(name), child)
+    return NameLoc(StringAttr(name), _op_type_location(op_type) if op_type is not None else NONE)
+
+
+@lru_cache(maxsize=1024)
+def _op_type_location(op_type: str) -> NameLoc:
+    return NameLoc(StringAttr(op_type), NONE)
 
 
 def with_op_type(location: Attribute, op_type: str) -> Attribute:
@@ -42,7 +49,7 @@ def fused_location(locations: Iterable[Attribute]) -> FusedLoc:
     parts: list[Attribute] = []
     for location in locations:
         parts += location.locations.data if isinstance(location, FusedLoc) else [location]
-    return FusedLoc(parts, NoneAttr())
+    return FusedLoc(parts, NONE)
 
 
 def location_nodes(location: Attribute) -> list[OnnxNode]:

@@ -46,6 +46,7 @@ from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.cpu import CallMlipOp, chunked_type
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_ops_gen import TransposeOp
+from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl_dialect.graph_queries import constant_value, module_of
@@ -62,8 +63,8 @@ def transpose(value: SSAValue, perm: tuple[int, ...]) -> TransposeOp:
     dims = source.get_shape()
     return TransposeOp.create(
         operands=[value],
-        result_types=[TensorType(source.element_type, [dims[p] for p in perm])],
-        properties={"perm": DenseArrayBase.from_list(i64, perm)},
+        result_types=[tensor_type(source.element_type, [dims[p] for p in perm])],
+        properties={"perm": i64_array(perm)},
     )
 
 
@@ -122,6 +123,7 @@ ELEMENTWISE_UNARY = (
 )
 """Ops whose first operand is their only tensor read per element (Clip's bounds are scalars)."""
 ELEMENTWISE_BINARY = (g.AddOp, g.SubOp, g.MulOp, g.DivOp, g.PowOp)
+ELEMENTWISE = ELEMENTWISE_UNARY + ELEMENTWISE_BINARY
 
 
 def _per_tensor_quantization(op: Operation) -> bool:
@@ -149,7 +151,7 @@ class TransposeSinksBelowElementwise(RewritePattern):
     among them: none is added, none grows."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        elementwise = isinstance(op, ELEMENTWISE_UNARY + ELEMENTWISE_BINARY) or _per_tensor_quantization(op)
+        elementwise = isinstance(op, ELEMENTWISE) or _per_tensor_quantization(op)
         if not elementwise or not _on_host(op):
             return
         tensors = 2 if isinstance(op, ELEMENTWISE_BINARY) else 1

@@ -18,7 +18,6 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
     DenseResourceAttr,
     IntegerAttr,
     ModuleOp,
@@ -38,6 +37,7 @@ from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import f32_attr
 from mrvl_dialect.locations import fused_location, location_nodes, node_location
+from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.chunk_mrvl_batch import over_limit
 from mrvl.passes.declarative_fusion import Match, Pattern, match_members
@@ -61,7 +61,7 @@ NCHW_TO_NHWC_AXIS = {0: 0, 1: 3, 2: 1, 3: 2}
 def _nhwc_type(value_type: Attribute) -> TensorType:
     assert isinstance(value_type, TensorType)
     n, c, h, w = value_type.get_shape()
-    return TensorType(value_type.element_type, [n, h, w, c])
+    return tensor_type(value_type.element_type, [n, h, w, c])
 
 
 # --- Building layers ------------------------------------------------------------------
@@ -82,16 +82,15 @@ class _Builder:
         source = value.type
         assert isinstance(source, TensorType)
         dims = source.get_shape()
-        result = TensorType(source.element_type, [dims[p] for p in perm])
-        op = g.TransposeOp.create(
-            operands=[value], result_types=[result], properties={"perm": DenseArrayBase.from_list(i64, perm)}
+        result = tensor_type(source.element_type, [dims[p] for p in perm])
+        op = g.TransposeOp.create(operands=[value], result_types=[result], properties={"perm": i64_array(perm)}
         )
         return self.insert(op).results[0]
 
     def constant(self, name: str, array: np.ndarray) -> SSAValue:
         array = np.ascontiguousarray(array, np.float32)
         handle = WeightStore.of(self.module).add(name, array)
-        op = ConstantOp(DenseResourceAttr.from_params(handle, TensorType(f32, array.shape)))
+        op = ConstantOp(DenseResourceAttr.from_params(handle, tensor_type(f32, array.shape)))
         op.location = node_location(name)
         return self.insert(op).results[0]
 
@@ -142,9 +141,9 @@ def build_conv2d(b: _Builder) -> None:
     name = _layer_name(match)
     x, w = b.transpose(source, TO_NHWC), b.constant(f"{name}.weight_ohwi", weight.transpose(0, 2, 3, 1))
     properties: dict[str, Attribute] = {
-        "strides": DenseArrayBase.from_list(i64, ints_property(conv, "strides", [1, 1])),
-        "padding": DenseArrayBase.from_list(i64, padding),
-        "dilations": DenseArrayBase.from_list(i64, ints_property(conv, "dilations", [1, 1])),
+        "strides": i64_array(ints_property(conv, "strides", [1, 1])),
+        "padding": i64_array(padding),
+        "dilations": i64_array(ints_property(conv, "dilations", [1, 1])),
         "groups": IntegerAttr(int_property(conv, "group", 1), i64),
         **_activation(match),
     }
@@ -208,9 +207,9 @@ def build_pool(b: _Builder) -> None:
     if int_property(pool, "ceil_mode"):
         properties["ceil_mode"] = UnitAttr()
     properties |= {
-        "kernel_shape": DenseArrayBase.from_list(i64, ints_property(pool, "kernel_shape", [1, 1])),
-        "strides": DenseArrayBase.from_list(i64, ints_property(pool, "strides", [1, 1])),
-        "padding": DenseArrayBase.from_list(i64, padding),
+        "kernel_shape": i64_array(ints_property(pool, "kernel_shape", [1, 1])),
+        "strides": i64_array(ints_property(pool, "strides", [1, 1])),
+        "padding": i64_array(padding),
     }
     layer = match.pattern.layer.create(
         operands=[b.transpose(source, TO_NHWC)],
@@ -261,7 +260,7 @@ def build_reshape_like(b: _Builder) -> None:
         axes = [a % rank for a in constant_value(op.operands[1]).tolist()]
         if rank == 4:
             axes = sorted(NCHW_TO_NHWC_AXIS[a] for a in axes)
-        properties["axes"] = DenseArrayBase.from_list(i64, axes)
+        properties["axes"] = i64_array(axes)
     layer = layer_class.create(operands=[source], result_types=[result_type], properties=properties)
     b.finish(layer)
 

@@ -1244,6 +1244,24 @@ def host_kernel_op_types() -> set[str]:
     return {cls.name.removeprefix("graph.") for pattern in PATTERNS for cls in pattern.ops}
 
 
+class LoweringsByOpClass(RewritePattern):
+    """`lowerings` tried in order, as a greedy applier would, but each op only on those
+    whose `ops` it is among: dozens of lowerings, most of them for one or two classes."""
+
+    def __init__(self, lowerings: list[GraphOpLowering]):
+        self.lowerings = lowerings
+        self.by_class: dict[type[Operation], list[GraphOpLowering]] = {}
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        cls = type(op)
+        if (candidates := self.by_class.get(cls)) is None:
+            candidates = self.by_class[cls] = [p for p in self.lowerings if issubclass(cls, p.ops)]
+        for lowering in candidates:
+            lowering.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
+
+
 PATTERNS: tuple[type[GraphOpLowering], ...] = (
     IdentityLikeIsItsInput,
     CastToCpuCast,
@@ -1301,7 +1319,7 @@ class LowerToCpuPass(ModulePass):
     lowerings; the C emitter rejects the result)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        walker = PatternRewriteWalker(GreedyRewritePatternApplier([p() for p in PATTERNS]))
+        walker = PatternRewriteWalker(GreedyRewritePatternApplier([LoweringsByOpClass([p() for p in PATTERNS])]))
         for top in list(op.body.block.ops):
             if top.name != SUBGRAPH_OP:
                 for region in top.regions:
