@@ -29,6 +29,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes
 from mrvl_dialect.mrvl import SubgraphOp, YieldOp
 from mrvl_dialect.placement_file import PlacedNode
+from mrvl.target.options import TargetOptions
 
 BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 176, 36, 14, 24, 12
 PALETTE = ("#8fbbe3", "#ffb26b", "#8fd18a", "#d6a5cf", "#f1d36b", "#86c9c2", "#ffb3be", "#d2b49f", "#f09a98",
@@ -128,8 +129,9 @@ def _times(module: ModuleOp, carriers: dict[Operation, list[str]], model: CostMo
             seconds, where = 0.0, "aliases its input: no code"
         elif op in by_op:
             seconds, where = by_op[op], f"host kernel {host_op_label(op)}"
-        elif isinstance(_subgraph_of(op), SubgraphOp):
-            seconds = model.mlip_estimate(mlip_work([op], (), (), ()), model.mlip.tiles).compute_s
+        elif isinstance(subgraph := _subgraph_of(op), SubgraphOp):
+            target = TargetOptions.of_subgraph(subgraph)  # the options it was compiled with
+            seconds = model.mlip_estimate(mlip_work([op], (), (), ()), target).compute_s
             where = "MLIP layer compute"
         else:
             seconds, where = model.host_seconds(host_work(op)), "as a host kernel"

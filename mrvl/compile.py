@@ -283,7 +283,7 @@ def compile_model(
     cost_model = CostModel.load(**costs)
     module = partition(model, stages, input_shapes=input_shapes, offload=offload, placement=placement,
                        cost_policy=cost_policy, **costs, **options)
-    for stage in MrvlHostPipelinePass().passes():
+    for stage in MrvlHostPipelinePass(**costs).passes():
         with stages.stage(stage.name):
             stage.apply(Context(), module)
         stages.after(stage.name, module)

@@ -197,12 +197,18 @@ def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: s
     """Run an xdsl-opt-style tool; user errors become one `error:` line and exit code 1."""
     input_name = "<stdin>"
     try:
-        tool = main(description=description, args=args)
+        # Passes are built with the tool (a pass loading its target description may warn),
+        # before the input's name is known: their warnings are shown with the run's.
+        with warnings.catch_warnings(record=True) as early:
+            warnings.simplefilter("always", CompileWarning)
+            tool = main(description=description, args=args)
         input_name = tool.args.input_file or "<stdin>"
         if tool.args.input_file is not None and not os.path.isfile(tool.args.input_file):
             reason = "is a directory" if os.path.isdir(tool.args.input_file) else "no such file"
             raise CompileError("", reason)
         with printed_warnings(input_name):
+            for w in early:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
             tool.run()
     except (Exception, ArgSpecParseError) as e:  # xDSL's spec parse error is not an Exception
         print(error_line(e, input_name), file=sys.stderr)

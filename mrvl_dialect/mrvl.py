@@ -180,9 +180,6 @@ class _LayerOp(IRDLOperation):
 
 # Quantization recorded from a QDQ model (`recognize-qdq`)
 
-QUANTIZE_TARGET_ATTR = "mrvl.quantize"
-"""On the function `recognize-qdq` ran on: the `quantize` target option (placement rule
-`quant.int8` reads it before subgraphs record it)."""
 QUANTIZED_ATTR = "mrvl.quantized"
 """On a layer (and, before layers exist, on the `graph` op it comes from): a
 `QuantizedAttr`, the scales and zero points of the QDQ model around it."""

@@ -52,6 +52,7 @@ from mrvl_dialect.graph_queries import (
 )
 from mrvl.passes.mlip_patterns import BY_NAME, conv_padding, pad_amounts, per_channel
 from mrvl.passes.place_ops import mlip_groups
+from mrvl.target.options import TargetOptions, TargetPassOptions
 
 TO_NHWC = (0, 2, 3, 1)
 TO_NCHW = (0, 3, 1, 2)
@@ -295,14 +296,14 @@ def recorded_groups(module: ModuleOp) -> list[tuple[Pattern, list[Operation]]]:
     return sorted(found, key=lambda group: order[group[1][-1]])
 
 
-def computed_groups(module: ModuleOp) -> list[tuple[Pattern, list[Operation]]]:
-    """The groups `place-ops` would record (without a placement file), in the order of
-    their last op."""
+def computed_groups(module: ModuleOp, target: TargetOptions) -> list[tuple[Pattern, list[Operation]]]:
+    """The groups `place-ops` would record on `target` (without a placement file), in the
+    order of their last op."""
     found: list[tuple[Pattern, list[Operation]]] = []
     for function in module.body.block.ops:
         if isinstance(function, func.FuncOp):
             groups: dict[int, tuple[Pattern, list[Operation]]] = {}
-            for op, (group, kind) in mlip_groups(list(function.body.block.ops)).items():
+            for op, (group, kind) in mlip_groups(list(function.body.block.ops), target).items():
                 groups.setdefault(group, (BY_NAME[kind], []))[1].append(op)
             order = {op: i for i, op in enumerate(function.body.block.ops)}
             found += sorted(groups.values(), key=lambda group: order[group[1][-1]])
@@ -310,12 +311,12 @@ def computed_groups(module: ModuleOp) -> list[tuple[Pattern, list[Operation]]]:
 
 
 @dataclass(frozen=True)
-class FuseMrvlPass(ModulePass):
+class FuseMrvlPass(TargetPassOptions, ModulePass):
     """Build one `mrvl` layer (NHWC, wrapped in transposes) from each group of `graph` ops
     placed on MLIP.
 
     After `place-ops`, exactly the groups it recorded are built; on IR without placement
-    attributes, the groups `place-ops` would record. A group that is no match of its
+    attributes, the groups `place-ops` would record with the same target options. A group that is no match of its
     pattern (IR edited by hand) is left as it is, and so is a group over MLIP's batch limit
     (no layer takes it: `chunk-mrvl-batch` first compiles its subgraph for a chunk).
     """
@@ -324,7 +325,7 @@ class FuseMrvlPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         placed = any(PLACE_ATTR in nested.attributes for nested in op.walk())
-        groups = recorded_groups(op) if placed else computed_groups(op)
+        groups = recorded_groups(op) if placed else computed_groups(op, self.target())
         # From the last group back, as the layers were always built: weight handles that
         # collide are numbered in that order.
         for pattern, members in reversed(groups):

@@ -56,7 +56,8 @@ Rewrites compose: the pass repeats until nothing changes (a 1-D conv of 2 groups
 then dense; `Sub` then `Div` before the first conv go one after the other).
 
 A rewrite is undone when the cost model (`target/cost_model.py`; options
-`target_file`, `host_profile`) finds its layers slower on MLIP than what they save: the op
+`target_file`, `host_profile`) finds its layers slower on the target's MLIP (its target
+options: `num_tiles` scales the compute) than what they save: the op
 on the host and, between two MLIP layers, the transfers of its input and output and the
 extra call its region would be split into.
 
@@ -80,7 +81,8 @@ from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter,
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
-from mrvl.target.cost_model import CostModel, MlipWork, elements, host_work, mlip_work
+from mrvl.target.cost_model import CostModel, CostModelOptions, MlipWork, elements, host_work, mlip_work
+from mrvl.target.options import TargetOptions, TargetPassOptions
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_value, int_property, ints_property, node_name, op_type, shape
 from mrvl_dialect.locations import location_nodes, node_location
@@ -98,52 +100,52 @@ class Legalization:
     text: str
     """What it becomes, as docs/supported-ops.md says it."""
     ops: tuple[type[Operation], ...]
-    applies: Callable[[Operation], bool]
+    applies: Callable[[Operation, TargetOptions], bool]
     """Whether the op can be rewritten exactly (where it runs is asked separately)."""
-    rewrite: Callable[[Operation, ModuleOp], None]
+    rewrite: Callable[[Operation, ModuleOp, TargetOptions], None]
     anywhere: bool = False
     """Applies even where no MLIP layer is next to the op: its layer is worth a call alone."""
 
 
 # Where an op sits: next to layers MLIP runs, or not.
 
-def _runs_on_mlip(op: Operation) -> bool:
-    return op_type(op) in LAYER_KINDS and not failed_rules(op)
+def _runs_on_mlip(op: Operation, target: TargetOptions) -> bool:
+    return op_type(op) in LAYER_KINDS and not failed_rules(op, target)
 
 
-def _layer_anchor(value: SSAValue) -> Operation | None:
+def _layer_anchor(value: SSAValue, target: TargetOptions) -> Operation | None:
     """The op that anchors the layer computing `value`: `value`'s producer, or the conv,
     Gemm or sum before the Relu, BatchNormalization or bias Add that fuses into it."""
     op = value.owner
     if isinstance(op, g.ReluOp):
-        anchor = _layer_anchor(op.X)
+        anchor = _layer_anchor(op.X, target)
         return anchor if isinstance(anchor, g.ConvOp | g.GemmOp | g.MatMulOp | g.AddOp) else None
     if isinstance(op, g.BatchNormalizationOp):
         return op.X.owner if isinstance(op.X.owner, g.ConvOp) else None
-    if isinstance(op, g.AddOp) and not _runs_on_mlip(op):
+    if isinstance(op, g.AddOp) and not _runs_on_mlip(op, target):
         data = [v for v in op.operands if constant_value(v) is None]
         fused = len(data) == 1 and isinstance(data[0].owner, g.ConvOp | g.GemmOp | g.MatMulOp)
         return data[0].owner if fused else None
     return op if isinstance(op, Operation) else None
 
 
-def _from_mlip(value: SSAValue) -> bool:
+def _from_mlip(value: SSAValue, target: TargetOptions) -> bool:
     """Whether `value` comes from a layer MLIP can run."""
-    anchor = _layer_anchor(value)
-    return anchor is not None and _runs_on_mlip(anchor)
+    anchor = _layer_anchor(value, target)
+    return anchor is not None and _runs_on_mlip(anchor, target)
 
 
-def _to_mlip(value: SSAValue) -> bool:
+def _to_mlip(value: SSAValue, target: TargetOptions) -> bool:
     """Whether a layer MLIP can run reads `value` (through a Pad that fuses into it)."""
     users = [use.operation for use in value.uses]
-    return any(_runs_on_mlip(u) or (isinstance(u, g.PadOp) and _to_mlip(u.results[0])) for u in users)
+    return any(_runs_on_mlip(u, target) or (isinstance(u, g.PadOp) and _to_mlip(u.results[0], target)) for u in users)
 
 
-def _joins_mlip(op: Operation) -> bool:
-    return _from_mlip(op.operands[0]) or _to_mlip(op.results[0])
+def _joins_mlip(op: Operation, target: TargetOptions) -> bool:
+    return _from_mlip(op.operands[0], target) or _to_mlip(op.results[0], target)
 
 
-def _fuses_relu(value: SSAValue) -> bool:
+def _fuses_relu(value: SSAValue, target: TargetOptions) -> bool:
     """Whether a Relu of `value` fuses into the conv (through its BatchNormalization) or
     sum that computes it: nothing else reads it (the op being legalised, or nothing yet)."""
     if value.uses.get_length() > 1:
@@ -153,7 +155,7 @@ def _fuses_relu(value: SSAValue) -> bool:
         if producer.operands[0].uses.get_length() != 1:
             return False
         producer = producer.operands[0].owner
-    return isinstance(producer, g.ConvOp | g.AddOp) and _runs_on_mlip(producer)
+    return isinstance(producer, g.ConvOp | g.AddOp) and _runs_on_mlip(producer, target)
 
 
 def _nchw_float(value: SSAValue) -> tuple[int, ...] | None:
@@ -176,8 +178,8 @@ def _scalar(value: SSAValue | None) -> float | None:
 class _Builder:
     """Inserts the ops that replace `op` before it, each named after it, and its constants."""
 
-    def __init__(self, op: Operation, module: ModuleOp):
-        self.op, self.store = op, WeightStore.of(module)
+    def __init__(self, op: Operation, module: ModuleOp, target: TargetOptions):
+        self.op, self.store, self.target = op, WeightStore.of(module), target
         self.op_type = op_type(op)
         self.name = node_name(op) or self.op_type.lower()
         self.channels = shape(op.results[0])[1]
@@ -234,7 +236,7 @@ class _Builder:
         """`clip(x, low, high)` as `x - relu(x - high) + relu(low - x)` (see `clip-as-depthwise`):
         inside the bounds both Relus are 0 and the result is x itself."""
         if low == 0:  # relu(x) fuses into the layer before where it can
-            x = self.relu(x if _fuses_relu(x) else self.depthwise(x, self.per_channel("one", 1)))
+            x = self.relu(x if _fuses_relu(x, self.target) else self.depthwise(x, self.per_channel("one", 1)))
             low = None
         result = x
         if high is not None:
@@ -275,25 +277,25 @@ def _clip_bounds(clip: Operation) -> tuple[float | None, float | None] | None:
     return low, high
 
 
-def _clip_applies(clip: Operation) -> bool:
+def _clip_applies(clip: Operation, target: TargetOptions) -> bool:
     assert isinstance(clip, g.ClipOp)
     return _nchw_float(clip.input) is not None and _clip_bounds(clip) is not None
 
 
-def _clip_rewrite(clip: Operation, module: ModuleOp) -> None:
+def _clip_rewrite(clip: Operation, module: ModuleOp, target: TargetOptions) -> None:
     assert isinstance(clip, g.ClipOp)
-    b = _Builder(clip, module)
+    b = _Builder(clip, module, target)
     b.replace(b.clip(clip.input, *_clip_bounds(clip)))
 
 
-def _leaky_relu_applies(op: Operation) -> bool:
+def _leaky_relu_applies(op: Operation, target: TargetOptions) -> bool:
     assert isinstance(op, g.LeakyReluOp)
     return _nchw_float(op.X) is not None and 0 <= op.alpha.value.data < 1
 
 
-def _leaky_relu_rewrite(op: Operation, module: ModuleOp) -> None:
+def _leaky_relu_rewrite(op: Operation, module: ModuleOp, target: TargetOptions) -> None:
     assert isinstance(op, g.LeakyReluOp)
-    b = _Builder(op, module)
+    b = _Builder(op, module, target)
     b.replace(b.leaky_relu(op.X, np.full(b.channels, op.alpha.value.data, np.float32)))
 
 
@@ -309,48 +311,48 @@ def _prelu_slopes(op: g.PReluOp) -> np.ndarray | None:
     return np.broadcast_to(values, (dims[1],)).astype(np.float32)
 
 
-def _prelu_applies(op: Operation) -> bool:
+def _prelu_applies(op: Operation, target: TargetOptions) -> bool:
     assert isinstance(op, g.PReluOp)
     return _prelu_slopes(op) is not None
 
 
-def _prelu_rewrite(op: Operation, module: ModuleOp) -> None:
+def _prelu_rewrite(op: Operation, module: ModuleOp, target: TargetOptions) -> None:
     assert isinstance(op, g.PReluOp)
-    b = _Builder(op, module)
+    b = _Builder(op, module, target)
     b.replace(b.leaky_relu(op.X, _prelu_slopes(op)))
 
 
-def _hard_sigmoid_applies(op: Operation) -> bool:
+def _hard_sigmoid_applies(op: Operation, target: TargetOptions) -> bool:
     assert isinstance(op, g.HardSigmoidOp)
     return _nchw_float(op.X) is not None
 
 
-def _hard_sigmoid_rewrite(op: Operation, module: ModuleOp) -> None:
+def _hard_sigmoid_rewrite(op: Operation, module: ModuleOp, target: TargetOptions) -> None:
     assert isinstance(op, g.HardSigmoidOp)
-    b = _Builder(op, module)
+    b = _Builder(op, module, target)
     affine = b.depthwise(op.X, b.per_channel("alpha", op.alpha.value.data), b.per_channel("beta", op.beta.value.data, False))
     b.replace(b.clip(affine, 0.0, 1.0))
 
 
-def _batch_norm_applies(bn: Operation) -> bool:
+def _batch_norm_applies(bn: Operation, target: TargetOptions) -> bool:
     assert isinstance(bn, g.BatchNormalizationOp)
     producer = bn.X.owner
-    if isinstance(producer, g.AddOp) and not _runs_on_mlip(producer):
-        producer = _layer_anchor(bn.X)  # a conv's bias Add: the BatchNormalization fuses after it
+    if isinstance(producer, g.AddOp) and not _runs_on_mlip(producer, target):
+        producer = _layer_anchor(bn.X, target)  # a conv's bias Add: the BatchNormalization fuses after it
     feeds_from_conv = isinstance(producer, g.ConvOp) and bn.X.uses.get_length() == 1
     constants = all(constant_value(v) is not None for v in bn.operands[1:])
     inference = not int_property(bn, "training_mode") and len(bn.results) == 1
     return _nchw_float(bn.X) is not None and constants and inference and not feeds_from_conv
 
 
-def _batch_norm_rewrite(bn: Operation, module: ModuleOp) -> None:
+def _batch_norm_rewrite(bn: Operation, module: ModuleOp, target: TargetOptions) -> None:
     assert isinstance(bn, g.BatchNormalizationOp)
-    b = _Builder(bn, module)
+    b = _Builder(bn, module, target)
     bn.operands[0] = b.depthwise(bn.X, b.per_channel("identity", 1))
     bn.location = node_location(b.name, b.op_type)
 
 
-def _pad_applies(pad: Operation) -> bool:
+def _pad_applies(pad: Operation, target: TargetOptions) -> bool:
     """A zero Pad of H and W that no layer after it takes in as its own padding: the conv
     pattern fuses one before a Conv, and one before a MaxPool of a Relu result."""
     if pad_amounts(pad) is None or _nchw_float(pad.operands[0]) is None or _nchw_float(pad.results[0]) is None:
@@ -361,8 +363,8 @@ def _pad_applies(pad: Operation) -> bool:
     return not fused
 
 
-def _pad_rewrite(pad: Operation, module: ModuleOp) -> None:
-    b = _Builder(pad, module)
+def _pad_rewrite(pad: Operation, module: ModuleOp, target: TargetOptions) -> None:
+    b = _Builder(pad, module, target)
     top, left, bottom, right = pad_amounts(pad)
     b.replace(b.depthwise(pad.operands[0], b.per_channel("identity", 1), pads=[top, left, bottom, right]))
 
@@ -372,7 +374,7 @@ MAX_GROUPS_AS_DENSE = 16
 count, still far cheaper on MLIP than on the host up to here."""
 
 
-def _grouped_conv_applies(conv: Operation) -> bool:
+def _grouped_conv_applies(conv: Operation, target: TargetOptions) -> bool:
     """A conv of 2 to MAX_GROUPS_AS_DENSE groups that is not depthwise, of constant weights."""
     assert isinstance(conv, g.ConvOp)
     groups, dims = int_property(conv, "group", 1), _nchw_float(conv.X)
@@ -382,7 +384,7 @@ def _grouped_conv_applies(conv: Operation) -> bool:
     return not (groups == dims[1] == out_channels) and (conv.B is None or constant_value(conv.B) is not None)
 
 
-def _grouped_conv_rewrite(conv: Operation, module: ModuleOp) -> None:
+def _grouped_conv_rewrite(conv: Operation, module: ModuleOp, target: TargetOptions) -> None:
     assert isinstance(conv, g.ConvOp)
     weight, groups = constant_value(conv.W), int_property(conv, "group", 1)
     out_channels, in_per_group = weight.shape[0], weight.shape[1]
@@ -391,13 +393,13 @@ def _grouped_conv_rewrite(conv: Operation, module: ModuleOp) -> None:
     for group in range(groups):
         rows, columns = slice(group * out_per_group, (group + 1) * out_per_group), slice(group * in_per_group, (group + 1) * in_per_group)
         dense[rows, columns] = weight[rows]
-    b = _Builder(conv, module)
+    b = _Builder(conv, module, target)
     conv.operands[1] = b.constant("dense_weight", dense)
     conv.properties["group"] = IntegerAttr(1, i64)
     conv.location = node_location(b.name, b.op_type)
 
 
-def _conv1d_applies(conv: Operation) -> bool:
+def _conv1d_applies(conv: Operation, target: TargetOptions) -> bool:
     """A 1-D conv (rank-3 input) of constant weights and explicit padding."""
     assert isinstance(conv, g.ConvOp)
     dims = shape(conv.X)
@@ -408,10 +410,10 @@ def _conv1d_applies(conv: Operation) -> bool:
     return all(w is not None for w in weights) and (auto_pad is None or auto_pad.data == "NOTSET")
 
 
-def _conv1d_rewrite(conv: Operation, module: ModuleOp) -> None:
+def _conv1d_rewrite(conv: Operation, module: ModuleOp, target: TargetOptions) -> None:
     """`[N, C, L]` reshaped to `[N, C, 1, L]`, a conv of kernel `[1, k]`, reshaped back."""
     assert isinstance(conv, g.ConvOp)
-    b = _Builder(conv, module)
+    b = _Builder(conv, module, target)
     (n, c, length), (n, o, out_length) = shape(conv.X), shape(conv.results[0])
     weight = constant_value(conv.W)
     pads = ints_property(conv, "pads", [0, 0])
@@ -483,7 +485,7 @@ def _affine_operands(op: Operation) -> tuple[SSAValue, np.ndarray, bool] | None:
     return None
 
 
-def _affine_applies(op: Operation) -> bool:
+def _affine_applies(op: Operation, target: TargetOptions) -> bool:
     found = _affine_operands(op)
     if found is None:
         return False
@@ -498,7 +500,7 @@ def array_is_bias(add: Operation, x: SSAValue) -> bool:
     return isinstance(x.owner, g.ConvOp) and x.uses.get_length() == 1 and per_channel(add, shape(x)[1]) is not None
 
 
-def _affine_rewrite(op: Operation, module: ModuleOp) -> None:
+def _affine_rewrite(op: Operation, module: ModuleOp, target: TargetOptions) -> None:
     x, c, first = _affine_operands(op)
     weight, bias = {
         g.MulOp: (c, None),
@@ -506,7 +508,7 @@ def _affine_rewrite(op: Operation, module: ModuleOp) -> None:
         g.SubOp: (-1, c) if first else (1, -c),
         g.DivOp: (1 / c, None),
     }[type(op)]
-    b = _Builder(op, module)
+    b = _Builder(op, module, target)
     bias_value = b.per_channel("bias", bias, False) if bias is not None else None
     b.replace(b.depthwise(x, b.per_channel("weight", weight), bias_value))
 
@@ -536,7 +538,7 @@ LEGALIZATIONS: tuple[Legalization, ...] = (
 )
 
 @dataclass(frozen=True)
-class LegalizeMrvlPass(ModulePass):
+class LegalizeMrvlPass(TargetPassOptions, CostModelOptions, ModulePass):
     """Rewrite the ops of `LEGALIZATIONS` into MLIP layers where they join or extend an
     MLIP region, until none is left to rewrite (one rewrite can put the next op next to
     MLIP: `Sub` then `Div` before the first conv)."""
@@ -545,14 +547,10 @@ class LegalizeMrvlPass(ModulePass):
 
     placement: str = ""
     """A placement file (as place-ops takes): the nodes it keeps on the host stay as they are."""
-    target_file: str = ""
-    """A target description for the cost model (`target/cost_model.py`); the defaults without."""
-    host_profile: str = ""
-    """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         placement = load_placement(self.placement) if self.placement else None
-        model = CostModel.load(self.target_file, self.host_profile)
+        target, model = self.target(), self.cost_model()
         refused: set[Operation] = set()
         legalized: dict[str, str] = {}
         changed = True
@@ -562,12 +560,12 @@ class LegalizeMrvlPass(ModulePass):
                 if candidate in refused or (
                         placement is not None and placement.decide(node_name(candidate), op_type(candidate)) == "host"):
                     continue
-                legalization = next((x for x in LEGALIZATIONS if isinstance(candidate, x.ops) and x.applies(candidate)
-                                     and (x.anywhere or _joins_mlip(candidate))), None)
+                legalization = next((x for x in LEGALIZATIONS if isinstance(candidate, x.ops) and x.applies(candidate, target)
+                                     and (x.anywhere or _joins_mlip(candidate, target))), None)
                 if legalization is None:
                     continue
                 name = node_name(candidate) or op_type(candidate).lower()
-                if (kept := _rewrite_if_it_pays(legalization, candidate, op, model)) is not None:
+                if (kept := _rewrite_if_it_pays(legalization, candidate, op, target, model)) is not None:
                     refused.add(kept)
                     continue
                 # A node two rewrites took (a 1-D conv of 2 groups) lists both.
@@ -581,26 +579,26 @@ class LegalizeMrvlPass(ModulePass):
             op.attributes[LEGALIZED_ATTR] = DictionaryAttr(entries | {n: StringAttr(i) for n, i in legalized.items()})
 
 
-def _rewrite_if_it_pays(legalization: Legalization, op: Operation, module: ModuleOp,
+def _rewrite_if_it_pays(legalization: Legalization, op: Operation, module: ModuleOp, target: TargetOptions,
                         model: CostModel) -> Operation | None:
-    """Rewrite `op`, then undo it when the layers it added take MLIP longer than what they
+    """Rewrite `op`, then undo it when the layers it added take `target`'s MLIP longer than what they
     save: `op` on the host and, between two MLIP layers, the transfers of its input and
     output and the extra call its region would be split into. Returns the op put back."""
     block = op.parent
     assert block is not None
     saved = model.host_seconds(host_work(op))
-    if _from_mlip(op.operands[0]) and _to_mlip(op.results[0]):
+    if _from_mlip(op.operands[0], target) and _to_mlip(op.results[0], target):
         round_trip = MlipWork(io_elements=elements(op.operands[0]) + elements(op.results[0]))
-        saved += model.mlip_estimate(round_trip, model.mlip.tiles).io_s + model.mlip.call_overhead_s
+        saved += model.mlip_estimate(round_trip, target).io_s + model.mlip.call_overhead_s
     # A copy to put back, holding no uses meanwhile: rewrites check who reads a value.
     operands, original, before = list(op.operands), op.clone(), set(block.ops)
     original.operands = ()
-    legalization.rewrite(op, module)
+    legalization.rewrite(op, module, target)
     new = [o for o in block.ops if o not in before]
     in_place = op.parent is block  # a BatchNormalization behind its new conv, a grouped conv made dense
     layers = [o for o in new if not isinstance(o, ConstantOp)] + ([op] if in_place else [])
     weights = [o.results[0] for o in new if isinstance(o, ConstantOp)]
-    if model.mlip_estimate(mlip_work(layers, (), (), weights), model.mlip.tiles).compute_s <= saved:
+    if model.mlip_estimate(mlip_work(layers, (), (), weights), target).compute_s <= saved:
         original.erase()
         return None
     if in_place:

@@ -15,9 +15,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from mrvl.target.cost_model import CostModel
+from mrvl.target.cost_model import CostModelOptions
 from mrvl_dialect.errors import CompileError
-from mrvl.target.options import DEFAULT_TARGET, TargetOptions
+from mrvl.target.options import TargetPassOptions
 from mrvl.passes.chunk_mrvl_batch import ChunkMrvlBatchPass
 from mrvl.passes.cleanup_graph import CleanupGraphPass
 from mrvl.passes.convert_layout import ConvertLayoutPass
@@ -31,17 +31,13 @@ from mrvl.passes.recognize_qdq import AnnotateQuantizedLayersPass, RecognizeQdqP
 
 
 @dataclass(frozen=True)
-class MrvlPipelinePass(ModulePass):
-    """Partition a model between MLIP and the Arm host, with the target's options."""
+class MrvlPipelinePass(TargetPassOptions, CostModelOptions, ModulePass):
+    """Partition a model between MLIP and the Arm host, with the target's options
+    (`TargetPassOptions`) and cost model (`CostModelOptions`): every stage that estimates or
+    decides gets both."""
 
     name = "mrvl-pipeline"
 
-    num_tiles: int = DEFAULT_TARGET.num_tiles
-    mcpu: str = DEFAULT_TARGET.mcpu
-    quantize: str = DEFAULT_TARGET.quantize
-    wb_pin_ocm: int = DEFAULT_TARGET.wb_pin_ocm
-    run_mode: str = DEFAULT_TARGET.run_mode
-    """The target options (`TargetOptions`: their values and meaning)."""
     offload: bool = True
     """False keeps every op on the host (debugging, or comparing with an all-host build)."""
     legalize: bool = True
@@ -50,34 +46,27 @@ class MrvlPipelinePass(ModulePass):
     """A placement file forcing nodes onto the host or asking for MLIP."""
     policies: tuple[str, ...] = DEFAULT_POLICIES
     """Partition policies to apply (see partition-mrvl); `policies` alone turns all off."""
-    target_file: str = ""
-    """A target description for the cost model (`target/cost_model.py`); the defaults without."""
-    host_profile: str = ""
-    """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
 
     def __post_init__(self) -> None:
-        self.target_options()
-        CostModel.load(self.target_file, self.host_profile)
+        self.target()
+        self.cost_model()
         for id in self.policies:
             if id not in POLICIES:
                 raise CompileError(self.name, f"policies must be among {', '.join(POLICIES)}, got {id!r}")
 
-    def target_options(self) -> TargetOptions:
-        """The target options, checked."""
-        return TargetOptions.of_fields(self.name, self)
-
     def passes(self) -> tuple[ModulePass, ...]:
-        costs = {"target_file": self.target_file, "host_profile": self.host_profile}
-        legalize = (LegalizeMrvlPass(placement=self.placement, **costs),) if self.legalize and self.offload else ()
+        target, costs = self.target().as_dict(), self.cost_model_options()
+        legalize = ((LegalizeMrvlPass(placement=self.placement, **target, **costs),)
+                    if self.legalize and self.offload else ())
         return (
-            RecognizeQdqPass(quantize=self.quantize, absorb=self.offload),
+            RecognizeQdqPass(absorb=self.offload),
             CleanupGraphPass(),
             *legalize,
-            PlaceOpsPass(placement=self.placement, offload=self.offload),
-            PartitionMrvlPass(policies=self.policies, **costs, **self.target_options().as_dict()),
+            PlaceOpsPass(placement=self.placement, offload=self.offload, **target),
+            PartitionMrvlPass(policies=self.policies, **target, **costs),
             ChunkMrvlBatchPass(),
             RestoreHostQdqPass(),
-            FuseMrvlPass(),
+            FuseMrvlPass(**target),
             ConvertLayoutPass(),
             AnnotateQuantizedLayersPass(),
             LowerToCpuPass(),

@@ -54,7 +54,6 @@ host then needs is a reshape where H = W = 1, as after a global pool (convert-la
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Self
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -68,7 +67,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.utils.arg_spec import ArgSpec
 
 from mrvl_dialect.cpu import CallMlipOp
 from mrvl_dialect.errors import CompileError
@@ -81,13 +79,13 @@ from mrvl_dialect.mrvl import (
     SubgraphOp,
     YieldOp,
 )
-from mrvl.target.cost_model import CostModel, MlipEstimate, duration, host_work, mlip_work
+from mrvl.target.cost_model import CostModel, CostModelOptions, MlipEstimate, duration, host_work, mlip_work
 from mrvl_dialect.mrvl import MAX_BATCH
 from mrvl.passes.chunk_mrvl_batch import batch_problem, chunking, over_limit, region_batch
 from mrvl.passes.mlip_rules import RULES
 from mrvl_dialect.graph_queries import node_label
 from mrvl_dialect.locations import location_nodes
-from mrvl.target.options import DEFAULT_TARGET, TargetOptions
+from mrvl.target.options import DEFAULT_TARGET, TargetOptions, TargetPassOptions
 
 PASS_NAME = "partition-mrvl"
 BATCH_RULE = next(r for r in RULES if r.id == "batch.max")
@@ -132,7 +130,7 @@ class Candidate:
         chunk, calls = self.chunking()
         if calls > 1:
             work = work.per_images(chunk, batch)
-        return model.mlip_estimate(work, self.target.num_tiles, self.target.quantize, self.target.wb_pin_ocm)
+        return model.mlip_estimate(work, self.target)
 
     def host_seconds(self, model: CostModel) -> float:
         """The region's ops as host kernels."""
@@ -678,7 +676,7 @@ def restore_dominance(block: Block) -> None:
 
 
 @dataclass(frozen=True)
-class PartitionMrvlPass(ModulePass):
+class PartitionMrvlPass(TargetPassOptions, CostModelOptions, ModulePass):
     """Outline the ops placed on MLIP into `mrvl.subgraph`s, called by `cpu.call_mlip`.
 
     Runs after `place-ops`, before `fuse-mrvl` and `lower-to-cpu`.
@@ -690,20 +688,12 @@ class PartitionMrvlPass(ModulePass):
     """Ids of the policies that may send a region back to the host (`POLICIES`);
     `DEFAULT_POLICIES` by default. `policies=compute-intensive` keeps one, `{policies}` none."""
     prefix: str = "tvmgen_mrvl_main_"
-    """Subgraphs are named `<prefix>0`, `<prefix>1`, ... in IR order."""
-    mcpu: str = DEFAULT_TARGET.mcpu
-    num_tiles: int = DEFAULT_TARGET.num_tiles
-    quantize: str = DEFAULT_TARGET.quantize
-    wb_pin_ocm: int = DEFAULT_TARGET.wb_pin_ocm
-    run_mode: str = DEFAULT_TARGET.run_mode
-    """The target options the subgraphs are compiled with and record (`TargetOptions`)."""
-    target_file: str = ""
-    """A target description (`target/cost_model.py`) for `worth-the-call`; the defaults without."""
-    host_profile: str = ""
-    """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
+    """Subgraphs are named `<prefix>0`, `<prefix>1`, ... in IR order. The target options
+    (`TargetPassOptions`) are those the subgraphs are compiled with and record; the cost
+    model's (`CostModelOptions`) are `worth-the-call`'s."""
 
     def __post_init__(self) -> None:
-        self.target_options()
+        self.target()
         self.cost_model()
         for id in self.policies:
             if id not in POLICIES:
@@ -711,24 +701,8 @@ class PartitionMrvlPass(ModulePass):
         if not isinstance(self.prefix, str) or not self.prefix:
             raise CompileError(self.name, f"prefix must be a non-empty name, got {self.prefix!r}")
 
-    @classmethod
-    def from_spec(cls, spec: ArgSpec) -> Self:
-        """ModulePass's, with a target option of the wrong type reported as a wrong value."""
-        given = spec.normalize_parameter_names().parameters
-        for name in TargetOptions.names():
-            if (values := given.get(name)) is not None:
-                TargetOptions.check(cls.name, name, values[0] if len(values) == 1 else values)
-        return super().from_spec(spec)
-
-    def target_options(self) -> TargetOptions:
-        """The target options, checked."""
-        return TargetOptions.of_fields(self.name, self)
-
-    def cost_model(self) -> CostModel:
-        return CostModel.load(self.target_file, self.host_profile)
-
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        options = self.target_options().properties()
+        options = self.target().properties()
         policies = [POLICIES[id] for id in dict.fromkeys(self.policies)]
         taken = {
             o.properties["sym_name"].data
@@ -747,7 +721,7 @@ class PartitionMrvlPass(ModulePass):
         self, block: Block, policies: list[Policy], names: Iterator[str], options: dict[str, Attribute]
     ) -> list[SubgraphOp]:
         """Form, check and outline the regions of `block`; returns the new subgraphs."""
-        accepted = _apply_policies(block, policies, self.cost_model(), self.target_options())
+        accepted = _apply_policies(block, policies, self.cost_model(), self.target())
 
         subgraphs: list[SubgraphOp] = []
         cloned: dict[ConstantOp, None] = {}

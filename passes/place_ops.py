@@ -26,10 +26,11 @@ from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, REASONS_ATTR
 from mrvl.passes.declarative_fusion import Pattern, fusable, match
 from mrvl.passes.mlip_patterns import FUSED_ONLY, LAYER_KINDS, PATTERNS
 from mrvl.passes.mlip_rules import failed_rules
+from mrvl.target.options import TargetOptions, TargetPassOptions
 
 
-def _format_failures(op: Operation) -> list[str]:
-    return [f"{r.id}: {r.text} ({observed})" for r, observed in failed_rules(op)]
+def _format_failures(op: Operation, target: TargetOptions) -> list[str]:
+    return [f"{r.id}: {r.text} ({observed})" for r, observed in failed_rules(op, target)]
 
 
 @dataclass
@@ -37,6 +38,8 @@ class _Placer:
     placement: object | None
     """A `placement_file.Placement`, or None."""
     placement_path: str
+    target: TargetOptions
+    """The options the rules check ops on."""
     reasons: dict[Operation, list[str]] = field(default_factory=dict)
     group_of: dict[Operation, tuple[int, str]] = field(default_factory=dict)
     groups: int = 0
@@ -56,7 +59,7 @@ class _Placer:
         longest = match(pattern, root)
         if longest is None:
             return False
-        if failures := _format_failures(longest.anchor):
+        if failures := _format_failures(longest.anchor, self.target):
             for reason in failures:
                 self.note(longest.anchor, reason)
             return False
@@ -100,7 +103,7 @@ class _Placer:
         if self.decision(op) == "host":
             reasons.insert(0, f"placement.host: kept on the host by the placement file {self.placement_path}")
         elif kind in LAYER_KINDS:
-            reasons += [r for r in _format_failures(op) if r not in reasons]
+            reasons += [r for r in _format_failures(op, self.target) if r not in reasons]
         if not reasons and kind in FUSED_ONLY:
             reasons.append(f"{kind.lower()}.fused-only: MLIP runs {kind} only {FUSED_ONLY[kind]}")
         if not reasons and kind not in LAYER_KINDS:
@@ -118,8 +121,9 @@ def _placeable(block_ops: list[Operation]) -> list[Operation]:
 
 
 @dataclass(frozen=True)
-class PlaceOpsPass(ModulePass):
-    """Decide where every graph op runs and record why (see the module docstring)."""
+class PlaceOpsPass(TargetPassOptions, ModulePass):
+    """Decide where every graph op runs and record why (see the module docstring); the rules
+    check each op on the target options."""
 
     name = "place-ops"
 
@@ -135,7 +139,7 @@ class PlaceOpsPass(ModulePass):
             from mrvl_dialect.placement_file import load_placement
 
             placement = load_placement(self.placement)
-        placer = _Placer(placement, self.placement)
+        placer = _Placer(placement, self.placement, self.target())
         for function in op.body.block.ops:
             if not isinstance(function, func.FuncOp):
                 continue
@@ -168,10 +172,10 @@ def _set_host(op: Operation, reasons: list[str]) -> None:
     op.attributes[REASONS_ATTR] = ArrayAttr([StringAttr(r) for r in reasons])
 
 
-def mlip_groups(block_ops: list[Operation]) -> dict[Operation, tuple[int, str]]:
-    """The groups place-ops (without a placement file) makes of one block's ops: each
-    grouped op's group number and pattern name. Nothing is recorded on the ops."""
-    placer = _Placer(None, "")
+def mlip_groups(block_ops: list[Operation], target: TargetOptions) -> dict[Operation, tuple[int, str]]:
+    """The groups place-ops (without a placement file) makes of one block's ops on `target`:
+    each grouped op's group number and pattern name. Nothing is recorded on the ops."""
+    placer = _Placer(None, "", target)
     placer.claim(_placeable(block_ops))
     return placer.group_of
 

@@ -13,8 +13,8 @@ Three passes, in `mrvl-pipeline`'s order:
   what it rounds: unless the tensor is nonnegative anyway, a Clip to the grid's range stays.
   Then every op next to a recorded tensor records, as a `#mrvl.quantized`
   (`mrvl.quantized`), how its input, weight and output were quantized.
-  Placement and fusion so see the float model; with `quantize=int8` the rule `quant.int8`
-  (`mlip_rules`) keeps an op whose record is not symmetric int8 on the host.
+  Placement and fusion so see the float model; with the target option `quantize=int8` the
+  rule `quant.int8` (`mlip_rules`) keeps an op whose record is not symmetric int8 on the host.
 - `restore-host-qdq` (after `partition-mrvl`): every recorded tensor the host reads (a
   graph input, a host op's result, an accelerator subgraph's output) gets its
   QuantizeLinear -> DequantizeLinear back, so host code rounds as the model does; between
@@ -53,14 +53,12 @@ from mrvl_dialect.graph_queries import constant_op, constant_value, node_name
 from mrvl_dialect.locations import location_nodes, node_location
 from mrvl_dialect.mrvl import (
     PLACE_ATTR,
-    QUANTIZE_TARGET_ATTR,
     QUANTIZED_ATTR,
     REASONS_ATTR,
     QuantizedAttr,
     QuantParamsAttr,
     SubgraphOp,
 )
-from mrvl.target.options import DEFAULT_TARGET, TargetOptions
 from mrvl_dialect.weights import WeightStore
 
 FAKE_QUANT_ATTR = "mrvl.fake_quant"
@@ -287,14 +285,9 @@ class RecognizeQdqPass(ModulePass):
 
     name = "recognize-qdq"
 
-    quantize: str = DEFAULT_TARGET.quantize
-    """The target's `quantize` option: with int8, rule `quant.int8` applies."""
     absorb: bool = True
     """Take activation Q/DQ pairs off (False: only fold weights; all-host builds keep them
     anyway, through `restore-host-qdq`)."""
-
-    def __post_init__(self) -> None:
-        TargetOptions.check(self.name, "quantize", self.quantize)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         store = WeightStore.of(op)
@@ -304,13 +297,9 @@ class RecognizeQdqPass(ModulePass):
                 for nested in list(function.walk()):
                     if nested.parent is not None:
                         pattern.apply(nested, store)
-            quantized_ops = 0
             for nested in function.walk():
                 if not isinstance(nested, ConstantOp) and (quantized := quantized_record(nested)) is not None:
                     nested.attributes[QUANTIZED_ATTR] = quantized
-                    quantized_ops += 1
-            if quantized_ops:  # a QDQ model: rule quant.int8 reads the target
-                function.attributes[QUANTIZE_TARGET_ATTR] = StringAttr(self.quantize)
 
 
 # --- restore-host-qdq -----------------------------------------------------------------

@@ -6,7 +6,9 @@ Rules, for each `func.func` (see `mrvl_dialect/cpu.py` for the properties):
 - kernel choice: a `cpu.conv` gets `kernel = #cpu<conv_kernel K>`, K the kernel
   `host_kernels.conv_path` picks: `depthwise` or `depthwise_blocked` (one input channel per
   group; blocked where that measured faster), else of `pointwise` (1x1, stride 1, no padding),
-  `direct` and `flat` the cheapest by the cost table of `target/host_kernels.py`;
+  `direct` and `flat` the cheapest by `host_kernels.conv_costs`, with the kernels' overheads
+  of the host the target description names (`[host] name`; options `target_file`,
+  `host_profile` as the cost model's everywhere);
   a `cpu.conv_transpose` gets `transpose`; a `cpu.resize` gets `#cpu<resize_kernel K>`:
   `nearest`, `taps` (linear and cubic, 2 and 4 taps) or `filtered` (with antialias or
   tf_crop_and_resize);
@@ -16,8 +18,8 @@ Rules, for each `func.func` (see `mrvl_dialect/cpu.py` for the properties):
 - the function gets the unit attribute `cpu.kernels_selected`, which `plan-host-memory` and
   `-t c` require.
 
-Choosing again replaces the kernels recorded before. The pass has no options: the choice is
-the cost table's (`mrvl-host-pipeline` runs it, then `plan-host-memory`).
+Choosing again replaces the kernels recorded before (`mrvl-host-pipeline` runs it, then
+`plan-host-memory`).
 """
 
 import math
@@ -34,6 +36,7 @@ from mrvl_dialect import cpu
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
+from mrvl.target.cost_model import CostModelOptions, HostTarget
 from mrvl.target.host_kernels import NUMERIC_SUFFIXES, SPATIAL, conv_path, matmul_shapes
 from mrvl_dialect.locations import location_nodes
 
@@ -93,12 +96,12 @@ def require_element_types(op: Operation) -> None:
 # --- Kernel choice --------------------------------------------------------------------
 
 
-def select_conv(op: cpu.ConvOp | cpu.ConvTransposeOp) -> None:
+def select_conv(op: cpu.ConvOp | cpu.ConvTransposeOp, host: HostTarget) -> None:
     require_f32(op)
     rank = len(cpu.shape_of(op.X)) - 2
     if rank > SPATIAL:
         raise unsupported(op, f"with {rank} spatial dims (at most {SPATIAL})")
-    op.kernel = cpu.ConvKernelAttr(cpu.ConvKernel(conv_path(op)))
+    op.kernel = cpu.ConvKernelAttr(cpu.ConvKernel(conv_path(op, host)))
 
 
 def select_resize(op: cpu.ResizeOp) -> None:
@@ -206,8 +209,6 @@ def _rank(value: Callable[[Operation], SSAValue]) -> Callable[[Operation], None]
 
 
 RULES: dict[type[Operation], Callable] = {
-    cpu.ConvOp: select_conv,
-    cpu.ConvTransposeOp: select_conv,
     cpu.ResizeOp: select_resize,
     cpu.GemmOp: require_f32,
     cpu.MatmulOp: check_matmul,
@@ -243,29 +244,33 @@ RULES: dict[type[Operation], Callable] = {
     cpu.ScatterNdOp: check_scatter,
     cpu.RecurrentOp: check_float32_input,
 }
-"""What each op needs checked or chosen; ops not named here have a kernel for every form."""
+"""What each op other than a conv (`select_conv`) needs checked or chosen; ops not named
+here have a kernel for every form."""
 
 
-def select_function(function: func.FuncOp) -> None:
+def select_function(function: func.FuncOp, host: HostTarget) -> None:
     for op in function.body.block.ops:
         if isinstance(op, ConstantOp | func.ReturnOp):
             continue
         if not isinstance(op, cpu.CpuOp):
             raise CompileError(_label(op), f"the C backend has no kernel for '{op.name}' (lower it to cpu first)")
         require_element_types(op)
-        if (rule := RULES.get(type(op))) is not None:
+        if isinstance(op, cpu.ConvOp | cpu.ConvTransposeOp):
+            select_conv(op, host)
+        elif (rule := RULES.get(type(op))) is not None:
             rule(op)
     function.attributes[cpu.KERNELS_SELECTED] = UnitAttr()
 
 
 @dataclass(frozen=True)
-class SelectHostKernelsPass(ModulePass):
+class SelectHostKernelsPass(CostModelOptions, ModulePass):
     """Choose and record each host op's C kernel, refusing forms no kernel runs (see the
-    module docstring)."""
+    module docstring); a conv's kernel by the costs of the host the target description names."""
 
     name = "select-host-kernels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        host = self.cost_model().host
         for function in op.ops:
             if isinstance(function, func.FuncOp) and function.body.blocks:
-                select_function(function)
+                select_function(function, host)

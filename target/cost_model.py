@@ -1,13 +1,14 @@
 """The cost model: how long an MLIP subgraph and a host kernel take, from a target description.
 
 The target description is a small INI file (`configparser`), as Arm's Vela reads `vela.ini`:
-`[mlip]` the accelerator (clock, tiles, peak fp16 MAC/s, efficiency, DMA, on-chip memory,
-the fixed cost of one call), `[host]` the Arm host's throughput per kernel class. Its
-defaults are `DEFAULT_TARGET_INI` (also `docs/target.ini`; `docs/cost-model.md` explains
-each value and where it comes from); a file given with `target_file` / `--target-file`
-overrides the keys it sets. `host_profile` / `--host-profile` replaces the host
-throughputs with those measured by `mrvl-run --profile --profile-out FILE` on the machine
-that runs the bundle.
+`[mlip]` the accelerator (tiles, peak fp16 MAC/s, efficiency, DMA, on-chip memory, the
+fixed cost of one call); `[host.NAME]`, one set per host (`neoverse-n2`, `x86-64`), its
+throughput per kernel class and its conv kernels' overheads; `[host]` names the host the
+compile is for (`name`) and may override keys of its set. Its defaults are
+`DEFAULT_TARGET_INI` (also `docs/target.ini`; `docs/cost-model.md` explains each value and
+where it comes from); a file given with `target_file` / `--target-file` overrides the keys
+it sets. `host_profile` / `--host-profile` replaces the host throughputs with those measured
+by `mrvl-run --profile --profile-out FILE` on the machine that runs the bundle.
 
 Estimates, per call and per kernel:
 
@@ -21,14 +22,17 @@ Estimates, per call and per kernel:
   or, for every other kernel, the bytes it reads and writes over `bytes_per_s`.
 
 Partitioning (`partition-mrvl`'s `worth-the-call` policy) and legalisation
-(`legalize-mrvl`) weigh these estimates; the reports print them.
+(`legalize-mrvl`) weigh these estimates, `select-host-kernels` the conv kernels' overheads;
+the reports print them. The passes take the files as options (`CostModelOptions`).
 """
 
 import configparser
 import json
 import math
-from collections.abc import Iterable, Sequence
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
+from functools import cache
 from pathlib import Path
 
 from xdsl.dialects.builtin import TensorType
@@ -36,7 +40,7 @@ from xdsl.ir import Operation, SSAValue
 
 import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import cpu, mrvl
-from mrvl_dialect.errors import CompileError
+from mrvl_dialect.errors import CompileError, CompileWarning
 from mrvl_dialect.graph import ConstantOp
 from mrvl.target.options import TargetOptions
 
@@ -44,12 +48,11 @@ DEFAULT_TARGET_INI = """\
 # The target a compile estimates latency for (mrvl-xdsl cost model; docs/cost-model.md).
 # Copy this file, edit it and give it to mrvl-compile --target-file FILE (or to the
 # passes as target_file="FILE"); keys left out keep these defaults. "published" values
-# are Marvell's simulator figures for ResNet-50 (fp16, 8 tiles); "assumed" values are
-# not published: measure them on your board and change them here.
+# are Marvell's simulator figures for ResNet-50 (fp16, 8 tiles); "measured" ones were
+# timed as each says; "assumed" values are neither: measure them on your board and
+# change them here.
 
 [mlip]
-# published: 5,674,071 cycles in 5,674.07 us.
-clock_hz = 1.0e9
 # published: the tile count of the figures below; peak scales linearly to the compile's
 # num_tiles (assumed).
 tiles = 8
@@ -70,8 +73,17 @@ ocm_bytes = 8388608
 call_overhead_s = 10e-6
 
 [host]
-# assumed: one Neoverse N2 core (two 128-bit FMA pipes, 2.5 GHz: 20 G fp32 MAC/s peak)
-# at 40% of peak in the C kernels. Calibrate with --host-profile.
+# The host that runs the bundle's C code: the [host.NAME] section below whose figures the
+# estimates and the choice of each conv's kernel use. A key of those sections given here
+# overrides the named one's.
+name = neoverse-n2
+
+[host.neoverse-n2]
+# One Neoverse N2 core of an OCTEON 10. No figure here is measured on an N2: calibrate
+# the rates with --host-profile on the board.
+
+# assumed: two 128-bit FMA pipes, 2.5 GHz: 20 G fp32 MAC/s peak, at 40% of peak in the
+# C kernels.
 conv_macs_per_s = 8.0e9
 # assumed: as conv_macs_per_s (the same packed micro-kernel).
 matmul_macs_per_s = 8.0e9
@@ -80,6 +92,72 @@ matmul_macs_per_s = 8.0e9
 bytes_per_s = 8.0e9
 # assumed: the fixed cost of one host kernel call.
 op_overhead_s = 0.2e-6
+
+# The conv kernels' overheads, in multiply-adds of the kernel: select-host-kernels runs
+# each conv on the cheapest of the flat, direct and pointwise kernels. Until they are
+# timed on an N2, those of [host.x86-64] (the same C code), taken to rank the kernels alike.
+
+# assumed: as on x86-64.
+flat_copy_cost = 25
+# assumed: as on x86-64.
+flat_store_cost = 8
+# assumed: as on x86-64.
+flat_residual_cost = 4
+# assumed: as on x86-64.
+direct_copy_cost = 11
+# assumed: as on x86-64.
+direct_store_cost = 38
+# assumed: as on x86-64.
+direct_residual_cost = 45
+# assumed: as on x86-64.
+pointwise_pack_cost = 10
+# assumed: as on x86-64.
+pointwise_store_cost = 15
+# assumed: as on x86-64.
+pointwise_residual_cost = 12
+
+[host.x86-64]
+# One x86-64 core with AVX-512, where the kernels are developed and tested.
+
+# measured, roughly: mrvl-run --profile of the zoo's resnet_small and mobilenet_small
+# compiled with --no-offload, on a machine shared with other work (docs/cost-model.md).
+conv_macs_per_s = 1.9e10
+# assumed: as conv_macs_per_s (the profile timed one small Gemm only).
+matmul_macs_per_s = 1.9e10
+# measured, roughly: as conv_macs_per_s.
+bytes_per_s = 3.6e9
+# assumed: as on the N2.
+op_overhead_s = 0.2e-6
+
+# The conv kernels' overheads, in multiply-adds of the kernel: fitted (least squares on
+# relative error) to 67 single convs with a Relu (stems, 3x3 convs of 16 to 512 channels
+# at 7x7 to 224x224, 1x1 convs expanding and reducing, strided, with and without a
+# residual, at batch 1 and 4: ResNet, MobileNet, SqueezeNet, tiny-YOLO and VGG shapes)
+# timed with each kernel; their multiply-adds came out at one rate.
+
+# measured: a float of the flat conv's input copy (strided into its phases; none when
+# read in place).
+flat_copy_cost = 25
+# measured: an output of the flat conv (its epilogue and the runs stored).
+flat_store_cost = 8
+# measured: a float of the residual the flat conv reads (along its runs of outputs).
+flat_residual_cost = 4
+# measured: a float of the direct conv's padded input copy (rows copied whole).
+direct_copy_cost = 11
+# measured: an output of the direct conv (stored transposed, its epilogue run across
+# channels).
+direct_store_cost = 38
+# measured: a float of the residual the direct conv reads (transposed: a short run per
+# channel).
+direct_residual_cost = 45
+# measured: an input float of the pointwise conv's product, packed into panels.
+pointwise_pack_cost = 10
+# measured: an output of the pointwise conv (its bias filled in first, its epilogue a
+# pass of its own).
+pointwise_store_cost = 15
+# measured: a float of the residual the pointwise conv reads (in its epilogue's pass, in
+# order).
+pointwise_residual_cost = 12
 """
 
 
@@ -87,7 +165,6 @@ op_overhead_s = 0.2e-6
 class MlipTarget:
     """`[mlip]`: the accelerator."""
 
-    clock_hz: float
     tiles: int
     peak_fp16_macs_per_s: float
     efficiency: float
@@ -99,12 +176,26 @@ class MlipTarget:
 
 @dataclass(frozen=True)
 class HostTarget:
-    """`[host]`: the Arm host's kernels."""
+    """`[host.NAME]`, the host `[host] name` names: its kernels' rates, and the conv kernels'
+    overheads in multiply-adds (`host_kernels.conv_costs`)."""
 
     conv_macs_per_s: float
     matmul_macs_per_s: float
     bytes_per_s: float
     op_overhead_s: float
+    flat_copy_cost: int
+    flat_store_cost: int
+    flat_residual_cost: int
+    direct_copy_cost: int
+    direct_store_cost: int
+    direct_residual_cost: int
+    pointwise_pack_cost: int
+    pointwise_store_cost: int
+    pointwise_residual_cost: int
+
+
+IGNORED_KEYS = {("mlip", "clock_hz"): "the cost model counts seconds, not cycles"}
+"""Keys earlier target descriptions had and the model no longer reads: accepted, with a warning."""
 
 
 HOST_KINDS = ("conv", "matmul", "memory")
@@ -175,26 +266,26 @@ class CostModel:
         parser.read_string(DEFAULT_TARGET_INI, "defaults")
         source, host_source = "target defaults", "host assumed"
         if target_file:
-            text = _read(target_file)
-            given = configparser.ConfigParser(inline_comment_prefixes=("#", ";"))
-            try:
-                given.read_string(text, target_file)
-            except configparser.Error as e:
-                raise CompileError(target_file, f"not a target description: {' '.join(str(e).split())}") from None
+            given = _parse(target_file, _read(target_file))
             for section in given.sections():
                 if not parser.has_section(section):
-                    raise CompileError(target_file, f"unknown section [{section}] (expected [mlip] or [host])")
+                    expected = ", ".join(f"[{s}]" for s in parser.sections())
+                    raise CompileError(target_file, f"unknown section [{section}] (expected {expected})")
+                known = parser.options(section) + (HOST_KEYS if section == "host" else [])
                 for key, value in given.items(section):
-                    if not parser.has_option(section, key):
-                        known = ", ".join(parser.options(section))
-                        raise CompileError(f"{target_file}: [{section}]", f"unknown key '{key}' (known: {known})")
-                    parser.set(section, key, value)
+                    if (section, key) in IGNORED_KEYS:
+                        _warn_once(f"{target_file}: [{section}] {key}",
+                                   f"ignored: {IGNORED_KEYS[section, key]} (remove it)")
+                    elif key not in known:
+                        raise CompileError(f"{target_file}: [{section}]",
+                                           f"unknown key '{key}' (known: {', '.join(known)})")
+                    else:
+                        parser.set(section, key, value)
             source = Path(target_file).name
-            if given.has_section("host"):
+            if any(s == "host" or s.startswith("host.") for s in given.sections()):
                 host_source = f"host from {source}"
         where = target_file or "target defaults"
-        model = cls(_section(parser, "mlip", MlipTarget, where), _section(parser, "host", HostTarget, where), source,
-                    host_source)
+        model = cls(_values(parser["mlip"], "mlip", MlipTarget, where), _host(parser, where), source, host_source)
         return model.calibrated(host_profile) if host_profile else model
 
     def calibrated(self, profile: str) -> "CostModel":
@@ -210,14 +301,14 @@ class CostModel:
 
     # Estimates
 
-    def mlip_estimate(self, work: MlipWork, num_tiles: int, quantize: str = "fp16",
-                      wb_pin_ocm: int = 0) -> MlipEstimate:
+    def mlip_estimate(self, work: MlipWork, target: TargetOptions) -> MlipEstimate:
+        """One call of `work` on the MLIP of `target` (its tiles, arithmetic and weight pinning)."""
         m = self.mlip
-        peak = m.peak_fp16_macs_per_s * num_tiles / m.tiles
+        peak = m.peak_fp16_macs_per_s * target.num_tiles / m.tiles
         compute = work.macs / (peak * m.efficiency) + work.depthwise_macs / (peak * m.depthwise_efficiency)
-        element = DEVICE_BYTES.get(quantize, 2)
+        element = DEVICE_BYTES[target.quantize]
         weight_bytes = work.weight_elements * element
-        pinned = wb_pin_ocm and weight_bytes <= m.ocm_bytes * num_tiles / m.tiles
+        pinned = target.wb_pin_ocm and weight_bytes <= m.ocm_bytes * target.num_tiles / m.tiles
         weights = 0.0 if pinned else weight_bytes / m.dma_bytes_per_s
         io = work.io_elements * element / m.dma_bytes_per_s
         return MlipEstimate(compute, weights, io, m.call_overhead_s)
@@ -231,6 +322,24 @@ class CostModel:
         return h.op_overhead_s + work.bytes / h.bytes_per_s
 
 
+@dataclass(frozen=True)
+class CostModelOptions:
+    """The cost model's files as the options of a pass that estimates: the pass lists this
+    class before `ModulePass` among its bases and loads them with `cost_model()`; a pipeline
+    hands them on to its stages as `**cost_model_options()`."""
+
+    target_file: str = ""
+    """A target description (`target/cost_model.py`); the defaults without."""
+    host_profile: str = ""
+    """A profile from `mrvl-run --profile --profile-out` calibrating the host's rates."""
+
+    def cost_model(self) -> CostModel:
+        return CostModel.load(self.target_file, self.host_profile)
+
+    def cost_model_options(self) -> dict[str, str]:
+        return {"target_file": self.target_file, "host_profile": self.host_profile}
+
+
 def _read(path: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
@@ -242,10 +351,39 @@ def _read(path: str) -> str:
         raise CompileError(path, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
 
 
-def _section(parser: configparser.ConfigParser, name: str, kind: type, where: str):
+def _parse(path: str, text: str) -> configparser.ConfigParser:
+    given = configparser.ConfigParser(inline_comment_prefixes=("#", ";"))
+    try:
+        given.read_string(text, path)
+    except configparser.Error as e:
+        raise CompileError(path, f"not a target description: {' '.join(str(e).split())}") from None
+    return given
+
+
+@cache
+def _warn_once(where: str, message: str) -> None:
+    """A compile loads its target description in several passes: one warning will do."""
+    warnings.warn(CompileWarning(where, message), stacklevel=4)
+
+
+HOST_KEYS = [f.name for f in fields(HostTarget)]
+
+
+def _host(parser: configparser.ConfigParser, where: str) -> HostTarget:
+    """The host `[host] name` names, with the keys `[host]` gives over its own."""
+    name = parser.get("host", "name")
+    hosts = [s.removeprefix("host.") for s in parser.sections() if s.startswith("host.")]
+    if name not in hosts:
+        raise CompileError(f"{where}: [host] name", f"unknown host '{name}' (known: {', '.join(hosts)})")
+    values = dict(parser[f"host.{name}"]) | {k: v for k, v in parser["host"].items() if k != "name"}
+    return _values(values, f"host.{name}", HostTarget, where)
+
+
+def _values(section: Mapping[str, str], name: str, kind: type, where: str):
+    """The fields of `kind` from the text of `section`, each a positive number."""
     values = {}
     for f in fields(kind):
-        text = parser.get(name, f.name)
+        text = section[f.name]
         try:
             value = f.type(float(text)) if f.type is int else f.type(text)
         except ValueError:
@@ -460,8 +598,7 @@ def estimate_program(ops: Iterable[Operation], subgraphs: Iterable[mrvl.Subgraph
             host.append(HostOpEstimate(op, work, model.host_seconds(work)))
     estimates = []
     for subgraph in subgraphs:
-        target = TargetOptions.of_subgraph(subgraph)
         work = subgraph_work(subgraph)
-        estimate = model.mlip_estimate(work, target.num_tiles, target.quantize, target.wb_pin_ocm)
+        estimate = model.mlip_estimate(work, TargetOptions.of_subgraph(subgraph))
         estimates.append(SubgraphEstimate(subgraph.sym_name.data, work, estimate, calls.get(subgraph.sym_name.data, 0)))
     return ProgramEstimate(estimates, host, model.host_source)

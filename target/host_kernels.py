@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import IntegerType, Signedness, f32, f64
 from xdsl.ir import Operation
 
 from mrvl_dialect import cpu
+from mrvl.target.cost_model import HostTarget
 
 SPATIAL = 3
 """Spatial dims of the conv and pool kernels (depth, height, width)."""
@@ -89,8 +90,8 @@ def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False, packed_
 # --- Convolutions ---------------------------------------------------------------------
 
 
-def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp) -> str:
-    """The conv kernel for `op`, which `select-host-kernels` records as the op's `kernel`:
+def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp, host: HostTarget) -> str:
+    """The conv kernel for `op` on `host`, which `select-host-kernels` records as the op's `kernel`:
     `depthwise` (one input channel per group), `depthwise_blocked` (the same, channel-blocked:
     `depthwise_is_blocked`), `pointwise` (1x1, stride 1, no padding: a matrix product with the
     input as B), `direct` (the implicit matrix product of mrvl_conv_f32, on packed weights),
@@ -103,43 +104,18 @@ def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp) -> str:
     group = op.group.value.data
     if group > 1 and xs[1] == group:
         return "depthwise_blocked" if depthwise_is_blocked(op) else "depthwise"
-    costs = conv_costs(op)
+    costs = conv_costs(op, host)
     return min(costs, key=costs.__getitem__)
-
-
-# What each kernel's overheads cost, in multiply-adds: fitted (least squares on relative
-# error) to 67 single convs with a Relu (stems, 3x3 convs of 16 to 512 channels at 7x7 to
-# 224x224, 1x1 convs expanding and reducing, strided, with and without a residual, at batch 1
-# and 4; benchmarks of ResNet, MobileNet, SqueezeNet, tiny-YOLO and VGG shapes) timed with each
-# kernel on AVX-512; their multiply-adds came out at the same rate (7.8-7.9 fs each).
-FLAT_COPY_COST = 25
-"""A float of the flat conv's input copy (strided into its phases; none when read in place)."""
-FLAT_STORE_COST = 8
-"""An output of the flat conv (its epilogue and the runs stored)."""
-FLAT_RESIDUAL_COST = 4
-"""A float of the residual the flat conv reads (along its runs of outputs)."""
-DIRECT_COPY_COST = 11
-"""A float of mrvl_conv_f32's padded input copy (rows copied whole)."""
-DIRECT_STORE_COST = 38
-"""An output of mrvl_conv_f32 (stored transposed, its epilogue run across channels)."""
-DIRECT_RESIDUAL_COST = 45
-"""A float of the residual mrvl_conv_f32 reads (transposed: a short run per channel)."""
-POINTWISE_PACK_COST = 10
-"""An input float of the pointwise conv's product, packed into panels."""
-POINTWISE_STORE_COST = 15
-"""An output of the pointwise conv (its bias filled in first, its epilogue a pass of its own)."""
-POINTWISE_RESIDUAL_COST = 12
-"""A float of the residual the pointwise conv reads (in its epilogue's pass, in order)."""
 
 
 def _round_up(n: int, m: int) -> int:
     return -(-n // m) * m
 
 
-def conv_costs(op: cpu.ConvOp) -> dict[str, int]:
+def conv_costs(op: cpu.ConvOp, host: HostTarget) -> dict[str, int]:
     """What each kernel that can run `op` costs, in multiply-adds: those it computes,
     dropped ones included (tiles and channel blocks rounded up; the flat grid's columns past
-    an output row), plus its copies and stores (the *_COST constants).
+    an output row), plus its copies and stores (the host's `*_cost`s, per float or output).
     The flat conv favours wide planes and little depth (stems; 1x1 convs with stride 1, whose
     input it reads in place); the direct one small planes and deep convs (no dropped columns,
     its weights read once per block of positions); the pointwise one (1x1, stride 1, no
@@ -156,18 +132,18 @@ def conv_costs(op: cpu.ConvOp) -> dict[str, int]:
     residual = mg * positions if op.R is not None else 0
     costs = {
         "flat": (depth * _round_up(count, kernel_macro("FLAT_TILE")) * _round_up(mg, kernel_macro("FLAT_MR"))
-                 + FLAT_STORE_COST * positions * mg + FLAT_COPY_COST * cg * channel_floats
-                 + FLAT_RESIDUAL_COST * residual),
+                 + host.flat_store_cost * positions * mg + host.flat_copy_cost * cg * channel_floats
+                 + host.flat_residual_cost * residual),
         # A short tile of positions is computed in shorter parts: none dropped.
-        "direct": (depth * positions * _round_up(mg, width) + DIRECT_STORE_COST * positions * mg
-                   + DIRECT_COPY_COST * padded + DIRECT_RESIDUAL_COST * residual),
+        "direct": (depth * positions * _round_up(mg, width) + host.direct_store_cost * positions * mg
+                   + host.direct_copy_cost * padded + host.direct_residual_cost * residual),
     }
     if (all(k == 1 for k in ws[2:]) and all(v == 1 for v in op.strides.get_values())
             and not any(op.pads.get_values()) and xs[2:] == ys[2:]):
         costs["pointwise"] = (cg * _round_up(mg, kernel_macro("GEMM_MR"))
                               * _round_up(positions, kernel_macro("GEMM_NR"))
-                              + POINTWISE_PACK_COST * cg * positions + POINTWISE_STORE_COST * mg * positions
-                              + POINTWISE_RESIDUAL_COST * residual)
+                              + host.pointwise_pack_cost * cg * positions
+                              + host.pointwise_store_cost * mg * positions + host.pointwise_residual_cost * residual)
     return costs
 
 

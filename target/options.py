@@ -2,17 +2,18 @@
 
 TVM's mrvl target names them (`mcpu`, `num_tiles`, and in `mattr`: `sim`/`hw`,
 `-quantize`, `-wb_pin_ocm`). Every stage reads their values, defaults and help here: the
-`mrvl-pipeline` and `partition-mrvl` options, `mrvl-compile`'s flags and `--mattr`, the
-`mrvl.subgraph` properties that record them, the `tmlc-commands.txt` line of each subgraph,
-and the mrvl-tmlc run of `mrvl-run`, which reads them back from that line.
+options of the passes that estimate or decide (`TargetPassOptions`), `mrvl-compile`'s flags
+and `--mattr`, the `mrvl.subgraph` properties that record them, the `tmlc-commands.txt` line
+of each subgraph, and the mrvl-tmlc run of `mrvl-run`, which reads them back from that line.
 """
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Self
+from typing import ClassVar, Self
 
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
 from xdsl.ir import Attribute
+from xdsl.utils.arg_spec import ArgSpec
 
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.mrvl import SubgraphOp
@@ -30,14 +31,20 @@ def _option(default: str | int, values: tuple[str, ...] | tuple[int, ...], help:
 
 
 @dataclass(frozen=True)
-class TargetOptions:
-    """The options of one compile; each field's metadata holds its allowed `values` and `help`."""
+class TargetOptionFields:
+    """The target options as fields, each with its allowed `values` and `help` (metadata): the
+    fields of a `TargetOptions` value and the options of a pass that takes them (`TargetPassOptions`)."""
 
     mcpu: str = _option("cn10ka", ("cn10ka", "cnf10kb"), "OCTEON 10 part")
     num_tiles: int = _option(8, (1, 2, 4, 8), "MLIP tiles")
     quantize: str = _option("fp16", ("fp16", "int8"), "MLIP arithmetic")
     wb_pin_ocm: int = _option(0, (0, 1), "1 preloads weights and biases into on-chip memory")
     run_mode: str = _option("sim", ("sim", "hw"), "where subgraphs run: sim (simulator) or hw (MLIP)")
+
+
+@dataclass(frozen=True)
+class TargetOptions(TargetOptionFields):
+    """The options of one compile."""
 
     @staticmethod
     def names() -> tuple[str, ...]:
@@ -109,6 +116,29 @@ class TargetOptions:
 
 
 DEFAULT_TARGET = TargetOptions()
+
+
+@dataclass(frozen=True)
+class TargetPassOptions(TargetOptionFields):
+    """The target options of a pass that estimates or decides. The pass lists this class
+    before `ModulePass` among its bases, so it takes them as its own flat options
+    (`legalize-mrvl{num_tiles=4}`), and reads them as one checked value, `target()`; a
+    pipeline hands its value on to its stages as `**target().as_dict()`."""
+
+    name: ClassVar[str]
+
+    def target(self) -> TargetOptions:
+        """The target options, checked."""
+        return TargetOptions.of_fields(self.name, self)
+
+    @classmethod
+    def from_spec(cls, spec: ArgSpec) -> Self:
+        """ModulePass's, with a target option of the wrong type reported as a wrong value."""
+        given = spec.normalize_parameter_names().parameters
+        for name in TargetOptions.names():
+            if (values := given.get(name)) is not None:
+                TargetOptions.check(cls.name, name, values[0] if len(values) == 1 else values)
+        return super().from_spec(spec)  # type: ignore[misc]
 
 
 def parse_mattr(text: str) -> dict[str, object]:

@@ -22,24 +22,26 @@ from mrvl.passes.partition_mrvl import DEFAULT_POLICIES, POLICIES
 from mrvl.run import main as mrvl_run
 from mrvl_dialect import mrvl
 from mrvl.target.cost_model import DEFAULT_TARGET_INI, CostModel, MlipWork, host_rates, read_profile
-from mrvl_dialect.errors import CompileError
+from mrvl_dialect.errors import CompileError, CompileWarning
+from mrvl.target.options import TargetOptions
 
 DOCS = Path(__file__).parent.parent / "docs"
 PUBLISHED_RESNET50_S = 5.674e-3
 """Marvell's simulator: ResNet-50 v1 (ONNX zoo), fp16, 8 tiles, 5,674,071 cycles at 1 GHz."""
 
 
-def test_every_default_says_whether_it_is_published_or_assumed():
+def test_every_default_says_whether_it_is_published_measured_or_assumed():
     lines = DEFAULT_TARGET_INI.splitlines()
     keys = [i for i, line in enumerate(lines) if "=" in line and not line.startswith("#")]
-    assert len(keys) == 12
-    for i in keys:
+    figures = [i for i in keys if not lines[i].startswith("name =")]  # [host] name chooses a set
+    assert (len(keys), len(figures)) == (34, 33)
+    for i in figures:
         comment = []
         j = i - 1
         while j >= 0 and lines[j].startswith("#"):
             comment.insert(0, lines[j])
             j -= 1
-        assert re.match(r"# (published|assumed):", comment[0]), lines[i]
+        assert re.match(r"# (published|measured|assumed)\b", comment[0]), lines[i]
 
 
 def test_docs_hold_the_default_target_file():
@@ -62,11 +64,43 @@ def test_a_target_file_overrides_the_keys_it_sets(tmp_path):
     assert (model.source, model.host_source, default.host_source) == ("board.ini", "host from board.ini", "host assumed")
 
 
+def test_the_host_the_target_names_gives_the_host_figures(tmp_path):
+    """`[host] name` picks a `[host.NAME]` set; keys in `[host]` override it; a profile
+    overrides the rates it measured whichever host is named."""
+    sets = configparser.ConfigParser()
+    sets.read_string(DEFAULT_TARGET_INI)
+    assert [s for s in sets.sections() if s.startswith("host.")] == ["host.neoverse-n2", "host.x86-64"]
+    assert CostModel.load().host.conv_macs_per_s == float(sets["host.neoverse-n2"]["conv_macs_per_s"])
+    path = tmp_path / "x86.ini"
+    path.write_text("[host]\nname = x86-64\nbytes_per_s = 1e9\n")
+    x86 = CostModel.load(str(path)).host
+    assert x86.conv_macs_per_s == float(sets["host.x86-64"]["conv_macs_per_s"]) != CostModel.load().host.conv_macs_per_s
+    assert x86.bytes_per_s == 1e9
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"format": "mrvl-profile", "version": 1, "ops": [
+        {"seconds": 1e-3, "kind": "conv", "macs": 10**6, "bytes": 0}]}))
+    calibrated = CostModel.load(str(path), str(profile))
+    assert calibrated.host.conv_macs_per_s == pytest.approx(1e9) and calibrated.host.bytes_per_s == 1e9
+    assert calibrated.host_source == "host from profile.json"
+
+
+def test_a_target_file_with_clock_hz_loads_with_one_warning(tmp_path):
+    """`[mlip] clock_hz` was never read by an estimate: old copies of the file still load."""
+    path = tmp_path / "old.ini"
+    path.write_text("[mlip]\nclock_hz = 1.0e9\n")
+    with pytest.warns(CompileWarning, match=r"\[mlip\] clock_hz: ignored") as warned:
+        first, second = CostModel.load(str(path)), CostModel.load(str(path))
+    assert len(warned) == 1
+    assert (first.mlip, first.host) == (second.mlip, second.host) == (CostModel.load().mlip, CostModel.load().host)
+
+
 @pytest.mark.parametrize("text, message", [
     ("[mlip]\ntiles = eight\n", r"\[mlip\] tiles: must be a number, got 'eight'"),
     ("[mlip]\nefficiency = -0.3\n", r"\[mlip\] efficiency: must be a positive number, got '-0.3'"),
-    ("[mlip]\nefficency = 0.3\n", r"\[mlip\]: unknown key 'efficency' \(known: clock_hz, "),
-    ("[gpu]\nx = 1\n", r"unknown section \[gpu\] \(expected \[mlip\] or \[host\]\)"),
+    ("[mlip]\nefficency = 0.3\n", r"\[mlip\]: unknown key 'efficency' \(known: tiles, "),
+    ("[gpu]\nx = 1\n", r"unknown section \[gpu\] \(expected \[mlip\], \[host\], \[host.neoverse-n2\], \[host.x86-64\]\)"),
+    ("[host]\nname = m1\n", r"\[host\] name: unknown host 'm1' \(known: neoverse-n2, x86-64\)"),
+    ("[host]\nconv_mac_per_s = 1\n", r"\[host\]: unknown key 'conv_mac_per_s' \(known: name, conv_macs_per_s, "),
     ("call_overhead_s = 1\n", r"not a target description: File contains no section headers"),
 ])
 def test_bad_target_files(tmp_path, text, message):
@@ -82,12 +116,12 @@ def test_bad_target_files(tmp_path, text, message):
 def test_mlip_estimate_scales_with_tiles_and_pins_weights_that_fit():
     model = CostModel.load()
     work = MlipWork(macs=10**9, weight_elements=10**6, io_elements=10**5)
-    eight, four = model.mlip_estimate(work, 8), model.mlip_estimate(work, 4)
+    eight, four = model.mlip_estimate(work, TargetOptions(num_tiles=8)), model.mlip_estimate(work, TargetOptions(num_tiles=4))
     assert four.compute_s == pytest.approx(2 * eight.compute_s)
     assert eight.weights_s == pytest.approx(2e6 / 9.1e9) and eight.io_s == pytest.approx(2e5 / 9.1e9)
-    assert model.mlip_estimate(work, 8, wb_pin_ocm=1).weights_s == 0  # 2 MB of fp16 weights fit 8 MiB
+    assert model.mlip_estimate(work, TargetOptions(num_tiles=8, wb_pin_ocm=1)).weights_s == 0  # 2 MB of fp16 weights fit 8 MiB
     big = MlipWork(weight_elements=10**7)
-    assert model.mlip_estimate(big, 8, wb_pin_ocm=1).weights_s > 0
+    assert model.mlip_estimate(big, TargetOptions(num_tiles=8, wb_pin_ocm=1)).weights_s > 0
 
 
 def test_resnet50_sized_at_8_tiles_is_within_the_published_order_of_magnitude():

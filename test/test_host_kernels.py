@@ -16,6 +16,7 @@ from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
 from mrvl.passes.lower_to_cpu import LowerToCpuPass
 from mrvl.target import host_kernels
+from mrvl.target.cost_model import CostModel
 from mrvl_dialect.cpu import CPU, ConvOp, shape_of
 from mrvl.target.host_kernels import (conv_path, depthwise_blocked_scratch_floats, depthwise_is_blocked,
                                       depthwise_scratch_floats, gemm_pack_floats, kernel_macro)
@@ -26,6 +27,8 @@ GCC = shutil.which("gcc")
 CONSTANTS = ("GEMM_NC", "GEMM_KC", "GEMM_MC", "GEMM_DOT_ROWS", "CONV_PANEL", "CONV_CHANNEL_ALIGN", "DEPTHWISE_TILE",
              "DEPTHWISE_BLOCK", "DEPTHWISE_BLOCK_TILE")
 SIZES = (1, 7, 96, 97, 300)
+HOST = CostModel.load().host
+"""The default host's conv kernel costs: the fit on x86-64 AVX-512 (docs/target.ini)."""
 
 
 @pytest.mark.skipif(GCC is None, reason="needs gcc")
@@ -92,7 +95,7 @@ def test_depthwise_scratch_matches_the_c(tmp_path: Path) -> None:
         module = import_onnx(path)
         LowerToCpuPass().apply(ctx, module)
         conv = next(op for op in module.walk() if isinstance(op, ConvOp))
-        assert conv_path(conv) == ("depthwise_blocked" if depthwise_is_blocked(conv) else "depthwise")
+        assert conv_path(conv, HOST) == ("depthwise_blocked" if depthwise_is_blocked(conv) else "depthwise")
         rank, ys = len(x) - 2, list(shape_of(conv.Y))
         # Each kernel's scratch where it applies (blocked: channel multiplier 1, no depth dim).
         kernels = {"depthwise_scratch_floats": depthwise_scratch_floats(conv)}
@@ -161,4 +164,4 @@ def test_the_fastest_kernel_runs_a_1x1_conv(tmp_path: Path, x: list[int], m: int
     """conv_costs picks the kernel measured fastest: the flat one for few input channels on
     large planes (no copy, its outputs stored in runs), the direct or pointwise one on small
     planes."""
-    assert conv_path(_conv_relu(tmp_path, x, [m, x[1], 1, 1], residual)) == kernel
+    assert conv_path(_conv_relu(tmp_path, x, [m, x[1], 1, 1], residual), HOST) == kernel

@@ -209,7 +209,7 @@ def test_bad_option_is_a_compile_error(options: dict, message: str):
 
 def test_spec_round_trips():
     p = PartitionMrvlPass(policies=("no-leading-sum",), num_tiles=4, mcpu="cnf10kb")
-    assert str(p) == 'partition-mrvl{policies="no-leading-sum" mcpu="cnf10kb" num_tiles=4}'
+    assert str(p) == 'partition-mrvl{mcpu="cnf10kb" num_tiles=4 policies="no-leading-sum"}'
     assert PartitionMrvlPass.from_spec(p.spec()) == p
 
 

@@ -20,6 +20,7 @@ from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.passes import get_all_passes
 from mrvl_dialect.graph_queries import node_name
 from mrvl.passes.mlip_rules import RULES, failed_rules
+from mrvl.target.options import DEFAULT_TARGET, TargetOptions
 
 F32, F16 = TensorProto.FLOAT, TensorProto.FLOAT16
 
@@ -55,8 +56,8 @@ class Case:
 @dataclass
 class QdqCase(Case):
     """A Case whose graph input `x` goes through QuantizeLinear -> DequantizeLinear of
-    `zero_point` (its type the quantized one) first, placed after `recognize-qdq` with
-    `quantize`."""
+    `zero_point` (its type the quantized one) first, placed after `recognize-qdq` with the
+    target option `quantize`."""
 
     zero_point: np.ndarray = field(default_factory=lambda: np.array(0, np.int8))
     quantize: str = "int8"
@@ -172,10 +173,15 @@ PARAMS = [
 
 def placed(case: Case) -> tuple[ModuleOp, Operation]:
     module = import_onnx(case.model())
-    passes = f"recognize-qdq{{quantize={case.quantize}}},place-ops" if isinstance(case, QdqCase) else "place-ops"
+    passes = f"recognize-qdq,place-ops{{quantize={case.quantize}}}" if isinstance(case, QdqCase) else "place-ops"
     PassPipeline.parse_spec(get_all_passes(), passes).apply(Context(), module)
     (op,) = [op for op in module.walk() if node_name(op) == "op" and op.name.startswith("graph.")]
     return module, op
+
+
+def target_of(case: Case) -> TargetOptions:
+    """The target options `placed` places `case` with."""
+    return TargetOptions(quantize=case.quantize) if isinstance(case, QdqCase) else DEFAULT_TARGET
 
 
 def reasons(op: Operation) -> list[str]:
@@ -194,7 +200,7 @@ def test_every_rule_has_a_case():
 @pytest.mark.parametrize("rule_id, case", PARAMS)
 def test_op_breaks_exactly_one_rule(rule_id: str, case: Case):
     _, op = placed(case)
-    assert [r.id for r, _ in failed_rules(op)] == [rule_id]
+    assert [r.id for r, _ in failed_rules(op, target_of(case))] == [rule_id]
 
 
 @pytest.mark.parametrize("rule_id, case", PARAMS)
@@ -202,7 +208,7 @@ def test_place_ops_records_the_rule(rule_id: str, case: Case):
     _, op = placed(case)
     assert op.attributes["mrvl.place"] == StringAttr("host")
     (rule,) = [r for r in RULES if r.id == rule_id]
-    (observed,) = [seen for r, seen in failed_rules(op) if r.id == rule_id]
+    (observed,) = [seen for r, seen in failed_rules(op, target_of(case)) if r.id == rule_id]
     assert reasons(op) == [f"{rule_id}: {rule.text} ({observed})"]
 
 
@@ -228,7 +234,7 @@ def test_place_ops_records_the_rule(rule_id: str, case: Case):
 )
 def test_op_that_breaks_no_rule_is_placed_on_mlip(case: Case):
     _, op = placed(case)
-    assert failed_rules(op) == []
+    assert failed_rules(op, target_of(case)) == []
     assert op.attributes["mrvl.place"] == StringAttr("mlip")
     assert "mrvl.reasons" not in op.attributes
 
@@ -247,7 +253,7 @@ OVER_THE_LIMIT = [
 @pytest.mark.parametrize("case", OVER_THE_LIMIT, ids=[c.op_type for c in OVER_THE_LIMIT])
 def test_batch_over_8_that_keeps_the_batch_is_placed_on_mlip(case: Case):
     _, op = placed(case)
-    assert failed_rules(op) == []
+    assert failed_rules(op, target_of(case)) == []
     assert op.attributes["mrvl.place"] == StringAttr("mlip")
 
 

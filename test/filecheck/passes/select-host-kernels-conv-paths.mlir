@@ -1,8 +1,9 @@
 // select-host-kernels records the C kernel of each conv as its `kernel`: depthwise (one input
 // channel per group) on flat planes, or channel-blocked on small planes and with 25 taps or
-// more; of pointwise (1x1, stride 1, no padding), direct and flat the cheapest by the cost table
-// (flat for a wide plane with little depth, direct for a small deep one); transpose for
-// cpu.conv_transpose. The function is marked cpu.kernels_selected.
+// more; of pointwise (1x1, stride 1, no padding), direct and flat the cheapest by the conv
+// kernel costs of the host the target description names (flat for a wide plane with little
+// depth, direct for a small deep one); transpose for cpu.conv_transpose. The function is
+// marked cpu.kernels_selected.
 // RUN: mrvl-opt %s -p select-host-kernels | filecheck %s
 
 // CHECK-LABEL: func.func @convs(
