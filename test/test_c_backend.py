@@ -27,7 +27,9 @@ from mrvl.opt import main as mrvl_opt
 
 GCC = shutil.which("gcc")
 CFLAGS = ["-Werror", "-fPIC", "-shared"]
-pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
+# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
+# builds that module fixtures make once.
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_backend")]
 
 
 class Bundle:
@@ -136,13 +138,10 @@ def compile_model(model: onnx.ModelProto, workdir: Path, shapes: dict[str, list[
 
 
 @pytest.fixture(scope="session")
-def c_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def c_workdir(session_dir: Path) -> Path:
     """The bundles and libraries of this session's tests, keyed by content: one folder that
     every test module and pytest-xdist worker shares, so a build is made once."""
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):  # the workers' folders are in the session's
-        base = base.parent
-    folder = base / "c_backend"
+    folder = session_dir / "c_backend"
     folder.mkdir(exist_ok=True)
     return folder
 
