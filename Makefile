@@ -58,8 +58,10 @@ cross-tools:
 lit: $(INSTALLED)
 	$(BIN)/lit -sv test/filecheck
 
+# --dist loadgroup: a module marked xdist_group runs on one worker, which makes its shared
+# builds once (test/test_c_backend.py's merged models); the other tests go to either.
 pytest: $(INSTALLED)
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 test-slow: $(INSTALLED)
 	$(BIN)/python -m pytest -q -m slow

@@ -1,5 +1,6 @@
-"""Shared fixtures: the model zoo, built once per session into a temporary folder; a build
-cache for `mrvl-run` of the test session's own (never the user's ~/.cache)."""
+"""Shared fixtures: the model zoo, built once per session into a temporary folder; a folder
+the session's pytest-xdist workers share, and in it a build cache for `mrvl-run` of the test
+session's own (never the user's ~/.cache)."""
 
 import os
 from pathlib import Path
@@ -20,9 +21,19 @@ def zoo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def session_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this test session's that all its pytest-xdist workers share: what is made
+    there, keyed by content, one worker makes and the other reuses."""
+    base = tmp_path_factory.getbasetemp()
+    # A worker's base folder is in the session's (pytest-xdist names it after the worker).
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session", autouse=True)
-def mrvl_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("mrvl-cache")
+def mrvl_cache_dir(session_dir: Path) -> Path:
+    folder = session_dir / "mrvl-cache"
+    folder.mkdir(exist_ok=True)
     previous = os.environ.get("MRVL_CACHE_DIR")
     os.environ["MRVL_CACHE_DIR"] = str(folder)
     yield folder

@@ -2,14 +2,16 @@
 compare with onnxruntime, for the zoo (all host) and for single-op models."""
 
 import ctypes
+import fcntl
 import hashlib
 import os
 import re
 import shutil
 import subprocess
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import ml_dtypes
@@ -25,7 +27,9 @@ from mrvl.opt import main as mrvl_opt
 
 GCC = shutil.which("gcc")
 CFLAGS = ["-Werror", "-fPIC", "-shared"]
-pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
+# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
+# builds that module fixtures make once.
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_backend")]
 
 
 class Bundle:
@@ -53,11 +57,11 @@ class Bundle:
 
 
 class Built(Bundle):
-    """A model built as a shared library, loaded with its weights."""
+    """A model built as the shared library `library`, loaded with its weights."""
 
-    def __init__(self, directory: Path, model: str):
+    def __init__(self, directory: Path, model: str, library: Path):
         super().__init__(directory, model)
-        self.lib = ctypes.CDLL(str(directory / f"lib{model}.so"))
+        self.lib = ctypes.CDLL(str(library))
         assert self.lib[f"{model}_load_weights"](str(directory / f"{model}_weights.bin").encode()) == 0
 
     def run(self, inputs: dict[str, np.ndarray]) -> tuple[int, list[np.ndarray]]:
@@ -75,6 +79,15 @@ class Built(Bundle):
 
 
 _CACHE: dict[Path, Built] = {}
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Holds an exclusive lock named after `path`: the pytest-xdist workers share the folder,
+    and one makes what the other then reuses."""
+    with open(path.parent / f"{path.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def gcc(args: list[str], cwd: Path, compiler: str | None = GCC) -> None:
@@ -95,13 +108,15 @@ def emit_model(model: onnx.ModelProto, workdir: Path, shapes: dict[str, list[int
     data = model.SerializeToString()
     key = hashlib.sha256(data + repr(sorted((shapes or {}).items())).encode() + name.encode()).hexdigest()[:16]
     out = workdir / key
-    if not out.exists():
-        source = workdir / f"{key}.onnx"
-        source.write_bytes(data)
-        args = [str(source), "-p", "mrvl-pipeline{offload=false},mrvl-host-pipeline", "-t", f"c{{model={name}}}", "-o", str(out)]
-        for input_name, dims in (shapes or {}).items():
-            args += ["--input-shape", f"{input_name}={'x'.join(map(str, dims))}"]
-        assert mrvl_opt(args) == 0
+    with locked(out):
+        if not out.exists():
+            source = workdir / f"{key}.onnx"
+            source.write_bytes(data)
+            args = [str(source), "-p", "mrvl-pipeline{offload=false},mrvl-host-pipeline", "-t", f"c{{model={name}}}",
+                    "-o", str(out)]
+            for input_name, dims in (shapes or {}).items():
+                args += ["--input-shape", f"{input_name}={'x'.join(map(str, dims))}"]
+            assert mrvl_opt(args) == 0
     return out
 
 
@@ -111,16 +126,24 @@ def compile_model(model: onnx.ModelProto, workdir: Path, shapes: dict[str, list[
     too when `native` (-march=native, the Makefile's default ARCH_FLAGS where cc takes it); the
     same sources are built once."""
     out = emit_model(model, workdir, shapes, name)
-    if out not in _CACHE:
-        arch = ["-march=native"] if native else []
-        gcc([*makefile_cflags(out), *arch, *CFLAGS, f"{name}.c", "-o", f"lib{name}.so", "-lm"], out)
-        _CACHE[out] = Built(out, name)
-    return _CACHE[out]
+    library = out / f"lib{name}{'_native' if native else ''}.so"
+    if library not in _CACHE:
+        with locked(library):
+            if not library.exists():
+                arch = ["-march=native"] if native else []
+                gcc([*makefile_cflags(out), *arch, *CFLAGS, f"{name}.c", "-o", f"{library.name}.tmp", "-lm"], out)
+                os.rename(out / f"{library.name}.tmp", library)
+        _CACHE[library] = Built(out, name, library)
+    return _CACHE[library]
 
 
 @pytest.fixture(scope="session")
-def c_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("c_backend")
+def c_workdir(session_dir: Path) -> Path:
+    """The bundles and libraries of this session's tests, keyed by content: one folder that
+    every test module and pytest-xdist worker shares, so a build is made once."""
+    folder = session_dir / "c_backend"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def reference(model: onnx.ModelProto, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
@@ -157,17 +180,21 @@ def merged(cases: Mapping[str, onnx.ModelProto]) -> dict[str, onnx.ModelProto]:
         for opset, models in sorted(groups.items())}
 
 
-def merged_inputs(inputs: Mapping[str, dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """Each case's inputs under their names in `merged`."""
+def merged_inputs(inputs: Mapping[str, Mapping]) -> dict:
+    """Each case's inputs (or their shapes) under their names in `merged`."""
     return {f"{case}__{name}": value for case, values in inputs.items() for name, value in values.items()}
 
 
 def run_together(cases: Mapping[str, onnx.ModelProto], workdir: Path, inputs: Mapping[str, dict[str, np.ndarray]],
-                 native: bool = False) -> dict[str, np.ndarray]:
-    """The outputs, by their `merged` names, of one build (per opset) of the cases."""
+                 native: bool = False, shapes: Mapping[str, dict[str, list[int]]] | None = None) -> dict[str, np.ndarray]:
+    """The outputs, by their `merged` names, of one build (per opset) of the cases; `shapes`
+    gives a case's input shapes where its model leaves them open."""
     got = {}
+    merged_shapes = merged_inputs(shapes or {})
     for group, model in merged(cases).items():
-        built = compile_model(model, workdir, name=f"{group}_{'native' if native else 'baseline'}", native=native)
+        group_inputs = {i.name for i in model.graph.input}
+        built = compile_model(model, workdir, {k: v for k, v in merged_shapes.items() if k in group_inputs},
+                              name=f"{group}_{'native' if native else 'baseline'}", native=native)
         rc, outputs = built.run(merged_inputs(inputs))
         assert rc == 0
         got |= built.by_name(outputs)
@@ -199,18 +226,30 @@ def check_together(cases: Mapping[str, onnx.ModelProto], workdir: Path, inputs: 
 # --- The zoo, all host -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "transformer_block", "paddle_ocr_rec",
-                                  "ocr_cls_stale", "vad_if", "paddle_crnn", "gru_kws",
-                                  "captcha_crnn_stale"])
-def test_zoo_matches_onnxruntime(name: str, zoo_dir: Path, c_workdir: Path) -> None:
-    model = onnx.load(zoo_dir / f"{name}.onnx")
-    shapes = ZOO_INPUT_SHAPES[name]
-    rng = np.random.default_rng(0)
-    inputs = {}
-    for graph_input in model.graph.input:
-        dims = shapes.get(graph_input.name) or [d.dim_value for d in graph_input.type.tensor_type.shape.dim]
-        inputs[graph_input.name] = rng.standard_normal(dims).astype(np.float32)
-    check(model, c_workdir, inputs, shapes)
+ZOO_ALL_HOST = ["mnist", "resnet_small", "mobilenet_small", "transformer_block", "paddle_ocr_rec", "ocr_cls_stale",
+                "vad_if", "paddle_crnn", "gru_kws", "captcha_crnn_stale"]
+
+
+def zoo_inputs(model: onnx.ModelProto, shapes: dict[str, list[int]], seed: int) -> dict[str, np.ndarray]:
+    """Standard normal float32 values for the graph inputs, of `shapes` where the model's are open."""
+    rng = np.random.default_rng(seed)
+    return {i.name: rng.standard_normal(shapes.get(i.name) or [d.dim_value for d in i.type.tensor_type.shape.dim])
+            .astype(np.float32) for i in model.graph.input}
+
+
+@pytest.fixture(scope="module")
+def zoo_all_host(zoo_dir: Path, c_workdir: Path) -> tuple[dict, dict, dict[str, np.ndarray]]:
+    """The zoo models (all host) built side by side (`merged`) and run once: the models,
+    their inputs and the outputs by `merged` name."""
+    models = {name: onnx.load(zoo_dir / f"{name}.onnx") for name in ZOO_ALL_HOST}
+    inputs = {name: zoo_inputs(model, ZOO_INPUT_SHAPES[name], 0) for name, model in models.items()}
+    return models, inputs, run_together(models, c_workdir, inputs, shapes=ZOO_INPUT_SHAPES)
+
+
+@pytest.mark.parametrize("name", ZOO_ALL_HOST)
+def test_zoo_matches_onnxruntime(name: str, zoo_all_host) -> None:
+    models, inputs, got = zoo_all_host
+    assert_cases_close({name: models[name]}, inputs, got)
 
 
 # --- Single ops --------------------------------------------------------------------------
@@ -309,17 +348,33 @@ def random_inputs(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
             for i in model.graph.input}
 
 
+CLIP_BOUNDS = {"clip_run_time_bounds": (-0.5, 0.7), "clip_run_time_bounds_crossed": (0.3, -0.2)}
+"""Bounds that are graph inputs (as Paddle exports some clips), min > max included."""
+
+
+@pytest.fixture(scope="module")
+def single_ops(c_workdir: Path) -> tuple[dict, dict, dict[str, np.ndarray]]:
+    """SINGLE_OPS and the Clips of CLIP_BOUNDS built side by side (`merged`) and run once:
+    the models, their inputs and the outputs by `merged` name."""
+    models = dict(SINGLE_OPS)
+    inputs = {name: random_inputs(model, 7) for name, model in models.items()}
+    for name, (low, high) in CLIP_BOUNDS.items():
+        models[name] = single_op("Clip", [*X, ("lo", []), ("hi", [])])
+        inputs[name] = random_inputs(models[name], 7) | {"lo": np.array(low, np.float32),
+                                                         "hi": np.array(high, np.float32)}
+    return models, inputs, run_together(models, c_workdir, inputs)
+
+
 @pytest.mark.parametrize("name", sorted(SINGLE_OPS))
-def test_single_op_matches_onnxruntime(name: str, c_workdir: Path) -> None:
-    check(SINGLE_OPS[name], c_workdir, random_inputs(SINGLE_OPS[name], 7))
+def test_single_op_matches_onnxruntime(name: str, single_ops) -> None:
+    models, inputs, got = single_ops
+    assert_cases_close({name: models[name]}, inputs, got)
 
 
-@pytest.mark.parametrize("low, high", [(-0.5, 0.7), (0.3, -0.2)])
-def test_clip_with_run_time_bounds_matches_onnxruntime(low: float, high: float, c_workdir: Path) -> None:
-    """Bounds that are graph inputs (as Paddle exports some clips), min > max included."""
-    model = single_op("Clip", [*X, ("lo", []), ("hi", [])])
-    inputs = random_inputs(model, 7) | {"lo": np.array(low, np.float32), "hi": np.array(high, np.float32)}
-    check(model, c_workdir, inputs)
+@pytest.mark.parametrize("name", list(CLIP_BOUNDS))
+def test_clip_with_run_time_bounds_matches_onnxruntime(name: str, single_ops) -> None:
+    models, inputs, got = single_ops
+    assert_cases_close({name: models[name]}, inputs, got)
 
 
 # Products larger than the GEMM's blocks (MC 96 rows, KC 256 deep, NC 256 columns) and
@@ -342,13 +397,22 @@ BLOCKED_OPS = {
 }
 
 
+BLOCKED_INPUTS = {name: {i.name: 0.05 * np.random.default_rng(3).standard_normal(
+    [d.dim_value for d in i.type.tensor_type.shape.dim]).astype(np.float32) for i in model.graph.input}
+    for name, model in BLOCKED_OPS.items()}
+
+
+@pytest.fixture(scope="module")
+def blocked_products(c_workdir: Path) -> dict[bool, dict[str, np.ndarray]]:
+    """BLOCKED_OPS built side by side for the baseline ISA (False) and natively (True), and
+    run: the outputs by `merged` name."""
+    return {native: run_together(BLOCKED_OPS, c_workdir, BLOCKED_INPUTS, native) for native in (False, True)}
+
+
 @pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
 @pytest.mark.parametrize("name", list(BLOCKED_OPS))
-def test_blocked_products_match_onnxruntime(name: str, native: bool, c_workdir: Path) -> None:
-    model = BLOCKED_OPS[name]
-    inputs = {i.name: 0.05 * np.random.default_rng(3).standard_normal(
-        [d.dim_value for d in i.type.tensor_type.shape.dim]).astype(np.float32) for i in model.graph.input}
-    check(model, c_workdir, inputs, name="native" if native else "m", native=native)
+def test_blocked_products_match_onnxruntime(name: str, native: bool, blocked_products) -> None:
+    assert_cases_close({name: BLOCKED_OPS[name]}, BLOCKED_INPUTS, blocked_products[native])
 
 
 def _chain(nodes: list[onnx.NodeProto], inputs: list[tuple[str, list[int]]],
@@ -384,27 +448,56 @@ EPILOGUES = {
 del n
 
 
+EPILOGUE_INPUTS = {name: random_inputs(model, 5) for name, model in EPILOGUES.items()}
+
+
+@pytest.fixture(scope="module")
+def fused_epilogues(c_workdir: Path) -> dict[bool, dict[str, np.ndarray]]:
+    """EPILOGUES built side by side for the baseline ISA (False) and natively (True), and
+    run: the outputs by `merged` name."""
+    return {native: run_together(EPILOGUES, c_workdir, EPILOGUE_INPUTS, native) for native in (False, True)}
+
+
+@pytest.mark.parametrize("name", list(EPILOGUES))
+def test_epilogues_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
+    text = (emit_model(EPILOGUES[name], c_workdir) / "m.c").read_text()
+    assert text.count("static int op_") == 1, "the epilogue ops were not fused into the conv"
+
+
 @pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
 @pytest.mark.parametrize("name", list(EPILOGUES))
-def test_fused_epilogues_match_onnxruntime(name: str, native: bool, c_workdir: Path) -> None:
-    model = EPILOGUES[name]
-    text = (emit_model(model, c_workdir, None, "native" if native else "m") / ("native.c" if native else "m.c")).read_text()
-    assert text.count("static int op_") == 1, "the epilogue ops were not fused into the conv"
-    check(model, c_workdir, random_inputs(model, 5), name="native" if native else "m", native=native)
+def test_fused_epilogues_match_onnxruntime(name: str, native: bool, fused_epilogues) -> None:
+    assert_cases_close({name: EPILOGUES[name]}, EPILOGUE_INPUTS, fused_epilogues[native])
+
+
+def _polynomial_input(op_type: str) -> np.ndarray:
+    """Both branches of erf (|x| < 1 and above, to where it is 1 in float), infinities and NaN;
+    for softmax, rows spanning e^0 to e^-100 (each row's maximum is subtracted first), one with -inf."""
+    if op_type == "Erf":
+        x = np.concatenate([np.linspace(-6, 6, 4001), [-100.0, 100.0, np.inf, -np.inf, np.nan, 0.0]])[None]
+    else:
+        x = np.linspace(0, -100, 40 * 41).reshape(40, 41) * np.linspace(0.05, 1, 40)[:, None]
+        x[3, 5] = -np.inf
+    return x.astype(np.float32)
+
+
+POLYNOMIAL_INPUTS = {op_type: {"x": _polynomial_input(op_type)} for op_type in ("Erf", "Softmax")}
+POLYNOMIALS = {op_type: single_op(op_type, [("x", list(inputs["x"].shape))])
+               for op_type, inputs in POLYNOMIAL_INPUTS.items()}
+
+
+@pytest.fixture(scope="module")
+def polynomials(c_workdir: Path) -> dict[bool, dict[str, np.ndarray]]:
+    """POLYNOMIALS built side by side for the baseline ISA (False) and natively (True), and run."""
+    return {native: run_together(POLYNOMIALS, c_workdir, POLYNOMIAL_INPUTS, native) for native in (False, True)}
 
 
 @pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
-@pytest.mark.parametrize("op_type", ["Erf", "Softmax"])
-def test_polynomial_erf_and_exp_match_onnxruntime(op_type: str, native: bool, c_workdir: Path) -> None:
-    """erf and softmax's exp are the kernels' own polynomials: both branches of erf (|x| < 1 and
-    above, to where it is 1 in float), exp down to its flush to 0, infinities and NaN."""
-    if op_type == "Erf":
-        x = np.concatenate([np.linspace(-6, 6, 4001), [-100.0, 100.0, np.inf, -np.inf, np.nan, 0.0]])[None]
-    else:  # rows spanning e^0 to e^-100 (each row's maximum is subtracted first), one with -inf
-        x = np.linspace(0, -100, 40 * 41).reshape(40, 41) * np.linspace(0.05, 1, 40)[:, None]
-        x[3, 5] = -np.inf
-    model = single_op(op_type, [("x", list(x.shape))])
-    check(model, c_workdir, {"x": x.astype(np.float32)}, name="native" if native else "m", native=native)
+@pytest.mark.parametrize("op_type", list(POLYNOMIALS))
+def test_polynomial_erf_and_exp_match_onnxruntime(op_type: str, native: bool, polynomials) -> None:
+    """erf and softmax's exp are the kernels' own polynomials: both branches of erf, exp down
+    to its flush to 0, infinities and NaN."""
+    assert_cases_close({op_type: POLYNOMIALS[op_type]}, POLYNOMIAL_INPUTS, polynomials[native])
 
 
 def test_run_checks_its_arguments(c_workdir: Path) -> None:

@@ -18,10 +18,12 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 from numeric_asserts import assert_close
 from mrvl.numerics import FLOAT32
-from test_c_backend import (GCC, _i64, _w, c_workdir, check, compile_model, random_inputs, reference,  # noqa: F401
+from test_c_backend import (GCC, _i64, _w, c_workdir, random_inputs, reference, run_together,  # noqa: F401
                             single_op)
 
-pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
+# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
+# builds that module fixtures make once.
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_kernels_coverage")]
 
 X3 = [("x", [2, 4, 5, 6, 7])]
 ROI = onnx.numpy_helper.from_array(np.zeros(0, np.float32), "roi")
@@ -65,18 +67,35 @@ FLOAT_OPS["resize_cubic_half_pixel_symmetric"].opset_import[0].version = 19
 ONNX_REFERENCE_ONLY = {"resize_cubic_3d"}
 """onnxruntime's cubic Resize takes 2-d or 4-d inputs only."""
 
+CASES: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]] = {}
+"""Every model this file's tests run, by case name, with its inputs: `built` builds them side by
+side (test_c_backend.merged), so gcc compiles each kernel once for all of them."""
+
+
+@pytest.fixture(scope="module")
+def built(c_workdir: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """CASES built and run twice (a run draws no new random numbers): the outputs of each run
+    by `merged` name."""
+    models, inputs = {n: m for n, (m, _) in CASES.items()}, {n: i for n, (_, i) in CASES.items()}
+    return run_together(models, c_workdir, inputs), run_together(models, c_workdir, inputs)
+
+
+def outputs(built, case: str) -> list[np.ndarray]:
+    """The outputs of CASES[case] in the first run."""
+    return [built[0][f"{case}__{o.name}"] for o in CASES[case][0].graph.output]
+
+
+for _name, _model in FLOAT_OPS.items():
+    CASES[_name] = (_model, random_inputs(_model, 11))
+
 
 @pytest.mark.parametrize("name", sorted(FLOAT_OPS))
-def test_float_kernel_matches_onnxruntime(name: str, c_workdir: Path) -> None:
-    model = FLOAT_OPS[name]
-    inputs = random_inputs(model, 11)
-    if name not in ONNX_REFERENCE_ONLY:
-        check(model, c_workdir, inputs)
-        return
-    rc, (got,) = compile_model(model, c_workdir).run(inputs)
-    assert rc == 0
-    (expected,) = ReferenceEvaluator(model).run(None, inputs)
-    assert_close(got, expected)
+def test_float_kernel_matches_onnxruntime(name: str, built) -> None:
+    model, inputs = CASES[name]
+    (got,) = outputs(built, name)
+    (expected,) = (ReferenceEvaluator(model).run(None, inputs) if name in ONNX_REFERENCE_ONLY
+                   else reference(model, inputs))
+    assert_close(got, expected.reshape(got.shape))
 
 
 # --- Typed single ops --------------------------------------------------------------------------
@@ -95,12 +114,10 @@ def typed_op(op_type: str, inputs: list[tuple[str, type]], output: type, shape: 
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=9)
 
 
-def run_typed(model: onnx.ModelProto, workdir: Path, inputs: dict[str, np.ndarray],
-              onnxruntime: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """The C result and the reference: onnxruntime's, or ONNX's evaluator's."""
-    built = compile_model(model, workdir)
-    rc, (got,) = built.run(inputs)
-    assert rc == 0
+def run_typed(built, case: str, onnxruntime: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The C result of CASES[case] and the reference: onnxruntime's, or ONNX's evaluator's."""
+    model, inputs = CASES[case]
+    (got,) = outputs(built, case)
     (expected,) = reference(model, inputs) if onnxruntime else ReferenceEvaluator(model).run(None, inputs)
     return got, expected
 
@@ -121,15 +138,27 @@ def cast_input(dtype: type) -> np.ndarray:
         return values.astype(dtype)
 
 
+def _cast_case(source: type, target: type) -> str:
+    return f"cast_{np.dtype(source).name}_{np.dtype(target).name}"
+
+
+for _source in FLOATS:
+    for _target in FLOATS:
+        if _source is not _target:
+            _x = cast_input(_source)
+            CASES[_cast_case(_source, _target)] = (
+                typed_op("Cast", [("x", _source)], _target, [len(_x)], to=ONNX_TYPES[_target]), {"x": _x})
+
+
 @pytest.mark.parametrize("source", FLOATS, ids=lambda t: np.dtype(t).name)
 @pytest.mark.parametrize("target", FLOATS, ids=lambda t: np.dtype(t).name)
-def test_cast_between_float_types(source: type, target: type, c_workdir: Path) -> None:
+def test_cast_between_float_types(source: type, target: type, built) -> None:
     if source is target:
         pytest.skip("a cast to the same type is no op")
-    x = cast_input(source)
-    model = typed_op("Cast", [("x", source)], target, [len(x)], to=ONNX_TYPES[target])
-    rc, (got,) = compile_model(model, c_workdir).run({"x": x})
-    assert rc == 0
+    case = _cast_case(source, target)
+    model, inputs = CASES[case]
+    x = inputs["x"]
+    (got,) = outputs(built, case)
     # Round to nearest even straight from the source type, as numpy and ml_dtypes do.
     with np.errstate(over="ignore"):
         direct = x.astype(target)
@@ -145,9 +174,11 @@ def test_cast_between_float_types(source: type, target: type, c_workdir: Path) -
 INT_BINARY = ["Add", "Sub", "Mul", "Div", "Max", "Min", "Mod", "Pow"]
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64], ids=lambda t: np.dtype(t).name)
-@pytest.mark.parametrize("op_type", [*INT_BINARY, "ModF", "PRelu", "Less", "Equal", "GreaterOrEqual"])
-def test_binary_on_other_types(op_type: str, dtype: type, c_workdir: Path) -> None:
+BINARY_TYPES = [np.int32, np.int64, np.float64]
+BINARY_OPS = [*INT_BINARY, "ModF", "PRelu", "Less", "Equal", "GreaterOrEqual"]
+
+
+def _binary_case(op_type: str, dtype: type) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     rng = np.random.default_rng(2)
     shape = [3, 4, 5]
     a = rng.integers(-50, 50, shape).astype(dtype)
@@ -168,21 +199,33 @@ def test_binary_on_other_types(op_type: str, dtype: type, c_workdir: Path) -> No
                               [helper.make_tensor_value_info("y", ONNX_TYPES[np.bool_ if comparison else dtype],
                                                              shape)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=9)
-    got, expected = run_typed(model, c_workdir, {"a": a, "b": b}, onnxruntime=op_type != "PRelu")
+    return model, {"a": a, "b": b}
+
+
+for _op in BINARY_OPS:
+    for _dtype in BINARY_TYPES:
+        CASES[f"binary_{_op}_{np.dtype(_dtype).name}"] = _binary_case(_op, _dtype)
+
+
+@pytest.mark.parametrize("dtype", BINARY_TYPES, ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("op_type", BINARY_OPS)
+def test_binary_on_other_types(op_type: str, dtype: type, built) -> None:
+    got, expected = run_typed(built, f"binary_{op_type}_{np.dtype(dtype).name}", onnxruntime=op_type != "PRelu")
     assert got.dtype == expected.dtype
     assert_close(got, expected)
 
 
-@pytest.mark.parametrize("op_type,dtype", [
-    *[(op, t) for op in ("Relu", "Neg", "Abs", "Sign") for t in (np.int32, np.int64)],
-    *[(op, np.float64) for op in ("Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Floor", "Erf", "Sign", "Sin")],
-], ids=str)
-def test_unary_on_other_types(op_type: str, dtype: type, c_workdir: Path) -> None:
-    rng = np.random.default_rng(4)
-    x = (rng.standard_normal([4, 6]) * 20).astype(dtype)
-    model = typed_op(op_type, [("x", dtype)], dtype, [4, 6])
+UNARY = [*[(op, t) for op in ("Relu", "Neg", "Abs", "Sign") for t in (np.int32, np.int64)],
+         *[(op, np.float64) for op in ("Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Floor", "Erf", "Sign", "Sin")]]
+for _op, _dtype in UNARY:
+    _x = (np.random.default_rng(4).standard_normal([4, 6]) * 20).astype(_dtype)
+    CASES[f"unary_{_op}_{np.dtype(_dtype).name}"] = (typed_op(_op, [("x", _dtype)], _dtype, [4, 6]), {"x": _x})
+
+
+@pytest.mark.parametrize("op_type,dtype", UNARY, ids=str)
+def test_unary_on_other_types(op_type: str, dtype: type, built) -> None:
     ort_kernel = (op_type, dtype) not in (("Relu", np.int64), ("Erf", np.float64))
-    got, expected = run_typed(model, c_workdir, {"x": x}, onnxruntime=ort_kernel)
+    got, expected = run_typed(built, f"unary_{op_type}_{np.dtype(dtype).name}", onnxruntime=ort_kernel)
     # onnxruntime's double Tanh and the evaluator's Erf are only float-accurate.
     assert_close(got, expected, FLOAT32 if op_type in ("Tanh", "Erf") else None)
 
@@ -210,18 +253,23 @@ MAX_POOL_INDICES = {
 }
 
 
+for _name, (_shape, _attrs) in MAX_POOL_INDICES.items():
+    for _ties in (False, True):
+        _x = np.random.default_rng(3).standard_normal(_shape).astype(np.float32)
+        CASES[f"pool_indices_{_name}_{_ties}"] = (max_pool_with_indices(_shape, **_attrs),
+                                                   {"x": np.round(_x).astype(np.float32) if _ties else _x})
+
+
 @pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
 @pytest.mark.parametrize("name", sorted(MAX_POOL_INDICES))
-def test_max_pool_indices_match_onnxruntime(name: str, ties: bool, c_workdir: Path) -> None:
+def test_max_pool_indices_match_onnxruntime(name: str, ties: bool, built) -> None:
     """Indices flattened over the whole input (so batch and channel count), in either storage
     order; with ties (values rounded to a few levels) the first maximum of a window wins."""
-    shape, attrs = MAX_POOL_INDICES[name]
-    model = max_pool_with_indices(shape, **attrs)
-    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
-    if ties:
-        x = np.round(x).astype(np.float32)
-    rc, (values, indices) = compile_model(model, c_workdir).run({"x": x})
-    assert rc == 0
+    attrs = MAX_POOL_INDICES[name][1]
+    case = f"pool_indices_{name}_{ties}"
+    model, inputs = CASES[case]
+    x = inputs["x"]
+    values, indices = outputs(built, case)
     expected_values, expected_indices = reference(model, {"x": x})
     np.testing.assert_array_equal(values, expected_values)
     assert indices.dtype == np.int64
@@ -250,12 +298,17 @@ def float64_reduce(op_type: str, keepdims: int) -> tuple[onnx.ModelProto, np.nda
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8), x
 
 
+for _op in REDUCE_OPS:
+    for _keepdims in (0, 1):
+        _model, _x = float64_reduce(_op, _keepdims)
+        CASES[f"reduce_f64_{_op}_{_keepdims}"] = (_model, {"x": _x})
+
+
 @pytest.mark.parametrize("keepdims", [0, 1])
 @pytest.mark.parametrize("op_type", REDUCE_OPS)
-def test_float64_reduce_matches_onnxruntime(op_type: str, keepdims: int, c_workdir: Path) -> None:
+def test_float64_reduce_matches_onnxruntime(op_type: str, keepdims: int, built) -> None:
     """Every reduction on doubles, in double precision."""
-    model, x = float64_reduce(op_type, keepdims)
-    got, expected = run_typed(model, c_workdir, {"x": x})
+    got, expected = run_typed(built, f"reduce_f64_{op_type}_{keepdims}")
     assert got.dtype == np.float64
     assert_close(got, expected)
 
@@ -316,14 +369,16 @@ ONE_REFERENCE = {
 """Cases checked against one reference only, and why."""
 
 
+for _name, _model in FILTERED_RESIZES.items():
+    CASES[f"resize_{_name}"] = (_model, random_inputs(_model, 13))
+
+
 @pytest.mark.parametrize("name", sorted(FILTERED_RESIZES))
-def test_filtered_resize_matches(name: str, c_workdir: Path) -> None:
+def test_filtered_resize_matches(name: str, built) -> None:
     """Antialias (the filter stretched over every input element a shrinking dim covers) and
     tf_crop_and_resize (roi, extrapolation_value) against onnxruntime and ONNX's reference."""
-    model = FILTERED_RESIZES[name]
-    inputs = random_inputs(model, 13)
-    rc, (got,) = compile_model(model, c_workdir).run(inputs)
-    assert rc == 0
+    model, inputs = CASES[f"resize_{name}"]
+    (got,) = outputs(built, f"resize_{name}")
     only = ONE_REFERENCE.get(name, ("",))[0]
     if only != "onnxruntime":
         (expected,) = ReferenceEvaluator(model).run(None, inputs)
@@ -349,20 +404,24 @@ def training_dropout(shape: list[int], ratio: float, seed: int, with_mask: bool)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
-@pytest.mark.parametrize("ratio,seed,with_mask", [(0.5, 0, True), (0.75, 0, False), (0.1, 12345, True),
-                                                  (0.3, 2**32 - 1, True), (0.9, 7, False)])
-def test_seeded_training_dropout_matches_onnx_reference(ratio: float, seed: int, with_mask: bool,
-                                                        c_workdir: Path) -> None:
+DROPOUTS = [(0.5, 0, True), (0.75, 0, False), (0.1, 12345, True), (0.3, 2**32 - 1, True), (0.9, 7, False)]
+for _ratio, _seed, _with_mask in DROPOUTS:
+    CASES[f"dropout_{_ratio}_{_seed}_{_with_mask}".replace(".", "_")] = (
+        training_dropout([7, 11, 13], _ratio, _seed, _with_mask),
+        {"x": np.random.default_rng(8).standard_normal([7, 11, 13]).astype(np.float32)})
+
+
+@pytest.mark.parametrize("ratio,seed,with_mask", DROPOUTS)
+def test_seeded_training_dropout_matches_onnx_reference(ratio: float, seed: int, with_mask: bool, built) -> None:
     """The mask is numpy's legacy MT19937 stream for the seed (np.random.RandomState(seed)
     .uniform(0, 1, shape) >= ratio), as ONNX's reference draws it, over enough elements for
     several twists of the generator's state (312 elements each); the kept elements are scaled
     by 1 / (1 - ratio); every run draws the same mask."""
     shape = [7, 11, 13]
-    model = training_dropout(shape, ratio, seed, with_mask)
-    x = np.random.default_rng(8).standard_normal(shape).astype(np.float32)
-    built = compile_model(model, c_workdir)
-    rc, got = built.run({"x": x})
-    assert rc == 0
+    case = f"dropout_{ratio}_{seed}_{with_mask}".replace(".", "_")
+    model, inputs = CASES[case]
+    x = inputs["x"]
+    got = outputs(built, case)
     expected = ReferenceEvaluator(model).run(None, {"x": x})
     mask = np.random.RandomState(seed).uniform(0, 1, shape) >= np.float32(ratio)
     assert_close(got[0], expected[0])
@@ -371,5 +430,4 @@ def test_seeded_training_dropout_matches_onnx_reference(ratio: float, seed: int,
         assert got[1].dtype == np.bool_
         np.testing.assert_array_equal(got[1], expected[1])
         np.testing.assert_array_equal(got[1], mask)
-    rc, again = built.run({"x": x})
-    np.testing.assert_array_equal(again[0], got[0])
+    np.testing.assert_array_equal(built[1][f"{case}__y"], got[0])

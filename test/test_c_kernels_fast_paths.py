@@ -27,11 +27,13 @@ from mrvl.target.host_kernels import kernel_macro
 from onnx import TensorProto, helper
 from test_c_backend import (GCC, Bundle, _w, assert_cases_close, build_program, c_workdir, check,  # noqa: F401
                             check_together, compile_model, emit_model, gcc, merged, merged_inputs, random_inputs,
-                            reference, run_program, single_op)
+                            reference, run_program, run_together, single_op)
 from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
 
-pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
+# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
+# builds that module fixtures make once.
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_kernels_fast_paths")]
 
 
 def _pool(op: str, shape: list[int], **attrs) -> onnx.ModelProto:
@@ -623,23 +625,41 @@ def test_each_conv_takes_its_kernel(name: str, c_workdir: Path) -> None:
     assert f"{KERNELS[name.split('_')[0]]}(&p" in text
 
 
-@pytest.mark.parametrize("name", [n for n in CASES if n.startswith("stem_")])
-def test_flat_scratch_is_what_the_kernel_takes(name: str, c_workdir: Path, tmp_path: Path) -> None:
+STEMS = [n for n in CASES if n.startswith("stem_")]
+
+
+def _conv_params(text: str) -> str:
+    return re.search(r"static const mrvl_conv_params p = \{.*?\};", text, re.S).group(0)
+
+
+@pytest.fixture(scope="module")
+def flat_scratch(c_workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, int, int]]:
+    """For each STEMS case, mrvl_kernels.c's flat_scratch_floats of its conv, MRVL_FLAT_TILE and
+    the tiles the conv keeps in place: one program (the kernels built once) prints them all."""
+    blocks, out = [], None
+    for name in STEMS:
+        out = emit_model(CASES[name], c_workdir)
+        blocks.append("{\n" + _conv_params((out / "m.c").read_text()) + "\n"
+                      "int64_t q[MRVL_SPATIAL], phases, floats;\nflat_layout(&p, q, &phases, &floats);\n"
+                      'printf("%lld %d %lld\\n", (long long)flat_scratch_floats(&p), MRVL_FLAT_TILE,\n'
+                      "       (long long)(flat_in_place(&p, q) ? 2 * p.c / p.group : 1));\n}\n")
+    folder = tmp_path_factory.mktemp("flat_scratch")
+    (folder / "main.c").write_text('#include <stdio.h>\n#include "mrvl_kernels.c"\nint main(void)\n{\n'
+                                   + "".join(blocks) + "}\n")
+    gcc(["-std=c99", "-w", f"-I{out}", "main.c", "-o", "main", "-lm"], folder)
+    lines = subprocess.run([str(folder / "main")], capture_output=True, text=True, check=True).stdout.splitlines()
+    return {name: tuple(map(int, line.split())) for name, line in zip(STEMS, lines, strict=True)}
+
+
+@pytest.mark.parametrize("name", STEMS)
+def test_flat_scratch_is_what_the_kernel_takes(name: str, c_workdir: Path, flat_scratch) -> None:
     """plan-host-memory's scratch for a flat conv (host_kernels.py) is flat_scratch_floats of
     mrvl_kernels.c with the widest vectors' tile (more on this machine's narrower ones: a tile
     per input channel twice in place), plus the weights it packs at run time."""
-    out = emit_model(CASES[name], c_workdir)
-    text = (out / "m.c").read_text()
+    text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
     planned = int(re.search(r"scratch \((\d+) bytes\)", text).group(1))
-    params = re.search(r"static const mrvl_conv_params p = \{.*?\};", text, re.S).group(0)
     packing = int(m.group(1)) if (m := re.search(r"scratch \+ (\d+)\)", text)) else 0
-    (tmp_path / "main.c").write_text(f'#include <stdio.h>\n#include "mrvl_kernels.c"\nint main(void)\n{{\n{params}\n'
-                                     'int64_t q[MRVL_SPATIAL], phases, floats;\nflat_layout(&p, q, &phases, &floats);\n'
-                                     'printf("%lld %d %lld\\n", (long long)flat_scratch_floats(&p), MRVL_FLAT_TILE,\n'
-                                     '       (long long)(flat_in_place(&p, q) ? 2 * p.c / p.group : 1));\n}\n')
-    gcc(["-std=c99", "-w", f"-I{out}", "main.c", "-o", "main", "-lm"], tmp_path)
-    floats, tile, tiles = map(int, subprocess.run([str(tmp_path / "main")], capture_output=True, text=True,
-                                                  check=True).stdout.split())
+    floats, tile, tiles = flat_scratch[name]
     assert planned == 4 * (packing + floats + (kernel_macro("FLAT_TILE") - tile) * tiles)
 
 
@@ -674,18 +694,33 @@ def test_mtcnn_prelus_all_fuse(c_workdir: Path) -> None:
     assert text.count(".activation = MRVL_EPILOGUE_PRELU") == 4 and "MRVL_PRELU" not in text
 
 
-@pytest.mark.parametrize("name", ["direct_residual_clip_prelu", "flat_scalar_prelu", "pointwise_prelu",
-                                  "depthwise_rows_stride2_prelu", "blocked_7x7_batch2_residual_prelu",
-                                  "conv_transpose_grouped_prelu", "matmul_bias_prelu"])
-def test_fused_prelu_keeps_nans(name: str, c_workdir: Path) -> None:
-    """The fused PRelu (a select on x < 0) keeps a NaN a NaN and scales -inf by its channel's
-    slope, as onnxruntime's PRelu does."""
+NAN_PRELUS = ["direct_residual_clip_prelu", "flat_scalar_prelu", "pointwise_prelu", "depthwise_rows_stride2_prelu",
+              "blocked_7x7_batch2_residual_prelu", "conv_transpose_grouped_prelu", "matmul_bias_prelu"]
+
+
+def _prelu_nan_inputs(name: str) -> dict[str, np.ndarray]:
     inputs = random_inputs(CASES[name], 6)
     flat = inputs["x"].reshape(-1)
     flat[::11] = np.nan
     flat[3::13] = -np.inf
     flat[5::17] = np.inf
-    check(CASES[name], c_workdir, inputs, name=f"nan_{name}", native=True)
+    return inputs
+
+
+@pytest.fixture(scope="module")
+def prelu_nans(c_workdir: Path) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, np.ndarray]]:
+    """The NAN_PRELUS cases on inputs with NaN and infinities, built natively side by side and
+    run: their inputs and the outputs by `merged` name."""
+    inputs = {name: _prelu_nan_inputs(name) for name in NAN_PRELUS}
+    return inputs, run_together({name: CASES[name] for name in NAN_PRELUS}, c_workdir, inputs, native=True)
+
+
+@pytest.mark.parametrize("name", NAN_PRELUS)
+def test_fused_prelu_keeps_nans(name: str, prelu_nans) -> None:
+    """The fused PRelu (a select on x < 0) keeps a NaN a NaN and scales -inf by its channel's
+    slope, as onnxruntime's PRelu does."""
+    inputs, got = prelu_nans
+    assert_cases_close({name: CASES[name]}, inputs, got)
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if n.startswith("gemm_")])
@@ -732,11 +767,10 @@ def test_blocked_depthwise_keeps_infinities_in_their_windows(c_workdir: Path) ->
     check(model, c_workdir, inputs, name="inf_blocked", native=True)
 
 
-@pytest.mark.parametrize("name", ["depthwise_residual_clip", "blocked_7x7_residual_clip", "depthwise_clip",
-                                  "depthwise_stride2_clip"])
-def test_depthwise_clamps_keep_nans(name: str, c_workdir: Path) -> None:
-    """The depthwise kernels' clamp (a max, then a min; alone, as rows are copied) keeps a NaN,
-    and clamps infinities."""
+CLAMP_NANS = ["depthwise_residual_clip", "blocked_7x7_residual_clip", "depthwise_clip", "depthwise_stride2_clip"]
+
+
+def _clamp_nan_inputs(name: str) -> dict[str, np.ndarray]:
     inputs = random_inputs(CASES[name], 6)
     inputs["x"][0, 0, 1, 1] = np.nan
     inputs["x"][0, 1, 2, 2] = np.inf
@@ -744,41 +778,36 @@ def test_depthwise_clamps_keep_nans(name: str, c_workdir: Path) -> None:
     if "residual" in inputs:
         inputs["residual"][0, 2, 3, 3] = -np.inf
         inputs["residual"][0, 3, 0, 0] = np.nan
-    check(CASES[name], c_workdir, inputs, name=f"nan_{name}", native=True)
+    return inputs
 
 
-@pytest.mark.parametrize("name", ["max_3x3s2_direct", "max_pairs_3x3s2", "max_grid_5x5s1_pad", "max_3x3s2_pad",
-                                  "max_3x3s2_ceil", "max_wide_row"])
-def test_nan_never_wins_a_max_pool(name: str, c_workdir: Path) -> None:
-    """Each max pool path (direct, pairs, grid, row bands, the bounds-checked loop) takes a
-    NaN for -inf wherever it lies in a window: the largest number wins. (onnxruntime's
-    answer depends on where the NaN lies, so the reference is its answer with -inf there.)"""
-    model = CASES[name]
-    inputs = random_inputs(model, 5)
+NAN_POOLS = ["max_3x3s2_direct", "max_pairs_3x3s2", "max_grid_5x5s1_pad", "max_3x3s2_pad", "max_3x3s2_ceil",
+             "max_wide_row"]
+
+
+def _pool_nan_inputs(name: str) -> dict[str, np.ndarray]:
+    inputs = random_inputs(CASES[name], 5)
     inputs["x"].reshape(-1)[::7] = np.nan
-    rc, got = compile_model(model, c_workdir, name="nan", native=True).run(inputs)
-    assert rc == 0
-    expected = reference(model, {"x": np.nan_to_num(inputs["x"], nan=-np.inf)})
-    assert_close(got[0], expected[0].reshape(got[0].shape))
+    return inputs
 
 
-@pytest.mark.parametrize("width", [8, 16, 53])
-def test_softmax_rows_with_masked_entries(width: int, c_workdir: Path) -> None:
-    """Rows shorter than, exactly, and not a whole number of vectors, with -inf entries (an
-    attention mask) and large values: e^-inf adds nothing, nothing overflows."""
+SOFTMAX_WIDTHS = [8, 16, 53]
+
+
+def _masked_softmax(width: int) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     model = single_op("Softmax", [("x", [4, width])], axis=-1)
     inputs = random_inputs(model, 3)
     inputs["x"] *= 30.0
     inputs["x"][:, ::3] = -np.inf
-    check(model, c_workdir, inputs, name="masked", native=True)
+    return model, inputs
 
 
-@pytest.mark.parametrize("axes", [[1, 3], [0, 2]], ids=["last_reduced", "last_kept"])
-@pytest.mark.parametrize("op_type", ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
-                                     "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"])
-def test_float_reductions_by_rows(op_type: str, axes: list[int], c_workdir: Path) -> None:
-    """Every float reduction, row by row of the last dim: reduced (16 lanes and a tail of 5)
-    or kept (the rows folded elementwise into the result)."""
+REDUCE_OPS = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
+              "ReduceLogSumExp", "ReduceSumSquare"]
+REDUCE_AXES = {"last_reduced": [1, 3], "last_kept": [0, 2]}
+
+
+def _reduction(op_type: str, axes: list[int]) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     node = helper.make_node(op_type, ["x", "axes"], ["y"], keepdims=0)
     graph = helper.make_graph([node], "reduce", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 3, 37])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
@@ -788,7 +817,62 @@ def test_float_reductions_by_rows(op_type: str, axes: list[int], c_workdir: Path
     x *= np.where(np.arange(37) % 3 == 0, -1.0, 1.0).astype(np.float32)  # signs for max/min/L1
     if op_type == "ReduceLogSum":
         x = np.abs(x)
-    check(model, c_workdir, {"x": x}, name="reduce", native=True)
+    return model, {"x": x}
+
+
+@pytest.fixture(scope="module")
+def special_values(c_workdir: Path) -> tuple[dict, dict, dict[str, np.ndarray]]:
+    """The cases of the tests below (NaN and infinities through the depthwise clamps and the max
+    pools, masked softmax rows, reductions by rows) built natively side by side and run once:
+    the models and inputs by case name and the outputs by `merged` name."""
+    models = {f"clamp_{name}": CASES[name] for name in CLAMP_NANS} | {f"pool_{name}": CASES[name] for name in NAN_POOLS}
+    inputs = {f"clamp_{name}": _clamp_nan_inputs(name) for name in CLAMP_NANS} | {
+        f"pool_{name}": _pool_nan_inputs(name) for name in NAN_POOLS}
+    for width in SOFTMAX_WIDTHS:
+        models[f"softmax_{width}"], inputs[f"softmax_{width}"] = _masked_softmax(width)
+    for op_type in REDUCE_OPS:
+        for axes_id, axes in REDUCE_AXES.items():
+            models[f"{op_type}_{axes_id}"], inputs[f"{op_type}_{axes_id}"] = _reduction(op_type, axes)
+    return models, inputs, run_together(models, c_workdir, inputs, native=True)
+
+
+def _check_special(case: str, special_values) -> None:
+    models, inputs, got = special_values
+    assert_cases_close({case: models[case]}, inputs, got)
+
+
+@pytest.mark.parametrize("name", CLAMP_NANS)
+def test_depthwise_clamps_keep_nans(name: str, special_values) -> None:
+    """The depthwise kernels' clamp (a max, then a min; alone, as rows are copied) keeps a NaN,
+    and clamps infinities."""
+    _check_special(f"clamp_{name}", special_values)
+
+
+@pytest.mark.parametrize("name", NAN_POOLS)
+def test_nan_never_wins_a_max_pool(name: str, special_values) -> None:
+    """Each max pool path (direct, pairs, grid, row bands, the bounds-checked loop) takes a
+    NaN for -inf wherever it lies in a window: the largest number wins. (onnxruntime's
+    answer depends on where the NaN lies, so the reference is its answer with -inf there.)"""
+    _, inputs, got = special_values
+    case = f"pool_{name}"
+    expected = reference(CASES[name], {"x": np.nan_to_num(inputs[case]["x"], nan=-np.inf)})
+    value = got[f"{case}__{CASES[name].graph.output[0].name}"]
+    assert_close(value, expected[0].reshape(value.shape))
+
+
+@pytest.mark.parametrize("width", SOFTMAX_WIDTHS)
+def test_softmax_rows_with_masked_entries(width: int, special_values) -> None:
+    """Rows shorter than, exactly, and not a whole number of vectors, with -inf entries (an
+    attention mask) and large values: e^-inf adds nothing, nothing overflows."""
+    _check_special(f"softmax_{width}", special_values)
+
+
+@pytest.mark.parametrize("axes", list(REDUCE_AXES))
+@pytest.mark.parametrize("op_type", REDUCE_OPS)
+def test_float_reductions_by_rows(op_type: str, axes: str, special_values) -> None:
+    """Every float reduction, row by row of the last dim: reduced (16 lanes and a tail of 5)
+    or kept (the rows folded elementwise into the result)."""
+    _check_special(f"{op_type}_{axes}", special_values)
 
 
 def test_exp_over_float_range(c_workdir: Path) -> None:

@@ -1,9 +1,9 @@
 """Host C kernels of LSTM, GRU and RNN (cpu.recurrent): every direction and layout, the
 optional inputs (B, sequence_lens, initial_h, initial_c, P) present or absent, each output
 read or not, every activation with its alpha and beta, clip, input_forget and
-linear_before_reset. One single-node model each, compared with onnxruntime; a test's models
-are built side by side in one (test_c_backend.merged: each kernel compiled once) with gcc
--Werror; onnxruntime has no kernel for layout 1 (batch first), so such a model is
+linear_before_reset. One single-node model each, compared with onnxruntime; every test's
+models are built side by side in one (test_c_backend.merged: each kernel compiled once) with
+gcc -Werror; onnxruntime has no kernel for layout 1 (batch first), so such a model is
 compared with onnxruntime on the same layer in layout 0, its inputs and outputs transposed."""
 
 from pathlib import Path
@@ -12,9 +12,11 @@ import numpy as np
 import onnx
 import pytest
 from onnx import helper
-from test_c_backend import GCC, c_workdir, check_together, compile_model, reference  # noqa: F401
+from test_c_backend import GCC, assert_cases_close, c_workdir, compile_model, reference, run_together  # noqa: F401
 
-pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
+# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
+# the build that `built` makes once.
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_kernels_recurrent")]
 
 MRVL_ERR_SEQUENCE_LENS = -8
 GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
@@ -102,18 +104,35 @@ def mixed_cases() -> dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]]:
     }
 
 
-def check(cases: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]], workdir: Path) -> None:
-    """The cases (name: model and inputs) in one build, each against onnxruntime."""
-    check_together({n: m for n, (m, _) in cases.items()}, workdir, {n: i for n, (_, i) in cases.items()},
-                   references=onnxruntime_outputs)
+Cases = dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]]
+GROUPS: dict[str, Cases] = {}
+"""Each test's cases (name: model and inputs), by test."""
 
 
-def test_directions_and_layouts(c_workdir: Path) -> None:
+@pytest.fixture(scope="module")
+def built(c_workdir: Path) -> dict[str, np.ndarray]:
+    """Every test's cases in one build, run once: the outputs by `merged` name (a case's name
+    prefixed by its group's)."""
+    cases = {f"{group}_{name}": case for group, group_cases in GROUPS.items() for name, case in group_cases.items()}
+    return run_together({n: m for n, (m, _) in cases.items()}, c_workdir, {n: i for n, (_, i) in cases.items()})
+
+
+def check(built: dict[str, np.ndarray], group: str) -> None:
+    """The cases of GROUPS[group], each against onnxruntime."""
+    cases = {f"{group}_{name}": case for name, case in GROUPS[group].items()}
+    assert_cases_close({n: m for n, (m, _) in cases.items()}, {n: i for n, (_, i) in cases.items()}, built,
+                       references=onnxruntime_outputs)
+
+
+_EVERY = ("B", "sequence_lens", "initial_h", "initial_c", "P")
+GROUPS["layouts"] = {f"{op_type}_{direction}_{layout}": recurrent_case(op_type, direction=direction, layout=layout,
+                                                                       optional=_EVERY)
+                     for op_type in GATES for direction in DIRECTIONS for layout in (0, 1)}
+
+
+def test_directions_and_layouts(built) -> None:
     """Every input given, every output read."""
-    optional = ("B", "sequence_lens", "initial_h", "initial_c", "P")
-    check({f"{op_type}_{direction}_{layout}": recurrent_case(op_type, direction=direction, layout=layout,
-                                                             optional=optional)
-           for op_type in GATES for direction in DIRECTIONS for layout in (0, 1)}, c_workdir)
+    check(built, "layouts")
 
 
 OPTIONAL_SETS = [(), ("B",), ("initial_h",), ("B", "sequence_lens"), ("initial_c",), ("P",), ("initial_h", "P")]
@@ -127,17 +146,22 @@ def per_op_type(subsets: list[tuple[str, ...]]) -> list[tuple[str, str, tuple[st
             for op_type in GATES for subset in subsets if op_type == "LSTM" or not LSTM_ONLY & set(subset)]
 
 
-def test_optional_inputs(c_workdir: Path) -> None:
+GROUPS["optional"] = {name: recurrent_case(op_type, direction="bidirectional", optional=optional)
+                      for name, op_type, optional in per_op_type(OPTIONAL_SETS)}
+
+
+def test_optional_inputs(built) -> None:
     """Each optional input absent or given."""
-    check({name: recurrent_case(op_type, direction="bidirectional", optional=optional)
-           for name, op_type, optional in per_op_type(OPTIONAL_SETS)}, c_workdir)
+    check(built, "optional")
 
 
-def test_unread_outputs(c_workdir: Path) -> None:
+GROUPS["unread"] = {name: recurrent_case(op_type, outputs=outputs, optional=("B", "initial_h"), layout=1)
+                    for name, op_type, outputs in per_op_type([("Y",), ("Y_h",), ("Y_c",), ("Y", "Y_c"), ("Y_h", "Y_c")])}
+
+
+def test_unread_outputs(built) -> None:
     """Only some outputs named: the kernel writes those alone."""
-    check({name: recurrent_case(op_type, outputs=outputs, optional=("B", "initial_h"), layout=1)
-           for name, op_type, outputs in per_op_type([("Y",), ("Y_h",), ("Y_c",), ("Y", "Y_c"), ("Y_h", "Y_c")])},
-          c_workdir)
+    check(built, "unread")
 
 
 ACTIVATIONS = ["Sigmoid", "Tanh", "Relu", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid",
@@ -153,44 +177,62 @@ def _activations_case(op_type: str, activation: str, given: bool) -> tuple[onnx.
     return recurrent_case(op_type, direction="bidirectional", activations=names, **attrs)
 
 
-def test_activations(c_workdir: Path) -> None:
+GROUPS["activations"] = {
+    f"{op_type}_{activation}_{'given' if given else 'defaults'}": _activations_case(op_type, activation, given)
+    for op_type in GATES for activation in ACTIVATIONS for given in (False, True)}
+
+
+def test_activations(built) -> None:
     """Each activation in every slot of both directions (f, g, h of an LSTM): with its
     default alpha and beta, or with activation_alpha and activation_beta, which the
     activations that take them consume in order."""
-    check({f"{op_type}_{activation}_{'given' if given else 'defaults'}": _activations_case(op_type, activation, given)
-           for op_type in GATES for activation in ACTIVATIONS for given in (False, True)}, c_workdir)
+    check(built, "activations")
 
 
-def test_clip(c_workdir: Path) -> None:
+def _clip_case(op_type: str) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    model, inputs = recurrent_case(op_type, direction="bidirectional", optional=("B", "initial_h", "initial_c"), clip=0.4)
+    return model, {"X": inputs["X"] * 8}
+
+
+GROUPS["clip"] = {op_type: _clip_case(op_type) for op_type in GATES}
+
+
+def test_clip(built) -> None:
     """Every activation's input clipped to [-clip, clip]; the values reach well beyond it."""
-    cases = {}
-    for op_type in GATES:
-        model, inputs = recurrent_case(op_type, direction="bidirectional", optional=("B", "initial_h", "initial_c"),
-                                       clip=0.4)
-        cases[op_type] = model, {"X": inputs["X"] * 8}
-    check(cases, c_workdir)
+    check(built, "clip")
 
 
-def test_lstm_input_forget(c_workdir: Path) -> None:
+GROUPS["input_forget"] = {direction: recurrent_case("LSTM", direction=direction, optional=("B", "initial_c", "P"),
+                                                    input_forget=1) for direction in ("forward", "bidirectional")}
+
+
+def test_lstm_input_forget(built) -> None:
     """The forget gate is 1 - the input gate; peepholes given."""
-    check({direction: recurrent_case("LSTM", direction=direction, optional=("B", "initial_c", "P"), input_forget=1)
-           for direction in ("forward", "bidirectional")}, c_workdir)
+    check(built, "input_forget")
 
 
-def test_gru_linear_before_reset(c_workdir: Path) -> None:
+GROUPS["linear_before_reset"] = {
+    f"{direction}_{'_'.join(optional) or 'none'}": recurrent_case("GRU", direction=direction, optional=optional,
+                                                                  linear_before_reset=1)
+    for direction in DIRECTIONS for optional in [(), ("B",), ("B", "initial_h")]}
+
+
+def test_gru_linear_before_reset(built) -> None:
     """r multiplies H·Rh^T + Rbh (and the bias absent too)."""
-    check({f"{direction}_{'_'.join(optional) or 'none'}": recurrent_case("GRU", direction=direction, optional=optional,
-                                                                         linear_before_reset=1)
-           for direction in DIRECTIONS for optional in [(), ("B",), ("B", "initial_h")]}, c_workdir)
+    check(built, "linear_before_reset")
 
 
-def test_sequence_lens(c_workdir: Path) -> None:
+GROUPS["sequence_lens"] = {
+    f"{op_type}_{direction}_{layout}": recurrent_case(op_type, batch=4, direction=direction, layout=layout,
+                                                      optional=("B", "sequence_lens", "initial_h", "initial_c"),
+                                                      lens=[5, 2, 4, 0])
+    for op_type in GATES for direction in DIRECTIONS for layout in (0, 1)}
+
+
+def test_sequence_lens(built) -> None:
     """Samples of 5, 2 and 4 steps of 5, and one of none: Y is zero past a sample's end, Y_h
     its state at its last step (zero without steps), and the reverse direction starts there."""
-    optional = ("B", "sequence_lens", "initial_h", "initial_c")
-    check({f"{op_type}_{direction}_{layout}": recurrent_case(op_type, batch=4, direction=direction, layout=layout,
-                                                             optional=optional, lens=[5, 2, 4, 0])
-           for op_type in GATES for direction in DIRECTIONS for layout in (0, 1)}, c_workdir)
+    check(built, "sequence_lens")
 
 
 def test_sequence_lens_out_of_range(c_workdir: Path) -> None:
@@ -200,7 +242,10 @@ def test_sequence_lens_out_of_range(c_workdir: Path) -> None:
     assert rc == MRVL_ERR_SEQUENCE_LENS
 
 
-def test_long_sequence_wide_layer(c_workdir: Path) -> None:
+GROUPS["wide"] = {"lstm": recurrent_case("LSTM", seq=7, batch=5, size=300, hidden=70, direction="bidirectional",
+                                         optional=("B", "initial_h", "initial_c", "P"))}
+
+
+def test_long_sequence_wide_layer(built) -> None:
     """Sizes past one GEMM block (KC = 256 deep, NC = 256 wide) and an odd hidden size."""
-    check({"lstm": recurrent_case("LSTM", seq=7, batch=5, size=300, hidden=70, direction="bidirectional",
-                                  optional=("B", "initial_h", "initial_c", "P"))}, c_workdir)
+    check(built, "wide")

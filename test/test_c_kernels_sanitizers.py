@@ -13,8 +13,9 @@ import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 from onnx.reference import ReferenceEvaluator
 from numeric_asserts import assert_close
-from test_c_backend import (GCC, SINGLE_OPS, Bundle, build_program, c_workdir, emit_model,  # noqa: F401
-                            random_inputs, reference, run_program)
+from test_c_backend import (GCC, SINGLE_OPS, ZOO_ALL_HOST, Bundle, assert_cases_close, build_program,  # noqa: F401
+                            c_workdir, emit_model, locked, merged, merged_inputs, random_inputs, run_program,
+                            zoo_inputs)
 from test_c_kernels_coverage import (FILTERED_RESIZES, MAX_POOL_INDICES, float64_reduce, max_pool_with_indices,
                                      training_dropout)
 from test_c_kernels_recurrent import mixed_cases, onnxruntime_outputs
@@ -22,7 +23,9 @@ from test_c_kernels_recurrent import mixed_cases, onnxruntime_outputs
 # -O1 after the Makefile's -O3, as AddressSanitizer's docs advise: the same code paths checked, each
 # object compiled in about half the time.
 SANITIZE = ["-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
-pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
+# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
+# builds that module fixtures make once.
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_kernels_sanitizers")]
 
 
 def _sanitizers_link(tmp_path: Path) -> bool:
@@ -30,22 +33,38 @@ def _sanitizers_link(tmp_path: Path) -> bool:
     return os.system(f"{GCC} {' '.join(SANITIZE)} {tmp_path / 'probe.c'} -o {tmp_path / 'probe'} 2>/dev/null") == 0
 
 
-@pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "transformer_block", "paddle_ocr_rec",
-                                  "ocr_cls_stale", "vad_if", "paddle_crnn", "gru_kws",
-                                  "captcha_crnn_stale"])
-def test_zoo_model_is_clean_under_sanitizers(name: str, zoo_dir: Path, c_workdir: Path, tmp_path: Path) -> None:
-    if not _sanitizers_link(tmp_path):
-        pytest.skip("gcc cannot link -fsanitize=address,undefined here")
-    model = onnx.load(zoo_dir / f"{name}.onnx")
-    shapes = ZOO_INPUT_SHAPES[name]
-    built = Bundle(emit_model(model, c_workdir, shapes, name=f"{name}_asan"), f"{name}_asan")
-    rng = np.random.default_rng(1)
-    inputs = {i: rng.standard_normal(shape).astype(np.float32) for i, shape, _ in built.io("INPUT")}
-    program = build_program([built], tmp_path, SANITIZE)
+@pytest.fixture(scope="module")
+def zoo_under_sanitizers(zoo_dir: Path, c_workdir: Path, session_dir: Path) -> tuple[dict, dict, dict[str, np.ndarray]]:
+    """The zoo models (all host) side by side (`merged`, one model per opset) in one sanitized
+    program, run once: the models, their inputs and the outputs by `merged` name. The program
+    is in the session's shared folder: one pytest-xdist worker builds it, the other reuses it."""
+    folder = session_dir / "sanitized_zoo"
+    folder.mkdir(exist_ok=True)
+    models = {name: onnx.load(zoo_dir / f"{name}.onnx") for name in ZOO_ALL_HOST}
+    inputs = {name: zoo_inputs(model, ZOO_INPUT_SHAPES[name], 1) for name, model in models.items()}
+    shapes = merged_inputs(ZOO_INPUT_SHAPES)
+    built = []
+    for group, model in merged(models).items():
+        group_shapes = {i.name: shapes[i.name] for i in model.graph.input if i.name in shapes}
+        built.append(Bundle(emit_model(model, c_workdir, group_shapes, name=f"{group}_asan"), f"{group}_asan"))
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
-    (outputs,) = run_program(program, [built], [inputs], env=env)
-    for got, expected in zip(outputs, reference(model, inputs)):
-        assert_close(got, expected.reshape(got.shape))
+    with locked(folder):
+        if not _sanitizers_link(folder):
+            pytest.skip("gcc cannot link -fsanitize=address,undefined here")
+        program = folder / "program"
+        if not program.exists():
+            build_program(built, folder, SANITIZE)
+        outputs = run_program(program, built, [merged_inputs(inputs)] * len(built), env=env)
+    got = {}
+    for bundle, values in zip(built, outputs):
+        got |= bundle.by_name(values)
+    return models, inputs, got
+
+
+@pytest.mark.parametrize("name", ZOO_ALL_HOST)
+def test_zoo_model_is_clean_under_sanitizers(name: str, zoo_under_sanitizers) -> None:
+    models, inputs, got = zoo_under_sanitizers
+    assert_cases_close({name: models[name]}, inputs, got)
 
 
 def test_new_kernels_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ def _same_bits(models: dict[str, onnx.ModelProto], c_workdir: Path, tag: str) ->
             model_name = f"{tag}_{group}_t{threads}"
             gcc([*makefile_cflags(out), "-march=native", "-Werror", "-fPIC", "-shared", "-pthread", f"{model_name}.c",
                  "-o", f"lib{model_name}.so", "-lm"], out)
-            built = Built(out, model_name)
+            built = Built(out, model_name, out / f"lib{model_name}.so")
             rc, outputs = built.run(merged_inputs(inputs))
             assert rc == 0
             got |= built.by_name(outputs)

@@ -19,10 +19,13 @@ from numeric_asserts import assert_close
 from mrvl.numerics import FP16_LAYERS
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import build, main as mrvl_run, open_bundle, profile_bundle, run_bundle
+from test_c_backend import locked, merged, merged_inputs
 from test_mlip_simulator import _calls, tools  # noqa: F401 (fixture: fake mrvl-tmlc and mrvl-mlsim on PATH)
 
-pytestmark = pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None,
-                                reason="needs cc and make")
+# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
+# the bundles and builds that module fixtures make once.
+pytestmark = [pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None,
+                                 reason="needs cc and make"), pytest.mark.xdist_group("mrvl_run")]
 
 MODELS = ["mnist", "resnet_small", "mobilenet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny", "transformer_block",
           "paddle_ocr_rec", "ocr_cls_stale", "vad_if", "paddle_crnn", "gru_kws", "captcha_crnn_stale", "face_pnet",
@@ -52,30 +55,68 @@ def _onnxruntime(model_path: Path, inputs: dict[str, np.ndarray]) -> dict[str, n
     return dict(zip(names, session.run(names, inputs)))
 
 
+PIPELINES = {"host": "mrvl-pipeline{offload=false},mrvl-host-pipeline", "partitioned": "mrvl-pipeline,mrvl-host-pipeline"}
+
+
+class ZooBundles:
+    """(model, "host" | "partitioned") -> bundle directory, compiled on first use into a folder
+    the pytest-xdist workers share (a bundle one compiled, the other reuses)."""
+
+    def __init__(self, zoo_dir: Path, root: Path):
+        self.zoo_dir, self.root = zoo_dir, root
+
+    def __getitem__(self, key: tuple[str, str]) -> Path:
+        name, mode = key
+        out = self.root / f"{name}-{mode}"
+        with locked(out):
+            if not out.exists():
+                assert mrvl_opt([str(self.zoo_dir / f"{name}.onnx"), *_shape_flags(name), "-p", PIPELINES[mode],
+                                 "-t", "c", "-o", str(out)]) == 0
+        return out
+
+
 @pytest.fixture(scope="module")
-def bundles(zoo_dir: Path, tmp_path_factory) -> dict[tuple[str, str], Path]:
-    """(model, "host" | "partitioned") -> bundle directory."""
-    root = tmp_path_factory.mktemp("bundles")
-    built = {}
-    for name in MODELS:
-        for mode, pipeline in (("host", "mrvl-pipeline{offload=false},mrvl-host-pipeline"),
-                               ("partitioned", "mrvl-pipeline,mrvl-host-pipeline")):
-            out = root / f"{name}-{mode}"
-            assert mrvl_opt([str(zoo_dir / f"{name}.onnx"), *_shape_flags(name), "-p", pipeline,
-                             "-t", "c", "-o", str(out)]) == 0
-            built[name, mode] = out
-    return built
+def bundles(zoo_dir: Path, session_dir: Path) -> ZooBundles:
+    root = session_dir / "mrvl_run_bundles"
+    root.mkdir(exist_ok=True)
+    return ZooBundles(zoo_dir, root)
+
+
+def _run_once(bundle: Path, inputs: dict[str, np.ndarray], **options) -> dict[str, np.ndarray]:
+    """`run_bundle`, its build made by one pytest-xdist worker while the other waits for it."""
+    with locked(bundle):
+        return run_bundle(bundle, inputs, **options)
+
+
+@pytest.fixture(scope="module")
+def all_host(zoo_dir: Path, session_dir: Path) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, np.ndarray]]:
+    """The zoo models side by side (`merged`, one bundle per opset), all host, each bundle built
+    and run once: the models' inputs and the outputs by `merged` name."""
+    root = session_dir / "mrvl_run_all_host"
+    root.mkdir(exist_ok=True)
+    models = {name: onnx.load(zoo_dir / f"{name}.onnx") for name in MODELS}
+    inputs = {name: _inputs(zoo_dir / f"{name}.onnx", name) for name in MODELS}
+    shapes, values = merged_inputs(ZOO_INPUT_SHAPES), merged_inputs(inputs)
+    got = {}
+    for group, model in merged(models).items():
+        out = root / group
+        names = [i.name for i in model.graph.input]
+        with locked(out):
+            if not out.exists():
+                onnx.save_model(model, root / f"{group}.onnx")
+                flags = [a for k in names if k in shapes for a in ("--input-shape", f"{k}={'x'.join(map(str, shapes[k]))}")]
+                assert mrvl_opt([str(root / f"{group}.onnx"), *flags, "-p", PIPELINES["host"], "-t", "c",
+                                 "-o", str(out)]) == 0
+        assert json.loads((out / "metadata.json").read_text())["subgraphs"] == []
+        got |= _run_once(out, {k: values[k] for k in names})
+    return inputs, got
 
 
 @pytest.mark.parametrize("name", MODELS)
-def test_all_host_matches_onnxruntime(bundles, zoo_dir, name):
-    model = zoo_dir / f"{name}.onnx"
-    inputs = _inputs(model, name)
-    bundle = bundles[name, "host"]
-    assert json.loads((bundle / "metadata.json").read_text())["subgraphs"] == []
-    got = run_bundle(bundle, inputs)
-    for output, want in _onnxruntime(model, inputs).items():
-        assert_close(got[output], want, what=output)
+def test_all_host_matches_onnxruntime(all_host, zoo_dir, name):
+    inputs, got = all_host
+    for output, want in _onnxruntime(zoo_dir / f"{name}.onnx", inputs[name]).items():
+        assert_close(got[f"{name}__{output}"], want, what=output)
 
 
 @pytest.mark.parametrize("precision", ["fp16", "fp32"])
@@ -85,7 +126,7 @@ def test_partitioned_matches_onnxruntime(bundles, zoo_dir, name, precision):
     inputs = _inputs(model, name)
     bundle = bundles[name, "partitioned"]
     assert len(json.loads((bundle / "metadata.json").read_text())["subgraphs"]) == SUBGRAPHS[name]
-    got = run_bundle(bundle, inputs, precision=precision, simulator="reference")
+    got = _run_once(bundle, inputs, precision=precision, simulator="reference")
     for output, want in _onnxruntime(model, inputs).items():
         assert_close(got[output], want, FP16_LAYERS if precision == "fp16" else None, output)
 
@@ -118,7 +159,7 @@ def test_tar_bundle(bundles, zoo_dir, tmp_path):
 
 
 def test_build_is_cached(bundles):
-    with open_bundle(bundles["resnet_small", "host"]) as bundle:
+    with open_bundle(bundles["mnist", "host"]) as bundle:
         first = build(bundle)
         stamp = first.stat().st_mtime_ns
         assert build(bundle) == first and first.stat().st_mtime_ns == stamp
