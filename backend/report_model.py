@@ -30,7 +30,6 @@ product element its inner dimension; pools, sums and data movement count 0.
 layers produce: the feature-map memory MLIP reads and writes in one run.
 """
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
@@ -40,7 +39,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from mrvl.backend.c_emitter import weight_constants, weights_file_bytes
 from mrvl.backend.json_emitter import layers_in_visit_order, subgraph_batch
-from mrvl.backend.mlip_json.layers import LAYER_PREFIX, describe, is_layer
+from mrvl.backend.mlip_json.layers import LAYER_PREFIX, const_elements, is_layer
 from mrvl.target.cost_model import (
     CostModel,
     HostWork,
@@ -292,9 +291,7 @@ def _subgraph(subgraph: SubgraphOp, calls: int) -> Subgraph:
     symbol = subgraph.sym_name.data
     block = subgraph.body.block
     layers = [op for op in block.ops if is_layer(op)]
-    weights = sum(
-        math.prod(const.shape) * FLOAT32_BYTES for j, op in enumerate(layers) for const in describe(op, j, symbol).consts
-    )
+    weights = sum(const_elements(op) for op in layers) * FLOAT32_BYTES
     inputs = sum(elements(arg) for arg in block.args) * FLOAT32_BYTES
     produced = sum(elements(op.results[0]) for op in layers) * FLOAT32_BYTES
     terminator = block.last_op

@@ -296,7 +296,7 @@ def compile_model(
     with stages.stage("report"):
         report = build_report(module, cost_model)
         files |= report_files(report)
-        files[PLACEMENT_FILE] = format_placement(placement_entries(module))
+        files[PLACEMENT_FILE] = format_placement(placement_entries(report.nodes))
     meta |= {
         "options": {**options, "offload": offload, "input_shapes": {k: list(v) for k, v in (input_shapes or {}).items()},
                     "placement": str(placement) if placement else None, "cross_compiler": cross_compiler,
