@@ -234,7 +234,8 @@ def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int, deferred_
         node = _layer_node(layer, ids, module, consts, deferred_data)
         layer_nodes.append(node)
         source_nodes.append({"id": ids[op.results[0]], "name": layer.name, "layer_name": node["attrs"]["layer_name"][0],
-                             "op": op.name, "onnx_nodes": [node.sourcemap_entry() for node in location_nodes(op.location)]})
+                             "op": op.name,
+                             "onnx_nodes": [n.sourcemap_entry() for n in location_nodes(op.location)]})
 
     terminator = block.last_op
     assert isinstance(terminator, YieldOp)

@@ -93,7 +93,8 @@ def legalized_as(node: Node) -> list[str]:
     return [f"legalized.{node.legalized}: rewritten exactly into MLIP layers (docs/supported-ops.md says how)"]
 
 
-def write_json(nodes: Sequence[Node], totals: dict[str, int], output: IO[str], estimate: Estimate | None = None) -> None:
+def write_json(nodes: Sequence[Node], totals: dict[str, int], output: IO[str],
+               estimate: Estimate | None = None) -> None:
     """`{"nodes": [...], "totals": {...}}`, one node per line; `"estimate"` once lowered."""
     lines = ",\n".join(f"    {json.dumps(row_dict(node), ensure_ascii=False)}" for node in nodes)
     print("{", file=output)

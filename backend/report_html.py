@@ -130,7 +130,8 @@ def render_html(report: Report) -> str:
         box_id = f"input:{name}"
         boxes[box_id] = _Box(box_id, name, "input", f"graph input {name}", IO_COLOUR, "input", "")
     for output in graph.outputs:
-        boxes[output.id] = _Box(output.id, output.label, "output", f"graph output {output.label}", IO_COLOUR, "output", "")
+        boxes[output.id] = _Box(output.id, output.label, "output", f"graph output {output.label}", IO_COLOUR, "output",
+                                "")
     edges = list(graph.edges)
     routes = _layout(boxes, edges)
     return _page(boxes, edges, routes, report.placement_totals, colours, report.estimate)

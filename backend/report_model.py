@@ -264,7 +264,8 @@ def build_report(module: ModuleOp, cost_model: CostModel) -> Report:
 
     program = estimate_program(cpu_ops, subgraphs, cost_model) if cpu_ops else None
     estimate = None if program is None else Estimate(
-        tuple(program.subgraphs), tuple(HostKernelEstimate(op_label(h.op), h.work, h.seconds) for h in program.host_ops),
+        tuple(program.subgraphs),
+        tuple(HostKernelEstimate(op_label(h.op), h.work, h.seconds) for h in program.host_ops),
         program.host_source)
     kernel_seconds = {h.op: h.seconds for h in program.host_ops} if program is not None else {}
     times = _node_estimates(carriers, kernel_seconds, cost_model)

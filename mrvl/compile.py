@@ -22,9 +22,10 @@ failing mrvl-tmlc leaves its log beside the output, `<output>.tmlc.log`). The bu
   resolved `options`, the `tool`, the `input_model` with its sha256, `tmlc` and `build`);
 - `placement.json`, the placement actually used (a placement file; `--placement` it back);
 - `report.txt`, `report.json`, `report-nodes.csv`, `report-subgraphs.csv`
-  (`backend/compile_report.py`, from `backend/report_model.py`), whose summary is also printed, with the estimated latency
+  (`backend/compile_report.py`), whose summary is also printed, with the estimated latency
   (`--target-file`, `--host-profile`: `target/cost_model.py`), and `report.html`, a
-  picture of the partition (`backend/report_html.py`).
+  picture of the partition (`backend/report_html.py`), all rendered from one report
+  model (`backend/report_model.py`).
 
 `--mattr` takes TVM's attribute string: `sim` or `hw`, `-quantize=fp16|int8` and
 `-wb_pin_ocm=0|1`, separated by spaces or commas; `--quantize`, `--run-mode` and
