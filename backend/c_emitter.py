@@ -31,6 +31,7 @@ straight into the caller's output buffers, an aliasing `cpu.reshape` and an in-p
 import hashlib
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import singledispatchmethod
 from pathlib import Path
@@ -58,7 +59,7 @@ from mrvl.backend.output_directory import OutputDirectory
 from mrvl_dialect import cpu
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
-from mrvl_dialect.locations import location_nodes
+from mrvl_dialect.locations import location_nodes, op_label
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.graph_queries import constant_value
 from mrvl.target.host_kernels import NUMERIC_SUFFIXES, SPATIAL, TILES_HEADER, matmul_shapes, tiles_header
@@ -224,14 +225,6 @@ def _label(op: Operation) -> str:
     return f"node '{name}' ({op_type or op.name})" if name else f"'{op.name}'"
 
 
-def _profile_label(op: Operation) -> str:
-    """What a profile names an op by: its ONNX nodes and its cpu op."""
-    if isinstance(op, cpu.CallMlipOp):
-        return f"@{op.callee.root_reference.data} ({op.name})"
-    nodes = ", ".join(f"{name} ({op_type})" if op_type else name for name, op_type in _nodes(op))
-    return f"{nodes or 'inserted by the compiler'} ({op.name})"
-
-
 def _comment(text: str) -> str:
     return text.replace("*/", "*\\/")
 
@@ -258,6 +251,16 @@ def weights_blob(arrays: list[np.ndarray]) -> tuple[bytes, list[int]]:
     payload = b"".join(chunks)
     header = WEIGHTS_MAGIC + (ALIGN + len(payload)).to_bytes(8, "little") + _checksum(payload).to_bytes(8, "little")
     return header + b"\0" * (ALIGN - len(header)) + payload, offsets
+
+
+def weights_file_bytes(array_bytes: Iterable[int]) -> int:
+    """The size of the weights file `weights_blob` writes for arrays of `array_bytes` bytes."""
+    return ALIGN + sum(_align(n) for n in array_bytes)
+
+
+def weight_constants(block: Block) -> list[ConstantOp]:
+    """The constants of a function's `block` that its weights file holds: those something reads."""
+    return [op for op in block.ops if isinstance(op, ConstantOp) and op.output.uses]
 
 
 def _checksum(data: bytes) -> int:
@@ -926,7 +929,7 @@ class CEmitter:
                 calls.append(f"    /* {placement} */")
             calls += [f"    rc = {fn}({', '.join(args)});", "    if (rc != MRVL_OK) return rc;",
                       f"    MRVL_PROFILE_MARK({len(profile_labels)});"]
-            profile_labels.append(_profile_label(op))
+            profile_labels.append(op_label(op))
         for dst, src, size in copies:
             calls.append(f"    memcpy({dst}, {expr(src)}, {size}); /* an output that is an input, a weight or another output */")
 
@@ -951,7 +954,7 @@ class CEmitter:
     def weights(self, block: Block, where: dict[SSAValue, str]) -> tuple[bytes, list[tuple[str, int, int, str]]]:
         """The weights file of every constant something reads, in IR order, and its table
         `(C name, offset, bytes, what)`; `where` gets the pointer to each constant."""
-        constants = [op for op in block.ops if isinstance(op, ConstantOp) and op.output.uses]
+        constants = weight_constants(block)
         arrays = []
         for c in constants:
             array = constant_value(c.output, self.module)

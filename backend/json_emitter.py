@@ -114,7 +114,7 @@ def quant_document(symbol: str, layers: list[tuple[int, str, Operation]]) -> dic
 # --- Graph order ------------------------------------------------------------------------
 
 
-def _layers_in_visit_order(block: Block) -> list[Operation]:
+def layers_in_visit_order(block: Block) -> list[Operation]:
     """The layers in the order TVM's serializer visited them: post-order from the outputs,
     operands left to right, each once; then any layer no output depends on, in IR order."""
     order: list[Operation] = []
@@ -199,12 +199,6 @@ def _const_data(const: Const, module: ModuleOp) -> np.ndarray:
 # --- Documents --------------------------------------------------------------------------
 
 
-def _onnx_nodes(op: Operation) -> list[dict[str, str]]:
-    """The ONNX nodes fused into a layer, as its location names them."""
-    return [{"name": node.name} | ({"op_type": node.op_type} if node.op_type is not None else {})
-            for node in location_nodes(op.location)]
-
-
 def subgraph_batch(subgraph: SubgraphOp) -> int:
     """The batch a subgraph is compiled and run for (`batch_size`, mrvl-tmlc -b): as TVM, dim 0
     of its last input."""
@@ -233,14 +227,15 @@ def emit_subgraph(subgraph: SubgraphOp, module: ModuleOp, region: int, deferred_
     source_nodes = [{"id": k, "name": node["name"], "onnx_nodes": []} for k, node in enumerate(inputs)]
 
     layer_nodes, consts, quantized = [], {}, []
-    for j, op in enumerate(_layers_in_visit_order(block)):
+    for j, op in enumerate(layers_in_visit_order(block)):
         layer = describe(op, j, symbol)
         ids[op.results[0]] = len(block.args) + j
         quantized.append((ids[op.results[0]], layer.name, op))
         node = _layer_node(layer, ids, module, consts, deferred_data)
         layer_nodes.append(node)
         source_nodes.append({"id": ids[op.results[0]], "name": layer.name, "layer_name": node["attrs"]["layer_name"][0],
-                             "op": op.name, "onnx_nodes": _onnx_nodes(op)})
+                             "op": op.name,
+                             "onnx_nodes": [n.sourcemap_entry() for n in location_nodes(op.location)]})
 
     terminator = block.last_op
     assert isinstance(terminator, YieldOp)

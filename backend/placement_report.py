@@ -11,18 +11,20 @@
       on host  1   33.3%
     subgraphs  0
 
-One row per node in program order (`placement_file.placed_nodes`): its ONNX name, op type
+One row per node in program order (`report_model.Node`): its ONNX name, op type
 (`-` once `fuse-mrvl` has made the node part of an `mrvl` layer), where it runs and, for a
 host node, every reason, one per line. `{format="json"}` gives
 `{"nodes": [...], "totals": {...}}` and `{format="csv"}` a table with a header row, for
 scripts and spreadsheets; both hold the same fields and keep their key order. Once the
 module is lowered (`cpu` kernels), text and JSON end with the latency estimate
 (`estimate_report.py`; options `target_file`, `host_profile`). `{format=html}` draws the
-graph coloured by placement (`report_html.py`).
+graph coloured by placement (`report_html.py`). Every format renders the report model
+(`report_model.py`), as the compile's reports do.
 """
 
 import csv
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -30,38 +32,19 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from mrvl.backend.estimate_report import estimate_json, estimate_text, program_estimate
-from mrvl.backend.report_html import write_html
-from mrvl.target.cost_model import CostModel, ProgramEstimate
+from mrvl.backend.estimate_report import estimate_json, estimate_text
+from mrvl.backend.report_html import render_html
+from mrvl.backend.report_model import Estimate, Node, build_report
+from mrvl.target.cost_model import CostModel
 from mrvl_dialect.errors import CompileError, one_line
-from mrvl_dialect.mrvl import SubgraphOp
-from mrvl_dialect.placement_file import PlacedNode, placed_nodes
-
-Row = PlacedNode
-"""One node of the report: name, op type, place, subgraph, pattern, group, reasons."""
 
 FORMATS = ("text", "json", "csv", "html")
 COLUMNS = ("name", "op_type", "place", "subgraph", "pattern", "group", "legalized", "reasons")
 """The fields of a row, in the order JSON objects and CSV columns give them."""
 
 
-def placement_rows(module: ModuleOp) -> list[Row]:
-    """The report's rows: every ONNX node of `module` and where it runs, in program order."""
-    return placed_nodes(module)
-
-
-def placement_totals(module: ModuleOp, rows: list[Row]) -> dict[str, int]:
-    """Node counts by place, and the number of MLIP subgraphs."""
-    return {
-        "nodes": len(rows),
-        "mlip": sum(row.place == "mlip" for row in rows),
-        "host": sum(row.place == "host" for row in rows),
-        "subgraphs": sum(isinstance(op, SubgraphOp) for op in module.walk()),
-    }
-
-
-def row_dict(row: Row) -> dict[str, object]:
-    return {key: list(row.reasons) if key == "reasons" else getattr(row, key) for key in COLUMNS}
+def row_dict(node: Node) -> dict[str, object]:
+    return {key: list(node.reasons) if key == "reasons" else getattr(node, key) for key in COLUMNS}
 
 
 @dataclass(frozen=True)
@@ -84,52 +67,50 @@ class PlacementReportTarget(Target):
             )
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        rows = placement_rows(module)
-        totals = placement_totals(module, rows)
-        model = CostModel.load(self.target_file, self.host_profile)
-        estimate = program_estimate(module, model)  # None before lower-to-cpu
+        report = build_report(module, CostModel.load(self.target_file, self.host_profile))
         if self.format == "html":
-            output.write(write_html(module, rows, totals, model, estimate))
+            output.write(render_html(report))
         elif self.format == "json":
-            write_json(rows, totals, output, estimate)
+            write_json(report.nodes, report.placement_totals, output, report.estimate)
         elif self.format == "csv":
             writer = csv.writer(output, lineterminator="\n")
             writer.writerow(COLUMNS)
-            for row in rows:
-                values = row_dict(row)
-                values["reasons"] = "; ".join(row.reasons)
+            for node in report.nodes:
+                values = row_dict(node)
+                values["reasons"] = "; ".join(node.reasons)
                 writer.writerow("" if v is None else v for v in values.values())
         else:
-            write_table(rows, totals, output)
-            if estimate is not None:
+            write_table(report.nodes, report.placement_totals, output)
+            if report.estimate is not None:
                 print(file=output)
-                output.write(estimate_text(estimate))
+                output.write(estimate_text(report.estimate))
 
 
-def legalized_as(row: Row) -> list[str]:
+def legalized_as(node: Node) -> list[str]:
     """`legalized.<id>: ...` for a node legalize-mrvl rewrote, else nothing."""
-    if row.legalized is None:
+    if node.legalized is None:
         return []
-    return [f"legalized.{row.legalized}: rewritten exactly into MLIP layers (docs/supported-ops.md says how)"]
+    return [f"legalized.{node.legalized}: rewritten exactly into MLIP layers (docs/supported-ops.md says how)"]
 
 
-def write_json(rows: list[Row], totals: dict[str, int], output: IO[str], estimate: ProgramEstimate | None = None) -> None:
+def write_json(nodes: Sequence[Node], totals: dict[str, int], output: IO[str],
+               estimate: Estimate | None = None) -> None:
     """`{"nodes": [...], "totals": {...}}`, one node per line; `"estimate"` once lowered."""
-    nodes = ",\n".join(f"    {json.dumps(row_dict(row), ensure_ascii=False)}" for row in rows)
+    lines = ",\n".join(f"    {json.dumps(row_dict(node), ensure_ascii=False)}" for node in nodes)
     print("{", file=output)
-    print(f'  "nodes": [\n{nodes}\n  ],' if rows else '  "nodes": [],', file=output)
+    print(f'  "nodes": [\n{lines}\n  ],' if nodes else '  "nodes": [],', file=output)
     print(f'  "totals": {json.dumps(totals)}{"," if estimate is not None else ""}', file=output)
     if estimate is not None:
         print(f'  "estimate": {json.dumps(estimate_json(estimate))}', file=output)
     print("}", file=output)
 
 
-def write_table(rows: list[Row], totals: dict[str, int], output: IO[str]) -> None:
+def write_table(nodes: Sequence[Node], totals: dict[str, int], output: IO[str]) -> None:
     """The text report: one line per node (and per further reason), then the totals."""
     lines = [("node", "op type", "runs on", "reasons")]
-    for row in rows:
-        reasons = [*legalized_as(row), *(one_line(r) for r in row.reasons)] or [""]
-        lines.append((one_line(row.name), row.op_type or "-", row.runs_on, reasons[0]))
+    for node in nodes:
+        reasons = [*legalized_as(node), *(one_line(r) for r in node.reasons)] or [""]
+        lines.append((one_line(node.name), node.op_type or "-", node.runs_on, reasons[0]))
         lines.extend(("", "", "", reason) for reason in reasons[1:])
     widths = [max(len(line[i]) for line in lines) for i in range(3)]
     for line in lines:

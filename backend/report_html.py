@@ -10,26 +10,17 @@ layer after its deepest predecessor (longest path from the inputs), then a few s
 each layer by the mean position of its neighbours on the layer before (down) and after
 (up), the barycentric heuristic, which keeps edges short and rarely crossing.
 
-Edges join ONNX nodes through what the IR computes: a value made by an op without a name
-(a layout transpose), a subgraph argument or a `cpu.call_mlip` result leads back to the
-nodes that made it.
+The page renders the report model (`report_model.py`), whose graph joins ONNX nodes through
+what the IR computes: a value made by an op without a name (a layout transpose), a subgraph
+argument or a `cpu.call_mlip` result leads back to the nodes that made it.
 """
 
 import html
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
-from xdsl.ir import BlockArgument, Operation, SSAValue
-
-from mrvl.backend.estimate_report import estimate_text, host_op_label
-from mrvl.target.cost_model import CostModel, ProgramEstimate, duration, host_work, mlip_work
-from mrvl_dialect.graph import ConstantOp
-from mrvl_dialect.locations import location_nodes
-from mrvl_dialect.mrvl import SubgraphOp, YieldOp
-from mrvl_dialect.placement_file import PlacedNode
-from mrvl.target.options import TargetOptions
+from mrvl.backend.estimate_report import estimate_text
+from mrvl.backend.report_model import Estimate, Node, Report
+from mrvl.target.cost_model import duration
 
 BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 176, 36, 14, 24, 12
 PALETTE = ("#8fbbe3", "#ffb26b", "#8fd18a", "#d6a5cf", "#f1d36b", "#86c9c2", "#ffb3be", "#d2b49f", "#f09a98",
@@ -51,101 +42,6 @@ class _Box:
     subgraph: str
     layer: int = 0
     order: float = 0.0
-
-
-class _Edges:
-    """The ONNX nodes (by name) that made each value, across subgraph boundaries."""
-
-    def __init__(self, module: ModuleOp, carriers: dict[Operation, list[str]]):
-        self.carriers = carriers
-        self.through: dict[SSAValue, list[SSAValue]] = {}
-        self.inputs: dict[SSAValue, str] = {}
-        subgraphs = {op.sym_name.data: op for op in module.walk() if isinstance(op, SubgraphOp)}
-        for op in module.walk():
-            callee = next((a for a in (*op.properties.values(), *op.attributes.values())
-                           if isinstance(a, SymbolRefAttr) and a.root_reference.data in subgraphs), None)
-            if callee is None:
-                continue
-            block = subgraphs[callee.root_reference.data].body.block
-            for arg, operand in zip(block.args, op.operands):
-                self.through[arg] = [operand]
-            terminator = block.last_op
-            if isinstance(terminator, YieldOp):
-                for result, value in zip(op.results, terminator.operands):
-                    self.through[result] = [value]
-        self.memo: dict[SSAValue, tuple[str, ...]] = {}
-
-    def producers(self, value: SSAValue) -> tuple[str, ...]:
-        """The node ids whose output `value` is (or passes through unnamed ops from)."""
-        stack, found, seen = [value], {}, set()
-        while stack:
-            v = stack.pop()
-            if v in seen:
-                continue
-            seen.add(v)
-            if v in self.memo:
-                found.update(dict.fromkeys(self.memo[v]))
-            elif v in self.through:
-                stack.extend(self.through[v])
-            elif isinstance(v, BlockArgument):
-                parent = v.owner.parent_op()
-                if isinstance(parent, func.FuncOp) and v.name_hint is not None:
-                    found[f"input:{v.name_hint}"] = None
-            elif isinstance(v.owner, ConstantOp):
-                continue
-            elif (names := self.carriers.get(v.owner)) is not None:
-                found[names[-1]] = None
-            else:
-                stack.extend(v.owner.operands)
-        result = tuple(found)
-        self.memo[value] = result
-        return result
-
-
-def _carriers(module: ModuleOp, names: set[str]) -> dict[Operation, list[str]]:
-    """Each op that stands for ONNX nodes of the report, with their names in order."""
-    carriers = {}
-    for op in module.walk():
-        if isinstance(op, ConstantOp):
-            continue
-        found = [n.name for n in location_nodes(op.location) if n.name in names]
-        if found:
-            carriers[op] = list(dict.fromkeys(found))
-    return carriers
-
-
-def _functions(module: ModuleOp) -> list[func.FuncOp]:
-    return [op for op in module.walk() if isinstance(op, func.FuncOp)]
-
-
-def _times(module: ModuleOp, carriers: dict[Operation, list[str]], model: CostModel,
-           estimate: ProgramEstimate | None) -> dict[str, str]:
-    """Each node's estimated time: its host kernel's (shared by the nodes fused into it), or
-    its MLIP layer's compute."""
-    times: dict[str, str] = {}
-    by_op = {h.op: h.seconds for h in estimate.host_ops} if estimate is not None else {}
-    for op, names in carriers.items():
-        if op.properties.get("alias") is not None:
-            seconds, where = 0.0, "aliases its input: no code"
-        elif op in by_op:
-            seconds, where = by_op[op], f"host kernel {host_op_label(op)}"
-        elif isinstance(subgraph := _subgraph_of(op), SubgraphOp):
-            target = TargetOptions.of_subgraph(subgraph)  # the options it was compiled with
-            seconds = model.mlip_estimate(mlip_work([op], (), (), ()), target).compute_s
-            where = "MLIP layer compute"
-        else:
-            seconds, where = model.host_seconds(host_work(op)), "as a host kernel"
-        shared = f", shared by {len(names)} nodes" if len(names) > 1 else ""
-        for name in names:
-            times.setdefault(name, f"estimated {duration(seconds)} ({where}{shared})")
-    return times
-
-
-def _subgraph_of(op: Operation) -> Operation | None:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, (SubgraphOp, func.FuncOp)):
-        parent = parent.parent_op()
-    return parent
 
 
 def _layout(boxes: dict[str, _Box], edges: list[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[int, int]]]:
@@ -212,70 +108,37 @@ def _layout(boxes: dict[str, _Box], edges: list[tuple[str, str]]) -> dict[tuple[
     return {edge: [(layer[d], order[d]) for d in chain] for edge, chain in routes.items()}
 
 
-def _title(row: PlacedNode, time: str | None) -> str:
-    lines = [f"{row.name} ({row.op_type or 'fused'})", f"runs on {row.runs_on}", *row.reasons]
-    if time:
-        lines.append(time)
+def _title(node: Node) -> str:
+    lines = [f"{node.name} ({node.op_type or 'fused'})", f"runs on {node.runs_on}", *node.reasons]
+    if node.estimate is not None:
+        lines.append(node.estimate.describe())
     return "\n".join(lines)
 
 
-def write_html(module: ModuleOp, rows: list[PlacedNode], totals: dict[str, int], model: CostModel,
-               estimate: ProgramEstimate | None) -> str:
-    """The page (see the module doc)."""
-    names = {row.name for row in rows}
-    carriers = _carriers(module, names)
-    times = _times(module, carriers, model, estimate)
-    symbols = list(dict.fromkeys(row.subgraph for row in rows if row.subgraph is not None))
+def render_html(report: Report) -> str:
+    """The page of `report` (see the module doc)."""
+    symbols = list(dict.fromkeys(node.subgraph for node in report.nodes if node.subgraph is not None))
     colours = {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(symbols)}
     boxes: dict[str, _Box] = {}
-    for row in rows:
-        colour = colours.get(row.subgraph or "", HOST_COLOUR if row.place == "host" else PALETTE[-1])
-        time = times.get(row.name)
-        detail = " · ".join(d for d in (row.op_type or "fused", time.split(" (")[0].removeprefix("estimated ")
-                                        if time else "") if d)
-        boxes[row.name] = _Box(row.name, row.name, detail, _title(row, time), colour, row.place, row.subgraph or "")
-    edges: dict[tuple[str, str], None] = {}
-    resolver = _Edges(module, carriers)
-    for op, op_names in carriers.items():
-        for a, b in zip(op_names, op_names[1:]):
-            edges[(a, b)] = None
-        for value in _operands(op):
-            for producer in resolver.producers(value):
-                if producer.startswith("input:") and producer not in boxes:
-                    boxes[producer] = _Box(producer, producer.removeprefix("input:"), "input",
-                                           f"graph input {producer[6:]}", IO_COLOUR, "input", "")
-                if producer != op_names[0] and producer in boxes:
-                    edges[(producer, op_names[0])] = None
-    for function in _functions(module):
-        terminator = function.body.block.last_op
-        for i, value in enumerate(terminator.operands if terminator is not None else ()):
-            out = f"output:{function.sym_name.data}:{i}"
-            label = next((a.data for a in _result_names(function, i)), f"output {i}")
-            boxes[out] = _Box(out, label, "output", f"graph output {label}", IO_COLOUR, "output", "")
-            for producer in resolver.producers(value):
-                if producer in boxes:
-                    edges[(producer, out)] = None
-    edge_list = [e for e in edges if e[0] in boxes and e[1] in boxes and e[0] != e[1]]
-    routes = _layout(boxes, edge_list)
-    return _page(boxes, edge_list, routes, rows, totals, colours, estimate)
-
-
-def _result_names(function: func.FuncOp, index: int) -> Iterable:
-    attrs = function.res_attrs
-    if attrs is None or index >= len(attrs.data):
-        return ()
-    name = attrs.data[index].data.get("graph.name")
-    return (name,) if name is not None else ()
-
-
-def _operands(op: Operation) -> Iterable[SSAValue]:
-    for inner in op.walk():
-        yield from inner.operands
+    for node in report.nodes:
+        colour = colours.get(node.subgraph or "", HOST_COLOUR if node.place == "host" else PALETTE[-1])
+        time = duration(node.estimate.seconds) if node.estimate is not None else ""
+        detail = " · ".join(d for d in (node.op_type or "fused", time) if d)
+        boxes[node.name] = _Box(node.name, node.name, detail, _title(node), colour, node.place, node.subgraph or "")
+    graph = report.graph
+    for name in graph.inputs:
+        box_id = f"input:{name}"
+        boxes[box_id] = _Box(box_id, name, "input", f"graph input {name}", IO_COLOUR, "input", "")
+    for output in graph.outputs:
+        boxes[output.id] = _Box(output.id, output.label, "output", f"graph output {output.label}", IO_COLOUR, "output",
+                                "")
+    edges = list(graph.edges)
+    routes = _layout(boxes, edges)
+    return _page(boxes, edges, routes, report.placement_totals, colours, report.estimate)
 
 
 def _page(boxes: dict[str, _Box], edges: list[tuple[str, str]], routes: dict[tuple[str, str], list[tuple[int, int]]],
-          rows: list[PlacedNode], totals: dict[str, int], colours: dict[str, str],
-          estimate: ProgramEstimate | None) -> str:
+          totals: dict[str, int], colours: dict[str, str], estimate: Estimate | None) -> str:
     width = max([b.order for b in boxes.values()] + [o for route in routes.values() for _, o in route], default=0) + 1
     depth = max((b.layer for b in boxes.values()), default=0) + 1
     svg_w = int(2 * MARGIN + width * (BOX_W + GAP_X))

@@ -5,7 +5,7 @@ The public Python API; the command-line tools in this package are thin wrappers 
     from mrvl import partition_for_mrvl, compile_model, run_model
     module = partition_for_mrvl("model.onnx", num_tiles=4)      # the partitioned IR
     result = compile_model("model.onnx", "model.tar", num_tiles=4, mattr="hw -wb_pin_ocm=1")
-    print(result.report.summary())                              # what mrvl-compile prints
+    print(result.report.totals)                                 # what the reports say
     outputs = run_model("model.tar", {"input": x})              # what mrvl-run does
 """
 

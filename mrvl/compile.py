@@ -24,7 +24,8 @@ failing mrvl-tmlc leaves its log beside the output, `<output>.tmlc.log`). The bu
 - `report.txt`, `report.json`, `report-nodes.csv`, `report-subgraphs.csv`
   (`backend/compile_report.py`), whose summary is also printed, with the estimated latency
   (`--target-file`, `--host-profile`: `target/cost_model.py`), and `report.html`, a
-  picture of the partition (`backend/report_html.py`).
+  picture of the partition (`backend/report_html.py`), all rendered from one report
+  model (`backend/report_model.py`).
 
 `--mattr` takes TVM's attribute string: `sim` or `hw`, `-quantize=fp16|int8` and
 `-wb_pin_ocm=0|1`, separated by spaces or commas; `--quantize`, `--run-mode` and
@@ -54,7 +55,8 @@ from xdsl.printer import Printer
 
 from mrvl.backend.bundle_archive import write_tar
 from mrvl.backend.c_emitter import METADATA_FILE, emit_c
-from mrvl.backend.compile_report import REPORT_FILES, CompileReport, compile_report, report_files
+from mrvl.backend.compile_report import REPORT_FILES, report_files, summary
+from mrvl.backend.report_model import Report, build_report
 from mrvl.backend.output_directory import staged_directory, write_file
 from mrvl.backend.tmlc import TmlcError, compile_subgraphs, describe_tmlc
 from mrvl.frontend.onnx_importer import import_onnx
@@ -160,7 +162,8 @@ class CompileResult:
 
     output: Path
     metadata: dict
-    report: CompileReport
+    report: Report
+    """What the reports say (`backend/report_model.py`); `summary(report)` is what mrvl-compile prints."""
     timing: Timing
 
 
@@ -292,9 +295,9 @@ def compile_model(
         files: dict = emit_c(module, name or _model_name(model), deferred_data=True, host_threads=host_threads)
     meta = files.pop(METADATA_FILE)
     with stages.stage("report"):
-        report = compile_report(module, files, meta["weights"], meta["workspace"]["bytes"], cost_model)
+        report = build_report(module, cost_model)
         files |= report_files(report)
-        files[PLACEMENT_FILE] = format_placement(placement_entries(module))
+        files[PLACEMENT_FILE] = format_placement(placement_entries(report.nodes))
     meta |= {
         "options": {**options, "offload": offload, "input_shapes": {k: list(v) for k, v in (input_shapes or {}).items()},
                     "placement": str(placement) if placement else None, "cross_compiler": cross_compiler,
@@ -400,7 +403,7 @@ def main(args: Sequence[str] | None = None, stdout: IO[str] | None = None) -> in
     except Exception as e:
         print(error_line(e, options.model), file=sys.stderr)
         return 1
-    out.write(result.report.summary())
+    out.write(summary(result.report))
     if result.report.estimate is not None:
         out.write(result.report.estimate.line() + "\n")
     out.write(describe_tmlc(result.metadata["tmlc"]) + "\n")

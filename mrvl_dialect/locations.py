@@ -4,7 +4,9 @@ The importer gives each `graph` op its node's name, `loc("conv1")`. An op that n
 says which ONNX operator it came from (a `cpu` kernel, an `mrvl` layer) nests the
 operator in the name, `loc("conv1"("Conv"))`; one that does the work of several nodes
 lists them all, `loc(fused["c1"("Conv"), "r1"("Relu")])`. The placement report, the
-nodes/consts JSON (`onnx_nodes`), the C comments and the profiles read them back here.
+nodes/consts JSON (`onnx_nodes`), the C comments and the profiles read them back here, and
+name them here: `OnnxNode.label` and `OnnxNode.sourcemap_entry` name one node, `op_label` an
+op as profiles and the reports list it.
 """
 
 from collections.abc import Iterable
@@ -12,7 +14,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from xdsl.dialects.builtin import FusedLoc, NameLoc, NoneAttr, StringAttr
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
+
+from mrvl_dialect.cpu import CallMlipOp
 
 from mrvl_dialect.shared_attributes import NONE
 
@@ -23,6 +27,15 @@ class OnnxNode:
 
     name: str
     op_type: str | None = None
+
+    @property
+    def label(self) -> str:
+        """`conv1 (Conv)`, or `conv1` when the operator type is unknown."""
+        return f"{self.name} ({self.op_type})" if self.op_type else self.name
+
+    def sourcemap_entry(self) -> dict[str, str]:
+        """The node in a sourcemap's `onnx_nodes`: `{"name": "conv1", "op_type": "Conv"}`."""
+        return {"name": self.name} | ({"op_type": self.op_type} if self.op_type is not None else {})
 
 
 def node_location(name: str, op_type: str | None = None) -> NameLoc:
@@ -65,3 +78,13 @@ def location_nodes(location: Attribute) -> list[OnnxNode]:
 def location_name(location: Attribute) -> str | None:
     """The node name of a single node's location (`loc("conv1")`), else None."""
     return location.desc.data if isinstance(location, NameLoc) else None
+
+
+def op_label(op: Operation) -> str:
+    """What profiles and the reports call an op: its ONNX nodes and the op,
+    `conv1 (Conv), relu1 (Relu) (cpu.conv)`, or the subgraph a call runs,
+    `@tvmgen_mrvl_main_0 (cpu.call_mlip)`."""
+    if isinstance(op, CallMlipOp):
+        return f"@{op.callee.root_reference.data} ({op.name})"
+    nodes = ", ".join(node.label for node in location_nodes(op.location))
+    return f"{nodes or 'inserted by the compiler'} ({op.name})"

@@ -471,15 +471,16 @@ def _node(op: Operation, node: OnnxNode, place: Place, subgraph: str | None, sin
 # Writing
 
 
-def placement_entries(module: ModuleOp) -> list[dict[str, str]]:
-    """The entries `save_placement` writes: one per node, by exact name, in program order.
+def placement_entries(nodes: Iterable[PlacedNode]) -> list[dict[str, str]]:
+    """The entries `save_placement` writes for `nodes` (`placed_nodes`): one per node, by
+    exact name, in program order.
 
     A host node's reasons go into its `comment`, to read while editing. A node listed
     twice with one place (a node split over two ops) is written once.
     """
     entries: list[dict[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    for node in placed_nodes(module):
+    for node in nodes:
         if (node.name, node.place) in seen:
             continue
         seen.add((node.name, node.place))
@@ -509,7 +510,7 @@ def format_placement(entries: Iterable[dict[str, str]]) -> str:
 def save_placement(module: ModuleOp, path: str | os.PathLike[str]) -> None:
     """Write the placement `module` carries to `path`, through a temporary file in the same
     folder, so that `path` is never half written and a failed call leaves it as it was."""
-    text = format_placement(placement_entries(module))
+    text = format_placement(placement_entries(placed_nodes(module)))
     target = Path(path)
     try:
         write_atomically(target, text)

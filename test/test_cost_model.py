@@ -15,7 +15,7 @@ from ir_helpers import ZOO_INPUT_SHAPES
 from xdsl.context import Context
 
 from mrvl.compile import main as mrvl_compile
-from mrvl.backend.estimate_report import program_estimate
+from mrvl.backend.report_model import build_report
 from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 from mrvl.passes.partition_mrvl import DEFAULT_POLICIES, POLICIES
@@ -131,10 +131,10 @@ def test_resnet50_sized_at_8_tiles_is_within_the_published_order_of_magnitude():
     3.86 G MACs)."""
     module = import_onnx(zoo.resnet50_sized(), {})
     MrvlPipelinePass(num_tiles=8).apply(Context(), module)
-    estimate = program_estimate(module, CostModel.load())
-    assert estimate is not None and estimate.calls == 1 and estimate.host_s == 0
-    assert PUBLISHED_RESNET50_S / 10 < estimate.mlip_s < PUBLISHED_RESNET50_S * 10
-    assert estimate.mlip_s == pytest.approx(PUBLISHED_RESNET50_S, rel=0.15)
+    estimate = build_report(module, CostModel.load()).estimate
+    assert estimate is not None and estimate.calls == 1 and estimate.host_seconds == 0
+    assert PUBLISHED_RESNET50_S / 10 < estimate.mlip_seconds < PUBLISHED_RESNET50_S * 10
+    assert estimate.mlip_seconds == pytest.approx(PUBLISHED_RESNET50_S, rel=0.15)
     assert estimate.line().startswith("estimated 6.2 ms: MLIP 6.2 ms in 1 call, host 0 ns (host assumed)")
 
 
@@ -163,9 +163,9 @@ def test_host_calibration_from_a_real_profile(zoo_dir, tmp_path, capsys):
     assert calibrated.host_source == "host from profile.json"
     again = import_onnx(model, {"input": [1, 3, 64, 64]})
     MrvlPipelinePass(offload=False).apply(Context(), again)
-    estimate = program_estimate(again, calibrated)
+    estimate = build_report(again, calibrated).estimate
     measured = sum(op["seconds"] for op in ops)
-    assert estimate is not None and estimate.host_s == pytest.approx(measured, rel=0.25)
+    assert estimate is not None and estimate.host_seconds == pytest.approx(measured, rel=0.25)
 
     assert mrvl_compile([str(model), *shape, "--host-profile", str(profile), "-o", str(tmp_path / "mlip.tar")]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("estimated"))

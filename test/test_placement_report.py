@@ -12,10 +12,11 @@ from xdsl.dialects.func import Func
 from xdsl.dialects.test import Test
 from xdsl.parser import Parser
 
-from mrvl.backend.placement_report import COLUMNS, PlacementReportTarget, Row, placement_rows
+from mrvl.backend.placement_report import COLUMNS, PlacementReportTarget
 from mrvl.opt import main
 from mrvl_dialect import get_all_dialects
 from mrvl_dialect.errors import CompileError
+from mrvl_dialect.placement_file import PlacedNode, placed_nodes
 
 RELU_REASON = "relu.fused-only: Relu runs on MLIP only fused after a Conv, Gemm or Add"
 MODULE = f"""
@@ -64,18 +65,18 @@ def emit(module: ModuleOp, format: str = "text") -> str:
 
 
 def test_rows():
-    rows = placement_rows(parse(MODULE))
+    rows = placed_nodes(parse(MODULE))
     assert rows == [
-        Row("c", "Conv", "mlip", None, "conv2d", 7, ()),
-        Row("relu_1", "Relu", "host", reasons=(RELU_REASON, "x.two: second (got 2)")),
-        Row("/blk/Add", None, "mlip", "mrvl_sg0", "sum"),
-        Row("/blk/Relu", None, "mlip", "mrvl_sg0", "sum"),
-        Row('sm, "x"', "Softmax", "host", reasons=("unsupported: MLIP has no layer for Softmax",)),
+        PlacedNode("c", "Conv", "mlip", None, "conv2d", 7, ()),
+        PlacedNode("relu_1", "Relu", "host", reasons=(RELU_REASON, "x.two: second (got 2)")),
+        PlacedNode("/blk/Add", None, "mlip", "mrvl_sg0", "sum"),
+        PlacedNode("/blk/Relu", None, "mlip", "mrvl_sg0", "sum"),
+        PlacedNode('sm, "x"', "Softmax", "host", reasons=("unsupported: MLIP has no layer for Softmax",)),
     ]
     assert [row.runs_on for row in rows] == [
         "MLIP (layer 7, conv2d)", "host", "MLIP (mrvl_sg0, sum)", "MLIP (mrvl_sg0, sum)", "host"
     ]
-    assert Row("n", "Relu", "mlip").runs_on == "MLIP"
+    assert PlacedNode("n", "Relu", "mlip").runs_on == "MLIP"
 
 
 def test_text():

@@ -16,7 +16,8 @@ import quantize_zoo  # noqa: E402
 
 from mrvl import partition_for_mrvl  # noqa: E402
 from mrvl.backend import json_emitter  # noqa: E402
-from mrvl.backend.placement_report import placement_rows  # noqa: E402
+from mrvl.backend.compile_report import subgraphs_csv  # noqa: E402
+from mrvl_dialect.placement_file import placed_nodes  # noqa: E402
 from mrvl.compile import compile_model  # noqa: E402
 from numeric_asserts import assert_close
 from mrvl.numerics import FP16_LAYERS, TOLERANCES, compare  # noqa: E402
@@ -98,7 +99,7 @@ def test_all_host_matches_onnxruntime_within_one_step(qdq_dir, tmp_path, name, s
 
 def mlip_convs(module) -> set[str]:
     """The ONNX Conv nodes that run in accelerator subgraphs."""
-    return {row.name for row in placement_rows(module) if row.op_type == "Conv" and row.place == "mlip"}
+    return {row.name for row in placed_nodes(module) if row.op_type == "Conv" and row.place == "mlip"}
 
 
 @pytest.mark.parametrize("name,scheme", MODELS)
@@ -206,7 +207,7 @@ def test_report_says_what_each_quantized_node_ran_in(qdq_dir, tmp_path, options,
     assert [s.precision for s in report.subgraphs] == ([precision] if precision else [])
     convs = [row for row in report.nodes if row.op_type == "Conv"]
     assert convs and {row.quantized for row in convs} == {quantized}
-    assert "precision" in report.subgraphs_csv().splitlines()[0]
+    assert "precision" in subgraphs_csv(report).splitlines()[0]
     float_report = compile_model(examples_mnist(), tmp_path / "f.tar", **options).report
     assert {row.quantized for row in float_report.nodes} == {None}
 

@@ -8,7 +8,7 @@ from test_end_to_end_json import LEGALIZED_ZOO
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from mrvl.backend.placement_report import placement_rows
+from mrvl_dialect.placement_file import placed_nodes
 from mrvl.frontend.onnx_importer import import_onnx
 from mrvl_dialect import mrvl
 from mrvl.passes.mlip_rules import failed_rules
@@ -58,7 +58,7 @@ def test_subgraph_count(name):
 @pytest.mark.parametrize("name", EXPECTED_SUBGRAPHS)
 def test_every_allowed_conv_and_gemm_is_offloaded(name):
     before, module = _compile(name)
-    rows = {row.name: row for row in placement_rows(module)}
+    rows = {row.name: row for row in placed_nodes(module)}
     for op in before.walk():
         if op.name in ("graph.Conv", "graph.Gemm") and not failed_rules(op, DEFAULT_TARGET):
             row = rows[op.location.desc.data]
@@ -69,21 +69,21 @@ def test_every_allowed_conv_and_gemm_is_offloaded(name):
 @pytest.mark.parametrize("name", ALL_CONVS_ON_MLIP)
 def test_every_conv_and_gemm_on_mlip(name):
     _, module = _compile(name)
-    host = [row.name for row in placement_rows(module) if row.op_type in ("Conv", "Gemm") and row.place != "mlip"]
+    host = [row.name for row in placed_nodes(module) if row.op_type in ("Conv", "Gemm") and row.place != "mlip"]
     assert host == []
 
 
 @pytest.mark.parametrize("name", EXPECTED_SUBGRAPHS)
 def test_every_host_node_has_a_reason(name):
     _, module = _compile(name)
-    for row in placement_rows(module):
+    for row in placed_nodes(module):
         assert row.place == "mlip" or row.reasons, f"{row.name} ({row.op_type}) is on the host without a reason"
 
 
 def test_offload_false_keeps_everything_on_the_host():
     _, module = _compile("mnist", offload=False)
     assert not _subgraphs(module)
-    assert all(row.place == "host" for row in placement_rows(module))
+    assert all(row.place == "host" for row in placed_nodes(module))
 
 
 def test_target_options_are_recorded_on_subgraphs():
@@ -102,5 +102,5 @@ def test_squeezenet_subgraph_ends_at_its_global_pool():
     (subgraph,) = _subgraphs(module)
     layers = [op.name for op in subgraph.body.block.ops if op.name.startswith("mrvl.") and op.name != "mrvl.yield"]
     assert (len(layers), layers[-1]) == (31, "mrvl.global_avgpool2d")
-    flatten = next(row for row in placement_rows(module) if row.op_type == "Flatten")
+    flatten = next(row for row in placed_nodes(module) if row.op_type == "Flatten")
     assert flatten.place == "host" and flatten.reasons[-1].startswith("policy.no-trailing-reshape:")

@@ -11,6 +11,7 @@ Where TVM wrote a wrong value the record holds the right one in the same key; ea
 place is marked `# Deliberate (Dn)` after its row in `docs/json-format.md`.
 """
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -324,6 +325,12 @@ assert set(_DESCRIBE) == set(mrvl.LAYER_OPS), "every mrvl layer kind needs a JSO
 
 def is_layer(op: Operation) -> bool:
     return type(op) in _DESCRIBE
+
+
+def const_elements(op: Operation) -> int:
+    """The elements of the constants `describe(op, ...)` lists for the consts file, without
+    describing `op`: a layer reads every constant operand, and pads shapes with 1s only."""
+    return sum(math.prod(_dims(v)) for v in op.operands if constant_op(v) is not None)
 
 
 def describe(op: Operation, index: int, symbol: str) -> Layer:
