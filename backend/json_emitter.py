@@ -36,7 +36,8 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.utils.target import Target
 
 from mrvl.backend import output_directory
-from mrvl.backend.output_directory import DeferredText, OutputDirectory
+from mrvl.backend.json_text import DeferredText
+from mrvl.backend.output_directory import OutputDirectory
 from mrvl.backend.mlip_json.layers import CONST_DICTS, Const, Layer, describe, is_layer
 from mrvl.backend.mlip_json.unordered_map import iteration_order
 from mrvl_dialect.errors import CompileError

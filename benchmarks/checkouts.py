@@ -22,8 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "build" / "bench-checkouts"
-SOURCES = ("pyproject.toml", "README.md", "mrvl", "mrvl_dialect", "frontend", "passes", "backend")
-"""What the package is built from (as test/test_wheel.py builds it)."""
+SOURCES = ("pyproject.toml", "README.md", "mrvl", "mrvl_dialect", "target", "frontend", "passes", "backend")
+"""What the package is built from (as test/test_wheel.py builds it); an older ref lacks some folders."""
 
 
 def _git(*args: str) -> str:
@@ -39,6 +39,8 @@ def _install(source: Path, into: Path) -> None:
         tree.mkdir()
         for name in SOURCES:
             item = source / name
+            if not item.exists():
+                continue
             (shutil.copytree if item.is_dir() else shutil.copy2)(item, tree / name)
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
                         "--target", str(partial), str(tree)], check=True, cwd=build)

@@ -27,7 +27,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from mrvl.backend.c_emitter import CTarget
+from mrvl.backend.bundle import CTarget
 from mrvl.backend.json_emitter import JsonTarget
 from mrvl.backend.placement_report import PlacementReportTarget
 from mrvl.backend.summary import SummaryTarget
