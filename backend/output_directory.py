@@ -31,7 +31,7 @@ def content_chunks(content: Content) -> Iterator[bytes]:
         yield content.encode("utf-8")
     else:
         for chunk in iter_json(content):
-            yield chunk.encode("ascii")
+            yield chunk.encode("ascii") if isinstance(chunk, str) else chunk
 
 
 def write_file(path: Path, content: Content) -> None:
