@@ -6,9 +6,9 @@ For a model named M (the `name` option, else the function's name) it prints:
   every input and output (ONNX name, dtype, shape, bytes) as macros and struct fields, the
   workspace size and alignment, and the weights layout;
 - `M.c`: one `static int` function per host op, commented with its ONNX node, and `M_run`
-  calling them in order; it includes the hand-written runtime (`mrvl_kernels.c`, whose
-  kernels so have internal linkage and two models link into one program) and, with
-  accelerator subgraphs, lists them in `M_subgraphs` for the board's runner;
+  calling them in order; it includes the hand-written runtime (`mrvl_kernels.c`), so the
+  kernels have internal linkage and two models link into one program, and with accelerator
+  subgraphs lists them in `M_subgraphs` for the board's runner;
 - `M_weights.bin`: every constant, 64-byte aligned, after a 64-byte header (see
   `weights_blob`); loaded once with `M_load_weights(path)` or handed over with
   `M_set_weights(data, size)` (linked in, or mapped by the application).
