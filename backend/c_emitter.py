@@ -1,26 +1,22 @@
-"""`-t c -o DIR`: the host part of a lowered module (`cpu` ops) as a C99 bundle.
+"""The C printer: the host part of a lowered module (`cpu` ops) as C99 text.
 
-DIR holds, for a model named M (the `name` option, else the function's name):
+For a model named M (the `name` option, else the function's name) it prints:
 
 - `M.h`: the one entry point `int M_run(const M_inputs *in, M_outputs *out, void *workspace)`,
   every input and output (ONNX name, dtype, shape, bytes) as macros and struct fields, the
   workspace size and alignment, and the weights layout;
 - `M.c`: one `static int` function per host op, commented with its ONNX node, and `M_run`
-  calling them in order;
+  calling them in order; it includes the hand-written runtime (`mrvl_kernels.c`), so the
+  kernels have internal linkage and two models link into one program, and with accelerator
+  subgraphs lists them in `M_subgraphs` for the board's runner;
 - `M_weights.bin`: every constant, 64-byte aligned, after a 64-byte header (see
   `weights_blob`); loaded once with `M_load_weights(path)` or handed over with
-  `M_set_weights(data, size)` (linked in, or mapped by the application);
-- `mrvl_kernels.h/.c`, `mrvl_mlip.h`: the hand-written runtime (`backend/c_runtime/`); `M.c`
-  includes `mrvl_kernels.c`, which includes the kernel family files (`mrvl_kernels_*.c/.h`),
-  so the kernels have internal linkage and two models link into one program; with
-  accelerator subgraphs also `mrvl_mlip_board.h/.c`, the board's runner (libmldpc), which
-  loads the subgraphs `M_subgraphs` lists;
-- `Makefile`: builds `libM.so` and `libM.a` with `$(CC)`;
-- `metadata.json`: the interface again (inputs, outputs, workspace, accelerator subgraphs
-  with their JSON files), for programs that load the bundle (`mrvl-run`);
-- with accelerator subgraphs, also their JSON files (`-t json`), so DIR is one bundle.
+  `M_set_weights(data, size)` (linked in, or mapped by the application).
 
-The emitter decides nothing: it prints each op's kernel as `select-host-kernels` chose it and
+`HostProgram` holds these with the interface they describe; `backend/bundle.py` puts them
+in a bundle with the runtime, the Makefile, `metadata.json` and the subgraphs' JSON.
+
+The printer decides nothing: it prints each op's kernel as `select-host-kernels` chose it and
 the memory plan `plan-host-memory` recorded on the ops (`mrvl-host-pipeline` runs both; a
 function it has not been through is refused): every intermediate tensor and every kernel's
 scratch at its offset in the caller's workspace, results the function returns written
@@ -34,11 +30,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import singledispatchmethod
-from pathlib import Path
-from typing import IO
 
 import numpy as np
-from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     IntegerType,
@@ -52,37 +45,19 @@ from xdsl.dialects.builtin import (
     i1,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
-from xdsl.utils.target import Target
 
-from mrvl.backend.json_emitter import emit_module as emit_json_files, subgraph_batch
-from mrvl.backend.output_directory import OutputDirectory
+from mrvl.backend.json_emitter import subgraph_batch
 from mrvl_dialect import cpu
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes, op_label
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.graph_queries import constant_value
-from mrvl.target.host_kernels import NUMERIC_SUFFIXES, SPATIAL, TILES_HEADER, matmul_shapes, tiles_header
-
-RUNTIME_DIR = Path(__file__).parent / "c_runtime"
-KERNEL_FAMILY_FILES = ("mrvl_kernels_internal.h", "mrvl_kernels_tiles.h", "mrvl_kernels_threads.c",
-                       "mrvl_kernels_math.c", "mrvl_kernels_gemm.c", "mrvl_kernels_conv.c",
-                       "mrvl_kernels_depthwise.c", "mrvl_kernels_pool.c", "mrvl_kernels_elementwise.c",
-                       "mrvl_kernels_norm.c", "mrvl_kernels_data.c", "mrvl_kernels_resize.c",
-                       "mrvl_kernels_recurrent.c")
-"""The kernels by family, which mrvl_kernels.c includes (one translation unit with `M.c`); the
-tile sizes' header is the target's (`mrvl.target`), the rest are in `c_runtime/`."""
-RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", *KERNEL_FAMILY_FILES, "mrvl_quantize.c", "mrvl_mlip.h")
-BOARD_FILES = ("mrvl_mlip_board.h", "mrvl_mlip_board.c")
-"""The board's accelerator runner (libmldpc), in bundles with accelerator subgraphs."""
-
+from mrvl.target.host_kernels import NUMERIC_SUFFIXES, SPATIAL, matmul_shapes
 
 ALIGN = 64
 """Alignment (bytes) of every weight in the blob."""
 WEIGHTS_MAGIC = b"MRVLWTS1"
-METADATA_FILE = "metadata.json"
-METADATA_FORMAT = "mrvl-bundle/1"
-"""`metadata.json`'s `format`: readers refuse other formats rather than misread them."""
 
 
 # --- Types and names ----------------------------------------------------------------
@@ -268,20 +243,63 @@ def _checksum(data: bytes) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
+# --- The program ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HostTensor:
+    """An input or output of the host program: a field of `M_inputs` or `M_outputs`."""
+
+    name: str
+    """The ONNX name."""
+    c_name: str
+    dtype: str
+    shape: tuple[int, ...]
+    bytes: int
+
+
+@dataclass(frozen=True)
+class HostProgram:
+    """The printed C of a model named `model`, and the interface it declares."""
+
+    model: str
+    header: str
+    source: str
+    weights: bytes
+    """The weights file (`weights_blob`)."""
+    inputs: tuple[HostTensor, ...]
+    outputs: tuple[HostTensor, ...]
+    workspace: cpu.WorkspaceAttr
+
+    @property
+    def header_file(self) -> str:
+        return f"{self.model}.h"
+
+    @property
+    def source_file(self) -> str:
+        return f"{self.model}.c"
+
+    @property
+    def weights_file(self) -> str:
+        return f"{self.model}_weights.bin"
+
+    def files(self) -> dict[str, str | bytes]:
+        """`M.h`, `M.c` and `M_weights.bin`, by name."""
+        return {self.header_file: self.header, self.source_file: self.source, self.weights_file: self.weights}
+
+
 # --- The emitter ----------------------------------------------------------------------
 
 
 class CEmitter:
     """Prints one `func.func` of `cpu` ops as C (see the module docstring)."""
 
-    def __init__(self, module: ModuleOp, name: str = "", deferred_data: bool = False, host_threads: int = 1):
+    def __init__(self, module: ModuleOp, name: str = "", host_threads: int = 1):
         self.module = module
-        self.deferred_data = deferred_data
         if host_threads < 1:
             raise CompileError("host-threads", f"must be at least 1, got {host_threads}")
         self.host_threads = host_threads
         """Threads the kernels split their work over (the Makefile's HOST_THREADS default)."""
-        """Defer the subgraph constants' base64 text to writing (`json_emitter.emit_subgraph`)."""
         functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
         if len(functions) != 1:
             raise CompileError("-t c", f"needs a module with one func.func, got {len(functions)}")
@@ -811,8 +829,8 @@ class CEmitter:
 
     # -- the whole function -------------------------------------------------------------
 
-    def files(self) -> dict[str, "str | bytes"]:
-        """Every file of the bundle, from a function `mrvl-host-pipeline` has prepared."""
+    def program(self) -> "HostProgram":
+        """The C of a function `mrvl-host-pipeline` has prepared."""
         block = self.function.body.block
         ret = block.last_op
         assert isinstance(ret, func.ReturnOp)
@@ -938,18 +956,11 @@ class CEmitter:
         header = self.header(inputs, outputs, workspace, blob, weight_table, len(subgraphs))
         source = self.source(functions, calls, profile_labels, has_mlip)
         source += self.subgraph_table(subgraphs)
-        files: dict[str, str | bytes] = {
-            f"{self.model}.h": header,
-            f"{self.model}.c": source,
-            f"{self.model}_weights.bin": blob,
-            "Makefile": self.makefile(board=bool(subgraphs)),
-        }
-        for name in RUNTIME_FILES + (BOARD_FILES if subgraphs else ()):
-            files[name] = tiles_header() if name == TILES_HEADER else (RUNTIME_DIR / name).read_text()
-        if subgraphs:
-            files |= {k: v for k, v in emit_json_files(self.module, deferred_data=self.deferred_data).items()}  # type: ignore[misc]
-        files[METADATA_FILE] = self.metadata(inputs, outputs, workspace, subgraphs)
-        return files
+        def tensors(entries) -> tuple[HostTensor, ...]:
+            return tuple(HostTensor(name, field_name, _ctype(value).onnx, _shape(value), _bytes(value))
+                         for name, field_name, value in entries)
+
+        return HostProgram(self.model, header, source, blob, tensors(inputs), tensors(outputs), workspace)
 
     def weights(self, block: Block, where: dict[SSAValue, str]) -> tuple[bytes, list[tuple[str, int, int, str]]]:
         """The weights file of every constant something reads, in IR order, and its table
@@ -979,36 +990,6 @@ class CEmitter:
             table.append((names(value.name_hint or "weight"), offset, array.nbytes,
                           f"{_ctype(value).onnx}{list(shape)}{layout}"))
         return blob, table
-
-    def metadata(self, inputs, outputs, workspace: cpu.WorkspaceAttr, subgraphs: list[SubgraphOp]) -> dict:
-        """`metadata.json`: the bundle's interface, for programs that load it (`mrvl-run`)."""
-
-        def tensor(name: str, field_name: str, value: SSAValue) -> dict:
-            return {"name": name, "c_name": field_name, "dtype": _ctype(value).onnx,
-                    "shape": list(_shape(value)), "bytes": _bytes(value)}
-
-        def shapes(types) -> list[dict]:
-            return [{"shape": list(t.get_shape()), "dtype": C_TYPES[t.element_type].onnx} for t in types]
-
-        m = self.model
-        calls = cpu.calls_per_run(self.module)  # a subgraph run in chunks says so
-        return {
-            "format": METADATA_FORMAT,
-            "model": m,
-            "header": f"{m}.h",
-            "source": f"{m}.c",
-            "library": f"lib{m}.so",
-            "weights": f"{m}_weights.bin",
-            "inputs": [tensor(*entry) for entry in inputs],
-            "outputs": [tensor(*entry) for entry in outputs],
-            "workspace": {"bytes": workspace.size.data, "align": workspace.align.data},
-            "subgraphs": [
-                {"symbol": (s := op.sym_name.data), "nodes": f"{s}-nodes.json", "consts": f"{s}-consts.json",
-                 "inputs": shapes(op.function_type.inputs.data), "outputs": shapes(op.function_type.outputs.data),
-                 **({"batch": subgraph_batch(op), "calls": calls[s]} if calls.get(s, 1) > 1 else {})}
-                for op in subgraphs
-            ],
-        }
 
     def header(self, inputs, outputs, workspace: cpu.WorkspaceAttr, blob: bytes, weight_table, subgraphs: int) -> str:
         M, m = self.macro, self.model
@@ -1263,80 +1244,11 @@ class CEmitter:
         return "\n".join([*lines, f"const mrvl_mlip_subgraph {self.model}_subgraphs[{len(subgraphs)}] = {{",
                           *entries, "};", ""])
 
-    def makefile(self, board: bool = False) -> str:
-        """Builds the model's libraries; with accelerator subgraphs, the board's runner too
-        (mrvl_mlip_board.c, which opens libmldpc with dlopen: -ldl)."""
-        m = self.model
-        objs = f"{m}.o mrvl_mlip_board.o" if board else f"{m}.o"
-        board_rule = ("mrvl_mlip_board.o: mrvl_mlip_board.c mrvl_mlip_board.h mrvl_mlip.h mrvl_kernels.h\n"
-                      "\t$(CC) $(CFLAGS) $(ARCH_FLAGS) -fPIC -c $< -o $@\n\n") if board else ""
-        libs = "-lm -ldl -pthread" if board else "-lm -pthread"
-        families = " \\\n".join("    " + " ".join(KERNEL_FAMILY_FILES[i:i + 4])
-                                for i in range(0, len(KERNEL_FAMILY_FILES), 4))
-        return (
-            f"# Builds lib{m}.so and lib{m}.a from the generated sources (generated by mrvl-opt -t c).\n"
-            "CC ?= cc\n"
-            "CFLAGS ?= -std=c99 -O3 -ffp-contract=fast -Wall -Wextra\n"
-            "# The vector units to compile for, apart from CFLAGS: the building machine's by default\n"
-            "# (-march=native, when CC takes it: a cross compiler does not, and builds for its baseline);\n"
-            "# a cross build names its target's (ARCH_FLAGS=-mcpu=neoverse-n2 for OCTEON 10), and\n"
-            "# ARCH_FLAGS= builds for the baseline of the compiler's architecture.\n"
-            "ARCH_FLAGS ?= $(shell $(CC) -march=native -E -x c /dev/null >/dev/null 2>&1 && echo -march=native)\n"
-            "# make PROFILE=1 compiles per-op timing in (MRVL_PROFILE: the <model>_profile_* functions).\n"
-            "PROFILE ?=\n"
-            "# Threads the large kernels split their work over (a static pool of HOST_THREADS - 1\n"
-            "# pthreads, started by the first run; the outputs are the same for any count).\n"
-            f"HOST_THREADS ?= {self.host_threads}\n"
-            f"OBJS = {objs}\n\n"
-            f"all: lib{m}.so lib{m}.a\n\n"
-            f"{m}.o: {m}.c {m}.h mrvl_kernels.c mrvl_quantize.c mrvl_kernels.h mrvl_mlip.h \\\n{families}\n"
-            "\t$(CC) $(CFLAGS) $(ARCH_FLAGS) $(if $(PROFILE),-DMRVL_PROFILE) -DMRVL_HOST_THREADS=$(HOST_THREADS) "
-            "-pthread -fPIC -c $< -o $@\n\n"
-            f"{board_rule}"
-            f"lib{m}.so: $(OBJS)\n"
-            f"\t$(CC) -shared -o $@ $(OBJS) {libs}\n\n"
-            f"lib{m}.a: $(OBJS)\n"
-            "\t$(AR) rcs $@ $(OBJS)\n\n"
-            "clean:\n"
-            f"\trm -f $(OBJS) lib{m}.so lib{m}.a\n\n"
-            ".PHONY: all clean\n"
-        )
-
 
 def _c_string(text: str) -> str:
     return "".join(c if c.isprintable() and c not in '"\\?' else f"\\{ord(c):03o}" for c in text)
 
 
-def emit_c(module: ModuleOp, name: str = "", deferred_data: bool = False,
-           host_threads: int = 1) -> dict[str, "str | bytes"]:
-    """Every file of the C bundle of `module`, by name (`deferred_data`, `host_threads`: see
-    `CEmitter`)."""
-    return CEmitter(module, name, deferred_data, host_threads).files()
-
-
-# --- Output directory -----------------------------------------------------------------
-
-OUR_FILES = re.compile(r".+\.(c|h|bin|json|o|so|a)|Makefile|tmlc-commands\.txt")
-
-
-@dataclass(frozen=True)
-class CTarget(Target):
-    """`-t c -o DIR`: the host C bundle (see the module docstring)."""
-
-    name = "c"
-
-    model: str = ""
-    """The model's name in file names and C identifiers (default: the function's name)."""
-
-    host_threads: int = 1
-    """Threads the large kernels split their work over (a static pthread pool; 1: none)."""
-
-    @staticmethod
-    def output_directory(path: Path) -> OutputDirectory:
-        """What `-o DIR` collects the files in."""
-        return OutputDirectory(path, OUR_FILES, "C output")
-
-    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        if not isinstance(output, OutputDirectory):
-            raise CompileError("-t c", "writes a directory of files: name it with -o DIR")
-        output.add(emit_c(module, self.model, host_threads=self.host_threads))  # type: ignore[arg-type]
+def print_c(module: ModuleOp, name: str = "", host_threads: int = 1) -> HostProgram:
+    """The host C of `module` (`name`, `host_threads`: see `CEmitter`)."""
+    return CEmitter(module, name, host_threads).program()

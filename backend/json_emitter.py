@@ -36,7 +36,8 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.utils.target import Target
 
 from mrvl.backend import output_directory
-from mrvl.backend.output_directory import DeferredText, OutputDirectory
+from mrvl.backend.json_text import DeferredText
+from mrvl.backend.output_directory import OutputDirectory
 from mrvl.backend.mlip_json.layers import CONST_DICTS, Const, Layer, describe, is_layer
 from mrvl.backend.mlip_json.unordered_map import iteration_order
 from mrvl_dialect.errors import CompileError
@@ -182,8 +183,8 @@ def _min_max(data: np.ndarray) -> tuple[str, str]:
     return "inf", "-inf"
 
 
-def _base64(data: np.ndarray) -> str:
-    return base64.b64encode(data.data).decode("ascii")
+def _base64(data: np.ndarray) -> bytes:
+    return base64.b64encode(data.data)
 
 
 def _const_data(const: Const, module: ModuleOp) -> np.ndarray:
@@ -278,7 +279,8 @@ def _layer_node(layer: Layer, ids: dict[SSAValue, int], module: ModuleOp, consts
         low, high = _min_max(data)
         # Deliberate (D10): named by its layer, so a constant two layers read is written twice.
         consts[name] = {"shape": list(const.shape), "dtype": "float32", "min": low, "max": high,
-                        "data_base64": DeferredText(partial(_base64, data)) if deferred_data else _base64(data)}
+                        "data_base64": DeferredText(partial(_base64, data)) if deferred_data
+                        else _base64(data).decode("ascii")}
         mirror = {"shape": list(const.shape), "dtype": "float32"}
         if const.role in _FULL_CONST_KEYS:
             mirror |= {"min": low, "max": high}

@@ -5,51 +5,40 @@ existing DIR is replaced only when it holds nothing but files the target itself 
 so a mistaken `-o` never deletes anything else.
 """
 
-import json
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from io import StringIO
 from pathlib import Path
 
+from mrvl.backend.json_text import iter_json
 from mrvl_dialect.files import staging_prefix
 
-Content = dict | str | bytes
+Content = dict | list | str | bytes
 """A JSON document (written as `json.dumps(indent=2)` writes it), text, or raw bytes."""
 
 
-class DeferredText:
-    """A string in a JSON document that is computed only while the document is written,
-    so that a document of large strings (the weights in base64) never holds them all."""
-
-    def __init__(self, compute: Callable[[], str]):
-        self.compute = compute
-
-    def __str__(self) -> str:
-        return self.compute()
-
-
-def _deferred(value: object) -> str:
-    if isinstance(value, DeferredText):
-        return str(value)
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+def content_chunks(content: Content) -> Iterator[bytes]:
+    """The bytes of a file, in pieces: a JSON document is serialised as it is written, so no
+    second copy of its data is built, and each `DeferredText` in it is computed as it is
+    written."""
+    if isinstance(content, bytes):
+        yield content
+    elif isinstance(content, str):
+        yield content.encode("utf-8")
+    else:
+        for chunk in iter_json(content):
+            yield chunk.encode("ascii") if isinstance(chunk, str) else chunk
 
 
 def write_file(path: Path, content: Content) -> None:
-    """Write one file; a JSON document is streamed, so no second copy of its data is built,
-    and each `DeferredText` in it is computed as it is written."""
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-        return
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        if isinstance(content, str):
-            f.write(content)
-        else:
-            for chunk in json.JSONEncoder(indent=2, default=_deferred).iterencode(content):
-                f.write(chunk)
+    """Write one file (see `content_chunks`)."""
+    with open(path, "wb") as f:
+        for chunk in content_chunks(content):
+            f.write(chunk)
 
 
 def write_directory(path: Path, files: dict[str, Content], ours: re.Pattern[str], what: str) -> None:

@@ -35,10 +35,14 @@ class TmlcResult:
     """The model binaries, relative to the bundle."""
     log: str | None = None
 
+    @classmethod
+    def not_run(cls, commands: list[str]) -> "TmlcResult":
+        """The result when nothing runs: `no-subgraphs` without commands, else `not-found`."""
+        return cls("not-found", commands) if commands else cls("no-subgraphs")
+
     def metadata(self) -> dict[str, object]:
         return {"status": self.status, "commands_file": COMMANDS_FILE if self.commands else None,
                 "commands": self.commands, "binaries": self.binaries, "log": self.log}
-
 
 
 def describe_tmlc(result: dict) -> str:
@@ -59,12 +63,17 @@ class TmlcError(CompileError):
         self.log = log
 
 
+def command_lines(text: str) -> list[str]:
+    """The command lines of a `tmlc-commands.txt` holding `text`."""
+    return [line for line in text.splitlines() if line.strip()]
+
+
 def commands(folder: Path) -> list[str]:
     """The command lines of `folder/tmlc-commands.txt` (none without subgraphs)."""
     path = folder / COMMANDS_FILE
     if not path.is_file():
         return []
-    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return command_lines(path.read_text(encoding="utf-8"))
 
 
 def parse_command(line: str) -> tuple[str, list[str]]:
@@ -86,11 +95,9 @@ def compile_subgraphs(folder: Path, tool: str | None = None) -> TmlcResult:
     """Run every command of `folder`'s `tmlc-commands.txt` in `folder` with mrvl-tmlc
     (`tool`, else the one on PATH); raise `TmlcError` when one fails."""
     lines = commands(folder)
-    if not lines:
-        return TmlcResult("no-subgraphs")
-    executable = tool or shutil.which(TOOL)
+    executable = (tool or shutil.which(TOOL)) if lines else None
     if executable is None:
-        return TmlcResult("not-found", lines)
+        return TmlcResult.not_run(lines)
     log: list[str] = []
     binaries = []
     for line in lines:

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "build" / "bench-checkouts"
 SOURCES = ("pyproject.toml", "README.md", "mrvl", "mrvl_dialect", "target", "frontend", "passes", "backend")
-"""What the package is built from (as test/test_wheel.py builds it); an older ref lacks some."""
+"""What the package is built from (as test/test_wheel.py builds it); an older ref lacks some folders."""
 
 
 def _git(*args: str) -> str:

@@ -36,11 +36,8 @@ import argparse
 import functools
 import gc
 import hashlib
-import re
 import shutil
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata as package_metadata
@@ -53,18 +50,15 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from mrvl.backend.bundle_archive import write_tar
-from mrvl.backend.c_emitter import METADATA_FILE, emit_c
+from mrvl.backend.bundle import TARGET_ARCH_FLAGS, host_bundle, write_bundle
 from mrvl.backend.compile_report import REPORT_FILES, report_files, summary
 from mrvl.backend.report_model import Report, build_report
-from mrvl.backend.output_directory import staged_directory, write_file
-from mrvl.backend.tmlc import TmlcError, compile_subgraphs, describe_tmlc
+from mrvl.backend.tmlc import TmlcError, describe_tmlc
 from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.opt import error_line, parse_input_shapes, printed_warnings
 from mrvl.timing import Timing
 from mrvl.target.cost_model import CostModel
 from mrvl_dialect.errors import CompileError
-from mrvl_dialect.files import staging_prefix
 from mrvl_dialect.placement_file import format_placement, placement_entries
 from mrvl.target.options import DEFAULT_TARGET, MATTR_OPTIONS, TargetOptions, parse_mattr
 from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
@@ -73,10 +67,6 @@ from mrvl.passes.mrvl_host_pipeline import MrvlHostPipelinePass
 
 TOOL = "mrvl-compile"
 PLACEMENT_FILE = "placement.json"
-BUILD_LOG = "build.log"
-BUNDLE_FILES = re.compile(r"[^/]+\.(c|h|bin|json|csv|txt|html|log|so|a)|Makefile|bin_[A-Za-z0-9_.]+/[^/]+")
-BUNDLE_FOLDERS = re.compile(r"bin_[A-Za-z0-9_.]+")
-"""What a bundle folder holds: a folder holding only these may be replaced by `-o`."""
 
 
 # --- Options ---------------------------------------------------------------------------
@@ -193,48 +183,6 @@ def _model_name(model: Path) -> str:
     return name
 
 
-def _archiver(compiler: str) -> str:
-    """The `ar` of a cross compiler (`aarch64-linux-gnu-gcc` -> `aarch64-linux-gnu-ar`), if any."""
-    prefix, sep, _ = compiler.rpartition("-")
-    return f"{prefix}-ar" if sep and shutil.which(f"{prefix}-ar") else "ar"
-
-
-TARGET_ARCH_FLAGS = "-mcpu=neoverse-n2"
-"""The cores of OCTEON 10 (cn10ka and cnf10kb alike): the cross build's ARCH_FLAGS."""
-
-
-def _arch_flags(compiler: str) -> str:
-    """TARGET_ARCH_FLAGS if `compiler` takes them, else none: the baseline of its architecture
-    (the Makefile's default, -march=native, names the building machine's vector units)."""
-    try:
-        done = subprocess.run([compiler, TARGET_ARCH_FLAGS, "-E", "-x", "c", "-"], input="", capture_output=True,
-                              text=True, check=False)
-    except OSError:
-        return ""
-    return TARGET_ARCH_FLAGS if done.returncode == 0 else ""
-
-
-def _cross_compile(folder: Path, compiler: str, model: str) -> dict[str, object]:
-    """Build the host libraries in `folder` with its Makefile and `compiler`; `build.log` keeps the output."""
-    archiver = _archiver(compiler)
-    targets = [f"lib{model}.so", f"lib{model}.a"]
-    arch_flags = _arch_flags(compiler)
-    command = ["make", f"CC={compiler}", f"AR={archiver}", f"ARCH_FLAGS={arch_flags}", *targets]
-    try:
-        done = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              errors="replace", check=False)
-    except OSError as e:
-        raise CompileError("--cross-compiler", f"cannot run make: {e.strerror or e}") from None
-    (folder / BUILD_LOG).write_text(f"$ {' '.join(command)}\n{done.stdout}exit status {done.returncode}\n",
-                                    encoding="utf-8")
-    for obj in folder.glob("*.o"):
-        obj.unlink()
-    if done.returncode != 0:
-        lines = [line for line in done.stdout.splitlines() if "error" in line] or done.stdout.splitlines()
-        raise CompileError(compiler, f"building the host C failed: {lines[0] if lines else 'no output'}")
-    return {"compiler": compiler, "ar": archiver, "arch_flags": arch_flags, "libraries": targets, "log": BUILD_LOG}
-
-
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -292,12 +240,12 @@ def compile_model(
         stages.after(stage.name, module)
 
     with stages.stage("emit-c-and-json"):
-        files: dict = emit_c(module, name or _model_name(model), deferred_data=True, host_threads=host_threads)
-    meta = files.pop(METADATA_FILE)
+        bundle = host_bundle(module, name or _model_name(model), host_threads, deferred_data=True)
+    meta = bundle.metadata
     with stages.stage("report"):
         report = build_report(module, cost_model)
-        files |= report_files(report)
-        files[PLACEMENT_FILE] = format_placement(placement_entries(report.nodes))
+        bundle.files |= report_files(report)
+        bundle.files[PLACEMENT_FILE] = format_placement(placement_entries(report.nodes))
     meta |= {
         "options": {**options, "offload": offload, "input_shapes": {k: list(v) for k, v in (input_shapes or {}).items()},
                     "placement": str(placement) if placement else None, "cross_compiler": cross_compiler,
@@ -310,29 +258,9 @@ def compile_model(
         "build": {"native": "make",
                   "cross": f"make CC={cross_compiler or 'aarch64-linux-gnu-gcc'} ARCH_FLAGS={TARGET_ARCH_FLAGS}"},
     }
-
-    def fill(folder: Path) -> None:
-        """Write the bundle into `folder`, then run the tools that add to it."""
-        nonlocal files
-        for file_name, content in files.items():
-            write_file(folder / file_name, content)
-        files = {}  # the consts documents are the largest thing a compile holds
-        with stages.stage("mrvl-tmlc"):
-            meta["tmlc"] = compile_subgraphs(folder).metadata()
-        if cross_compiler is not None:
-            with stages.stage("cross-compile"):
-                meta["build"] |= _cross_compile(folder, cross_compiler, meta["model"])
-        write_file(folder / METADATA_FILE, meta)
-
     try:
         with stages.stage("write-bundle"):
-            if output.suffix == ".tar":
-                with tempfile.TemporaryDirectory(dir=output.parent, prefix=staging_prefix(output), suffix=".tmp") as tmp:
-                    fill(Path(tmp))
-                    write_tar(output, Path(tmp))
-            else:
-                with staged_directory(output, BUNDLE_FILES, "a bundle", BUNDLE_FOLDERS) as folder:
-                    fill(folder)
+            write_bundle(output, bundle, cross_compiler, stage=stages.stage)
     except TmlcError as e:
         log = output.with_name(f"{output.name}.tmlc.log")
         log.write_text(e.log, encoding="utf-8")

@@ -58,7 +58,7 @@ TARGETS: dict[str, tuple[str, str]] = {
     "summary": ("mrvl.backend.summary", "SummaryTarget"),
     "placement-report": ("mrvl.backend.placement_report", "PlacementReportTarget"),
     "json": ("mrvl.backend.json_emitter", "JsonTarget"),
-    "c": ("mrvl.backend.c_emitter", "CTarget"),
+    "c": ("mrvl.backend.bundle", "CTarget"),
 }
 """Target name -> (module, class), imported only when `-t` names the target."""
 DIRECTORY_TARGETS = ("json", "c")

@@ -56,7 +56,7 @@ from typing import Literal
 
 import numpy as np
 
-from mrvl.backend.c_emitter import METADATA_FILE, METADATA_FORMAT
+from mrvl.backend.bundle import METADATA_FILE, METADATA_FORMAT
 from mrvl.backend.mlip_simulator import PRECISIONS, load, run_subgraph, simulate, uses_mlsim
 from mrvl.backend.tmlc import COMMANDS_FILE, subgraph_targets
 from mrvl.numerics import FP16_LAYERS, Comparison, compare

@@ -17,7 +17,7 @@ import onnx
 import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
 
-from mrvl.backend.c_emitter import RUNTIME_FILES
+from mrvl.backend.bundle import RUNTIME_FILES
 from mrvl.compile import main
 from mrvl_dialect.placement_file import load_placement
 

@@ -105,7 +105,7 @@ def test_module_imports_only_earlier_layers(layer, path):
     ("passes", "from mrvl.frontend.onnx_graph import node_label\n", ["line 1: imports mrvl.frontend.onnx_graph.node_label (frontend)"]),
     ("frontend", "from mrvl.passes import get_all_passes\n", ["line 1: imports mrvl.passes.get_all_passes (passes)"]),
     ("passes", "import numpy\nfrom mrvl_dialect.locations import location_nodes\nfrom mrvl.passes.fuse_mrvl import PATTERNS\n", []),
-    ("mrvl", "from mrvl.backend.c_emitter import emit_c\nfrom mrvl.passes import get_all_passes\n", []),
+    ("mrvl", "from mrvl.backend.bundle import host_bundle\nfrom mrvl.passes import get_all_passes\n", []),
     ("target", "from mrvl.passes.fuse_mrvl import PATTERNS\n", ["line 1: imports mrvl.passes.fuse_mrvl.PATTERNS (passes)"]),
     ("passes", "from mrvl.target.cost_model import CostModel\n", []),
     ("frontend", "from mrvl.target.options import TargetOptions\n", ["line 1: imports mrvl.target.options.TargetOptions (target)"]),
