@@ -178,3 +178,9 @@ def mlip_groups(block_ops: list[Operation]) -> dict[Operation, tuple[int, str]]:
 
 _ROOT_TYPES = tuple({cls for p in PATTERNS for m in p.chain for cls in m.ops})
 """Op classes that can end a pattern's chain (anything else cannot root a match)."""
+
+
+def place_alone(op: Operation) -> None:
+    """Place `op`, added after `place-ops` ran, as `place-ops` places an op that is part of
+    no MLIP group: on the host, with its reasons."""
+    _set_host(op, _Placer(None, "").host_reasons(op))

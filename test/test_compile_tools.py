@@ -168,7 +168,7 @@ def test_timing_and_ir_dumps(zoo_dir: Path, tmp_path: Path, capsys: pytest.Captu
     assert rc == 0
     passes = ["recognize-qdq", "cleanup-graph", "legalize-mrvl", "place-ops", "partition-mrvl", "chunk-mrvl-batch",
                   "restore-host-qdq",
-              "fuse-mrvl", "convert-layout", "annotate-quantized-layers", "lower-to-cpu", "fuse-cpu-epilogues"]
+              "fuse-mrvl", "convert-layout", "lower-to-cpu", "fuse-cpu-epilogues"]
     report = stdout[stdout.index("... Execution time report ..."):]
     assert "Total Execution Time:" in report and report.rstrip().endswith("(100.0%)  Total")
     for name in ["import-onnx", "mrvl-pipeline", *passes, "select-host-kernels", "plan-host-memory", "emit-c-and-json", "report",
