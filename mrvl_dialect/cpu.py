@@ -731,7 +731,7 @@ def chunked_type(callee_type: Attribute, chunks: int) -> Attribute:
     if chunks == 1 or not isinstance(callee_type, TensorType) or not callee_type.get_shape():
         return callee_type
     n, *rest = callee_type.get_shape()
-    return TensorType(callee_type.element_type, [n * chunks, *rest])
+    return TensorType(callee_type.element_type, [n * chunks, *rest], callee_type.encoding)
 
 
 # Convolution and matrix products

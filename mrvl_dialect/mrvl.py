@@ -241,7 +241,8 @@ class QuantParamsAttr(ParametrizedAttribute):
             dtype = parser.parse_type()
             parser.parse_punctuation(",")
             parser.parse_keyword("scale")
-            scales = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_float)
+            # A whole scale prints as an integer (`scale [1]`).
+            scales = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_number)
             parser.parse_punctuation(",")
             parser.parse_keyword("zero_point")
             points = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
@@ -260,6 +261,26 @@ class QuantParamsAttr(ParametrizedAttribute):
         low, high = self.bounds()
         if not all(low <= v <= high for v in points):
             raise VerifyException(f"zero points must be in [{low}, {high}] for {self.dtype}")
+
+
+@irdl_attr_definition
+class RoundedAttr(ParametrizedAttribute):
+    """The encoding of a float tensor that a QDQ model rounds to an integer grid: the grid
+    (`params`) and the model's QuantizeLinear and DequantizeLinear nodes that round it (no
+    QuantizeLinear for a folded weight: its values are on the grid already):
+
+        tensor<1x8x8x8xf32, #mrvl.rounded<#mrvl.qparams<i8, scale [0.25], zero_point [0], axis 0>, "h_q", "h_dq">>
+
+    Carried on the tensor's type, it stays on the value through every rewrite that keeps
+    the value's type; `restore-host-qdq` turns it back into the two nodes, under their
+    names, where the host reads the tensor.
+    """
+
+    name = "mrvl.rounded"
+
+    params: QuantParamsAttr
+    quantize_node: StringAttr
+    dequantize_node: StringAttr
 
 
 @irdl_attr_definition
@@ -727,4 +748,4 @@ LAYER_OPS = (
     ConcatOp, ReshapeOp, BatchFlattenOp, SqueezeOp, LayoutTransformOp,
 )
 
-MRVL = Dialect("mrvl", [*LAYER_OPS, SubgraphOp, YieldOp], [ActivationAttr, QuantParamsAttr, QuantizedAttr])
+MRVL = Dialect("mrvl", [*LAYER_OPS, SubgraphOp, YieldOp], [ActivationAttr, QuantParamsAttr, RoundedAttr, QuantizedAttr])

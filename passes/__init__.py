@@ -19,9 +19,8 @@ PASSES: dict[str, tuple[str, str]] = {
     "plan-host-memory": ("mrvl.passes.plan_host_memory", "PlanHostMemoryPass"),
     "place-ops": ("mrvl.passes.place_ops", "PlaceOpsPass"),
     "recognize-qdq": ("mrvl.passes.recognize_qdq", "RecognizeQdqPass"),
-    "restore-host-qdq": ("mrvl.passes.recognize_qdq", "RestoreHostQdqPass"),
+    "restore-host-qdq": ("mrvl.passes.restore_host_qdq", "RestoreHostQdqPass"),
     "select-host-kernels": ("mrvl.passes.select_host_kernels", "SelectHostKernelsPass"),
-    "annotate-quantized-layers": ("mrvl.passes.recognize_qdq", "AnnotateQuantizedLayersPass"),
 }
 """Pass name -> (module, class), imported only when a pipeline names the pass."""
 

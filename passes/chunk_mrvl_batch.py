@@ -109,7 +109,7 @@ def over_limit(ops: Sequence[Operation]) -> list[Operation]:
 
 def _with_batch(value_type, batch: int) -> TensorType:
     assert isinstance(value_type, TensorType)
-    return TensorType(value_type.element_type, [batch, *value_type.get_shape()[1:]])
+    return TensorType(value_type.element_type, [batch, *value_type.get_shape()[1:]], value_type.encoding)
 
 
 def compile_for_chunk(subgraph: SubgraphOp, batch: int, chunk: int, store: WeightStore) -> None:

@@ -8,7 +8,9 @@ Layers work in NHWC with OHWI conv weights: each built layer is wrapped in
 `graph.Transpose`s to and from the NCHW graph around it, and weights are rearranged at
 compile time into new entries of the weight store. `convert-layout` then cancels the
 transposes between layers. The new op's location is a `FusedLoc` of the members' ONNX
-names, each naming its operator type: `loc(fused["c1"("Conv"), "r1"("Relu")])`.
+names, each naming its operator type: `loc(fused["c1"("Conv"), "r1"("Relu")])`. In a QDQ
+model, the layer records the quantization of the first member's input, the weight and the
+last member's output (`#mrvl.quantized`, from the members' records: `recognize-qdq`).
 """
 
 from collections.abc import Callable
@@ -33,7 +35,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import mrvl
-from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR
+from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, QUANTIZED_ATTR
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import f32_attr
 from mrvl_dialect.locations import fused_location, location_nodes, node_location
@@ -52,6 +54,7 @@ from mrvl_dialect.graph_queries import (
 )
 from mrvl.passes.mlip_patterns import BY_NAME, conv_padding, pad_amounts, per_channel
 from mrvl.passes.place_ops import mlip_groups
+from mrvl.passes.qdq_tensors import layer_record
 from mrvl.target.options import TargetOptions, TargetPassOptions
 
 TO_NHWC = (0, 2, 3, 1)
@@ -102,6 +105,8 @@ class _Builder:
         layer.location = fused_location(
             op.location if any(n.op_type for n in location_nodes(op.location)) else node_location(node_name(op), op_type(op))
             for op in self.match.members())
+        if (quantized := layer_record(self.match.members())) is not None:
+            layer.attributes[QUANTIZED_ATTR] = quantized
         self.insert(layer)
         result = layer.results[0]
         result.name_hint = self.match.root.results[0].name_hint

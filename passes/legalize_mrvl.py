@@ -175,6 +175,13 @@ def _scalar(value: SSAValue | None) -> float | None:
 # The ops a rewrite builds.
 
 
+def _new_tensor_like(value: SSAValue) -> TensorType:
+    """The type of a new tensor of `value`'s shape and element type: the encoding, a QDQ
+    model's rounding of `value` (`#mrvl.rounded`), is not the new tensor's."""
+    assert isinstance(value.type, TensorType)
+    return TensorType(value.type.element_type, value.type.get_shape())
+
+
 class _Builder:
     """Inserts the ops that replace `op` before it, each named after it, and its constants."""
 
@@ -207,7 +214,7 @@ class _Builder:
         """A 1x1 depthwise conv: each channel times its weight, plus its bias; `pads` (ONNX
         order) add zero rows and columns."""
         properties = {"group": IntegerAttr(self.channels, i64), "kernel_shape": DenseArrayBase.from_list(i64, [1, 1])}
-        result_type = x.type
+        result_type = _new_tensor_like(x)
         if pads is not None:
             properties["pads"] = DenseArrayBase.from_list(i64, pads)
             result_type = self.op.results[0].type
@@ -224,13 +231,13 @@ class _Builder:
         return reshape.results[0]
 
     def relu(self, x: SSAValue) -> SSAValue:
-        return self.insert(g.ReluOp.create(operands=[x], result_types=[x.type]))
+        return self.insert(g.ReluOp.create(operands=[x], result_types=[_new_tensor_like(x)]))
 
     def negate(self, x: SSAValue) -> SSAValue:
         return self.depthwise(x, self.per_channel("negate", -1))
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.insert(g.AddOp.create(operands=[a, b], result_types=[a.type]))
+        return self.insert(g.AddOp.create(operands=[a, b], result_types=[_new_tensor_like(a)]))
 
     def clip(self, x: SSAValue, low: float | None, high: float | None) -> SSAValue:
         """`clip(x, low, high)` as `x - relu(x - high) + relu(low - x)` (see `clip-as-depthwise`):
@@ -446,7 +453,7 @@ class ElementwiseOfUnsqueezedRunsBeforeTheReshape(RewritePattern):
             return
         if len(op.results) != 1 or any(constant_value(v) is None for v in op.operands[1:]):
             return
-        lifted = type(op).create(operands=[reshape.data, *op.operands[1:]], result_types=[reshape.data.type],
+        lifted = type(op).create(operands=[reshape.data, *op.operands[1:]], result_types=[_new_tensor_like(reshape.data)],
                                  properties=dict(op.properties), attributes=dict(op.attributes))
         lifted.location = op.location
         rewriter.insert(lifted, InsertPoint.before(op))

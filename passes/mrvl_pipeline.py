@@ -1,8 +1,7 @@
 """mrvl-pipeline: the whole flow from the `graph` dialect to MLIP subgraphs and host code.
 
     recognize-qdq -> cleanup-graph -> legalize-mrvl -> place-ops -> partition-mrvl -> chunk-mrvl-batch
-    -> restore-host-qdq -> fuse-mrvl -> convert-layout -> annotate-quantized-layers -> lower-to-cpu
-    -> fuse-cpu-epilogues
+    -> restore-host-qdq -> fuse-mrvl -> convert-layout -> lower-to-cpu -> fuse-cpu-epilogues
 
 `mrvl-opt model.onnx -p 'mrvl-pipeline{num_tiles=4 quantize=fp16}'` runs it;
 `MrvlPipelinePass(...).passes()` lists the stages with their options, so any stage of a
@@ -27,7 +26,8 @@ from mrvl.passes.legalize_mrvl import LegalizeMrvlPass
 from mrvl.passes.lower_to_cpu import LowerToCpuPass
 from mrvl.passes.partition_mrvl import DEFAULT_POLICIES, POLICIES, PartitionMrvlPass
 from mrvl.passes.place_ops import PlaceOpsPass
-from mrvl.passes.recognize_qdq import AnnotateQuantizedLayersPass, RecognizeQdqPass, RestoreHostQdqPass
+from mrvl.passes.recognize_qdq import RecognizeQdqPass
+from mrvl.passes.restore_host_qdq import RestoreHostQdqPass
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,6 @@ class MrvlPipelinePass(TargetPassOptions, CostModelOptions, ModulePass):
             RestoreHostQdqPass(),
             FuseMrvlPass(**target),
             ConvertLayoutPass(),
-            AnnotateQuantizedLayersPass(),
             LowerToCpuPass(),
             FuseCpuEpiloguesPass(),
         )

@@ -26,7 +26,7 @@ from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, REASONS_ATTR
 from mrvl.passes.declarative_fusion import Pattern, fusable, match
 from mrvl.passes.mlip_patterns import FUSED_ONLY, LAYER_KINDS, PATTERNS
 from mrvl.passes.mlip_rules import failed_rules
-from mrvl.target.options import TargetOptions, TargetPassOptions
+from mrvl.target.options import DEFAULT_TARGET, TargetOptions, TargetPassOptions
 
 
 def _format_failures(op: Operation, target: TargetOptions) -> list[str]:
@@ -182,3 +182,11 @@ def mlip_groups(block_ops: list[Operation], target: TargetOptions) -> dict[Opera
 
 _ROOT_TYPES = tuple({cls for p in PATTERNS for m in p.chain for cls in m.ops})
 """Op classes that can end a pattern's chain (anything else cannot root a match)."""
+
+
+def place_alone(op: Operation) -> None:
+    """Place `op`, added after `place-ops` ran, as `place-ops` places an op that is part of
+    no MLIP group: on the host, with its reasons. `op` is of no MLIP layer kind (a restored
+    QuantizeLinear), so no target option changes its reasons."""
+    assert op_type(op) not in LAYER_KINDS, op.name
+    _set_host(op, _Placer(None, "", DEFAULT_TARGET).host_reasons(op))
