@@ -564,24 +564,6 @@ class ProgramEstimate:
     host_ops: list[HostOpEstimate]
     host_source: str
 
-    @property
-    def mlip_s(self) -> float:
-        return sum(s.estimate.seconds * s.calls for s in self.subgraphs)
-
-    @property
-    def calls(self) -> int:
-        return sum(s.calls for s in self.subgraphs)
-
-    @property
-    def host_s(self) -> float:
-        return sum(h.seconds for h in self.host_ops)
-
-    def line(self) -> str:
-        """`estimated 8.1 ms: MLIP 5.2 ms in 3 calls, host 2.9 ms (host from profile.json)`."""
-        calls = f"{self.calls} call{'s' if self.calls != 1 else ''}"
-        return (f"estimated {duration(self.mlip_s + self.host_s)}: MLIP {duration(self.mlip_s)} in {calls}, "
-                f"host {duration(self.host_s)} ({self.host_source})")
-
 
 def estimate_program(ops: Iterable[Operation], subgraphs: Iterable[mrvl.SubgraphOp],
                      model: CostModel) -> ProgramEstimate:
