@@ -64,11 +64,11 @@ lit: $(INSTALLED)
 	$(BIN)/python -m compileall -q $(SOURCES)
 	$(BIN)/lit -sv test/filecheck
 
-# --dist loadgroup: a module marked xdist_group runs on one worker, which makes its shared
-# builds once (test/test_c_backend.py's merged models); the other tests go to either.
+# The two pytest-xdist workers share what they build (test/conftest.py's session_dir, under
+# locks), so any test can go to either.
 pytest: $(INSTALLED)
 	$(BIN)/python -m compileall -q $(SOURCES)
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -q -n 2
 
 test-slow: $(INSTALLED)
 	$(BIN)/python -m pytest -q -m slow

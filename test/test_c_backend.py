@@ -27,9 +27,7 @@ from mrvl.opt import main as mrvl_opt
 
 GCC = shutil.which("gcc")
 CFLAGS = ["-Werror", "-fPIC", "-shared"]
-# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
-# builds that module fixtures make once.
-pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_backend")]
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
 
 class Bundle:
@@ -188,17 +186,41 @@ def merged_inputs(inputs: Mapping[str, Mapping]) -> dict:
 def run_together(cases: Mapping[str, onnx.ModelProto], workdir: Path, inputs: Mapping[str, dict[str, np.ndarray]],
                  native: bool = False, shapes: Mapping[str, dict[str, list[int]]] | None = None) -> dict[str, np.ndarray]:
     """The outputs, by their `merged` names, of one build (per opset) of the cases; `shapes`
-    gives a case's input shapes where its model leaves them open."""
-    got = {}
+    gives a case's input shapes where its model leaves them open. The C is emitted one group
+    after the other and compiled side by side, a gcc per core."""
     merged_shapes = merged_inputs(shapes or {})
+    groups = {}
     for group, model in merged(cases).items():
         group_inputs = {i.name for i in model.graph.input}
-        built = compile_model(model, workdir, {k: v for k, v in merged_shapes.items() if k in group_inputs},
-                              name=f"{group}_{'native' if native else 'baseline'}", native=native)
-        rc, outputs = built.run(merged_inputs(inputs))
+        group_shapes = {k: v for k, v in merged_shapes.items() if k in group_inputs}
+        name = f"{group}_{'native' if native else 'baseline'}"
+        emit_model(model, workdir, group_shapes, name)
+        groups[group] = (model, group_shapes, name)
+
+    def build(group: str) -> Built:
+        model, group_shapes, name = groups[group]
+        return compile_model(model, workdir, group_shapes, name, native)
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        built = list(pool.map(build, groups))
+    got = {}
+    for b in built:
+        rc, outputs = b.run(merged_inputs(inputs))
         assert rc == 0
-        got |= built.by_name(outputs)
+        got |= b.by_name(outputs)
     return got
+
+
+def build_bundles(bundles: list[Path]) -> None:
+    """Builds each bundle's library into mrvl-run's cache, as `mrvl-run` would, a gcc per core
+    (a merged build is one bundle per opset); a pytest-xdist worker waits for the other's
+    build of a bundle."""
+    from mrvl.run import build, open_bundle
+
+    def build_one(path: Path) -> None:
+        with locked(path), open_bundle(path) as bundle:
+            build(bundle)
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        list(pool.map(build_one, bundles))
 
 
 def assert_cases_close(cases: Mapping[str, onnx.ModelProto], inputs: Mapping[str, dict[str, np.ndarray]],

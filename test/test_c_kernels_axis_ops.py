@@ -20,9 +20,7 @@ import itertools
 from test_c_backend import GCC, c_workdir, compile_model, reference, run_together  # noqa: F401
 from numeric_asserts import assert_close
 
-# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
-# the build that `built` makes once.
-pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_kernels_axis_ops")]
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
 MRVL_ERR_INDEX = -7
 

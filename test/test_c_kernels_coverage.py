@@ -21,9 +21,7 @@ from mrvl.numerics import FLOAT32
 from test_c_backend import (GCC, _i64, _w, c_workdir, random_inputs, reference, run_together,  # noqa: F401
                             single_op)
 
-# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
-# builds that module fixtures make once.
-pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_kernels_coverage")]
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
 X3 = [("x", [2, 4, 5, 6, 7])]
 ROI = onnx.numpy_helper.from_array(np.zeros(0, np.float32), "roi")

@@ -31,9 +31,7 @@ from test_c_backend import (GCC, Bundle, _w, assert_cases_close, build_program, 
 from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
 
-# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
-# builds that module fixtures make once.
-pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_kernels_fast_paths")]
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
 
 def _pool(op: str, shape: list[int], **attrs) -> onnx.ModelProto:

@@ -14,9 +14,7 @@ import pytest
 from onnx import helper
 from test_c_backend import GCC, assert_cases_close, c_workdir, compile_model, reference, run_together  # noqa: F401
 
-# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
-# the build that `built` makes once.
-pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_kernels_recurrent")]
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
 MRVL_ERR_SEQUENCE_LENS = -8
 GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}

@@ -23,9 +23,7 @@ from test_c_kernels_recurrent import mixed_cases, onnxruntime_outputs
 # -O1 after the Makefile's -O3, as AddressSanitizer's docs advise: the same code paths checked, each
 # object compiled in about half the time.
 SANITIZE = ["-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
-# One pytest-xdist worker runs the module (make pytest's --dist loadgroup): its tests share
-# builds that module fixtures make once.
-pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc"), pytest.mark.xdist_group("c_kernels_sanitizers")]
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
 
 def _sanitizers_link(tmp_path: Path) -> bool:

@@ -6,7 +6,7 @@ the row-split product; a fully connected layer's dot products; a GEMM on weights
 compile time, by column tiles and row-split; the pool, in bands, direct, in row pairs and in
 grids; the depthwise conv in both layouts, over its channels, and channel-blocked, over its
 blocks), on work large enough to be split,
-gives the same output bits with 1, 2 and 3 threads and matches onnxruntime (mrvl/numerics.py);
+gives the same output bits with 1 and 3 threads (an uneven split) and matches onnxruntime (mrvl/numerics.py);
 the same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
 qemu. The models are built side by side in one (each kernel compiled once); each alone, as
 slow tests."""
@@ -101,7 +101,7 @@ MODELS = {
     "conv_transpose_rows_grouped_prelu": _conv([2, 16, 20, 21], [16, 12, 4, 4], "PRelu", op="ConvTranspose",
                                                group=2, strides=[2, 2], pads=[1, 1, 1, 1]),
 }
-THREADS = (1, 2, 3)
+THREADS = (1, 3)
 
 
 def emit(model: onnx.ModelProto, workdir: Path, name: str, threads: int) -> Path:

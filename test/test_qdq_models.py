@@ -22,6 +22,7 @@ from mrvl.compile import compile_model  # noqa: E402
 from numeric_asserts import assert_close
 from mrvl.numerics import FP16_LAYERS, TOLERANCES, compare  # noqa: E402
 from mrvl_dialect.mrvl import SubgraphOp  # noqa: E402
+from test_c_backend import build_bundles, locked, merged, merged_inputs  # noqa: E402
 from test_json_schema import validate  # noqa: E402
 
 QUANT_SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "mrvl-quant.schema.json").read_text())
@@ -35,13 +36,17 @@ YOLOv3-tiny) with MLIP's setting and the other extreme, to keep the suite's time
 
 
 @pytest.fixture(scope="session")
-def qdq_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("qdq")
+def qdq_dir(session_dir: Path) -> Path:
+    """The QDQ models, made once for the pytest-xdist workers."""
+    folder = session_dir / "qdq"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def qdq_model(folder: Path, name: str, scheme: str) -> Path:
     path = folder / f"{name}-{scheme}.onnx"
-    return path if path.exists() else quantize_zoo.quantize_zoo(name, folder, scheme)
+    with locked(path):
+        return path if path.exists() else quantize_zoo.quantize_zoo(name, folder, scheme)
 
 
 def onnxruntime_outputs(model: Path | onnx.ModelProto, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -84,17 +89,40 @@ def test_generator_is_seeded(qdq_dir, tmp_path):
     assert other.read_bytes() != again.read_bytes()
 
 
+def case(name: str, scheme: str) -> str:
+    return f"{name}_{scheme.replace('-', '_')}"
+
+
+@pytest.fixture(scope="module")
+def all_host(qdq_dir: Path) -> dict[str, np.ndarray]:
+    """Every QDQ model all on the host, side by side in one bundle per opset (`merged`: the
+    kernels compile once for all of them), built once for the pytest-xdist workers: the
+    outputs by `merged` name."""
+    models = {case(name, scheme): qdq_model(qdq_dir, name, scheme) for name, scheme in MODELS}
+    inputs = merged_inputs({key: seeded_inputs(path) for key, path in models.items()})
+    groups = merged({key: onnx.load(str(path)) for key, path in models.items()})
+    bundles = {group: qdq_dir / f"all-host-{group}" for group in groups}
+    for group, model in groups.items():
+        with locked(bundles[group]):
+            if not bundles[group].exists():
+                onnx.save_model(model, qdq_dir / f"all-host-{group}.onnx")
+                compile_model(qdq_dir / f"all-host-{group}.onnx", bundles[group], offload=False)
+    build_bundles(list(bundles.values()))
+    got = {}
+    for group, model in groups.items():
+        got |= run_bundle(bundles[group], {i.name: inputs[i.name] for i in model.graph.input})
+    return got
+
+
 @pytest.mark.parametrize("name,scheme", MODELS)
-def test_all_host_matches_onnxruntime_within_one_step(qdq_dir, tmp_path, name, scheme):
+def test_all_host_matches_onnxruntime_within_one_step(all_host, qdq_dir, name, scheme):
     model = qdq_model(qdq_dir, name, scheme)
-    bundle = compile_model(model, tmp_path / "bundle.tar", offload=False).output
-    inputs = seeded_inputs(model)
-    got = run_bundle(bundle, inputs)
-    want = onnxruntime_outputs(model, inputs)
+    want = onnxruntime_outputs(model, seeded_inputs(model))
     steps = quantization_steps(model)
     assert steps.keys() == want.keys()
     for output, expected in want.items():
-        assert_close(got[output], expected, what=output, quantization_step=steps[output])
+        got = all_host[f"{case(name, scheme)}__{output}"]
+        assert_close(got, expected, what=output, quantization_step=steps[output])
 
 
 def mlip_convs(module) -> set[str]:
