@@ -1,8 +1,8 @@
 """The generated C builds for the real target, an Arm Neoverse-N2 Linux host: each all-host
 zoo model cross-compiled with `aarch64-linux-gnu-gcc -mcpu=neoverse-n2` (-Werror), once
-through the bundle's own Makefile and once linked with a test driver into a static program
-that runs under `qemu-aarch64` and matches onnxruntime (mrvl/numerics.py); so do LSTM, GRU
-and RNN layers.
+through the bundle's own Makefile and once linked with a test driver (the models side by side)
+into a static program that runs under `qemu-aarch64` and matches onnxruntime
+(mrvl/numerics.py); so do LSTM, GRU and RNN layers.
 
 `make test` installs the cross compiler and qemu-user from Debian's packages where it can
 (the `cross-tools` target); without them these tests are skipped.
@@ -12,11 +12,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import onnx
 import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
-from test_c_backend import Bundle, build_program, c_workdir, emit_model, reference, run_program  # noqa: F401
+from test_c_backend import (Bundle, assert_cases_close, build_program, c_workdir, emit_model,  # noqa: F401
+                            merged, merged_inputs, run_program, zoo_inputs)
 from test_c_kernels_recurrent import mixed_cases, onnxruntime_outputs
 from numeric_asserts import assert_close
 
@@ -61,19 +61,32 @@ def test_board_runner_cross_compiles(zoo_dir: Path, tmp_path: Path) -> None:
     assert b"mrvl_mlip_board_open" in (bundle / "libmnist_board.so").read_bytes()
 
 
-@pytest.mark.parametrize("name", MODELS)
-def test_zoo_model_runs_on_aarch64(name: str, zoo_dir: Path, c_workdir: Path, tmp_path: Path) -> None:
-    model = onnx.load(zoo_dir / f"{name}.onnx")
-    built = Bundle(emit_model(model, c_workdir, ZOO_INPUT_SHAPES[name], name=f"{name}_arm"), f"{name}_arm")
-    program = build_program([built], tmp_path, [*TARGET_FLAGS, "-static"], compiler=CROSS_CC)
+@pytest.fixture(scope="module")
+def zoo_on_aarch64(zoo_dir: Path, c_workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict, dict]:
+    """The zoo models side by side (`merged`, one model per opset) in one static AArch64
+    program, run once under qemu: the models, their inputs and the outputs by `merged` name."""
+    models = {name: onnx.load(zoo_dir / f"{name}.onnx") for name in MODELS}
+    inputs = {name: zoo_inputs(model, ZOO_INPUT_SHAPES[name], 2) for name, model in models.items()}
+    shapes = merged_inputs(ZOO_INPUT_SHAPES)
+    built = []
+    for group, model in merged(models).items():
+        group_shapes = {i.name: shapes[i.name] for i in model.graph.input if i.name in shapes}
+        built.append(Bundle(emit_model(model, c_workdir, group_shapes, name=f"{group}_arm"), f"{group}_arm"))
+    program = build_program(built, tmp_path_factory.mktemp("zoo_arm"), [*TARGET_FLAGS, "-static"], compiler=CROSS_CC)
     assert _elf_machine(program) == EM_AARCH64
     if QEMU is None:
         pytest.skip("built for aarch64; qemu-aarch64 is not installed to run it")
-    rng = np.random.default_rng(2)
-    inputs = {i: rng.standard_normal(shape).astype(np.float32) for i, shape, _ in built.io("INPUT")}
-    (outputs,) = run_program(program, [built], [inputs], launcher=[QEMU])
-    for got, expected in zip(outputs, reference(model, inputs)):
-        assert_close(got, expected.reshape(got.shape))
+    outputs = run_program(program, built, [merged_inputs(inputs)] * len(built), launcher=[QEMU])
+    got = {}
+    for bundle, values in zip(built, outputs):
+        got |= bundle.by_name(values)
+    return models, inputs, got
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_zoo_model_runs_on_aarch64(name: str, zoo_on_aarch64) -> None:
+    models, inputs, got = zoo_on_aarch64
+    assert_cases_close({name: models[name]}, inputs, got)
 
 
 def test_recurrent_layers_run_on_aarch64(c_workdir: Path, tmp_path: Path) -> None:
