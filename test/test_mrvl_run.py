@@ -329,12 +329,21 @@ def test_profile_times_every_host_op(bundles, zoo_dir, capsys):
 def test_profile_build_is_warning_free(bundles, monkeypatch, tmp_path):
     monkeypatch.setenv("MRVL_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("CFLAGS", "-std=c99 -O2 -Wall -Wextra -Werror")
-    with open_bundle(bundles["resnet_small", "host"]) as opened:
+    with open_bundle(bundles["mnist", "host"]) as opened:
         assert build(opened, profile=True).is_file()
 
 
-def test_profile_errors(bundles, tmp_path, capsys):
-    bundle = bundles["mnist", "host"]
+def test_profile_errors(tmp_path, capsys):
+    """A bad --repeat; a bundle whose C has no per-op timing (one conv, all host: the check
+    needs a build of its own)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 4, 4])
+    w = onnx.numpy_helper.from_array(np.ones((2, 3, 1, 1), np.float32), "w")
+    graph = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="c")], "g", [x], [y], [w])
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8),
+                    tmp_path / "m.onnx")
+    bundle = tmp_path / "b"
+    assert mrvl_opt([str(tmp_path / "m.onnx"), "-p", PIPELINES["host"], "-t", "c", "-o", str(bundle)]) == 0
     assert mrvl_run([str(bundle), "--profile", "--repeat", "0"]) == 1
     assert capsys.readouterr().err.strip().endswith("--repeat: must be at least 1, got 0")
     # A bundle generated before profiling existed: its C has no profile functions.
