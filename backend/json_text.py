@@ -33,10 +33,13 @@ _SLOT = "\0"
 class DeferredText:
     """A string in a JSON document that is computed only while the document is written,
     so that a document of large strings (the weights in base64) never holds them all.
-    `compute` returns the text, or ASCII bytes."""
+    `compute` returns the text, or ASCII bytes. `plain` says that the text never needs
+    escaping (base64 is letters, digits, `+`, `/` and `=`): it is then written unchecked,
+    which saves a pass over each weight's text."""
 
-    def __init__(self, compute: Callable[[], str | bytes]):
+    def __init__(self, compute: Callable[[], str | bytes], plain: bool = False):
         self.compute = compute
+        self.plain = plain
 
     def __str__(self) -> str:
         text = self.compute()
@@ -124,8 +127,8 @@ def _deferred(value: object) -> Iterator[DeferredText]:
 def _quoted(deferred: DeferredText) -> Iterator[str | bytes]:
     text = deferred.compute()
     if isinstance(text, str):
-        yield _string(text)
-    elif not text.translate(None, _PLAIN):
+        yield f'"{text}"' if deferred.plain else _string(text)
+    elif deferred.plain or not text.translate(None, _PLAIN):
         yield from ('"', text, '"')
     else:
         yield encode_basestring_ascii(text.decode("ascii"))

@@ -55,6 +55,13 @@ def test_deferred_text_is_computed_as_it_is_written() -> None:
     assert computed == ["x" * 80, "\"y\"", "QUJD", "a\\b\x01"]
 
 
+def test_plain_deferred_text_is_written_unchecked() -> None:
+    # The caller promises text that needs no escaping, so none is looked for: what is
+    # computed is what is written, even a backslash.
+    document = {"s": DeferredText(lambda: "QU\\JD", plain=True), "b": [DeferredText(lambda: b"QU\\JD", plain=True)]}
+    assert json_text(document) == '{\n  "s": "QU\\JD",\n  "b": [\n    "QU\\JD"\n  ]\n}'
+
+
 def test_json_text_refuses_what_json_refuses() -> None:
     with pytest.raises(TypeError, match="object is not JSON serializable"):
         json_text({"a": [object()]})
