@@ -189,15 +189,17 @@ R = TypeVar("R")
 
 def _collect_less_often(function: Callable[P, R]) -> Callable[P, R]:
     """Run `function` with the cyclic garbage collector's youngest generation collected
-    every 10,000 allocations instead of 700. A compile allocates millions of IR objects
-    that live until it ends, and every collection that reaches the old generation walks
-    them all: with the defaults that took a fifth of a 4,500-node compile, growing faster
-    than the model (benchmarks/conv_chain.py)."""
+    every 10,000 allocations instead of 700, and the middle one after 1,000 of those
+    instead of 10. A compile allocates millions of IR objects that live until it ends, and
+    every collection that reaches the old generation walks them all: with the defaults
+    that took a fifth of a 4,500-node compile, growing faster than the model
+    (benchmarks/conv_chain.py). The middle generation's collections walk every object that
+    survived a young one, and find little garbage there."""
 
     @functools.wraps(function)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
         thresholds = gc.get_threshold()
-        gc.set_threshold(10_000, *thresholds[1:])
+        gc.set_threshold(10_000, 1_000, thresholds[2])
         try:
             return function(*args, **kwargs)
         finally:
