@@ -56,7 +56,7 @@ from mrvl.backend.compile_report import REPORT_FILES, report_files, summary
 from mrvl.backend.report_model import Report, build_report
 from mrvl.backend.tmlc import TmlcError, describe_tmlc
 from mrvl.frontend.onnx_importer import import_onnx
-from mrvl.opt import error_line, parse_input_shapes, printed_warnings
+from mrvl.opt import error_line, parse_input_shapes, printed_warnings, skip_exit_collection
 from mrvl.timing import Timing
 from mrvl.target.cost_model import CostModel
 from mrvl_dialect.errors import CompileError
@@ -336,6 +336,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(args: Sequence[str] | None = None, stdout: IO[str] | None = None) -> int:
+    skip_exit_collection()
     options = _parser().parse_args(args)
     out = stdout or sys.stdout
     stages = Stages(Timing(), progress=sys.stderr if options.verbose else None,
