@@ -15,9 +15,9 @@ placement table and the estimate), `report.json`, `report-nodes.csv`,
 
 import csv
 import io
-import json
 
 from mrvl.backend.estimate_report import count, estimate_json, estimate_text
+from mrvl.backend.json_text import json_text
 from mrvl.backend.placement_report import write_table
 from mrvl.backend.report_html import render_html
 from mrvl.backend.report_model import HOST_PRECISION, Report
@@ -34,7 +34,7 @@ def report_files(report: Report) -> dict[str, str]:
     """The report as the bundle holds it: text, JSON, two CSV tables and the HTML picture."""
     return {
         "report.txt": report_text(report),
-        "report.json": json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n",
+        "report.json": json_text(report_json(report), ensure_ascii=False) + "\n",
         "report-nodes.csv": nodes_csv(report),
         "report-subgraphs.csv": subgraphs_csv(report),
         "report.html": render_html(report),

@@ -279,7 +279,7 @@ def _layer_node(layer: Layer, ids: dict[SSAValue, int], module: ModuleOp, consts
         low, high = _min_max(data)
         # Deliberate (D10): named by its layer, so a constant two layers read is written twice.
         consts[name] = {"shape": list(const.shape), "dtype": "float32", "min": low, "max": high,
-                        "data_base64": DeferredText(partial(_base64, data)) if deferred_data
+                        "data_base64": DeferredText(partial(_base64, data), plain=True) if deferred_data
                         else _base64(data).decode("ascii")}
         mirror = {"shape": list(const.shape), "dtype": "float32"}
         if const.role in _FULL_CONST_KEYS:

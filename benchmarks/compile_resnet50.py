@@ -1,11 +1,13 @@
 """End-to-end `mrvl-compile` of the ResNet-50-sized zoo model: time and peak memory.
 
-    python benchmarks/compile_resnet50.py [--repeat N] [--against REF]
+    python benchmarks/compile_resnet50.py [--repeat N] [--against REF] [--clock wall|cpu]
 
 Two measurements, each run in a fresh interpreter:
 
 - the `mrvl-compile` command, wall clock from process start to exit (Python start-up,
-  imports, import of the model, pipeline, JSON, C, reports, the .tar);
+  imports, import of the model, pipeline, JSON, C, reports, the .tar); with `--clock cpu`
+  the CPU time (user and system) of that process instead, which other processes on a busy
+  machine disturb less;
 - `compile_model` in-process with its stage timing, and the peak RSS during it minus the RSS
   just before (Python and the compiler loaded): "extra memory". Linux only (it reads and
   resets /proc/self peak RSS).
@@ -19,6 +21,7 @@ most 0.6x of main before issue 28 (`--against 840c1df`).
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -54,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement; the best time is reported")
     parser.add_argument("--against", metavar="REF", help="also time the compiler at this git ref, for a ratio")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="time the command by the wall clock or by its process's CPU time")
     args = parser.parse_args(argv)
     import onnx
     import zoo
@@ -65,9 +70,9 @@ def main(argv: list[str] | None = None) -> int:
         versions = Versions(args.against)
 
         def command(version: str, i: int) -> float:
-            begin = time.perf_counter()
+            begin, cpu = time.perf_counter(), _children_cpu()
             versions.run(version, COMMAND, str(model), "-o", str(Path(tmp, f"cli{i}.tar")))
-            return time.perf_counter() - begin
+            return _children_cpu() - cpu if args.clock == "cpu" else time.perf_counter() - begin
 
         try:
             commands = versions.alternate(args.repeat, command)
@@ -86,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine           {machine()}")
     print(f"model             resnet50_sized, {weight_bytes / 2**20:.1f} MiB of weights in the ONNX file")
     for version, seconds in commands.items():
-        print(f"mrvl-compile      {min(seconds):.2f} s wall clock, process start to exit, {version} "
+        print(f"mrvl-compile      {min(seconds):.2f} s {'CPU' if args.clock == 'cpu' else 'wall clock'}, "
+              f"process start to exit, {version} "
               f"(best of {len(seconds)})")
     if args.against:
         print(f"this / {args.against}   {min(commands['this']) / min(commands[args.against]):.2f}x "
@@ -98,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
           "(worst run; target <= 2.5x)")
     print(f"bundle            {archive / 2**20:.1f} MiB .tar")
     return 0
+
+
+def _children_cpu() -> float:
+    """The user and system CPU seconds of the child processes waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":

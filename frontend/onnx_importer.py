@@ -109,6 +109,8 @@ class _Importer:
         self.loaded = loaded
         self.types = types
         self.store = WeightStore()
+        self.verified: set[tuple] = set()
+        """The signatures of the ops without regions verified so far (`verify`)."""
 
     def module(self) -> ModuleOp:
         graph = self.loaded.model.graph
@@ -266,11 +268,27 @@ class _Importer:
             properties=properties,
             regions=[regions.get(name, Region()) for name, _ in definition.regions],
         )
+        self.verify(op, node)
+        return op
+
+    def verify(self, op: OnnxOp, node: onnx.NodeProto) -> None:
+        """Check `op` against its definition, so that a model's wrong types are one error
+        line naming `node`. Outside a block, an ONNX op without regions passes or fails by
+        its class, operand and result types and properties alone (the ops have no verifier
+        of their own), and a model repeats a few such signatures thousands of times: each
+        is verified once."""
+        signature = None
+        if not op.regions:
+            signature = (type(op), *(o.type for o in op.operands), None, *(r.type for r in op.results),
+                         *op.properties.items())
+            if signature in self.verified:
+                return
         try:
             op.verify()
         except VerifyException as e:
             raise CompileError(node_label(node), " ".join(str(e).split())) from None
-        return op
+        if signature is not None:
+            self.verified.add(signature)
 
     def constant_node(self, node: onnx.NodeProto) -> ConstantOp:
         """A `Constant` node the folder did not reach (as in a subgraph)."""

@@ -393,10 +393,10 @@ def warn_contradicted_value_info(
     """
     if not recorded:
         return
-    inferred = _all_types(graph)
+    inferred = _written_types(graph)
     contradicted = [
         (node, name, recorded_type, inferred[name]) for name, (node, recorded_type) in recorded.items()
-        if name in inferred and _contradicts(recorded_type, inferred[name])
+        if name in inferred and recorded_type != inferred[name] and _contradicts(recorded_type, inferred[name])
     ]
     if not contradicted:
         return
@@ -485,12 +485,12 @@ def _adds_dims(declared: onnx.TypeProto, inferred: onnx.TypeProto) -> bool:
     return any(not i.HasField("dim_value") and d.WhichOneof("value") is not None for d, i in pairs)
 
 
-def _all_types(graph: onnx.GraphProto) -> dict[str, onnx.TypeProto]:
+def _written_types(graph: onnx.GraphProto) -> dict[str, onnx.TypeProto]:
+    """The types of the tensors inference gave a type (subgraphs too); not the initializers."""
     types = {v.name: v.type for v in (*graph.value_info, *graph.input, *graph.output)}
-    types |= {t.name: onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims)) for t in graph.initializer}
     for node in graph.node:
         for g in subgraphs(node):
-            types |= _all_types(g)
+            types |= _written_types(g)
     return types
 
 

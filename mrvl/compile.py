@@ -38,6 +38,7 @@ import gc
 import hashlib
 import shutil
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata as package_metadata
@@ -55,7 +56,7 @@ from mrvl.backend.compile_report import REPORT_FILES, report_files, summary
 from mrvl.backend.report_model import Report, build_report
 from mrvl.backend.tmlc import TmlcError, describe_tmlc
 from mrvl.frontend.onnx_importer import import_onnx
-from mrvl.opt import error_line, parse_input_shapes, printed_warnings
+from mrvl.opt import error_line, parse_input_shapes, printed_warnings, skip_exit_collection
 from mrvl.timing import Timing
 from mrvl.target.cost_model import CostModel
 from mrvl_dialect.errors import CompileError
@@ -157,12 +158,30 @@ class CompileResult:
     timing: Timing
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+class _FileDigest:
+    """The sha256 of a file, read and hashed in a thread of its own while the compile goes
+    on: reading and hashing let other threads run, so with a second core a large model's
+    digest adds nothing to the compile's time."""
+
+    def __init__(self, path: Path):
+        self._digest = hashlib.sha256()
+        self._error: OSError | None = None
+        self._thread = threading.Thread(target=self._hash, args=(path,), daemon=True)
+        self._thread.start()
+
+    def _hash(self, path: Path) -> None:
+        try:
+            with open(path, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    self._digest.update(chunk)
+        except OSError as e:
+            self._error = e
+
+    def hexdigest(self) -> str:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._digest.hexdigest()
 
 
 def _tool_versions() -> dict[str, str]:
@@ -189,15 +208,17 @@ R = TypeVar("R")
 
 def _collect_less_often(function: Callable[P, R]) -> Callable[P, R]:
     """Run `function` with the cyclic garbage collector's youngest generation collected
-    every 10,000 allocations instead of 700. A compile allocates millions of IR objects
-    that live until it ends, and every collection that reaches the old generation walks
-    them all: with the defaults that took a fifth of a 4,500-node compile, growing faster
-    than the model (benchmarks/conv_chain.py)."""
+    every 10,000 allocations instead of 700, and the middle one after 1,000 of those
+    instead of 10. A compile allocates millions of IR objects that live until it ends, and
+    every collection that reaches the old generation walks them all: with the defaults
+    that took a fifth of a 4,500-node compile, growing faster than the model
+    (benchmarks/conv_chain.py). The middle generation's collections walk every object that
+    survived a young one, and find little garbage there."""
 
     @functools.wraps(function)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
         thresholds = gc.get_threshold()
-        gc.set_threshold(10_000, *thresholds[1:])
+        gc.set_threshold(10_000, 1_000, thresholds[2])
         try:
             return function(*args, **kwargs)
         finally:
@@ -229,6 +250,7 @@ def compile_model(
         raise CompileError("--host-threads", f"must be at least 1, got {host_threads}")
     if cross_compiler is not None and shutil.which(cross_compiler) is None:
         raise CompileError("--cross-compiler", f"'{cross_compiler}' not found on PATH")
+    model_digest = _FileDigest(model)
     options = target_options(num_tiles, mcpu, mattr, quantize, wb_pin_ocm, run_mode)
     costs = {"target_file": str(target_file or ""), "host_profile": str(host_profile or "")}
     cost_model = CostModel.load(**costs)
@@ -252,7 +274,7 @@ def compile_model(
                     "host_threads": host_threads, "target_file": str(target_file) if target_file else None,
                     "host_profile": str(host_profile) if host_profile else None, "cost_policy": cost_policy},
         "tool": _tool_versions(),
-        "input_model": {"file": model.name, "sha256": _sha256(model)},
+        "input_model": {"file": model.name, "sha256": model_digest.hexdigest()},
         "placement": PLACEMENT_FILE,
         "reports": list(REPORT_FILES),
         "build": {"native": "make",
@@ -314,6 +336,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(args: Sequence[str] | None = None, stdout: IO[str] | None = None) -> int:
+    skip_exit_collection()
     options = _parser().parse_args(args)
     out = stdout or sys.stdout
     stages = Stages(Timing(), progress=sys.stderr if options.verbose else None,

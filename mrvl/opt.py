@@ -11,7 +11,9 @@ is parsed, and any `dialect_resources` blobs in it become the module's weights.
 """
 
 import argparse
+import atexit
 import functools
+import gc
 import os
 import re
 import sys
@@ -193,8 +195,19 @@ class PendingOutput(StringIO):
         write_atomically(self.path, self.getvalue())
 
 
+def skip_exit_collection() -> None:
+    """Have the collector skip every object when the process exits (`gc.freeze` at exit):
+    a tool's IR is cycles of parent and child pointers, and the interpreter's last
+    collections walk them all before the OS takes the memory back anyway. Registered once,
+    however often it is called; an in-process caller (a test) is unaffected until its own
+    exit."""
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
+
+
 def run_tool(main: type[xDSLOptMain], args: Sequence[str] | None, description: str) -> int:
     """Run an xdsl-opt-style tool; user errors become one `error:` line and exit code 1."""
+    skip_exit_collection()
     input_name = "<stdin>"
     try:
         # Passes are built with the tool (a pass loading its target description may warn),

@@ -28,7 +28,7 @@ DOCUMENTS = [
     {"floats": [0.1, -0.0, 1e300, 5e-324, float("nan"), float("inf"), -float("inf")]},
     {"strings": ["é", "\n\t\"\\", "\x7f", "ü" * 100, "\"" + "A" * 100, "A" * 100 + "\x01", "B" * 100 + "\\",
                  "base64+/=" * 20]},
-    {1: "int key", 2.5: "float key", False: "bool key", None: "null key"},
+    {1: "int key", 2.5: "float key", False: "bool key", None: "null key", "ключ": "значение"},
     {"nested": [{"a": [1, [2, {"b": []}]]}, [], {}, [{"c": None}]], "after": 1},
     {"subclasses": [Level.HIGH, Name("name"), True, False], Name("key"): Level.HIGH},
     [{"x": 1}, 2, [3, [4]]],
@@ -38,6 +38,11 @@ DOCUMENTS = [
 @pytest.mark.parametrize("document", DOCUMENTS, ids=range(len(DOCUMENTS)))
 def test_json_text_is_what_json_dumps_writes(document: object) -> None:
     assert json_text(document) == json.dumps(document, indent=2)
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=range(len(DOCUMENTS)))
+def test_json_text_keeps_unicode_as_json_dumps_does(document: object) -> None:
+    assert json_text(document, ensure_ascii=False) == json.dumps(document, indent=2, ensure_ascii=False)
 
 
 def test_deferred_text_is_computed_as_it_is_written() -> None:
@@ -53,6 +58,13 @@ def test_deferred_text_is_computed_as_it_is_written() -> None:
     assert json_text(document) == json.dumps({"a": "x" * 80, "b": ["\"y\""], "c": {"d": "QUJD", "e": "\0"},
                                               "f": "a\\b\x01"}, indent=2)
     assert computed == ["x" * 80, "\"y\"", "QUJD", "a\\b\x01"]
+
+
+def test_plain_deferred_text_is_written_unchecked() -> None:
+    # The caller promises text that needs no escaping, so none is looked for: what is
+    # computed is what is written, even a backslash.
+    document = {"s": DeferredText(lambda: "QU\\JD", plain=True), "b": [DeferredText(lambda: b"QU\\JD", plain=True)]}
+    assert json_text(document) == '{\n  "s": "QU\\JD",\n  "b": [\n    "QU\\JD"\n  ]\n}'
 
 
 def test_json_text_refuses_what_json_refuses() -> None:

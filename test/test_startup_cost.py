@@ -30,3 +30,25 @@ def test_mrvl_opt_imports_no_emitter_report_or_onnx_evaluator():
     script = f"import sys, mrvl.opt; print([m for m in {heavy!r} if m in sys.modules])"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_tools_leave_their_objects_uncollected_at_exit():
+    """A garbage cycle left at exit is not collected (its finalizer never runs) once a tool
+    has asked to skip the exit's collections; without that, the exit collects it."""
+    script = """if True:
+        import gc, sys
+        from mrvl.opt import skip_exit_collection
+        if sys.argv[1] == "skip":
+            skip_exit_collection()
+            skip_exit_collection()
+        gc.disable()
+        class Cycle:
+            def __del__(self):
+                print("collected")
+        cycle = Cycle()
+        cycle.me = cycle
+        del cycle
+    """
+    for mode, expected in (("skip", ""), ("collect", "collected")):
+        done = subprocess.run([sys.executable, "-c", script, mode], capture_output=True, text=True, check=True)
+        assert done.stdout.strip() == expected
