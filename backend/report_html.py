@@ -16,6 +16,7 @@ argument or a `cpu.call_mlip` result leads back to the nodes that made it.
 """
 
 import html
+from collections import deque
 from dataclasses import dataclass
 
 from mrvl.backend.estimate_report import estimate_text
@@ -56,10 +57,10 @@ def _layout(boxes: dict[str, _Box], edges: list[tuple[str, str]]) -> dict[tuple[
         preds[b].append(a)
         succs[a].append(b)
     indegree = {b: len(p) for b, p in preds.items()}
-    ready = [b for b in boxes if indegree[b] == 0]
+    ready = deque(b for b in boxes if indegree[b] == 0)
     topological: list[object] = []
     while ready:
-        b = ready.pop(0)
+        b = ready.popleft()
         topological.append(b)
         for s in succs[b]:
             indegree[s] -= 1
