@@ -55,9 +55,9 @@ cross-tools:
 	  echo "note: could not install $(CROSS_PACKAGES); the cross-compilation tests will be skipped"; \
 	else echo "note: no aarch64-linux-gnu-gcc / qemu-aarch64 (install $(CROSS_PACKAGES)); the cross-compilation tests will be skipped"; fi
 
-# The project's bytecode, written before the suites: each lit test starts the tools afresh,
-# and where PYTHONDONTWRITEBYTECODE is set every start would compile every module again
-# (about 0.25 s of CPU a call). compileall writes only what changed since.
+# The project's bytecode, written before the suites: the tests start the tools afresh, and
+# where PYTHONDONTWRITEBYTECODE is set every start would compile every module again (about
+# 0.25 s of CPU a call). compileall writes only what changed since.
 SOURCES := mrvl mrvl_dialect target frontend passes backend
 
 lit: $(INSTALLED)
