@@ -39,7 +39,6 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
 import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import cpu, mrvl
@@ -50,6 +49,7 @@ from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl_dialect.graph_queries import constant_value, module_of
+from mrvl.passes.patterns_by_op_class import PatternsByOpClass
 
 
 def _perm(op: TransposeOp) -> tuple[int, ...]:
@@ -253,6 +253,22 @@ class TransposeOfUnitDimsIsReshape(RewritePattern):
         rewriter.replace(op, [target, reshape])
 
 
+def merge_equal_transposes(module: ModuleOp) -> None:
+    """Transposes of one value by one perm (and with the same attributes) in one block
+    become the first of them: fuse-mrvl transposes a value once per layer that reads it."""
+    kept: dict[tuple, TransposeOp] = {}
+    duplicates: list[tuple[TransposeOp, TransposeOp]] = []
+    for op in module.walk():
+        if isinstance(op, TransposeOp):
+            key = (op.parent, op.data, _perm(op), tuple(op.attributes.items()))
+            first = kept.setdefault(key, op)
+            if first is not op:
+                duplicates.append((op, first))
+    for op, first in duplicates:
+        op.transposed.replace_all_uses_with(first.transposed)
+        Rewriter.erase_op(op)
+
+
 def absorb_input_transposes(module: ModuleOp) -> bool:
     """An NHWC -> NCHW transpose on the host that feeds a subgraph input which the subgraph
     only transposes back (its `mrvl.layout_transform`) cancels: the subgraph takes NHWC.
@@ -345,19 +361,19 @@ class ConvertLayoutPass(ModulePass):
     name = "convert-layout"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        # fuse-mrvl transposes a value once per layer that reads it: one is enough.
-        CommonSubexpressionElimination().apply(ctx, op)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [TransposesCompose(), TransposeOfConstantFolds(), InputTransposeIsLayoutTransform()]
-            )
-        ).rewrite_module(op)
+        merge_equal_transposes(op)
+        transposes = (TransposeOp,)
+        PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass([
+            (transposes, TransposesCompose()), (transposes, TransposeOfConstantFolds()),
+            (transposes, InputTransposeIsLayoutTransform())])])).rewrite_module(op)
         move_output_transposes_to_host(op)
-        sink = PatternRewriteWalker(GreedyRewritePatternApplier(
-            [TransposesCompose(), TransposeSinksBelowElementwise(), TransposeSinksBelowBatchResize(),
-             TransposeOfConstantFolds()]))
+        sink = PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass([
+            (transposes, TransposesCompose()),
+            (ELEMENTWISE + (g.QuantizeLinearOp, g.DequantizeLinearOp), TransposeSinksBelowElementwise()),
+            ((cpu.PadOp, cpu.SliceOp), TransposeSinksBelowBatchResize()),
+            (transposes, TransposeOfConstantFolds())])]))
         sink.rewrite_module(op)
         while absorb_input_transposes(op):  # each absorbed transpose may free another to sink
             sink.rewrite_module(op)
         # Last: a transpose that is a reshape might still have sunk or cancelled.
-        PatternRewriteWalker(TransposeOfUnitDimsIsReshape()).rewrite_module(op)
+        PatternRewriteWalker(PatternsByOpClass([(transposes, TransposeOfUnitDimsIsReshape())])).rewrite_module(op)
