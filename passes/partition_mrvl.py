@@ -599,7 +599,7 @@ def outline(
         for value in _operands(op):
             owner = value.owner
             if isinstance(owner, ConstantOp) and owner.parent is block and value not in mapping:
-                clone = owner.clone()
+                clone = owner.clone_without_regions()  # a constant has none: no walk of them
                 body.add_op(clone)
                 mapping[value] = clone.results[0]
                 constants.append(owner)
