@@ -269,14 +269,21 @@ def merge_equal_transposes(module: ModuleOp) -> None:
         Rewriter.erase_op(op)
 
 
+def _calls_by_callee(module: ModuleOp) -> dict[str, list[Operation]]:
+    """The `cpu.call_mlip`s of each subgraph, in IR order (none is inside a subgraph)."""
+    calls: dict[str, list[Operation]] = {}
+    for top in module.body.block.ops:
+        for op in top.walk() if not isinstance(top, mrvl.SubgraphOp) else ():
+            if op.name == "cpu.call_mlip":
+                calls.setdefault(op.properties["callee"].root_reference.data, []).append(op)
+    return calls
+
+
 def absorb_input_transposes(module: ModuleOp) -> bool:
     """An NHWC -> NCHW transpose on the host that feeds a subgraph input which the subgraph
     only transposes back (its `mrvl.layout_transform`) cancels: the subgraph takes NHWC.
     For subgraphs called once. Returns whether anything changed."""
-    calls: dict[str, list[Operation]] = {}
-    for op in module.walk():
-        if op.name == "cpu.call_mlip":
-            calls.setdefault(op.properties["callee"].root_reference.data, []).append(op)
+    calls = _calls_by_callee(module)
     changed = False
     for subgraph in [op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)]:
         sites = calls.get(subgraph.sym_name.data, [])
@@ -307,10 +314,7 @@ def absorb_input_transposes(module: ModuleOp) -> bool:
 def move_output_transposes_to_host(module: ModuleOp) -> None:
     """Subgraph outputs produced by NHWC -> NCHW transposes are returned NHWC instead, and
     the transposes run on the host after every call of the subgraph."""
-    calls: dict[str, list[Operation]] = {}
-    for op in module.walk():
-        if op.name == "cpu.call_mlip":
-            calls.setdefault(op.properties["callee"].root_reference.data, []).append(op)
+    calls = _calls_by_callee(module)
     for subgraph in [op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)]:
         yield_op = subgraph.body.block.last_op
         assert isinstance(yield_op, mrvl.YieldOp)
