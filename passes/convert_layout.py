@@ -90,8 +90,7 @@ class TransposeOfConstantFolds(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
         array = constant_value(op.data)
-        module = module_of(op)
-        if array is None or module is None:
+        if array is None or (module := module_of(op)) is None:
             return
         source = op.data.owner
         assert isinstance(source, ConstantOp)
@@ -241,8 +240,7 @@ class TransposeOfUnitDimsIsReshape(RewritePattern):
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
         dims = op.data.type.get_shape()
         moved = [p for p in _perm(op) if dims[p] != 1]
-        module = module_of(op)
-        if not _on_host(op) or moved != sorted(moved) or module is None:
+        if not _on_host(op) or moved != sorted(moved) or (module := module_of(op)) is None:
             return
         result, name = op.transposed.type, op.transposed.name_hint
         shape = np.array(result.get_shape(), np.int64)
