@@ -1,6 +1,6 @@
 """convert-layout: settle the NCHW <-> NHWC transposes that fuse-mrvl left around layers.
 
-- Equal transposes of one value merge (common subexpression elimination);
+- Equal transposes of one value merge (the one kind of op fuse-mrvl duplicates);
 - Transposes of transposes compose (and vanish when they cancel out);
 - transposes of constants are done now, into the weight store;
 - inside a `mrvl.subgraph`, an NCHW -> NHWC transpose of an input becomes an MLIP
