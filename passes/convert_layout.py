@@ -258,7 +258,7 @@ def merge_equal_transposes(module: ModuleOp) -> None:
     duplicates: list[tuple[TransposeOp, TransposeOp]] = []
     for op in module.walk():
         if isinstance(op, TransposeOp):
-            key = (op.parent, op.data, _perm(op), tuple(op.attributes.items()))
+            key = (op.parent, op.data, _perm(op), frozenset(op.attributes.items()))
             first = kept.setdefault(key, op)
             if first is not op:
                 duplicates.append((op, first))
