@@ -52,7 +52,7 @@ def with_op_type(location: Attribute, op_type: str) -> Attribute:
     """A single node's location with its operator type nested, for an op that no longer
     says it; any other location as it is."""
     if isinstance(location, NameLoc) and isinstance(location.location, NoneAttr):
-        return node_location(location.desc.data, op_type)
+        return NameLoc(location.desc, _op_type_location(op_type))
     return location
 
 

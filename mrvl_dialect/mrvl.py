@@ -16,6 +16,7 @@ func-like symbol holding layers and the target options it is compiled with.
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -33,11 +34,12 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     f32,
+    i32,
     i64,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -331,6 +333,12 @@ class QuantizedAttr(ParametrizedAttribute):
         return values
 
 
+@lru_cache(maxsize=64)
+def _segment_sizes(sizes: tuple[int, ...]) -> DenseArrayBase:
+    """An op's `operandSegmentSizes`: how many operands each definition takes."""
+    return DenseArrayBase.from_list(i32, sizes)
+
+
 @irdl_op_definition
 class Conv2DOp(_LayerOp):
     """2-D convolution as one MLIP layer, with pad, bias, batch norm and relu fused.
@@ -381,13 +389,14 @@ class Conv2DOp(_LayerOp):
         **properties: Attribute,
     ):
         """`bn` is (gamma, beta, mean, var), or empty; `properties` the op's properties."""
-        batch_norm = list(bn) or [None] * 4
+        optional = [bias] if bias is not None else []
         # Sorted, so that the attribute dictionary prints in the same order however it was built.
-        super().__init__(
-            operands=[input, weight, bias, *batch_norm],
-            result_types=[result_type],
-            properties=dict(sorted(properties.items())),
-        )
+        built = dict(sorted(properties.items()))
+        built[AttrSizedOperandSegments.attribute_name] = _segment_sizes((1, 1, len(optional), *[min(len(bn), 1)] * 4))
+        # Operation's own constructor, with the segment sizes IRDL's would add: IRDL's first
+        # matches the arguments to the op's definitions, several times the cost of the op,
+        # and fuse-mrvl builds one per conv.
+        Operation.__init__(self, operands=[input, weight, *optional, *bn], result_types=[result_type], properties=built)
 
     def verify_(self) -> None:
         n, h, w, c = self.verify_nhwc(self.input, "conv2d input")

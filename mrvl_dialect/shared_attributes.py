@@ -9,7 +9,7 @@ caches are bounded: a model has few distinct tensor types and short integer arra
 from collections.abc import Iterable
 from functools import lru_cache
 
-from xdsl.dialects.builtin import DenseArrayBase, NoneAttr, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, NoneAttr, TensorType, i64
 from xdsl.ir import Attribute
 
 NONE = NoneAttr()
@@ -36,3 +36,13 @@ def _i64_array(values: tuple[int, ...]) -> DenseArrayBase:
 def i64_array(values: Iterable[int]) -> DenseArrayBase:
     """`array<i64: values>`."""
     return _i64_array(tuple(int(v) for v in values))
+
+
+@lru_cache(maxsize=_CACHED)
+def _i64_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+def i64_attr(value: int) -> IntegerAttr:
+    """`value : i64`."""
+    return _i64_attr(int(value))

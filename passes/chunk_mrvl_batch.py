@@ -85,6 +85,13 @@ def batch_problem(op: Operation) -> str | None:
     return None
 
 
+def largest_batch(ops: Sequence[Operation], inputs: Iterable[SSAValue], outputs: Iterable[SSAValue]) -> int:
+    """The largest batch of a region (subgraph): `region_batch`'s first half, for a caller
+    that needs why only when it is over MLIP's limit."""
+    values = [*inputs, *outputs, *(v for op in ops for v in _per_image_values(op))]
+    return max((b for v in values if (b := _batch_of(v)) is not None), default=1)
+
+
 def region_batch(ops: Sequence[Operation], inputs: Iterable[SSAValue], outputs: Iterable[SSAValue]) -> tuple[int, str | None]:
     """The largest batch of a region (subgraph) and, when it does not keep one batch as dim 0
     throughout (see the module docstring), why not."""

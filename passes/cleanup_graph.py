@@ -29,7 +29,8 @@ from mrvl_dialect.graph_base import OnnxOp
 from mrvl_dialect.graph_ops_gen import CastOp, DropoutOp, IdentityOp
 from mrvl_dialect.weights import WeightStore
 from mrvl_dialect.graph_eval import NotEvaluable, evaluate
-from mrvl_dialect.graph_queries import constant_value, module_of, node_name
+from mrvl.passes.patterns_by_op_class import PatternsByOpClass
+from mrvl_dialect.graph_queries import constant_op, constant_value, module_of, node_name
 
 FOLD_MAX_ELEMENTS = 1 << 24
 """Folded results larger than this stay ops (they would be held in memory)."""
@@ -66,7 +67,9 @@ class ConstantOperandsFold(RewritePattern):
     """An op of constants is evaluated now."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, OnnxOp) or not op.has_trait(Pure) or op.regions or not op.operands:
+        if not op.operands or any(constant_op(v) is None for v in op.operands):
+            return
+        if not isinstance(op, OnnxOp) or not op.has_trait(Pure) or op.regions:
             return
         module = module_of(op)
         values = [constant_value(v, module) for v in op.operands]
@@ -98,7 +101,9 @@ class CleanupGraphPass(ModulePass):
     """False keeps computations on constants as ops."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns: list[RewritePattern] = [IdentityIsItsInput(), DropoutIsItsInput(), CastToItsOwnTypeIsItsInput()]
+        patterns: list[tuple[tuple[type[Operation], ...], RewritePattern]] = [
+            ((IdentityOp,), IdentityIsItsInput()), ((DropoutOp,), DropoutIsItsInput()),
+            ((CastOp,), CastToItsOwnTypeIsItsInput())]
         if self.fold_constants:
-            patterns.append(ConstantOperandsFold())
-        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
+            patterns.append(((OnnxOp,), ConstantOperandsFold()))
+        PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass(patterns)])).rewrite_module(op)

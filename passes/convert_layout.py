@@ -1,6 +1,6 @@
 """convert-layout: settle the NCHW <-> NHWC transposes that fuse-mrvl left around layers.
 
-- Equal transposes of one value merge (common subexpression elimination);
+- Equal transposes of one value merge (the one kind of op fuse-mrvl duplicates);
 - Transposes of transposes compose (and vanish when they cancel out);
 - transposes of constants are done now, into the weight store;
 - inside a `mrvl.subgraph`, an NCHW -> NHWC transpose of an input becomes an MLIP
@@ -39,7 +39,6 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
 import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import cpu, mrvl
@@ -50,6 +49,7 @@ from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl_dialect.graph_queries import constant_value, module_of
+from mrvl.passes.patterns_by_op_class import PatternsByOpClass
 
 
 def _perm(op: TransposeOp) -> tuple[int, ...]:
@@ -90,8 +90,7 @@ class TransposeOfConstantFolds(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
         array = constant_value(op.data)
-        module = module_of(op)
-        if array is None or module is None:
+        if array is None or (module := module_of(op)) is None:
             return
         source = op.data.owner
         assert isinstance(source, ConstantOp)
@@ -241,8 +240,7 @@ class TransposeOfUnitDimsIsReshape(RewritePattern):
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
         dims = op.data.type.get_shape()
         moved = [p for p in _perm(op) if dims[p] != 1]
-        module = module_of(op)
-        if not _on_host(op) or moved != sorted(moved) or module is None:
+        if not _on_host(op) or moved != sorted(moved) or (module := module_of(op)) is None:
             return
         result, name = op.transposed.type, op.transposed.name_hint
         shape = np.array(result.get_shape(), np.int64)
@@ -253,14 +251,37 @@ class TransposeOfUnitDimsIsReshape(RewritePattern):
         rewriter.replace(op, [target, reshape])
 
 
+def merge_equal_transposes(module: ModuleOp) -> None:
+    """Transposes of one value by one perm (and with the same attributes) in one block
+    become the first of them: fuse-mrvl transposes a value once per layer that reads it."""
+    kept: dict[tuple, TransposeOp] = {}
+    duplicates: list[tuple[TransposeOp, TransposeOp]] = []
+    for op in module.walk():
+        if isinstance(op, TransposeOp):
+            key = (op.parent, op.data, _perm(op), frozenset(op.attributes.items()))
+            first = kept.setdefault(key, op)
+            if first is not op:
+                duplicates.append((op, first))
+    for op, first in duplicates:
+        op.transposed.replace_all_uses_with(first.transposed)
+        Rewriter.erase_op(op)
+
+
+def _calls_by_callee(module: ModuleOp) -> dict[str, list[Operation]]:
+    """The `cpu.call_mlip`s of each subgraph, in IR order (none is inside a subgraph)."""
+    calls: dict[str, list[Operation]] = {}
+    for top in module.body.block.ops:
+        for op in top.walk() if not isinstance(top, mrvl.SubgraphOp) else ():
+            if op.name == "cpu.call_mlip":
+                calls.setdefault(op.properties["callee"].root_reference.data, []).append(op)
+    return calls
+
+
 def absorb_input_transposes(module: ModuleOp) -> bool:
     """An NHWC -> NCHW transpose on the host that feeds a subgraph input which the subgraph
     only transposes back (its `mrvl.layout_transform`) cancels: the subgraph takes NHWC.
     For subgraphs called once. Returns whether anything changed."""
-    calls: dict[str, list[Operation]] = {}
-    for op in module.walk():
-        if op.name == "cpu.call_mlip":
-            calls.setdefault(op.properties["callee"].root_reference.data, []).append(op)
+    calls = _calls_by_callee(module)
     changed = False
     for subgraph in [op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)]:
         sites = calls.get(subgraph.sym_name.data, [])
@@ -291,10 +312,7 @@ def absorb_input_transposes(module: ModuleOp) -> bool:
 def move_output_transposes_to_host(module: ModuleOp) -> None:
     """Subgraph outputs produced by NHWC -> NCHW transposes are returned NHWC instead, and
     the transposes run on the host after every call of the subgraph."""
-    calls: dict[str, list[Operation]] = {}
-    for op in module.walk():
-        if op.name == "cpu.call_mlip":
-            calls.setdefault(op.properties["callee"].root_reference.data, []).append(op)
+    calls = _calls_by_callee(module)
     for subgraph in [op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)]:
         yield_op = subgraph.body.block.last_op
         assert isinstance(yield_op, mrvl.YieldOp)
@@ -345,19 +363,19 @@ class ConvertLayoutPass(ModulePass):
     name = "convert-layout"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        # fuse-mrvl transposes a value once per layer that reads it: one is enough.
-        CommonSubexpressionElimination().apply(ctx, op)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [TransposesCompose(), TransposeOfConstantFolds(), InputTransposeIsLayoutTransform()]
-            )
-        ).rewrite_module(op)
+        merge_equal_transposes(op)
+        transposes = (TransposeOp,)
+        PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass([
+            (transposes, TransposesCompose()), (transposes, TransposeOfConstantFolds()),
+            (transposes, InputTransposeIsLayoutTransform())])])).rewrite_module(op)
         move_output_transposes_to_host(op)
-        sink = PatternRewriteWalker(GreedyRewritePatternApplier(
-            [TransposesCompose(), TransposeSinksBelowElementwise(), TransposeSinksBelowBatchResize(),
-             TransposeOfConstantFolds()]))
+        sink = PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass([
+            (transposes, TransposesCompose()),
+            (ELEMENTWISE + (g.QuantizeLinearOp, g.DequantizeLinearOp), TransposeSinksBelowElementwise()),
+            ((cpu.PadOp, cpu.SliceOp), TransposeSinksBelowBatchResize()),
+            (transposes, TransposeOfConstantFolds())])]))
         sink.rewrite_module(op)
         while absorb_input_transposes(op):  # each absorbed transpose may free another to sink
             sink.rewrite_module(op)
         # Last: a transpose that is a reshape might still have sunk or cancelled.
-        PatternRewriteWalker(TransposeOfUnitDimsIsReshape()).rewrite_module(op)
+        PatternRewriteWalker(PatternsByOpClass([(transposes, TransposeOfUnitDimsIsReshape())])).rewrite_module(op)

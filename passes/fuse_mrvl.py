@@ -39,7 +39,7 @@ from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, QUANTIZED_AT
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import f32_attr
 from mrvl_dialect.locations import fused_location, location_nodes, node_location
-from mrvl_dialect.shared_attributes import i64_array, tensor_type
+from mrvl_dialect.shared_attributes import i64_array, i64_attr, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.chunk_mrvl_batch import over_limit
 from mrvl.passes.declarative_fusion import Match, Pattern, match_members
@@ -150,7 +150,7 @@ def build_conv2d(b: _Builder) -> None:
         "strides": i64_array(ints_property(conv, "strides", [1, 1])),
         "padding": i64_array(padding),
         "dilations": i64_array(ints_property(conv, "dilations", [1, 1])),
-        "groups": IntegerAttr(int_property(conv, "group", 1), i64),
+        "groups": i64_attr(int_property(conv, "group", 1)),
         **_activation(match),
     }
     bias_value = b.constant(f"{name}.bias", bias) if has_bias else None
@@ -291,13 +291,14 @@ def recorded_groups(module: ModuleOp) -> list[tuple[Pattern, list[Operation]]]:
     """The groups `place-ops` recorded, each with its ops in IR order, in the order of
     their last op."""
     groups: dict[tuple[Block | None, int], tuple[Pattern | None, list[Operation]]] = {}
+    order: dict[Operation, int] = {}
     for op in module.walk():
+        order[op] = len(order)
         group, kind = op.attributes.get(GROUP_ATTR), op.attributes.get(PATTERN_ATTR)
         if isinstance(group, IntegerAttr) and isinstance(kind, StringAttr):
             pattern = BY_NAME.get(kind.data)
             groups.setdefault((op.parent_block(), group.value.data), (pattern, []))[1].append(op)
     found = [(pattern, ops) for pattern, ops in groups.values() if pattern is not None]
-    order = {op: i for i, op in enumerate(module.walk())}
     return sorted(found, key=lambda group: order[group[1][-1]])
 
 

@@ -91,6 +91,7 @@ from mrvl_dialect.placement_file import load_placement
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.mlip_patterns import LAYER_KINDS, pad_amounts, per_channel
 from mrvl.passes.mlip_rules import failed_rules
+from mrvl.passes.patterns_by_op_class import PatternsByOpClass
 
 
 @dataclass(frozen=True)
@@ -560,14 +561,20 @@ class LegalizeMrvlPass(TargetPassOptions, CostModelOptions, ModulePass):
         target, model = self.target(), self.cost_model()
         refused: set[Operation] = set()
         legalized: dict[str, str] = {}
+        by_class: dict[type[Operation], tuple[Legalization, ...]] = {}
+        cleanup = PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass([
+            (_ELEMENTWISE, ElementwiseOfUnsqueezedRunsBeforeTheReshape()),
+            ((g.ReshapeOp,), ReshapeOfItsSourceShapeIsTheSource())])]))
         changed = True
         while changed:
             changed = False
             for candidate in [o for f in op.ops if isinstance(f, func.FuncOp) for o in f.body.block.ops]:
-                if candidate in refused or (
+                if (kinds := by_class.get(type(candidate))) is None:
+                    kinds = by_class[type(candidate)] = tuple(x for x in LEGALIZATIONS if issubclass(type(candidate), x.ops))
+                if not kinds or candidate in refused or (
                         placement is not None and placement.decide(node_name(candidate), op_type(candidate)) == "host"):
                     continue
-                legalization = next((x for x in LEGALIZATIONS if isinstance(candidate, x.ops) and x.applies(candidate, target)
+                legalization = next((x for x in kinds if x.applies(candidate, target)
                                      and (x.anywhere or _joins_mlip(candidate, target))), None)
                 if legalization is None:
                     continue
@@ -578,8 +585,7 @@ class LegalizeMrvlPass(TargetPassOptions, CostModelOptions, ModulePass):
                 # A node two rewrites took (a 1-D conv of 2 groups) lists both.
                 legalized[name] = "+".join(filter(None, (legalized.get(name), legalization.id)))
                 changed = True
-            changed |= PatternRewriteWalker(GreedyRewritePatternApplier(
-                [ElementwiseOfUnsqueezedRunsBeforeTheReshape(), ReshapeOfItsSourceShapeIsTheSource()])).rewrite_module(op)
+            changed |= cleanup.rewrite_module(op)
         if legalized:
             old = op.attributes.get(LEGALIZED_ATTR)
             entries = dict(old.data) if isinstance(old, DictionaryAttr) else {}

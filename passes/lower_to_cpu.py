@@ -34,7 +34,6 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     f32,
     i1,
-    i64,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -61,6 +60,7 @@ from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp
 from mrvl_dialect.locations import with_op_type
+from mrvl_dialect.shared_attributes import i64_array, i64_attr
 from mrvl_dialect.graph_queries import constant_op, constant_value, node_name, op_type
 
 SUBGRAPH_OP = "mrvl.subgraph"
@@ -134,11 +134,11 @@ def constant_scalar(op: Operation, value: SSAValue | None, what: str) -> float |
 
 
 def ints(values: Sequence[int]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+    return i64_array(values)
 
 
 def int_attr(value: int) -> IntegerAttr:
-    return IntegerAttr(int(value), i64)
+    return i64_attr(value)
 
 
 def float_attr(value: float) -> FloatAttr:

@@ -81,7 +81,7 @@ from mrvl_dialect.mrvl import (
 )
 from mrvl.target.cost_model import CostModel, CostModelOptions, MlipEstimate, duration, host_work, mlip_work
 from mrvl_dialect.mrvl import MAX_BATCH
-from mrvl.passes.chunk_mrvl_batch import batch_problem, chunking, over_limit, region_batch
+from mrvl.passes.chunk_mrvl_batch import batch_problem, chunking, largest_batch, over_limit, region_batch
 from mrvl.passes.mlip_rules import RULES
 from mrvl_dialect.graph_queries import node_label
 from mrvl_dialect.locations import location_nodes
@@ -528,8 +528,10 @@ def _batch_culprits(region: Candidate) -> list[tuple[Operation, str]]:
     (rule `batch.max`), each with its fusion group: the layers that do not keep the batch as
     dim 0 (a reshape that moves it), so that what is left can run in chunks; failing those,
     the layers over the limit."""
+    if largest_batch(region.ops, region.inputs, region.outputs()) <= MAX_BATCH:
+        return []
     batch, problem = region_batch(region.ops, region.inputs, region.outputs())
-    if batch <= MAX_BATCH or problem is None:
+    if problem is None:
         return []
     culprits = [op for op in region.ops if batch_problem(op) is not None] or over_limit(region.ops)
     groups = {_group(op) for op in culprits} - {None}
@@ -599,7 +601,7 @@ def outline(
         for value in _operands(op):
             owner = value.owner
             if isinstance(owner, ConstantOp) and owner.parent is block and value not in mapping:
-                clone = owner.clone()
+                clone = owner.clone_without_regions()  # a constant has none: no walk of them
                 body.add_op(clone)
                 mapping[value] = clone.results[0]
                 constants.append(owner)

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import node_name, op_type
 from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, REASONS_ATTR
+from mrvl_dialect.shared_attributes import i64_attr
 from mrvl.passes.declarative_fusion import Pattern, fusable, match
 from mrvl.passes.mlip_patterns import FUSED_ONLY, LAYER_KINDS, PATTERNS
 from mrvl.passes.mlip_rules import failed_rules
@@ -159,7 +160,7 @@ class PlaceOpsPass(TargetPassOptions, ModulePass):
         if op in placer.group_of:
             group, pattern = placer.group_of[op]
             op.attributes[PLACE_ATTR] = StringAttr("mlip")
-            op.attributes[GROUP_ATTR] = IntegerAttr(group, i64)
+            op.attributes[GROUP_ATTR] = i64_attr(group)
             op.attributes[PATTERN_ATTR] = StringAttr(pattern)
         elif not self.offload:
             _set_host(op, ["offload.disabled: offload=false keeps every op on the host"])

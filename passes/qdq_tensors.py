@@ -106,8 +106,11 @@ def sync_signatures(root: Operation) -> None:
         if isinstance(function, func.FuncOp | SubgraphOp) and function.body.blocks:
             block = function.body.block
             returned = block.last_op.operands if block.last_op is not None else ()
-            function.properties["function_type"] = FunctionType.from_lists(
-                [a.type for a in block.args], [v.type for v in returned])
+            inputs, outputs = tuple(a.type for a in block.args), tuple(v.type for v in returned)
+            signature = function.properties["function_type"]
+            assert isinstance(signature, FunctionType)
+            if signature.inputs.data != inputs or signature.outputs.data != outputs:
+                function.properties["function_type"] = FunctionType.from_lists(inputs, outputs)
 
 
 def end_rounding_state(root: Operation) -> None:
