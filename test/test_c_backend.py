@@ -608,6 +608,29 @@ def build_program(models: list[Bundle], workdir: Path, extra_flags: list[str] = 
     return program
 
 
+def emit_merged(cases: Mapping[str, onnx.ModelProto], workdir: Path, shapes: Mapping[str, dict[str, list[int]]],
+                suffix: str) -> list[Bundle]:
+    """The cases `merged`, each group's C (all host) emitted as the model `<group>_<suffix>`;
+    `shapes` gives a case's input shapes where its model leaves them open."""
+    merged_shapes = merged_inputs(shapes)
+    built = []
+    for group, model in merged(cases).items():
+        group_shapes = {i.name: merged_shapes[i.name] for i in model.graph.input if i.name in merged_shapes}
+        built.append(Bundle(emit_model(model, workdir, group_shapes, name=f"{group}_{suffix}"), f"{group}_{suffix}"))
+    return built
+
+
+def run_merged(program: Path, built: list[Bundle], inputs: Mapping[str, dict[str, np.ndarray]],
+               **options) -> dict[str, np.ndarray]:
+    """One run of the `program` of `emit_merged`'s bundles on the cases' `inputs` (options as
+    `run_program` takes them): the outputs by `merged` name."""
+    outputs = run_program(program, built, [merged_inputs(inputs)] * len(built), **options)
+    got = {}
+    for bundle, values in zip(built, outputs, strict=True):
+        got |= bundle.by_name(values)
+    return got
+
+
 def run_program(program: Path, models: list[Bundle], inputs: list[dict[str, np.ndarray]],
                 env: dict[str, str] | None = None, launcher: list[str] = ()) -> list[list[np.ndarray]]:
     """Runs `program` once on `inputs` (one dict per model; under `launcher`, e.g. an

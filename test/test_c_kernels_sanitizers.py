@@ -14,8 +14,8 @@ from ir_helpers import ZOO_INPUT_SHAPES
 from onnx.reference import ReferenceEvaluator
 from numeric_asserts import assert_close
 from test_c_backend import (GCC, SINGLE_OPS, ZOO_ALL_HOST, Bundle, assert_cases_close, build_program,  # noqa: F401
-                            c_workdir, emit_model, locked, merged, merged_inputs, random_inputs, run_program,
-                            zoo_inputs)
+                            c_workdir, emit_merged, emit_model, locked, random_inputs,
+                            run_merged, run_program, zoo_inputs)
 from test_c_kernels_coverage import (FILTERED_RESIZES, MAX_POOL_INDICES, float64_reduce, max_pool_with_indices,
                                      training_dropout)
 from test_c_kernels_recurrent import mixed_cases, onnxruntime_outputs
@@ -40,11 +40,7 @@ def zoo_under_sanitizers(zoo_dir: Path, c_workdir: Path, session_dir: Path) -> t
     folder.mkdir(exist_ok=True)
     models = {name: onnx.load(zoo_dir / f"{name}.onnx") for name in ZOO_ALL_HOST}
     inputs = {name: zoo_inputs(model, ZOO_INPUT_SHAPES[name], 1) for name, model in models.items()}
-    shapes = merged_inputs(ZOO_INPUT_SHAPES)
-    built = []
-    for group, model in merged(models).items():
-        group_shapes = {i.name: shapes[i.name] for i in model.graph.input if i.name in shapes}
-        built.append(Bundle(emit_model(model, c_workdir, group_shapes, name=f"{group}_asan"), f"{group}_asan"))
+    built = emit_merged(models, c_workdir, ZOO_INPUT_SHAPES, "asan")
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
     with locked(folder):
         if not _sanitizers_link(folder):
@@ -52,10 +48,7 @@ def zoo_under_sanitizers(zoo_dir: Path, c_workdir: Path, session_dir: Path) -> t
         program = folder / "program"
         if not program.exists():
             build_program(built, folder, SANITIZE)
-        outputs = run_program(program, built, [merged_inputs(inputs)] * len(built), env=env)
-    got = {}
-    for bundle, values in zip(built, outputs):
-        got |= bundle.by_name(values)
+        got = run_merged(program, built, inputs, env=env)
     return models, inputs, got
 
 

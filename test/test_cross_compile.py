@@ -15,8 +15,8 @@ from pathlib import Path
 import onnx
 import pytest
 from ir_helpers import ZOO_INPUT_SHAPES
-from test_c_backend import (Bundle, assert_cases_close, build_program, c_workdir, emit_model,  # noqa: F401
-                            merged, merged_inputs, run_program, zoo_inputs)
+from test_c_backend import (Bundle, assert_cases_close, build_program, c_workdir, emit_merged,  # noqa: F401
+                            emit_model, run_merged, run_program, zoo_inputs)
 from test_c_kernels_recurrent import mixed_cases, onnxruntime_outputs
 from numeric_asserts import assert_close
 
@@ -67,19 +67,12 @@ def zoo_on_aarch64(zoo_dir: Path, c_workdir: Path, tmp_path_factory: pytest.Temp
     program, run once under qemu: the models, their inputs and the outputs by `merged` name."""
     models = {name: onnx.load(zoo_dir / f"{name}.onnx") for name in MODELS}
     inputs = {name: zoo_inputs(model, ZOO_INPUT_SHAPES[name], 2) for name, model in models.items()}
-    shapes = merged_inputs(ZOO_INPUT_SHAPES)
-    built = []
-    for group, model in merged(models).items():
-        group_shapes = {i.name: shapes[i.name] for i in model.graph.input if i.name in shapes}
-        built.append(Bundle(emit_model(model, c_workdir, group_shapes, name=f"{group}_arm"), f"{group}_arm"))
+    built = emit_merged(models, c_workdir, ZOO_INPUT_SHAPES, "arm")
     program = build_program(built, tmp_path_factory.mktemp("zoo_arm"), [*TARGET_FLAGS, "-static"], compiler=CROSS_CC)
     assert _elf_machine(program) == EM_AARCH64
     if QEMU is None:
         pytest.skip("built for aarch64; qemu-aarch64 is not installed to run it")
-    outputs = run_program(program, built, [merged_inputs(inputs)] * len(built), launcher=[QEMU])
-    got = {}
-    for bundle, values in zip(built, outputs):
-        got |= bundle.by_name(values)
+    got = run_merged(program, built, inputs, launcher=[QEMU])
     return models, inputs, got
 
 
