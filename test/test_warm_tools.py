@@ -17,14 +17,14 @@ BIN = Path(sys.executable).parent
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
     path = tmp_path_factory.mktemp("warm") / "tools"
-    process = subprocess.Popen([sys.executable, str(WARM_TOOLS), "serve", str(path)], stdin=subprocess.DEVNULL)
+    process = subprocess.Popen([sys.executable, str(WARM_TOOLS), "serve", str(path)], stdin=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while not path.exists():
         assert process.poll() is None and time.monotonic() < deadline, "the server did not start"
         time.sleep(0.05)
     yield path
-    process.kill()
-    process.wait()
+    process.stdin.close()  # the server ends with its stdin
+    assert process.wait(timeout=30) == 0
 
 
 GRAPH_OPS = HERE / "filecheck" / "dialects" / "graph" / "ops.mlir"

@@ -1,6 +1,7 @@
 """The mrvl tools for lit, started warm: each run a process of its own, without the import.
 
     python warm_tools.py serve SOCKET          # imports the tools once, then serves runs
+                                               # until its stdin (a pipe) closes
     python -S warm_tools.py SOCKET TOOL ARGS... # one run of TOOL, as if TOOL ARGS... ran
 
 Starting a tool costs about half a second of importing (xDSL, numpy, onnx, the dialects),
@@ -24,6 +25,7 @@ def serve(path: str) -> None:
     import atexit
     import importlib
     import pkgutil
+    import select
     import shutil
     import signal
     import traceback
@@ -43,6 +45,11 @@ def serve(path: str) -> None:
     os.rename(path + ".tmp", path)  # the client sees the socket once it accepts
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     while True:
+        # stdin is a pipe from the process that started the server: at its end of file, that
+        # process has gone (lit killed, say), and so does the server.
+        ready, _, _ = select.select([listener, 0], [], [])
+        if 0 in ready:
+            os._exit(0)
         connection, _ = listener.accept()
         if os.fork():
             connection.close()
