@@ -23,7 +23,6 @@
   becomes a Reshape: the same elements in the same order, an alias in plan-host-memory.
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,23 +48,8 @@ from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl_dialect.graph_queries import constant_value, module_of
+from mrvl.passes.host_layout import assign_host_layouts, on_host, perm_of, transpose
 from mrvl.passes.patterns_by_op_class import PatternsByOpClass
-
-
-def _perm(op: TransposeOp) -> tuple[int, ...]:
-    rank = len(op.data.type.get_shape())
-    return tuple(op.perm.get_values()) if op.perm is not None else tuple(reversed(range(rank)))
-
-
-def transpose(value: SSAValue, perm: tuple[int, ...]) -> TransposeOp:
-    source = value.type
-    assert isinstance(source, TensorType)
-    dims = source.get_shape()
-    return TransposeOp.create(
-        operands=[value],
-        result_types=[tensor_type(source.element_type, [dims[p] for p in perm])],
-        properties={"perm": i64_array(perm)},
-    )
 
 
 class TransposesCompose(RewritePattern):
@@ -76,7 +60,7 @@ class TransposesCompose(RewritePattern):
         inner = op.data.owner
         if not isinstance(inner, TransposeOp):
             return
-        outer_perm, inner_perm = _perm(op), _perm(inner)
+        outer_perm, inner_perm = perm_of(op), perm_of(inner)
         composed = tuple(inner_perm[q] for q in outer_perm)
         if composed == tuple(range(len(composed))):
             rewriter.replace(op, [], [inner.data])
@@ -95,7 +79,7 @@ class TransposeOfConstantFolds(RewritePattern):
         source = op.data.owner
         assert isinstance(source, ConstantOp)
         name = f"{source.value.resource_handle.data if isinstance(source.value, DenseResourceAttr) else 'constant'}.t"
-        result = np.ascontiguousarray(np.transpose(array, _perm(op)))
+        result = np.ascontiguousarray(np.transpose(array, perm_of(op)))
         handle = WeightStore.of(module).add(name, result)
         result_type = op.transposed.type
         rewriter.replace(op, ConstantOp(DenseResourceAttr.from_params(handle, result_type)))
@@ -106,90 +90,13 @@ class InputTransposeIsLayoutTransform(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
-        if not isinstance(op.parent_op(), mrvl.SubgraphOp) or _perm(op) != TO_NHWC:
+        if not isinstance(op.parent_op(), mrvl.SubgraphOp) or perm_of(op) != TO_NHWC:
             return
         if op.data.owner is not op.parent_block():  # only block arguments: subgraph inputs
             return
         layer = mrvl.LayoutTransformOp.create(operands=[op.data], result_types=[op.transposed.type])
         layer.location = op.location
         rewriter.replace(op, layer)
-
-
-ELEMENTWISE_UNARY = (
-    g.ReluOp, g.ClipOp, g.HardSwishOp, g.HardSigmoidOp, g.SigmoidOp, g.TanhOp, g.LeakyReluOp, g.EluOp, g.SeluOp,
-    g.GeluOp, g.SoftplusOp, g.ExpOp, g.LogOp, g.ErfOp, g.SqrtOp, g.ReciprocalOp, g.NegOp, g.AbsOp, g.SignOp,
-    g.FloorOp, g.CeilOp, g.RoundOp, g.CastOp,
-)
-"""Ops whose first operand is their only tensor read per element (Clip's bounds are scalars)."""
-ELEMENTWISE_BINARY = (g.AddOp, g.SubOp, g.MulOp, g.DivOp, g.PowOp)
-ELEMENTWISE = ELEMENTWISE_UNARY + ELEMENTWISE_BINARY
-
-
-def _per_tensor_quantization(op: Operation) -> bool:
-    """A QuantizeLinear or DequantizeLinear of one scale (a QDQ model's pair on the host):
-    elementwise like the ops above; with a scale per axis or block, the layout matters."""
-    return (isinstance(op, g.QuantizeLinearOp | g.DequantizeLinearOp)
-            and math.prod(op.operands[1].type.get_shape()) == 1)  # type: ignore[attr-defined]
-
-
-def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
-    inverse = [0] * len(perm)
-    for i, p in enumerate(perm):
-        inverse[p] = i
-    return tuple(inverse)
-
-
-def _on_host(op: Operation) -> bool:
-    return not isinstance(op.parent_op(), mrvl.SubgraphOp)
-
-
-class TransposeSinksBelowElementwise(RewritePattern):
-    """On the host, elementwise(transpose(x, p)) -> transpose(elementwise(x), p): the op runs
-    in x's layout. A binary op needs both operands so transposed (or constant, or scalar).
-    Only transposes read by nothing else sink, and only when one as large as the result is
-    among them: none is added, none grows."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        elementwise = isinstance(op, ELEMENTWISE) or _per_tensor_quantization(op)
-        if not elementwise or not _on_host(op):
-            return
-        tensors = 2 if isinstance(op, ELEMENTWISE_BINARY) else 1
-        result = op.results[0]
-        rank = len(result.type.get_shape())  # type: ignore[attr-defined]
-        perm, operands, new_ops = None, list(op.operands), []
-        for i in range(tensors):
-            operand = op.operands[i]
-            source = operand.owner
-            if isinstance(source, TransposeOp) and operand.has_one_use():
-                if perm is not None and _perm(source) != perm:
-                    return
-                perm, operands[i] = _perm(source), source.data
-        if perm is None or len(perm) != rank:
-            return
-        size = math.prod(result.type.get_shape())  # type: ignore[attr-defined]
-        if not any(operands[i] is not op.operands[i] and math.prod(operands[i].type.get_shape()) == size  # type: ignore
-                   for i in range(tensors)):
-            return  # only broadcast operands are transposed: the one transpose after would be larger
-        for i in range(tensors):
-            operand = op.operands[i]
-            if operands[i] is not operand:
-                continue
-            shape = operand.type.get_shape()  # type: ignore[attr-defined]
-            if not shape:
-                continue  # a scalar broadcasts in any layout
-            if not isinstance(operand.owner, ConstantOp) or len(shape) != rank:
-                return
-            back = transpose(operand, _inverse(perm))
-            back.transposed.name_hint = f"{operand.name_hint}_t" if operand.name_hint else None
-            new_ops.append(back)
-            operands[i] = back.transposed
-        dims = np.broadcast_shapes(*(v.type.get_shape() for v in operands[:tensors]))  # type: ignore[attr-defined]
-        inner = type(op).create(operands=operands, result_types=[TensorType(result.type.element_type, dims)],  # type: ignore
-                                properties=dict(op.properties), attributes=dict(op.attributes))
-        inner.location = op.location
-        inner.results[0].name_hint = result.name_hint
-        outer = transpose(inner.results[0], perm)
-        rewriter.replace(op, [*new_ops, inner, outer], [outer.transposed])
 
 
 def _resized_batch(op: Operation) -> bool:
@@ -214,7 +121,7 @@ class TransposeSinksBelowBatchResize(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         source = op.operands[0].owner if op.operands else None
         if (not isinstance(op, cpu.PadOp | cpu.SliceOp) or not isinstance(source, TransposeOp)
-                or not op.operands[0].has_one_use() or _perm(source)[0] != 0 or not _resized_batch(op)):
+                or not op.operands[0].has_one_use() or perm_of(source)[0] != 0 or not _resized_batch(op)):
             return
         x = source.data
         dims = list(x.type.get_shape())  # type: ignore[attr-defined]
@@ -226,7 +133,7 @@ class TransposeSinksBelowBatchResize(RewritePattern):
                                 properties=properties, attributes=dict(op.attributes))
         inner.location = op.location
         inner.results[0].name_hint = op.results[0].name_hint
-        outer = transpose(inner.results[0], _perm(source))
+        outer = transpose(inner.results[0], perm_of(source))
         rewriter.replace_op(op, [inner, outer], [outer.transposed])
         rewriter.erase_op(source)
 
@@ -239,8 +146,8 @@ class TransposeOfUnitDimsIsReshape(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
         dims = op.data.type.get_shape()
-        moved = [p for p in _perm(op) if dims[p] != 1]
-        if not _on_host(op) or moved != sorted(moved) or (module := module_of(op)) is None:
+        moved = [p for p in perm_of(op) if dims[p] != 1]
+        if not on_host(op) or moved != sorted(moved) or (module := module_of(op)) is None:
             return
         result, name = op.transposed.type, op.transposed.name_hint
         shape = np.array(result.get_shape(), np.int64)
@@ -258,7 +165,7 @@ def merge_equal_transposes(module: ModuleOp) -> None:
     duplicates: list[tuple[TransposeOp, TransposeOp]] = []
     for op in module.walk():
         if isinstance(op, TransposeOp):
-            key = (op.parent, op.data, _perm(op), frozenset(op.attributes.items()))
+            key = (op.parent, op.data, perm_of(op), frozenset(op.attributes.items()))
             first = kept.setdefault(key, op)
             if first is not op:
                 duplicates.append((op, first))
@@ -291,7 +198,7 @@ def absorb_input_transposes(module: ModuleOp) -> bool:
         for i, operand in enumerate(call.operands):
             source, arg = operand.owner, block.args[i]
             uses = list(arg.uses)
-            if not isinstance(source, TransposeOp) or _perm(source) != TO_NCHW or len(uses) != 1:
+            if not isinstance(source, TransposeOp) or perm_of(source) != TO_NCHW or len(uses) != 1:
                 continue
             layer = uses[0].operation
             if not isinstance(layer, mrvl.LayoutTransformOp):
@@ -319,7 +226,7 @@ def move_output_transposes_to_host(module: ModuleOp) -> None:
         moved: dict[int, tuple[int, ...]] = {}
         for i, value in enumerate(yield_op.values):
             producer = value.owner
-            if isinstance(producer, TransposeOp) and _perm(producer) == TO_NCHW:
+            if isinstance(producer, TransposeOp) and perm_of(producer) == TO_NCHW:
                 yield_op.operands[i] = producer.data
                 moved[i] = TO_NCHW
                 if not producer.transposed.uses:
@@ -369,13 +276,13 @@ class ConvertLayoutPass(ModulePass):
             (transposes, TransposesCompose()), (transposes, TransposeOfConstantFolds()),
             (transposes, InputTransposeIsLayoutTransform())])])).rewrite_module(op)
         move_output_transposes_to_host(op)
-        sink = PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass([
+        settle = PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass([
             (transposes, TransposesCompose()),
-            (ELEMENTWISE + (g.QuantizeLinearOp, g.DequantizeLinearOp), TransposeSinksBelowElementwise()),
             ((cpu.PadOp, cpu.SliceOp), TransposeSinksBelowBatchResize()),
             (transposes, TransposeOfConstantFolds())])]))
-        sink.rewrite_module(op)
-        while absorb_input_transposes(op):  # each absorbed transpose may free another to sink
-            sink.rewrite_module(op)
+        settle.rewrite_module(op)
+        # Each region moved or transpose absorbed may let another region move.
+        while assign_host_layouts(op) | absorb_input_transposes(op):
+            settle.rewrite_module(op)
         # Last: a transpose that is a reshape might still have sunk or cancelled.
         PatternRewriteWalker(PatternsByOpClass([(transposes, TransposeOfUnitDimsIsReshape())])).rewrite_module(op)

@@ -1,0 +1,414 @@
+"""The layout each group of layout-free host ops computes in (used by convert-layout).
+
+A host op is *layout-free* when it computes the same elements whatever order the dims are
+stored in, given its axis attributes remapped: element-wise ops (per-channel constants
+broadcast by transposing the constant), Concat, Split, Slice, Pad, Softmax, a nearest Resize.
+Connected layout-free ops form a *region*. The values that enter a region from outside are
+its inputs; its values read outside are its outputs.
+
+A region may compute in any layout `q` (a permutation of its rank): each of its values `v`
+is then held as `transpose(v, q)`. An input arrives through `transpose(input, q)`, which
+composes with a transpose that produced it (an MLIP output's NHWC -> NCHW, undone when `q` is
+NHWC); an output leaves through `transpose(output, inverse(q))`, which composes with the
+transposes that read it, or is absorbed by the next subgraph's input `layout_transform`.
+
+`choose_layout` counts, for each candidate layout (those that undo a transpose at the
+region's edge), the elements the host transposes after the change against those it
+transposes now, and keeps the layout that moves fewest; a tie keeps the model's layout.
+"""
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+import mrvl_dialect.graph_ops_gen as g
+from mrvl_dialect import mrvl
+from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.graph_queries import constant_value
+from mrvl_dialect.shared_attributes import i64_array, tensor_type
+from mrvl_dialect.weights import WeightStore
+
+Perm = tuple[int, ...]
+
+ELEMENTWISE_UNARY = (
+    g.ReluOp, g.ClipOp, g.HardSwishOp, g.HardSigmoidOp, g.SigmoidOp, g.TanhOp, g.LeakyReluOp, g.EluOp, g.SeluOp,
+    g.GeluOp, g.SoftplusOp, g.ExpOp, g.LogOp, g.ErfOp, g.SqrtOp, g.ReciprocalOp, g.NegOp, g.AbsOp, g.SignOp,
+    g.FloorOp, g.CeilOp, g.RoundOp, g.CastOp, g.NotOp,
+)
+"""Ops whose first operand is their only tensor read per element (Clip's bounds are scalars)."""
+ELEMENTWISE_BROADCAST = (
+    g.AddOp, g.SubOp, g.MulOp, g.DivOp, g.PowOp, g.MaxOp, g.MinOp, g.SumOp, g.MeanOp, g.PReluOp, g.WhereOp,
+    g.EqualOp, g.LessOp, g.GreaterOp, g.LessOrEqualOp, g.GreaterOrEqualOp, g.AndOp, g.OrOp,
+)
+"""Ops of several tensors broadcast against each other, element by element."""
+
+
+def perm_of(op: g.TransposeOp) -> Perm:
+    rank = len(op.data.type.get_shape())  # type: ignore[attr-defined]
+    return tuple(op.perm.get_values()) if op.perm is not None else tuple(reversed(range(rank)))
+
+
+def inverse(perm: Perm) -> Perm:
+    result = [0] * len(perm)
+    for i, p in enumerate(perm):
+        result[p] = i
+    return tuple(result)
+
+
+def compose(first: Perm, then: Perm) -> Perm:
+    """The perm of transpose(transpose(x, first), then)."""
+    return tuple(first[q] for q in then)
+
+
+def is_identity(perm: Perm) -> bool:
+    return perm == tuple(range(len(perm)))
+
+
+def transpose(value: SSAValue, perm: Perm) -> g.TransposeOp:
+    source = value.type
+    assert isinstance(source, TensorType)
+    dims = source.get_shape()
+    return g.TransposeOp.create(
+        operands=[value],
+        result_types=[tensor_type(source.element_type, [dims[p] for p in perm])],
+        properties={"perm": i64_array(perm)},
+    )
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    return tuple(value.type.get_shape())  # type: ignore[attr-defined]
+
+
+def _size(value: SSAValue) -> int:
+    return math.prod(_shape(value))
+
+
+LAYOUT_SUFFIXES = {(0, 2, 3, 1): "nhwc", (0, 3, 1, 2): "nchw"}
+
+
+def layout_name(name: str | None, perm: Perm) -> str | None:
+    """`x` transposed by perm: `x_nhwc`, `x_nchw` or `x_t`."""
+    return f"{name}_{LAYOUT_SUFFIXES.get(perm, 't')}" if name else None
+
+
+def on_host(op: Operation) -> bool:
+    return not isinstance(op.parent_op(), mrvl.SubgraphOp)
+
+
+# How each layout-free op is rebuilt in layout q: the properties to change, and the constant
+# operands to replace (index -> array), or None when it cannot compute in q.
+Remap = tuple[dict[str, Attribute], dict[int, np.ndarray]]
+
+
+def _axis(op: Operation, rank: int, q: Perm) -> Remap | None:
+    attr = op.properties.get("axis")
+    axis = attr.value.data if isinstance(attr, IntegerAttr) else (-1 if isinstance(op, g.SoftmaxOp) else 0)
+    return {"axis": IntegerAttr(q.index(axis % rank), i64)}, {}
+
+
+def _index(op: Operation, operand: SSAValue) -> int:
+    """Where an optional operand is among the op's operands (those before it may be absent)."""
+    return next(i for i, v in enumerate(op.operands) if i > 0 and v is operand)
+
+
+def _begin_end(values: np.ndarray, q: Perm) -> np.ndarray:
+    n = len(q)
+    return np.concatenate([values[:n][list(q)], values[n:][list(q)]])
+
+
+def _pad(op: Operation, rank: int, q: Perm) -> Remap | None:
+    assert isinstance(op, g.PadOp)
+    pads = constant_value(op.pads)
+    if op.axes is not None or pads is None or pads.shape != (2 * rank,):
+        return None
+    return {}, {_index(op, op.pads): _begin_end(pads, q)}
+
+
+def _slice(op: Operation, rank: int, q: Perm) -> Remap | None:
+    assert isinstance(op, g.SliceOp)
+    starts = constant_value(op.starts)
+    axes = constant_value(op.axes) if op.axes is not None else None
+    if starts is None or op.axes is None or axes is None:
+        return None
+    return {}, {_index(op, op.axes): np.array([q.index(int(a) % rank) for a in axes], axes.dtype)}
+
+
+def _resize(op: Operation, rank: int, q: Perm) -> Remap | None:
+    assert isinstance(op, g.ResizeOp)
+    if op.axes is not None or (op.roi is not None and _size(op.roi) != 0):
+        return None
+    replaced: dict[int, np.ndarray] = {}
+    for operand in (op.scales, op.sizes):
+        if operand is None or _size(operand) == 0:
+            continue
+        values = constant_value(operand)
+        if values is None or values.shape != (rank,):
+            return None
+        replaced[_index(op, operand)] = values[list(q)]
+    # The linear and cubic kernels interpolate the last two dims only.
+    changed = [i for i in range(rank) if _shape(op.X)[q[i]] != _shape(op.Y)[q[i]]]
+    if op.mode.data != "nearest" and any(i < rank - 2 for i in changed):
+        return None
+    return {}, replaced
+
+
+def _no_change(op: Operation, rank: int, q: Perm) -> Remap | None:
+    return {}, {}
+
+
+REMAPS: dict[type[Operation], Callable[[Operation, int, Perm], Remap | None]] = {
+    **{kind: _no_change for kind in ELEMENTWISE_UNARY + ELEMENTWISE_BROADCAST},
+    g.QuantizeLinearOp: _no_change,
+    g.DequantizeLinearOp: _no_change,
+    g.ConcatOp: _axis,
+    g.SplitOp: _axis,
+    g.SoftmaxOp: _axis,
+    g.LogSoftmaxOp: _axis,
+    g.PadOp: _pad,
+    g.SliceOp: _slice,
+    g.ResizeOp: _resize,
+}
+"""The layout-free ops and how each is rebuilt in another layout."""
+
+_ONE_DATA_OPERAND = (g.PadOp, g.SliceOp, g.ResizeOp, g.SplitOp)
+"""Ops whose other operands are not data (pads, indices, scales, sizes): kept or remapped."""
+
+
+def _data_operands(op: Operation) -> list[SSAValue]:
+    return [op.operands[0]] if isinstance(op, _ONE_DATA_OPERAND) else list(op.operands)
+
+
+def _stays_with_producer(op: Operation) -> bool:
+    """A unary op that alone reads a host kernel which needs the model's layout stays in that
+    layout: a transpose after it moves as many elements as one before it, and fuse-cpu-epilogues
+    can then fold it into the kernel (a Relu after a ConvTranspose)."""
+    source = op.operands[0].owner
+    return (isinstance(op, ELEMENTWISE_UNARY) and isinstance(source, Operation) and on_host(source)
+            and op.operands[0].has_one_use() and _rank(source) is None
+            and not isinstance(source, ConstantOp | g.TransposeOp) and source.name != "cpu.call_mlip")
+
+
+def _rank(op: Operation) -> int | None:
+    """The one rank of a layout-free op's data, or None if it is not layout-free here."""
+    if type(op) not in REMAPS or not on_host(op) or not op.results or _stays_with_producer(op):
+        return None
+    if isinstance(op, g.QuantizeLinearOp | g.DequantizeLinearOp) and _size(op.operands[1]) != 1:
+        return None  # a scale per channel reads the layout
+    ranks = {len(_shape(r)) for r in op.results}
+    if len(ranks) != 1:
+        return None
+    rank = ranks.pop()
+    for operand in _data_operands(op):
+        dims = _shape(operand)
+        if len(dims) != rank and math.prod(dims) != 1 and constant_value(operand) is None:
+            return None  # a lower-rank tensor broadcast along the trailing dims of the model's layout
+    return rank
+
+
+@dataclass
+class Region:
+    ops: list[Operation]
+    """In block order."""
+    rank: int
+
+    def __post_init__(self) -> None:
+        self.members = set(self.ops)
+
+    def inputs(self) -> list[SSAValue]:
+        """Values read by the region that come from outside it and are not constants or scalars."""
+        found: dict[SSAValue, None] = {}
+        for op in self.ops:
+            for operand in _data_operands(op):
+                if (operand.owner not in self.members and len(_shape(operand)) == self.rank
+                        and not isinstance(operand.owner, ConstantOp) and _size(operand) != 1):
+                    found[operand] = None
+        return list(found)
+
+    def outputs(self) -> list[tuple[SSAValue, list[Operation]]]:
+        """Results read outside the region, each with the ops that read it there."""
+        found = []
+        for op in self.ops:
+            for result in op.results:
+                readers = list(dict.fromkeys(u.operation for u in result.uses if u.operation not in self.members))
+                if readers:
+                    found.append((result, readers))
+        return found
+
+
+def host_regions(block_ops: Iterable[Operation]) -> list[Region]:
+    """The groups of layout-free ops of one rank connected by the values they read, in block order."""
+    ops = [op for op in block_ops if _rank(op) is not None]
+    index = {op: i for i, op in enumerate(ops)}
+    parent = list(range(len(ops)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    readers: dict[SSAValue, Operation] = {}
+    for op in ops:
+        for operand in _data_operands(op):
+            # An op joins the op it reads, and the others that read the same value: that
+            # value's layout is one decision.
+            for other in (operand.owner, readers.setdefault(operand, op)):
+                if other in index and _rank(other) == _rank(op):
+                    parent[root(index[op])] = root(index[other])
+    groups: dict[int, list[Operation]] = {}
+    for op in ops:
+        groups.setdefault(root(index[op]), []).append(op)
+    return [Region(members, _rank(members[0])) for members in groups.values()]  # type: ignore[arg-type]
+
+
+def absorbed_by_subgraph(call: Operation, operand_index: int, calls: dict[str, int]) -> bool:
+    """Whether `call`'s subgraph only converts this input to NHWC first (its `layout_transform`),
+    so that an NHWC value can be passed instead (convert-layout's absorb step)."""
+    callee = call.properties["callee"].root_reference.data  # type: ignore[union-attr]
+    if calls.get(callee) != 1:
+        return False
+    module = call.get_toplevel_object()
+    subgraph = next((op for op in module.body.block.ops  # type: ignore[attr-defined]
+                     if isinstance(op, mrvl.SubgraphOp) and op.sym_name.data == callee), None)
+    if subgraph is None:
+        return False
+    uses = list(subgraph.body.block.args[operand_index].uses)
+    return len(uses) == 1 and isinstance(uses[0].operation, mrvl.LayoutTransformOp)
+
+
+def moved_elements(region: Region, q: Perm, absorbs: Callable[[Operation, int], bool]) -> int:
+    """How many more elements the host transposes if `region` computes in layout q (negative:
+    fewer). `absorbs(call, i)`: an NHWC value passed as the call's operand i needs no transpose."""
+    change = 0
+    for value in region.inputs():
+        source = value.owner
+        if isinstance(source, g.TransposeOp) and on_host(source):
+            only_here = all(u.operation in region.members for u in value.uses)
+            change += (0 if is_identity(compose(perm_of(source), q)) else _size(value)) - (
+                _size(value) if only_here else 0)
+        else:
+            change += _size(value)
+    nhwc = q == (0, 2, 3, 1)
+    for value, readers in region.outputs():
+        back = False
+        for reader in readers:
+            if isinstance(reader, g.TransposeOp) and on_host(reader):
+                if is_identity(compose(inverse(q), perm_of(reader))):
+                    change -= _size(value)
+            elif reader.name == "cpu.call_mlip" and nhwc and all(
+                    absorbs(reader, i) for i, v in enumerate(reader.operands) if v is value):
+                continue
+            else:
+                back = True
+        change += _size(value) if back else 0
+    return change
+
+
+def candidate_layouts(region: Region) -> list[Perm]:
+    """The layouts that undo a transpose at the region's edge."""
+    found: dict[Perm, None] = {}
+    for value in region.inputs():
+        if isinstance(value.owner, g.TransposeOp):
+            found[inverse(perm_of(value.owner))] = None
+    for _, readers in region.outputs():
+        for reader in readers:
+            if isinstance(reader, g.TransposeOp):
+                found[perm_of(reader)] = None
+    return [q for q in found if len(q) == region.rank and not is_identity(q)]
+
+
+def choose_layout(region: Region, absorbs: Callable[[Operation, int], bool]) -> Perm | None:
+    """The candidate layout that moves fewest elements, if it moves fewer than now."""
+    best, saved = None, 0
+    for q in candidate_layouts(region):
+        if all(REMAPS[type(op)](op, region.rank, q) is not None for op in region.ops):
+            change = moved_elements(region, q, absorbs)
+            if change < saved:
+                best, saved = q, change
+    return best
+
+
+def _constant(module: ModuleOp, array: np.ndarray, element_type: Attribute, name: str) -> ConstantOp:
+    value = WeightStore.of(module).constant_attr(name, np.ascontiguousarray(array),
+                                                 TensorType(element_type, array.shape))
+    return ConstantOp(value)
+
+
+def rewrite_in_layout(region: Region, q: Perm, module: ModuleOp) -> None:
+    """Rebuild the region's ops to compute in layout q, with transposes at its edge."""
+    rank, back = region.rank, inverse(q)
+    moved: dict[SSAValue, SSAValue] = {}  # a region value, or an input, -> itself in layout q
+    for op in region.ops:
+        properties, replaced = REMAPS[type(op)](op, rank, q)  # type: ignore[misc]
+        data = set(_data_operands(op))
+        operands: list[SSAValue] = []
+        for i, operand in enumerate(op.operands):
+            if i in replaced:
+                new: Operation = _constant(module, replaced[i], operand.type.element_type,  # type: ignore[attr-defined]
+                                           f"{operand.name_hint or 'constant'}.remapped")
+            elif operand in moved:
+                operands.append(moved[operand])
+                continue
+            elif operand not in data or _size(operand) == 1 and len(_shape(operand)) <= rank:
+                operands.append(operand)
+                continue
+            elif (array := constant_value(operand)) is not None:
+                full = array.reshape((1,) * (rank - array.ndim) + array.shape)
+                new = _constant(module, np.transpose(full, q), operand.type.element_type,  # type: ignore[attr-defined]
+                                f"{operand.name_hint or 'constant'}.t")
+            else:
+                new = transpose(operand, q)
+                moved[operand] = new.results[0]
+            new.results[0].name_hint = layout_name(operand.name_hint, q)
+            Rewriter.insert_op(new, InsertPoint.before(op))
+            operands.append(new.results[0])
+        result_types = [tensor_type(r.type.element_type, [_shape(r)[p] for p in q])  # type: ignore[attr-defined]
+                        for r in op.results]
+        rebuilt = type(op).create(operands=operands, result_types=result_types,
+                                  properties={**op.properties, **properties}, attributes=dict(op.attributes))
+        rebuilt.location = op.location
+        Rewriter.insert_op(rebuilt, InsertPoint.before(op))
+        for old, new in zip(op.results, rebuilt.results):
+            new.name_hint = old.name_hint
+            moved[old] = new
+    for op in reversed(region.ops):
+        for old in op.results:
+            outside = [u for u in old.uses if u.operation not in region.members]
+            if not outside:
+                continue
+            restore = transpose(moved[old], back)
+            restore.transposed.name_hint = layout_name(old.name_hint, back)
+            Rewriter.insert_op(restore, InsertPoint.after(moved[old].owner))  # type: ignore[arg-type]
+            for use in outside:
+                use.operation.operands[use.index] = restore.transposed
+    for op in reversed(region.ops):
+        Rewriter.erase_op(op)
+
+
+def assign_host_layouts(module: ModuleOp) -> bool:
+    """Move each region of host ops to the layout that transposes least. Returns whether any moved."""
+    calls: dict[str, int] = {}
+    for op in module.walk():
+        if op.name == "cpu.call_mlip":
+            callee = op.properties["callee"].root_reference.data  # type: ignore[union-attr]
+            calls[callee] = calls.get(callee, 0) + 1
+
+    def absorbs(call: Operation, index: int) -> bool:
+        return absorbed_by_subgraph(call, index, calls)
+
+    changed = False
+    for function in [op for op in module.body.block.ops if isinstance(op, func.FuncOp)]:
+        for block in function.body.blocks:
+            for region in host_regions(block.ops):
+                q = choose_layout(region, absorbs)
+                if q is not None:
+                    rewrite_in_layout(region, q, module)
+                    changed = True
+    return changed
+
