@@ -528,7 +528,7 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.PoolOp, x: list[str], y: list[str]) -> list[str]:
-        xs, ys = _shape(op.input), _shape(op.output)
+        xs, ys = cpu.channels_first(op, _shape(op.input)), cpu.channels_first(op, _shape(op.output))
         rank = len(xs) - 2
         lead = SPATIAL - rank
         pads = list(op.pads.get_values())
@@ -543,12 +543,15 @@ class CEmitter:
             column_major = op.storage_order.value.data  # type: ignore[union-attr]
             return [*self.params("mrvl_pool_params", fields),
                     f"mrvl_max_pool_indices_f32(&p, {column_major}, {x[0]}, {y[0]}, {y[1]});"]
-        return [*self.params("mrvl_pool_params", fields), f"mrvl_pool_f32(&p, {x[0]}, {y[0]});"]
+        kernel = "mrvl_pool_nhwc_f32" if op.channels_last is not None else "mrvl_pool_f32"
+        return [*self.params("mrvl_pool_params", fields), f"{kernel}(&p, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.GlobalPoolOp, x: list[str], y: list[str]) -> list[str]:
         s = _shape(op.input)
         is_max = int(op.kind.data == cpu.PoolKind.MAX)
+        if op.channels_last is not None:
+            return [f"mrvl_global_pool_nhwc_f32({is_max}, {s[0]}, {math.prod(s[1:-1])}, {s[-1]}, {x[0]}, {y[0]});"]
         return [f"mrvl_global_pool_f32({is_max}, {s[0] * s[1]}, {math.prod(s[2:])}, {x[0]}, {y[0]});"]
 
     @emit.register

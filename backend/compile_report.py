@@ -20,7 +20,7 @@ from mrvl.backend.estimate_report import count, estimate_json, estimate_text
 from mrvl.backend.json_text import json_text
 from mrvl.backend.placement_report import write_table
 from mrvl.backend.report_html import render_html
-from mrvl.backend.report_model import HOST_PRECISION, Report
+from mrvl.backend.report_model import HOST_PRECISION, LayoutTranspose, Report
 from mrvl_dialect.errors import one_line
 
 NODE_COLUMNS = ("name", "op_type", "place", "subgraph", "layer", "pattern", "legalized", "quantized", "reasons")
@@ -53,7 +53,9 @@ def report_json(report: Report) -> dict:
     estimate = {"estimate": estimate_json(report.estimate)} if report.estimate is not None else {}
     return {
         "totals": report.totals,
-        "host": {key: getattr(report.host, key) for key in HOST_COLUMNS},
+        "host": {**{key: getattr(report.host, key) for key in HOST_COLUMNS},
+                 "layout_transposes": [{"label": t.label, "elements": t.elements, "reason": t.reason}
+                                       for t in report.host.transposes]},
         "subgraphs": [{key: getattr(s, key) for key in SUBGRAPH_COLUMNS} for s in report.subgraphs],
         "nodes": _node_fields(report),
         **estimate,
@@ -112,11 +114,22 @@ def report_text(report: Report) -> str:
     out = io.StringIO()
     out.write(summary(report))
     out.write("\n")
+    if report.host.transposes:
+        out.write(layout_transposes_text(report.host.transposes))
+        out.write("\n")
     write_table(report.nodes, report.placement_totals, out)
     if report.estimate is not None:
         out.write("\n")
         out.write(estimate_text(report.estimate))
     return out.getvalue()
+
+
+def layout_transposes_text(transposes: tuple[LayoutTranspose, ...]) -> str:
+    """The layout transposes left on the host, each with why it is there."""
+    total = sum(t.elements for t in transposes)
+    lines = [f"layout transposes on the host: {len(transposes)}, {count(total)} elements"]
+    lines += [f"  {t.label}: {count(t.elements)} elements; {t.reason}" for t in transposes]
+    return "\n".join(lines) + "\n"
 
 
 def size(n: int) -> str:

@@ -121,6 +121,27 @@ def _pool(op: Operation, x: np.ndarray) -> np.ndarray:
     return _nhwc(y)
 
 
+def _channels_last_pool(op: cpu.PoolOp | cpu.GlobalPoolOp, x: np.ndarray) -> np.ndarray:
+    """convert-layout's pools between MLIP calls in NHWC, through ONNX's NCHW ones."""
+    first = np.moveaxis(x, -1, 1)
+    is_max = op.kind.data == cpu.PoolKind.MAX
+    if isinstance(op, cpu.GlobalPoolOp):
+        spatial = tuple(range(2, x.ndim))
+        y = first.max(spatial, keepdims=True) if is_max else first.mean(spatial, keepdims=True)
+        return np.ascontiguousarray(np.moveaxis(y, 1, -1))
+    kernel, strides, dilations = (list(v.get_values()) for v in (op.kernel, op.strides, op.dilations))
+    pads = list(op.pads.get_values())
+    rank = len(kernel)
+    floor = [(size + pads[i] + pads[rank + i] - dilations[i] * (kernel[i] - 1) - 1) // strides[i] + 1
+             for i, size in enumerate(first.shape[2:])]
+    ceil_mode = int(floor != cpu.channels_first(op, cpu.shape_of(op.output))[2:])  # the result type holds the size
+    kwargs = dict(kernel_shape=kernel, strides=strides, dilations=dilations, pads=pads, ceil_mode=ceil_mode)
+    if not is_max:
+        kwargs["count_include_pad"] = int(op.count_include_pad.value.data)
+    (y,) = _onnx("MaxPool" if is_max else "AveragePool", [first], **kwargs)
+    return np.ascontiguousarray(np.moveaxis(y, 1, -1))
+
+
 _LAYERS: dict[type[Operation], Callable[..., np.ndarray]] = {
     mrvl.Conv2DOp: _conv2d,
     mrvl.FCOp: _fc,
@@ -176,6 +197,8 @@ class _Interpreter:
             return self.onnx_op(op, values)
         if isinstance(op, cpu.PadOp | cpu.SliceOp):
             return [_host_batch_op(op, values[0])]
+        if isinstance(op, cpu.PoolOp | cpu.GlobalPoolOp) and op.channels_last is not None:
+            return [_channels_last_pool(op, values[0])]
         raise Unsupported(f"no reference rule for '{op.name}'")
 
     def onnx_op(self, op: OnnxOp, values: list[np.ndarray]) -> list[np.ndarray]:

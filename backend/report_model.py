@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from mrvl.backend.c_emitter import weight_constants, weights_file_bytes
@@ -55,7 +55,7 @@ from mrvl.target.options import TargetOptions
 from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes, op_label
-from mrvl_dialect.mrvl import SubgraphOp, YieldOp
+from mrvl_dialect.mrvl import LAYOUT_REASON_ATTR, SubgraphOp, YieldOp
 from mrvl_dialect.placement_file import PlacedNode, placed_nodes
 
 FLOAT32_BYTES = 4
@@ -120,13 +120,25 @@ class Subgraph:
 
 
 @dataclass(frozen=True)
+class LayoutTranspose:
+    """A layout transpose left on the host, and why convert-layout left it there."""
+
+    label: str
+    """The name of the value it gives (compiler-made: no ONNX node to name it by)."""
+    elements: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class Host:
-    """The Arm host's part: its kernels, their MACs, its weights file and its workspace."""
+    """The Arm host's part: its kernels, their MACs, its weights file, its workspace and the
+    layout transposes among its kernels."""
 
     kernels: int
     macs: int
     weight_bytes: int
     arena_bytes: int
+    transposes: tuple[LayoutTranspose, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -281,7 +293,10 @@ def build_report(module: ModuleOp, cost_model: CostModel) -> Report:
         for node in placed)
     host_ops = [op for op in cpu_ops if not isinstance(op, cpu.CallMlipOp)]
     host = Host(len(host_ops), sum(macs(op) for op in host_ops), _weights_file_bytes(functions),
-                sum(_workspace_bytes(function) for function in functions))
+                sum(_workspace_bytes(function) for function in functions),
+                tuple(LayoutTranspose(op.results[0].name_hint or op_label(op), elements(op.results[0]), reason.data)
+                      for op in host_ops
+                      if isinstance(reason := op.attributes.get(LAYOUT_REASON_ATTR), StringAttr)))
     graph = _graph(placed, functions, subgraphs, carriers, callers)
     return Report(report_nodes, tuple(_subgraph(op, calls.get(op.sym_name.data, 0)) for op in subgraphs), host,
                   estimate, graph)

@@ -1394,6 +1394,10 @@ class PoolOp(CpuOp):
                : (tensor<1x8x28x28xf32>) -> tensor<1x8x14x14xf32>
         %y, %i = cpu.pool max %x {..., storage_order = 0 : i64}
                : (tensor<1x8x28x28xf32>) -> (tensor<1x8x14x14xf32>, tensor<1x8x14x14xi64>)
+
+    With `channels_last`, X and the result are (N, spatial..., C), with no `indices`:
+
+        %y = cpu.pool max %x {kernel = ..., channels_last} : (tensor<1x28x28x8xf32>) -> tensor<1x14x14x8xf32>
     """
 
     name = "cpu.pool"
@@ -1411,11 +1415,15 @@ class PoolOp(CpuOp):
     count_include_pad = prop_def(BoolAttr)
     storage_order = opt_prop_def(_INT)
     """0: `indices` row-major over the spatial dims, 1: column-major."""
+    channels_last = opt_prop_def(UnitAttr)
+    """X and the result are (N, spatial..., C): the host glue between MLIP calls in NHWC."""
 
     assembly_format = "$kind $input " + _FUNCTIONAL
 
     def verify_params(self) -> None:
-        x, y = shape_of(self.input), shape_of(self.output)
+        x, y = channels_first(self, shape_of(self.input)), channels_first(self, shape_of(self.output))
+        if self.channels_last is not None and self.indices is not None:
+            raise VerifyException("a channels_last pool has no 'indices' result")
         if (self.indices is None) != (self.storage_order is None):
             raise VerifyException("'storage_order' must be given exactly when there is an 'indices' result")
         if self.indices is not None:
@@ -1452,11 +1460,14 @@ class GlobalPoolOp(_SameElementTypeOp):
     """Max or average over all spatial positions of X (N, C, spatial...), per channel.
 
         %y = cpu.global_pool average %x : (tensor<1x72x24x24xf32>) -> tensor<1x72x1x1xf32>
+        %z = cpu.global_pool average %x {channels_last} : (tensor<1x24x24x72xf32>) -> tensor<1x1x1x72xf32>
     """
 
     name = "cpu.global_pool"
 
     kind = prop_def(PoolKindAttr)
+    channels_last = opt_prop_def(UnitAttr)
+    """X and the result are (N, spatial..., C)."""
 
     assembly_format = "$kind $input " + _FUNCTIONAL
 
@@ -1464,7 +1475,15 @@ class GlobalPoolOp(_SameElementTypeOp):
         x = shape_of(self.input)
         if len(x) < 3:
             raise VerifyException(f"'X' must be (N, C, spatial...) with a spatial dim, got shape {list(x)}")
-        _check_shape("the result", shape_of(self.output), [*x[:2], *[1] * (len(x) - 2)])
+        spatial = [1] * (len(x) - 2)
+        expected = [x[0], *spatial, x[-1]] if self.channels_last is not None else [*x[:2], *spatial]
+        _check_shape("the result", shape_of(self.output), expected)
+
+
+def channels_first(op: PoolOp | GlobalPoolOp, dims: Sequence[int]) -> list[int]:
+    """(N, C, spatial...) of a pool's X or result, whichever layout the op reads."""
+    dims = list(dims)
+    return [dims[0], dims[-1], *dims[1:-1]] if op.channels_last is not None and len(dims) > 1 else dims
 
 
 @irdl_op_definition

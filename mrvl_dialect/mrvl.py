@@ -80,6 +80,8 @@ PATTERN_ATTR = "mrvl.pattern"
 """On MLIP ops: the layer kind their group becomes ("conv2d", ...)."""
 REASONS_ATTR = "mrvl.reasons"
 """On host ops: every reason it stays there, as "<rule-id>: <text> (<observed>)"."""
+LAYOUT_REASON_ATTR = "mrvl.layout_reason"
+"""On the layout transposes convert-layout leaves on the host: why the layout changes there."""
 LEGALIZED_ATTR = "mrvl.legalized"
 """On the module, set by legalize-mrvl: each legalised ONNX node's name and the rewrite that
 made it MLIP layers (`{relu6 = "clip-as-depthwise"}`)."""

@@ -48,7 +48,7 @@ from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl_dialect.graph_queries import constant_value, module_of
-from mrvl.passes.host_layout import assign_host_layouts, on_host, perm_of, transpose
+from mrvl.passes.host_layout import assign_host_layouts, explain_transposes, on_host, perm_of, transpose
 from mrvl.passes.patterns_by_op_class import PatternsByOpClass
 
 
@@ -286,3 +286,4 @@ class ConvertLayoutPass(ModulePass):
             settle.rewrite_module(op)
         # Last: a transpose that is a reshape might still have sunk or cancelled.
         PatternRewriteWalker(PatternsByOpClass([(transposes, TransposeOfUnitDimsIsReshape())])).rewrite_module(op)
+        explain_transposes(op)

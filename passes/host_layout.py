@@ -2,7 +2,9 @@
 
 A host op is *layout-free* when it computes the same elements whatever order the dims are
 stored in, given its axis attributes remapped: element-wise ops (per-channel constants
-broadcast by transposing the constant), Concat, Split, Slice, Pad, Softmax, a nearest Resize.
+broadcast by transposing the constant), Concat, Split, Slice, Pad, Softmax, a nearest Resize,
+reductions that keep their dims;
+and, in NHWC only, pools, which become channels-last `cpu` pools at once.
 Connected layout-free ops form a *region*. The values that enter a region from outside are
 its inputs; its values read outside are its outputs.
 
@@ -23,16 +25,19 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, i64
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
-from mrvl_dialect import mrvl
+from mrvl_dialect import cpu, mrvl
+from mrvl_dialect.mrvl import LAYOUT_REASON_ATTR, PLACE_ATTR
 from mrvl_dialect.graph import ConstantOp
-from mrvl_dialect.graph_queries import constant_value
+from mrvl_dialect.graph_queries import constant_value, node_label, op_type
+from mrvl_dialect.locations import with_op_type
 from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
+from mrvl.passes.lower_to_cpu import pool_properties
 
 Perm = tuple[int, ...]
 
@@ -158,8 +163,43 @@ def _resize(op: Operation, rank: int, q: Perm) -> Remap | None:
     return {}, replaced
 
 
+REDUCTIONS = (g.ReduceMeanOp, g.ReduceSumOp, g.ReduceMaxOp, g.ReduceMinOp, g.ReduceProdOp, g.ReduceL1Op,
+              g.ReduceL2Op, g.ReduceSumSquareOp, g.ReduceLogSumOp, g.ReduceLogSumExpOp)
+
+
+def _reduce(op: Operation, rank: int, q: Perm) -> Remap | None:
+    """A reduction that keeps its dims, over constant axes (all dims when none are given)."""
+    axes_operand = op.operands[1] if len(op.operands) > 1 else None
+    if axes_operand is None or _size(axes_operand) == 0:
+        return ({}, {}) if not op.properties["noop_with_empty_axes"].value.data else None  # type: ignore[union-attr]
+    axes = constant_value(axes_operand)
+    if axes is None:
+        return None
+    return {}, {1: np.array(sorted(q.index(int(a) % rank) for a in axes), axes.dtype)}
+
+
 def _no_change(op: Operation, rank: int, q: Perm) -> Remap | None:
     return {}, {}
+
+
+def channels_last(rank: int) -> Perm:
+    """(N, C, spatial...) -> (N, spatial..., C)."""
+    return (0, *range(2, rank), 1)
+
+
+def _pool(op: Operation, rank: int, q: Perm) -> Remap | None:
+    return ({}, {}) if q == channels_last(rank) else None
+
+
+_POOLS = (g.MaxPoolOp, g.AveragePoolOp, g.GlobalAveragePoolOp, g.GlobalMaxPoolOp)
+
+
+def _channels_last_pool(op: Operation) -> Operation:
+    """The host kernel of a pool in NHWC: graph ops read NCHW, so it is a `cpu` op at once."""
+    if isinstance(op, g.MaxPoolOp | g.AveragePoolOp):
+        return cpu.PoolOp.create(properties={**pool_properties(op), "channels_last": UnitAttr()})
+    kind = cpu.PoolKind.AVERAGE if isinstance(op, g.GlobalAveragePoolOp) else cpu.PoolKind.MAX
+    return cpu.GlobalPoolOp.create(properties={"kind": cpu.PoolKindAttr(kind), "channels_last": UnitAttr()})
 
 
 REMAPS: dict[type[Operation], Callable[[Operation, int, Perm], Remap | None]] = {
@@ -173,10 +213,12 @@ REMAPS: dict[type[Operation], Callable[[Operation, int, Perm], Remap | None]] = 
     g.PadOp: _pad,
     g.SliceOp: _slice,
     g.ResizeOp: _resize,
+    **{kind: _pool for kind in _POOLS},
+    **{kind: _reduce for kind in REDUCTIONS},
 }
 """The layout-free ops and how each is rebuilt in another layout."""
 
-_ONE_DATA_OPERAND = (g.PadOp, g.SliceOp, g.ResizeOp, g.SplitOp)
+_ONE_DATA_OPERAND = (g.PadOp, g.SliceOp, g.ResizeOp, g.SplitOp, *REDUCTIONS)
 """Ops whose other operands are not data (pads, indices, scales, sizes): kept or remapped."""
 
 
@@ -200,6 +242,10 @@ def _rank(op: Operation) -> int | None:
         return None
     if isinstance(op, g.QuantizeLinearOp | g.DequantizeLinearOp) and _size(op.operands[1]) != 1:
         return None  # a scale per channel reads the layout
+    if isinstance(op, g.MaxPoolOp) and op.Indices is not None and op.Indices.uses:
+        return None  # indices count in NCHW order
+    if isinstance(op, REDUCTIONS) and not op.properties["keepdims"].value.data:  # type: ignore[union-attr]
+        return None  # the dims it drops are named in the model's layout
     ranks = {len(_shape(r)) for r in op.results}
     if len(ranks) != 1:
         return None
@@ -370,9 +416,15 @@ def rewrite_in_layout(region: Region, q: Perm, module: ModuleOp) -> None:
             operands.append(new.results[0])
         result_types = [tensor_type(r.type.element_type, [_shape(r)[p] for p in q])  # type: ignore[attr-defined]
                         for r in op.results]
-        rebuilt = type(op).create(operands=operands, result_types=result_types,
-                                  properties={**op.properties, **properties}, attributes=dict(op.attributes))
-        rebuilt.location = op.location
+        if isinstance(op, _POOLS):
+            template = _channels_last_pool(op)
+            rebuilt = type(template).create(operands=operands[:1], result_types=result_types[:1],
+                                            properties=template.properties, attributes=dict(op.attributes))
+            rebuilt.location = with_op_type(op.location, op_type(op))
+        else:
+            rebuilt = type(op).create(operands=operands, result_types=result_types,
+                                      properties={**op.properties, **properties}, attributes=dict(op.attributes))
+            rebuilt.location = op.location
         Rewriter.insert_op(rebuilt, InsertPoint.before(op))
         for old, new in zip(op.results, rebuilt.results):
             new.name_hint = old.name_hint
@@ -412,3 +464,49 @@ def assign_host_layouts(module: ModuleOp) -> bool:
                     changed = True
     return changed
 
+
+LAYOUT_NAMES = {(0, 2, 3, 1): ("NCHW", "NHWC"), (0, 3, 1, 2): ("NHWC", "NCHW")}
+
+
+def _reader_label(op: Operation) -> str:
+    if op.name == "cpu.call_mlip":
+        return f"subgraph @{op.properties['callee'].root_reference.data}"  # type: ignore[union-attr]
+    return node_label(op)
+
+
+def layout_reason(op: g.TransposeOp, output_names: dict[SSAValue, str]) -> str:
+    """Why a transpose stays on the host: the model's input or output, or the op on its other
+    side that reads or writes only that layout."""
+    source, target = LAYOUT_NAMES[perm_of(op)]
+    readers = list(dict.fromkeys(use.operation for use in op.transposed.uses))
+    if PLACE_ATTR in op.attributes:
+        return f"the model's own {node_label(op)}"
+    if isinstance(op.data.owner, Block):
+        return f"the model input '{op.data.name_hint}' is {source}"
+    if readers and all(isinstance(r, func.ReturnOp) for r in readers):
+        names = ", ".join(f"'{output_names[v]}'" for v in [op.transposed] if v in output_names)
+        return f"the model output {names} is {target}"
+    producer = op.data.owner
+    while _stays_with_producer(producer):
+        producer = producer.operands[0].owner
+    if producer.name != "cpu.call_mlip" and _rank(producer) is None:
+        return f"{_reader_label(producer)} writes {source}"
+    fixed = [r for r in readers if not isinstance(r, func.ReturnOp) and _rank(r) is None]
+    if fixed:
+        return f"{_reader_label(fixed[0])} reads {target}"
+    return f"{_reader_label(readers[0])} and the ops it joins move fewer elements in {target}"
+
+
+def explain_transposes(module: ModuleOp) -> None:
+    """Record on each layout transpose left on the host why it is there (`mrvl.layout_reason`)."""
+    for function in [op for op in module.body.block.ops if isinstance(op, func.FuncOp)]:
+        names: dict[SSAValue, str] = {}
+        for block in function.body.blocks:
+            terminator = block.last_op
+            if isinstance(terminator, func.ReturnOp) and function.res_attrs is not None:
+                for value, attrs in zip(terminator.operands, function.res_attrs.data):
+                    name = attrs.data.get("graph.name")
+                    names.setdefault(value, name.data if isinstance(name, StringAttr) else value.name_hint or "")
+            for op in block.ops:
+                if isinstance(op, g.TransposeOp) and perm_of(op) in LAYOUT_NAMES:
+                    op.attributes[LAYOUT_REASON_ATTR] = StringAttr(layout_reason(op, names))

@@ -703,9 +703,6 @@ class PoolToCpuPool(GraphOpLowering):
     ops = (g.MaxPoolOp, g.AveragePoolOp)
 
     def lower(self, op: g.MaxPoolOp | g.AveragePoolOp, rewriter: PatternRewriter) -> None:
-        kernel = optional_ints(op.kernel_shape, [])
-        strides, dilations, pads = window_params(op, kernel, shape_of(op.X)[2:])
-        average = isinstance(op, g.AveragePoolOp)
         results, extra = [op.Y.type], {}
         if isinstance(op, g.MaxPoolOp) and op.Indices is not None and op.Indices.uses:
             order = op.storage_order.value.data
@@ -713,13 +710,18 @@ class PoolToCpuPool(GraphOpLowering):
                 raise node_error(op, f"'storage_order' must be 0 (row-major) or 1 (column-major), got {order}")
             results.append(op.Indices.type)
             extra["storage_order"] = int_attr(order)
-        pool = create(
-            cpu.PoolOp, [op.X], results,
-            kind=cpu.PoolKindAttr(PoolKind.AVERAGE if average else PoolKind.MAX),
-            kernel=ints(kernel), strides=ints(strides), pads=ints(pads), dilations=ints(dilations),
-            count_include_pad=bool_attr(average and op.count_include_pad.value.data), **extra,
-        )
+        pool = create(cpu.PoolOp, [op.X], results, **pool_properties(op), **extra)
         self.replace(op, rewriter, [pool], list(pool.results))
+
+
+def pool_properties(op: g.MaxPoolOp | g.AveragePoolOp) -> dict[str, Attribute]:
+    """`cpu.pool`'s kind and windows for a MaxPool or AveragePool, auto_pad resolved."""
+    kernel = optional_ints(op.kernel_shape, [])
+    strides, dilations, pads = window_params(op, kernel, shape_of(op.X)[2:])
+    average = isinstance(op, g.AveragePoolOp)
+    return dict(kind=cpu.PoolKindAttr(PoolKind.AVERAGE if average else PoolKind.MAX),
+                kernel=ints(kernel), strides=ints(strides), pads=ints(pads), dilations=ints(dilations),
+                count_include_pad=bool_attr(average and op.count_include_pad.value.data))
 
 
 class GlobalPoolToCpuGlobalPool(GraphOpLowering):

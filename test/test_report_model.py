@@ -20,6 +20,7 @@ from mrvl.backend.report_model import (
     Graph,
     Host,
     HostKernelEstimate,
+    LayoutTranspose,
     Node,
     NodeEstimate,
     Output,
@@ -44,7 +45,8 @@ REPORT = Report(
              estimate=NodeEstimate(5e-6, "host kernel sm (Softmax) (cpu.softmax)", 1)),
     ),
     subgraphs=(Subgraph("sg0", 1, 1, 1, 3000, 1200, 4096, 1024, 1024, TargetOptions(num_tiles=4)),),
-    host=Host(kernels=1, macs=0, weight_bytes=64, arena_bytes=2048),
+    host=Host(kernels=1, macs=0, weight_bytes=64, arena_bytes=2048,
+              transposes=(LayoutTranspose("y_nchw", 1024, "the model output 'y' is NCHW"),)),
     estimate=Estimate(
         (SubgraphEstimate("sg0", MlipWork(3000, 0, 300, 512), MlipEstimate(1e-6, 2e-6, 3e-6, 4e-6), 1),),
         (HostKernelEstimate("sm (Softmax) (cpu.softmax)", HostWork("memory", 0, 2048), 5e-6),),
@@ -68,6 +70,8 @@ def test_every_report_renders_from_the_model_alone():
     assert "sm     Softmax  host                unsupported: MLIP has no layer for Softmax\n" in text
     assert text.endswith("host: sm (Softmax) (cpu.softmax)  5 us  memory, 2.05 k bytes\n")
     assert "estimated 14 us: MLIP 9 us in 1 call, host 5 us (host assumed)\n" in text
+    assert ("layout transposes on the host: 1, 1.02 k elements\n"
+            "  y_nchw: 1.02 k elements; the model output 'y' is NCHW\n") in text
 
     report = json.loads(files["report.json"])
     assert report["totals"] == {
@@ -75,6 +79,8 @@ def test_every_report_renders_from_the_model_alone():
         "mlip_macs_percent": 100.0, "mlip_layers": 1, "mlip_weight_bytes": 1200, "host_weight_bytes": 64,
         "host_arena_bytes": 2048,
     }
+    assert report["host"]["layout_transposes"] == [
+        {"label": "y_nchw", "elements": 1024, "reason": "the model output 'y' is NCHW"}]
     assert report["subgraphs"][0]["precision"] == "fp16" and "target" not in report["subgraphs"][0]
     assert report["nodes"][2]["reasons"] == ["unsupported: MLIP has no layer for Softmax"]
     assert report["estimate"]["host_ops"] == [
@@ -125,6 +131,10 @@ def test_model_of_a_lowered_module(lowered):
     assert report.estimate is not None and 0 < len(report.estimate.kernels) <= report.host.kernels
     assert {node.name for node in report.nodes if node.place == "mlip"} == {
         node.name for node in report.nodes if node.layer is not None}
+    assert [(t.label, t.reason) for t in report.host.transposes] == [
+        ("batch_norm_11.tmp", "node 'p2o.ConvTranspose.0' (ConvTranspose) reads NCHW"),
+        ("relu_2.tmp_nhwc", "node 'p2o.BatchNormalization.12' (BatchNormalization) writes NCHW"),
+        ("conv2d_16.tmp", "the model output 'save_infer_model/scale_0.tmp_0' is NCHW")]
     drawn = {node.name for node in report.nodes} | {f"input:{name}" for name in report.graph.inputs} | {
         output.id for output in report.graph.outputs}
     assert report.graph.edges and all(a in drawn and b in drawn and a != b for a, b in report.graph.edges)

@@ -692,3 +692,86 @@ static void mrvl_global_pool_f32(int is_max, int64_t rows, int64_t size, const f
         y[r] = is_max ? (float)acc : (float)(acc / (double)size);
     }
 }
+
+/* --- Channels last: x (n, in, c), the host glue between MLIP calls in NHWC ---------------- */
+
+/* Output positions [begin, end) of a channels-last pool, counted over (n, out): each is the max
+ * or average of its window's rows of c channels, read and combined whole, so the inner loop
+ * runs along the channels, contiguous in memory. */
+static void pool_nhwc_positions(const void *ctx, int64_t begin, int64_t end)
+{
+    const pool_args *a = ctx;
+    const mrvl_pool_params *p = a->p;
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    const int64_t *pb = p->pad_begin, *pe = p->pad_end, c = p->c;
+    for (int64_t o = begin; o < end; o++) {
+        int64_t n = o / volume3(out), oz = o / (out[1] * out[2]) % out[0], oy = o / out[2] % out[1], ox = o % out[2];
+        const float *image = a->x + n * volume3(in) * c;
+        float *y = a->y + o * c;
+        float fill = p->is_max ? -INFINITY : 0.0f;
+        for (int64_t ch = 0; ch < c; ch++) y[ch] = fill;
+        int64_t valid = 0, padded = 0;
+        for (int64_t kz = 0; kz < k[0]; kz++) {
+            int64_t iz = oz * s[0] - pb[0] + kz * d[0];
+            int in_z = iz >= 0 && iz < in[0], pad_z = iz >= -pb[0] && iz < in[0] + pe[0];
+            for (int64_t ky = 0; ky < k[1]; ky++) {
+                int64_t iy = oy * s[1] - pb[1] + ky * d[1];
+                int in_y = in_z && iy >= 0 && iy < in[1], pad_y = pad_z && iy >= -pb[1] && iy < in[1] + pe[1];
+                for (int64_t kx = 0; kx < k[2]; kx++) {
+                    int64_t ix = ox * s[2] - pb[2] + kx * d[2];
+                    padded += pad_y && ix >= -pb[2] && ix < in[2] + pe[2];
+                    if (!in_y || ix < 0 || ix >= in[2]) continue;
+                    const float *row = image + ((iz * in[1] + iy) * in[2] + ix) * c;
+                    valid++;
+                    if (p->is_max)
+                        for (int64_t ch = 0; ch < c; ch++) y[ch] = row[ch] > y[ch] ? row[ch] : y[ch];
+                    else
+                        for (int64_t ch = 0; ch < c; ch++) y[ch] += row[ch];
+                }
+            }
+        }
+        if (!p->is_max) {
+            int64_t count = p->count_include_pad ? padded : valid;
+            for (int64_t ch = 0; ch < c; ch++) y[ch] = count ? y[ch] / (float)count : 0.0f;
+        }
+    }
+}
+
+/* Max or average over each window of x (n, in, c), channels last: as mrvl_pool_f32 computes
+ * it, the output positions split over the threads. */
+static void mrvl_pool_nhwc_f32(const mrvl_pool_params *p, const float *x, float *y)
+{
+    int64_t positions = p->n * volume3(p->out);
+    pool_args args = {p, x, 0, y, NULL};
+    if (positions * p->c * volume3(p->kernel) < MRVL_PARALLEL_MACS) pool_nhwc_positions(&args, 0, positions);
+    else mrvl_parallel(positions, pool_nhwc_positions, &args);
+}
+
+/* Max or average over the `size` positions of each of n images of x (n, size, c), channels
+ * last, into y (n, c): the positions combined row by row into c running values, an average's
+ * sums in double. */
+static void mrvl_global_pool_nhwc_f32(int is_max, int64_t n, int64_t size, int64_t c, const float *x, float *y)
+{
+    enum { CHANNELS = 256 };
+    double sum[CHANNELS];
+    for (int64_t i = 0; i < n; i++) {
+        const float *image = x + i * size * c;
+        for (int64_t c0 = 0; c0 < c; c0 += CHANNELS) {
+            int64_t width = min_i64(CHANNELS, c - c0);
+            float *o = y + i * c + c0;
+            if (is_max) {
+                for (int64_t ch = 0; ch < width; ch++) o[ch] = -INFINITY;
+                for (int64_t r = 0; r < size; r++)
+                    for (int64_t ch = 0; ch < width; ch++) {
+                        float v = image[r * c + c0 + ch];
+                        o[ch] = v > o[ch] ? v : o[ch];
+                    }
+                continue;
+            }
+            for (int64_t ch = 0; ch < width; ch++) sum[ch] = 0.0;
+            for (int64_t r = 0; r < size; r++)
+                for (int64_t ch = 0; ch < width; ch++) sum[ch] += image[r * c + c0 + ch];
+            for (int64_t ch = 0; ch < width; ch++) o[ch] = (float)(sum[ch] / (double)size);
+        }
+    }
+}

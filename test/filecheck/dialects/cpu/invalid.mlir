@@ -598,3 +598,27 @@ func.func @matmul_slope_per_column(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>, %a:
   %y = cpu.matmul %x, %w slope %a {activation = #cpu<epilogue_kind prelu>} : (tensor<2x3xf32>, tensor<3x4xf32>) slope tensor<1xf32> -> tensor<2x4xf32>
   func.return %y : tensor<2x4xf32>
 }
+
+// -----
+
+// CHECK: Operation does not verify: the result must be (N, C, spatial...) of 'X' [1, 8, 4, 4], got [1, 4, 2, 2]
+func.func @pool_channels_last_channels_change(%x: tensor<1x4x4x8xf32>) -> tensor<1x2x2x4xf32> {
+  %y = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, channels_last} : (tensor<1x4x4x8xf32>) -> tensor<1x2x2x4xf32>
+  func.return %y : tensor<1x2x2x4xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: a channels_last pool has no 'indices' result
+func.func @pool_channels_last_indices(%x: tensor<1x4x4x8xf32>) -> tensor<1x2x2x8xi64> {
+  %y, %i = cpu.pool max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = false, storage_order = 0 : i64, channels_last} : (tensor<1x4x4x8xf32>) -> (tensor<1x2x2x8xf32>, tensor<1x2x2x8xi64>)
+  func.return %i : tensor<1x2x2x8xi64>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the result must have shape [1, 1, 1, 8], got [1, 8, 1, 1]
+func.func @global_pool_channels_last_result(%x: tensor<1x4x4x8xf32>) -> tensor<1x1x1x8xf32> {
+  %y = cpu.global_pool average %x {channels_last} : (tensor<1x4x4x8xf32>) -> tensor<1x8x1x1xf32>
+  func.return %y : tensor<1x8x1x1xf32>
+}

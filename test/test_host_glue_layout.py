@@ -1,0 +1,167 @@
+"""Host glue between MLIP calls in NHWC (convert-layout): each case is a host op, or a short
+chain, between two MLIP convs. Partitioned, the host function keeps no layout transpose but
+those of the model's outputs, and the bundle's C (its NHWC pools, axes remapped, per-channel
+constants transposed) matches onnxruntime with MLIP simulated in fp32 and in fp16. All cases
+are one model: gcc builds the bundle once."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from mrvl.numerics import FP16_LAYERS
+from mrvl.opt import main as mrvl_opt
+from mrvl.run import run_bundle
+from numeric_asserts import assert_close
+from test_c_backend import GCC, locked
+
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
+
+C = 8
+PIPELINE = "mrvl-pipeline,mrvl-host-pipeline"
+
+
+class Glue:
+    """x -> conv -> (a case's host ops) -> conv -> output, one branch per case."""
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(29)
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[onnx.TensorProto] = []
+        self.outputs: list[str] = []
+
+    def const(self, name: str, array) -> str:
+        self.inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def op(self, op_type: str, inputs: list[str], name: str, outputs: int = 1, **attrs) -> list[str]:
+        names = [f"{name}_{i}" for i in range(outputs)]
+        self.nodes.append(helper.make_node(op_type, inputs, names, name=name, **attrs))
+        return names
+
+    def conv(self, x: str, name: str, cin: int = C, cout: int = C) -> str:
+        w = self.const(f"{name}.w", self.rng.normal(0, 0.5, (cout, cin, 1, 1)).astype(np.float32))
+        b = self.const(f"{name}.b", self.rng.normal(0, 0.1, cout).astype(np.float32))
+        return self.op("Conv", [x, w, b], name)[0]
+
+    def case(self, name: str, glue, cout: int = C) -> None:
+        """glue(self, a) -> (the tensor the second conv reads, its channels)."""
+        a = self.conv("x", f"{name}_in")
+        y, channels = glue(self, a)
+        self.outputs.append(self.conv(y, f"{name}_out", channels, cout))
+
+    def model(self) -> onnx.ModelProto:
+        graph = helper.make_graph(
+            self.nodes, "glue", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, C, 10, 10])],
+            [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in self.outputs], self.inits)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def _silu(g: Glue, a: str):
+    return g.op("Mul", [a, g.op("Sigmoid", [a], "silu_sigmoid")[0]], "silu")[0], C
+
+
+def _hardswish_affine(g: Glue, a: str):
+    """(hardswish(x) - a) / b with per-channel constants, of rank 3 and 4."""
+    shift = g.const("affine.shift", np.linspace(-1, 1, C, dtype=np.float32).reshape(C, 1, 1))
+    scale = g.const("affine.scale", np.linspace(0.5, 1.5, C, dtype=np.float32).reshape(1, C, 1, 1))
+    y = g.op("Div", [g.op("Sub", [g.op("HardSwish", [a], "hswish")[0], shift], "affine_sub")[0], scale], "affine_div")
+    return y[0], C
+
+
+def _pools(g: Glue, a: str):
+    """Pools between host ops (Tanh): alone, they are not worth an MLIP call."""
+    a = g.op("Tanh", [a], "pools_tanh")[0]
+    m1 = g.op("MaxPool", [a], "max_k3s2", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])[0]
+    m2 = g.op("MaxPool", [a], "max_ceil", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)[0]
+    a1 = g.op("AveragePool", [m1], "avg_excl", kernel_shape=[3, 3], pads=[1, 1, 1, 1])[0]
+    a2 = g.op("AveragePool", [m2], "avg_incl", kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1)[0]
+    return g.op("Tanh", [g.op("Concat", [a1, a2], "pools_concat", axis=1)[0]], "pools_tanh_after")[0], 2 * C
+
+
+def _sppf(g: Glue, a: str):
+    """YOLO's SPPF: three chained 5x5 stride-1 max pools joined by a Concat."""
+    pools = [g.op("Mul", [a, g.op("Sigmoid", [a], "sppf_sigmoid")[0]], "sppf_silu")[0]]
+    for i in range(3):
+        pools.append(g.op("MaxPool", [pools[-1]], f"sppf_pool{i}", kernel_shape=[5, 5], pads=[2, 2, 2, 2])[0])
+    return g.op("Concat", pools, "sppf_concat", axis=1)[0], 4 * C
+
+
+def _squeeze_excite(g: Glue, a: str):
+    """Global pools of a host op's result (a Tanh): a gate that scales the feature map."""
+    a = g.op("Tanh", [a], "se_tanh")[0]
+    pooled = g.op("GlobalAveragePool", [a], "se_pool")[0]
+    gate = g.op("HardSigmoid", [pooled], "se_gate")[0]
+    peak = g.op("GlobalMaxPool", [a], "se_peak")[0]
+    return g.op("Add", [g.op("Mul", [a, gate], "se_scale")[0], peak], "se_add")[0], C
+
+
+def _split_resize(g: Glue, a: str):
+    """C2f's Split, an FPN's nearest 2x Resize, a Slice of channels, a Pad and a Softmax."""
+    left, right = g.op("Split", [a, g.const("halves", np.array([C // 2, C // 2]))], "split", outputs=2, axis=1)
+    up = g.op("Resize", [left, "", g.const("up.scales", np.array([1, 1, 2, 2], np.float32))], "up",
+              mode="nearest")[0]
+    down = g.op("MaxPool", [up], "down", kernel_shape=[2, 2], strides=[2, 2])[0]
+    tail = g.op("Slice", [right, g.const("s.starts", np.array([1])), g.const("s.ends", np.array([C // 2])),
+                          g.const("s.axes", np.array([1]))], "slice")[0]
+    soft = g.op("Softmax", [tail], "softmax", axis=1)[0]
+    padded = g.op("Pad", [soft, g.const("p.pads", np.array([0, 0, 1, 1, 0, 0, 1, 1])), g.const("p.value", np.float32(0.5))],
+                  "pad")[0]
+    cropped = g.op("Slice", [padded, g.const("c.starts", np.array([1, 1])), g.const("c.ends", np.array([11, 11])),
+                             g.const("c.axes", np.array([2, 3]))], "crop")[0]
+    return g.op("Concat", [down, cropped], "split_concat", axis=1)[0], C - 1
+
+
+def _spatial_attention(g: Glue, a: str):
+    """CBAM's spatial gate: a mean and a max over the channels (kept as a dim of 1) scale the map."""
+    t = g.op("Tanh", [a], "sa_tanh")[0]
+    mean = g.op("ReduceMean", [t], "sa_mean", axes=[1])[0]
+    peak = g.op("ReduceMax", [t], "sa_max", axes=[1])[0]
+    gate = g.op("Sigmoid", [g.op("Add", [mean, peak], "sa_add")[0]], "sa_gate")[0]
+    return g.op("Mul", [t, gate], "sa_scale")[0], C
+
+
+CASES = {"silu": _silu, "hardswish_affine": _hardswish_affine, "pools": _pools, "sppf": _sppf,
+         "squeeze_excite": _squeeze_excite, "split_resize": _split_resize, "spatial_attention": _spatial_attention}
+
+
+@pytest.fixture(scope="module")
+def glue(session_dir: Path) -> tuple[Path, Path, str]:
+    """The model, its partitioned bundle and the bundle's IR."""
+    g = Glue()
+    for name, build in CASES.items():
+        g.case(name, build)
+    root = session_dir / "host_glue_layout"
+    root.mkdir(exist_ok=True)
+    model, bundle, ir = root / "glue.onnx", root / "bundle", root / "glue.mlir"
+    with locked(bundle):
+        if not bundle.exists():
+            onnx.save_model(g.model(), model)
+            assert mrvl_opt([str(model), "-p", PIPELINE, "-o", str(ir)]) == 0
+            assert mrvl_opt([str(model), "-p", PIPELINE, "-t", "c", "-o", str(bundle)]) == 0
+    return model, bundle, ir.read_text()
+
+
+def test_only_the_outputs_are_transposed(glue) -> None:
+    _, _, ir = glue
+    host = ir[ir.index("func.func"):ir.index("mrvl.subgraph")]
+    transposes = re.findall(r"^ *(%\S+) = cpu\.transpose", host, re.M)
+    returned = re.search(r"func\.return (.*) :", host).group(1).split(", ")  # type: ignore[union-attr]
+    assert transposes and set(transposes) <= set(returned)
+    assert "channels_last" in host  # the pools run in NHWC
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_matches_onnxruntime(glue, precision: str) -> None:
+    model, bundle, _ = glue
+    x = np.random.default_rng(0).normal(0, 1, (1, C, 10, 10)).astype(np.float32)
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    want = dict(zip([o.name for o in session.get_outputs()], session.run(None, {"x": x})))
+    with locked(bundle):
+        got = run_bundle(bundle, {"x": x}, precision=precision, simulator="reference")
+    for name, expected in want.items():
+        assert_close(got[name], expected, FP16_LAYERS if precision == "fp16" else None, name)
