@@ -695,6 +695,14 @@ static void mrvl_global_pool_f32(int is_max, int64_t rows, int64_t size, const f
 
 /* --- Channels last: x (n, in, c), the host glue between MLIP calls in NHWC ---------------- */
 
+/* The first tap of a window along one dim that lands inside the input (o * stride - pad +
+ * k * dilation >= 0); the taps inside follow it, pool_taps_in(..., 0, in) of them. */
+static int64_t pool_first_tap(int64_t o, int64_t stride, int64_t dilation, int64_t pad)
+{
+    int64_t start = o * stride - pad;
+    return start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+}
+
 /* Output positions [begin, end) of a channels-last pool, counted over (n, out): each is the max
  * or average of its window's rows of c channels, read and combined whole, so the inner loop
  * runs along the channels, contiguous in memory. */
@@ -702,38 +710,34 @@ static void pool_nhwc_positions(const void *ctx, int64_t begin, int64_t end)
 {
     const pool_args *a = ctx;
     const mrvl_pool_params *p = a->p;
-    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
-    const int64_t *pb = p->pad_begin, *pe = p->pad_end, c = p->c;
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation, c = p->c;
     for (int64_t o = begin; o < end; o++) {
-        int64_t n = o / volume3(out), oz = o / (out[1] * out[2]) % out[0], oy = o / out[2] % out[1], ox = o % out[2];
-        const float *image = a->x + n * volume3(in) * c;
+        int64_t at[MRVL_SPATIAL] = {o / (out[1] * out[2]) % out[0], o / out[2] % out[1], o % out[2]};
+        int64_t first[MRVL_SPATIAL], taps[MRVL_SPATIAL], count = 1;
+        for (int i = 0; i < MRVL_SPATIAL; i++) {
+            first[i] = pool_first_tap(at[i], s[i], d[i], p->pad_begin[i]);
+            taps[i] = pool_taps_in(at[i], k[i], s[i], d[i], p->pad_begin[i], 0, in[i]);
+            count *= p->count_include_pad
+                ? pool_taps_in(at[i], k[i], s[i], d[i], p->pad_begin[i], -p->pad_begin[i], in[i] + p->pad_end[i])
+                : taps[i];
+        }
+        const float *image = a->x + o / volume3(out) * volume3(in) * c;
         float *y = a->y + o * c;
-        float fill = p->is_max ? -INFINITY : 0.0f;
-        for (int64_t ch = 0; ch < c; ch++) y[ch] = fill;
-        int64_t valid = 0, padded = 0;
-        for (int64_t kz = 0; kz < k[0]; kz++) {
-            int64_t iz = oz * s[0] - pb[0] + kz * d[0];
-            int in_z = iz >= 0 && iz < in[0], pad_z = iz >= -pb[0] && iz < in[0] + pe[0];
-            for (int64_t ky = 0; ky < k[1]; ky++) {
-                int64_t iy = oy * s[1] - pb[1] + ky * d[1];
-                int in_y = in_z && iy >= 0 && iy < in[1], pad_y = pad_z && iy >= -pb[1] && iy < in[1] + pe[1];
-                for (int64_t kx = 0; kx < k[2]; kx++) {
-                    int64_t ix = ox * s[2] - pb[2] + kx * d[2];
-                    padded += pad_y && ix >= -pb[2] && ix < in[2] + pe[2];
-                    if (!in_y || ix < 0 || ix >= in[2]) continue;
+        for (int64_t ch = 0; ch < c; ch++) y[ch] = p->is_max ? -INFINITY : 0.0f;
+        for (int64_t kz = first[0]; kz < first[0] + taps[0]; kz++)
+            for (int64_t ky = first[1]; ky < first[1] + taps[1]; ky++)
+                for (int64_t kx = first[2]; kx < first[2] + taps[2]; kx++) {
+                    int64_t iz = at[0] * s[0] - p->pad_begin[0] + kz * d[0];
+                    int64_t iy = at[1] * s[1] - p->pad_begin[1] + ky * d[1];
+                    int64_t ix = at[2] * s[2] - p->pad_begin[2] + kx * d[2];
                     const float *row = image + ((iz * in[1] + iy) * in[2] + ix) * c;
-                    valid++;
                     if (p->is_max)
                         for (int64_t ch = 0; ch < c; ch++) y[ch] = row[ch] > y[ch] ? row[ch] : y[ch];
                     else
                         for (int64_t ch = 0; ch < c; ch++) y[ch] += row[ch];
                 }
-            }
-        }
-        if (!p->is_max) {
-            int64_t count = p->count_include_pad ? padded : valid;
+        if (!p->is_max)
             for (int64_t ch = 0; ch < c; ch++) y[ch] = count ? y[ch] / (float)count : 0.0f;
-        }
     }
 }
 
