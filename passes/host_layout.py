@@ -37,6 +37,7 @@ from mrvl_dialect.graph_queries import constant_value, node_label, op_type
 from mrvl_dialect.locations import with_op_type
 from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
+from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl.passes.lower_to_cpu import pool_properties
 
 Perm = tuple[int, ...]
@@ -94,12 +95,13 @@ def _size(value: SSAValue) -> int:
     return math.prod(_shape(value))
 
 
-LAYOUT_SUFFIXES = {(0, 2, 3, 1): "nhwc", (0, 3, 1, 2): "nchw"}
+LAYOUTS = {TO_NHWC: ("NCHW", "NHWC"), TO_NCHW: ("NHWC", "NCHW")}
+"""The layout transposes: from which layout to which."""
 
 
 def layout_name(name: str | None, perm: Perm) -> str | None:
     """`x` transposed by perm: `x_nhwc`, `x_nchw` or `x_t`."""
-    return f"{name}_{LAYOUT_SUFFIXES.get(perm, 't')}" if name else None
+    return f"{name}_{LAYOUTS[perm][1].lower() if perm in LAYOUTS else 't'}" if name else None
 
 
 def on_host(op: Operation) -> bool:
@@ -313,16 +315,10 @@ def host_regions(block_ops: Iterable[Operation]) -> list[Region]:
     return [Region(members, _rank(members[0])) for members in groups.values()]  # type: ignore[arg-type]
 
 
-def absorbed_by_subgraph(call: Operation, operand_index: int, calls: dict[str, int]) -> bool:
-    """Whether `call`'s subgraph only converts this input to NHWC first (its `layout_transform`),
-    so that an NHWC value can be passed instead (convert-layout's absorb step)."""
-    callee = call.properties["callee"].root_reference.data  # type: ignore[union-attr]
-    if calls.get(callee) != 1:
-        return False
-    module = call.get_toplevel_object()
-    subgraph = next((op for op in module.body.block.ops  # type: ignore[attr-defined]
-                     if isinstance(op, mrvl.SubgraphOp) and op.sym_name.data == callee), None)
-    if subgraph is None:
+def absorbed_by_subgraph(subgraph: mrvl.SubgraphOp | None, operand_index: int, calls: int) -> bool:
+    """Whether a subgraph called once only converts this input to NHWC first (its
+    `layout_transform`), so that an NHWC value can be passed instead (convert-layout's absorb step)."""
+    if subgraph is None or calls != 1:
         return False
     uses = list(subgraph.body.block.args[operand_index].uses)
     return len(uses) == 1 and isinstance(uses[0].operation, mrvl.LayoutTransformOp)
@@ -340,7 +336,7 @@ def moved_elements(region: Region, q: Perm, absorbs: Callable[[Operation, int], 
                 _size(value) if only_here else 0)
         else:
             change += _size(value)
-    nhwc = q == (0, 2, 3, 1)
+    nhwc = q == TO_NHWC
     for value, readers in region.outputs():
         back = False
         for reader in readers:
@@ -445,17 +441,21 @@ def rewrite_in_layout(region: Region, q: Perm, module: ModuleOp) -> None:
 
 def assign_host_layouts(module: ModuleOp) -> bool:
     """Move each region of host ops to the layout that transposes least. Returns whether any moved."""
+    subgraphs = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)}
+    functions = [op for op in module.body.block.ops if isinstance(op, func.FuncOp)]
     calls: dict[str, int] = {}
-    for op in module.walk():
-        if op.name == "cpu.call_mlip":
-            callee = op.properties["callee"].root_reference.data  # type: ignore[union-attr]
-            calls[callee] = calls.get(callee, 0) + 1
+    for function in functions:
+        for op in function.walk():
+            if op.name == "cpu.call_mlip":
+                callee = op.properties["callee"].root_reference.data  # type: ignore[union-attr]
+                calls[callee] = calls.get(callee, 0) + 1
 
     def absorbs(call: Operation, index: int) -> bool:
-        return absorbed_by_subgraph(call, index, calls)
+        callee = call.properties["callee"].root_reference.data  # type: ignore[union-attr]
+        return absorbed_by_subgraph(subgraphs.get(callee), index, calls[callee])
 
     changed = False
-    for function in [op for op in module.body.block.ops if isinstance(op, func.FuncOp)]:
+    for function in functions:
         for block in function.body.blocks:
             for region in host_regions(block.ops):
                 q = choose_layout(region, absorbs)
@@ -463,9 +463,6 @@ def assign_host_layouts(module: ModuleOp) -> bool:
                     rewrite_in_layout(region, q, module)
                     changed = True
     return changed
-
-
-LAYOUT_NAMES = {(0, 2, 3, 1): ("NCHW", "NHWC"), (0, 3, 1, 2): ("NHWC", "NCHW")}
 
 
 def _reader_label(op: Operation) -> str:
@@ -477,7 +474,7 @@ def _reader_label(op: Operation) -> str:
 def layout_reason(op: g.TransposeOp, output_names: dict[SSAValue, str]) -> str:
     """Why a transpose stays on the host: the model's input or output, or the op on its other
     side that reads or writes only that layout."""
-    source, target = LAYOUT_NAMES[perm_of(op)]
+    source, target = LAYOUTS[perm_of(op)]
     readers = list(dict.fromkeys(use.operation for use in op.transposed.uses))
     if PLACE_ATTR in op.attributes:
         return f"the model's own {node_label(op)}"
@@ -508,5 +505,5 @@ def explain_transposes(module: ModuleOp) -> None:
                     name = attrs.data.get("graph.name")
                     names.setdefault(value, name.data if isinstance(name, StringAttr) else value.name_hint or "")
             for op in block.ops:
-                if isinstance(op, g.TransposeOp) and perm_of(op) in LAYOUT_NAMES:
+                if isinstance(op, g.TransposeOp) and perm_of(op) in LAYOUTS:
                     op.attributes[LAYOUT_REASON_ATTR] = StringAttr(layout_reason(op, names))
