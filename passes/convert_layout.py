@@ -281,8 +281,10 @@ class ConvertLayoutPass(ModulePass):
             ((cpu.PadOp, cpu.SliceOp), TransposeSinksBelowBatchResize()),
             (transposes, TransposeOfConstantFolds())])]))
         settle.rewrite_module(op)
-        # Each region moved or transpose absorbed may let another region move.
-        while assign_host_layouts(op) | absorb_input_transposes(op):
+        # The regions' costs count the transposes the next subgraphs absorb: one round decides.
+        if assign_host_layouts(op):
+            settle.rewrite_module(op)
+        while absorb_input_transposes(op):
             settle.rewrite_module(op)
         # Last: a transpose that is a reshape might still have sunk or cancelled.
         PatternRewriteWalker(PatternsByOpClass([(transposes, TransposeOfUnitDimsIsReshape())])).rewrite_module(op)

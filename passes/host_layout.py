@@ -228,19 +228,23 @@ def _data_operands(op: Operation) -> list[SSAValue]:
     return [op.operands[0]] if isinstance(op, _ONE_DATA_OPERAND) else list(op.operands)
 
 
+_UNARY = frozenset(ELEMENTWISE_UNARY)
+
+
 def _stays_with_producer(op: Operation) -> bool:
     """A unary op that alone reads a host kernel which needs the model's layout stays in that
     layout: a transpose after it moves as many elements as one before it, and fuse-cpu-epilogues
     can then fold it into the kernel (a Relu after a ConvTranspose)."""
+    if type(op) not in _UNARY or not op.operands[0].has_one_use():
+        return False
     source = op.operands[0].owner
-    return (isinstance(op, ELEMENTWISE_UNARY) and isinstance(source, Operation) and on_host(source)
-            and op.operands[0].has_one_use() and _rank(source) is None
-            and not isinstance(source, ConstantOp | g.TransposeOp) and source.name != "cpu.call_mlip")
+    return (isinstance(source, Operation) and type(source) not in (ConstantOp, g.TransposeOp)
+            and source.name != "cpu.call_mlip" and on_host(source) and _rank(source) is None)
 
 
 def _rank(op: Operation) -> int | None:
     """The one rank of a layout-free op's data, or None if it is not layout-free here."""
-    if type(op) not in REMAPS or not on_host(op) or not op.results or _stays_with_producer(op):
+    if type(op) not in REMAPS or not op.results or not on_host(op) or _stays_with_producer(op):
         return None
     if isinstance(op, g.QuantizeLinearOp | g.DequantizeLinearOp) and _size(op.operands[1]) != 1:
         return None  # a scale per channel reads the layout
@@ -291,7 +295,8 @@ class Region:
 
 def host_regions(block_ops: Iterable[Operation]) -> list[Region]:
     """The groups of layout-free ops of one rank connected by the values they read, in block order."""
-    ops = [op for op in block_ops if _rank(op) is not None]
+    ranks = {op: rank for op in block_ops if (rank := _rank(op)) is not None}
+    ops = list(ranks)
     index = {op: i for i, op in enumerate(ops)}
     parent = list(range(len(ops)))
 
@@ -307,12 +312,12 @@ def host_regions(block_ops: Iterable[Operation]) -> list[Region]:
             # An op joins the op it reads, and the others that read the same value: that
             # value's layout is one decision.
             for other in (operand.owner, readers.setdefault(operand, op)):
-                if other in index and _rank(other) == _rank(op):
+                if ranks.get(other) == ranks[op]:
                     parent[root(index[op])] = root(index[other])
     groups: dict[int, list[Operation]] = {}
     for op in ops:
         groups.setdefault(root(index[op]), []).append(op)
-    return [Region(members, _rank(members[0])) for members in groups.values()]  # type: ignore[arg-type]
+    return [Region(members, ranks[members[0]]) for members in groups.values()]
 
 
 def absorbed_by_subgraph(subgraph: mrvl.SubgraphOp | None, operand_index: int, calls: int) -> bool:
