@@ -282,10 +282,8 @@ class ConvertLayoutPass(ModulePass):
             (transposes, TransposeOfConstantFolds())])]))
         settle.rewrite_module(op)
         # The regions' costs count the transposes the next subgraphs absorb: one round decides.
-        if assign_host_layouts(op):
-            settle.rewrite_module(op)
-        while absorb_input_transposes(op):
-            settle.rewrite_module(op)
+        assign_host_layouts(op)
+        absorb_input_transposes(op)
         # Last: a transpose that is a reshape might still have sunk or cancelled.
         PatternRewriteWalker(PatternsByOpClass([(transposes, TransposeOfUnitDimsIsReshape())])).rewrite_module(op)
         explain_transposes(op)

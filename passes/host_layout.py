@@ -391,6 +391,7 @@ def rewrite_in_layout(region: Region, q: Perm, module: ModuleOp) -> None:
     """Rebuild the region's ops to compute in layout q, with transposes at its edge."""
     rank, back = region.rank, inverse(q)
     moved: dict[SSAValue, SSAValue] = {}  # a region value, or an input, -> itself in layout q
+    entered: list[g.TransposeOp] = []  # transposes that produced inputs: dead once the region moves
     for op in region.ops:
         properties, replaced = REMAPS[type(op)](op, rank, q)  # type: ignore[misc]
         data = set(_data_operands(op))
@@ -410,8 +411,9 @@ def rewrite_in_layout(region: Region, q: Perm, module: ModuleOp) -> None:
                 new = _constant(module, np.transpose(full, q), operand.type.element_type,  # type: ignore[attr-defined]
                                 f"{operand.name_hint or 'constant'}.t")
             else:
-                new = transpose(operand, q)
-                moved[operand] = new.results[0]
+                moved[operand] = _entering(operand, q, op, entered)
+                operands.append(moved[operand])
+                continue
             new.results[0].name_hint = layout_name(operand.name_hint, q)
             Rewriter.insert_op(new, InsertPoint.before(op))
             operands.append(new.results[0])
@@ -432,16 +434,57 @@ def rewrite_in_layout(region: Region, q: Perm, module: ModuleOp) -> None:
             moved[old] = new
     for op in reversed(region.ops):
         for old in op.results:
-            outside = [u for u in old.uses if u.operation not in region.members]
-            if not outside:
-                continue
-            restore = transpose(moved[old], back)
-            restore.transposed.name_hint = layout_name(old.name_hint, back)
-            Rewriter.insert_op(restore, InsertPoint.after(moved[old].owner))  # type: ignore[arg-type]
-            for use in outside:
-                use.operation.operands[use.index] = restore.transposed
+            _leaving(old, moved[old], back, region.members)
     for op in reversed(region.ops):
         Rewriter.erase_op(op)
+    for source in entered:
+        if not source.transposed.uses:
+            Rewriter.erase_op(source)
+
+
+def _entering(value: SSAValue, q: Perm, user: Operation, entered: list[g.TransposeOp]) -> SSAValue:
+    """`value` in layout q, before `user`: a transpose of it, composed with the transpose that
+    produced it (none at all when they cancel: an MLIP output's NHWC, for q NHWC)."""
+    source = value.owner
+    if not isinstance(source, g.TransposeOp) or not on_host(source):
+        new = transpose(value, q)
+        new.transposed.name_hint = layout_name(value.name_hint, q)
+        Rewriter.insert_op(new, InsertPoint.before(user))
+        return new.transposed
+    entered.append(source)
+    perm = compose(perm_of(source), q)
+    if is_identity(perm):
+        if not source.data.name_hint:
+            source.data.name_hint = layout_name(value.name_hint, q)
+        return source.data
+    new = transpose(source.data, perm)
+    new.transposed.name_hint = layout_name(value.name_hint, q)
+    Rewriter.insert_op(new, InsertPoint.before(user))
+    return new.transposed
+
+
+def _leaving(old: SSAValue, new: SSAValue, back: Perm, members: set[Operation]) -> None:
+    """Readers of `old` outside the region read `new` (old in another layout) through
+    transpose(new, back): composed into the transposes among them, one shared by the others."""
+    restore: g.TransposeOp | None = None
+    for use in [u for u in old.uses if u.operation not in members]:
+        reader = use.operation
+        if isinstance(reader, g.TransposeOp) and on_host(reader):
+            perm = compose(back, perm_of(reader))
+            if is_identity(perm):
+                reader.transposed.replace_all_uses_with(new)
+                if not new.name_hint:
+                    new.name_hint = reader.transposed.name_hint
+                Rewriter.erase_op(reader)
+            else:
+                reader.operands[0] = new
+                reader.properties["perm"] = i64_array(perm)
+            continue
+        if restore is None:
+            restore = transpose(new, back)
+            restore.transposed.name_hint = layout_name(old.name_hint, back)
+            Rewriter.insert_op(restore, InsertPoint.after(new.owner))  # type: ignore[arg-type]
+        reader.operands[use.index] = restore.transposed
 
 
 def assign_host_layouts(module: ModuleOp) -> bool:
