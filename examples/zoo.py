@@ -859,13 +859,18 @@ def ultralytics_scope(path: str) -> str:
     return "".join(f"/{p}" for p in parts)
 
 
-def u(g: Builder, op, inputs, path, outputs=None, n_out=1, **attrs):
+def yolo_node(g: Builder, op, inputs, path, outputs=None, n_out=1, **attrs):
     """A node named as torch.onnx names an Ultralytics model's: "/model.2/m.0/cv1/conv/Conv"."""
     return g.node(op, inputs, f"{ultralytics_scope(path)}/{op}", outputs, n_out, **attrs)
 
 
-def u_const(g: Builder, value, path, dtype=np.int64):
-    return u(g, "Constant", [], path, value=numpy_helper.from_array(np.asarray(value, dtype)))
+def yolo_const(g: Builder, value, path, dtype=np.int64):
+    return yolo_node(g, "Constant", [], path, value=numpy_helper.from_array(np.asarray(value, dtype)))
+
+
+def conv_attrs(k: int, stride: int = 1) -> dict:
+    """A square conv's attributes as torch.onnx writes them, padded to keep the size at stride 1."""
+    return dict(dilations=[1, 1], group=1, kernel_shape=[k, k], pads=[k // 2] * 4, strides=[stride] * 2)
 
 
 def yolo_conv(g: Builder, x, path, cin, cout, k=1, stride=1):
@@ -873,9 +878,8 @@ def yolo_conv(g: Builder, x, path, cin, cout, k=1, stride=1):
     bias, then nn.SiLU as torch.onnx writes it: Sigmoid, Mul."""
     w = g.init(f"{path}.conv.weight", g.he((cout, cin, k, k), cin * k * k))
     b = g.init(f"{path}.conv.bias", g.normal(cout, 0.1))
-    x = u(g, "Conv", [x, w, b], f"{path}.conv", dilations=[1, 1], group=1, kernel_shape=[k, k], pads=[k // 2] * 4,
-          strides=[stride] * 2)
-    return u(g, "Mul", [x, u(g, "Sigmoid", [x], f"{path}.act")], f"{path}.act")
+    x = yolo_node(g, "Conv", [x, w, b], f"{path}.conv", **conv_attrs(k, stride))
+    return yolo_node(g, "Mul", [x, yolo_node(g, "Sigmoid", [x], f"{path}.act")], f"{path}.act")
 
 
 def c2f(g: Builder, x, path, cin, cout, n, shortcut):
@@ -883,11 +887,11 @@ def c2f(g: Builder, x, path, cin, cout, n, shortcut):
     when `shortcut`) each on the last part, all parts concatenated, a 1x1 conv."""
     c = cout // 2
     y = yolo_conv(g, x, f"{path}.cv1", cin, 2 * c)
-    parts = list(u(g, "Split", [y, u_const(g, [c, c], path)], path, n_out=2, axis=1))
+    parts = list(yolo_node(g, "Split", [y, yolo_const(g, [c, c], path)], path, n_out=2, axis=1))
     for i in range(n):
         z = yolo_conv(g, yolo_conv(g, parts[-1], f"{path}.m.{i}.cv1", c, c, 3), f"{path}.m.{i}.cv2", c, c, 3)
-        parts.append(u(g, "Add", [parts[-1], z], f"{path}.m.{i}") if shortcut else z)
-    return yolo_conv(g, u(g, "Concat", parts, path, axis=1), f"{path}.cv2", (2 + n) * c, cout)
+        parts.append(yolo_node(g, "Add", [parts[-1], z], f"{path}.m.{i}") if shortcut else z)
+    return yolo_conv(g, yolo_node(g, "Concat", parts, path, axis=1), f"{path}.cv2", (2 + n) * c, cout)
 
 
 def sppf(g: Builder, x, path, cin, cout):
@@ -895,16 +899,16 @@ def sppf(g: Builder, x, path, cin, cout):
     c = cin // 2
     pools = [yolo_conv(g, x, f"{path}.cv1", cin, c)]
     for _ in range(3):
-        pools.append(u(g, "MaxPool", [pools[-1]], f"{path}.m", ceil_mode=0, dilations=[1, 1], kernel_shape=[5, 5],
-                       pads=[2] * 4, strides=[1, 1]))
-    return yolo_conv(g, u(g, "Concat", pools, path, axis=1), f"{path}.cv2", 4 * c, cout)
+        pools.append(yolo_node(g, "MaxPool", [pools[-1]], f"{path}.m", ceil_mode=0, dilations=[1, 1],
+                               kernel_shape=[5, 5], pads=[2] * 4, strides=[1, 1]))
+    return yolo_conv(g, yolo_node(g, "Concat", pools, path, axis=1), f"{path}.cv2", 4 * c, cout)
 
 
 def upsample(g: Builder, x, path):
     """nn.Upsample(scale_factor=2, mode="nearest"): Resize with its scales a Constant node."""
-    scales = u_const(g, [1.0, 1.0, 2.0, 2.0], path, np.float32)
-    return u(g, "Resize", [x, "", scales], path, coordinate_transformation_mode="asymmetric", cubic_coeff_a=-0.75,
-             mode="nearest", nearest_mode="floor")
+    scales = yolo_const(g, [1.0, 1.0, 2.0, 2.0], path, np.float32)
+    return yolo_node(g, "Resize", [x, "", scales], path, coordinate_transformation_mode="asymmetric",
+                     cubic_coeff_a=-0.75, mode="nearest", nearest_mode="floor")
 
 
 def anchor_points(sizes, strides, offset=0.5):
@@ -929,35 +933,35 @@ def yolo_detect(g: Builder, features, channels, path):
     flat, sizes = [], []
     for i, (x, c) in enumerate(zip(features, channels)):
         box = yolo_conv(g, yolo_conv(g, x, f"{path}.cv2.{i}.0", c, c2, 3), f"{path}.cv2.{i}.1", c2, c2, 3)
-        w, b = g.init(f"{path}.cv2.{i}.2.weight", g.he((4 * reg, c2, 1, 1), c2)), g.init(f"{path}.cv2.{i}.2.bias",
-                                                                                            g.normal(4 * reg, 0.5))
-        box = u(g, "Conv", [box, w, b], f"{path}.cv2.{i}.2", dilations=[1, 1], group=1, kernel_shape=[1, 1],
-                pads=[0] * 4, strides=[1, 1])
+        w = g.init(f"{path}.cv2.{i}.2.weight", g.he((4 * reg, c2, 1, 1), c2))
+        b = g.init(f"{path}.cv2.{i}.2.bias", g.normal(4 * reg, 0.5))
+        box = yolo_node(g, "Conv", [box, w, b], f"{path}.cv2.{i}.2", **conv_attrs(1))
         cls = yolo_conv(g, yolo_conv(g, x, f"{path}.cv3.{i}.0", c, c3, 3), f"{path}.cv3.{i}.1", c3, c3, 3)
-        w, b = g.init(f"{path}.cv3.{i}.2.weight", g.he((nc, c3, 1, 1), c3)), g.init(f"{path}.cv3.{i}.2.bias",
-                                                                                     g.normal(nc, 0.5) - 2)
-        cls = u(g, "Conv", [cls, w, b], f"{path}.cv3.{i}.2", dilations=[1, 1], group=1, kernel_shape=[1, 1],
-                pads=[0] * 4, strides=[1, 1])
-        y = u(g, "Concat", [box, cls], path, axis=1)
-        flat.append(u(g, "Reshape", [y, u_const(g, [1, 4 * reg + nc, -1], path)], path))
+        w = g.init(f"{path}.cv3.{i}.2.weight", g.he((nc, c3, 1, 1), c3))
+        b = g.init(f"{path}.cv3.{i}.2.bias", g.normal(nc, 0.5) - 2)
+        cls = yolo_node(g, "Conv", [cls, w, b], f"{path}.cv3.{i}.2", **conv_attrs(1))
+        y = yolo_node(g, "Concat", [box, cls], path, axis=1)
+        flat.append(yolo_node(g, "Reshape", [y, yolo_const(g, [1, 4 * reg + nc, -1], path)], path))
         sizes.append((YOLOV8_SIZE // YOLOV8_STRIDES[i],) * 2)
     anchors, strides = anchor_points(sizes, YOLOV8_STRIDES)
     a = len(anchors)
-    box, cls = u(g, "Split", [u(g, "Concat", flat, path, axis=2), u_const(g, [4 * reg, nc], path)], path, n_out=2,
-                 axis=1)
-    d = u(g, "Reshape", [box, u_const(g, [1, 4, reg, a], f"{path}.dfl")], f"{path}.dfl")
-    d = u(g, "Softmax", [u(g, "Transpose", [d], f"{path}.dfl", perm=[0, 2, 1, 3])], f"{path}.dfl", axis=1)
+    levels = yolo_node(g, "Concat", flat, path, axis=2)
+    box, cls = yolo_node(g, "Split", [levels, yolo_const(g, [4 * reg, nc], path)], path, n_out=2, axis=1)
+    d = yolo_node(g, "Reshape", [box, yolo_const(g, [1, 4, reg, a], f"{path}.dfl")], f"{path}.dfl")
+    d = yolo_node(g, "Transpose", [d], f"{path}.dfl", perm=[0, 2, 1, 3])
+    d = yolo_node(g, "Softmax", [d], f"{path}.dfl", axis=1)
     proj = g.init(f"{path}.dfl.conv.weight", np.arange(reg, dtype=np.float32).reshape(1, reg, 1, 1))
-    d = u(g, "Conv", [d, proj], f"{path}.dfl.conv", dilations=[1, 1], group=1, kernel_shape=[1, 1], pads=[0] * 4,
-          strides=[1, 1])
-    d = u(g, "Reshape", [d, u_const(g, [1, 4, a], f"{path}.dfl")], f"{path}.dfl")
-    lt, rb = u(g, "Split", [d, u_const(g, [2, 2], path)], path, n_out=2, axis=1)
+    d = yolo_node(g, "Conv", [d, proj], f"{path}.dfl.conv", **conv_attrs(1))
+    d = yolo_node(g, "Reshape", [d, yolo_const(g, [1, 4, a], f"{path}.dfl")], f"{path}.dfl")
+    lt, rb = yolo_node(g, "Split", [d, yolo_const(g, [2, 2], path)], path, n_out=2, axis=1)
     anchor = g.init(f"{ultralytics_scope(path)}/Constant_9_output_0", anchors.T[None].copy())
-    x1y1, x2y2 = u(g, "Sub", [anchor, lt], path), u(g, "Add", [anchor, rb], path)
-    centre = u(g, "Div", [u(g, "Add", [x1y1, x2y2], path), u_const(g, 2.0, path, np.float32)], path)
-    boxes = u(g, "Concat", [centre, u(g, "Sub", [x2y2, x1y1], path)], path, axis=1)
-    boxes = u(g, "Mul", [boxes, g.init(f"{ultralytics_scope(path)}/Constant_12_output_0", strides[None])], path)
-    return u(g, "Concat", [boxes, u(g, "Sigmoid", [cls], path)], path, outputs=["output0"], axis=1), a
+    x1y1, x2y2 = yolo_node(g, "Sub", [anchor, lt], path), yolo_node(g, "Add", [anchor, rb], path)
+    corners = yolo_node(g, "Add", [x1y1, x2y2], path)
+    centre = yolo_node(g, "Div", [corners, yolo_const(g, 2.0, path, np.float32)], path)
+    boxes = yolo_node(g, "Concat", [centre, yolo_node(g, "Sub", [x2y2, x1y1], path)], path, axis=1)
+    stride = g.init(f"{ultralytics_scope(path)}/Constant_12_output_0", strides[None])
+    boxes = yolo_node(g, "Mul", [boxes, stride], path)
+    return yolo_node(g, "Concat", [boxes, yolo_node(g, "Sigmoid", [cls], path)], path, outputs=["output0"], axis=1), a
 
 
 def yolov8_det() -> onnx.ModelProto:
@@ -974,13 +978,13 @@ def yolov8_det() -> onnx.ModelProto:
     p4 = c2f(g, yolo_conv(g, p3, "model.5", w[2], w[3], 3, 2), "model.6", w[3], w[3], 1, True)  # 20
     x = c2f(g, yolo_conv(g, p4, "model.7", w[3], w[4], 3, 2), "model.8", w[4], w[4], 1, True)  # 10
     p5 = sppf(g, x, "model.9", w[4], w[4])
-    x = u(g, "Concat", [upsample(g, p5, "model.10"), p4], "model.11", axis=1)
+    x = yolo_node(g, "Concat", [upsample(g, p5, "model.10"), p4], "model.11", axis=1)
     n4 = c2f(g, x, "model.12", w[4] + w[3], w[3], 1, False)
-    x = u(g, "Concat", [upsample(g, n4, "model.13"), p3], "model.14", axis=1)
+    x = yolo_node(g, "Concat", [upsample(g, n4, "model.13"), p3], "model.14", axis=1)
     out3 = c2f(g, x, "model.15", w[3] + w[2], w[2], 1, False)
-    x = u(g, "Concat", [yolo_conv(g, out3, "model.16", w[2], w[2], 3, 2), n4], "model.17", axis=1)
+    x = yolo_node(g, "Concat", [yolo_conv(g, out3, "model.16", w[2], w[2], 3, 2), n4], "model.17", axis=1)
     out4 = c2f(g, x, "model.18", w[2] + w[3], w[3], 1, False)
-    x = u(g, "Concat", [yolo_conv(g, out4, "model.19", w[3], w[3], 3, 2), p5], "model.20", axis=1)
+    x = yolo_node(g, "Concat", [yolo_conv(g, out4, "model.19", w[3], w[3], 3, 2), p5], "model.20", axis=1)
     out5 = c2f(g, x, "model.21", w[3] + w[4], w[4], 1, False)
     _, anchors = yolo_detect(g, [out3, out4, out5], [w[2], w[3], w[4]], "model.22")
     inputs = [vi("images", [1, 3, YOLOV8_SIZE, YOLOV8_SIZE])]
@@ -1016,8 +1020,8 @@ def lcnet(g: Builder, x, stem, blocks):
 def p_upsample(g: Builder, x, scale):
     """F.upsample(x, scale_factor=scale, mode="nearest"): Resize with Constant scales."""
     scales = g.pconst([1.0, 1.0, float(scale), float(scale)])
-    return g.p("Resize", [x, "", scales], f"{g.var('nearest_interp_v2')}.tmp_0", coordinate_transformation_mode="asymmetric",
-               mode="nearest", nearest_mode="floor")
+    return g.p("Resize", [x, "", scales], f"{g.var('nearest_interp_v2')}.tmp_0",
+               coordinate_transformation_mode="asymmetric", mode="nearest", nearest_mode="floor")
 
 
 def ppocr_det() -> onnx.ModelProto:
@@ -1050,9 +1054,9 @@ def ppocr_det() -> onnx.ModelProto:
         if cout > 1:
             x = g.p("Relu", [p_bn(g, x, cout)], f"{g.var('relu')}.tmp_0")
     g.p("Sigmoid", [x], "sigmoid_0.tmp_0")
-    dims = ["p2o.DynamicDimension.0", 3, "p2o.DynamicDimension.1", "p2o.DynamicDimension.2"]
-    outputs = [vi("sigmoid_0.tmp_0", ["p2o.DynamicDimension.3", 1, "p2o.DynamicDimension.4", "p2o.DynamicDimension.5"])]
-    return g.model("Paddle2ONNX", [vi("x", dims)], outputs, 14)
+    dynamic = [f"p2o.DynamicDimension.{i}" for i in range(6)]
+    inputs = [vi("x", [dynamic[0], 3, dynamic[1], dynamic[2]])]
+    return g.model("Paddle2ONNX", inputs, [vi("sigmoid_0.tmp_0", [dynamic[3], 1, dynamic[4], dynamic[5]])], 14)
 
 
 PICODET_SIZE, PICODET_CLASSES, PICODET_REG_MAX = 320, 4, 7
@@ -1127,7 +1131,8 @@ def picodet_head() -> onnx.ModelProto:
     g.p("Unsqueeze", [x, g.pconst([0], np.int64)], "save_infer_model/scale_1.tmp_0")
     g.p("Concat", scores, "save_infer_model/scale_0.tmp_0", axis=1)
     cells = sum((PICODET_SIZE // s) ** 2 for s in PICODET_STRIDES)
-    outputs = [vi("save_infer_model/scale_0.tmp_0", [1, cells, nc]), vi("save_infer_model/scale_1.tmp_0", [1, cells, 4])]
+    outputs = [vi("save_infer_model/scale_0.tmp_0", [1, cells, nc]),
+               vi("save_infer_model/scale_1.tmp_0", [1, cells, 4])]
     return g.model("Paddle2ONNX", [vi("image", [1, 3, PICODET_SIZE, PICODET_SIZE])], outputs, 14)
 
 
@@ -1154,11 +1159,12 @@ def mobilenet_v3() -> onnx.ModelProto:
     def se(x, path, c):
         s = g.t("GlobalAveragePool", [x], f"{path}.avgpool")
         squeeze = make_divisible(c // 4)
-        w1, b1 = g.param(f"{path}.fc1.weight", g.he((squeeze, c, 1, 1), c)), g.param(f"{path}.fc1.bias", g.normal(squeeze, 0.1))
-        attrs = dict(dilations=[1, 1], group=1, kernel_shape=[1, 1], pads=[0] * 4, strides=[1, 1])
-        s = g.t("Relu", [g.t("Conv", [s, w1, b1], f"{path}.fc1", **attrs)], f"{path}.activation")
-        w2, b2 = g.param(f"{path}.fc2.weight", g.he((c, squeeze, 1, 1), squeeze)), g.param(f"{path}.fc2.bias", g.normal(c, 0.1))
-        s = g.t("HardSigmoid", [g.t("Conv", [s, w2, b2], f"{path}.fc2", **attrs)], f"{path}.scale_activation",
+        w1, b1 = g.param(f"{path}.fc1.weight", g.he((squeeze, c, 1, 1), c)), g.param(f"{path}.fc1.bias",
+                                                                                      g.normal(squeeze, 0.1))
+        s = g.t("Relu", [g.t("Conv", [s, w1, b1], f"{path}.fc1", **conv_attrs(1))], f"{path}.activation")
+        w2, b2 = g.param(f"{path}.fc2.weight", g.he((c, squeeze, 1, 1), squeeze)), g.param(f"{path}.fc2.bias",
+                                                                                           g.normal(c, 0.1))
+        s = g.t("HardSigmoid", [g.t("Conv", [s, w2, b2], f"{path}.fc2", **conv_attrs(1))], f"{path}.scale_activation",
                 alpha=1 / 6, beta=0.5)
         return g.t("Mul", [s, x], path)
 
@@ -1186,10 +1192,12 @@ def mobilenet_v3() -> onnx.ModelProto:
     x = act(folded_conv(g, x, f"features.{len(table) + 1}.0", cin, last, 1), f"features.{len(table) + 1}.2", True)
     x = g.t("Flatten", [g.t("GlobalAveragePool", [x], "avgpool")], "", axis=1)
     hidden = make_divisible(1024 * 0.5)
-    w, b = g.param("classifier.0.weight", g.he((hidden, last), last)), g.param("classifier.0.bias", g.normal(hidden, 0.01))
+    w, b = g.param("classifier.0.weight", g.he((hidden, last), last)), g.param("classifier.0.bias",
+                                                                               g.normal(hidden, 0.01))
     x = g.t("HardSwish", [g.t("Gemm", [x, w, b], "classifier.classifier.0", alpha=1.0, beta=1.0, transB=1)],
             "classifier.classifier.1")
-    w, b = g.param("classifier.3.weight", g.he((10, hidden), hidden)), g.param("classifier.3.bias", g.normal(10, 0.01))
+    w, b = g.param("classifier.3.weight", g.he((10, hidden), hidden)), g.param("classifier.3.bias",
+                                                                               g.normal(10, 0.01))
     g.t("Gemm", [x, w, b], "classifier.classifier.3", outputs=["output"], alpha=1.0, beta=1.0, transB=1)
     return g.model("main_graph", [vi("input", ["batch_size", 3, 96, 96])], [vi("output", ["batch_size", 10])], 17)
 
