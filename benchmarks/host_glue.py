@@ -39,7 +39,8 @@ sys.path[:0] = [str(ROOT / "examples"), str(ROOT / "test")]
 import zoo  # noqa: E402
 from ir_helpers import ZOO_INPUT_SHAPES  # noqa: E402
 
-from mrvl.run import HOST_KINDS_SHOWN, LAYOUT_TRANSPOSES, OTHER_KERNELS, DATA_MOVEMENT, host_kind  # noqa: E402
+from mrvl.run import (  # noqa: E402
+    DATA_MOVEMENT, HOST_KINDS_SHOWN, LAYOUT_TRANSPOSES, OTHER_KERNELS, estimated_host_ops, host_kind)
 from mrvl.target.cost_model import CostModel, HostWork, duration  # noqa: E402
 
 MODELS = ["yolov8_det", "ppocr_det", "picodet_head", "mobilenet_v3"]
@@ -79,18 +80,9 @@ def cost_model(host: str, folder: Path) -> CostModel:
 
 def estimated_seconds(labels: list[str], report: dict, model: CostModel) -> list[float]:
     """Each profiled op's estimate under `model`, from the work its report.json entry
-    records (paired by label in run order, as `mrvl-run --profile-out` pairs them); 0 for
-    an op the report does not list (an accelerator call)."""
-    entries = report.get("estimate", {}).get("host_ops", [])
-    pending, seconds = iter(entries), []
-    for label in labels:
-        found = next((e for e in pending if e["label"] == label), None) if host_kind(label) else None
-        if found is None:
-            pending = iter(entries)
-            seconds.append(0.0)
-        else:
-            seconds.append(model.host_seconds(HostWork(found["kind"], found["macs"], found["bytes"])))
-    return seconds
+    records (`estimated_host_ops`); 0 for an op the report does not list (an accelerator call)."""
+    return [0.0 if found is None else model.host_seconds(HostWork(found["kind"], found["macs"], found["bytes"]))
+            for found in estimated_host_ops(labels, report.get("estimate"))]
 
 
 def by_kind(labels: list[str], values: list[float]) -> dict[str, tuple[int, float]]:

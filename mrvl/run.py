@@ -472,32 +472,6 @@ def _profile(program: "HostProgram", inputs: Mapping[str, np.ndarray], mlip: "Ml
     return outputs, [OpTime(i, label, ns / 1e9 / repeat) for i, (label, ns) in enumerate(program.profile())]
 
 
-def _report_estimate(bundle: Bundle) -> dict | None:
-    """The `estimate` of the bundle's `report.json` (mrvl-compile writes it; mrvl-opt -t c does not)."""
-    try:
-        estimate = json.loads((bundle.path / "report.json").read_text(encoding="utf-8")).get("estimate")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return estimate if isinstance(estimate, dict) else None
-
-
-def _estimated_host_ops(times: list[OpTime], estimate: dict | None) -> list[dict | None]:
-    """For each profiled op, its entry in the estimate's `host_ops` (kind, MACs, bytes,
-    seconds), paired by label in run order; None for an accelerator call or an op the
-    estimate does not list."""
-    estimated = estimate.get("host_ops", []) if estimate else []
-    pending = iter(estimated)
-    found_ops: list[dict | None] = []
-    for t in times:
-        found = None
-        if not t.label.endswith(f"({CALL_MLIP})"):
-            found = next((e for e in pending if e.get("label") == t.label), None)
-            if found is None:
-                pending = iter(estimated)
-        found_ops.append(found)
-    return found_ops
-
-
 CALL_MLIP = "cpu.call_mlip"
 LAYOUT_TRANSPOSES, ELEMENTWISE, DATA_MOVEMENT, OTHER_KERNELS = (
     "layout transposes", "element-wise", "concat/split/slice/copies", "other host kernels")
@@ -523,6 +497,32 @@ def host_kind(label: str) -> str | None:
     if op == "cpu.transpose" and label.startswith(f"{COMPILER_INSERTED} ("):
         return LAYOUT_TRANSPOSES
     return GLUE_KINDS.get(op, OTHER_KERNELS)
+
+
+def _report_estimate(bundle: Bundle) -> dict | None:
+    """The `estimate` of the bundle's `report.json` (mrvl-compile writes it; mrvl-opt -t c does not)."""
+    try:
+        estimate = json.loads((bundle.path / "report.json").read_text(encoding="utf-8")).get("estimate")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return estimate if isinstance(estimate, dict) else None
+
+
+def estimated_host_ops(labels: list[str], estimate: dict | None) -> list[dict | None]:
+    """For each profiled op (by label), its entry in the `host_ops` of a report.json
+    `estimate` (kind, MACs, bytes, seconds), paired by label in run order; None for an
+    accelerator call or an op the estimate does not list."""
+    estimated = estimate.get("host_ops", []) if estimate else []
+    pending = iter(estimated)
+    found_ops: list[dict | None] = []
+    for label in labels:
+        found = None
+        if host_kind(label) is not None:
+            found = next((e for e in pending if e.get("label") == label), None)
+            if found is None:
+                pending = iter(estimated)
+        found_ops.append(found)
+    return found_ops
 
 
 @dataclass(frozen=True)
@@ -584,7 +584,7 @@ def summarize_profile(bundle: Bundle, times: list[OpTime]) -> ProfileSummary:
     per_subgraph = {s.get("symbol"): s for s in estimate.get("subgraphs", [])} if estimate else {}
     host = {kind: [0, 0.0, 0.0] for kind in HOST_KINDS_SHOWN}
     calls: dict[str, list] = {}
-    for t, found in zip(times, _estimated_host_ops(times, estimate), strict=True):
+    for t, found in zip(times, estimated_host_ops([t.label for t in times], estimate), strict=True):
         kind = host_kind(t.label)
         if kind is None:
             symbol = t.label.split(" ", 1)[0].removeprefix("@")
@@ -598,13 +598,10 @@ def summarize_profile(bundle: Bundle, times: list[OpTime]) -> ProfileSummary:
         totals[2] += found["seconds"] if found is not None else 0.0
     subgraphs = []
     for symbol, (ops, seconds) in calls.items():
+        # a call in chunks is one op of the profile and a call a chunk in the estimate
         sub = per_subgraph.get(symbol)
-        per_call = None
-        if sub is not None:
-            # a call in chunks is one op of the profile and several calls of the estimate
-            chunks = max(1, sub["calls"] // ops) if sub.get("calls") else 1
-            ops, per_call = ops * chunks, sub["seconds"]
-        subgraphs.append(SubgraphTime(symbol, ops, seconds, per_call))
+        subgraphs.append(SubgraphTime(symbol, ops, seconds, None) if sub is None
+                         else SubgraphTime(symbol, sub["calls"], seconds, sub["seconds"]))
     source = estimate.get("host_source", "") if estimate else None
     kinds = [HostKindTime(kind, n, s, e if estimate else None) for kind, (n, s, e) in host.items()]
     return ProfileSummary(kinds, subgraphs, source)
@@ -617,7 +614,7 @@ def profile_document(bundle: Bundle, times: list[OpTime], repeat: int) -> dict:
     by label in run order (an op the report does not list has no work and calibrates
     nothing), and the `summarize_profile` totals."""
     ops = []
-    for t, found in zip(times, _estimated_host_ops(times, _report_estimate(bundle)), strict=True):
+    for t, found in zip(times, estimated_host_ops([t.label for t in times], _report_estimate(bundle)), strict=True):
         kind = host_kind(t.label)
         if kind is None:
             work = {"kind": CALL, "macs": 0, "bytes": 0, "estimated_seconds": None}
