@@ -479,7 +479,7 @@ HOST_KINDS_SHOWN = (LAYOUT_TRANSPOSES, ELEMENTWISE, DATA_MOVEMENT, OTHER_KERNELS
 """The kinds of host time a profile sums, in the order it prints them."""
 GLUE_KINDS = {
     **dict.fromkeys(("cpu.binary", "cpu.unary", "cpu.clip", "cpu.leaky_relu", "cpu.hard_sigmoid", "cpu.hard_swish",
-                     "cpu.activation", "cpu.where", "cpu.cast", "cpu.dropout"), ELEMENTWISE),
+                     "cpu.activation", "cpu.where", "cpu.cast", "cpu.dropout", "cpu.elementwise"), ELEMENTWISE),
     **dict.fromkeys(("cpu.concat", "cpu.split", "cpu.slice", "cpu.reshape", "cpu.transpose", "cpu.pad", "cpu.expand",
                      "cpu.depth_to_space", "cpu.gather"), DATA_MOVEMENT),
 }

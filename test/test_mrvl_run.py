@@ -406,6 +406,7 @@ def test_profile_sums_host_glue_beside_the_mlip_estimate(tmp_path, capsys):
     ("p2o.Transpose.0 (Transpose) (cpu.transpose)", "concat/split/slice/copies"),
     ("/model.0/act/Sigmoid (Sigmoid) (cpu.unary)", "element-wise"),
     ("p2o.HardSwish.0 (HardSwish) (cpu.hard_swish)", "element-wise"),
+    ("/model.0/act/Sigmoid (Sigmoid), /model.0/act/Mul (Mul) (cpu.elementwise)", "element-wise"),
     ("inserted by the compiler (cpu.slice)", "concat/split/slice/copies"),
     ("/conv1/Conv (Conv), /relu/Relu (Relu) (cpu.conv)", "other host kernels"),
     ("@tvmgen_mrvl_main_3 (cpu.call_mlip)", None),
