@@ -2,8 +2,8 @@
 
     python benchmarks/host_glue.py [--models NAME ...] [--samples N] [--repeat N] [--against REF]
 
-The models are the zoo's detectors and classifier that MLIP runs most of (examples/zoo.py:
-yolov8_det, ppocr_det, picodet_head, mobilenet_v3). Each is compiled with `compile_model`'s
+The models are the zoo's detectors and classifier that MLIP runs most of (`GLUE_MODELS` of
+examples/zoo.py: yolov8_det, ppocr_det, picodet_head, mobilenet_v3). Each is compiled with `compile_model`'s
 defaults (partitioned, as `mrvl-compile model.onnx -o DIR`) and profiled with
 `profile_bundle` (`mrvl-run --profile`: one warm-up run, then the mean of `--repeat` runs),
 `--samples` times; each op's time is its median over the samples (a busy machine's
@@ -43,7 +43,7 @@ from mrvl.run import (  # noqa: E402
     DATA_MOVEMENT, HOST_KINDS_SHOWN, LAYOUT_TRANSPOSES, OTHER_KERNELS, estimated_host_ops, host_kind)
 from mrvl.target.cost_model import CostModel, HostWork, duration  # noqa: E402
 
-MODELS = ["yolov8_det", "ppocr_det", "picodet_head", "mobilenet_v3"]
+MODELS = zoo.GLUE_MODELS
 GLUE = [kind for kind in HOST_KINDS_SHOWN if kind != OTHER_KERNELS]
 TARGET = 0.35
 

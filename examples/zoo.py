@@ -1225,6 +1225,9 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "mobilenet_v3": mobilenet_v3,
     "resnet50_sized": resnet50_sized,
 }
+GLUE_MODELS = ["yolov8_det", "ppocr_det", "picodet_head", "mobilenet_v3"]
+"""Detectors and a classifier MLIP runs nearly all of, partitioned into dozens of calls: the
+host glue between them is what benchmarks/host_glue.py times."""
 FAILS_FULL_CHECK = {"paddle_ocr_rec", "ocr_cls_stale", "paddle_crnn", "captcha_crnn_stale"}
 """Models ONNX's full check refuses as exported, on purpose: -1 dims (which it reads as sizes)
 and value_info or graph outputs that contradict shape inference. onnxruntime runs them."""

@@ -23,6 +23,7 @@ from mrvl.run import build, host_kind, main as mrvl_run, open_bundle, profile_bu
 from mrvl.target.cost_model import duration
 from test_c_backend import ZOO_ALL_HOST, build_bundles, locked, merged, merged_inputs
 from test_mlip_simulator import _calls, tools  # noqa: F401 (fixture: fake mrvl-tmlc and mrvl-mlsim on PATH)
+from zoo import GLUE_MODELS
 
 pytestmark = [pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None,
                                  reason="needs cc and make")]
@@ -129,11 +130,10 @@ def test_all_host_matches_onnxruntime(all_host, zoo_dir, name):
         assert_close(got[f"{name}__{output}"], want, what=output)
 
 
-FP16_IN_SLOW = ["yolov8_det", "ppocr_det", "picodet_head", "mobilenet_v3"]
-"""Models whose fp16 run is in `make test-slow` (5 to 15 s each): their fp32 run checks the
-same bundle exactly, and the fp16 simulation is the other models' too."""
-PARTITIONED_RUNS = [pytest.param(name, precision, marks=[pytest.mark.slow] if precision == "fp16" and name in FP16_IN_SLOW
+PARTITIONED_RUNS = [pytest.param(name, precision, marks=[pytest.mark.slow] if precision == "fp16" and name in GLUE_MODELS
                                  else []) for name in MODELS for precision in ("fp16", "fp32")]
+"""The glue models' fp16 runs (5 to 15 s each) are in `make test-slow`: their fp32 runs check
+the same bundles exactly, and the fp16 simulation is the other models' too."""
 
 
 @pytest.mark.parametrize(("name", "precision"), PARTITIONED_RUNS)
