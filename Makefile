@@ -89,12 +89,15 @@ fuzz: $(INSTALLED)
 # Compile times are ratios to the compiler at git ref AGAINST, timed in the same run
 # (benchmarks/checkouts.py): seconds do not carry between machines. Default: main before issue 28.
 AGAINST ?= 840c1df
+# Host glue of partitioned models: ratios to main before issue 29, profiled in the same run.
+GLUE_AGAINST ?= 3ee5481
 bench: $(INSTALLED)
 	$(BIN)/python benchmarks/resnet50_compile.py
 	$(BIN)/python benchmarks/compile_resnet50.py --against $(AGAINST)
 	$(BIN)/python benchmarks/consts_json.py
 	$(BIN)/python benchmarks/conv_chain.py --against $(AGAINST)
 	$(BIN)/python benchmarks/host_c_vs_onnxruntime.py --baseline
+	$(BIN)/python benchmarks/host_glue.py --against $(GLUE_AGAINST)
 
 # Regenerate committed generated files (a test fails while they are stale).
 regenerate: $(INSTALLED)

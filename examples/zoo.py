@@ -86,8 +86,10 @@ class Builder:
         return self.t("Constant", [], path, value=numpy_helper.from_array(np.asarray(value, dtype)))
 
     def p(self, op, inputs, output, **attrs):
-        """A node named the way Paddle2ONNX names it; tensors keep Paddle variable names."""
-        return self.node(op, inputs, f"p2o.{op}.{self.count('p2o.' + op)}", [output], **attrs)
+        """A node named the way Paddle2ONNX names it; tensors keep Paddle variable names
+        (`output`: one name, or a list of them)."""
+        outputs = output if isinstance(output, list) else [output]
+        return self.node(op, inputs, f"p2o.{op}.{self.count('p2o.' + op)}", outputs, **attrs)
 
     def pconst(self, value, dtype=np.float32):
         out = f"p2o.helper.constant.{self.count('helper.constant')}"
@@ -839,6 +841,367 @@ def keras_nhwc_cnn() -> onnx.ModelProto:
     return g.model("sequential", [vi("input_1", ["N", size, size, channels[0]])], [vi("dense", ["N", 10])], 13)
 
 
+# -- Ultralytics (YOLOv8 detector) ----------------------------------------------------------
+
+YOLOV8_SIZE, YOLOV8_CLASSES, YOLOV8_REG_MAX = 320, 8, 16
+YOLOV8_STRIDES = (8, 16, 32)
+
+
+def ultralytics_scope(path: str) -> str:
+    """Ultralytics' layers sit in a Sequential named after its index: "model.2.m.0.cv1" ->
+    "/model.2/m.0/cv1" (torch.onnx joins an index to the name before it)."""
+    parts: list[str] = []
+    for p in path.split("."):
+        if p.isdigit() and parts:
+            parts[-1] += f".{p}"
+        else:
+            parts.append(p)
+    return "".join(f"/{p}" for p in parts)
+
+
+def yolo_node(g: Builder, op, inputs, path, outputs=None, n_out=1, **attrs):
+    """A node named as torch.onnx names an Ultralytics model's: "/model.2/m.0/cv1/conv/Conv"."""
+    return g.node(op, inputs, f"{ultralytics_scope(path)}/{op}", outputs, n_out, **attrs)
+
+
+def yolo_const(g: Builder, value, path, dtype=np.int64):
+    return yolo_node(g, "Constant", [], path, value=numpy_helper.from_array(np.asarray(value, dtype)))
+
+
+def conv_attrs(k: int, stride: int = 1) -> dict:
+    """A square conv's attributes as torch.onnx writes them, padded to keep the size at stride 1."""
+    return dict(dilations=[1, 1], group=1, kernel_shape=[k, k], pads=[k // 2] * 4, strides=[stride] * 2)
+
+
+def yolo_conv(g: Builder, x, path, cin, cout, k=1, stride=1):
+    """Ultralytics' Conv after model.fuse(): the BatchNorm folded into the conv's weight and
+    bias, then nn.SiLU as torch.onnx writes it: Sigmoid, Mul."""
+    w = g.init(f"{path}.conv.weight", g.he((cout, cin, k, k), cin * k * k))
+    b = g.init(f"{path}.conv.bias", g.normal(cout, 0.1))
+    x = yolo_node(g, "Conv", [x, w, b], f"{path}.conv", **conv_attrs(k, stride))
+    return yolo_node(g, "Mul", [x, yolo_node(g, "Sigmoid", [x], f"{path}.act")], f"{path}.act")
+
+
+def c2f(g: Builder, x, path, cin, cout, n, shortcut):
+    """C2f: a 1x1 conv, Split in two halves, n Bottlenecks (two 3x3 convs, a residual Add
+    when `shortcut`) each on the last part, all parts concatenated, a 1x1 conv."""
+    c = cout // 2
+    y = yolo_conv(g, x, f"{path}.cv1", cin, 2 * c)
+    parts = list(yolo_node(g, "Split", [y, yolo_const(g, [c, c], path)], path, n_out=2, axis=1))
+    for i in range(n):
+        z = yolo_conv(g, yolo_conv(g, parts[-1], f"{path}.m.{i}.cv1", c, c, 3), f"{path}.m.{i}.cv2", c, c, 3)
+        parts.append(yolo_node(g, "Add", [parts[-1], z], f"{path}.m.{i}") if shortcut else z)
+    return yolo_conv(g, yolo_node(g, "Concat", parts, path, axis=1), f"{path}.cv2", (2 + n) * c, cout)
+
+
+def sppf(g: Builder, x, path, cin, cout):
+    """SPPF: a 1x1 conv, three chained 5x5 stride-1 MaxPools, the four concatenated, a 1x1 conv."""
+    c = cin // 2
+    pools = [yolo_conv(g, x, f"{path}.cv1", cin, c)]
+    for _ in range(3):
+        pools.append(yolo_node(g, "MaxPool", [pools[-1]], f"{path}.m", ceil_mode=0, dilations=[1, 1],
+                               kernel_shape=[5, 5], pads=[2] * 4, strides=[1, 1]))
+    return yolo_conv(g, yolo_node(g, "Concat", pools, path, axis=1), f"{path}.cv2", 4 * c, cout)
+
+
+def upsample(g: Builder, x, path):
+    """nn.Upsample(scale_factor=2, mode="nearest"): Resize with its scales a Constant node."""
+    scales = yolo_const(g, [1.0, 1.0, 2.0, 2.0], path, np.float32)
+    return yolo_node(g, "Resize", [x, "", scales], path, coordinate_transformation_mode="asymmetric",
+                     cubic_coeff_a=-0.75, mode="nearest", nearest_mode="floor")
+
+
+def anchor_points(sizes, strides, offset=0.5):
+    """Ultralytics' make_anchors: the cell centres of every level, in grid units, and the
+    stride of each, concatenated over the levels."""
+    points, stride_of = [], []
+    for (h, w), s in zip(sizes, strides):
+        sy, sx = np.meshgrid(np.arange(h) + offset, np.arange(w) + offset, indexing="ij")
+        points.append(np.stack([sx.ravel(), sy.ravel()], axis=1))
+        stride_of.append(np.full(h * w, s))
+    return np.concatenate(points).astype(np.float32), np.concatenate(stride_of).astype(np.float32)
+
+
+def yolo_detect(g: Builder, features, channels, path):
+    """Detect: per level a box branch (cv2: two 3x3 convs, a 1x1 to 4 x reg_max) and a class
+    branch (cv3: to the classes), concatenated and flattened, the levels concatenated; DFL
+    (Reshape, Transpose, Softmax over the bins, a fixed 1x1 conv with weights 0..reg_max-1),
+    the distances decoded into boxes around the anchors (x1y1 = a - lt, x2y2 = a + rb,
+    centre and size, times the stride), and the Sigmoid of the class scores."""
+    nc, reg = YOLOV8_CLASSES, YOLOV8_REG_MAX
+    c2, c3 = max(16, channels[0] // 4, 4 * reg), max(channels[0], min(nc, 100))
+    flat, sizes = [], []
+    for i, (x, c) in enumerate(zip(features, channels)):
+        box = yolo_conv(g, yolo_conv(g, x, f"{path}.cv2.{i}.0", c, c2, 3), f"{path}.cv2.{i}.1", c2, c2, 3)
+        w = g.init(f"{path}.cv2.{i}.2.weight", g.he((4 * reg, c2, 1, 1), c2))
+        b = g.init(f"{path}.cv2.{i}.2.bias", g.normal(4 * reg, 0.5))
+        box = yolo_node(g, "Conv", [box, w, b], f"{path}.cv2.{i}.2", **conv_attrs(1))
+        cls = yolo_conv(g, yolo_conv(g, x, f"{path}.cv3.{i}.0", c, c3, 3), f"{path}.cv3.{i}.1", c3, c3, 3)
+        w = g.init(f"{path}.cv3.{i}.2.weight", g.he((nc, c3, 1, 1), c3))
+        b = g.init(f"{path}.cv3.{i}.2.bias", g.normal(nc, 0.5) - 2)
+        cls = yolo_node(g, "Conv", [cls, w, b], f"{path}.cv3.{i}.2", **conv_attrs(1))
+        y = yolo_node(g, "Concat", [box, cls], path, axis=1)
+        flat.append(yolo_node(g, "Reshape", [y, yolo_const(g, [1, 4 * reg + nc, -1], path)], path))
+        sizes.append((YOLOV8_SIZE // YOLOV8_STRIDES[i],) * 2)
+    anchors, strides = anchor_points(sizes, YOLOV8_STRIDES)
+    a = len(anchors)
+    levels = yolo_node(g, "Concat", flat, path, axis=2)
+    box, cls = yolo_node(g, "Split", [levels, yolo_const(g, [4 * reg, nc], path)], path, n_out=2, axis=1)
+    d = yolo_node(g, "Reshape", [box, yolo_const(g, [1, 4, reg, a], f"{path}.dfl")], f"{path}.dfl")
+    d = yolo_node(g, "Transpose", [d], f"{path}.dfl", perm=[0, 2, 1, 3])
+    d = yolo_node(g, "Softmax", [d], f"{path}.dfl", axis=1)
+    proj = g.init(f"{path}.dfl.conv.weight", np.arange(reg, dtype=np.float32).reshape(1, reg, 1, 1))
+    d = yolo_node(g, "Conv", [d, proj], f"{path}.dfl.conv", **conv_attrs(1))
+    d = yolo_node(g, "Reshape", [d, yolo_const(g, [1, 4, a], f"{path}.dfl")], f"{path}.dfl")
+    lt, rb = yolo_node(g, "Split", [d, yolo_const(g, [2, 2], path)], path, n_out=2, axis=1)
+    anchor = g.init(f"{ultralytics_scope(path)}/Constant_9_output_0", anchors.T[None].copy())
+    x1y1, x2y2 = yolo_node(g, "Sub", [anchor, lt], path), yolo_node(g, "Add", [anchor, rb], path)
+    corners = yolo_node(g, "Add", [x1y1, x2y2], path)
+    centre = yolo_node(g, "Div", [corners, yolo_const(g, 2.0, path, np.float32)], path)
+    boxes = yolo_node(g, "Concat", [centre, yolo_node(g, "Sub", [x2y2, x1y1], path)], path, axis=1)
+    stride = g.init(f"{ultralytics_scope(path)}/Constant_12_output_0", strides[None])
+    boxes = yolo_node(g, "Mul", [boxes, stride], path)
+    return yolo_node(g, "Concat", [boxes, yolo_node(g, "Sigmoid", [cls], path)], path, outputs=["output0"], axis=1), a
+
+
+def yolov8_det() -> onnx.ModelProto:
+    """An Ultralytics YOLOv8n-style detector (widths halved, one Bottleneck a C2f, 8
+    classes) as `yolo export format=onnx` writes it: "/model.2/m.0/cv1/conv/Conv" scopes,
+    every Conv's BatchNorm folded, SiLU as Sigmoid and Mul, C2f blocks, SPPF, the PAN neck
+    (nearest Resize by 2, Concat, stride-2 convs) and the Detect head with DFL, anchors and
+    strides as initializers; one output [1, 4 + classes, anchors]."""
+    g = Builder(15)
+    w = (8, 16, 32, 64, 128)
+    x = yolo_conv(g, "images", "model.0", 3, w[0], 3, 2)  # 160
+    x = c2f(g, yolo_conv(g, x, "model.1", w[0], w[1], 3, 2), "model.2", w[1], w[1], 1, True)  # 80
+    p3 = c2f(g, yolo_conv(g, x, "model.3", w[1], w[2], 3, 2), "model.4", w[2], w[2], 1, True)  # 40
+    p4 = c2f(g, yolo_conv(g, p3, "model.5", w[2], w[3], 3, 2), "model.6", w[3], w[3], 1, True)  # 20
+    x = c2f(g, yolo_conv(g, p4, "model.7", w[3], w[4], 3, 2), "model.8", w[4], w[4], 1, True)  # 10
+    p5 = sppf(g, x, "model.9", w[4], w[4])
+    x = yolo_node(g, "Concat", [upsample(g, p5, "model.10"), p4], "model.11", axis=1)
+    n4 = c2f(g, x, "model.12", w[4] + w[3], w[3], 1, False)
+    x = yolo_node(g, "Concat", [upsample(g, n4, "model.13"), p3], "model.14", axis=1)
+    out3 = c2f(g, x, "model.15", w[3] + w[2], w[2], 1, False)
+    x = yolo_node(g, "Concat", [yolo_conv(g, out3, "model.16", w[2], w[2], 3, 2), n4], "model.17", axis=1)
+    out4 = c2f(g, x, "model.18", w[2] + w[3], w[3], 1, False)
+    x = yolo_node(g, "Concat", [yolo_conv(g, out4, "model.19", w[3], w[3], 3, 2), p5], "model.20", axis=1)
+    out5 = c2f(g, x, "model.21", w[3] + w[4], w[4], 1, False)
+    _, anchors = yolo_detect(g, [out3, out4, out5], [w[2], w[3], w[4]], "model.22")
+    inputs = [vi("images", [1, 3, YOLOV8_SIZE, YOLOV8_SIZE])]
+    return g.model("main_graph", inputs, [vi("output0", [1, 4 + YOLOV8_CLASSES, anchors])], 17)
+
+
+# -- Paddle2ONNX (PP-OCRv4-style text detector, PicoDet-style object detector) ---------------
+
+PPOCR_DET_SIZE = 320
+
+
+def depthwise_separable(g: Builder, x, cin, cout, k, stride, se=False):
+    """PP-LCNet's DepthwiseSeparable: a kxk depthwise conv, BN, HardSwish, optional SE
+    (HardSigmoid gate), a 1x1 conv, BN, HardSwish."""
+    x = hardswish(g, p_bn(g, p_conv(g, x, cin, cin, k, stride, groups=cin), cin))
+    if se:
+        x = squeeze_excite(g, x, cin)
+    return hardswish(g, p_bn(g, p_conv(g, x, cin, cout, 1), cout))
+
+
+def lcnet(g: Builder, x, stem, blocks):
+    """PP-LCNet: a 3x3 stride-2 conv stem, then stages of DepthwiseSeparable blocks
+    [(kernel, out channels, stride, se)]; each stage's output, in order."""
+    x, c = hardswish(g, p_bn(g, p_conv(g, x, 3, stem, 3, 2), stem)), stem
+    features = []
+    for stage in blocks:
+        for k, cout, stride, se in stage:
+            x, c = depthwise_separable(g, x, c, cout, k, stride, se), cout
+        features.append(x)
+    return features
+
+
+def p_upsample(g: Builder, x, scale):
+    """F.upsample(x, scale_factor=scale, mode="nearest"): Resize with Constant scales."""
+    scales = g.pconst([1.0, 1.0, float(scale), float(scale)])
+    return g.p("Resize", [x, "", scales], f"{g.var('nearest_interp_v2')}.tmp_0",
+               coordinate_transformation_mode="asymmetric", mode="nearest", nearest_mode="floor")
+
+
+def ppocr_det() -> onnx.ModelProto:
+    """A PP-OCRv4-det-style text detector (channels reduced) as Paddle2ONNX writes it: a
+    PP-LCNet backbone (HardSwish, SE with HardSigmoid in the last stage), the DB-FPN neck
+    (1x1 convs, nearest Resize and Add top-down, 3x3 convs, Resize to stride 4, Concat) and
+    the DB head (3x3 conv-BN-ReLU, two 2x2 stride-2 ConvTransposes, BN-ReLU between them,
+    Sigmoid). Dynamic N, H and W as p2o.DynamicDimension dims; the probability map at the
+    input's size."""
+    g = Builder(16)
+    stages = [[(3, 16, 1, False), (3, 24, 2, False), (3, 24, 1, False)],  # stride 4
+              [(3, 48, 2, False), (3, 48, 1, False)],  # 8
+              [(3, 96, 2, False), (5, 96, 1, False)],  # 16
+              [(5, 192, 2, True), (5, 192, 1, True)]]  # 32
+    c2, c3, c4, c5 = lcnet(g, "x", 8, stages)
+    chans, out = [24, 48, 96, 192], 64
+    in2, in3, in4, in5 = (p_conv(g, f, c, out, 1) for f, c in zip((c2, c3, c4, c5), chans))
+    out4 = g.p("Add", [in4, p_upsample(g, in5, 2)], g.var("tmp"))
+    out3 = g.p("Add", [in3, p_upsample(g, out4, 2)], g.var("tmp"))
+    out2 = g.p("Add", [in2, p_upsample(g, out3, 2)], g.var("tmp"))
+    p5, p4, p3, p2 = (p_conv(g, f, out, out // 4, 3) for f in (in5, out4, out3, out2))
+    fuse = g.p("Concat", [p_upsample(g, p5, 8), p_upsample(g, p4, 4), p_upsample(g, p3, 2), p2],
+               f"{g.var('concat')}.tmp_0", axis=1)
+    x = g.p("Relu", [p_bn(g, p_conv(g, fuse, out, out // 4, 3), out // 4)], f"{g.var('relu')}.tmp_0")
+    for cout in (out // 4, 1):
+        up = g.var("conv2d_transpose")
+        w, b = g.init(f"{up}.w_0", g.he((out // 4, cout, 2, 2), out // 4)), g.init(f"{up}.b_0", g.normal(cout, 0.1))
+        x = g.p("ConvTranspose", [x, w, b], f"{up}.tmp_1", dilations=[1, 1], group=1, kernel_shape=[2, 2],
+                pads=[0] * 4, strides=[2, 2])
+        if cout > 1:
+            x = g.p("Relu", [p_bn(g, x, cout)], f"{g.var('relu')}.tmp_0")
+    g.p("Sigmoid", [x], "sigmoid_0.tmp_0")
+    dynamic = [f"p2o.DynamicDimension.{i}" for i in range(6)]
+    inputs = [vi("x", [dynamic[0], 3, dynamic[1], dynamic[2]])]
+    return g.model("Paddle2ONNX", inputs, [vi("sigmoid_0.tmp_0", [dynamic[3], 1, dynamic[4], dynamic[5]])], 14)
+
+
+PICODET_SIZE, PICODET_CLASSES, PICODET_REG_MAX = 320, 4, 7
+PICODET_STRIDES = (8, 16, 32)
+
+
+def csp_layer(g: Builder, x, cin, cout, k):
+    """CSP-PAN's CSPLayer: a 1x1 main branch through a bottleneck (1x1 conv, kxk depthwise
+    separable conv), a 1x1 short branch, both concatenated, a 1x1 conv."""
+    mid = cout // 2
+    main = hardswish(g, p_bn(g, p_conv(g, x, cin, mid, 1), mid))
+    short = hardswish(g, p_bn(g, p_conv(g, x, cin, mid, 1), mid))
+    main = hardswish(g, p_bn(g, p_conv(g, main, mid, mid, 1), mid))
+    main = depthwise_separable(g, main, mid, mid, k, 1)
+    x = g.p("Concat", [main, short], f"{g.var('concat')}.tmp_0", axis=1)
+    return hardswish(g, p_bn(g, p_conv(g, x, 2 * mid, cout, 1), cout))
+
+
+def picodet_head() -> onnx.ModelProto:
+    """A PicoDet-style detector (PaddleDetection, exported by Paddle2ONNX without its NMS):
+    an LCNet backbone, the CSP-PAN neck (1x1 convs to one width, nearest Resize and Concat
+    top-down, stride-2 depthwise separable convs and Concat bottom-up, CSP layers), and a
+    GFL head per level: a conv tower the class and box outputs share, one 1x1 conv split into
+    class logits (Sigmoid, flattened to [1, cells, classes]) and box distributions (Softmax
+    over reg_max + 1 bins, MatMul with 0..reg_max, times the stride, decoded around the cell
+    centres); scores and boxes concatenated over the levels."""
+    g = Builder(17)
+    stages = [[(3, 16, 1, False), (3, 24, 2, False)],  # stride 4
+              [(3, 32, 2, False), (3, 32, 1, False)],  # 8
+              [(3, 64, 2, False), (5, 64, 1, False)],  # 16
+              [(5, 128, 2, True), (5, 128, 1, True)]]  # 32
+    _, c3, c4, c5 = lcnet(g, "image", 8, stages)
+    width = 48
+    feats = [hardswish(g, p_bn(g, p_conv(g, f, c, width, 1), width)) for f, c in zip((c3, c4, c5), (32, 64, 128))]
+    # top-down
+    inner = [feats[2]]
+    for low in (feats[1], feats[0]):
+        x = g.p("Concat", [p_upsample(g, inner[0], 2), low], f"{g.var('concat')}.tmp_0", axis=1)
+        inner.insert(0, csp_layer(g, x, 2 * width, width, 5))
+    # bottom-up
+    outs = [inner[0]]
+    for high in inner[1:]:
+        down = depthwise_separable(g, outs[-1], width, width, 5, 2)
+        x = g.p("Concat", [down, high], f"{g.var('concat')}.tmp_0", axis=1)
+        outs.append(csp_layer(g, x, 2 * width, width, 5))
+    nc, bins = PICODET_CLASSES, PICODET_REG_MAX + 1
+    project = g.init("head.distribution_project.project", np.arange(bins, dtype=np.float32))
+    scores, boxes, points = [], [], []
+    for feat, stride in zip(outs, PICODET_STRIDES):
+        size = PICODET_SIZE // stride
+        x = depthwise_separable(g, depthwise_separable(g, feat, width, width, 5, 1), width, width, 5, 1)
+        x = p_conv(g, x, width, nc + 4 * bins, 1, bias=True)
+        split = g.var("split")
+        cls, reg = g.p("Split", [x, g.pconst([nc, 4 * bins], np.int64)], [f"{split}.tmp_0", f"{split}.tmp_1"], axis=1)
+        cls = g.p("Sigmoid", [cls], f"{g.var('sigmoid')}.tmp_0")
+        cls = g.p("Reshape", [cls, g.pconst([1, nc, size * size], np.int64)], f"{g.var('reshape2')}.tmp_0")
+        scores.append(g.p("Transpose", [cls], f"{g.var('transpose')}.tmp_0", perm=[0, 2, 1]))
+        reg = g.p("Transpose", [reg], f"{g.var('transpose')}.tmp_0", perm=[0, 2, 3, 1])
+        reg = g.p("Reshape", [reg, g.pconst([-1, bins], np.int64)], f"{g.var('reshape2')}.tmp_0")
+        reg = g.p("Softmax", [reg], f"{g.var('softmax')}.tmp_0", axis=1)
+        reg = g.p("MatMul", [reg, project], f"{g.var('linear')}.tmp_0")
+        reg = g.p("Reshape", [reg, g.pconst([-1, 4], np.int64)], f"{g.var('reshape2')}.tmp_0")
+        boxes.append(g.p("Mul", [reg, g.pconst(float(stride))], g.var("tmp")))
+        centres, _ = anchor_points([(size, size)], [stride], offset=0.0)
+        points.append(centres * np.float32(stride))
+    dist = g.p("Concat", boxes, f"{g.var('concat')}.tmp_0", axis=0)
+    split = g.var("split")
+    lt, rb = g.p("Split", [dist, g.pconst([2, 2], np.int64)], [f"{split}.tmp_0", f"{split}.tmp_1"], axis=-1)
+    centres = g.init("head.anchor_points", np.concatenate(points))
+    corners = [g.p("Sub", [centres, lt], g.var("tmp")), g.p("Add", [centres, rb], g.var("tmp"))]
+    x = g.p("Concat", corners, f"{g.var('concat')}.tmp_0", axis=-1)
+    g.p("Unsqueeze", [x, g.pconst([0], np.int64)], "save_infer_model/scale_1.tmp_0")
+    g.p("Concat", scores, "save_infer_model/scale_0.tmp_0", axis=1)
+    cells = sum((PICODET_SIZE // s) ** 2 for s in PICODET_STRIDES)
+    outputs = [vi("save_infer_model/scale_0.tmp_0", [1, cells, nc]),
+               vi("save_infer_model/scale_1.tmp_0", [1, cells, 4])]
+    return g.model("Paddle2ONNX", [vi("image", [1, 3, PICODET_SIZE, PICODET_SIZE])], outputs, 14)
+
+
+# -- PyTorch (torchvision MobileNetV3-Small) -----------------------------------------------
+
+
+def make_divisible(v: float, divisor: int = 8) -> int:
+    """torchvision's _make_divisible: to a multiple of 8, not below 90% of `v`."""
+    new = max(divisor, int(v + divisor / 2) // divisor * divisor)
+    return new + divisor if new < 0.9 * v else new
+
+
+def mobilenet_v3() -> onnx.ModelProto:
+    """torchvision mobilenet_v3_small (width 0.5, 10 classes) as torch.onnx exports it:
+    BatchNormalization folded into the convs, HardSwish and ReLU activations, squeeze-excite
+    blocks (GlobalAveragePool, 1x1 convs fc1/fc2, ReLU, HardSigmoid(1/6, 0.5), Mul),
+    residual Adds, then the pooled features Flattened into the classifier's Gemm, HardSwish,
+    Gemm (Dropout gone in eval)."""
+    g = Builder(18)
+
+    def act(x, path, hs):
+        return g.t("HardSwish" if hs else "Relu", [x], path)
+
+    def se(x, path, c):
+        s = g.t("GlobalAveragePool", [x], f"{path}.avgpool")
+        squeeze = make_divisible(c // 4)
+        w1, b1 = g.param(f"{path}.fc1.weight", g.he((squeeze, c, 1, 1), c)), g.param(f"{path}.fc1.bias",
+                                                                                      g.normal(squeeze, 0.1))
+        s = g.t("Relu", [g.t("Conv", [s, w1, b1], f"{path}.fc1", **conv_attrs(1))], f"{path}.activation")
+        w2, b2 = g.param(f"{path}.fc2.weight", g.he((c, squeeze, 1, 1), squeeze)), g.param(f"{path}.fc2.bias",
+                                                                                           g.normal(c, 0.1))
+        s = g.t("HardSigmoid", [g.t("Conv", [s, w2, b2], f"{path}.fc2", **conv_attrs(1))], f"{path}.scale_activation",
+                alpha=1 / 6, beta=0.5)
+        return g.t("Mul", [s, x], path)
+
+    # (kernel, expanded, out, SE, HardSwish, stride): torchvision's small table
+    table = [(3, 16, 16, True, False, 2), (3, 72, 24, False, False, 2), (3, 88, 24, False, False, 1),
+             (5, 96, 40, True, True, 2), (5, 240, 40, True, True, 1), (5, 240, 40, True, True, 1),
+             (5, 120, 48, True, True, 1), (5, 144, 48, True, True, 1), (5, 288, 96, True, True, 2),
+             (5, 576, 96, True, True, 1), (5, 576, 96, True, True, 1)]
+    cin = make_divisible(16 * 0.5)
+    x = act(folded_conv(g, "input", "features.0.0", 3, cin, 3, 2), "features.0.2", True)
+    for i, (k, exp, out, use_se, hs, stride) in enumerate(table, 1):
+        exp, out = make_divisible(exp * 0.5), make_divisible(out * 0.5)
+        path, j, y = f"features.{i}.block", 0, x
+        if exp != cin:
+            y = act(folded_conv(g, y, f"{path}.0.0", cin, exp, 1), f"{path}.0.2", hs)
+            j = 1
+        y = act(folded_conv(g, y, f"{path}.{j}.0", exp, exp, k, stride, exp), f"{path}.{j}.2", hs)
+        if use_se:
+            j += 1
+            y = se(y, f"{path}.{j}", exp)
+        y = folded_conv(g, y, f"{path}.{j + 1}.0", exp, out, 1)
+        x = g.t("Add", [y, x], f"features.{i}") if stride == 1 and cin == out else y
+        cin = out
+    last = 6 * cin
+    x = act(folded_conv(g, x, f"features.{len(table) + 1}.0", cin, last, 1), f"features.{len(table) + 1}.2", True)
+    x = g.t("Flatten", [g.t("GlobalAveragePool", [x], "avgpool")], "", axis=1)
+    hidden = make_divisible(1024 * 0.5)
+    w, b = g.param("classifier.0.weight", g.he((hidden, last), last)), g.param("classifier.0.bias",
+                                                                               g.normal(hidden, 0.01))
+    x = g.t("HardSwish", [g.t("Gemm", [x, w, b], "classifier.classifier.0", alpha=1.0, beta=1.0, transB=1)],
+            "classifier.classifier.1")
+    w, b = g.param("classifier.3.weight", g.he((10, hidden), hidden)), g.param("classifier.3.bias",
+                                                                               g.normal(10, 0.01))
+    g.t("Gemm", [x, w, b], "classifier.classifier.3", outputs=["output"], alpha=1.0, beta=1.0, transB=1)
+    return g.model("main_graph", [vi("input", ["batch_size", 3, 96, 96])], [vi("output", ["batch_size", 10])], 17)
+
+
 ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "mnist": mnist_cnn,
     "resnet_small": resnet_small,
@@ -856,8 +1219,15 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "face_pnet": face_pnet,
     "face_rnet_b16": face_rnet_b16,
     "keras_nhwc_cnn": keras_nhwc_cnn,
+    "yolov8_det": yolov8_det,
+    "ppocr_det": ppocr_det,
+    "picodet_head": picodet_head,
+    "mobilenet_v3": mobilenet_v3,
     "resnet50_sized": resnet50_sized,
 }
+GLUE_MODELS = ["yolov8_det", "ppocr_det", "picodet_head", "mobilenet_v3"]
+"""Detectors and a classifier MLIP runs nearly all of, partitioned into dozens of calls: the
+host glue between them is what benchmarks/host_glue.py times."""
 FAILS_FULL_CHECK = {"paddle_ocr_rec", "ocr_cls_stale", "paddle_crnn", "captcha_crnn_stale"}
 """Models ONNX's full check refuses as exported, on purpose: -1 dims (which it reads as sizes)
 and value_info or graph outputs that contradict shape inference. onnxruntime runs them."""

@@ -24,10 +24,14 @@ BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. I
 - `--profile` builds the host C with per-op timing compiled in (`make PROFILE=1`, a build of
   its own in the cache), runs the model once to warm up and then `--repeat` times (20), and
   prints each op's mean time per run, slowest first, with the ONNX nodes it computes, as
-  `tvmc run --profile` does; an accelerator call's time is the simulator's.
+  `tvmc run --profile` does; an accelerator call's time is the simulator's. Then the host
+  time by kind (`host_kind`: layout transposes, element-wise ops, concat/split/slice and
+  other copies, other kernels) beside the cost model's estimate of the same ops, each
+  subgraph's estimated call, and the end-to-end estimate: the host time measured here plus
+  the MLIP time estimated (`summarize_profile`; the estimates are the bundle's `report.json`).
   `--profile-out FILE` also writes it as JSON (`profile_document`): each op's time with the
   work the bundle's `report.json` estimated for it, what `mrvl-compile --host-profile FILE`
-  calibrates the host's rates with.
+  calibrates the host's rates with, and the totals.
 - `--threads N` builds the host C with its kernels over N threads (`make HOST_THREADS=N`;
   default: the bundle's, `mrvl-compile --host-threads`); the outputs are the same bits.
 
@@ -60,9 +64,10 @@ from mrvl.backend.bundle import METADATA_FILE, METADATA_FORMAT
 from mrvl.backend.mlip_simulator import PRECISIONS, load, run_subgraph, simulate, uses_mlsim
 from mrvl.backend.tmlc import COMMANDS_FILE, subgraph_targets
 from mrvl.numerics import FP16_LAYERS, Comparison, compare
-from mrvl.target.cost_model import CALL, PROFILE_FORMAT, PROFILE_VERSION
+from mrvl.target.cost_model import CALL, PROFILE_FORMAT, PROFILE_VERSION, duration
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
+from mrvl_dialect.locations import COMPILER_INSERTED
 from mrvl.target.options import DEFAULT_TARGET, TargetOptions
 
 RUN_MODES = TargetOptions.values("run_mode")
@@ -467,29 +472,200 @@ def _profile(program: "HostProgram", inputs: Mapping[str, np.ndarray], mlip: "Ml
     return outputs, [OpTime(i, label, ns / 1e9 / repeat) for i, (label, ns) in enumerate(program.profile())]
 
 
-def profile_document(bundle: Bundle, times: list[OpTime], repeat: int) -> dict:
-    """A profile as `--profile-out` writes it (`target/cost_model.py` reads it): each op
-    with its kernel class, MACs and bytes from the bundle's `report.json`, paired by label
-    in run order (an op the report does not list has no work and calibrates nothing)."""
-    report = bundle.path / "report.json"
+CALL_MLIP = "cpu.call_mlip"
+LAYOUT_TRANSPOSES, ELEMENTWISE, DATA_MOVEMENT, OTHER_KERNELS = (
+    "layout transposes", "element-wise", "concat/split/slice/copies", "other host kernels")
+HOST_KINDS_SHOWN = (LAYOUT_TRANSPOSES, ELEMENTWISE, DATA_MOVEMENT, OTHER_KERNELS)
+"""The kinds of host time a profile sums, in the order it prints them."""
+GLUE_KINDS = {
+    **dict.fromkeys(("cpu.binary", "cpu.unary", "cpu.clip", "cpu.leaky_relu", "cpu.hard_sigmoid", "cpu.hard_swish",
+                     "cpu.activation", "cpu.where", "cpu.cast", "cpu.dropout", "cpu.elementwise"), ELEMENTWISE),
+    **dict.fromkeys(("cpu.concat", "cpu.split", "cpu.slice", "cpu.reshape", "cpu.transpose", "cpu.pad", "cpu.expand",
+                     "cpu.depth_to_space", "cpu.gather"), DATA_MOVEMENT),
+}
+"""The host ops that only reshape, copy or map values one by one, by the kind of glue they are;
+every other host op is a kernel of its own (OTHER_KERNELS)."""
+
+
+def host_kind(label: str) -> str | None:
+    """The kind of host time of a profiled op, from its label (`op_label`): a transpose the
+    compiler inserted is a layout transpose (a model's own Transpose moves data as it asks);
+    None for an accelerator call."""
+    op = label[label.rfind("(") + 1:-1] if label.endswith(")") else ""
+    if op == CALL_MLIP:
+        return None
+    if op == "cpu.transpose" and label.startswith(f"{COMPILER_INSERTED} ("):
+        return LAYOUT_TRANSPOSES
+    return GLUE_KINDS.get(op, OTHER_KERNELS)
+
+
+def _report_estimate(bundle: Bundle) -> dict | None:
+    """The `estimate` of the bundle's `report.json` (mrvl-compile writes it; mrvl-opt -t c does not)."""
     try:
-        estimated = json.loads(report.read_text(encoding="utf-8")).get("estimate", {}).get("host_ops", [])
+        estimate = json.loads((bundle.path / "report.json").read_text(encoding="utf-8")).get("estimate")
     except (OSError, ValueError, AttributeError):
-        estimated = []
+        return None
+    return estimate if isinstance(estimate, dict) else None
+
+
+def estimated_host_ops(labels: list[str], estimate: dict | None) -> list[dict | None]:
+    """For each profiled op (by label), its entry in the `host_ops` of a report.json
+    `estimate` (kind, MACs, bytes, seconds), paired by label in run order; None for an
+    accelerator call or an op the estimate does not list."""
+    estimated = estimate.get("host_ops", []) if estimate else []
     pending = iter(estimated)
-    ops = []
-    for t in times:
-        if t.label.endswith("(cpu.call_mlip)"):
-            work = {"kind": CALL, "macs": 0, "bytes": 0}
-        else:
-            found = next((e for e in pending if e.get("label") == t.label), None)
-            work = ({"kind": found["kind"], "macs": found["macs"], "bytes": found["bytes"]} if found is not None
-                    else {"kind": "memory", "macs": 0, "bytes": 0})
+    found_ops: list[dict | None] = []
+    for label in labels:
+        found = None
+        if host_kind(label) is not None:
+            found = next((e for e in pending if e.get("label") == label), None)
             if found is None:
                 pending = iter(estimated)
-        ops.append({"index": t.index, "label": t.label, "seconds": t.seconds, **work})
+        found_ops.append(found)
+    return found_ops
+
+
+@dataclass(frozen=True)
+class HostKindTime:
+    """The host ops of one kind in a profile: how many, their measured time per run, and
+    the cost model's estimate for the same ops (None without the bundle's report.json)."""
+
+    kind: str
+    ops: int
+    seconds: float
+    estimated_seconds: float | None
+
+
+@dataclass(frozen=True)
+class SubgraphTime:
+    """An accelerator subgraph in a profile: its calls a run (chunks count one each), the time
+    they took here (a simulator's, not MLIP's), and the cost model's estimate of one call."""
+
+    symbol: str
+    calls: int
+    measured_seconds: float
+    estimated_seconds_per_call: float | None
+
+
+@dataclass(frozen=True)
+class ProfileSummary:
+    """A profile by kind of host op, beside the cost model's estimate of the accelerator."""
+
+    host: list[HostKindTime]
+    subgraphs: list[SubgraphTime]
+    host_source: str | None
+    """Where the estimate's host rates come from ("host assumed", ...); None without an estimate."""
+
+    @property
+    def host_seconds(self) -> float:
+        return sum(k.seconds for k in self.host)
+
+    @property
+    def host_estimated_seconds(self) -> float | None:
+        return None if self.host_source is None else sum(k.estimated_seconds or 0.0 for k in self.host)
+
+    @property
+    def mlip_estimated_seconds(self) -> float | None:
+        if self.host_source is None:
+            return None
+        return sum((s.estimated_seconds_per_call or 0.0) * s.calls for s in self.subgraphs)
+
+    @property
+    def end_to_end_seconds(self) -> float | None:
+        """Measured host time plus estimated MLIP time: a run on the board, as far as this machine can tell."""
+        mlip = self.mlip_estimated_seconds
+        return None if mlip is None else self.host_seconds + mlip
+
+
+def summarize_profile(bundle: Bundle, times: list[OpTime]) -> ProfileSummary:
+    """`times` by kind of host op, and by accelerator subgraph, with the estimates of the
+    bundle's `report.json`."""
+    estimate = _report_estimate(bundle)
+    per_subgraph = {s.get("symbol"): s for s in estimate.get("subgraphs", [])} if estimate else {}
+    host = {kind: [0, 0.0, 0.0] for kind in HOST_KINDS_SHOWN}
+    calls: dict[str, list] = {}
+    for t, found in zip(times, estimated_host_ops([t.label for t in times], estimate), strict=True):
+        kind = host_kind(t.label)
+        if kind is None:
+            symbol = t.label.split(" ", 1)[0].removeprefix("@")
+            entry = calls.setdefault(symbol, [0, 0.0])
+            entry[0] += 1
+            entry[1] += t.seconds
+            continue
+        totals = host[kind]
+        totals[0] += 1
+        totals[1] += t.seconds
+        totals[2] += found["seconds"] if found is not None else 0.0
+    subgraphs = []
+    for symbol, (ops, seconds) in calls.items():
+        # a call in chunks is one op of the profile and a call a chunk in the estimate
+        sub = per_subgraph.get(symbol)
+        subgraphs.append(SubgraphTime(symbol, ops, seconds, None) if sub is None
+                         else SubgraphTime(symbol, sub["calls"], seconds, sub["seconds"]))
+    source = estimate.get("host_source", "") if estimate else None
+    kinds = [HostKindTime(kind, n, s, e if estimate else None) for kind, (n, s, e) in host.items()]
+    return ProfileSummary(kinds, subgraphs, source)
+
+
+def profile_document(bundle: Bundle, times: list[OpTime], repeat: int) -> dict:
+    """A profile as `--profile-out` writes it (`target/cost_model.py` reads it): each op
+    with its kind of host time (`host_kind`; "mlip call" for an accelerator call) and its
+    kernel class, MACs, bytes and estimated seconds from the bundle's `report.json`, paired
+    by label in run order (an op the report does not list has no work and calibrates
+    nothing), and the `summarize_profile` totals."""
+    ops = []
+    for t, found in zip(times, estimated_host_ops([t.label for t in times], _report_estimate(bundle)), strict=True):
+        kind = host_kind(t.label)
+        if kind is None:
+            work = {"kind": CALL, "macs": 0, "bytes": 0, "estimated_seconds": None}
+        elif found is not None:
+            work = {"kind": found["kind"], "macs": found["macs"], "bytes": found["bytes"],
+                    "estimated_seconds": found["seconds"]}
+        else:
+            work = {"kind": "memory", "macs": 0, "bytes": 0, "estimated_seconds": None}
+        ops.append({"index": t.index, "label": t.label, "seconds": t.seconds, "host_kind": kind or "mlip call", **work})
+    summary = summarize_profile(bundle, times)
+    document = {
+        "host": [vars(k) for k in summary.host],
+        "host_seconds": summary.host_seconds,
+        "host_estimated_seconds": summary.host_estimated_seconds,
+        "host_source": summary.host_source,
+        "subgraphs": [vars(s) for s in summary.subgraphs],
+        "mlip_estimated_seconds": summary.mlip_estimated_seconds,
+        "end_to_end_seconds": summary.end_to_end_seconds,
+    }
     return {"format": PROFILE_FORMAT, "version": PROFILE_VERSION, "model": bundle.model, "repeat": repeat,
-            "machine": platform.machine(), "cpu": " ".join(_cpu_model().partition(":")[2].split()), "ops": ops}
+            "machine": platform.machine(), "cpu": " ".join(_cpu_model().partition(":")[2].split()), "ops": ops,
+            "summary": document}
+
+
+def _summary_table(summary: ProfileSummary) -> list[str]:
+    def estimated(seconds: float | None) -> str:
+        return f"{duration(seconds):>10}" if seconds is not None else f"{'-':>10}"
+
+    where = (f"the cost model's, report.json ({summary.host_source})" if summary.host_source is not None
+             else "none: the bundle has no report.json (mrvl-compile writes one)")
+    lines = [f"host time by kind, measured; estimated: {where}",
+             f"  {'kind':<26} {'ops':>5} {'measured':>10} {'estimated':>10}"]
+    for k in summary.host:
+        lines.append(f"  {k.kind:<26} {k.ops:>5} {duration(k.seconds):>10} {estimated(k.estimated_seconds)}")
+    ops = sum(k.ops for k in summary.host)
+    lines.append(f"  {'host':<26} {ops:>5} {duration(summary.host_seconds):>10} "
+                 f"{estimated(summary.host_estimated_seconds)}")
+    if not summary.subgraphs:
+        return lines
+    lines += ["MLIP, estimated by the cost model (the time measured here is a simulator's):",
+              f"  {'subgraph':<26} {'calls':>5} {'measured':>10} {'estimated':>10} a call"]
+    for s in summary.subgraphs:
+        lines.append(f"  {'@' + s.symbol:<26} {s.calls:>5} {duration(s.measured_seconds):>10} "
+                     f"{estimated(s.estimated_seconds_per_call)}")
+    mlip = summary.mlip_estimated_seconds
+    calls = sum(s.calls for s in summary.subgraphs)
+    lines.append(f"  {'MLIP':<26} {calls:>5} {'':>10} {estimated(mlip)}")
+    if mlip is not None:
+        lines.append(f"end to end, estimated: {duration(summary.host_seconds + mlip)} = host "
+                     f"{duration(summary.host_seconds)} measured + MLIP {duration(mlip)} estimated")
+    return lines
 
 
 def _profile_table(times: list[OpTime], repeat: int) -> list[str]:
@@ -647,6 +823,7 @@ def main(args: Sequence[str] | None = None) -> int:
                     write_atomically(options.profile_out, json.dumps(document, indent=1).encode() + b"\n")
                 if bundle.subgraphs and options.run_mode == "sim":
                     print(f"(cpu.call_mlip: the time of {where}, not of MLIP)")
+                print("\n".join(_summary_table(summarize_profile(bundle, times))))
             if options.outputs:
                 _save_outputs(options.outputs, outputs)
             if options.verify:

@@ -80,6 +80,10 @@ def location_name(location: Attribute) -> str | None:
     return location.desc.data if isinstance(location, NameLoc) else None
 
 
+COMPILER_INSERTED = "inserted by the compiler"
+"""The label of an op no ONNX node stands for (a layout transpose, a chunk's slice)."""
+
+
 def op_label(op: Operation) -> str:
     """What profiles and the reports call an op: its ONNX nodes and the op,
     `conv1 (Conv), relu1 (Relu) (cpu.conv)`, or the subgraph a call runs,
@@ -87,4 +91,4 @@ def op_label(op: Operation) -> str:
     if isinstance(op, CallMlipOp):
         return f"@{op.callee.root_reference.data} ({op.name})"
     nodes = ", ".join(node.label for node in location_nodes(op.location))
-    return f"{nodes or 'inserted by the compiler'} ({op.name})"
+    return f"{nodes or COMPILER_INSERTED} ({op.name})"

@@ -37,6 +37,8 @@ INPUT_SHAPES = {  # the zoo's dynamic dims, fixed as the tests fix them
     "gru_kws": ["--input-shape", "mfcc=1x49x10"],
     "face_pnet": ["--input-shape", "input_1=1x3x60x80"],
     "keras_nhwc_cnn": ["--input-shape", "input_1=1x24x24x3"],
+    "ppocr_det": ["--input-shape", "x=1x3x320x320"],
+    "mobilenet_v3": ["--input-shape", "input=1x3x96x96"],
 }
 
 

@@ -29,6 +29,10 @@ ZOO_INPUT_SHAPES = {
     "face_pnet": {"input_1": [1, 3, 60, 80]},
     "face_rnet_b16": {},
     "keras_nhwc_cnn": {"input_1": [1, 24, 24, 3]},
+    "yolov8_det": {},
+    "ppocr_det": {"x": [1, 3, 320, 320]},
+    "picodet_head": {},
+    "mobilenet_v3": {"input": [1, 3, 96, 96]},
     "resnet50_sized": {},
 }
 

@@ -12,6 +12,9 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.weights import WeightStore, resources_section
 
 SMALL = [name for name in zoo.ZOO if name != "resnet50_sized"]
+ROUND_TRIPPED = [name for name in SMALL if name not in zoo.GLUE_MODELS]
+"""The models printed, parsed and imported twice: not the glue models (2 s of CPU each, 8 s
+in all), whose ops are the others' but for Sub, a binary element-wise op as Add and Mul are."""
 
 
 @pytest.mark.parametrize("name", SMALL)
@@ -23,7 +26,7 @@ def test_zoo_model_imports_with_static_shapes(zoo_dir, name):
     assert "graph.Shape" not in text, "shape computations must be folded"
 
 
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("name", ROUND_TRIPPED)
 def test_print_parse_print_is_identical(zoo_dir, name):
     module = import_onnx(zoo_dir / f"{name}.onnx", ZOO_INPUT_SHAPES[name])
     for options in ({}, {"print_generic_format": True}, {"print_debuginfo": True}):
@@ -31,7 +34,7 @@ def test_print_parse_print_is_identical(zoo_dir, name):
         assert print_ir(parse_ir(text), **options) == text
 
 
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("name", ROUND_TRIPPED)
 def test_import_is_deterministic(zoo_dir, name):
     first = print_ir(import_onnx(zoo_dir / f"{name}.onnx", ZOO_INPUT_SHAPES[name]))
     second = print_ir(import_onnx(zoo_dir / f"{name}.onnx", ZOO_INPUT_SHAPES[name]))

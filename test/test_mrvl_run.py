@@ -18,22 +18,27 @@ from onnx import TensorProto, helper
 from numeric_asserts import assert_close
 from mrvl.numerics import FP16_LAYERS
 from mrvl.opt import main as mrvl_opt
-from mrvl.run import build, main as mrvl_run, open_bundle, profile_bundle, run_bundle
+from mrvl.compile import main as mrvl_compile
+from mrvl.run import build, host_kind, main as mrvl_run, open_bundle, profile_bundle, run_bundle
+from mrvl.target.cost_model import duration
 from test_c_backend import ZOO_ALL_HOST, build_bundles, locked, merged, merged_inputs
 from test_mlip_simulator import _calls, tools  # noqa: F401 (fixture: fake mrvl-tmlc and mrvl-mlsim on PATH)
+from zoo import GLUE_MODELS
 
 pytestmark = [pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None,
                                  reason="needs cc and make")]
 
 MODELS = ["mnist", "resnet_small", "mobilenet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny", "transformer_block",
           "paddle_ocr_rec", "ocr_cls_stale", "vad_if", "paddle_crnn", "gru_kws", "captcha_crnn_stale", "face_pnet",
-          "face_rnet_b16", "keras_nhwc_cnn"]
+          "face_rnet_b16", "keras_nhwc_cnn", "yolov8_det", "ppocr_det", "picodet_head", "mobilenet_v3"]
 SUBGRAPHS = {"mnist": 1, "resnet_small": 1, "mobilenet_small": 9, "mobilenet_v2": 1, "squeezenet": 1, "yolov3_tiny": 2,
              "transformer_block": 0, "paddle_ocr_rec": 1, "ocr_cls_stale": 2, "vad_if": 2, "paddle_crnn": 1, "gru_kws": 1,
              "captcha_crnn_stale": 2, "face_pnet": 1, "face_rnet_b16": 1,
-             "keras_nhwc_cnn": 1}
+             "keras_nhwc_cnn": 1, "yolov8_det": 57, "ppocr_det": 29, "picodet_head": 65, "mobilenet_v3": 35}
 """Accelerator subgraphs under the default partitioning (transformer_block has no conv;
-face_rnet_b16's batch of 16 runs in 2 chunks of 8, captcha_crnn_stale's Gemm of 24 rows in 3)."""
+face_rnet_b16's batch of 16 runs in 2 chunks of 8, captcha_crnn_stale's Gemm of 24 rows in 3;
+the detectors and mobilenet_v3 are cut at every SiLU, HardSwish, SE product and head op MLIP
+has no layer for)."""
 
 
 def _shape_flags(name: str) -> list[str]:
@@ -125,8 +130,13 @@ def test_all_host_matches_onnxruntime(all_host, zoo_dir, name):
         assert_close(got[f"{name}__{output}"], want, what=output)
 
 
-@pytest.mark.parametrize("precision", ["fp16", "fp32"])
-@pytest.mark.parametrize("name", MODELS)
+PARTITIONED_RUNS = [pytest.param(name, precision, marks=[pytest.mark.slow] if precision == "fp16" and name in GLUE_MODELS
+                                 else []) for name in MODELS for precision in ("fp16", "fp32")]
+"""The glue models' fp16 runs (5 to 15 s each) are in `make test-slow`: their fp32 runs check
+the same bundles exactly, and the fp16 simulation is the other models' too."""
+
+
+@pytest.mark.parametrize(("name", "precision"), PARTITIONED_RUNS)
 def test_partitioned_matches_onnxruntime(bundles, zoo_dir, name, precision):
     model = zoo_dir / f"{name}.onnx"
     inputs = _inputs(model, name)
@@ -323,7 +333,87 @@ def test_profile_times_every_host_op(bundles, zoo_dir, capsys):
     assert mrvl_run([str(bundle), "--profile", "--repeat", "2", "--precision", "fp32"]) == 0
     out = capsys.readouterr().out
     assert "profile over 2 run(s), slowest first:" in out and "100.0%  total\n" in out
-    assert out.rstrip().endswith("(cpu.call_mlip: the time of the reference simulator (fp32), not of MLIP)")
+    assert "100.0%  total\n(cpu.call_mlip: the time of the reference simulator (fp32), not of MLIP)\n" in out
+    # a bundle of mrvl-opt -t c has no report.json: no estimate, no end-to-end figure
+    assert "estimated: none: the bundle has no report.json (mrvl-compile writes one)" in out
+    assert "end to end" not in out
+
+
+def silu_glue_model() -> onnx.ModelProto:
+    """Two convs (MLIP) with a SiLU between them (host: Sigmoid, Mul), then a Concat of the
+    second conv and the SiLU and the model's own Transpose to NHWC (host)."""
+    rng = np.random.default_rng(0)
+    weights = [onnx.numpy_helper.from_array(rng.standard_normal((8, c, 3, 3)).astype(np.float32) * 0.3, f"w{i}")
+               for i, c in enumerate((4, 8))]
+    nodes = [helper.make_node("Conv", ["x", "w0"], ["a"], name="conv_a", pads=[1] * 4),
+             helper.make_node("Sigmoid", ["a"], ["s"], name="sigmoid"),
+             helper.make_node("Mul", ["a", "s"], ["m"], name="mul"),
+             helper.make_node("Conv", ["m", "w1"], ["b"], name="conv_b", pads=[1] * 4),
+             helper.make_node("Concat", ["b", "m"], ["c"], name="concat", axis=1),
+             helper.make_node("Transpose", ["c"], ["y"], name="to_nhwc", perm=[0, 2, 3, 1])]
+    graph = helper.make_graph(nodes, "glue", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 12, 12])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 12, 12, 16])], weights)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def test_profile_sums_host_glue_beside_the_mlip_estimate(tmp_path, capsys):
+    """--profile of a partitioned bundle mrvl-compile wrote: the host ops' measured time by
+    kind (each op counted once, by its label), beside report.json's estimate of the same ops;
+    each subgraph's estimated call; the end-to-end estimate, measured host + estimated MLIP;
+    the same in --profile-out's JSON."""
+    onnx.save_model(silu_glue_model(), tmp_path / "glue.onnx")
+    assert mrvl_compile([str(tmp_path / "glue.onnx"), "-o", str(tmp_path / "glue")]) == 0
+    capsys.readouterr()
+    assert mrvl_run([str(tmp_path / "glue"), "--profile", "--repeat", "1", "--profile-out",
+                     str(tmp_path / "profile.json")]) == 0
+    out = capsys.readouterr().out
+    document = json.loads((tmp_path / "profile.json").read_text())
+    estimate = json.loads((tmp_path / "glue" / "report.json").read_text())["estimate"]
+    ops, summary = document["ops"], document["summary"]
+
+    def kinds_of(node: str) -> list[str]:  # the kinds of the ops computing an ONNX node (alone or fused)
+        return [op["host_kind"] for op in ops if f"{node} (" in op["label"]]
+
+    assert kinds_of("sigmoid") == kinds_of("mul") == ["element-wise"]
+    assert kinds_of("concat") == kinds_of("to_nhwc") == ["concat/split/slice/copies"]
+    assert [op["host_kind"] for op in ops if op["label"] == "inserted by the compiler (cpu.transpose)"] == \
+        ["layout transposes"] * sum(op["label"] == "inserted by the compiler (cpu.transpose)" for op in ops)
+    assert [op["host_kind"] for op in ops if op["label"].endswith("(cpu.call_mlip)")] == ["mlip call"] * 2
+    for row in summary["host"]:
+        mine = [op for op in ops if op["host_kind"] == row["kind"]]
+        assert row["ops"] == len(mine)
+        assert row["seconds"] == pytest.approx(sum(op["seconds"] for op in mine))
+        assert row["estimated_seconds"] == pytest.approx(sum(op["estimated_seconds"] for op in mine))
+    assert [row["kind"] for row in summary["host"]] == ["layout transposes", "element-wise",
+                                                         "concat/split/slice/copies", "other host kernels"]
+    assert summary["host_estimated_seconds"] == pytest.approx(estimate["host_seconds"])
+    assert summary["mlip_estimated_seconds"] == pytest.approx(estimate["mlip_seconds"])
+    per_call = {s["symbol"]: s["seconds"] for s in estimate["subgraphs"]}
+    assert {s["symbol"]: s["estimated_seconds_per_call"] for s in summary["subgraphs"]} == per_call
+    assert summary["end_to_end_seconds"] == pytest.approx(summary["host_seconds"] + estimate["mlip_seconds"])
+    assert summary["host_seconds"] == pytest.approx(sum(op["seconds"] for op in ops if op["host_kind"] != "mlip call"))
+
+    assert f"host time by kind, measured; estimated: the cost model's, report.json ({estimate['host_source']})" in out
+    element_wise = next(row for row in summary["host"] if row["kind"] == "element-wise")
+    assert f"  {'element-wise':<26} {element_wise['ops']:>5} {duration(element_wise['seconds']):>10} " \
+           f"{duration(element_wise['estimated_seconds']):>10}\n" in out
+    assert out.rstrip().endswith(
+        f"end to end, estimated: {duration(summary['end_to_end_seconds'])} = host {duration(summary['host_seconds'])} "
+        f"measured + MLIP {duration(estimate['mlip_seconds'])} estimated")
+
+
+@pytest.mark.parametrize(("label", "kind"), [
+    ("inserted by the compiler (cpu.transpose)", "layout transposes"),
+    ("p2o.Transpose.0 (Transpose) (cpu.transpose)", "concat/split/slice/copies"),
+    ("/model.0/act/Sigmoid (Sigmoid) (cpu.unary)", "element-wise"),
+    ("p2o.HardSwish.0 (HardSwish) (cpu.hard_swish)", "element-wise"),
+    ("/model.0/act/Sigmoid (Sigmoid), /model.0/act/Mul (Mul) (cpu.elementwise)", "element-wise"),
+    ("inserted by the compiler (cpu.slice)", "concat/split/slice/copies"),
+    ("/conv1/Conv (Conv), /relu/Relu (Relu) (cpu.conv)", "other host kernels"),
+    ("@tvmgen_mrvl_main_3 (cpu.call_mlip)", None),
+])
+def test_host_kind_of_a_profiled_op(label, kind):
+    assert host_kind(label) == kind
 
 
 def test_profile_build_is_warning_free(bundles, monkeypatch, tmp_path):

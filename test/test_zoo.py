@@ -10,7 +10,8 @@ import zoo
 SMALL = [name for name in zoo.ZOO if name != "resnet50_sized"]
 BUILDERS = zoo.ZOO
 ALL_SMALL = SMALL
-SIZES = {"paddle_ocr_rec": [2, 3, 32, 100], "paddle_crnn": [2, 3, 32, 100], "face_pnet": [2, 3, 60, 80]}
+SIZES = {"paddle_ocr_rec": [2, 3, 32, 100], "paddle_crnn": [2, 3, 32, 100], "face_pnet": [2, 3, 60, 80],
+         "ppocr_det": [2, 3, 64, 96]}
 """Inputs whose dynamic dims are not only the batch (Paddle's -1 height and width, P-Net's image size)."""
 
 
