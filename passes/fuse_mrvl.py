@@ -20,7 +20,6 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    DenseResourceAttr,
     IntegerAttr,
     ModuleOp,
     StringAttr,
@@ -39,7 +38,7 @@ from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, QUANTIZED_AT
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import f32_attr
 from mrvl_dialect.locations import fused_location, location_nodes, node_location
-from mrvl_dialect.shared_attributes import i64_array, i64_attr, tensor_type
+from mrvl_dialect.shared_attributes import i64_array, i64_attr, resource_attr, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.chunk_mrvl_batch import over_limit
 from mrvl.passes.declarative_fusion import Match, Pattern, match_members
@@ -94,7 +93,7 @@ class _Builder:
     def constant(self, name: str, array: np.ndarray) -> SSAValue:
         array = np.ascontiguousarray(array, np.float32)
         handle = WeightStore.of(self.module).add(name, array)
-        op = ConstantOp(DenseResourceAttr.from_params(handle, tensor_type(f32, array.shape)))
+        op = ConstantOp(resource_attr(handle, tensor_type(f32, array.shape)))
         op.location = node_location(name)
         return self.insert(op).results[0]
 
