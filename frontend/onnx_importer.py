@@ -373,12 +373,17 @@ def _fill(kinds: list[str], names: list[str], node: onnx.NodeProto, what: str) -
     return sizes, present
 
 
+_NOT_IN_HINTS = re.compile(r"[^\w.]")
+"""The characters a name hint spells `_`: all but `.` and `\\w` (what `str.isalnum` takes, and `_`)."""
+_NUMBERED = re.compile(r"(_\d+)+$")
+
+
 def _name_hint(name: str) -> str | None:
     """An SSA name close to the ONNX tensor name (the printer makes it unique). Every `_<n>`
     suffix goes (tf2onnx's `Relu__20:0`): xDSL drops one from each name it is given, so one
     left behind would go when the printed IR is parsed, and printing again would differ."""
-    hint = "".join(c if c.isalnum() or c in "_." else "_" for c in name).strip("_.")
-    hint = re.sub(r"(_\d+)+$", "", hint)
+    hint = _NOT_IN_HINTS.sub("_", name).strip("_.")
+    hint = _NUMBERED.sub("", hint)
     if not hint or hint.isdigit():
         return None
     return hint if not hint[0].isdigit() else f"t{hint}"
