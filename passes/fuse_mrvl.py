@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import mrvl
@@ -77,8 +77,14 @@ class _Builder:
     match: Match
     module: ModuleOp
 
+    def __post_init__(self):
+        self.root = self.match.root
+        """The op the layer replaces; the layer's ops go before it, in its block."""
+
     def insert(self, op: Operation) -> Operation:
-        Rewriter.insert_op(op, InsertPoint.before(self.match.root))
+        block = self.root.parent_block()
+        assert block is not None
+        block.insert_op_before(op, self.root)
         return op
 
     def transpose(self, value: SSAValue, perm: tuple[int, ...]) -> SSAValue:
@@ -101,20 +107,21 @@ class _Builder:
         """Insert `layer`, hand its result to the root's users, erase the members."""
         # The fused ONNX nodes, each with its operator type as a nested name (an op that
         # already names the operator it stands for, legalised, keeps it).
+        members = self.match.members()
         layer.location = fused_location(
             op.location if any(n.op_type for n in location_nodes(op.location)) else node_location(node_name(op), op_type(op))
-            for op in self.match.members())
-        if (quantized := layer_record(self.match.members())) is not None:
+            for op in members)
+        if (quantized := layer_record(members)) is not None:
             layer.attributes[QUANTIZED_ATTR] = quantized
         self.insert(layer)
         result = layer.results[0]
-        result.name_hint = self.match.root.results[0].name_hint
+        name_hint = self.root.results[0].name_hint
+        result.name_hint = name_hint
         if nchw_output and len(shape(result)) == 4:
             result = self.transpose(result, TO_NCHW)
-        root = self.match.root
-        result.name_hint = root.results[0].name_hint
-        root.results[0].replace_all_uses_with(result)
-        for op in reversed(self.match.members()):
+        result.name_hint = name_hint
+        self.root.results[0].replace_all_uses_with(result)
+        for op in reversed(members):
             Rewriter.erase_op(op)
 
 
