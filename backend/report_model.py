@@ -347,13 +347,15 @@ def _node_estimates(carriers: dict[Operation, list[str]], kernel_seconds: dict[O
                     cost_model: CostModel) -> dict[str, NodeEstimate]:
     """Each node's estimated time: the first op that stands for it decides."""
     times: dict[str, NodeEstimate] = {}
+    targets: dict[Operation, TargetOptions] = {}
     for op, names in carriers.items():
         if op.properties.get("alias") is not None:
             seconds, basis = 0.0, "aliases its input: no code"
         elif op in kernel_seconds:
             seconds, basis = kernel_seconds[op], f"host kernel {op_label(op)}"
         elif isinstance(subgraph := _enclosing(op), SubgraphOp):
-            target = TargetOptions.of_subgraph(subgraph)  # the options it was compiled with
+            if (target := targets.get(subgraph)) is None:  # the options it was compiled with
+                target = targets[subgraph] = TargetOptions.of_subgraph(subgraph)
             seconds = cost_model.mlip_estimate(mlip_work([op], (), (), ()), target).compute_s
             basis = "MLIP layer compute"
         else:

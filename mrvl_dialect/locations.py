@@ -71,11 +71,15 @@ def fused_location(locations: Iterable[Attribute]) -> FusedLoc:
 
 def location_nodes(location: Attribute) -> list[OnnxNode]:
     """The ONNX nodes a location names, in order: none for a location without names."""
-    if isinstance(location, FusedLoc):
+    # Exact classes first: `isinstance` with an attribute class goes through ABCMeta, and
+    # the reports ask this of every op.
+    kind = type(location)
+    if kind is FusedLoc or (kind is not NameLoc and isinstance(location, FusedLoc)):
         return [node for part in location.locations.data for node in location_nodes(part)]
-    if not isinstance(location, NameLoc):
+    if kind is not NameLoc and not isinstance(location, NameLoc):
         return []
-    op_type = location.location.desc.data if isinstance(location.location, NameLoc) else None
+    nested = location.location
+    op_type = nested.desc.data if type(nested) is NameLoc or isinstance(nested, NameLoc) else None
     return [OnnxNode(location.desc.data, op_type)]
 
 
