@@ -65,6 +65,12 @@ def i64_attr(value: int) -> IntegerAttr:
     return _i64_attr(int(value))
 
 
+@lru_cache(maxsize=_CACHED)
+def shared_string(text: str) -> StringAttr:
+    """`"text"`, for strings a compile repeats (placements, pattern names)."""
+    return string_attr(text)
+
+
 def unverified(kind: type[_Parametrized], *parameters: Attribute) -> _Parametrized:
     """`kind(*parameters)`, its parameters set as they are, without the verification (and
     the converters) of its constructor: only for parameters of the kinds its definition

@@ -23,7 +23,7 @@ from xdsl.passes import ModulePass
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import node_name, op_type
 from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, REASONS_ATTR
-from mrvl_dialect.shared_attributes import i64_attr
+from mrvl_dialect.shared_attributes import i64_attr, shared_string
 from mrvl.passes.declarative_fusion import Pattern, fusable, match
 from mrvl.passes.mlip_patterns import FUSED_ONLY, LAYER_KINDS, PATTERNS
 from mrvl.passes.mlip_rules import failed_rules
@@ -159,9 +159,9 @@ class PlaceOpsPass(TargetPassOptions, ModulePass):
             op.attributes.pop(name, None)
         if op in placer.group_of:
             group, pattern = placer.group_of[op]
-            op.attributes[PLACE_ATTR] = StringAttr("mlip")
+            op.attributes[PLACE_ATTR] = shared_string("mlip")
             op.attributes[GROUP_ATTR] = i64_attr(group)
-            op.attributes[PATTERN_ATTR] = StringAttr(pattern)
+            op.attributes[PATTERN_ATTR] = shared_string(pattern)
         elif not self.offload:
             _set_host(op, ["offload.disabled: offload=false keeps every op on the host"])
         else:
@@ -169,7 +169,7 @@ class PlaceOpsPass(TargetPassOptions, ModulePass):
 
 
 def _set_host(op: Operation, reasons: list[str]) -> None:
-    op.attributes[PLACE_ATTR] = StringAttr("host")
+    op.attributes[PLACE_ATTR] = shared_string("host")
     op.attributes[REASONS_ATTR] = ArrayAttr([StringAttr(r) for r in reasons])
 
 
