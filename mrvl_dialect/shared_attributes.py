@@ -42,7 +42,7 @@ def _tensor_type(element: Attribute, dims: tuple[int, ...]) -> TensorType:
 
 def tensor_type(element: Attribute, dims: Iterable[int]) -> TensorType:
     """`tensor<dims x element>`."""
-    return _tensor_type(element, tuple(int(d) for d in dims))
+    return _tensor_type(element, tuple(map(int, dims)))
 
 
 _shapes: dict[int, tuple[TensorType, tuple[int, ...]]] = {}
@@ -72,7 +72,7 @@ def _i64_array(values: tuple[int, ...]) -> DenseArrayBase:
 
 def i64_array(values: Iterable[int]) -> DenseArrayBase:
     """`array<i64: values>`."""
-    return _i64_array(tuple(int(v) for v in values))
+    return _i64_array(tuple(map(int, values)))
 
 
 @lru_cache(maxsize=_CACHED)

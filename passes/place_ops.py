@@ -13,6 +13,7 @@ report read:
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -86,7 +87,7 @@ class _Placer:
     def claim(self, ops: list[Operation]) -> None:
         """Group `ops` (one block's, in IR order) into matches, from the outputs back."""
         for root in reversed(ops):
-            if root in self.group_of or not isinstance(root, _ROOT_TYPES):
+            if root in self.group_of or not _can_root(type(root)):
                 continue
             for pattern in PATTERNS:
                 if self.try_claim(pattern, root):
@@ -183,6 +184,13 @@ def mlip_groups(block_ops: list[Operation], target: TargetOptions) -> dict[Opera
 
 _ROOT_TYPES = tuple({cls for p in PATTERNS for m in p.chain for cls in m.ops})
 """Op classes that can end a pattern's chain (anything else cannot root a match)."""
+
+
+@lru_cache(maxsize=None)
+def _can_root(cls: type[Operation]) -> bool:
+    """Whether an op of `cls` can root a match (once per class, not `isinstance` against
+    each of `_ROOT_TYPES` per op)."""
+    return issubclass(cls, _ROOT_TYPES)
 
 
 def place_alone(op: Operation) -> None:
