@@ -125,8 +125,8 @@ def _container(value: object, newline: str, scalars: dict, quote: Callable[[str]
         return "{" + inner + ("," + inner).join(items) + newline + "}"
     if len(value) == 1:  # most lists in the nodes JSON: one item, without a list's comprehension
         item = value[0]  # type: ignore[index]
-        return "[" + inner + (s(item) if (s := text(type(item))) else _container(item, inner, scalars, quote)) \
-            + newline + "]"
+        item_text = s(item) if (s := text(type(item))) else _container(item, inner, scalars, quote)
+        return "[" + inner + item_text + newline + "]"
     items = [s(v) if (s := text(type(v))) else _container(v, inner, scalars, quote) for v in value]  # type: ignore[union-attr]
     return "[" + inner + ("," + inner).join(items) + newline + "]"
 

@@ -49,7 +49,8 @@ def node_reads(node: onnx.NodeProto) -> list[str]:
 def check_names(graph: onnx.GraphProto) -> None:
     """Refuse names that are not UTF-8 (protobuf does not check string fields on read)."""
     named = [("graph", graph.name)]
-    for kind, values in (("graph input", graph.input), ("graph output", graph.output), ("initializer", graph.initializer)):
+    kinds = (("graph input", graph.input), ("graph output", graph.output), ("initializer", graph.initializer))
+    for kind, values in kinds:
         named += [(f"{kind} #{i}", value.name) for i, value in enumerate(values) if not isinstance(value.name, str)]
     for i, node in enumerate(graph.node):
         names = (node.name, node.op_type, node.domain, *node.input, *node.output, *(a.name for a in node.attribute))

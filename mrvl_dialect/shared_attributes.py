@@ -46,7 +46,7 @@ def tensor_type(element: Attribute, dims: Iterable[int]) -> TensorType:
 
 
 _shapes: dict[int, tuple[TensorType, tuple[int, ...]]] = {}
-"""Tensor types' dims by the type's id, with the type (kept alive, so that its id stays its)."""
+"""Tensor types' dims by the type's id, with the type itself: kept alive, no other object can take its id."""
 
 
 def tensor_shape(value_type: Attribute) -> tuple[int, ...] | None:
