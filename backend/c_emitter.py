@@ -105,6 +105,9 @@ class Names:
 
     def __init__(self) -> None:
         self.used: set[str] = set()
+        self.last_number: dict[str, int] = {}
+        """The number of the last collision of each base name: the numbers below it are
+        taken, so that n ops named alike cost n look-ups, not n^2 / 2."""
 
     def __call__(self, text: str, prefix: str = "") -> str:
         base = prefix + re.sub(r"[^A-Za-z0-9_]", "_", text).strip("_")
@@ -112,9 +115,13 @@ class Names:
             base = "t_" + base
         if base in C_KEYWORDS:
             base += "_"
-        name, k = base, 1
-        while name in self.used:
-            name, k = f"{base}_{k}", k + 1
+        name, k = base, self.last_number.get(base, 1)
+        if name in self.used:
+            name = f"{base}_{k}"
+            while name in self.used:
+                k += 1
+                name = f"{base}_{k}"
+            self.last_number[base] = k
         self.used.add(name)
         return name
 
@@ -1249,6 +1256,8 @@ class CEmitter:
 
 
 def _c_string(text: str) -> str:
+    if text.isprintable() and '"' not in text and "\\" not in text and "?" not in text:
+        return text  # most names: nothing to escape
     return "".join(c if c.isprintable() and c not in '"\\?' else f"\\{ord(c):03o}" for c in text)
 
 

@@ -103,17 +103,31 @@ def _text(value: object, newline: str, scalars: dict = _SCALARS,
     scalar = scalars.get(type(value))
     if scalar is not None:
         return scalar(value)
-    if not isinstance(value, list | tuple | dict):
-        return _subclass(value, scalars[str])  # type: ignore[return-value]
+    return _container(value, newline, scalars, quote)
+
+
+def _container(value: object, newline: str, scalars: dict, quote: Callable[[str], str]) -> str:
+    """`_text` of a value that is not of a scalar type: a list, tuple or dict (by exact type
+    first, as most are), else a subclass of a JSON type."""
+    kind = type(value)
+    if kind is not dict and kind is not list and kind is not tuple:
+        if not isinstance(value, list | tuple | dict):
+            return _subclass(value, scalars[str])  # type: ignore[return-value]
+        kind = dict if isinstance(value, dict) else list
     if not value:
-        return "{}" if isinstance(value, dict) else "[]"
+        return "{}" if kind is dict else "[]"
     inner = newline + INDENT
-    if isinstance(value, dict):
+    text = scalars.get
+    if kind is dict:
         items = [(quote(k) if type(k) is str else _key(k, quote)) + ": "
-                 + (s(v) if (s := scalars.get(type(v))) else _text(v, inner, scalars, quote))
-                 for k, v in value.items()]
+                 + (s(v) if (s := text(type(v))) else _container(v, inner, scalars, quote))
+                 for k, v in value.items()]  # type: ignore[union-attr]
         return "{" + inner + ("," + inner).join(items) + newline + "}"
-    items = [s(v) if (s := scalars.get(type(v))) else _text(v, inner, scalars, quote) for v in value]
+    if len(value) == 1:  # most lists in the nodes JSON: one item, without a list's comprehension
+        item = value[0]  # type: ignore[index]
+        item_text = s(item) if (s := text(type(item))) else _container(item, inner, scalars, quote)
+        return "[" + inner + item_text + newline + "]"
+    items = [s(v) if (s := text(type(v))) else _container(v, inner, scalars, quote) for v in value]  # type: ignore[union-attr]
     return "[" + inner + ("," + inner).join(items) + newline + "]"
 
 

@@ -31,7 +31,7 @@ layers produce: the feature-map memory MLIP reads and writes in one run.
 """
 
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, TensorType
@@ -282,12 +282,12 @@ def build_report(module: ModuleOp, cost_model: CostModel) -> Report:
     kernel_seconds = {h.op: h.seconds for h in program.host_ops} if program is not None else {}
     times = _node_estimates(carriers, kernel_seconds, cost_model)
 
-    calls = {s.symbol: s.calls for s in program.subgraphs} if program is not None else {}
+    estimated = {s.symbol: s for s in program.subgraphs} if program is not None else {}
     layers: dict[tuple[str, str], str] = {}
     for subgraph in subgraphs:
         layers |= _layers_by_node(subgraph)
     report_nodes = tuple(
-        Node(**{f.name: getattr(node, f.name) for f in fields(PlacedNode)},
+        Node(**vars(node),
              layer=layers.get((node.subgraph, node.name)) if node.subgraph is not None else None,
              quantized=quantized.get(node.name), estimate=times.get(node.name))
         for node in placed)
@@ -298,22 +298,34 @@ def build_report(module: ModuleOp, cost_model: CostModel) -> Report:
                       for op in host_ops
                       if isinstance(reason := op.attributes.get(LAYOUT_REASON_ATTR), StringAttr)))
     graph = _graph(placed, functions, subgraphs, carriers, callers)
-    return Report(report_nodes, tuple(_subgraph(op, calls.get(op.sym_name.data, 0)) for op in subgraphs), host,
+    return Report(report_nodes, tuple(_subgraph(op, estimated.get(op.sym_name.data)) for op in subgraphs), host,
                   estimate, graph)
 
 
-def _subgraph(subgraph: SubgraphOp, calls: int) -> Subgraph:
-    """`subgraph`'s entry when one run calls it `calls` times."""
+def _subgraph(subgraph: SubgraphOp, estimated: SubgraphEstimate | None) -> Subgraph:
+    """`subgraph`'s entry; `estimated` says how often one run calls it (none: not called)
+    and what one call computes."""
     symbol = subgraph.sym_name.data
     block = subgraph.body.block
-    layers = [op for op in block.ops if is_layer(op)]
+    layers: list[Operation] = []
+    others = 0
+    for op in block.ops:
+        if is_layer(op):
+            layers.append(op)
+        elif not isinstance(op, ConstantOp):
+            others += 1
+    calls = estimated.calls if estimated is not None else 0
+    if estimated is not None and others == 1:  # only the terminator: the estimate's work is the layers'
+        layer_macs = estimated.work.macs + estimated.work.depthwise_macs
+    else:
+        layer_macs = sum(macs(op) for op in layers)
     weights = sum(const_elements(op) for op in layers) * FLOAT32_BYTES
     inputs = sum(elements(arg) for arg in block.args) * FLOAT32_BYTES
     produced = sum(elements(op.results[0]) for op in layers) * FLOAT32_BYTES
     terminator = block.last_op
     assert isinstance(terminator, YieldOp)
     outputs = sum(elements(v) for v in terminator.values) * FLOAT32_BYTES
-    return Subgraph(symbol, len(layers), subgraph_batch(subgraph), calls, calls * sum(macs(op) for op in layers),
+    return Subgraph(symbol, len(layers), subgraph_batch(subgraph), calls, calls * layer_macs,
                     weights, inputs + produced, inputs, outputs, TargetOptions.of_subgraph(subgraph))
 
 
@@ -350,13 +362,15 @@ def _node_estimates(carriers: dict[Operation, list[str]], kernel_seconds: dict[O
                     cost_model: CostModel) -> dict[str, NodeEstimate]:
     """Each node's estimated time: the first op that stands for it decides."""
     times: dict[str, NodeEstimate] = {}
+    targets: dict[Operation, TargetOptions] = {}
     for op, names in carriers.items():
         if op.properties.get("alias") is not None:
             seconds, basis = 0.0, "aliases its input: no code"
         elif op in kernel_seconds:
             seconds, basis = kernel_seconds[op], f"host kernel {op_label(op)}"
         elif isinstance(subgraph := _enclosing(op), SubgraphOp):
-            target = TargetOptions.of_subgraph(subgraph)  # the options it was compiled with
+            if (target := targets.get(subgraph)) is None:  # the options it was compiled with
+                target = targets[subgraph] = TargetOptions.of_subgraph(subgraph)
             seconds = cost_model.mlip_estimate(mlip_work([op], (), (), ()), target).compute_s
             basis = "MLIP layer compute"
         else:

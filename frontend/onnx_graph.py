@@ -15,6 +15,8 @@ def node_label(node: onnx.NodeProto) -> str:
 
 
 def subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
+    if not node.attribute:  # most nodes: no attribute to look at
+        return []
     graphs = []
     for a in node.attribute:
         if a.type == AttributeProto.GRAPH:
@@ -47,12 +49,13 @@ def node_reads(node: onnx.NodeProto) -> list[str]:
 def check_names(graph: onnx.GraphProto) -> None:
     """Refuse names that are not UTF-8 (protobuf does not check string fields on read)."""
     named = [("graph", graph.name)]
-    named += [(f"graph input #{i}", v.name) for i, v in enumerate(graph.input)]
-    named += [(f"graph output #{i}", v.name) for i, v in enumerate(graph.output)]
-    named += [(f"initializer #{i}", t.name) for i, t in enumerate(graph.initializer)]
+    kinds = (("graph input", graph.input), ("graph output", graph.output), ("initializer", graph.initializer))
+    for kind, values in kinds:
+        named += [(f"{kind} #{i}", value.name) for i, value in enumerate(values) if not isinstance(value.name, str)]
     for i, node in enumerate(graph.node):
-        named += [(f"node #{i}", n) for n in (node.name, node.op_type, node.domain, *node.input, *node.output)]
-        named += [(f"node #{i}", a.name) for a in node.attribute]
+        names = (node.name, node.op_type, node.domain, *node.input, *node.output, *(a.name for a in node.attribute))
+        if not all(isinstance(name, str) for name in names):
+            named += [(f"node #{i}", name) for name in names]
         for g in subgraphs(node):
             check_names(g)
     for where, name in named:

@@ -20,7 +20,6 @@ from xdsl.dialects.builtin import (
     DenseResourceAttr,
     DictionaryAttr,
     FunctionType,
-    IntegerAttr,
     ModuleOp,
     StringAttr,
     TensorType,
@@ -47,7 +46,7 @@ from mrvl_dialect.graph_base import OPERAND_SEGMENTS, RESULT_SEGMENTS, OnnxOp, f
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
 from mrvl_dialect.limits import check_tensor_size
 from mrvl_dialect.locations import node_location
-from mrvl_dialect.shared_attributes import i64_array, tensor_type
+from mrvl_dialect.shared_attributes import i64_array, i64_attr, tensor_type
 from mrvl_dialect.weights import WeightStore
 
 ARG_NAME = "graph.name"
@@ -111,6 +110,9 @@ class _Importer:
         self.store = WeightStore()
         self.verified: set[tuple] = set()
         """The signatures of the ops without regions verified so far (`verify`)."""
+        self.verified_objects: dict[tuple, tuple] = {}
+        """The same by the ids of their types and properties, each with its signature, which
+        keeps those objects alive (so that their ids are not reused)."""
 
     def module(self) -> ModuleOp:
         graph = self.loaded.model.graph
@@ -213,7 +215,7 @@ class _Importer:
     def attribute(self, a: AttributeProto, node: onnx.NodeProto) -> Attribute:
         match a.type:
             case AttributeProto.INT:
-                return IntegerAttr(a.i, i64)
+                return i64_attr(a.i)
             case AttributeProto.FLOAT:
                 return f32_attr(a.f)
             case AttributeProto.STRING:
@@ -277,11 +279,17 @@ class _Importer:
         its class, operand and result types and properties alone (the ops have no verifier
         of their own), and a model repeats a few such signatures thousands of times: each
         is verified once."""
-        signature = None
+        signature = identity = None
         if not op.regions:
-            signature = (type(op), *(o.type for o in op.operands), None, *(r.type for r in op.results),
-                         *op.properties.items())
+            # Types and most properties are shared instances (`shared_attributes`): a
+            # signature of the same objects is found by their ids, without hashing them.
+            types = (*(o.type for o in op.operands), None, *(r.type for r in op.results))
+            identity = (type(op), *map(id, types), *op.properties.keys(), *map(id, op.properties.values()))
+            if identity in self.verified_objects:
+                return
+            signature = (type(op), *types, *op.properties.items())
             if signature in self.verified:
+                self.verified_objects[identity] = signature
                 return
         try:
             op.verify()
@@ -289,6 +297,7 @@ class _Importer:
             raise CompileError(node_label(node), " ".join(str(e).split())) from None
         if signature is not None:
             self.verified.add(signature)
+            self.verified_objects[identity] = signature
 
     def constant_node(self, node: onnx.NodeProto) -> ConstantOp:
         """A `Constant` node the folder did not reach (as in a subgraph)."""
@@ -373,12 +382,17 @@ def _fill(kinds: list[str], names: list[str], node: onnx.NodeProto, what: str) -
     return sizes, present
 
 
+_NOT_IN_HINTS = re.compile(r"[^\w.]")
+"""The characters a name hint spells `_`: all but `.` and `\\w` (what `str.isalnum` takes, and `_`)."""
+_NUMBERED = re.compile(r"(_\d+)+$")
+
+
 def _name_hint(name: str) -> str | None:
     """An SSA name close to the ONNX tensor name (the printer makes it unique). Every `_<n>`
     suffix goes (tf2onnx's `Relu__20:0`): xDSL drops one from each name it is given, so one
     left behind would go when the printed IR is parsed, and printing again would differ."""
-    hint = "".join(c if c.isalnum() or c in "_." else "_" for c in name).strip("_.")
-    hint = re.sub(r"(_\d+)+$", "", hint)
+    hint = _NOT_IN_HINTS.sub("_", name).strip("_.")
+    hint = _NUMBERED.sub("", hint)
     if not hint or hint.isdigit():
         return None
     return hint if not hint[0].isdigit() else f"t{hint}"

@@ -15,6 +15,7 @@ inferred shape is used after one warning, as onnxruntime runs such models.
 import re
 import warnings
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 import onnx
@@ -75,7 +76,7 @@ def upgrade_opset(model: onnx.ModelProto) -> onnx.ModelProto:
     # The converter asserts on operators it has no schema for; they pass through it in a
     # domain of their own and come back unchanged.
     unknown = [n for n in _all_nodes(model.graph) if n.domain in ("", "ai.onnx")
-               and not onnx.defs.has(n.op_type, n.domain)]
+               and not _has_schema(n.op_type, n.domain)]
     for node in unknown:
         node.domain = _PASS_THROUGH_DOMAIN
     if unknown:
@@ -94,6 +95,11 @@ def upgrade_opset(model: onnx.ModelProto) -> onnx.ModelProto:
     del converted.opset_import[:]
     converted.opset_import.extend(kept)
     return converted
+
+
+@lru_cache(maxsize=1024)
+def _has_schema(op_type: str, domain: str) -> bool:
+    return onnx.defs.has(op_type, domain)
 
 
 def _keep_resize_10_semantics(node: onnx.NodeProto) -> None:

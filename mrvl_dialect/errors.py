@@ -37,4 +37,6 @@ class CompileWarning(_Located, UserWarning):
 
 def one_line(text: str) -> str:
     """`text` with control characters escaped, so that a message stays on one line."""
+    if text.isprintable():
+        return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -13,6 +13,7 @@ from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp
 from mrvl_dialect.locations import location_name
+from mrvl_dialect.shared_attributes import tensor_shape
 from mrvl_dialect.weights import WeightStore
 
 
@@ -50,8 +51,7 @@ def ints_property(op: Operation, name: str, default: list[int]) -> list[int]:
 
 
 def shape(value: SSAValue) -> tuple[int, ...] | None:
-    t = value.type
-    return t.get_shape() if isinstance(t, TensorType) else None
+    return tensor_shape(value.type)
 
 
 def element_type(value: SSAValue):

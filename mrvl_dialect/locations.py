@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from xdsl.dialects.builtin import FusedLoc, NameLoc, NoneAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, FusedLoc, NameLoc, NoneAttr
 from xdsl.ir import Attribute, Operation
 
 from mrvl_dialect.cpu import CallMlipOp
 
-from mrvl_dialect.shared_attributes import NONE
+from mrvl_dialect.shared_attributes import NONE, string_attr, unverified
 
 
 @dataclass(frozen=True)
@@ -38,40 +38,48 @@ class OnnxNode:
         return {"name": self.name} | ({"op_type": self.op_type} if self.op_type is not None else {})
 
 
+# Locations are built unverified (`unverified`): their parameters are strings and
+# locations by construction, and a compile builds several per ONNX node.
+
+
 def node_location(name: str, op_type: str | None = None) -> NameLoc:
     """`loc("conv1")`, or `loc("conv1"("Conv"))` with the operator type."""
-    return NameLoc(StringAttr(name), _op_type_location(op_type) if op_type is not None else NONE)
+    return unverified(NameLoc, string_attr(name), _op_type_location(op_type) if op_type is not None else NONE)
 
 
 @lru_cache(maxsize=1024)
 def _op_type_location(op_type: str) -> NameLoc:
-    return NameLoc(StringAttr(op_type), NONE)
+    return unverified(NameLoc, string_attr(op_type), NONE)
 
 
 def with_op_type(location: Attribute, op_type: str) -> Attribute:
     """A single node's location with its operator type nested, for an op that no longer
     says it; any other location as it is."""
     if isinstance(location, NameLoc) and isinstance(location.location, NoneAttr):
-        return NameLoc(location.desc, _op_type_location(op_type))
+        return unverified(NameLoc, location.desc, _op_type_location(op_type))
     return location
 
 
 def fused_location(locations: Iterable[Attribute]) -> FusedLoc:
     """The location of an op doing the work of several: their nodes, in order (a fused
-    location among them contributes its nodes)."""
+    location among them contributes its nodes). `locations` are ops' locations."""
     parts: list[Attribute] = []
     for location in locations:
         parts += location.locations.data if isinstance(location, FusedLoc) else [location]
-    return FusedLoc(parts, NONE)
+    return unverified(FusedLoc, ArrayAttr(parts), NONE)
 
 
 def location_nodes(location: Attribute) -> list[OnnxNode]:
     """The ONNX nodes a location names, in order: none for a location without names."""
-    if isinstance(location, FusedLoc):
+    # Exact classes first: `isinstance` with an attribute class goes through ABCMeta, and
+    # the reports ask this of every op.
+    kind = type(location)
+    if kind is FusedLoc or (kind is not NameLoc and isinstance(location, FusedLoc)):
         return [node for part in location.locations.data for node in location_nodes(part)]
-    if not isinstance(location, NameLoc):
+    if kind is not NameLoc and not isinstance(location, NameLoc):
         return []
-    op_type = location.location.desc.data if isinstance(location.location, NameLoc) else None
+    nested = location.location
+    op_type = nested.desc.data if type(nested) is NameLoc or isinstance(nested, NameLoc) else None
     return [OnnxNode(location.desc.data, op_type)]
 
 

@@ -48,6 +48,7 @@ import re._constants as re_constants  # the parsed form of patterns, to find nes
 import re._parser as re_parser
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -359,8 +360,15 @@ class PlacedNode:
         return f"MLIP ({', '.join(details)})" if details else "MLIP"
 
 
+@lru_cache(maxsize=None)
+def _is_layer_class(cls: type[Operation]) -> bool:
+    """Whether ops of `cls` are MLIP layers (looked up once per class: `isinstance` against
+    op classes goes through ABCMeta, once for each class of the tuple)."""
+    return issubclass(cls, LAYER_OPS)
+
+
 def _is_node(op: Operation) -> bool:
-    if isinstance(op, LAYER_OPS):
+    if _is_layer_class(type(op)):
         return True
     if op.name.startswith("cpu.") and op.name != "cpu.call_mlip":
         # A node lowered to several cpu ops keeps its placement on the last; the others

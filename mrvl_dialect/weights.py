@@ -28,6 +28,7 @@ from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.limits import check_tensor_size
+from mrvl_dialect.shared_attributes import resource_attr
 
 INLINE_MAX_ELEMENTS = 16
 _HANDLE_CHARS = re.compile(r"[^A-Za-z0-9_.$]")
@@ -94,7 +95,7 @@ class WeightStore:
         if array.size <= 1 or (array.dtype.kind in "iub" and array.size <= INLINE_MAX_ELEMENTS):
             data = np.ascontiguousarray(array, BY_XDSL[tensor_type.element_type].numpy).tobytes()
             return DenseIntOrFPElementsAttr(tensor_type, BytesAttr(data))
-        return DenseResourceAttr.from_params(self.add(name, array), tensor_type)
+        return resource_attr(self.add(name, array), tensor_type)
 
     def value(self, attr: DenseResourceAttr) -> np.ndarray:
         """The array behind `attr`; KeyError when the IR came without its weights."""

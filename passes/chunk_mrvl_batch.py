@@ -214,9 +214,9 @@ class ChunkMrvlBatchPass(ModulePass):
             yielded = block.last_op
             assert yielded is not None
             ops = [o for o in block.ops if not isinstance(o, ConstantOp) and o is not yielded]
-            batch, problem = region_batch(ops, block.args, yielded.operands)
-            if batch <= MAX_BATCH:
+            if largest_batch(ops, block.args, yielded.operands) <= MAX_BATCH:
                 continue
+            batch, problem = region_batch(ops, block.args, yielded.operands)
             symbol = subgraph.sym_name.data
             if problem is not None:
                 raise CompileError(f"@{symbol}", f"batch {batch} is over MLIP's limit of {MAX_BATCH} and the "

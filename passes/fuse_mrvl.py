@@ -20,7 +20,6 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    DenseResourceAttr,
     IntegerAttr,
     ModuleOp,
     StringAttr,
@@ -31,7 +30,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import mrvl
@@ -39,7 +38,7 @@ from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, QUANTIZED_AT
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_base import f32_attr
 from mrvl_dialect.locations import fused_location, location_nodes, node_location
-from mrvl_dialect.shared_attributes import i64_array, i64_attr, tensor_type
+from mrvl_dialect.shared_attributes import i64_array, i64_attr, resource_attr, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.chunk_mrvl_batch import over_limit
 from mrvl.passes.declarative_fusion import Match, Pattern, match_members
@@ -78,8 +77,14 @@ class _Builder:
     match: Match
     module: ModuleOp
 
+    def __post_init__(self):
+        self.root = self.match.root
+        """The op the layer replaces; the layer's ops go before it, in its block."""
+
     def insert(self, op: Operation) -> Operation:
-        Rewriter.insert_op(op, InsertPoint.before(self.match.root))
+        block = self.root.parent_block()
+        assert block is not None
+        block.insert_op_before(op, self.root)
         return op
 
     def transpose(self, value: SSAValue, perm: tuple[int, ...]) -> SSAValue:
@@ -94,7 +99,7 @@ class _Builder:
     def constant(self, name: str, array: np.ndarray) -> SSAValue:
         array = np.ascontiguousarray(array, np.float32)
         handle = WeightStore.of(self.module).add(name, array)
-        op = ConstantOp(DenseResourceAttr.from_params(handle, tensor_type(f32, array.shape)))
+        op = ConstantOp(resource_attr(handle, tensor_type(f32, array.shape)))
         op.location = node_location(name)
         return self.insert(op).results[0]
 
@@ -102,20 +107,21 @@ class _Builder:
         """Insert `layer`, hand its result to the root's users, erase the members."""
         # The fused ONNX nodes, each with its operator type as a nested name (an op that
         # already names the operator it stands for, legalised, keeps it).
+        members = self.match.members()
         layer.location = fused_location(
             op.location if any(n.op_type for n in location_nodes(op.location)) else node_location(node_name(op), op_type(op))
-            for op in self.match.members())
-        if (quantized := layer_record(self.match.members())) is not None:
+            for op in members)
+        if (quantized := layer_record(members)) is not None:
             layer.attributes[QUANTIZED_ATTR] = quantized
         self.insert(layer)
         result = layer.results[0]
-        result.name_hint = self.match.root.results[0].name_hint
+        name_hint = self.root.results[0].name_hint
+        result.name_hint = name_hint
         if nchw_output and len(shape(result)) == 4:
             result = self.transpose(result, TO_NCHW)
-        root = self.match.root
-        result.name_hint = root.results[0].name_hint
-        root.results[0].replace_all_uses_with(result)
-        for op in reversed(self.match.members()):
+        result.name_hint = name_hint
+        self.root.results[0].replace_all_uses_with(result)
+        for op in reversed(members):
             Rewriter.erase_op(op)
 
 

@@ -587,8 +587,9 @@ def outline(
     block: Block, ops: list[Operation], name: str, options: dict[str, Attribute]
 ) -> tuple[SubgraphOp, list[ConstantOp]]:
     """Move `ops` (a region of `block`, in IR order) into a new `mrvl.subgraph @name` and
-    call it from their place. Returns the subgraph, not yet inserted anywhere, and the
-    constants of `block` it cloned."""
+    call it from their place, with the constants of `block` they read (moved when only they
+    read one). Returns the subgraph, not yet inserted anywhere, and the constants of `block`
+    it cloned."""
     members = set(ops)
     inputs = _region_inputs(ops, block)
     body = Block(arg_types=[v.type for v in inputs])
@@ -601,6 +602,10 @@ def outline(
         for value in _operands(op):
             owner = value.owner
             if isinstance(owner, ConstantOp) and owner.parent is block and value not in mapping:
+                if all(_top_level(use.operation, block) in members for use in value.uses):
+                    owner.detach()  # read by the region alone: moved, not cloned
+                    body.add_op(owner)
+                    continue
                 clone = owner.clone_without_regions()  # a constant has none: no walk of them
                 body.add_op(clone)
                 mapping[value] = clone.results[0]

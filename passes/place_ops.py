@@ -13,6 +13,7 @@ report read:
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -23,7 +24,7 @@ from xdsl.passes import ModulePass
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import node_name, op_type
 from mrvl_dialect.mrvl import GROUP_ATTR, PATTERN_ATTR, PLACE_ATTR, REASONS_ATTR
-from mrvl_dialect.shared_attributes import i64_attr
+from mrvl_dialect.shared_attributes import i64_attr, shared_string
 from mrvl.passes.declarative_fusion import Pattern, fusable, match
 from mrvl.passes.mlip_patterns import FUSED_ONLY, LAYER_KINDS, PATTERNS
 from mrvl.passes.mlip_rules import failed_rules
@@ -86,7 +87,7 @@ class _Placer:
     def claim(self, ops: list[Operation]) -> None:
         """Group `ops` (one block's, in IR order) into matches, from the outputs back."""
         for root in reversed(ops):
-            if root in self.group_of or not isinstance(root, _ROOT_TYPES):
+            if root in self.group_of or not _can_root(type(root)):
                 continue
             for pattern in PATTERNS:
                 if self.try_claim(pattern, root):
@@ -159,9 +160,9 @@ class PlaceOpsPass(TargetPassOptions, ModulePass):
             op.attributes.pop(name, None)
         if op in placer.group_of:
             group, pattern = placer.group_of[op]
-            op.attributes[PLACE_ATTR] = StringAttr("mlip")
+            op.attributes[PLACE_ATTR] = shared_string("mlip")
             op.attributes[GROUP_ATTR] = i64_attr(group)
-            op.attributes[PATTERN_ATTR] = StringAttr(pattern)
+            op.attributes[PATTERN_ATTR] = shared_string(pattern)
         elif not self.offload:
             _set_host(op, ["offload.disabled: offload=false keeps every op on the host"])
         else:
@@ -169,7 +170,7 @@ class PlaceOpsPass(TargetPassOptions, ModulePass):
 
 
 def _set_host(op: Operation, reasons: list[str]) -> None:
-    op.attributes[PLACE_ATTR] = StringAttr("host")
+    op.attributes[PLACE_ATTR] = shared_string("host")
     op.attributes[REASONS_ATTR] = ArrayAttr([StringAttr(r) for r in reasons])
 
 
@@ -183,6 +184,13 @@ def mlip_groups(block_ops: list[Operation], target: TargetOptions) -> dict[Opera
 
 _ROOT_TYPES = tuple({cls for p in PATTERNS for m in p.chain for cls in m.ops})
 """Op classes that can end a pattern's chain (anything else cannot root a match)."""
+
+
+@lru_cache(maxsize=None)
+def _can_root(cls: type[Operation]) -> bool:
+    """Whether an op of `cls` can root a match (once per class, not `isinstance` against
+    each of `_ROOT_TYPES` per op)."""
+    return issubclass(cls, _ROOT_TYPES)
 
 
 def place_alone(op: Operation) -> None:

@@ -42,6 +42,7 @@ import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.errors import CompileError, CompileWarning
 from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.shared_attributes import tensor_shape
 from mrvl.target.options import TargetOptions
 
 DEFAULT_TARGET_INI = """\
@@ -439,12 +440,14 @@ def host_rates(ops: Iterable[dict]) -> dict[str, float]:
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return value.type.get_shape()
+    dims = tensor_shape(value.type)
+    assert dims is not None
+    return dims
 
 
 def elements(value: SSAValue) -> int:
-    return math.prod(_shape(value)) if isinstance(value.type, TensorType) else 0
+    dims = tensor_shape(value.type)
+    return math.prod(dims) if dims is not None else 0
 
 
 def _bytes(value: SSAValue) -> int:

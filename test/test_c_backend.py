@@ -665,3 +665,12 @@ def test_two_models_link_into_one_program(c_workdir: Path, tmp_path: Path) -> No
     for got, model, values in zip(run_program(program, models, inputs), ("conv", "gemm"), inputs):
         (expected,) = reference(SINGLE_OPS[model], values)
         assert_close(got[0], expected)
+
+
+def test_c_names_number_collisions_in_order():
+    """A name taken is numbered from its base's last number: the same names as counting from 1."""
+    from mrvl.backend.c_emitter import Names
+
+    names = Names()
+    assert [names(n) for n in ("a", "a", "a_1", "a", "a_2", "a", "if", "1x", "")] == \
+        ["a", "a_1", "a_1_1", "a_2", "a_2_1", "a_3", "if_", "t_1x", "t_"]

@@ -52,3 +52,32 @@ def test_tools_leave_their_objects_uncollected_at_exit():
     for mode, expected in (("skip", ""), ("collect", "collected")):
         done = subprocess.run([sys.executable, "-c", script, mode], capture_output=True, text=True, check=True)
         assert done.stdout.strip() == expected
+
+
+def test_attributes_built_unverified_equal_built_ones():
+    """Locations and resource handles skip xDSL's verification, not its equality or hash."""
+    from xdsl.dialects.builtin import ArrayAttr, DenseResourceAttr, FusedLoc, NameLoc, NoneAttr, StringAttr
+
+    from mrvl_dialect.locations import fused_location, node_location, with_op_type
+    from mrvl_dialect.shared_attributes import resource_attr
+
+    conv = NameLoc(StringAttr("conv1"), NameLoc(StringAttr("Conv"), NoneAttr()))
+    relu = NameLoc(StringAttr("relu1"), NoneAttr())
+    built = [node_location("conv1", "Conv"), with_op_type(node_location("conv1"), "Conv"), node_location("relu1"),
+             fused_location([node_location("conv1", "Conv"), node_location("relu1")]),
+             resource_attr("w", tensor_type(f32, [2]))]
+    expected = [conv, conv, relu, FusedLoc(ArrayAttr([conv, relu]), NoneAttr()),
+                DenseResourceAttr.from_params("w", TensorType(f32, [2]))]
+    assert built == expected
+    assert [hash(a) for a in built] == [hash(a) for a in expected]
+    assert [str(a) for a in built] == [str(a) for a in expected]
+
+
+def test_tensor_shapes_are_their_types_dims():
+    from mrvl_dialect.shared_attributes import tensor_shape
+
+    shared = tensor_type(f32, [1, 16, 8, 8])
+    assert tensor_shape(shared) == (1, 16, 8, 8)
+    assert tensor_shape(shared) == (1, 16, 8, 8)  # found again by identity
+    assert tensor_shape(TensorType(f32, [2, 3])) == (2, 3)
+    assert tensor_shape(f32) is None

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 from mrvl_dialect import mrvl
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph_queries import constant_op
+from mrvl_dialect.shared_attributes import tensor_shape
 
 LAYER_PREFIX = "tvmgen_mrvl_main_"
 """Layers are named `tvmgen_mrvl_main_<j>` in every subgraph (TVM hard-coded it)."""
@@ -93,8 +93,9 @@ BN_ROLES = ("gamma", "beta", "mean", "var")
 
 
 def _dims(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return value.type.get_shape()
+    dims = tensor_shape(value.type)
+    assert dims is not None
+    return dims
 
 
 def _strings(values) -> list[str]:
