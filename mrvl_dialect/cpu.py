@@ -22,11 +22,15 @@ buffer) and `scratch` (`#cpu.scratch<520 bytes at 0>`: the workspace its kernel 
 call), `alias` on a `cpu.reshape` that shares its input's storage, `packed_weights` on a
 `cpu.conv` and `packed_b` on a `cpu.gemm` or `cpu.matmul` whose weights constant is in the
 kernel's packed layout, `packing_floats` and `y_batch` on a `cpu.conv` (run-time weights packed
-into its scratch; its images written a batch stride apart), and on the function the
+into its scratch; its images written a batch stride apart), `in_place` on a `cpu.elementwise`
+(the input whose storage its result takes over), and on the function the
 discardable attribute `cpu.workspace = #cpu.workspace<2048 bytes, align 64>`. Before it,
 `select-host-kernels` records the C kernel of a `cpu.conv`, `cpu.conv_transpose` and
-`cpu.resize` (`kernel = #cpu<conv_kernel flat>`) and marks the function
-`cpu.kernels_selected`.
+`cpu.resize` (`kernel = #cpu<conv_kernel flat>`) and the loop of a `cpu.elementwise` (`loop`,
+`strides`), and marks the function `cpu.kernels_selected`.
+
+`cpu.elementwise` (`fuse-elementwise`) is the one op with a body: scalar `arith` and `math`
+ops, `cpu.sigmoid`, and `cpu.yield` of the result's scalar.
 
 Verifiers hold structural invariants (counts, ranges, shapes that follow from the
 parameters). `lower-to-cpu` never builds an op that breaks one, so a verifier error is a

@@ -7,6 +7,7 @@ built for the baseline ISA and natively, side by side (`merged`). Partitioned: S
 an affine chain and the Add of two MLIP outputs with its SiLU between accelerator subgraphs,
 the subgraphs on the reference simulator in fp32 and fp16 (mrvl/numerics.py)."""
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -20,8 +21,9 @@ from mrvl.numerics import FP16_LAYERS
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import run_bundle
 from numeric_asserts import assert_close
-from test_c_backend import (GCC, _w, assert_cases_close, c_workdir, emit_model, locked, random_inputs,  # noqa: F401
-                            reference, run_together)
+from test_c_backend import (GCC, _w, assert_cases_close, build_program, c_workdir, emit_merged,  # noqa: F401
+                            emit_model, locked, random_inputs, reference, run_merged, run_together)
+from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 
 n = helper.make_node
 
@@ -152,3 +154,15 @@ def test_partitioned_chain_matches_onnxruntime(name: str, precision: str, partit
     got = run_bundle(bundle, inputs, precision=precision, simulator="reference")
     (want,) = reference(PARTITIONED[name], inputs)
     assert_close(got["y"], want, FP16_LAYERS if precision == "fp16" else None, "y")
+
+
+@pytest.mark.skipif(GCC is None, reason="needs gcc")
+def test_host_chains_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:
+    """HOST_CHAINS in one program built with AddressSanitizer and UBSan: no access past a row's
+    end (the buffered last part of each), and the outputs still match onnxruntime."""
+    if not _sanitizers_link(tmp_path):
+        pytest.skip("gcc cannot link -fsanitize=address,undefined here")
+    built = emit_merged(HOST_CHAINS, c_workdir, {}, "asan_chains")
+    program = build_program(built, tmp_path, SANITIZE)
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
+    assert_cases_close(HOST_CHAINS, HOST_INPUTS, run_merged(program, built, HOST_INPUTS, env=env))
