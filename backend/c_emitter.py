@@ -519,32 +519,33 @@ class CEmitter:
         lines += [f"{indent}float *q = y0{offset(row)};", *splats]
         rows = [k for k in range(len(block.args)) if strides[k][-1]]
 
-        def body(load: str) -> list[str]:
+        yielded = block.last_op
+        assert isinstance(yielded, cpu.YieldOp)
+
+        def body(load: str) -> tuple[list[str], str]:
+            """The body's statements on one vector of each input, read by `load`, and its result."""
             values = dict(names)
             text = [f"pool_vec a{k} = {load.format(k=k)};" for k in rows]
             values |= {block.args[k]: f"a{k}" for k in rows}
             for n, scalar in enumerate(block.ops):
-                if isinstance(scalar, arith.ConstantOp | cpu.YieldOp):
-                    continue
-                text.append(f"pool_vec t{n} = {self.vector_expression(scalar, values)};")
-                values[scalar.results[0]] = f"t{n}"
-            yielded = block.last_op
-            assert isinstance(yielded, cpu.YieldOp)
-            return [*text, values[yielded.arguments[0]]]
+                if not isinstance(scalar, arith.ConstantOp | cpu.YieldOp):
+                    text.append(f"pool_vec t{n} = {self.vector_expression(scalar, values)};")
+                    values[scalar.results[0]] = f"t{n}"
+            return text, values[yielded.arguments[0]]
 
-        main = body("pool_load(p{k} + j)")
-        tail = body("pool_load(b{k})")
+        main, result = body("pool_load(p{k} + j)")
+        tail, tail_result = body("pool_load(b{k})")
         lines += [f"{indent}int64_t j = 0;",
                   f"{indent}for (; j + MRVL_POOL_VF <= {inner}; j += MRVL_POOL_VF) {{",
-                  *(f"{indent}    {line}" for line in main[:-1]),
-                  f"{indent}    pool_store(q + j, {main[-1]});", f"{indent}}}",
+                  *(f"{indent}    {line}" for line in main),
+                  f"{indent}    pool_store(q + j, {result});", f"{indent}}}",
                   f"{indent}if (j < {inner}) {{ /* the last part of a row, through buffers */",
                   f"{indent}    size_t n = (size_t)({inner} - j) * sizeof(float);",
                   *(f"{indent}    float b{k}[MRVL_POOL_VF] = {{0}};" for k in rows),
                   *(f"{indent}    memcpy(b{k}, p{k} + j, n);" for k in rows),
-                  *(f"{indent}    {line}" for line in tail[:-1]),
+                  *(f"{indent}    {line}" for line in tail),
                   f"{indent}    float r[MRVL_POOL_VF];",
-                  f"{indent}    pool_store(r, {tail[-1]});",
+                  f"{indent}    pool_store(r, {tail_result});",
                   f"{indent}    memcpy(q + j, r, n);",
                   f"{indent}}}"]
         for d in reversed(outer):
@@ -555,8 +556,9 @@ class CEmitter:
     @staticmethod
     def vector_expression(scalar: Operation, values: dict[SSAValue, str]) -> str:
         """The C expression of a `cpu.elementwise` body op over vectors of MRVL_POOL_VF floats.
-        A maximum or minimum with a constant puts the constant first: x86's max and min give
-        their second operand where either is NaN, which keeps a NaN (maximumf) as it is."""
+        pool_max and pool_min give their second operand where either is NaN: a maximum or
+        minimum with a number constant puts it where that is the op's NaN rule (second for
+        maxnumf and minnumf, first for maximumf and minimumf), one of two vectors selects."""
         a = values[scalar.operands[0]]
         if len(scalar.operands) == 1:
             return ELEMENTWISE_UNARY[scalar.name].format(a=a)
@@ -564,7 +566,8 @@ class CEmitter:
         if scalar.name in ELEMENTWISE_ARITHMETIC:
             return f"{a} {ELEMENTWISE_ARITHMETIC[scalar.name]} {b}"
         pick, propagate = ELEMENTWISE_EXTREMA[scalar.name]
-        constant = [isinstance(v.owner, arith.ConstantOp) for v in scalar.operands]
+        constant = [isinstance(v.owner, arith.ConstantOp) and not math.isnan(v.owner.value.value.data)
+                    for v in scalar.operands]
         if propagate:  # NaN wins: a NaN operand must come second, or be picked
             if constant[0]:
                 return f"pool_{pick}({a}, {b})"

@@ -14,9 +14,9 @@ The models, generated here at YOLOv8n-320 and MobileNetV3 sizes:
 
 Each is compiled by both versions (`checkouts.py`), built with `mrvl-run`'s profiling build
 (-O3, -march=native) and profiled with the accelerator calls on the reference simulator (fp32);
-the host time is the sum of the host ops' times per run (the calls left out), the least over
-`--runs` profiles of `--repeat` runs each (load on a shared machine only adds time), the
-versions taking turns.
+it reports the time per run of the elementwise ops (fused or not) and of all host ops (the
+calls left out: layout transposes and convs included), each the least over `--runs` profiles
+of `--repeat` runs (load on a shared machine only adds time), the versions taking turns.
 """
 
 import argparse
@@ -46,6 +46,8 @@ print(json.dumps([[t.label, t.seconds] for t in times if not t.label.endswith("(
 """
 
 PARTITIONED = "mrvl-pipeline,mrvl-host-pipeline"
+ELEMENTWISE = ("(cpu.elementwise)", "(cpu.unary)", "(cpu.binary)", "(cpu.hard_sigmoid)", "(cpu.hard_swish)", "(cpu.clip)")
+"""The profile labels of the elementwise kernels (a label ends with its op's name)."""
 
 
 def _conv(rng, name: str, x: str, y: str, m: int, c: int, k: int, stride: int) -> tuple:
@@ -111,15 +113,20 @@ def main(argv: list[str] | None = None) -> int:
                     version, MEASURE, str(path), str(Path(tmp, f"{name}-{version.replace('/', '_')}")), pipeline,
                     str(args.repeat), json.dumps(shape))))
                 host = {v: min(sum(s for _, s in ops) for ops in runs) for v, runs in samples.items()}
-                kernels = {v: len(runs[0]) for v, runs in samples.items()}
-                rows.append((name, host, kernels))
+                chain = {v: min(sum(s for label, s in ops if label.endswith(ELEMENTWISE)) for ops in runs)
+                         for v, runs in samples.items()}
+                kernels = {v: sum(label.endswith(ELEMENTWISE) for label, _ in runs[0]) for v, runs in samples.items()}
+                rows.append((name, chain, host, kernels))
     finally:
         versions.close()
-    print(f"host time per run (least of {args.runs} profiles of {args.repeat} runs); {machine()}")
-    print(f"{'model':<28}{'this':>12}{args.against:>12}{'ratio':>8}   host ops (this / {args.against})")
-    for name, host, kernels in rows:
-        print(f"{name:<28}{host['this'] * 1e6:>9.1f} us{host[args.against] * 1e6:>9.1f} us"
-              f"{host['this'] / host[args.against]:>7.2f}x   {kernels['this']} / {kernels[args.against]}")
+    ref = args.against
+    print(f"time per run (least of {args.runs} profiles of {args.repeat} runs); {machine()}")
+    print(f"{'model':<26}{'elementwise: this':>18}{ref:>10}{'ratio':>7}{'kernels':>9}"
+          f"{'all host: this':>16}{ref:>10}{'ratio':>7}")
+    for name, chain, host, kernels in rows:
+        print(f"{name:<26}{chain['this'] * 1e6:>15.1f} us{chain[ref] * 1e6:>7.1f} us{chain['this'] / chain[ref]:>6.2f}x"
+              f"{kernels['this']:>5} / {kernels[ref]}{host['this'] * 1e6:>13.1f} us{host[ref] * 1e6:>7.1f} us"
+              f"{host['this'] / host[ref]:>6.2f}x")
     return 0
 
 
