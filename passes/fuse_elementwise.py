@@ -1,9 +1,12 @@
 """fuse-elementwise: chains and trees of elementwise float32 host ops as one `cpu.elementwise`,
 whose kernel reads its inputs once and writes its result once, with no tensor in between:
 
-    %s = cpu.unary sigmoid %x                  %y = cpu.elementwise %x {
-    %y = cpu.binary mul %x, %s          ->       ^bb0(%v: f32): %s = cpu.sigmoid %v; %m = arith.mulf %v, %s
-                                                 cpu.yield %m }
+    %s = cpu.unary sigmoid %x           ->    %y = cpu.elementwise %x : (...) -> ... {
+    %y = cpu.binary mul %x, %s                ^bb0(%v: f32):
+                                                %s = cpu.sigmoid %v : f32
+                                                %m = arith.mulf %v, %s : f32
+                                                cpu.yield %m : f32
+                                              }
 
 Rules, for each function outside the accelerator subgraphs:
 
@@ -13,7 +16,8 @@ Rules, for each function outside the accelerator subgraphs:
 - a group grows from its last op up through the ops that compute its operands, taking one
   when its result has the group's result shape and every reader of it is in the group. An
   intermediate read elsewhere (or smaller than the result: a broadcast) is computed once into
-  memory and read by the group as an input: nothing is computed twice;
+  memory and read by the group as an input: nothing is computed twice (a sigmoid per element
+  costs more than reading its result back);
 - the group's inputs are the tensors its ops read from outside it, each once, in the order
   its ops first read them; they broadcast to the result (per-channel constants, scalars);
   a single-element float32 constant becomes an `arith.constant` in the body instead;
@@ -115,19 +119,19 @@ def group_of(root: Operation, index: dict[Operation, int]) -> list[Operation]:
     considered."""
     shape = shape_of(root.results[0])
     members = {root}
-    heap: list[tuple[int, int]] = []
-    ops: dict[int, Operation] = {}
+    pending: list[int] = []  # a heap of producers' negated indices: the last op first
+    seen: dict[int, Operation] = {}
 
     def push_producers(op: Operation) -> None:
         for operand in op.operands:
             producer = operand.owner
-            if isinstance(producer, Operation) and producer in index and index[producer] not in ops:
-                ops[index[producer]] = producer
-                heapq.heappush(heap, (-index[producer], index[producer]))
+            if isinstance(producer, Operation) and producer in index and index[producer] not in seen:
+                seen[index[producer]] = producer
+                heapq.heappush(pending, -index[producer])
 
     push_producers(root)
-    while heap:
-        producer = ops[heapq.heappop(heap)[1]]
+    while pending:
+        producer = seen[-heapq.heappop(pending)]
         result = producer.results[0] if len(producer.results) == 1 else None
         if (result is None or not fusible(producer) or shape_of(result) != shape
                 or any(use.operation not in members for use in result.uses)):
