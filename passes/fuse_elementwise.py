@@ -25,7 +25,9 @@ Rules, for each function outside the accelerator subgraphs:
 - it runs after `fuse-cpu-epilogues`, so what a conv, transposed conv or matmul took into its
   epilogue is not here any more.
 
-The fused op's location names every ONNX node of the group, in order.
+The fused op's location names every ONNX node of the group, in order; it keeps their
+placement (`mrvl.place`) and every distinct reason they run on the host (`mrvl.reasons`: one
+list for the op, which the placement report gives each of its nodes).
 """
 
 import heapq
@@ -34,14 +36,15 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, ModuleOp, f32
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, ModuleOp, f32
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 import mrvl_dialect.cpu as cpu
 from mrvl_dialect.cpu import element_type_of, shape_of
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import fused_location
+from mrvl_dialect.mrvl import REASONS_ATTR
 from mrvl.passes.fuse_cpu_epilogues import scalar_constant
 from mrvl.passes.lower_to_cpu import SUBGRAPH_OP
 
@@ -170,6 +173,13 @@ def fuse_group(group: list[Operation]) -> None:
 
     fused = cpu.ElementwiseOp(inputs, root.results[0].type, Region(block))
     fused.location = fused_location(op.location for op in group)
+    reasons: list[Attribute] = []
+    for op in group:
+        fused.attributes |= op.attributes
+        if isinstance(why := op.attributes.get(REASONS_ATTR), ArrayAttr):
+            reasons += [r for r in why.data if r not in reasons]
+    if reasons:
+        fused.attributes[REASONS_ATTR] = ArrayAttr(reasons)
     fused.output.name_hint = root.results[0].name_hint
     parent = root.parent_block()
     assert parent is not None
