@@ -54,7 +54,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes, op_label
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.graph_queries import constant_value
-from mrvl.target.host_kernels import NUMERIC_SUFFIXES, SPATIAL, matmul_shapes
+from mrvl.target.host_kernels import ELEMENTWISE_PREDICATES, NUMERIC_SUFFIXES, SPATIAL, matmul_shapes
 
 ALIGN = 64
 """Alignment (bytes) of every weight in the blob."""
@@ -529,7 +529,8 @@ class CEmitter:
             values |= {block.args[k]: f"a{k}" for k in rows}
             for n, scalar in enumerate(block.ops):
                 if not isinstance(scalar, arith.ConstantOp | cpu.YieldOp):
-                    text.append(f"pool_vec t{n} = {self.vector_expression(scalar, values)};")
+                    vector = "pool_mask" if isinstance(scalar, arith.CmpfOp) else "pool_vec"
+                    text.append(f"{vector} t{n} = {self.vector_expression(scalar, values)};")
                     values[scalar.results[0]] = f"t{n}"
             return text, values[yielded.arguments[0]]
 
@@ -563,6 +564,10 @@ class CEmitter:
         if len(scalar.operands) == 1:
             return ELEMENTWISE_UNARY[scalar.name].format(a=a)
         b = values[scalar.operands[1]]
+        if isinstance(scalar, arith.CmpfOp):
+            return f"{a} {ELEMENTWISE_PREDICATES[arith.CMPF_COMPARISON_OPERATIONS[scalar.predicate.value.data]]} {b}"
+        if isinstance(scalar, arith.SelectOp):
+            return f"pool_select({a}, {b}, {values[scalar.operands[2]]})"
         if scalar.name in ELEMENTWISE_ARITHMETIC:
             return f"{a} {ELEMENTWISE_ARITHMETIC[scalar.name]} {b}"
         pick, propagate = ELEMENTWISE_EXTREMA[scalar.name]

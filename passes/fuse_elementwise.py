@@ -11,8 +11,8 @@ whose kernel reads its inputs once and writes its result once, with no tensor in
 Rules, for each function outside the accelerator subgraphs:
 
 - the ops a group takes (`SCALAR_BODIES`): `cpu.binary` add, sub, mul and div, `cpu.unary`
-  relu, sigmoid, tanh, exp, neg and abs, `cpu.clip`, `cpu.hard_sigmoid` and
-  `cpu.hard_swish`, all on float32;
+  relu, sigmoid, tanh, exp, neg and abs, `cpu.clip`, `cpu.leaky_relu`, `cpu.hard_sigmoid`
+  and `cpu.hard_swish`, all on float32;
 - a group grows from its last op up through the ops that compute its operands, taking one
   when its result has the group's result shape and every reader of it is in the group. An
   intermediate read elsewhere (or smaller than the result: a broadcast) is computed once into
@@ -91,10 +91,17 @@ def _hard_sigmoid(emit: Emit, v: SSAValue, alpha: float, beta: float) -> SSAValu
     return emit(arith.MinimumfOp(t, _constant(emit, 1.0)))
 
 
+def _leaky_relu(emit: Emit, op: cpu.LeakyReluOp, v: SSAValue) -> SSAValue:
+    """v < 0 ? alpha v : v (NaN kept: the comparison is false)."""
+    negative = emit(arith.CmpfOp(v, _constant(emit, 0.0), "olt"))
+    return emit(arith.SelectOp(negative, emit(arith.MulfOp(v, _constant(emit, op.alpha.value.data))), v))
+
+
 SCALAR_BODIES: dict[type[Operation], Callable[..., SSAValue]] = {
     cpu.BinaryOp: _binary,
     cpu.UnaryOp: _unary,
     cpu.ClipOp: _clip,
+    cpu.LeakyReluOp: _leaky_relu,
     cpu.HardSigmoidOp: lambda emit, op, v: _hard_sigmoid(emit, v, op.alpha.value.data, op.beta.value.data),
     cpu.HardSwishOp: lambda emit, op, v: emit(arith.MulfOp(v, _hard_sigmoid(emit, v, 1.0 / 6.0, 0.5))),
 }

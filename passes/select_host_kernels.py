@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ComplexType, DenseArrayBase, ModuleOp, TensorType, UnitAttr, f32, f64, i1, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -39,8 +39,8 @@ from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl.target.cost_model import CostModelOptions, HostTarget
-from mrvl.target.host_kernels import (ELEMENTWISE_SCALAR_OPS, NUMERIC_SUFFIXES, SPATIAL, conv_path,
-                                      elementwise_loop, matmul_shapes)
+from mrvl.target.host_kernels import (ELEMENTWISE_PREDICATES, ELEMENTWISE_SCALAR_OPS, NUMERIC_SUFFIXES, SPATIAL,
+                                      conv_path, elementwise_loop, matmul_shapes)
 from mrvl_dialect.locations import location_nodes
 
 MAX_RANK = 8
@@ -135,6 +135,10 @@ def select_elementwise(op: cpu.ElementwiseOp) -> None:
     for scalar in op.body.block.ops:
         if scalar.name not in ELEMENTWISE_SCALAR_OPS:
             raise unsupported(op, f"with '{scalar.name}' in its body")
+        if isinstance(scalar, arith.CmpfOp):
+            predicate = arith.CMPF_COMPARISON_OPERATIONS[scalar.predicate.value.data]
+            if predicate not in ELEMENTWISE_PREDICATES:
+                raise unsupported(op, f"with the comparison '{predicate}' in its body")
     loop, strides = elementwise_loop(cpu.shape_of(op.output), [cpu.shape_of(v) for v in op.inputs])
     op.loop = DenseArrayBase.from_list(i64, loop)
     op.strides = DenseArrayBase.from_list(i64, [s for input_strides in strides for s in input_strides])

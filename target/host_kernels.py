@@ -409,10 +409,13 @@ def scratch_bytes(op: Operation) -> int:
 ELEMENTWISE_SCALAR_OPS = frozenset({
     "arith.constant", "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
     "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf",
-    "math.exp", "math.tanh", "math.absf", "cpu.sigmoid", "cpu.yield",
+    "arith.cmpf", "arith.select", "math.exp", "math.tanh", "math.absf", "cpu.sigmoid", "cpu.yield",
 })
 """The scalar ops of a `cpu.elementwise` body the C printer writes in vectors (exp, tanh and
 sigmoid as the kernels' own `exp_vec`, `tanh_vec` and `sigmoid_vec`)."""
+ELEMENTWISE_PREDICATES = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "une": "!="}
+"""The `arith.cmpf` predicates of a `cpu.elementwise` body, as C's comparisons of vectors (each
+false where an operand is NaN but `une`, true there: C's own rules)."""
 
 
 def elementwise_loop(result: tuple[int, ...], inputs: list[tuple[int, ...]]) -> tuple[list[int], list[list[int]]]:

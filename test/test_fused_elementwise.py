@@ -41,38 +41,41 @@ def _scalar(name: str, value: float) -> onnx.TensorProto:
 
 def _between_kernels(nodes: list[onnx.NodeProto], inputs: list[tuple[str, list[int]]],
                      initializers: list[onnx.TensorProto] = ()) -> onnx.ModelProto:
-    """The chain `nodes` (from "a" or "e" to "r") between two LeakyRelus, which no group takes:
+    """The chain `nodes` (from "a" or "e" to "r") between two Softsigns, which no group takes:
     the chain reads a host result its kernel may overwrite (in place), and its result is not
     the model's (written into the caller's buffer)."""
-    return _model([*nodes, n("LeakyRelu", ["r"], ["y"], alpha=0.2)], inputs, initializers)
+    return _model([*nodes, n("Softsign", ["r"], ["y"])], inputs, initializers)
 
 
 HOST_CHAINS = {
     # 3 x 37 x 11: rows of 407 floats, a part of a vector at the end of each
-    "silu_odd": _between_kernels([n("LeakyRelu", ["x"], ["a"], alpha=0.1), n("Sigmoid", ["a"], ["s"]), n("Mul", ["a", "s"], ["r"])],
+    "silu_odd": _between_kernels([n("Softsign", ["x"], ["a"]), n("Sigmoid", ["a"], ["s"]), n("Mul", ["a", "s"], ["r"])],
                        [("x", [3, 37, 11])]),
-    "hard_swish_written_out": _between_kernels([n("LeakyRelu", ["x"], ["a"], alpha=0.1), n("Sub", ["a", "k"], ["b"]),
+    "hard_swish_written_out": _between_kernels([n("Softsign", ["x"], ["a"]), n("Sub", ["a", "k"], ["b"]),
                                       n("HardSigmoid", ["b"], ["h"]), n("Mul", ["b", "h"], ["r"])],
                                      [("x", [1, 5, 9, 13])], [_scalar("k", 1.0)]),
     # (x - mean) * scale + shift per channel in NCHW: a row of H*W = 63 per channel
-    "affine_nchw": _between_kernels([n("LeakyRelu", ["x"], ["a"], alpha=0.1), n("Sub", ["a", "m"], ["b"]), n("Mul", ["b", "s"], ["c"]),
+    "affine_nchw": _between_kernels([n("Softsign", ["x"], ["a"]), n("Sub", ["a", "m"], ["b"]), n("Mul", ["b", "s"], ["c"]),
                            n("Add", ["c", "t"], ["r"])],
                           [("x", [2, 6, 7, 9])], [_w("m", [6, 1, 1], 2), _w("s", [6, 1, 1], 3), _w("t", [6, 1, 1], 4)]),
     # per channel along the innermost dim (NHWC), 19 channels: rows shorter than some vectors
-    "affine_nhwc": _between_kernels([n("LeakyRelu", ["x"], ["a"], alpha=0.1), n("Mul", ["a", "s"], ["c"]), n("Add", ["c", "t"], ["d"]),
+    "affine_nhwc": _between_kernels([n("Softsign", ["x"], ["a"]), n("Mul", ["a", "s"], ["c"]), n("Add", ["c", "t"], ["d"]),
                            n("Relu", ["d"], ["r"])],
                           [("x", [1, 5, 3, 19])], [_w("s", [19], 5), _w("t", [19], 6)]),
     # two full inputs (one a graph input, never overwritten), a clip, an exp and a tanh
-    "add_clip_tanh": _between_kernels([n("LeakyRelu", ["x"], ["e"], alpha=0.1), n("Add", ["e", "z"], ["a"]), n("Clip", ["a", "lo", "hi"], ["c"]),
+    "add_clip_tanh": _between_kernels([n("Softsign", ["x"], ["e"]), n("Add", ["e", "z"], ["a"]), n("Clip", ["a", "lo", "hi"], ["c"]),
                              n("Exp", ["c"], ["f"]), n("Tanh", ["f"], ["r"])],
                             [("x", [4, 33]), ("z", [4, 33])], [_scalar("lo", -0.5), _scalar("hi", 2.0)]),
+    # a LeakyRelu as a compare and a select
+    "add_leaky_relu": _between_kernels([n("Softsign", ["x"], ["a"]), n("Add", ["a", "z"], ["b"]),
+                                        n("LeakyRelu", ["b"], ["r"], alpha=0.1)], [("x", [2, 5, 21]), ("z", [5, 21])]),
     # a scalar tensor input broadcast over everything, and a division
-    "scalar_input": _between_kernels([n("LeakyRelu", ["x"], ["a"], alpha=0.1), n("Div", ["a", "d"], ["b"]), n("Sigmoid", ["b"], ["r"])],
+    "scalar_input": _between_kernels([n("Softsign", ["x"], ["a"]), n("Div", ["a", "d"], ["b"]), n("Sigmoid", ["b"], ["r"])],
                            [("x", [2, 3, 17]), ("d", [])]),
 }
 HOST_INPUTS = {name: random_inputs(model, 11) for name, model in HOST_CHAINS.items()}
 FUSED_OPS = {"silu_odd": 2, "hard_swish_written_out": 3, "affine_nchw": 3, "affine_nhwc": 3, "add_clip_tanh": 4,
-             "scalar_input": 2}
+             "add_leaky_relu": 2, "scalar_input": 2}
 """How many ONNX nodes each chain's cpu.elementwise stands for."""
 
 
