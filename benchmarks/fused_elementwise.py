@@ -31,13 +31,12 @@ from onnx import TensorProto, helper, numpy_helper
 from checkouts import Versions, machine
 
 MEASURE = r"""
-import json, sys
+import json, os, sys
 import numpy as np
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import profile_bundle
 
 model, out, pipeline, repeat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-import os
 if not os.path.exists(out):
     assert mrvl_opt([model, "-p", pipeline, "-t", "c", "-o", out]) == 0
 x = np.random.default_rng(0).standard_normal(json.loads(sys.argv[5])).astype(np.float32)
