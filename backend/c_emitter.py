@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from functools import singledispatchmethod
 
 import numpy as np
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
+    FloatAttr,
     IntegerType,
     ModuleOp,
     Signedness,
@@ -53,10 +54,17 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes, op_label
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.graph_queries import constant_value
-from mrvl.target.host_kernels import NUMERIC_SUFFIXES, SPATIAL, matmul_shapes
+from mrvl.target.host_kernels import ELEMENTWISE_PREDICATES, NUMERIC_SUFFIXES, SPATIAL, matmul_shapes
 
 ALIGN = 64
 """Alignment (bytes) of every weight in the blob."""
+ELEMENTWISE_ARITHMETIC = {"arith.addf": "+", "arith.subf": "-", "arith.mulf": "*", "arith.divf": "/"}
+ELEMENTWISE_UNARY = {"arith.negf": "-{a}", "math.exp": "exp_vec({a})", "math.tanh": "tanh_vec({a})",
+                     "math.absf": "pool_abs({a})", "cpu.sigmoid": "sigmoid_vec({a}, 0.0f, 0.0f)"}
+ELEMENTWISE_EXTREMA = {"arith.maximumf": ("max", True), "arith.minimumf": ("min", True),
+                       "arith.maxnumf": ("max", False), "arith.minnumf": ("min", False)}
+"""The body ops of a `cpu.elementwise` in C over vectors: operators, functions of one vector,
+and maxima and minima (the kernels' pool_max or pool_min, and whether a NaN wins)."""
 WEIGHTS_MAGIC = b"MRVLWTS1"
 
 
@@ -480,6 +488,109 @@ class CEmitter:
     @emit.register
     def _(self, op: cpu.HardSwishOp, x: list[str], y: list[str]) -> list[str]:
         return [f"mrvl_hard_swish_f32({math.prod(_shape(op.output))}, {x[0]}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.ElementwiseOp, x: list[str], y: list[str]) -> list[str]:
+        assert op.loop is not None and op.strides is not None
+        loop = list(op.loop.get_values())
+        rank, flat = len(loop), list(op.strides.get_values())
+        strides = [flat[k * rank:(k + 1) * rank] for k in range(len(op.inputs))]
+        inner, outer = loop[-1], range(rank - 1)
+        row = _contiguous(tuple(loop))
+        lines = [f"/* {' x '.join(map(str, loop))} elements" + (f", in place over x{op.in_place.value.data}"
+                                                                   if op.in_place is not None else "") + " */"]
+        block = op.body.block
+        names: dict[SSAValue, str] = {}
+        constants = []
+        for n, scalar in enumerate(block.ops):
+            if isinstance(scalar, arith.ConstantOp):
+                assert isinstance(scalar.value, FloatAttr)
+                names[scalar.result] = f"c{n}"
+                constants.append(f"const pool_vec c{n} = (pool_vec){{0}} + {_c_float(scalar.value.value.data)};")
+        lines += constants
+        indent = ""
+        for d in outer:
+            lines.append(f"{indent}for (int64_t i{d} = 0; i{d} < {loop[d]}; i{d}++) {{")
+            indent += "    "
+
+        def offset(steps: list[int]) -> str:
+            terms = [f"i{d} * {steps[d]}" if steps[d] != 1 else f"i{d}" for d in outer if steps[d]]
+            return f" + {' + '.join(terms)}" if terms else ""
+
+        splats = []
+        for k, arg in enumerate(block.args):
+            lines.append(f"{indent}const float *p{k} = x{k}{offset(strides[k])};")
+            if strides[k][-1] == 0:
+                names[arg] = f"s{k}"
+                splats.append(f"{indent}const pool_vec s{k} = (pool_vec){{0}} + p{k}[0]; /* broadcast along the row */")
+        lines += [f"{indent}float *q = y0{offset(row)};", *splats]
+        rows = [k for k in range(len(block.args)) if strides[k][-1]]
+
+        yielded = block.last_op
+        assert isinstance(yielded, cpu.YieldOp)
+
+        def body(load: str) -> tuple[list[str], str]:
+            """The body's statements on one vector of each input, read by `load`, and its result."""
+            values = dict(names)
+            text = [f"pool_vec a{k} = {load.format(k=k)};" for k in rows]
+            values |= {block.args[k]: f"a{k}" for k in rows}
+            for n, scalar in enumerate(block.ops):
+                if not isinstance(scalar, arith.ConstantOp | cpu.YieldOp):
+                    vector = "pool_mask" if isinstance(scalar, arith.CmpfOp) else "pool_vec"
+                    text.append(f"{vector} t{n} = {self.vector_expression(scalar, values)};")
+                    values[scalar.results[0]] = f"t{n}"
+            return text, values[yielded.arguments[0]]
+
+        main, result = body("pool_load(p{k} + j)")
+        tail, tail_result = body("pool_load(b{k})")
+        lines += [f"{indent}int64_t j = 0;",
+                  f"{indent}for (; j + MRVL_POOL_VF <= {inner}; j += MRVL_POOL_VF) {{",
+                  *(f"{indent}    {line}" for line in main),
+                  f"{indent}    pool_store(q + j, {result});", f"{indent}}}",
+                  f"{indent}if (j < {inner}) {{ /* the last part of a row, through buffers */",
+                  f"{indent}    size_t n = (size_t)({inner} - j) * sizeof(float);",
+                  *(f"{indent}    float b{k}[MRVL_POOL_VF] = {{0}};" for k in rows),
+                  *(f"{indent}    memcpy(b{k}, p{k} + j, n);" for k in rows),
+                  *(f"{indent}    {line}" for line in tail),
+                  f"{indent}    float r[MRVL_POOL_VF];",
+                  f"{indent}    pool_store(r, {tail_result});",
+                  f"{indent}    memcpy(q + j, r, n);",
+                  f"{indent}}}"]
+        for d in reversed(outer):
+            indent = indent[4:]
+            lines.append(f"{indent}}}")
+        return lines
+
+    @staticmethod
+    def vector_expression(scalar: Operation, values: dict[SSAValue, str]) -> str:
+        """The C expression of a `cpu.elementwise` body op over vectors of MRVL_POOL_VF floats.
+        pool_max and pool_min give their second operand where either is NaN: a maximum or
+        minimum with a number constant puts it where that is the op's NaN rule (second for
+        maxnumf and minnumf, first for maximumf and minimumf), one of two vectors selects."""
+        a = values[scalar.operands[0]]
+        if len(scalar.operands) == 1:
+            return ELEMENTWISE_UNARY[scalar.name].format(a=a)
+        b = values[scalar.operands[1]]
+        if isinstance(scalar, arith.CmpfOp):
+            return f"{a} {ELEMENTWISE_PREDICATES[arith.CMPF_COMPARISON_OPERATIONS[scalar.predicate.value.data]]} {b}"
+        if isinstance(scalar, arith.SelectOp):
+            return f"pool_select({a}, {b}, {values[scalar.operands[2]]})"
+        if scalar.name in ELEMENTWISE_ARITHMETIC:
+            return f"{a} {ELEMENTWISE_ARITHMETIC[scalar.name]} {b}"
+        pick, propagate = ELEMENTWISE_EXTREMA[scalar.name]
+        constant = [isinstance(v.owner, arith.ConstantOp) and not math.isnan(v.owner.value.value.data)
+                    for v in scalar.operands]
+        if propagate:  # NaN wins: a NaN operand must come second, or be picked
+            if constant[0]:
+                return f"pool_{pick}({a}, {b})"
+            if constant[1]:
+                return f"pool_{pick}({b}, {a})"
+            return f"pool_select({a} != {a}, {a}, pool_{pick}({a}, {b}))"
+        if constant[1]:  # the number wins: the constant comes second
+            return f"pool_{pick}({a}, {b})"
+        if constant[0]:
+            return f"pool_{pick}({b}, {a})"
+        return f"pool_select({b} != {b}, {a}, pool_{pick}({a}, {b}))"
 
     @emit.register
     def _(self, op: cpu.DropoutOp, x: list[str], y: list[str]) -> list[str]:

@@ -22,11 +22,15 @@ buffer) and `scratch` (`#cpu.scratch<520 bytes at 0>`: the workspace its kernel 
 call), `alias` on a `cpu.reshape` that shares its input's storage, `packed_weights` on a
 `cpu.conv` and `packed_b` on a `cpu.gemm` or `cpu.matmul` whose weights constant is in the
 kernel's packed layout, `packing_floats` and `y_batch` on a `cpu.conv` (run-time weights packed
-into its scratch; its images written a batch stride apart), and on the function the
+into its scratch; its images written a batch stride apart), `in_place` on a `cpu.elementwise`
+(the input whose storage its result takes over), and on the function the
 discardable attribute `cpu.workspace = #cpu.workspace<2048 bytes, align 64>`. Before it,
 `select-host-kernels` records the C kernel of a `cpu.conv`, `cpu.conv_transpose` and
-`cpu.resize` (`kernel = #cpu<conv_kernel flat>`) and marks the function
-`cpu.kernels_selected`.
+`cpu.resize` (`kernel = #cpu<conv_kernel flat>`) and the loop of a `cpu.elementwise` (`loop`,
+`strides`), and marks the function `cpu.kernels_selected`.
+
+`cpu.elementwise` (`fuse-elementwise`) is the one op with a body: scalar `arith` and `math`
+ops, `cpu.sigmoid`, and `cpu.yield` of the result's scalar.
 
 Verifiers hold structural invariants (counts, ranges, shapes that follow from the
 parameters). `lower-to-cpu` never builds an op that breaks one, so a verifier error is a
@@ -57,8 +61,8 @@ from xdsl.dialects.builtin import (
     i64,
     UnitAttr,
 )
-from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.dialects.utils import AbstractYieldOperation, EnumAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AttrSetConstraint,
@@ -67,6 +71,7 @@ from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
+    base,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -74,6 +79,7 @@ from xdsl.irdl import (
     opt_prop_def,
     opt_result_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
     var_operand_def,
@@ -81,7 +87,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.traits import Pure, SymbolTable, SymbolUserOpInterface
+from xdsl.traits import HasParent, IsTerminator, Pure, SymbolTable, SymbolUserOpInterface
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -1214,6 +1220,98 @@ class HardSwishOp(_SameTypeOp):
     name = "cpu.hard_swish"
 
 
+# Fused elementwise chains
+
+
+@irdl_op_definition
+class ElementwiseOp(CpuOp):
+    """A chain or tree of elementwise float32 ops computed in one pass over memory, in the
+    spirit of `linalg.generic`: the inputs broadcast as in numpy to the result's shape, and
+    the body maps one scalar of each input (its block arguments, in order) to the result's
+    scalar (`cpu.yield`). The body holds scalar ops of `arith` and `math` and `cpu.sigmoid`.
+
+        %y = cpu.elementwise %x : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+        ^bb0(%v: f32):
+          %s = cpu.sigmoid %v : f32
+          %m = arith.mulf %v, %s : f32
+          cpu.yield %m : f32
+        }
+
+    `select-host-kernels` records the loop its kernel runs (`loop`: the iteration shape with
+    size-1 dims dropped and dims merged, `strides`: each input's element strides over it,
+    input after input; the innermost is 0 or 1), `plan-host-memory` the input whose storage
+    the result takes over (`in_place`).
+    """
+
+    name = "cpu.elementwise"
+
+    inputs = var_operand_def(TensorType.constr(f32))
+    output = result_def(TensorType.constr(f32))
+    body = region_def("single_block")
+    loop = opt_prop_def(_INTS)
+    strides = opt_prop_def(_INTS)
+    in_place = opt_prop_def(_INT)
+
+    assembly_format = "$inputs attr-dict `:` functional-type($inputs, $output) $body"
+
+    def __init__(self, inputs: Sequence[SSAValue], result_type: Attribute, body: Region):
+        super().__init__(operands=[inputs], result_types=[result_type], regions=[body])
+
+    def verify_params(self) -> None:
+        block = self.body.block
+        if len(block.args) != len(self.inputs):
+            raise VerifyException(f"the body must take one scalar per input ({len(self.inputs)}), "
+                                  f"got {len(block.args)}")
+        for n, arg in enumerate(block.args):
+            if arg.type != f32:
+                raise VerifyException(f"body argument {n} must be f32 (its input's element type), got {arg.type}")
+        if not isinstance(block.last_op, YieldOp) or len(block.last_op.arguments) != 1:
+            raise VerifyException("the body must end with a cpu.yield of one value")
+        if block.last_op.arguments[0].type != f32:
+            raise VerifyException(f"the body must yield f32 (the result's element type), "
+                                  f"got {block.last_op.arguments[0].type}")
+        _check_broadcast("the input shapes", [shape_of(v) for v in self.inputs], shape_of(self.output))
+        if (self.loop is None) != (self.strides is None):
+            raise VerifyException("'loop' and 'strides' must be given together")
+        if self.loop is not None and self.strides is not None:
+            _check_count("strides", _values(self.strides), len(self.loop) * len(self.inputs),
+                         "one per loop dim and input")
+        if self.in_place is not None:
+            k = self.in_place.value.data
+            if not 0 <= k < len(self.inputs) or self.inputs[k].type != self.output.type:
+                raise VerifyException(f"'in_place' must name an input of the result's type, got {k}")
+
+
+@irdl_op_definition
+class YieldOp(AbstractYieldOperation[Attribute]):
+    """The scalar result of a `cpu.elementwise` body."""
+
+    name = "cpu.yield"
+
+    traits = traits_def(IsTerminator(), HasParent(ElementwiseOp))
+
+
+@irdl_op_definition
+class SigmoidOp(IRDLOperation):
+    """1 / (1 + e^-x) of one float scalar, in a `cpu.elementwise` body (where `arith` and `math`
+    have no such op).
+
+        %s = cpu.sigmoid %v : f32
+    """
+
+    name = "cpu.sigmoid"
+
+    _T: ClassVar = VarConstraint("T", base(Float32Type))
+    input = operand_def(_T)
+    output = result_def(_T)
+
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input)"
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[input.type])
+
+
 @irdl_op_definition
 class DropoutOp(CpuOp):
     """Training-mode Dropout: each element kept with probability 1 - `ratio` and scaled by
@@ -2300,6 +2398,9 @@ CPU = Dialect(
         LeakyReluOp,
         HardSigmoidOp,
         HardSwishOp,
+        ElementwiseOp,
+        YieldOp,
+        SigmoidOp,
         DropoutOp,
         WhereOp,
         CastOp,

@@ -10,6 +10,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "cleanup-graph": ("mrvl.passes.cleanup_graph", "CleanupGraphPass"),
     "convert-layout": ("mrvl.passes.convert_layout", "ConvertLayoutPass"),
     "fuse-cpu-epilogues": ("mrvl.passes.fuse_cpu_epilogues", "FuseCpuEpiloguesPass"),
+    "fuse-elementwise": ("mrvl.passes.fuse_elementwise", "FuseElementwisePass"),
     "fuse-mrvl": ("mrvl.passes.fuse_mrvl", "FuseMrvlPass"),
     "legalize-mrvl": ("mrvl.passes.legalize_mrvl", "LegalizeMrvlPass"),
     "lower-to-cpu": ("mrvl.passes.lower_to_cpu", "LowerToCpuPass"),

@@ -2,6 +2,7 @@
 
     recognize-qdq -> cleanup-graph -> legalize-mrvl -> place-ops -> partition-mrvl -> chunk-mrvl-batch
     -> restore-host-qdq -> fuse-mrvl -> convert-layout -> lower-to-cpu -> fuse-cpu-epilogues
+    -> fuse-elementwise
 
 `mrvl-opt model.onnx -p 'mrvl-pipeline{num_tiles=4 quantize=fp16}'` runs it;
 `MrvlPipelinePass(...).passes()` lists the stages with their options, so any stage of a
@@ -21,6 +22,7 @@ from mrvl.passes.chunk_mrvl_batch import ChunkMrvlBatchPass
 from mrvl.passes.cleanup_graph import CleanupGraphPass
 from mrvl.passes.convert_layout import ConvertLayoutPass
 from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
+from mrvl.passes.fuse_elementwise import FuseElementwisePass
 from mrvl.passes.fuse_mrvl import FuseMrvlPass
 from mrvl.passes.legalize_mrvl import LegalizeMrvlPass
 from mrvl.passes.lower_to_cpu import LowerToCpuPass
@@ -70,6 +72,7 @@ class MrvlPipelinePass(TargetPassOptions, CostModelOptions, ModulePass):
             ConvertLayoutPass(),
             LowerToCpuPass(),
             FuseCpuEpiloguesPass(),
+            FuseElementwisePass(),
         )
 
     def pipeline_spec(self) -> str:

@@ -23,12 +23,18 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   the concat's image size), gets `in_place`: each conv writes its result straight into its slice
   of the concat's output (its offset is the output's plus its first image's slice's, aligned
   to the element only), and the concat costs nothing; the output is live from the first conv;
+- elementwise in place: a `cpu.elementwise` whose result is not a result of the function
+  writes it over the first of its inputs of the result's type whose storage it reads last, a
+  result of a host op or call (not an input of the function, a weight, a result of the
+  function or a conv writing into a concat): it gets `in_place` (that input's index) and its
+  result shares that storage, as an aliasing reshape's does. Its kernel reads each element
+  before it writes it, in the same step, so nothing it still needs is overwritten;
 - scratch: the workspace a kernel needs during its call (`host_kernels.scratch_bytes`), live
   for that op only (`scratch`);
 - lifetimes: every other result lives in the workspace from its op to the op of its last
   reader (the end, for storage a result of the function aliases), placed by greedy first fit
   in op order (results before scratch), WORKSPACE_ALIGN-aligned; storage is free after the
-  op of its last use, so an op never writes over an operand it reads (`offsets`);
+  op of its last use, so no other op writes over an operand it reads (`offsets`);
 - the function gets `cpu.workspace`: the size of the whole plan and its alignment.
 
 The pass plans again from scratch when run twice; weights already packed stay packed.
@@ -198,6 +204,30 @@ def in_place_concats(ops: list[Operation], returned: set[SSAValue]) -> dict[SSAV
     return slices
 
 
+def in_place_elementwise(ops: list[Operation], index: dict[Operation, int], returned: set[SSAValue],
+                         storage: dict[SSAValue, SSAValue], last_use: dict[SSAValue, int],
+                         slices: dict[SSAValue, tuple[SSAValue, int]]) -> None:
+    """The elementwise-in-place rule (see the module docstring): each `cpu.elementwise` that
+    takes over an input's storage gets `in_place` (that input's index), its result maps to the
+    storage in `storage`, and the storage lives as long as the result's readers need it."""
+    for op in ops:
+        if not isinstance(op, cpu.ElementwiseOp) or op.output in returned:
+            continue
+        i = index[op]
+        for k, value in enumerate(op.inputs):
+            root = storage.get(value, value)
+            if (value.type != op.output.type or last_use.get(root) != i or not isinstance(root.owner, cpu.CpuOp)
+                    or root in slices or root in returned):
+                continue
+            for other, shared in storage.items():  # reshapes of the result share the input's storage too
+                if shared == op.output:
+                    storage[other] = root
+            storage[op.output] = root
+            last_use[root] = last_use.pop(op.output, i)
+            op.properties["in_place"] = IntegerAttr(k, i64)
+            break
+
+
 def plan_function(function: func.FuncOp, module: ModuleOp) -> None:
     block = function.body.block
     ret = block.last_op
@@ -231,6 +261,7 @@ def plan_function(function: func.FuncOp, module: ModuleOp) -> None:
         last_use[storage.get(value, value)] = len(ops)
 
     slices = in_place_concats(ops, returned)
+    in_place_elementwise(ops, index, returned, storage, last_use, slices)
     first_writer: dict[SSAValue, int] = {}  # an in-place concat's output -> the op of its first slice
     for value, (whole, _) in slices.items():
         first_writer[whole] = min(first_writer.get(whole, len(ops)), index[value.owner])  # type: ignore[index]
@@ -250,7 +281,9 @@ def plan_function(function: func.FuncOp, module: ModuleOp) -> None:
             buffers.append((op, size, i, i))
     offsets, total = first_fit(buffers)
     for op in ops:
-        if op.results and op.results[0] not in storage:
+        if isinstance(op, cpu.ElementwiseOp) and op.in_place is not None:
+            op.properties["offsets"] = DenseArrayBase.from_list(i64, [offsets[storage[op.output]]])
+        elif op.results and op.results[0] not in storage:
             op.properties["offsets"] = DenseArrayBase.from_list(i64, [
                 offsets[slices[r][0]] + slices[r][1] if r in slices else offsets.get(r, -1) for r in op.results])
         if op in scratch:

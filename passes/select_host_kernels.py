@@ -11,7 +11,9 @@ Rules, for each `func.func` (see `mrvl_dialect/cpu.py` for the properties):
   `host_profile` as the cost model's everywhere);
   a `cpu.conv_transpose` gets `transpose`; a `cpu.resize` gets `#cpu<resize_kernel K>`:
   `nearest`, `taps` (linear and cubic, 2 and 4 taps) or `filtered` (with antialias or
-  tf_crop_and_resize);
+  tf_crop_and_resize); a `cpu.elementwise` gets the loop its kernel runs (`loop` and `strides`,
+  `host_kernels.elementwise_loop`: the result's dims merged so the innermost is as long as it
+  can be, each input read contiguously or splatted along it);
 - legality: an op no C kernel runs (an op of another dialect; an element type, rank or form
   outside its kernel family: see each `check_*`) is refused with one error naming its ONNX
   node, as `the C backend has no kernel for 'cpu.X' ...`;
@@ -27,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ComplexType, ModuleOp, TensorType, UnitAttr, f32, f64, i1
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import ComplexType, DenseArrayBase, ModuleOp, TensorType, UnitAttr, f32, f64, i1, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -37,7 +39,8 @@ from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl.target.cost_model import CostModelOptions, HostTarget
-from mrvl.target.host_kernels import NUMERIC_SUFFIXES, SPATIAL, conv_path, matmul_shapes
+from mrvl.target.host_kernels import (ELEMENTWISE_PREDICATES, ELEMENTWISE_SCALAR_OPS, NUMERIC_SUFFIXES, SPATIAL,
+                                      conv_path, elementwise_loop, matmul_shapes)
 from mrvl_dialect.locations import location_nodes
 
 MAX_RANK = 8
@@ -127,6 +130,20 @@ def select_resize(op: cpu.ResizeOp) -> None:
     op.kernel = cpu.ResizeKernelAttr(kernel)
 
 
+def select_elementwise(op: cpu.ElementwiseOp) -> None:
+    require_rank(op, len(cpu.shape_of(op.output)))
+    for scalar in op.body.block.ops:
+        if scalar.name not in ELEMENTWISE_SCALAR_OPS:
+            raise unsupported(op, f"with '{scalar.name}' in its body")
+        if isinstance(scalar, arith.CmpfOp):
+            predicate = arith.CMPF_COMPARISON_OPERATIONS[scalar.predicate.value.data]
+            if predicate not in ELEMENTWISE_PREDICATES:
+                raise unsupported(op, f"with the comparison '{predicate}' in its body")
+    loop, strides = elementwise_loop(cpu.shape_of(op.output), [cpu.shape_of(v) for v in op.inputs])
+    op.loop = DenseArrayBase.from_list(i64, loop)
+    op.strides = DenseArrayBase.from_list(i64, [s for input_strides in strides for s in input_strides])
+
+
 # --- Legality of the other ops ----------------------------------------------------------
 
 
@@ -210,6 +227,7 @@ def _rank(value: Callable[[Operation], SSAValue]) -> Callable[[Operation], None]
 
 RULES: dict[type[Operation], Callable] = {
     cpu.ResizeOp: select_resize,
+    cpu.ElementwiseOp: select_elementwise,
     cpu.GemmOp: require_f32,
     cpu.MatmulOp: check_matmul,
     cpu.BinaryOp: check_binary,

@@ -404,3 +404,42 @@ def scratch_bytes(op: Operation) -> int:
         taps_h, taps_w = (resize_filter_taps(op, scale) for scale in scales)
         return 4 * (3 * (oh * taps_h + ow * taps_w) + oh * w)
     return 0
+
+
+ELEMENTWISE_SCALAR_OPS = frozenset({
+    "arith.constant", "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
+    "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf",
+    "arith.cmpf", "arith.select", "math.exp", "math.tanh", "math.absf", "cpu.sigmoid", "cpu.yield",
+})
+"""The scalar ops of a `cpu.elementwise` body the C printer writes in vectors (exp, tanh and
+sigmoid as the kernels' own `exp_vec`, `tanh_vec` and `sigmoid_vec`)."""
+ELEMENTWISE_PREDICATES = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "une": "!="}
+"""The `arith.cmpf` predicates of a `cpu.elementwise` body, as C's comparisons of vectors (each
+false where an operand is NaN but `une`, true there: C's own rules)."""
+
+
+def elementwise_loop(result: tuple[int, ...], inputs: list[tuple[int, ...]]) -> tuple[list[int], list[list[int]]]:
+    """The loop nest of a `cpu.elementwise` kernel: the result's shape with size-1 dims dropped
+    and each dim merged into the next where every input steps over both as over one, and each
+    input's element strides over it (0 along a dim it is broadcast on). The innermost dim is
+    then as long as it can be, and every input's stride along it is 0 or 1: the kernel splats a
+    value broadcast along a row once and reads the others contiguously."""
+    strides = []
+    for shape in inputs:
+        own, step = [0] * len(shape), 1
+        for d in reversed(range(len(shape))):
+            own[d], step = step, step * shape[d]
+        pad = len(result) - len(shape)
+        strides.append([0 if d < pad or shape[d - pad] == 1 else own[d - pad] for d in range(len(result))])
+    keep = [d for d, size in enumerate(result) if size != 1]
+    loop, strides = [result[d] for d in keep], [[s[d] for d in keep] for s in strides]
+    d = len(loop) - 2
+    while d >= 0:
+        if all(s[d] == s[d + 1] * loop[d + 1] for s in strides):
+            loop[d:d + 2] = [loop[d] * loop[d + 1]]
+            for s in strides:
+                s[d:d + 2] = [s[d + 1]]
+        d -= 1
+    if not loop:
+        return [1], [[0] for _ in inputs]
+    return loop, strides
