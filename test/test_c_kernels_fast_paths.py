@@ -605,6 +605,7 @@ def test_fast_paths_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) 
     _program_outputs(tmp_path, c_workdir, "asan", SANITIZE, GCC, env=env)
 
 
+@pytest.mark.slow  # the AArch64 zoo program (test_cross_compile) runs the same kernels in the fast suite
 @pytest.mark.skipif(CROSS_CC is None, reason="needs aarch64-linux-gnu-gcc")
 def test_fast_paths_run_on_aarch64(c_workdir: Path, tmp_path: Path) -> None:
     _program_outputs(tmp_path, c_workdir, "arm", [*TARGET_FLAGS, "-static"], CROSS_CC,
