@@ -54,7 +54,8 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import location_nodes, op_label
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.graph_queries import constant_value
-from mrvl.target.host_kernels import ELEMENTWISE_PREDICATES, NUMERIC_SUFFIXES, SPATIAL, matmul_shapes
+from mrvl.target.host_kernels import (ELEMENTWISE_PREDICATES, NUMERIC_SUFFIXES, SPATIAL, broadcast_strides,
+                                      contiguous_strides, matmul_shapes, merge_dims)
 
 ALIGN = 64
 """Alignment (bytes) of every weight in the blob."""
@@ -150,37 +151,6 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 
 def _bytes(value: SSAValue) -> int:
     return math.prod(_shape(value)) * _ctype(value).size
-
-
-def _contiguous(shape: tuple[int, ...]) -> list[int]:
-    strides, s = [], 1
-    for d in reversed(shape):
-        strides.append(s)
-        s *= d
-    return strides[::-1]
-
-
-def _broadcast_strides(shape: tuple[int, ...], target: tuple[int, ...]) -> list[int]:
-    """Strides of a dense `shape` over `target` (numpy broadcasting): 0 on broadcast dims."""
-    own = _contiguous(shape)
-    pad = len(target) - len(shape)
-    return [0 if i < pad or shape[i - pad] == 1 else own[i - pad] for i in range(len(target))]
-
-
-def _merge_dims(shape: list[int], strides: list[list[int]]) -> tuple[list[int], list[list[int]]]:
-    """The same iteration with fewer dims: size-1 dims dropped, and a dim merged into the next
-    when every operand steps over both as over one (contiguous, or broadcast on both), so
-    the kernel's innermost rows are as long as they can be."""
-    keep = [i for i, d in enumerate(shape) if d != 1]
-    shape, strides = [shape[i] for i in keep], [[s[i] for i in keep] for s in strides]
-    i = len(shape) - 2
-    while i >= 0:
-        if all(s[i] == s[i + 1] * shape[i + 1] for s in strides):
-            shape[i:i + 2] = [shape[i] * shape[i + 1]]
-            for s in strides:
-                s[i:i + 2] = [s[i + 1]]
-        i -= 1
-    return shape, strides
 
 
 def _c_float(value: float) -> str:
@@ -405,7 +375,7 @@ class CEmitter:
         m, n = _shape(op.Y)
         a = _shape(op.A)
         k = a[0] if op.trans_a.value.data else a[1]
-        c_strides = _broadcast_strides(_shape(op.C), (m, n)) if op.C is not None else [0, 0]
+        c_strides = broadcast_strides(_shape(op.C), (m, n)) if op.C is not None else [0, 0]
         fields = dict(m=m, n=n, k=k, trans_a=int(op.trans_a.value.data), trans_b=int(op.trans_b.value.data),
                       alpha=_c_float(op.alpha.value.data), beta=_c_float(op.beta.value.data),
                       c_row_stride=c_strides[0], c_col_stride=c_strides[1], packed_b=int(op.packed_b is not None))
@@ -418,8 +388,8 @@ class CEmitter:
     def _(self, op: cpu.MatmulOp, x: list[str], y: list[str]) -> list[str]:
         a2, b2, batch = matmul_shapes(op)
         m, k, n = a2[-2], a2[-1], b2[-1]
-        a_bs = [s * m * k for s in _broadcast_strides(a2[:-2], batch)]
-        b_bs = [s * k * n for s in _broadcast_strides(b2[:-2], batch)]
+        a_bs = [s * m * k for s in broadcast_strides(a2[:-2], batch)]
+        b_bs = [s * k * n for s in broadcast_strides(b2[:-2], batch)]
         fields = dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
                       b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n, packed_b=int(op.packed_b is not None))
         bias = x[2] if op.C is not None else "NULL"
@@ -442,8 +412,8 @@ class CEmitter:
 
     def broadcast(self, result: SSAValue, operands: list[SSAValue]) -> list[str]:
         shape = _shape(result)
-        strides = [_broadcast_strides(_shape(value), shape) for value in operands]
-        shape, strides = _merge_dims(list(shape), strides)
+        strides = [broadcast_strides(_shape(value), shape) for value in operands]
+        shape, strides = merge_dims(list(shape), strides)
         fields: dict[str, object] = dict(rank=len(shape), shape=_array(shape or [0]))
         for key, operand_strides in zip(("a_stride", "b_stride", "c_stride"), strides):
             fields[key] = _array(operand_strides or [0])
@@ -496,7 +466,7 @@ class CEmitter:
         rank, flat = len(loop), list(op.strides.get_values())
         strides = [flat[k * rank:(k + 1) * rank] for k in range(len(op.inputs))]
         inner, outer = loop[-1], range(rank - 1)
-        row = _contiguous(tuple(loop))
+        row = contiguous_strides(tuple(loop))
         lines = [f"/* {' x '.join(map(str, loop))} elements" + (f", in place over x{op.in_place.value.data}"
                                                                    if op.in_place is not None else "") + " */"]
         block = op.body.block
@@ -677,7 +647,7 @@ class CEmitter:
         suffix = _suffix(op.input)
         s, axes = _shape(op.input), set(op.axes.get_values())
         kept = tuple(1 if i in axes else d for i, d in enumerate(s))
-        out_stride = [0 if i in axes else st for i, st in enumerate(_contiguous(kept))]
+        out_stride = [0 if i in axes else st for i, st in enumerate(contiguous_strides(kept))]
         count = math.prod(s[i] for i in axes)
         return [f"static const int64_t shape[] = {_array(s or [0])}, out_stride[] = {_array(out_stride or [0])};",
                 f"mrvl_reduce_{suffix}(MRVL_REDUCE_{op.kind.data.name}, {len(s)}, shape, out_stride, "
@@ -695,11 +665,11 @@ class CEmitter:
     @emit.register
     def _(self, op: cpu.ConcatOp, x: list[str], y: list[str]) -> list[str]:
         out, axis = _shape(op.output), op.axis.value.data
-        out_strides, lines, position = _contiguous(out), [], 0
+        out_strides, lines, position = contiguous_strides(out), [], 0
         for name, value in zip(x, op.inputs):
             s = _shape(value)
             dst = f"{y[0]} + {position * out_strides[axis]}"
-            lines += self.copy_nd(s, name, _contiguous(s), dst, out_strides, _ctype(value).size)
+            lines += self.copy_nd(s, name, contiguous_strides(s), dst, out_strides, _ctype(value).size)
             position += s[axis]
         return lines
 
@@ -710,27 +680,27 @@ class CEmitter:
     @emit.register
     def _(self, op: cpu.TransposeOp, x: list[str], y: list[str]) -> list[str]:
         s, perm, out = _shape(op.input), list(op.perm.get_values()), _shape(op.output)
-        strides = _contiguous(s)
-        return self.copy_nd(out, x[0], [strides[p] for p in perm], y[0], _contiguous(out), _ctype(op.output).size)
+        strides = contiguous_strides(s)
+        return self.copy_nd(out, x[0], [strides[p] for p in perm], y[0], contiguous_strides(out), _ctype(op.output).size)
 
     @emit.register
     def _(self, op: cpu.SliceOp, x: list[str], y: list[str]) -> list[str]:
         s, out = _shape(op.input), _shape(op.output)
         starts, steps = list(op.starts.get_values()), list(op.steps.get_values())
-        strides = _contiguous(s)
+        strides = contiguous_strides(s)
         if math.prod(out) == 0:
             return ["/* empty result */"]
         offset = sum(a * b for a, b in zip(starts, strides))
         return self.copy_nd(out, f"{x[0]} + {offset}", [st * k for st, k in zip(strides, steps)], y[0],
-                            _contiguous(out), _ctype(op.output).size)
+                            contiguous_strides(out), _ctype(op.output).size)
 
     @emit.register
     def _(self, op: cpu.SplitOp, x: list[str], y: list[str]) -> list[str]:
         s, axis = _shape(op.input), op.axis.value.data
-        strides, lines, position = _contiguous(s), [], 0
+        strides, lines, position = contiguous_strides(s), [], 0
         for name, value in zip(y, op.outputs):
             out = _shape(value)
-            lines += self.copy_nd(out, f"{x[0]} + {position * strides[axis]}", strides, name, _contiguous(out),
+            lines += self.copy_nd(out, f"{x[0]} + {position * strides[axis]}", strides, name, contiguous_strides(out),
                                   _ctype(value).size)
             position += out[axis]
         return lines
@@ -800,18 +770,18 @@ class CEmitter:
         b = op.blocksize.value.data
         c2 = c // (b * b)
         if op.mode.data == cpu.DepthToSpaceMode.DCR:  # x as (n, b, b, c2, h, w)
-            st = _contiguous((n, b, b, c2, h, w))
+            st = contiguous_strides((n, b, b, c2, h, w))
             src = [st[0], st[3], st[4], st[1], st[5], st[2]]
         else:  # CRD: x as (n, c2, b, b, h, w)
-            st = _contiguous((n, c2, b, b, h, w))
+            st = contiguous_strides((n, c2, b, b, h, w))
             src = [st[0], st[1], st[4], st[2], st[5], st[3]]
         shape = (n, c2, h, b, w, b)
-        return self.copy_nd(shape, x[0], src, y[0], _contiguous(shape), _ctype(op.output).size)
+        return self.copy_nd(shape, x[0], src, y[0], contiguous_strides(shape), _ctype(op.output).size)
 
     @emit.register
     def _(self, op: cpu.ExpandOp, x: list[str], y: list[str]) -> list[str]:
         out = _shape(op.output)
-        return self.copy_nd(out, x[0], _broadcast_strides(_shape(op.input), out), y[0], _contiguous(out),
+        return self.copy_nd(out, x[0], broadcast_strides(_shape(op.input), out), y[0], contiguous_strides(out),
                             _ctype(op.output).size)
 
     @staticmethod

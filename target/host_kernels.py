@@ -10,6 +10,7 @@ header is their one source; the formulas below mirror the C functions named in e
 import ast
 import math
 import re
+from collections.abc import Sequence
 from functools import cache
 from importlib.resources import files
 
@@ -418,28 +419,45 @@ ELEMENTWISE_PREDICATES = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole
 false where an operand is NaN but `une`, true there: C's own rules)."""
 
 
+def contiguous_strides(shape: Sequence[int]) -> list[int]:
+    """Element strides of a dense row-major `shape`."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return strides[::-1]
+
+
+def broadcast_strides(shape: Sequence[int], target: Sequence[int]) -> list[int]:
+    """Strides of a dense `shape` over `target` (numpy broadcasting): 0 on broadcast dims."""
+    own = contiguous_strides(shape)
+    pad = len(target) - len(shape)
+    return [0 if i < pad or shape[i - pad] == 1 else own[i - pad] for i in range(len(target))]
+
+
+def merge_dims(shape: Sequence[int], strides: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+    """The same iteration with fewer dims: size-1 dims dropped, and a dim merged into the next
+    when every operand steps over both as over one (contiguous, or broadcast on both), so
+    the kernel's innermost rows are as long as they can be."""
+    keep = [i for i, d in enumerate(shape) if d != 1]
+    merged, strides = [shape[i] for i in keep], [[s[i] for i in keep] for s in strides]
+    i = len(merged) - 2
+    while i >= 0:
+        if all(s[i] == s[i + 1] * merged[i + 1] for s in strides):
+            merged[i:i + 2] = [merged[i] * merged[i + 1]]
+            for s in strides:
+                s[i:i + 2] = [s[i + 1]]
+        i -= 1
+    return merged, strides
+
+
 def elementwise_loop(result: tuple[int, ...], inputs: list[tuple[int, ...]]) -> tuple[list[int], list[list[int]]]:
     """The loop nest of a `cpu.elementwise` kernel: the result's shape with size-1 dims dropped
     and each dim merged into the next where every input steps over both as over one, and each
     input's element strides over it (0 along a dim it is broadcast on). The innermost dim is
     then as long as it can be, and every input's stride along it is 0 or 1: the kernel splats a
     value broadcast along a row once and reads the others contiguously."""
-    strides = []
-    for shape in inputs:
-        own, step = [0] * len(shape), 1
-        for d in reversed(range(len(shape))):
-            own[d], step = step, step * shape[d]
-        pad = len(result) - len(shape)
-        strides.append([0 if d < pad or shape[d - pad] == 1 else own[d - pad] for d in range(len(result))])
-    keep = [d for d, size in enumerate(result) if size != 1]
-    loop, strides = [result[d] for d in keep], [[s[d] for d in keep] for s in strides]
-    d = len(loop) - 2
-    while d >= 0:
-        if all(s[d] == s[d + 1] * loop[d + 1] for s in strides):
-            loop[d:d + 2] = [loop[d] * loop[d + 1]]
-            for s in strides:
-                s[d:d + 2] = [s[d + 1]]
-        d -= 1
+    loop, strides = merge_dims(result, [broadcast_strides(shape, result) for shape in inputs])
     if not loop:
         return [1], [[0] for _ in inputs]
     return loop, strides

@@ -52,6 +52,7 @@ def zoo_under_sanitizers(zoo_dir: Path, c_workdir: Path, session_dir: Path) -> t
     return models, inputs, got
 
 
+@pytest.mark.slow  # the kernels' own sanitizer tests (fast paths, fused chains, new kernels) are in the fast suite
 @pytest.mark.parametrize("name", ZOO_ALL_HOST)
 def test_zoo_model_is_clean_under_sanitizers(name: str, zoo_under_sanitizers) -> None:
     models, inputs, got = zoo_under_sanitizers

@@ -206,6 +206,7 @@ def test_threads_are_clean_under_thread_sanitizer(c_workdir: Path, tmp_path: Pat
     _run_all(tmp_path, c_workdir, ["-fsanitize=thread", "-g", "-O1"], GCC, env=env)
 
 
+@pytest.mark.slow  # threads are checked natively (test_threads_give_the_same_bits), the kernels on AArch64 by the zoo program
 @pytest.mark.skipif(CROSS_CC is None, reason="needs aarch64-linux-gnu-gcc")
 def test_threads_run_on_aarch64(c_workdir: Path, tmp_path: Path) -> None:
     if QEMU is None:
