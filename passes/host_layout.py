@@ -3,9 +3,8 @@
 A host op is *layout-free* when it computes the same elements whatever order the dims are
 stored in, given its axis attributes remapped: element-wise ops (per-channel constants
 broadcast by transposing the constant), Concat, Split, Slice, Pad, Softmax, a nearest Resize,
-reductions that keep their dims;
-and, in NHWC only, pools, which become channels-last `cpu` pools at once.
-Connected layout-free ops form a *region*. The values that enter a region from outside are
+reductions that keep their dims; and, in NHWC only, pools, which become channels-last `cpu`
+pools at once. Connected layout-free ops form a *region*. The values that enter a region from outside are
 its inputs; its values read outside are its outputs.
 
 A region may compute in any layout `q` (a permutation of its rank): each of its values `v`
@@ -139,10 +138,9 @@ def _pad(op: Operation, rank: int, q: Perm) -> Remap | None:
 
 def _slice(op: Operation, rank: int, q: Perm) -> Remap | None:
     assert isinstance(op, g.SliceOp)
-    starts = constant_value(op.starts)
     axes = constant_value(op.axes) if op.axes is not None else None
-    if starts is None or op.axes is None or axes is None:
-        return None
+    if op.axes is None or axes is None:
+        return None  # the axes a Slice without them cuts are named in the model's layout
     return {}, {_index(op, op.axes): np.array([q.index(int(a) % rank) for a in axes], axes.dtype)}
 
 
