@@ -8,19 +8,19 @@
 - an NHWC -> NCHW transpose of a subgraph output moves to the host, after the
   `cpu.call_mlip` (MLIP has no NHWC -> NCHW layer): the subgraph then returns NHWC, and
   where the model transposes that output back to NHWC (keras2onnx, tf2onnx), the two cancel;
-- on the host, a transpose sinks below the elementwise ops that read it (Clip, HardSwish,
-  a QDQ model's per-tensor QuantizeLinear/DequantizeLinear,
-  a Mul of two such values, ...: they do not care about the layout) and below the pad and
-  slice of dim 0 around a call in chunks (chunk-mrvl-batch), and when it reaches
-  another subgraph's input that the subgraph transposes back (`mrvl.layout_transform`),
-  both go: a chain subgraph -> host activation -> subgraph, as Paddle's MobileNets are cut,
-  passes NHWC through the host without a transpose either side. An NHWC model input that
-  the model transposes to NCHW (keras2onnx, tf2onnx) cancels the same way: the subgraph
-  takes the model's tensor, its first layer reads it directly (the JSON's input node says
-  NHWC), and a host op that needs the NCHW tensor keeps its transpose;
+- on the host, a transpose sinks below the pad and slice of dim 0 around a call in chunks
+  (chunk-mrvl-batch), and each region of host ops that do not care about the layout
+  (element-wise ops, Concat, Split, Slice, Pad, Softmax, nearest Resize, reductions, pools:
+  `host_layout.py`) computes in the layout that transposes least. An NHWC region's inputs
+  from a subgraph and its outputs into the next subgraph need no transpose: the next
+  subgraph takes NHWC (its `mrvl.layout_transform` goes), so a chain subgraph -> host glue
+  -> subgraph passes NHWC through the host. An NHWC model input that the model transposes
+  to NCHW (keras2onnx, tf2onnx) cancels the same way, and a host op that needs the NCHW
+  tensor keeps its transpose;
 - last, a transpose left on the host that moves only dims of size 1 (NHWC -> NCHW of a
   global pool's [N, 1, 1, C], read by the Flatten that partition-mrvl left on the host)
-  becomes a Reshape: the same elements in the same order, an alias in plan-host-memory.
+  becomes a Reshape: the same elements in the same order, an alias in plan-host-memory;
+- each layout transpose left on the host records why (`mrvl.layout_reason`).
 """
 
 from dataclasses import dataclass
