@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, DenseResourceAttr, FunctionType, ModuleOp, TensorType, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -44,11 +44,11 @@ from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.cpu import CallMlipOp, chunked_type
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_ops_gen import TransposeOp
-from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl_dialect.graph_queries import constant_value, module_of
-from mrvl.passes.host_layout import assign_host_layouts, explain_transposes, on_host, perm_of, transpose
+from mrvl.passes.host_layout import (assign_host_layouts, calls_by_callee, explain_transposes, on_host, perm_of,
+                                     transpose)
 from mrvl.passes.patterns_by_op_class import PatternsByOpClass
 
 
@@ -174,21 +174,11 @@ def merge_equal_transposes(module: ModuleOp) -> None:
         Rewriter.erase_op(op)
 
 
-def _calls_by_callee(module: ModuleOp) -> dict[str, list[Operation]]:
-    """The `cpu.call_mlip`s of each subgraph, in IR order (none is inside a subgraph)."""
-    calls: dict[str, list[Operation]] = {}
-    for top in module.body.block.ops:
-        for op in top.walk() if not isinstance(top, mrvl.SubgraphOp) else ():
-            if op.name == "cpu.call_mlip":
-                calls.setdefault(op.properties["callee"].root_reference.data, []).append(op)
-    return calls
-
-
 def absorb_input_transposes(module: ModuleOp) -> bool:
     """An NHWC -> NCHW transpose on the host that feeds a subgraph input which the subgraph
     only transposes back (its `mrvl.layout_transform`) cancels: the subgraph takes NHWC.
     For subgraphs called once. Returns whether anything changed."""
-    calls = _calls_by_callee(module)
+    calls = calls_by_callee(module)
     changed = False
     for subgraph in [op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)]:
         sites = calls.get(subgraph.sym_name.data, [])
@@ -219,7 +209,7 @@ def absorb_input_transposes(module: ModuleOp) -> bool:
 def move_output_transposes_to_host(module: ModuleOp) -> None:
     """Subgraph outputs produced by NHWC -> NCHW transposes are returned NHWC instead, and
     the transposes run on the host after every call of the subgraph."""
-    calls = _calls_by_callee(module)
+    calls = calls_by_callee(module)
     for subgraph in [op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)]:
         yield_op = subgraph.body.block.last_op
         assert isinstance(yield_op, mrvl.YieldOp)

@@ -485,16 +485,21 @@ def _leaving(old: SSAValue, new: SSAValue, back: Perm, members: set[Operation]) 
         reader.operands[use.index] = restore.transposed
 
 
+def calls_by_callee(module: ModuleOp) -> dict[str, list[Operation]]:
+    """The `cpu.call_mlip`s of each subgraph, in IR order (none is inside a subgraph)."""
+    calls: dict[str, list[Operation]] = {}
+    for top in module.body.block.ops:
+        for op in top.walk() if not isinstance(top, mrvl.SubgraphOp) else ():
+            if op.name == "cpu.call_mlip":
+                calls.setdefault(op.properties["callee"].root_reference.data, []).append(op)
+    return calls
+
+
 def assign_host_layouts(module: ModuleOp) -> bool:
     """Move each region of host ops to the layout that transposes least. Returns whether any moved."""
     subgraphs = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)}
     functions = [op for op in module.body.block.ops if isinstance(op, func.FuncOp)]
-    calls: dict[str, int] = {}
-    for function in functions:
-        for op in function.walk():
-            if op.name == "cpu.call_mlip":
-                callee = op.properties["callee"].root_reference.data  # type: ignore[union-attr]
-                calls[callee] = calls.get(callee, 0) + 1
+    calls = {callee: len(sites) for callee, sites in calls_by_callee(module).items()}
 
     def absorbs(call: Operation, index: int) -> bool:
         callee = call.properties["callee"].root_reference.data  # type: ignore[union-attr]
