@@ -466,9 +466,10 @@ class CEmitter:
         rank, flat = len(loop), list(op.strides.get_values())
         strides = [flat[k * rank:(k + 1) * rank] for k in range(len(op.inputs))]
         inner, outer = loop[-1], range(rank - 1)
-        row = contiguous_strides(tuple(loop))
-        lines = [f"/* {' x '.join(map(str, loop))} elements" + (f", in place over x{op.in_place.value.data}"
-                                                                   if op.in_place is not None else "") + " */"]
+        row = list(op.out_strides.get_values()) if op.out_strides is not None else contiguous_strides(tuple(loop))
+        where = (f", in place over x{op.in_place.value.data}" if op.in_place is not None
+                 else ", into a slice of a concat's output" if op.out_strides is not None else "")
+        lines = [f"/* {' x '.join(map(str, loop))} elements{where} */"]
         block = op.body.block
         names: dict[SSAValue, str] = {}
         constants = []
@@ -512,19 +513,14 @@ class CEmitter:
             return text, values[yielded.arguments[0]]
 
         main, result = body("pool_load(p{k} + j)")
-        tail, tail_result = body("pool_load(b{k})")
+        tail, tail_result = body(f"pool_load_part(p{{k}} + j, {inner} - j)")
         lines += [f"{indent}int64_t j = 0;",
                   f"{indent}for (; j + MRVL_POOL_VF <= {inner}; j += MRVL_POOL_VF) {{",
                   *(f"{indent}    {line}" for line in main),
                   f"{indent}    pool_store(q + j, {result});", f"{indent}}}",
-                  f"{indent}if (j < {inner}) {{ /* the last part of a row, through buffers */",
-                  f"{indent}    size_t n = (size_t)({inner} - j) * sizeof(float);",
-                  *(f"{indent}    float b{k}[MRVL_POOL_VF] = {{0}};" for k in rows),
-                  *(f"{indent}    memcpy(b{k}, p{k} + j, n);" for k in rows),
+                  f"{indent}if (j < {inner}) {{ /* the last part of a row */",
                   *(f"{indent}    {line}" for line in tail),
-                  f"{indent}    float r[MRVL_POOL_VF];",
-                  f"{indent}    pool_store(r, {tail_result});",
-                  f"{indent}    memcpy(q + j, r, n);",
+                  f"{indent}    pool_store_part(q + j, {tail_result}, {inner} - j);",
                   f"{indent}}}"]
         for d in reversed(outer):
             indent = indent[4:]
@@ -666,10 +662,14 @@ class CEmitter:
     def _(self, op: cpu.ConcatOp, x: list[str], y: list[str]) -> list[str]:
         out, axis = _shape(op.output), op.axis.value.data
         out_strides, lines, position = contiguous_strides(out), [], 0
-        for name, value in zip(x, op.inputs):
+        written = set(op.in_place.get_values()) if op.in_place is not None else set()
+        for k, (name, value) in enumerate(zip(x, op.inputs)):
             s = _shape(value)
-            dst = f"{y[0]} + {position * out_strides[axis]}"
-            lines += self.copy_nd(s, name, contiguous_strides(s), dst, out_strides, _ctype(value).size)
+            if k in written:
+                lines.append(f"/* x{k}: written into its slice by its producer */")
+            else:
+                dst = f"{y[0]} + {position * out_strides[axis]}"
+                lines += self.copy_nd(s, name, contiguous_strides(s), dst, out_strides, _ctype(value).size)
             position += s[axis]
         return lines
 
@@ -697,11 +697,16 @@ class CEmitter:
     @emit.register
     def _(self, op: cpu.SplitOp, x: list[str], y: list[str]) -> list[str]:
         s, axis = _shape(op.input), op.axis.value.data
-        strides, lines, position = contiguous_strides(s), [], 0
-        for name, value in zip(y, op.outputs):
+        strides = list(op.in_strides.get_values()) if op.in_strides is not None else contiguous_strides(s)
+        unwritten = set(op.in_place.get_values()) if op.in_place is not None else set()
+        lines, position = [], 0
+        for k, (name, value) in enumerate(zip(y, op.outputs)):
             out = _shape(value)
-            lines += self.copy_nd(out, f"{x[0]} + {position * strides[axis]}", strides, name, contiguous_strides(out),
-                                  _ctype(value).size)
+            if k in unwritten:
+                lines.append(f"/* y{k}: in place in the concat that reads it */")
+            else:
+                lines += self.copy_nd(out, f"{x[0]} + {position * strides[axis]}", strides, name,
+                                      contiguous_strides(out), _ctype(value).size)
             position += out[axis]
         return lines
 
@@ -1012,7 +1017,7 @@ class CEmitter:
             if op.results and all(r in alias_of for r in op.results):
                 calls += [f"    {comment}", "    /* aliases its input: no code */"]
                 continue
-            if isinstance(op, cpu.ConcatOp) and op.in_place is not None:
+            if isinstance(op, cpu.ConcatOp) and op.in_place is not None and len(op.in_place) == len(op.inputs):
                 calls += [f"    {comment}", f"    /* in place: its inputs were written into their slices of "
                                             f"arena + {arena_offsets[op.output]}: no code */"]
                 continue

@@ -23,7 +23,10 @@ call), `alias` on a `cpu.reshape` that shares its input's storage, `packed_weigh
 `cpu.conv` and `packed_b` on a `cpu.gemm` or `cpu.matmul` whose weights constant is in the
 kernel's packed layout, `packing_floats` and `y_batch` on a `cpu.conv` (run-time weights packed
 into its scratch; its images written a batch stride apart), `in_place` on a `cpu.elementwise`
-(the input whose storage its result takes over), and on the function the
+(the input whose storage its result takes over), on a `cpu.concat` (the inputs their producers
+wrote into its output) and on a `cpu.split` (the results it need not write), `out_strides` on a
+`cpu.elementwise` and `in_strides` on a `cpu.split` that write or read a slice of a concat's
+output in place, and on the function the
 discardable attribute `cpu.workspace = #cpu.workspace<2048 bytes, align 64>`. Before it,
 `select-host-kernels` records the C kernel of a `cpu.conv`, `cpu.conv_transpose` and
 `cpu.resize` (`kernel = #cpu<conv_kernel flat>`) and the loop of a `cpu.elementwise` (`loop`,
@@ -1240,7 +1243,9 @@ class ElementwiseOp(CpuOp):
     `select-host-kernels` records the loop its kernel runs (`loop`: the iteration shape with
     size-1 dims dropped and dims merged, `strides`: each input's element strides over it,
     input after input; the innermost is 0 or 1), `plan-host-memory` the input whose storage
-    the result takes over (`in_place`).
+    the result takes over (`in_place`) or, for a result written into its slice of a concat's
+    output, the result's element strides over the loop (`out_strides`, the innermost 1;
+    absent, the result is contiguous).
     """
 
     name = "cpu.elementwise"
@@ -1251,6 +1256,7 @@ class ElementwiseOp(CpuOp):
     loop = opt_prop_def(_INTS)
     strides = opt_prop_def(_INTS)
     in_place = opt_prop_def(_INT)
+    out_strides = opt_prop_def(_INTS)
 
     assembly_format = "$inputs attr-dict `:` functional-type($inputs, $output) $body"
 
@@ -1280,6 +1286,13 @@ class ElementwiseOp(CpuOp):
             k = self.in_place.value.data
             if not 0 <= k < len(self.inputs) or self.inputs[k].type != self.output.type:
                 raise VerifyException(f"'in_place' must name an input of the result's type, got {k}")
+        if self.out_strides is not None:
+            if self.loop is None or len(_values(self.out_strides)) != len(_values(self.loop)):
+                raise VerifyException("'out_strides' must give one stride per loop dim")
+            if self.in_place is not None:
+                raise VerifyException("'out_strides' and 'in_place' exclude each other")
+            if _values(self.out_strides)[-1] != 1:
+                raise VerifyException("'out_strides' must be 1 along the innermost loop dim")
 
 
 @irdl_op_definition
@@ -1630,8 +1643,9 @@ class ConcatOp(CpuOp):
     inputs = var_operand_def(TensorType.constr(_T))
     output = result_def(TensorType.constr(_T))
     axis = prop_def(_INT)
-    in_place = opt_prop_def(UnitAttr)
-    """The memory plan: each input's producer wrote it into its slice of the output (no copy)."""
+    in_place = opt_prop_def(_INTS)
+    """The memory plan: the inputs whose producers wrote them into their slices of the output;
+    the concat copies the others (none left: no code)."""
 
     assembly_format = "$inputs " + _FUNCTIONAL
 
@@ -1749,11 +1763,19 @@ class SplitOp(CpuOp):
     outputs = var_result_def(TensorType.constr(_T))
     axis = prop_def(_INT)
     sizes = prop_def(_INTS)
+    in_place = opt_prop_def(_INTS)
+    """The memory plan: the results not written, read only by a concat that has them in its
+    output already (the input was written there)."""
+    in_strides = opt_prop_def(_INTS)
+    """The memory plan: the input's element strides where it lies, a slice of a concat's
+    output (absent: contiguous)."""
 
     assembly_format = "$input " + _FUNCTIONAL
 
     def verify_params(self) -> None:
         x, sizes, axis = shape_of(self.input), _values(self.sizes), self.axis.value.data
+        if self.in_strides is not None:
+            _check_count("in_strides", _values(self.in_strides), len(x), "one per input dim")
         _check_axis("axis", axis, len(x))
         _check_count("sizes", sizes, len(self.outputs), "one per result")
         _check_at_least("sizes", sizes, 0)

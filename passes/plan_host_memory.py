@@ -20,14 +20,24 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   distinct results of `cpu.conv`s read by the concat only, each slice contiguous in the output
   (every dim before the axis 1) or, along the channels of a batch, each conv on a kernel that
   writes its images a batch stride apart (`STRIDED_CONV_KERNELS`; such a conv gets `y_batch`,
-  the concat's image size), gets `in_place`: each conv writes its result straight into its slice
-  of the concat's output (its offset is the output's plus its first image's slice's, aligned
-  to the element only), and the concat costs nothing; the output is live from the first conv;
-- elementwise in place: a `cpu.elementwise` whose result is not a result of the function
-  writes it over the first of its inputs of the result's type whose storage it reads last, a
-  result of a host op or call (not an input of the function, a weight, a result of the
-  function or a conv writing into a concat): it gets `in_place` (that input's index) and its
-  result shares that storage, as an aliasing reshape's does. Its kernel reads each element
+  the concat's image size), gets `in_place` (every input): each conv writes its result straight
+  into its slice of the concat's output (its offset is the output's plus its first image's
+  slice's, aligned to the element only), and the concat costs nothing; the output is live from
+  the first conv;
+- strided slices: otherwise (a channels-last concat: each input's rows are strided in the
+  output), a concat input that a `cpu.elementwise` computes and only the concat reads is
+  written by it into its slice, with the output's strides (`out_strides`, its loop recomputed;
+  not when the innermost loop dim would be strided). Consecutive inputs that are all the
+  pieces of a `cpu.split` along the same axis, in order, of such an elementwise result (C2f)
+  are too: that result is written into the concat's output, the split reads it there
+  (`in_strides`) and writes only the pieces something else also reads (the others, in its
+  `in_place`, lie in their slices). The concat's `in_place` lists the inputs it need not copy;
+- elementwise in place: a `cpu.elementwise` whose result is not a result of the function or
+  written into a concat's slice writes it over the first of its inputs of the result's type
+  whose storage it reads last, a result of a host op or call (not an input of the function, a
+  weight, a result of the function or a result lying in a concat's output): it gets
+  `in_place` (that input's index) and its result shares that storage, as an aliasing
+  reshape's does. Its kernel reads each element
   before it writes it, in the same step, so nothing it still needs is overwritten;
 - scratch: the workspace a kernel needs during its call (`host_kernels.scratch_bytes`), live
   for that op only (`scratch`);
@@ -69,12 +79,12 @@ from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.weights import WeightStore
 from mrvl_dialect.graph_queries import constant_value
-from mrvl.target.host_kernels import (kernel_macro, pack_conv_weights, pack_gemm_weights, packed_weights_floats,
-                                      scratch_bytes)
+from mrvl.target.host_kernels import (contiguous_strides, elementwise_loop_into, kernel_macro, pack_conv_weights,
+                                      pack_gemm_weights, packed_weights_floats, scratch_bytes)
 
 WORKSPACE_ALIGN = 64
 """Alignment (bytes) of the workspace and of every tensor and scratch area in it."""
-PLAN_PROPERTIES = ("offsets", "scratch", "alias", "in_place", "packing_floats", "y_batch")
+PLAN_PROPERTIES = ("offsets", "scratch", "alias", "in_place", "packing_floats", "y_batch", "out_strides", "in_strides")
 PACKED_CONV_KERNELS = (cpu.ConvKernel.DIRECT, cpu.ConvKernel.FLAT)
 """The conv kernels that read their weights packed (`pack_conv_weights`)."""
 
@@ -180,28 +190,87 @@ STRIDED_CONV_KERNELS = (cpu.ConvKernel.DIRECT, cpu.ConvKernel.FLAT, cpu.ConvKern
 
 
 def in_place_concats(ops: list[Operation], returned: set[SSAValue]) -> dict[SSAValue, tuple[SSAValue, int]]:
-    """The concat-in-place rule (see the module docstring): each conv result written into a
-    concat's output, mapped to (that output, the byte offset of its first image's slice)."""
+    """The concat-in-place rules (see the module docstring): each result written into (or,
+    for a split's result not written, lying in) a concat's output, mapped to (that output, the
+    byte offset of its first element, or of its first image's slice for a conv)."""
     slices: dict[SSAValue, tuple[SSAValue, int]] = {}
     for op in ops:
         if not isinstance(op, cpu.ConcatOp) or op.output in returned:
             continue
         inputs, axis = list(op.inputs), op.axis.value.data
+        if len(set(inputs)) != len(inputs):
+            continue
         outer = math.prod(cpu.shape_of(op.output)[:axis])
-        if (len(set(inputs)) != len(inputs)
-                or not all(isinstance(v.owner, cpu.ConvOp) and v.has_one_use() and v not in returned
-                           for v in inputs)):
+        if (all(isinstance(v.owner, cpu.ConvOp) and v.has_one_use() and v not in returned for v in inputs)
+                and (outer == 1 or (axis == 1 and all(_kernel(v.owner) in STRIDED_CONV_KERNELS for v in inputs)))):
+            offset = 0
+            for value in inputs:
+                slices[value] = (op.output, offset)
+                offset += tensor_bytes(value) // outer
+                if cpu.shape_of(value)[0] > 1:  # its images are slices of the concat's images: that far apart
+                    value.owner.properties["y_batch"] = IntegerAttr(math.prod(cpu.shape_of(op.output)[1:]), i64)
+            op.properties["in_place"] = DenseArrayBase.from_list(i64, list(range(len(inputs))))
             continue
-        if outer != 1 and (axis != 1 or not all(_kernel(v.owner) in STRIDED_CONV_KERNELS for v in inputs)):
-            continue
-        offset = 0
-        for value in inputs:
-            slices[value] = (op.output, offset)
-            offset += tensor_bytes(value) // outer
-            if cpu.shape_of(value)[0] > 1:  # its images are slices of the concat's images: that far apart
-                value.owner.properties["y_batch"] = IntegerAttr(math.prod(cpu.shape_of(op.output)[1:]), i64)
-        op.properties["in_place"] = UnitAttr()
+        if written := written_slices(op, returned, slices):
+            op.properties["in_place"] = DenseArrayBase.from_list(i64, written)
     return slices
+
+
+def _writes_slice(value: SSAValue, returned: set[SSAValue], slices: dict[SSAValue, tuple[SSAValue, int]]) -> bool:
+    """Whether `value`'s producer can write it into a slice of a concat's output: a
+    `cpu.elementwise` result read once, by the concat or split that the slice is for."""
+    return (isinstance(value.owner, cpu.ElementwiseOp) and value.has_one_use() and value not in returned
+            and value not in slices)
+
+
+def written_slices(concat: cpu.ConcatOp, returned: set[SSAValue], slices: dict[SSAValue, tuple[SSAValue, int]]) -> list[int]:
+    """The strided slices rule (see the module docstring) on `concat`: its inputs written in
+    place, their producers' `out_strides` and splits' `in_strides` and `in_place` set, and
+    `slices` updated."""
+    inputs, axis, whole = list(concat.inputs), concat.axis.value.data, concat.output
+    whole_strides = contiguous_strides(cpu.shape_of(whole))
+    starts = [0]
+    for value in inputs:
+        starts.append(starts[-1] + cpu.shape_of(value)[axis])
+    step = whole_strides[axis] * tensor_bytes(whole) // math.prod(cpu.shape_of(whole))  # bytes per index along axis
+    written: list[int] = []
+    i = 0
+    while i < len(inputs):
+        value = inputs[i]
+        split = value.owner
+        if isinstance(split, cpu.SplitOp) and split.axis.value.data == axis and value is split.outputs[0]:
+            pieces = list(split.outputs)
+            if (inputs[i:i + len(pieces)] == pieces and _writes_slice(split.input, returned, slices)
+                    and _write_strided(split.input.owner, whole_strides)):
+                slices[split.input] = (whole, starts[i] * step)
+                split.properties["in_strides"] = DenseArrayBase.from_list(i64, whole_strides)
+                unwritten = [k for k, piece in enumerate(pieces) if piece.has_one_use()]
+                for k in unwritten:
+                    slices[pieces[k]] = (whole, starts[i + k] * step)
+                if unwritten:
+                    split.properties["in_place"] = DenseArrayBase.from_list(i64, unwritten)
+                written += range(i, i + len(pieces))
+                i += len(pieces)
+                continue
+        if _writes_slice(value, returned, slices) and _write_strided(value.owner, whole_strides):
+            slices[value] = (whole, starts[i] * step)
+            written.append(i)
+        i += 1
+    return written
+
+
+def _write_strided(op: Operation, strides: list[int]) -> bool:
+    """Records on the `cpu.elementwise` `op` the loop that writes its result with element
+    `strides`, if its kernel can (whole vectors along a contiguous innermost dim)."""
+    assert isinstance(op, cpu.ElementwiseOp)
+    found = elementwise_loop_into(cpu.shape_of(op.output), [cpu.shape_of(v) for v in op.inputs], strides)
+    if found is None:
+        return False
+    loop, inputs, out = found
+    op.properties["loop"] = DenseArrayBase.from_list(i64, loop)
+    op.properties["strides"] = DenseArrayBase.from_list(i64, [s for steps in inputs for s in steps])
+    op.properties["out_strides"] = DenseArrayBase.from_list(i64, out)
+    return True
 
 
 def in_place_elementwise(ops: list[Operation], index: dict[Operation, int], returned: set[SSAValue],
@@ -211,7 +280,7 @@ def in_place_elementwise(ops: list[Operation], index: dict[Operation, int], retu
     takes over an input's storage gets `in_place` (that input's index), its result maps to the
     storage in `storage`, and the storage lives as long as the result's readers need it."""
     for op in ops:
-        if not isinstance(op, cpu.ElementwiseOp) or op.output in returned:
+        if not isinstance(op, cpu.ElementwiseOp) or op.output in returned or op.output in slices:
             continue
         i = index[op]
         for k, value in enumerate(op.inputs):

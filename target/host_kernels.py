@@ -461,3 +461,14 @@ def elementwise_loop(result: tuple[int, ...], inputs: list[tuple[int, ...]]) -> 
     if not loop:
         return [1], [[0] for _ in inputs]
     return loop, strides
+
+
+def elementwise_loop_into(result: tuple[int, ...], inputs: list[tuple[int, ...]],
+                          out_strides: Sequence[int]) -> tuple[list[int], list[list[int]], list[int]] | None:
+    """`elementwise_loop` for a result written with element strides `out_strides` (a slice of
+    a larger tensor), and the result's strides over the loop; None when the result's innermost
+    loop dim is not contiguous (the kernel stores whole vectors along it)."""
+    loop, strides = merge_dims(result, [*(broadcast_strides(shape, result) for shape in inputs), list(out_strides)])
+    if not loop or strides[-1][-1] != 1:
+        return None
+    return loop, strides[:-1], strides[-1]

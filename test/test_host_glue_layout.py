@@ -125,7 +125,18 @@ def _spatial_attention(g: Glue, a: str):
     return g.op("Mul", [t, gate], "sa_scale")[0], C
 
 
-CASES = {"silu": _silu, "hardswish_affine": _hardswish_affine, "pools": _pools, "sppf": _sppf,
+def _c2f(g: Glue, a: str):
+    """YOLOv8's C2f: a SiLU split into halves, a bottleneck (an MLIP conv, a SiLU and the
+    shortcut Add) on the second, and the Concat of both halves and the bottleneck's result."""
+    x = g.op("Mul", [a, g.op("Sigmoid", [a], "c2f_sigmoid")[0]], "c2f_silu")[0]
+    left, right = g.op("Split", [x, g.const("c2f.halves", np.array([C // 2, C // 2]))], "c2f_split", outputs=2, axis=1)
+    inner = g.conv(right, "c2f_m", C // 2, C // 2)
+    m = g.op("Add", [right, g.op("Mul", [inner, g.op("Sigmoid", [inner], "c2f_m_sigmoid")[0]], "c2f_m_silu")[0]],
+             "c2f_add")[0]
+    return g.op("Concat", [left, right, m], "c2f_concat", axis=1)[0], C + C // 2
+
+
+CASES = {"silu": _silu, "c2f": _c2f, "hardswish_affine": _hardswish_affine, "pools": _pools, "sppf": _sppf,
          "squeeze_excite": _squeeze_excite, "split_resize": _split_resize, "spatial_attention": _spatial_attention}
 
 
@@ -153,6 +164,16 @@ def test_only_the_outputs_are_transposed(glue) -> None:
     returned = re.search(r"func\.return (.*) :", host).group(1).split(", ")  # type: ignore[union-attr]
     assert transposes and set(transposes) <= set(returned)
     assert "channels_last" in host  # the pools run in NHWC
+
+
+def test_c2f_concat_is_written_in_place(glue) -> None:
+    """The SiLU writes into the Concat's first channels and the bottleneck's Add into its
+    last; the Split copies only the half the MLIP conv reads."""
+    _, _, ir = glue
+    concat = re.search(r"^ *%c2f_concat\S* = cpu\.concat .*$", ir, re.M).group(0)  # type: ignore[union-attr]
+    assert "in_place = array<i64: 0, 1, 2>" in concat
+    split = re.search(r"^ *%c2f_split\S*, %\S+ = cpu\.split .*$", ir, re.M).group(0)  # type: ignore[union-attr]
+    assert "in_place = array<i64: 0>" in split and "in_strides" in split
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])

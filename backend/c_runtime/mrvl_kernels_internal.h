@@ -185,6 +185,33 @@ static inline pool_vec pool_load(const float *p)
     return v;
 }
 static inline void pool_store(float *p, pool_vec v) { memcpy(p, &v, sizeof v); }
+/* The first n floats at p (0 < n < MRVL_POOL_VF), the other lanes 0, and their store: a row
+ * shorter than a vector (a channel slice of a few floats) in one masked load and store where
+ * x86 has them, through a buffer elsewhere. */
+static inline pool_vec pool_load_part(const float *p, int64_t n)
+{
+#if MRVL_POOL_VF == 16 && defined(__AVX512F__)
+    return (pool_vec)_mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1), p);
+#elif MRVL_POOL_VF == 8 && defined(__AVX2__)
+    return (pool_vec)_mm256_maskload_ps(p, (__m256i)((pool_mask){MRVL_POOL_IOTA} < (int32_t)n));
+#else
+    float b[MRVL_POOL_VF] = {0};
+    memcpy(b, p, (size_t)n * sizeof(float));
+    return pool_load(b);
+#endif
+}
+static inline void pool_store_part(float *p, pool_vec v, int64_t n)
+{
+#if MRVL_POOL_VF == 16 && defined(__AVX512F__)
+    _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1), (__m512)v);
+#elif MRVL_POOL_VF == 8 && defined(__AVX2__)
+    _mm256_maskstore_ps(p, (__m256i)((pool_mask){MRVL_POOL_IOTA} < (int32_t)n), (__m256)v);
+#else
+    float b[MRVL_POOL_VF];
+    pool_store(b, v);
+    memcpy(p, b, (size_t)n * sizeof(float));
+#endif
+}
 
 
 #endif

@@ -9,7 +9,7 @@
 // CHECK-NEXT:    %a = cpu.conv %x, %w {{.*}}offsets = array<i64: 0>, scratch = #cpu.scratch<1040 bytes at 384>}
 // CHECK-NEXT:    %r = cpu.unary relu %x {offsets = array<i64: 384>}
 // CHECK-NEXT:    %b = cpu.conv %r, %w2 {{.*}}offsets = array<i64: 128>, scratch = #cpu.scratch<1040 bytes at 512>}
-// CHECK-NEXT:    %c = cpu.concat %a, %b {axis = 1 : i64, in_place, offsets = array<i64: 0>}
+// CHECK-NEXT:    %c = cpu.concat %a, %b {axis = 1 : i64, in_place = array<i64: 0, 1>, offsets = array<i64: 0>}
 // CHECK-NEXT:    %y = cpu.unary relu %c {offsets = array<i64: -1>}
 func.func @fire(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %w2: tensor<4x2x1x1xf32>) -> tensor<1x6x4x4xf32> {
   %a = cpu.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>

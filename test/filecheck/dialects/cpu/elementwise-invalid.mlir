@@ -72,6 +72,39 @@ func.func @in_place_over_a_broadcast_input(%x: tensor<4x5xf32>, %z: tensor<5xf32
 
 // -----
 
+// CHECK: Operation does not verify: 'out_strides' must give one stride per loop dim
+func.func @out_strides_not_one_per_loop_dim(%x: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %y = cpu.elementwise %x {loop = array<i64: 4, 5>, strides = array<i64: 5, 1>, out_strides = array<i64: 1>} : (tensor<4x5xf32>) -> tensor<4x5xf32> {
+  ^bb0(%v: f32):
+    cpu.yield %v : f32
+  }
+  func.return %y : tensor<4x5xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'out_strides' must be 1 along the innermost loop dim
+func.func @out_strides_inner_not_contiguous(%x: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %y = cpu.elementwise %x {loop = array<i64: 4, 5>, strides = array<i64: 5, 1>, out_strides = array<i64: 1, 4>} : (tensor<4x5xf32>) -> tensor<4x5xf32> {
+  ^bb0(%v: f32):
+    cpu.yield %v : f32
+  }
+  func.return %y : tensor<4x5xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'out_strides' and 'in_place' exclude each other
+func.func @out_strides_in_place(%x: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %y = cpu.elementwise %x {loop = array<i64: 4, 5>, strides = array<i64: 5, 1>, out_strides = array<i64: 8, 1>, in_place = 0 : i64} : (tensor<4x5xf32>) -> tensor<4x5xf32> {
+  ^bb0(%v: f32):
+    cpu.yield %v : f32
+  }
+  func.return %y : tensor<4x5xf32>
+}
+
+// -----
+
 // CHECK: 'cpu.yield' expects parent op 'cpu.elementwise'
 func.func @yield_outside(%v: f32) {
   cpu.yield %v : f32

@@ -622,3 +622,11 @@ func.func @global_pool_channels_last_result(%x: tensor<1x4x4x8xf32>) -> tensor<1
   %y = cpu.global_pool average %x {channels_last} : (tensor<1x4x4x8xf32>) -> tensor<1x8x1x1xf32>
   func.return %y : tensor<1x8x1x1xf32>
 }
+
+// -----
+
+// CHECK: Operation does not verify: 'in_strides' must have 2 values (one per input dim), got 1: [1]
+func.func @split_in_strides(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %a, %b = cpu.split %x {axis = 1 : i64, sizes = array<i64: 4, 4>, in_strides = array<i64: 1>} : (tensor<2x8xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  func.return %a : tensor<2x4xf32>
+}
