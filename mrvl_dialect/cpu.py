@@ -23,7 +23,7 @@ call), `alias` on a `cpu.reshape` that shares its input's storage, `packed_weigh
 `cpu.conv` and `packed_b` on a `cpu.gemm` or `cpu.matmul` whose weights constant is in the
 kernel's packed layout, `packing_floats` and `y_batch` on a `cpu.conv` (run-time weights packed
 into its scratch; its images written a batch stride apart), `in_place` on a `cpu.elementwise`
-(the input whose storage its result takes over), on a `cpu.concat` (the inputs their producers
+or a single elementwise op (the input whose storage its result takes over), on a `cpu.concat` (the inputs their producers
 wrote into its output) and on a `cpu.split` (the results it need not write), `out_strides` on a
 `cpu.elementwise` and `in_strides` on a `cpu.split` that write or read a slice of a concat's
 output in place, and on the function the
@@ -646,6 +646,17 @@ class _SameTypeOp(CpuOp):
     assembly_format = "$input " + _FUNCTIONAL
 
 
+class _MapOp(_SameTypeOp):
+    """An op of one input whose result element i depends on input element i only, so its kernel
+    may write the result over the input (`in_place`, 0: the plan's choice)."""
+
+    in_place = opt_prop_def(_INT)
+
+    def verify_params(self) -> None:
+        if self.in_place is not None and self.in_place.value.data != 0:
+            raise VerifyException(f"'in_place' must name the input (0), got {self.in_place.value.data}")
+
+
 class _SameElementTypeOp(CpuOp):
     """An op of one input whose result has the input's element type (any shape)."""
 
@@ -1138,10 +1149,17 @@ class BinaryOp(CpuOp):
     lhs = operand_def(TensorType.constr(_T))
     rhs = operand_def(TensorType.constr(_T))
     result = result_def(AnyTensorTypeConstr)
+    in_place = opt_prop_def(_INT)
+    """The memory plan: the operand (0 lhs, 1 rhs, of the result's type) whose storage the
+    result is written over."""
 
     assembly_format = "$kind $lhs `,` $rhs " + _FUNCTIONAL
 
     def verify_params(self) -> None:
+        if self.in_place is not None:
+            k = self.in_place.value.data
+            if k not in (0, 1) or self.operands[k].type != self.result.type:
+                raise VerifyException(f"'in_place' must name an operand of the result's type, got {k}")
         kind = self.kind.data
         operands = element_type_of(self.lhs)
         expected = i1 if kind in _COMPARISONS else operands
@@ -1153,7 +1171,7 @@ class BinaryOp(CpuOp):
 
 
 @irdl_op_definition
-class UnaryOp(_SameTypeOp):
+class UnaryOp(_MapOp):
     """Elementwise `kind` of the input.
 
         %y = cpu.unary relu %x : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
@@ -1166,12 +1184,13 @@ class UnaryOp(_SameTypeOp):
     assembly_format = "$kind $input " + _FUNCTIONAL
 
     def verify_params(self) -> None:
+        super().verify_params()
         if self.kind.data == UnaryKind.NOT and element_type_of(self.input) != i1:
             raise VerifyException(f"'not' takes i1 elements, got {element_type_of(self.input)}")
 
 
 @irdl_op_definition
-class ClipOp(_SameTypeOp):
+class ClipOp(_MapOp):
     """min(max(x, min), max) elementwise; an unbounded side is -inf or +inf.
 
         %y = cpu.clip %x {min = 0.0 : f32, max = 6.0 : f32} : (tensor<1x16xf32>) -> tensor<1x16xf32>
@@ -1183,13 +1202,14 @@ class ClipOp(_SameTypeOp):
     max = prop_def(_FLOAT)
 
     def verify_params(self) -> None:
+        super().verify_params()
         low, high = self.min.value.data, self.max.value.data
         if math.isnan(low) or math.isnan(high):
             raise VerifyException(f"'min' and 'max' must be numbers, got {low} and {high}")
 
 
 @irdl_op_definition
-class LeakyReluOp(_SameTypeOp):
+class LeakyReluOp(_MapOp):
     """x < 0 ? alpha * x : x elementwise.
 
         %y = cpu.leaky_relu %x {alpha = 0.01 : f32} : (tensor<1x16xf32>) -> tensor<1x16xf32>
@@ -1201,7 +1221,7 @@ class LeakyReluOp(_SameTypeOp):
 
 
 @irdl_op_definition
-class HardSigmoidOp(_SameTypeOp):
+class HardSigmoidOp(_MapOp):
     """max(0, min(1, alpha * x + beta)) elementwise.
 
         %y = cpu.hard_sigmoid %x {alpha = 0.2 : f32, beta = 0.5 : f32} : (tensor<1x16xf32>) -> tensor<1x16xf32>
@@ -1214,7 +1234,7 @@ class HardSigmoidOp(_SameTypeOp):
 
 
 @irdl_op_definition
-class HardSwishOp(_SameTypeOp):
+class HardSwishOp(_MapOp):
     """x * max(0, min(1, x / 6 + 0.5)) elementwise.
 
         %y = cpu.hard_swish %x : (tensor<1x16xf32>) -> tensor<1x16xf32>
@@ -2135,7 +2155,7 @@ class RangeOp(CpuOp):
 
 
 @irdl_op_definition
-class ActivationOp(_SameTypeOp):
+class ActivationOp(_MapOp):
     """Elementwise `kind` with ONNX's parameters: `alpha` for every kind, `gamma` for selu
     (there exactly).
 
@@ -2152,6 +2172,7 @@ class ActivationOp(_SameTypeOp):
     assembly_format = "$kind $input " + _FUNCTIONAL
 
     def verify_params(self) -> None:
+        super().verify_params()
         selu = self.kind.data == ActivationKind.SELU
         if selu != (self.gamma is not None):
             raise VerifyException("'gamma' must be given exactly for kind selu")

@@ -32,13 +32,14 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   are too: that result is written into the concat's output, the split reads it there
   (`in_strides`) and writes only the pieces something else also reads (the others, in its
   `in_place`, lie in their slices). The concat's `in_place` lists the inputs it need not copy;
-- elementwise in place: a `cpu.elementwise` whose result is not a result of the function or
-  written into a concat's slice writes it over the first of its inputs of the result's type
-  whose storage it reads last, a result of a host op or call (not an input of the function, a
-  weight, a result of the function or a result lying in a concat's output): it gets
-  `in_place` (that input's index) and its result shares that storage, as an aliasing
-  reshape's does. Its kernel reads each element
-  before it writes it, in the same step, so nothing it still needs is overwritten;
+- elementwise in place: a `cpu.elementwise`, or a single elementwise op (`IN_PLACE_OPS`),
+  whose result is not a result of the function or written into a concat's slice writes it
+  over the first of its inputs of the result's type whose storage it reads last, a result of a
+  host op or call (not an input of the function, a weight, a result of the function or a
+  result lying in a concat's output): it gets `in_place` (that input's index) and its result
+  shares that storage, as an aliasing reshape's does. Its kernel reads each element before it
+  writes it, in the same step, so nothing it still needs is overwritten; and a cold output
+  buffer would cost the caches a read of each line before the write;
 - scratch: the workspace a kernel needs during its call (`host_kernels.scratch_bytes`), live
   for that op only (`scratch`);
 - lifetimes: every other result lives in the workspace from its op to the op of its last
@@ -273,26 +274,35 @@ def _write_strided(op: Operation, strides: list[int]) -> bool:
     return True
 
 
+IN_PLACE_OPS = (cpu.ElementwiseOp, cpu.BinaryOp, cpu.UnaryOp, cpu.ClipOp, cpu.LeakyReluOp, cpu.HardSigmoidOp,
+                cpu.HardSwishOp, cpu.ActivationOp)
+"""The ops whose result element i depends on their inputs' element i (and on broadcast
+elements) only: their kernels may write the result over an input of its type."""
+
+
 def in_place_elementwise(ops: list[Operation], index: dict[Operation, int], returned: set[SSAValue],
                          storage: dict[SSAValue, SSAValue], last_use: dict[SSAValue, int],
                          slices: dict[SSAValue, tuple[SSAValue, int]]) -> None:
-    """The elementwise-in-place rule (see the module docstring): each `cpu.elementwise` that
-    takes over an input's storage gets `in_place` (that input's index), its result maps to the
-    storage in `storage`, and the storage lives as long as the result's readers need it."""
+    """The elementwise-in-place rule (see the module docstring): each op of `IN_PLACE_OPS`
+    that takes over an input's storage gets `in_place` (that input's index), its result maps to
+    the storage in `storage`, and the storage lives as long as the result's readers need it."""
     for op in ops:
-        if not isinstance(op, cpu.ElementwiseOp) or op.output in returned or op.output in slices:
+        if not isinstance(op, IN_PLACE_OPS):
+            continue
+        result = op.results[0]
+        if result in returned or result in slices:
             continue
         i = index[op]
-        for k, value in enumerate(op.inputs):
+        for k, value in enumerate(op.operands):
             root = storage.get(value, value)
-            if (value.type != op.output.type or last_use.get(root) != i or not isinstance(root.owner, cpu.CpuOp)
+            if (value.type != result.type or last_use.get(root) != i or not isinstance(root.owner, cpu.CpuOp)
                     or root in slices or root in returned):
                 continue
             for other, shared in storage.items():  # reshapes of the result share the input's storage too
-                if shared == op.output:
+                if shared == result:
                     storage[other] = root
-            storage[op.output] = root
-            last_use[root] = last_use.pop(op.output, i)
+            storage[result] = root
+            last_use[root] = last_use.pop(result, i)
             op.properties["in_place"] = IntegerAttr(k, i64)
             break
 
@@ -350,8 +360,8 @@ def plan_function(function: func.FuncOp, module: ModuleOp) -> None:
             buffers.append((op, size, i, i))
     offsets, total = first_fit(buffers)
     for op in ops:
-        if isinstance(op, cpu.ElementwiseOp) and op.in_place is not None:
-            op.properties["offsets"] = DenseArrayBase.from_list(i64, [offsets[storage[op.output]]])
+        if isinstance(op, IN_PLACE_OPS) and op.in_place is not None:
+            op.properties["offsets"] = DenseArrayBase.from_list(i64, [offsets[storage[op.results[0]]]])
         elif op.results and op.results[0] not in storage:
             op.properties["offsets"] = DenseArrayBase.from_list(i64, [
                 offsets[slices[r][0]] + slices[r][1] if r in slices else offsets.get(r, -1) for r in op.results])

@@ -31,3 +31,23 @@ func.func @chain(%x: tensor<256xf32>) -> tensor<256xf32> {
   }
   func.return %y : tensor<256xf32>
 }
+
+// A single elementwise op takes over an input's storage in the same way (a cold result
+// buffer costs a read of each cache line before it is written): the HardSwish over %a, the Add
+// over %h (its lhs); not a comparison (its i1 result is not its operands' type), nor the
+// Softmax (not an elementwise op).
+// CHECK-LABEL: func.func @single_ops(
+// CHECK-NEXT:    %a = cpu.softmax %x {axis = 0 : i64, offsets = array<i64: [[A:[0-9]+]]>}
+// CHECK-NEXT:    %h = cpu.hard_swish %a {in_place = 0 : i64, offsets = array<i64: [[A]]>}
+// CHECK-NEXT:    %s = cpu.softmax %h {axis = 0 : i64, offsets = array<i64: {{[0-9]+}}>}
+// CHECK-NEXT:    %g = cpu.binary greater %s, %h {offsets = array<i64: -1>}
+// CHECK-NEXT:    %d = cpu.binary add %h, %s {in_place = 0 : i64, offsets = array<i64: [[A]]>}
+func.func @single_ops(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xi1>) {
+  %a = cpu.softmax %x {axis = 0 : i64} : (tensor<256xf32>) -> tensor<256xf32>
+  %h = cpu.hard_swish %a : (tensor<256xf32>) -> tensor<256xf32>
+  %s = cpu.softmax %h {axis = 0 : i64} : (tensor<256xf32>) -> tensor<256xf32>
+  %g = cpu.binary greater %s, %h : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xi1>
+  %d = cpu.binary add %h, %s : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+  %y = cpu.unary exp %d : (tensor<256xf32>) -> tensor<256xf32>
+  func.return %y, %g : tensor<256xf32>, tensor<256xi1>
+}

@@ -3,7 +3,8 @@
 // keeps that storage live. A reshape whose result the function returns is a copy.
 // RUN: mrvl-opt %s -p select-host-kernels,plan-host-memory | filecheck %s
 
-// COM: %a's storage is read through %g by %y, the last op: %c cannot take it.
+// COM: %a's storage is read through %g by %y0, the last op: %c cannot take it; %y0, its last
+// COM: reader, writes its result over it (in place through the aliases).
 // CHECK-LABEL: func.func @aliases(
 // CHECK-SAME:    attributes {cpu.kernels_selected, cpu.workspace = #cpu.workspace<2048 bytes, align 64>}
 // CHECK-NEXT:    %a = cpu.unary relu %x {offsets = array<i64: 0>}
@@ -12,7 +13,7 @@
 // CHECK-NEXT:    %c = cpu.unary relu %g {offsets = array<i64: 1024>}
 // CHECK-NEXT:    %r = cpu.reshape %c {offsets = array<i64: -1>}
 // CHECK-NEXT:    %i = cpu.reshape %x {alias}
-// CHECK-NEXT:    %y0 = cpu.binary add %g, %i {offsets = array<i64: 1024>}
+// CHECK-NEXT:    %y0 = cpu.binary add %g, %i {in_place = 0 : i64, offsets = array<i64: 0>}
 // CHECK-NEXT:    %y = cpu.reshape %y0 {offsets = array<i64: -1>}
 func.func @aliases(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<256xf32>) {
   %a = cpu.unary relu %x : (tensor<4x64xf32>) -> tensor<4x64xf32>

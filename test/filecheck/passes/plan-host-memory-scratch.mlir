@@ -9,10 +9,10 @@
 // COM: input (2 channels x 7 x 8) and the tap table (2 x 9): 706 floats.
 // CHECK-LABEL: func.func @conv(
 // CHECK-NEXT:    %y = cpu.conv %x, %w {{{.*}}, offsets = array<i64: 0>, scratch = #cpu.scratch<2824 bytes at 256>}
-// CHECK-NEXT:    %z = cpu.unary relu %y {offsets = array<i64: 256>}
+// CHECK-NEXT:    %z = cpu.softmax %y {axis = 3 : i64, offsets = array<i64: 256>}
 func.func @conv(%x: tensor<1x2x6x6xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x3x6xf32> {
   %y = cpu.conv %x, %w {strides = array<i64: 2, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64} : (tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x3x6xf32>
-  %z = cpu.unary relu %y : (tensor<1x3x3x6xf32>) -> tensor<1x3x3x6xf32>
+  %z = cpu.softmax %y {axis = 3 : i64} : (tensor<1x3x3x6xf32>) -> tensor<1x3x3x6xf32>
   %r = cpu.unary relu %z : (tensor<1x3x3x6xf32>) -> tensor<1x3x3x6xf32>
   func.return %r : tensor<1x3x3x6xf32>
 }

@@ -630,3 +630,19 @@ func.func @split_in_strides(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
   %a, %b = cpu.split %x {axis = 1 : i64, sizes = array<i64: 4, 4>, in_strides = array<i64: 1>} : (tensor<2x8xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
   func.return %a : tensor<2x4xf32>
 }
+
+// -----
+
+// CHECK: Operation does not verify: 'in_place' must name an operand of the result's type, got 0
+func.func @binary_in_place_over_other_type(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xi1> {
+  %y = cpu.binary greater %a, %b {in_place = 0 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  func.return %y : tensor<4xi1>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'in_place' must name the input (0), got 1
+func.func @unary_in_place_not_the_input(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = cpu.unary relu %x {in_place = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
