@@ -760,6 +760,8 @@ class CEmitter:
                            extrapolation_value=_c_float(op.extrapolation_value.value.data))
         if op.antialias.value.data:
             fields["antialias"] = 1
+        if op.out_strides is not None:
+            fields["out_row"] = list(op.out_strides.get_values())[-2]
         assert op.kernel is not None
         if op.kernel.data == cpu.ResizeKernel.FILTERED:
             call = f"mrvl_resize_filtered_f32(&p, {x[0]}, {y[0]}, scratch);"

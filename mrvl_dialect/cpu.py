@@ -25,8 +25,8 @@ kernel's packed layout, `packing_floats` and `y_batch` on a `cpu.conv` (run-time
 into its scratch; its images written a batch stride apart), `in_place` on a `cpu.elementwise`
 or a single elementwise op (the input whose storage its result takes over), on a `cpu.concat` (the inputs their producers
 wrote into its output) and on a `cpu.split` (the results it need not write), `out_strides` on a
-`cpu.elementwise` and `in_strides` on a `cpu.split` that write or read a slice of a concat's
-output in place, and on the function the
+`cpu.elementwise` or `cpu.resize` and `in_strides` on a `cpu.split` that write or read a slice
+of a concat's output in place, and on the function the
 discardable attribute `cpu.workspace = #cpu.workspace<2048 bytes, align 64>`. Before it,
 `select-host-kernels` records the C kernel of a `cpu.conv`, `cpu.conv_transpose` and
 `cpu.resize` (`kernel = #cpu<conv_kernel flat>`) and the loop of a `cpu.elementwise` (`loop`,
@@ -1880,11 +1880,18 @@ class ResizeOp(_SameElementTypeOp):
     roi = opt_prop_def(_FLOATS)
     kernel = opt_prop_def(ResizeKernelAttr)
     """The C kernel that runs the op (`select-host-kernels`)."""
+    out_strides = opt_prop_def(_INTS)
+    """The memory plan: the result's element strides, its rows of the last dim a slice of a
+    concat's output (nearest only; absent: contiguous)."""
 
     assembly_format = "$mode $input " + _FUNCTIONAL
 
     def verify_params(self) -> None:
         x, y = shape_of(self.input), shape_of(self.output)
+        if self.out_strides is not None:
+            _check_count("out_strides", _values(self.out_strides), len(y), "one per result dim")
+            if self.kernel is None or self.kernel.data != ResizeKernel.NEAREST or _values(self.out_strides)[-1] != 1:
+                raise VerifyException("'out_strides' needs the nearest kernel and a contiguous last dim")
         scales = self.scales.get_values()
         _check_count("scales", scales, len(x), "one per input dim")
         if not all(s > 0 for s in scales):

@@ -27,7 +27,8 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
 - strided slices: otherwise (a channels-last concat: each input's rows are strided in the
   output), a concat input that a `cpu.elementwise` computes and only the concat reads is
   written by it into its slice, with the output's strides (`out_strides`, its loop recomputed;
-  not when the innermost loop dim would be strided). Consecutive inputs that are all the
+  not when the innermost loop dim would be strided); so is a nearest `cpu.resize`'s, along the
+  last dim (`out_strides`: the output's strides, its rows a row of the output apart). Consecutive inputs that are all the
   pieces of a `cpu.split` along the same axis, in order, of such an elementwise result (C2f)
   are too: that result is written into the concat's output, the split reads it there
   (`in_strides`) and writes only the pieces something else also reads (the others, in its
@@ -217,11 +218,16 @@ def in_place_concats(ops: list[Operation], returned: set[SSAValue]) -> dict[SSAV
     return slices
 
 
-def _writes_slice(value: SSAValue, returned: set[SSAValue], slices: dict[SSAValue, tuple[SSAValue, int]]) -> bool:
-    """Whether `value`'s producer can write it into a slice of a concat's output: a
-    `cpu.elementwise` result read once, by the concat or split that the slice is for."""
-    return (isinstance(value.owner, cpu.ElementwiseOp) and value.has_one_use() and value not in returned
-            and value not in slices)
+def _writes_slice(value: SSAValue, axis: int, returned: set[SSAValue],
+                  slices: dict[SSAValue, tuple[SSAValue, int]]) -> bool:
+    """Whether `value`'s producer can write it into a slice along `axis` of a concat's output:
+    a `cpu.elementwise` result, or a nearest `cpu.resize` one when the slice is of the last dim
+    (its rows strided), read once, by the concat or split that the slice is for."""
+    op = value.owner
+    writes = isinstance(op, cpu.ElementwiseOp) or (
+        isinstance(op, cpu.ResizeOp) and op.kernel is not None and op.kernel.data == cpu.ResizeKernel.NEAREST
+        and axis == len(cpu.shape_of(value)) - 1 >= 1)
+    return writes and value.has_one_use() and value not in returned and value not in slices
 
 
 def written_slices(concat: cpu.ConcatOp, returned: set[SSAValue], slices: dict[SSAValue, tuple[SSAValue, int]]) -> list[int]:
@@ -241,7 +247,7 @@ def written_slices(concat: cpu.ConcatOp, returned: set[SSAValue], slices: dict[S
         split = value.owner
         if isinstance(split, cpu.SplitOp) and split.axis.value.data == axis and value is split.outputs[0]:
             pieces = list(split.outputs)
-            if (inputs[i:i + len(pieces)] == pieces and _writes_slice(split.input, returned, slices)
+            if (inputs[i:i + len(pieces)] == pieces and _writes_slice(split.input, axis, returned, slices)
                     and _write_strided(split.input.owner, whole_strides)):
                 slices[split.input] = (whole, starts[i] * step)
                 split.properties["in_strides"] = DenseArrayBase.from_list(i64, whole_strides)
@@ -253,7 +259,7 @@ def written_slices(concat: cpu.ConcatOp, returned: set[SSAValue], slices: dict[S
                 written += range(i, i + len(pieces))
                 i += len(pieces)
                 continue
-        if _writes_slice(value, returned, slices) and _write_strided(value.owner, whole_strides):
+        if _writes_slice(value, axis, returned, slices) and _write_strided(value.owner, whole_strides):
             slices[value] = (whole, starts[i] * step)
             written.append(i)
         i += 1
@@ -261,8 +267,12 @@ def written_slices(concat: cpu.ConcatOp, returned: set[SSAValue], slices: dict[S
 
 
 def _write_strided(op: Operation, strides: list[int]) -> bool:
-    """Records on the `cpu.elementwise` `op` the loop that writes its result with element
-    `strides`, if its kernel can (whole vectors along a contiguous innermost dim)."""
+    """Records on `op` (`_writes_slice`) that it writes its result with element `strides`: a
+    resize's `out_strides`; an elementwise's loop with the result's strides over it, if its
+    kernel can (whole vectors along a contiguous innermost dim)."""
+    if isinstance(op, cpu.ResizeOp):
+        op.properties["out_strides"] = DenseArrayBase.from_list(i64, strides)
+        return True
     assert isinstance(op, cpu.ElementwiseOp)
     found = elementwise_loop_into(cpu.shape_of(op.output), [cpu.shape_of(v) for v in op.inputs], strides)
     if found is None:

@@ -136,7 +136,19 @@ def _c2f(g: Glue, a: str):
     return g.op("Concat", [left, right, m], "c2f_concat", axis=1)[0], C + C // 2
 
 
-CASES = {"silu": _silu, "c2f": _c2f, "hardswish_affine": _hardswish_affine, "pools": _pools, "sppf": _sppf,
+def _fpn_concat(g: Glue, a: str):
+    """A DB head's concat of upsampled pyramid levels beside the finest level: each nearest
+    Resize writes into the Concat's channels."""
+    a = g.op("Tanh", [a], "fpn_tanh")[0]
+    levels = [a]
+    for factor in (2, 5):
+        pooled = g.op("MaxPool", [a], f"fpn_pool{factor}", kernel_shape=[factor, factor], strides=[factor, factor])[0]
+        levels.append(g.op("Resize", [pooled, "", g.const(f"fpn.scales{factor}", np.array([1, 1, factor, factor], np.float32))],
+                           f"fpn_up{factor}", mode="nearest")[0])
+    return g.op("Concat", levels[::-1], "fpn_concat", axis=1)[0], 3 * C
+
+
+CASES = {"silu": _silu, "c2f": _c2f, "fpn_concat": _fpn_concat, "hardswish_affine": _hardswish_affine, "pools": _pools, "sppf": _sppf,
          "squeeze_excite": _squeeze_excite, "split_resize": _split_resize, "spatial_attention": _spatial_attention}
 
 
@@ -174,6 +186,13 @@ def test_c2f_concat_is_written_in_place(glue) -> None:
     assert "in_place = array<i64: 0, 1, 2>" in concat
     split = re.search(r"^ *%c2f_split\S*, %\S+ = cpu\.split .*$", ir, re.M).group(0)  # type: ignore[union-attr]
     assert "in_place = array<i64: 0>" in split and "in_strides" in split
+
+
+def test_fpn_resizes_write_into_the_concat(glue) -> None:
+    _, _, ir = glue
+    concat = re.search(r"^ *%fpn_concat\S* = cpu\.concat .*$", ir, re.M).group(0)  # type: ignore[union-attr]
+    assert "in_place = array<i64: 0, 1>" in concat
+    assert len(re.findall(r"= cpu\.resize nearest %fpn_pool\S* \{[^}]*out_strides = array<i64: 2400, 240, 24, 1>", ir)) == 2
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])

@@ -145,6 +145,8 @@ typedef struct {
     int antialias;             /* linear, cubic: the filter stretched by 1/scale on a shrinking dim */
     float roi_start[MRVL_MAX_RANK], roi_end[MRVL_MAX_RANK]; /* tf_crop_and_resize: fractions of the input */
     float extrapolation_value; /* tf_crop_and_resize: the result where the source is outside the input */
+    int64_t out_row;           /* nearest: elements between the result's rows of its last dim, in a concat's
+                                  output (0: the last dim's size, contiguous) */
 } mrvl_resize_params;
 
 /* Recurrent layers: the order of cpu.RecurrentKind and cpu.RecurrentActivation. */

@@ -46,7 +46,9 @@ static int64_t nearest_source(const mrvl_resize_params *p, int d, int64_t o)
 
 /* Row by row of the last dim: the source columns are worked out once per block of
  * MRVL_RESIZE_COLUMNS and serve every row, the outer dims' source once per row, so the
- * float coordinate arithmetic is not repeated for every element. */
+ * float coordinate arithmetic is not repeated for every element. A block whose columns are
+ * the source's own (channels last: the last dim is not resized) is one copy per row. Rows
+ * lie p->out_row elements apart (a slice of a concat's output), or follow each other. */
 #define MRVL_RESIZE_COLUMNS 256
 static void mrvl_resize_nearest(const mrvl_resize_params *p, const void *x, void *y, size_t elem)
 {
@@ -63,16 +65,24 @@ static void mrvl_resize_nearest(const mrvl_resize_params *p, const void *x, void
         s *= p->in_shape[d];
     }
     for (int d = 0; d + 1 < r; d++) rows *= p->out_shape[d];
-    int64_t last = p->out_shape[r - 1];
+    int64_t last = p->out_shape[r - 1], out_row = p->out_row ? p->out_row : last;
     for (int64_t j0 = 0; j0 < last; j0 += MRVL_RESIZE_COLUMNS) {
         int64_t cols = min_i64(MRVL_RESIZE_COLUMNS, last - j0), column[MRVL_RESIZE_COLUMNS];
         int64_t idx[MRVL_MAX_RANK] = {0};
-        for (int64_t j = 0; j < cols; j++) column[j] = nearest_source(p, r - 1, j0 + j);
+        int own = 1;
+        for (int64_t j = 0; j < cols; j++) {
+            column[j] = nearest_source(p, r - 1, j0 + j);
+            own &= column[j] == j0 + j;
+        }
+        int64_t part[MRVL_MAX_RANK] = {0}; /* each outer dim's share of the source offset, kept as idx moves */
+        for (int d = 0; d + 1 < r; d++) part[d] = nearest_source(p, d, 0) * stride[d];
         for (int64_t row = 0; row < rows; row++) {
             int64_t src = 0;
-            for (int d = 0; d + 1 < r; d++) src += nearest_source(p, d, idx[d]) * stride[d];
-            char *o = out + (row * last + j0) * (int64_t)elem;
-            if (elem == 4) {
+            for (int d = 0; d + 1 < r; d++) src += part[d];
+            char *o = out + (row * out_row + j0) * (int64_t)elem;
+            if (own) {
+                memcpy(o, in + (src + j0) * (int64_t)elem, (size_t)cols * elem);
+            } else if (elem == 4) {
                 const float *f = (const float *)(const void *)(in + src * 4);
                 for (int64_t j = 0; j < cols; j++) ((float *)(void *)o)[j] = f[column[j]];
             } else {
@@ -80,8 +90,10 @@ static void mrvl_resize_nearest(const mrvl_resize_params *p, const void *x, void
                     memcpy(o + j * (int64_t)elem, in + (src + column[j]) * (int64_t)elem, elem);
             }
             for (int d = r - 2; d >= 0; d--) {
-                if (++idx[d] < p->out_shape[d]) break;
-                idx[d] = 0;
+                int done = ++idx[d] < p->out_shape[d];
+                if (!done) idx[d] = 0;
+                part[d] = nearest_source(p, d, idx[d]) * stride[d];
+                if (done) break;
             }
         }
     }

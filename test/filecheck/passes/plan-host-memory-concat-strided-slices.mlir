@@ -53,3 +53,18 @@ func.func @partly(%x: tensor<1x4x4x4xf32>) -> (tensor<1x4x4x12xf32>, tensor<1x4x
   %y = cpu.unary relu %c : (tensor<1x4x4x12xf32>) -> tensor<1x4x4x12xf32>
   func.return %y, %t : tensor<1x4x4x12xf32>, tensor<1x4x4x4xf32>
 }
+
+// A nearest resize read only by the concat writes its rows into the concat's last dim too
+// (`out_strides`: the output's); a resize read twice is copied by the concat.
+// CHECK-LABEL: func.func @upsampled(
+// CHECK-NEXT:    %u = cpu.resize nearest %x {{{.*}}kernel = #cpu<resize_kernel nearest>, out_strides = array<i64: 256, 64, 8, 1>, offsets = array<i64: [[U:[0-9]+]]>}
+// CHECK-NEXT:    %l = cpu.resize nearest %x {{{.*}}kernel = #cpu<resize_kernel nearest>, offsets = array<i64: {{[0-9]+}}>}
+// CHECK-NEXT:    %c = cpu.concat %u, %l {axis = 3 : i64, in_place = array<i64: 0>, offsets = array<i64: [[U]]>}
+func.func @upsampled(%x: tensor<1x2x4x4xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x4xf32>) {
+  %u = cpu.resize nearest %x {scales = array<f32: 1.0, 2.0, 2.0, 1.0>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false} : (tensor<1x2x4x4xf32>) -> tensor<1x4x8x4xf32>
+  %l = cpu.resize nearest %x {scales = array<f32: 1.0, 2.0, 2.0, 1.0>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode asymmetric>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false} : (tensor<1x2x4x4xf32>) -> tensor<1x4x8x4xf32>
+  %c = cpu.concat %u, %l {axis = 3 : i64} : (tensor<1x4x8x4xf32>, tensor<1x4x8x4xf32>) -> tensor<1x4x8x8xf32>
+  %y = cpu.unary relu %c : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %z = cpu.unary relu %l : (tensor<1x4x8x4xf32>) -> tensor<1x4x8x4xf32>
+  func.return %y, %z : tensor<1x4x8x8xf32>, tensor<1x4x8x4xf32>
+}
