@@ -9,7 +9,7 @@ convs writing their slices of an in-place concat (and a concat that must copy); 
 the last axis and layer normalisation, their rows reduced in 16 lanes; erf and the erf-form
 GELU; a matmul's bias Add, clamp and activation fused into it; a fully connected layer's tiles
 of dot products; GEMMs on weights packed at compile time (a few rows by column tiles, each tile
-height, many rows in blocks, A transposed); transposes in blocks. All the cases are built side
+height, many rows in blocks, A transposed); transposes in blocks of 4 x 4 tiles. All the cases are built side
 by side in one model: with the baseline ISA and -march=native, once more with AddressSanitizer
 and UBSan, and for aarch64 (-mcpu=neoverse-n2) run under qemu; each alone, as slow tests."""
 
@@ -401,6 +401,9 @@ CASES["gemm_packed_trans_a"] = single_op("Gemm", [("x", [30, 7])], transA=1, alp
 # transposes in blocks: ragged blocks, the contiguous dim in the middle or first
 CASES["transpose_heads"] = single_op("Transpose", [("x", [2, 37, 5, 19])], perm=[0, 2, 3, 1])
 CASES["transpose_matrix"] = single_op("Transpose", [("x", [45, 33])], perm=[1, 0])
+# 4 x 4 tiles through registers, H and W merged into one dim, ragged on both sides of a block
+CASES["transpose_nhwc_to_nchw"] = single_op("Transpose", [("x", [1, 9, 10, 23])], perm=[0, 3, 1, 2])
+CASES["transpose_nchw_to_nhwc"] = single_op("Transpose", [("x", [2, 18, 3, 7])], perm=[0, 2, 3, 1])
 
 # 2-D transposed convs by output rows (phase rows, one store per output): overlapping taps
 # cropped by padding, stride = kernel, strides 2x3 with dilation and output_padding, groups, 1-d

@@ -25,11 +25,43 @@ static void next_row(int rank, int skip, const int64_t *shape, const int64_t *sr
     }
 }
 
+typedef float transpose_vec __attribute__((vector_size(16)));
+typedef int32_t transpose_lanes __attribute__((vector_size(16)));
+
+/* The 4 x 4 floats a[i][j] = src[i + j * ss] written as dst[i * ti + j]: four rows loaded,
+ * transposed in registers by shuffles (x86 unpck/shufps, NEON zip/uzp), four rows stored. */
+static MRVL_ALWAYS_INLINE void transpose_4x4_f32(const float *src, int64_t ss, float *dst, int64_t ti)
+{
+    transpose_vec r[4], t[4];
+    for (int j = 0; j < 4; j++) memcpy(&r[j], src + j * ss, sizeof r[j]);
+#if defined(__clang__)
+    t[0] = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5);
+    t[1] = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
+    t[2] = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5);
+    t[3] = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
+    r[0] = __builtin_shufflevector(t[0], t[2], 0, 1, 4, 5);
+    r[1] = __builtin_shufflevector(t[0], t[2], 2, 3, 6, 7);
+    r[2] = __builtin_shufflevector(t[1], t[3], 0, 1, 4, 5);
+    r[3] = __builtin_shufflevector(t[1], t[3], 2, 3, 6, 7);
+#else
+    t[0] = __builtin_shuffle(r[0], r[1], (transpose_lanes){0, 4, 1, 5});
+    t[1] = __builtin_shuffle(r[0], r[1], (transpose_lanes){2, 6, 3, 7});
+    t[2] = __builtin_shuffle(r[2], r[3], (transpose_lanes){0, 4, 1, 5});
+    t[3] = __builtin_shuffle(r[2], r[3], (transpose_lanes){2, 6, 3, 7});
+    r[0] = __builtin_shuffle(t[0], t[2], (transpose_lanes){0, 1, 4, 5});
+    r[1] = __builtin_shuffle(t[0], t[2], (transpose_lanes){2, 3, 6, 7});
+    r[2] = __builtin_shuffle(t[1], t[3], (transpose_lanes){0, 1, 4, 5});
+    r[3] = __builtin_shuffle(t[1], t[3], (transpose_lanes){2, 3, 6, 7});
+#endif
+    for (int i = 0; i < 4; i++) memcpy(dst + i * ti, &r[i], sizeof r[i]);
+}
+
 /* mrvl_copy_nd of floats whose source is contiguous along dim `inner`, not along the last
  * (a transpose): the other dims by an odometer, then (inner, last) in square blocks, read
  * along inner and written along the last, so that both sides of a block stay in a few cache
- * lines (copied row by row, every read would touch a line of its own). Not inlined: with the
- * shapes constant, gcc warns of loop bounds it cannot prove safe. */
+ * lines (copied row by row, every read would touch a line of its own); within a block, 4 x 4
+ * tiles through registers where the destination is contiguous along the last dim. Not
+ * inlined: with the shapes constant, gcc warns of loop bounds it cannot prove safe. */
 MRVL_NOINLINE static void copy_transposed_f32(int rank, const int64_t *shape, const float *src,
                                               const int64_t *src_stride, float *dst, const int64_t *dst_stride,
                                               int inner)
@@ -42,18 +74,54 @@ MRVL_NOINLINE static void copy_transposed_f32(int rank, const int64_t *shape, co
         for (int64_t i0 = 0; i0 < rows; i0 += MRVL_TRANSPOSE_BLOCK)
             for (int64_t j0 = 0; j0 < cols; j0 += MRVL_TRANSPOSE_BLOCK) {
                 int64_t i1 = min_i64(rows, i0 + MRVL_TRANSPOSE_BLOCK), j1 = min_i64(cols, j0 + MRVL_TRANSPOSE_BLOCK);
+                int64_t i4 = ts == 1 ? i0 + (i1 - i0) / 4 * 4 : i0, j4 = ts == 1 ? j0 + (j1 - j0) / 4 * 4 : j0;
+                for (int64_t i = i0; i < i4; i += 4)
+                    for (int64_t j = j0; j < j4; j += 4)
+                        transpose_4x4_f32(src + so + i + j * ss, ss, dst + to + i * ti + j, ti);
                 for (int64_t j = j0; j < j1; j++)
-                    for (int64_t i = i0; i < i1; i++) dst[to + i * ti + j * ts] = src[so + i + j * ss];
+                    for (int64_t i = j < j4 ? i4 : i0; i < i1; i++) dst[to + i * ti + j * ts] = src[so + i + j * ss];
             }
         next_row(rank, inner, shape, src_stride, dst_stride, idx, &so, &to);
     }
 }
 
+/* The same copy over fewer dims: size-1 dims dropped, and a dim merged into the next where
+ * both sides step over the two as over one (a transpose of NHWC's H and W stays (H * W)). */
+static int merged_copy_dims(int rank, const int64_t *shape, const int64_t *src_stride, const int64_t *dst_stride,
+                            int64_t *m_shape, int64_t *m_src, int64_t *m_dst)
+{
+    int n = 0;
+    for (int d = 0; d < rank; d++) {
+        if (shape[d] == 1) continue;
+        if (n > 0 && m_src[n - 1] == src_stride[d] * shape[d] && m_dst[n - 1] == dst_stride[d] * shape[d]) {
+            m_shape[n - 1] *= shape[d];
+            m_src[n - 1] = src_stride[d];
+            m_dst[n - 1] = dst_stride[d];
+            continue;
+        }
+        m_shape[n] = shape[d];
+        m_src[n] = src_stride[d];
+        m_dst[n] = dst_stride[d];
+        n++;
+    }
+    return n;
+}
+
 /* dst[i] = src[i] over `shape`, each side with its own strides (elements); a transpose of
  * floats in blocks (copy_transposed_f32). */
-static void mrvl_copy_nd(int rank, const int64_t *shape, const void *src, const int64_t *src_stride, void *dst,
-                  const int64_t *dst_stride, size_t elem)
+static void mrvl_copy_nd(int rank, const int64_t *shape_in, const void *src, const int64_t *src_in, void *dst,
+                         const int64_t *dst_in, size_t elem)
 {
+    int64_t shape[MRVL_MAX_RANK], src_stride[MRVL_MAX_RANK], dst_stride[MRVL_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        if (shape_in[d] == 0) return;
+    if (rank > 0) {
+        rank = merged_copy_dims(rank, shape_in, src_in, dst_in, shape, src_stride, dst_stride);
+        if (rank == 0) { /* one element */
+            memcpy(dst, src, elem);
+            return;
+        }
+    }
     if (elem == 4 && rank >= 2 && src_stride[rank - 1] != 1 && shape[rank - 1] > 1)
         for (int d = 0; d < rank - 1; d++)
             if (src_stride[d] == 1 && shape[d] > 1) {
