@@ -35,7 +35,8 @@ fp16 error is the layer's own rounding and its constants'.
   weight -a of the second, and a sum, one rounding per branch.
 - `hard-sigmoid-as-depthwise`: `HardSigmoid(u, a, b)` is `clip(a u + b, 0, 1)`: a 1x1
   depthwise conv (weight a, bias b) into which the Clip's Relu fuses, and the Clip's
-  `x - relu(x - 1)`.
+  `x - relu(x - 1)`. Not for a gate only a Mul by u reads (HardSwish written out): that Mul
+  is the host's, which then computes both in one kernel.
 - `batch-norm-as-depthwise`: a `BatchNormalization` no conv feeds is a 1x1 depthwise conv of
   weight 1 in front of it, into which it then fuses (TVM's conv layer with BN constants).
 - `pad-as-depthwise`: a zero `Pad` of H and W that no layer takes in as its own padding (the
@@ -332,7 +333,16 @@ def _prelu_rewrite(op: Operation, module: ModuleOp, target: TargetOptions) -> No
 
 def _hard_sigmoid_applies(op: Operation, target: TargetOptions) -> bool:
     assert isinstance(op, g.HardSigmoidOp)
-    return _nchw_float(op.X) is not None
+    return _nchw_float(op.X) is not None and not _gates_its_own_input(op)
+
+
+def _gates_its_own_input(op: g.HardSigmoidOp) -> bool:
+    """`x * HardSigmoid(x)`, HardSwish written out (as exporters before opset 14 write it): the
+    Mul of two tensors runs on the host, so on MLIP the gate would only be sent back beside x
+    for the host to read both; on the host the two are one kernel reading x once."""
+    uses = list(op.results[0].uses)
+    return bool(uses) and all(isinstance(u.operation, g.MulOp) and set(u.operation.operands) == {op.X, op.results[0]}
+                              for u in uses)
 
 
 def _hard_sigmoid_rewrite(op: Operation, module: ModuleOp, target: TargetOptions) -> None:

@@ -65,6 +65,12 @@ def _silu(g: Glue, a: str):
     return g.op("Mul", [a, g.op("Sigmoid", [a], "silu_sigmoid")[0]], "silu")[0], C
 
 
+def _hardswish_written_out(g: Glue, a: str):
+    """x * HardSigmoid(x), as exporters before opset 14 write HardSwish: one host kernel."""
+    gate = g.op("HardSigmoid", [a], "hsig_gate", alpha=1 / 6, beta=0.5)[0]
+    return g.op("Mul", [a, gate], "hsig_mul")[0], C
+
+
 def _hardswish_affine(g: Glue, a: str):
     """(hardswish(x) - a) / b with per-channel constants, of rank 3 and 4."""
     shift = g.const("affine.shift", np.linspace(-1, 1, C, dtype=np.float32).reshape(C, 1, 1))
@@ -148,7 +154,7 @@ def _fpn_concat(g: Glue, a: str):
     return g.op("Concat", levels[::-1], "fpn_concat", axis=1)[0], 3 * C
 
 
-CASES = {"silu": _silu, "c2f": _c2f, "fpn_concat": _fpn_concat, "hardswish_affine": _hardswish_affine, "pools": _pools, "sppf": _sppf,
+CASES = {"silu": _silu, "c2f": _c2f, "fpn_concat": _fpn_concat, "hardswish_written_out": _hardswish_written_out, "hardswish_affine": _hardswish_affine, "pools": _pools, "sppf": _sppf,
          "squeeze_excite": _squeeze_excite, "split_resize": _split_resize, "spatial_attention": _spatial_attention}
 
 
