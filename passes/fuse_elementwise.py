@@ -10,9 +10,9 @@ whose kernel reads its inputs once and writes its result once, with no tensor in
 
 Rules, for each function outside the accelerator subgraphs:
 
-- the ops a group takes (`SCALAR_BODIES`): `cpu.binary` add, sub, mul and div, `cpu.unary`
-  relu, sigmoid, tanh, exp, neg and abs, `cpu.clip`, `cpu.leaky_relu`, `cpu.hard_sigmoid`
-  and `cpu.hard_swish`, all on float32;
+- the ops a group takes (`SCALAR_BODIES`): `cpu.binary` add, sub, mul, div, max, min and
+  prelu, `cpu.unary` relu, sigmoid, tanh, exp, neg and abs, `cpu.clip`, `cpu.leaky_relu`,
+  `cpu.hard_sigmoid` and `cpu.hard_swish`, all on float32;
 - a group grows from its last op up through the ops that compute its operands, taking one
   when its result has the group's result shape and every reader of it is in the group. An
   intermediate read elsewhere (or smaller than the result: a broadcast) is computed once into
@@ -58,8 +58,13 @@ def _constant(emit: Emit, value: float) -> SSAValue:
 
 def _binary(emit: Emit, op: cpu.BinaryOp, a: SSAValue, b: SSAValue) -> SSAValue:
     kind = op.kind.data
+    if kind == cpu.BinaryKind.PRELU:  # a < 0 ? a b : a (NaN kept: the comparison is false)
+        negative = emit(arith.CmpfOp(a, _constant(emit, 0.0), "olt"))
+        return emit(arith.SelectOp(negative, emit(arith.MulfOp(a, b)), a))
     scalar = {cpu.BinaryKind.ADD: arith.AddfOp, cpu.BinaryKind.SUB: arith.SubfOp,
-              cpu.BinaryKind.MUL: arith.MulfOp, cpu.BinaryKind.DIV: arith.DivfOp}[kind]
+              cpu.BinaryKind.MUL: arith.MulfOp, cpu.BinaryKind.DIV: arith.DivfOp,
+              # the binary kernel's fmaxf and fminf: a NaN operand gives the other one
+              cpu.BinaryKind.MAX: arith.MaxnumfOp, cpu.BinaryKind.MIN: arith.MinnumfOp}[kind]
     return emit(scalar(a, b))
 
 
@@ -107,7 +112,8 @@ SCALAR_BODIES: dict[type[Operation], Callable[..., SSAValue]] = {
 }
 """How each op a group takes is written in scalar ops: (emit, the op, the scalars of its
 operands) -> the scalar of its result."""
-BINARY_KINDS = frozenset({cpu.BinaryKind.ADD, cpu.BinaryKind.SUB, cpu.BinaryKind.MUL, cpu.BinaryKind.DIV})
+BINARY_KINDS = frozenset({cpu.BinaryKind.ADD, cpu.BinaryKind.SUB, cpu.BinaryKind.MUL, cpu.BinaryKind.DIV,
+                          cpu.BinaryKind.MAX, cpu.BinaryKind.MIN, cpu.BinaryKind.PRELU})
 UNARY_KINDS = frozenset({cpu.UnaryKind.RELU, cpu.UnaryKind.SIGMOID, cpu.UnaryKind.TANH, cpu.UnaryKind.EXP,
                          cpu.UnaryKind.NEG, cpu.UnaryKind.ABS})
 

@@ -70,13 +70,17 @@ HOST_CHAINS = {
     # a LeakyRelu as a compare and a select
     "add_leaky_relu": _between_kernels([n("Softsign", ["x"], ["a"]), n("Add", ["a", "z"], ["b"]),
                                         n("LeakyRelu", ["b"], ["r"], alpha=0.1)], [("x", [2, 5, 21]), ("z", [5, 21])]),
+    # Max, Min (NaN operands give the other one, as fmaxf and fminf) and a PRelu of a slope per channel
+    "max_min_prelu": _between_kernels([n("Softsign", ["x"], ["a"]), n("Max", ["a", "z"], ["b"]), n("Min", ["b", "h"], ["c"]),
+                                       n("PRelu", ["c", "s"], ["r"])],
+                                      [("x", [1, 6, 2, 9]), ("z", [1, 6, 2, 9])], [_w("s", [6, 1, 1], 7), _scalar("h", 0.4)]),
     # a scalar tensor input broadcast over everything, and a division
     "scalar_input": _between_kernels([n("Softsign", ["x"], ["a"]), n("Div", ["a", "d"], ["b"]), n("Sigmoid", ["b"], ["r"])],
                            [("x", [2, 3, 17]), ("d", [])]),
 }
 HOST_INPUTS = {name: random_inputs(model, 11) for name, model in HOST_CHAINS.items()}
 FUSED_OPS = {"silu_odd": 2, "hard_swish_written_out": 3, "affine_nchw": 3, "affine_nhwc": 3, "add_clip_tanh": 4,
-             "add_leaky_relu": 2, "scalar_input": 2}
+             "add_leaky_relu": 2, "max_min_prelu": 3, "scalar_input": 2}
 """How many ONNX nodes each chain's cpu.elementwise stands for."""
 
 
