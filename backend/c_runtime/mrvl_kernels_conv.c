@@ -618,8 +618,17 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
         vec in[MRVL_FLAT_VECTORS];
         for (int v = 0; v < vecs; v++)
             in[v] = *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
-        for (int i = 0; i < MRVL_FLAT_MR; i++) {
+#if MRVL_FLAT_WEIGHT_LANES
+        vec wv[MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS];
+        MRVL_UNROLL for (int q = 0; q < MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS; q++)
+            wv[q] = *(const vec *)(const void *)(w + q * MRVL_GEMM_VECTOR_FLOATS);
+#endif
+        MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++) {
+#if MRVL_FLAT_WEIGHT_LANES
+            float wt = wv[i / MRVL_GEMM_VECTOR_FLOATS][i % MRVL_GEMM_VECTOR_FLOATS];
+#else
             float wt = w[i];
+#endif
             for (int v = 0; v < vecs; v++) sum[i][v] += in[v] * wt;
         }
     }

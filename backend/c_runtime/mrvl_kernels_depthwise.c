@@ -98,13 +98,13 @@ static MRVL_ALWAYS_INLINE void depthwise_flat(int64_t kd, int64_t kh, int64_t kw
     else MRVL_MCA_BEGIN("depthwise_phases", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
     for (int64_t i = 0; i < count; i += MRVL_DEPTHWISE_TILE) {
         vec a[MRVL_DEPTHWISE_VECTORS];
-        for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) a[v] = (vec){0} + bias;
+        MRVL_UNROLL for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) a[v] = (vec){0} + bias;
         for (int64_t kz = 0, t = 0; kz < kd; kz++) {
             for (int64_t ky = 0; ky < kh; ky++) {
                 for (int64_t kx = 0; kx < kw; kx++, t++) {
                     const float *src = base + offset[t] + i;
                     float wt = w[t];
-                    for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) {
+                    MRVL_UNROLL for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) {
                         vec x = *(const vec *)(const void *)(src + v * MRVL_GEMM_VECTOR_FLOATS);
                         if (masked)
                             x = (vec)((ivec)x & *(const ivec *)(const void *)(mask + kx * flat + i +
@@ -114,7 +114,8 @@ static MRVL_ALWAYS_INLINE void depthwise_flat(int64_t kd, int64_t kh, int64_t kw
                 }
             }
         }
-        for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) *(vec *)(void *)(out + i + v * MRVL_GEMM_VECTOR_FLOATS) = a[v];
+        MRVL_UNROLL for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++)
+            *(vec *)(void *)(out + i + v * MRVL_GEMM_VECTOR_FLOATS) = a[v];
     }
     if (masked) MRVL_MCA_END("depthwise_rows", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
     else MRVL_MCA_END("depthwise_phases", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);

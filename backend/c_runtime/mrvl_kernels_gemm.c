@@ -25,19 +25,19 @@ static MRVL_ALWAYS_INLINE void gemm_tile(const int mr, int64_t kc, const float *
     /* aligned(4): B's rows need not be vector-aligned, and the loads say so. */
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
     vec va[MRVL_GEMM_PANEL_MR][MRVL_GEMM_VECTORS];
-    for (int i = 0; i < mr; i++)
-        for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] = (vec){0};
+    MRVL_UNROLL for (int i = 0; i < mr; i++)
+        MRVL_UNROLL for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] = (vec){0};
     MRVL_MCA_BEGIN("gemm_micro", mr, MRVL_GEMM_NR, mr * MRVL_GEMM_NR);
     for (int64_t p = 0; p < kc; p++, bp += b_rs) {
         const vec *b = (const vec *)(const void *)bp;
-        for (int i = 0; i < mr; i++) {
+        MRVL_UNROLL for (int i = 0; i < mr; i++) {
             float x = row[i][p * a_cs]; /* vector times scalar: the scalar is broadcast */
-            for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] += b[v] * x;
+            MRVL_UNROLL for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] += b[v] * x;
         }
     }
     MRVL_MCA_END("gemm_micro", mr, MRVL_GEMM_NR, mr * MRVL_GEMM_NR);
-    for (int i = 0; i < mr; i++)
-        for (int v = 0; v < MRVL_GEMM_VECTORS; v++)
+    MRVL_UNROLL for (int i = 0; i < mr; i++)
+        MRVL_UNROLL for (int v = 0; v < MRVL_GEMM_VECTORS; v++)
             for (int j = 0; j < MRVL_GEMM_VECTOR_FLOATS; j++) acc[i][v * MRVL_GEMM_VECTOR_FLOATS + j] = va[i][v][j];
 #else
     for (int i = 0; i < mr; i++)
