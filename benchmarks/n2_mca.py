@@ -15,11 +15,13 @@ backward branch (the loop's own counter and branch included), and runs
 `llvm-mca-19 -mtriple=aarch64 -mcpu=neoverse-n2` on it: cycles per iteration are llvm-mca's
 total cycles over its iterations.
 
-One line per marked loop (the same loop inlined into several callers once): the kernel and
-its shape (rows x columns of the register tile; for the depthwise convs the kernel's height x
-width, for the channel-blocked one its taps x stride), fp32 MACs per iteration, cycles per
-iteration, MACs per cycle and its share of N2's peak of 8 (two 128-bit FP pipes of 4 lanes).
-A pool's loop counts its max (or add) operations, against the same 8 per cycle.
+One line per marked loop (of a loop inlined into several callers, the first copy): the
+kernel and its shape (rows x columns of the register tile; for the depthwise convs the
+kernel's height x width, for the channel-blocked one its taps x stride), fp32 MACs per
+iteration, cycles per iteration, MACs per cycle and its share of N2's peak of 8 (two 128-bit
+FP pipes of 4 lanes). MACs per iteration are the marked count, or, where gcc kept a loop
+inside the marked pass (a depthwise conv's taps), the multiply-adds of that loop's body, as
+the line notes. A pool's loop counts its max (or add) operations, against the same 8.
 
 Where this machine is itself aarch64 (`uname -m`), `--native` also runs
 benchmarks/host_c_vs_onnxruntime.py here, the chip's own timings beside llvm-mca's figures.
@@ -37,8 +39,8 @@ from pathlib import Path
 
 from checkouts import ROOT, machine
 
-from mrvl.backend.bundle import RUNTIME_DIR, RUNTIME_FILES, TARGET_ARCH_FLAGS  # noqa: E402
-from mrvl.target.host_kernels import TILES_HEADER, tiles_header  # noqa: E402
+from mrvl.backend.bundle import RUNTIME_DIR, RUNTIME_FILES, TARGET_ARCH_FLAGS
+from mrvl.target.host_kernels import TILES_HEADER, tiles_header
 
 PEAK_MACS_PER_CYCLE = 8
 """Neoverse N2: two FP/SIMD pipes, each a 4-lane fp32 multiply-add per cycle."""
