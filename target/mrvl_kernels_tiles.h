@@ -132,7 +132,9 @@
  * wide slower. */
 #define MRVL_DEPTHWISE_ROWS_PER_COLUMN 8 /* not to be overridden: host_kernels.py reads it */
 
-/* Channels of a block of the channel-blocked depthwise conv. */
+/* Channels of a block of the channel-blocked depthwise conv: a layout the planned scratch
+ * shares over targets, so a multiple of every target's vector (1 AVX-512 vector, 2 AVX, 4
+ * NEON ones a position), not a register tile. */
 #define MRVL_DEPTHWISE_BLOCK 16 /* not to be overridden: host_kernels.py reads it */
 /* Output positions a tile of the channel-blocked conv sums at once: a vector of the block's
  * channels each, (MRVL_DEPTHWISE_BLOCK / vector floats) registers; about half the registers. */
