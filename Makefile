@@ -41,19 +41,21 @@ demo: $(INSTALLED)
 test: cross-tools lit pytest
 
 # The aarch64 cross compiler and qemu-user, from Debian's packages, for the tests that build
-# the generated C for the Neoverse-N2 host and run it (test/test_cross_compile.py), and
-# chromium, whose headless mode renders the HTML report (test/test_report_html.py). Installed
-# only as root with apt-get; anywhere else those tests are skipped.
-CROSS_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user chromium
+# the generated C for the Neoverse-N2 host and run it (test/test_cross_compile.py), llvm-19,
+# whose llvm-mca models the N2's pipelines (benchmarks/n2_mca.py), and chromium, whose
+# headless mode renders the HTML report (test/test_report_html.py). Installed only as root
+# with apt-get; anywhere else those tests are skipped.
+CROSS_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user llvm-19 chromium
 cross-tools:
-	@if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then :; \
+	@if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null && \
+	  command -v llvm-mca-19 >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "installing $(CROSS_PACKAGES) (apt-get)"; \
 	  { apt-get install -y -qq --no-install-recommends $(CROSS_PACKAGES) >/dev/null 2>&1 || \
 	    { apt-get update -qq >/dev/null 2>&1 && \
 	      apt-get install -y -qq --no-install-recommends $(CROSS_PACKAGES) >/dev/null 2>&1; }; } || \
 	  echo "note: could not install $(CROSS_PACKAGES); the cross-compilation tests will be skipped"; \
-	else echo "note: no aarch64-linux-gnu-gcc / qemu-aarch64 (install $(CROSS_PACKAGES)); the cross-compilation tests will be skipped"; fi
+	else echo "note: no aarch64-linux-gnu-gcc / qemu-aarch64 / llvm-mca-19 (install $(CROSS_PACKAGES)); the cross-compilation tests will be skipped"; fi
 
 # The project's bytecode, written before the suites: the tests start the tools afresh, and
 # where PYTHONDONTWRITEBYTECODE is set every start would compile every module again (about
@@ -97,6 +99,8 @@ bench: $(INSTALLED)
 	$(BIN)/python benchmarks/consts_json.py
 	$(BIN)/python benchmarks/conv_chain.py --against $(AGAINST)
 	$(BIN)/python benchmarks/host_c_vs_onnxruntime.py --baseline
+	@if command -v aarch64-linux-gnu-gcc >/dev/null && command -v llvm-mca-19 >/dev/null; then \
+	  $(BIN)/python benchmarks/n2_mca.py; else echo "note: no llvm-mca-19; benchmarks/n2_mca.py skipped"; fi
 	$(BIN)/python benchmarks/host_glue.py --against $(GLUE_AGAINST)
 
 # Regenerate committed generated files (a test fails while they are stale).

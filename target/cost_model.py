@@ -80,13 +80,17 @@ call_overhead_s = 10e-6
 name = neoverse-n2
 
 [host.neoverse-n2]
-# One Neoverse N2 core of an OCTEON 10. No figure here is measured on an N2: calibrate
-# the rates with --host-profile on the board.
+# One Neoverse N2 core of an OCTEON 10. No figure here is timed on an N2: calibrate the
+# rates with --host-profile on the board. The multiply-add rates are the clock x the fp32
+# MACs a cycle llvm-mca gives the kernels' inner loops as gcc compiles them for the N2
+# (benchmarks/n2_mca.py; the N2's peak is 8: two 128-bit FMA pipes) x an efficiency.
 
-# assumed: two 128-bit FMA pipes, 2.5 GHz: 20 G fp32 MAC/s peak, at 40% of peak in the
-# C kernels.
+# assumed: 2.5 GHz x 7.98 MACs/cycle (llvm-mca: the direct and flat conv tiles' loops,
+# 4x16 and 8x12) x 0.4, the share of a conv's time in those loops (packing, the store
+# and epilogue, partial tiles and memory stalls take the rest).
 conv_macs_per_s = 8.0e9
-# assumed: as conv_macs_per_s (the same packed micro-kernel).
+# assumed: 2.5 GHz x 7.99 MACs/cycle (llvm-mca: the 4x16 GEMM tile's loop) x 0.4, as
+# conv_macs_per_s.
 matmul_macs_per_s = 8.0e9
 # assumed: the bytes an elementwise, pooling or data-movement kernel reads and writes a
 # second (one core streaming from DRAM).

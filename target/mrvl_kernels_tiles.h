@@ -96,13 +96,33 @@
 #define MRVL_FLAT_MR 4 /* 16 (AVX, SSE2): 12 sums, 3 input vectors and a broadcast */
 #endif
 #define MRVL_FLAT_VECTORS 3
+/* Whether the tile's weights load as vectors and feed the multiply-adds from their lanes:
+ * AArch64 multiplies by a vector's lane (fmla by element), so 8 weights take 2 registers, not
+ * 8 (24 sums, 3 inputs and 8 broadcasts do not fit in 32: the N2's loop spilled, at 83% of
+ * its peak in llvm-mca). x86 broadcasts from memory instead. */
+#if defined(__aarch64__)
+#define MRVL_FLAT_WEIGHT_LANES 1
+#else
+#define MRVL_FLAT_WEIGHT_LANES 0
+#endif
 #define MRVL_FLAT_TILE (MRVL_FLAT_VECTORS * MRVL_GEMM_VECTOR_FLOATS)
 
 /* --- Depthwise convolution (mrvl_kernels_depthwise.c) -------------------------------- */
 
-/* Floats of a flat depthwise tile: vectors summed at once along the output grid. */
+/* Floats of a flat depthwise tile: vectors summed at once along the output grid, each sum a
+ * chain of multiply-adds over the taps. At least as many as the multiply-add's latency times
+ * the pipes (4 x 2 on the N2, and on AVX-512's Intel and AMD cores) keep the pipes full: with
+ * AArch64's 4-float vectors 8 (4 left the N2's 5x5 loop latency-bound, at 50% of its peak
+ * in llvm-mca); with wider ones 4, on which AVX-512 was tuned. TILE is given per target, not
+ * as VECTORS x vector floats, so that host_kernels.py's largest value over targets is the
+ * widest target's. */
+#if defined(__aarch64__)
+#define MRVL_DEPTHWISE_VECTORS 8
+#define MRVL_DEPTHWISE_TILE 32
+#else
 #define MRVL_DEPTHWISE_VECTORS 4
-#define MRVL_DEPTHWISE_TILE (MRVL_DEPTHWISE_VECTORS * MRVL_GEMM_VECTOR_FLOATS)
+#define MRVL_DEPTHWISE_TILE (4 * MRVL_GEMM_VECTOR_FLOATS)
+#endif
 /* The rows layout serves planes at most this many times (the kernel's width - 1) x the stride
  * wide: its masks cost a bitwise and per tap (and at stride s, (s - 1) / s of its grid is
  * junk), the phases layout's junk columns a multiply-add per tap and each of its rows a few
@@ -112,7 +132,9 @@
  * wide slower. */
 #define MRVL_DEPTHWISE_ROWS_PER_COLUMN 8 /* not to be overridden: host_kernels.py reads it */
 
-/* Channels of a block of the channel-blocked depthwise conv. */
+/* Channels of a block of the channel-blocked depthwise conv: a layout the planned scratch
+ * shares over targets, so a multiple of every target's vector (1 AVX-512 vector, 2 AVX, 4
+ * NEON ones a position), not a register tile. */
 #define MRVL_DEPTHWISE_BLOCK 16 /* not to be overridden: host_kernels.py reads it */
 /* Output positions a tile of the channel-blocked conv sums at once: a vector of the block's
  * channels each, (MRVL_DEPTHWISE_BLOCK / vector floats) registers; about half the registers. */

@@ -58,6 +58,7 @@ static MRVL_ALWAYS_INLINE void conv_micro(int mr, int vecs, int64_t depth, const
     vec acc[MRVL_CONV_NARROW_MR + MRVL_CONV_LONG_TILES][MRVL_GEMM_VECTORS];
     for (int i = 0; i < mr; i++)
         for (int v = 0; v < vecs; v++) acc[i][v] = (vec){0};
+    MRVL_MCA_BEGIN("conv_direct", mr, width, mr * width);
     for (int64_t r = 0; r < depth; r++) {
         int32_t t = tap[r];
         vec bv[MRVL_GEMM_VECTORS];
@@ -69,6 +70,7 @@ static MRVL_ALWAYS_INLINE void conv_micro(int mr, int vecs, int64_t depth, const
             for (int v = 0; v < vecs; v++) acc[i][v] += bv[v] * x;
         }
     }
+    MRVL_MCA_END("conv_direct", mr, width, mr * width);
     for (int i = 0; i < mr; i++)
         for (int v = 0; v < vecs; v++)
             for (int j = 0; j < MRVL_GEMM_VECTOR_FLOATS; j++)
@@ -609,16 +611,29 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
     vec sum[MRVL_FLAT_MR][MRVL_FLAT_VECTORS];
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] = (vec){0} + bias[i];
+    MRVL_MCA_BEGIN("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
+                   MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL) {
         const float *xr = x + tap[r];
         vec in[MRVL_FLAT_VECTORS];
         for (int v = 0; v < vecs; v++)
             in[v] = *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
-        for (int i = 0; i < MRVL_FLAT_MR; i++) {
+#if MRVL_FLAT_WEIGHT_LANES
+        vec wv[MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS];
+        MRVL_UNROLL for (int q = 0; q < MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS; q++)
+            wv[q] = *(const vec *)(const void *)(w + q * MRVL_GEMM_VECTOR_FLOATS);
+#endif
+        MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++) {
+#if MRVL_FLAT_WEIGHT_LANES
+            float wt = wv[i / MRVL_GEMM_VECTOR_FLOATS][i % MRVL_GEMM_VECTOR_FLOATS];
+#else
             float wt = w[i];
+#endif
             for (int v = 0; v < vecs; v++) sum[i][v] += in[v] * wt;
         }
     }
+    MRVL_MCA_END("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
+                 MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
             memcpy(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS, &sum[i][v], sizeof sum[i][v]);

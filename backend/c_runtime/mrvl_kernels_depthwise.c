@@ -81,28 +81,32 @@ static int64_t depthwise_scratch_floats(const mrvl_conv_params *p)
 }
 
 /* out[i] = bias + the sum over the taps t = (kz, ky, kx) of w[t] * base[offset[t] + i] (lanes
- * whose mask of the tap's kernel column, mask[kx * flat + i], is 0 left out; mask NULL: none),
+ * whose mask of the tap's kernel column, mask[kx * flat + i], is 0 left out where `masked`, a
+ * constant once inlined: mask NULL otherwise),
  * for i < count (a multiple of MRVL_DEPTHWISE_TILE): a tile of MRVL_DEPTHWISE_VECTORS vectors
  * in registers, the taps in order. Always inlined with a constant kernel where it is 3x3 or 5x5,
  * so that the tap loops unroll around the vectors. */
 static MRVL_ALWAYS_INLINE void depthwise_flat(int64_t kd, int64_t kh, int64_t kw, const float *base,
-                                              const int32_t *offset, const int32_t *mask, int64_t flat,
-                                              const float *restrict w, float bias, int64_t count, float *restrict out)
+                                              const int32_t *offset, const int masked, const int32_t *mask,
+                                              int64_t flat, const float *restrict w, float bias, int64_t count,
+                                              float *restrict out)
 {
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
     typedef int32_t ivec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+    if (masked) MRVL_MCA_BEGIN("depthwise_rows", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
+    else MRVL_MCA_BEGIN("depthwise_phases", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
     for (int64_t i = 0; i < count; i += MRVL_DEPTHWISE_TILE) {
         vec a[MRVL_DEPTHWISE_VECTORS];
-        for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) a[v] = (vec){0} + bias;
+        MRVL_UNROLL for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) a[v] = (vec){0} + bias;
         for (int64_t kz = 0, t = 0; kz < kd; kz++) {
             for (int64_t ky = 0; ky < kh; ky++) {
                 for (int64_t kx = 0; kx < kw; kx++, t++) {
                     const float *src = base + offset[t] + i;
                     float wt = w[t];
-                    for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) {
+                    MRVL_UNROLL for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) {
                         vec x = *(const vec *)(const void *)(src + v * MRVL_GEMM_VECTOR_FLOATS);
-                        if (mask)
+                        if (masked)
                             x = (vec)((ivec)x & *(const ivec *)(const void *)(mask + kx * flat + i +
                                                                               v * MRVL_GEMM_VECTOR_FLOATS));
                         a[v] += x * wt;
@@ -110,9 +114,13 @@ static MRVL_ALWAYS_INLINE void depthwise_flat(int64_t kd, int64_t kh, int64_t kw
                 }
             }
         }
-        for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) *(vec *)(void *)(out + i + v * MRVL_GEMM_VECTOR_FLOATS) = a[v];
+        MRVL_UNROLL for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++)
+            *(vec *)(void *)(out + i + v * MRVL_GEMM_VECTOR_FLOATS) = a[v];
     }
+    if (masked) MRVL_MCA_END("depthwise_rows", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
+    else MRVL_MCA_END("depthwise_phases", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
 #else
+    (void)masked;
     for (int64_t i = 0; i < count; i++) {
         float a = bias;
         for (int64_t t = 0; t < kd * kh * kw; t++)
@@ -127,13 +135,13 @@ static void depthwise_flat_kernel(const int64_t *k, const float *base, const int
                                   int64_t flat, const float *w, float bias, int64_t count, float *out)
 {
     if (k[0] == 1 && k[1] == 3 && k[2] == 3) {
-        if (mask) depthwise_flat(1, 3, 3, base, offset, mask, flat, w, bias, count, out);
-        else depthwise_flat(1, 3, 3, base, offset, NULL, flat, w, bias, count, out);
+        if (mask) depthwise_flat(1, 3, 3, base, offset, 1, mask, flat, w, bias, count, out);
+        else depthwise_flat(1, 3, 3, base, offset, 0, NULL, flat, w, bias, count, out);
     } else if (k[0] == 1 && k[1] == 5 && k[2] == 5) {
-        if (mask) depthwise_flat(1, 5, 5, base, offset, mask, flat, w, bias, count, out);
-        else depthwise_flat(1, 5, 5, base, offset, NULL, flat, w, bias, count, out);
+        if (mask) depthwise_flat(1, 5, 5, base, offset, 1, mask, flat, w, bias, count, out);
+        else depthwise_flat(1, 5, 5, base, offset, 0, NULL, flat, w, bias, count, out);
     } else {
-        depthwise_flat(k[0], k[1], k[2], base, offset, mask, flat, w, bias, count, out);
+        depthwise_flat(k[0], k[1], k[2], base, offset, mask != NULL, mask, flat, w, bias, count, out);
     }
 }
 
@@ -473,9 +481,13 @@ static void depthwise_blocked_row(const mrvl_conv_params *p, const depthwise_blo
     in += oy * s[1] * g->w * MRVL_DEPTHWISE_BLOCK;
     grid += oy * g->pitch * MRVL_DEPTHWISE_BLOCK;
 #define MRVL_ROW(TAPS, SX)                                                                                    \
-    for (int64_t ox = 0; ox < g->pitch; ox += MRVL_DEPTHWISE_BLOCK_TILE)                                     \
-        depthwise_blocked_tile(TAPS, SX, in + ox * (SX) * MRVL_DEPTHWISE_BLOCK, offset, w, bias,              \
-                               grid + ox * MRVL_DEPTHWISE_BLOCK)
+    do {                                                                                                      \
+        MRVL_MCA_BEGIN("depthwise_blocked", TAPS, SX, (TAPS) * MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK); \
+        for (int64_t ox = 0; ox < g->pitch; ox += MRVL_DEPTHWISE_BLOCK_TILE)                                 \
+            depthwise_blocked_tile(TAPS, SX, in + ox * (SX) * MRVL_DEPTHWISE_BLOCK, offset, w, bias,          \
+                                   grid + ox * MRVL_DEPTHWISE_BLOCK);                                         \
+        MRVL_MCA_END("depthwise_blocked", TAPS, SX, (TAPS) * MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK);   \
+    } while (0)
     if (taps == 9 && k[1] == 3 && sx == 1) MRVL_ROW(9, 1);
     else if (taps == 9 && k[1] == 3 && sx == 2) MRVL_ROW(9, 2);
     else if (taps == 25 && k[1] == 5 && sx == 1) MRVL_ROW(25, 1);

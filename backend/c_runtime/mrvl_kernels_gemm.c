@@ -25,17 +25,19 @@ static MRVL_ALWAYS_INLINE void gemm_tile(const int mr, int64_t kc, const float *
     /* aligned(4): B's rows need not be vector-aligned, and the loads say so. */
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
     vec va[MRVL_GEMM_PANEL_MR][MRVL_GEMM_VECTORS];
-    for (int i = 0; i < mr; i++)
-        for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] = (vec){0};
+    MRVL_UNROLL for (int i = 0; i < mr; i++)
+        MRVL_UNROLL for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] = (vec){0};
+    MRVL_MCA_BEGIN("gemm_micro", mr, MRVL_GEMM_NR, mr * MRVL_GEMM_NR);
     for (int64_t p = 0; p < kc; p++, bp += b_rs) {
         const vec *b = (const vec *)(const void *)bp;
-        for (int i = 0; i < mr; i++) {
+        MRVL_UNROLL for (int i = 0; i < mr; i++) {
             float x = row[i][p * a_cs]; /* vector times scalar: the scalar is broadcast */
-            for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] += b[v] * x;
+            MRVL_UNROLL for (int v = 0; v < MRVL_GEMM_VECTORS; v++) va[i][v] += b[v] * x;
         }
     }
-    for (int i = 0; i < mr; i++)
-        for (int v = 0; v < MRVL_GEMM_VECTORS; v++)
+    MRVL_MCA_END("gemm_micro", mr, MRVL_GEMM_NR, mr * MRVL_GEMM_NR);
+    MRVL_UNROLL for (int i = 0; i < mr; i++)
+        MRVL_UNROLL for (int v = 0; v < MRVL_GEMM_VECTORS; v++)
             for (int j = 0; j < MRVL_GEMM_VECTOR_FLOATS; j++) acc[i][v * MRVL_GEMM_VECTOR_FLOATS + j] = va[i][v][j];
 #else
     for (int i = 0; i < mr; i++)
@@ -279,6 +281,7 @@ static MRVL_ALWAYS_INLINE void gemm_dot_tile(int64_t k, const int rows, const in
     for (int j = 0; j < cols; j++) bj[j] = b + min_i64(j, count - 1) * k;
     for (int t = 0; t < rows * cols; t++) acc[t] = (vec){0};
     int64_t whole = k - k % MRVL_GEMM_VECTOR_FLOATS;
+    MRVL_MCA_BEGIN("gemm_dot", rows, cols, rows * cols * MRVL_GEMM_VECTOR_FLOATS);
     for (int64_t p = 0; p < whole; p += MRVL_GEMM_VECTOR_FLOATS) {
         for (int j = 0; j < cols; j++) {
             vec vb;
@@ -293,6 +296,7 @@ static MRVL_ALWAYS_INLINE void gemm_dot_tile(int64_t k, const int rows, const in
             }
         }
     }
+    MRVL_MCA_END("gemm_dot", rows, cols, rows * cols * MRVL_GEMM_VECTOR_FLOATS);
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < count && j < cols; j++) {
             float lanes[MRVL_GEMM_VECTOR_FLOATS], sum = 0.0f;

@@ -19,6 +19,45 @@
 
 static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+/* Before a loop over a register tile's rows or vectors: unrolled completely before gcc's
+ * scalar replacement, so that the tile's array of vector sums becomes registers. Left to the
+ * later unrolling, gcc keeps the array in memory until loop-invariant motion moves it into
+ * registers with a copy of each sum to another register and back in every iteration (the
+ * N2's GEMM tile at 37% of the multiply-add peak in llvm-mca; unrolled, 100%). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define MRVL_UNROLL _Pragma("GCC unroll 32")
+#else
+#define MRVL_UNROLL
+#endif
+
+/* The body of a hot kernel's inner loop, between MRVL_MCA_BEGIN and MRVL_MCA_END, marked for
+ * llvm-mca (benchmarks/n2_mca.py) with assembly comments when MRVL_MCA is defined (no code
+ * either way): the region's name is the kernel's, its tile's shape (rows x cols) and the fp32
+ * operations of one pass (macs), all constants once inlined; a copy whose shape is not
+ * constant (a kernel of any size) is left unmarked. */
+#if defined(MRVL_MCA) && defined(__GNUC__)
+#if defined(__aarch64__)
+#define MRVL_MCA_COMMENT "//"
+#else
+#define MRVL_MCA_COMMENT "#"
+#endif
+#define MRVL_MCA_BEGIN(name, rows, cols, macs)                                                              \
+    do {                                                                                                  \
+        if (__builtin_constant_p(rows) && __builtin_constant_p(cols) && __builtin_constant_p(macs))         \
+            __asm__ volatile(MRVL_MCA_COMMENT " LLVM-MCA-BEGIN " name "_%c0x%c1 macs=%c2" ::"i"(rows),     \
+                             "i"(cols), "i"(macs));                                                       \
+    } while (0)
+/* Named as its BEGIN, so that gcc does not merge the ENDs of different loops into one. */
+#define MRVL_MCA_END(name, rows, cols, macs)                                                                \
+    do {                                                                                                  \
+        if (__builtin_constant_p(rows) && __builtin_constant_p(cols) && __builtin_constant_p(macs))         \
+            __asm__ volatile(MRVL_MCA_COMMENT " LLVM-MCA-END " name "_%c0x%c1" ::"i"(rows), "i"(cols));     \
+    } while (0)
+#else
+#define MRVL_MCA_BEGIN(name, rows, cols, macs) ((void)0)
+#define MRVL_MCA_END(name, rows, cols, macs) ((void)0)
+#endif
+
 #if defined(__GNUC__)
 #define MRVL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else

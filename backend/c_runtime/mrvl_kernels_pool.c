@@ -130,10 +130,12 @@ static void pool_band_rows(const pool_args *a, int64_t first, int64_t rows, int6
                 for (int64_t c = 0; c < chunks * MRVL_POOL_VF; c += MRVL_POOL_VF) {
                     const float *src = row + c;
                     pool_vec acc = is_max ? pool_max(pool_load(src), vfill) : pool_load(src);
+                    MRVL_MCA_BEGIN("pool_rows", 1, MRVL_POOL_VF, MRVL_POOL_VF);
                     for (int64_t t = 1; t < k[1]; t++) {
                         pool_vec x = pool_load(src += w);
                         acc = is_max ? pool_max(x, acc) : acc + x;
                     }
+                    MRVL_MCA_END("pool_rows", 1, MRVL_POOL_VF, MRVL_POOL_VF);
                     pool_store(dst + c, acc);
                 }
                 for (int64_t c = x1; c < wp; c += MRVL_POOL_VF) pool_store(v + c, vfill);
