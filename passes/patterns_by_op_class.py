@@ -5,12 +5,19 @@ pattern that declines still pays for its own type checks (`isinstance` against `
 classes goes through `ABCMeta`). `PatternsByOpClass` looks up which patterns can match an
 op's class once per class, and tries only those, in their order: the walker does the same
 rewrites.
+
+A `PatternRewriteWalker` still visits every op, each visit a worklist push and pop, an
+insertion point and a dead-code check, and walks the whole module once more after any
+change. `MatchingOpsWalker` is that walker with walks that put on its worklist only the
+ops the patterns can match by class, and the dead ops it erases: visiting any other op
+does nothing. What a rewrite creates or changes is queued as the walker queues it.
 """
 
 from collections.abc import Sequence
 
-from xdsl.ir import Operation
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.ir import Block, Operation, Region
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 
 class PatternsByOpClass(RewritePattern):
@@ -21,11 +28,32 @@ class PatternsByOpClass(RewritePattern):
         self.patterns = tuple(patterns)
         self.by_class: dict[type[Operation], tuple[RewritePattern, ...]] = {}
 
+    def candidates(self, cls: type[Operation]) -> tuple[RewritePattern, ...]:
+        """The patterns that can match an op of class `cls`, in order."""
+        if (found := self.by_class.get(cls)) is None:
+            found = self.by_class[cls] = tuple(p for ops, p in self.patterns if issubclass(cls, ops))
+        return found
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        cls = type(op)
-        if (candidates := self.by_class.get(cls)) is None:
-            candidates = self.by_class[cls] = tuple(p for ops, p in self.patterns if issubclass(cls, ops))
-        for pattern in candidates:
+        for pattern in self.candidates(type(op)):
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
                 return
+
+
+class MatchingOpsWalker(PatternRewriteWalker):
+    """Applies `patterns` as `PatternRewriteWalker` does, erasing dead ops first when
+    `erase_dead` (as a `GreedyRewritePatternApplier`), with each walk visiting only the ops
+    that a pattern can match by class or that are dead."""
+
+    def __init__(self, patterns: PatternsByOpClass, *, erase_dead: bool = True):
+        super().__init__(GreedyRewritePatternApplier([patterns]) if erase_dead else patterns)
+        self.patterns_by_op_class = patterns
+        self.erase_dead = erase_dead
+
+    def _populate_worklist(self, op: Operation | Region | Block) -> None:
+        candidates, erase_dead, push = self.patterns_by_op_class.candidates, self.erase_dead, self._worklist.push
+        # In reverse, as the walker does: its worklist is a stack.
+        for sub_op in op.walk(reverse=not self.walk_reverse, region_first=not self.walk_regions_first):
+            if candidates(type(sub_op)) or (erase_dead and is_trivially_dead(sub_op)):
+                push(sub_op)
