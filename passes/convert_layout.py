@@ -158,7 +158,7 @@ def merge_equal_transposes(module: ModuleOp) -> None:
     kept: dict[tuple, TransposeOp] = {}
     duplicates: list[tuple[TransposeOp, TransposeOp]] = []
     for op in module.walk():
-        if isinstance(op, TransposeOp):
+        if isinstance(op, TransposeOp) and not op.data.has_one_use():
             key = (op.parent, op.data, perm_of(op), frozenset(op.attributes.items()))
             first = kept.setdefault(key, op)
             if first is not op:

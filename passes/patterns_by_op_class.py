@@ -14,10 +14,11 @@ does nothing. What a rewrite creates or changes is queued as the walker queues i
 """
 
 from collections.abc import Sequence
+from enum import Enum, auto
 
 from xdsl.ir import Block, Operation, Region
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
+from xdsl.traits import IsTerminator, MemoryEffect, SymbolOpInterface
 
 
 class PatternsByOpClass(RewritePattern):
@@ -41,6 +42,14 @@ class PatternsByOpClass(RewritePattern):
                 return
 
 
+class _Visit(Enum):
+    """Which ops of a class a walk puts on the worklist."""
+
+    ALWAYS = auto()
+    IF_DEAD = auto()
+    NEVER = auto()
+
+
 class MatchingOpsWalker(PatternRewriteWalker):
     """Applies `patterns` as `PatternRewriteWalker` does, erasing dead ops first when
     `erase_dead` (as a `GreedyRewritePatternApplier`), with each walk visiting only the ops
@@ -50,10 +59,28 @@ class MatchingOpsWalker(PatternRewriteWalker):
         super().__init__(GreedyRewritePatternApplier([patterns]) if erase_dead else patterns)
         self.patterns_by_op_class = patterns
         self.erase_dead = erase_dead
+        self.visits: dict[type[Operation], _Visit] = {}
+
+    def _visit(self, op: Operation) -> _Visit:
+        """Whether a walk visits ops of `op`'s class: the traits that make an op never
+        dead (a terminator, a symbol, no declared memory effects) are its class's."""
+        if self.patterns_by_op_class.candidates(type(op)):
+            return _Visit.ALWAYS
+        if (self.erase_dead and not op.has_trait(IsTerminator, value_if_unregistered=False)
+                and not op.has_trait(SymbolOpInterface, value_if_unregistered=False)
+                and op.get_traits_of_type(MemoryEffect)):
+            return _Visit.IF_DEAD
+        return _Visit.NEVER
 
     def _populate_worklist(self, op: Operation | Region | Block) -> None:
-        candidates, erase_dead, push = self.patterns_by_op_class.candidates, self.erase_dead, self._worklist.push
+        visits, push = self.visits, self._worklist.push
         # In reverse, as the walker does: its worklist is a stack.
         for sub_op in op.walk(reverse=not self.walk_reverse, region_first=not self.walk_regions_first):
-            if candidates(type(sub_op)) or (erase_dead and is_trivially_dead(sub_op)):
+            if (visit := visits.get(type(sub_op))) is None:
+                visit = visits[type(sub_op)] = self._visit(sub_op)
+            if visit is _Visit.ALWAYS:
+                push(sub_op)
+            elif visit is _Visit.IF_DEAD and (not (results := sub_op.results) or results[0].first_use is None) and all(
+                    r.first_use is None for r in results):
+                # Its effects are checked when it is visited.
                 push(sub_op)
