@@ -53,7 +53,8 @@ class _Visit(Enum):
 class MatchingOpsWalker(PatternRewriteWalker):
     """Applies `patterns` as `PatternRewriteWalker` does, erasing dead ops first when
     `erase_dead` (as a `GreedyRewritePatternApplier`), with each walk visiting only the ops
-    that a pattern can match by class or that are dead."""
+    that a pattern can match by class or that are dead (it overrides the walker's
+    `_populate_worklist`, as the locked xdsl version has it)."""
 
     def __init__(self, patterns: PatternsByOpClass, *, erase_dead: bool = True):
         super().__init__(GreedyRewritePatternApplier([patterns]) if erase_dead else patterns)
@@ -78,9 +79,11 @@ class MatchingOpsWalker(PatternRewriteWalker):
         for sub_op in op.walk(reverse=not self.walk_reverse, region_first=not self.walk_regions_first):
             if (visit := visits.get(type(sub_op))) is None:
                 visit = visits[type(sub_op)] = self._visit(sub_op)
-            if visit is _Visit.ALWAYS:
+            # An op with unused results has its effects checked when it is visited.
+            if visit is _Visit.ALWAYS or (visit is _Visit.IF_DEAD and _unused(sub_op)):
                 push(sub_op)
-            elif visit is _Visit.IF_DEAD and (not (results := sub_op.results) or results[0].first_use is None) and all(
-                    r.first_use is None for r in results):
-                # Its effects are checked when it is visited.
-                push(sub_op)
+
+
+def _unused(op: Operation) -> bool:
+    results = op.results
+    return not results or (results[0].first_use is None and all(r.first_use is None for r in results[1:]))
