@@ -74,14 +74,25 @@ class MatchingOpsWalker(PatternRewriteWalker):
         return _Visit.NEVER
 
     def _populate_worklist(self, op: Operation | Region | Block) -> None:
+        if not isinstance(op, Region) or self.walk_reverse or self.walk_regions_first:
+            raise NotImplementedError("MatchingOpsWalker walks regions forwards, each op before its regions")
+        self._push_matching(op)
+
+    def _push_matching(self, region: Region) -> None:
+        """Push the ops of `region` that a walk visits in reverse walk order (the worklist is
+        a stack): each op after the ops in its regions. xDSL's `walk` makes a generator per op."""
         visits, push = self.visits, self._worklist.push
-        # In reverse, as the walker does: its worklist is a stack.
-        for sub_op in op.walk(reverse=not self.walk_reverse, region_first=not self.walk_regions_first):
-            if (visit := visits.get(type(sub_op))) is None:
-                visit = visits[type(sub_op)] = self._visit(sub_op)
-            # An op with unused results has its effects checked when it is visited.
-            if visit is _Visit.ALWAYS or (visit is _Visit.IF_DEAD and _unused(sub_op)):
-                push(sub_op)
+        for block in reversed(region.blocks):
+            op = block.last_op
+            while op is not None:
+                for nested in reversed(op.regions):
+                    self._push_matching(nested)
+                if (visit := visits.get(type(op))) is None:
+                    visit = visits[type(op)] = self._visit(op)
+                # An op with unused results has its effects checked when it is visited.
+                if visit is _Visit.ALWAYS or (visit is _Visit.IF_DEAD and _unused(op)):
+                    push(op)
+                op = op.prev_op
 
 
 def _unused(op: Operation) -> bool:
