@@ -14,13 +14,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.traits import Pure
 
 from mrvl_dialect.element_types import BY_XDSL
@@ -29,7 +23,7 @@ from mrvl_dialect.graph_base import OnnxOp
 from mrvl_dialect.graph_ops_gen import CastOp, DropoutOp, IdentityOp
 from mrvl_dialect.weights import WeightStore
 from mrvl_dialect.graph_eval import NotEvaluable, evaluate
-from mrvl.passes.patterns_by_op_class import PatternsByOpClass
+from mrvl.passes.patterns_by_op_class import MatchingOpsWalker, PatternsByOpClass
 from mrvl_dialect.graph_queries import constant_op, constant_value, module_of, node_name
 
 FOLD_MAX_ELEMENTS = 1 << 24
@@ -106,4 +100,4 @@ class CleanupGraphPass(ModulePass):
             ((CastOp,), CastToItsOwnTypeIsItsInput())]
         if self.fold_constants:
             patterns.append(((OnnxOp,), ConstantOperandsFold()))
-        PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass(patterns)])).rewrite_module(op)
+        MatchingOpsWalker(PatternsByOpClass(patterns)).rewrite_module(op)

@@ -30,13 +30,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, DenseResourceAttr, FunctionType, ModuleOp, TensorType, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
@@ -49,7 +43,7 @@ from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl_dialect.graph_queries import constant_value, module_of
 from mrvl.passes.host_layout import (assign_host_layouts, calls_by_callee, explain_transposes, on_host, perm_of,
                                      transpose)
-from mrvl.passes.patterns_by_op_class import PatternsByOpClass
+from mrvl.passes.patterns_by_op_class import MatchingOpsWalker, PatternsByOpClass
 
 
 class TransposesCompose(RewritePattern):
@@ -164,7 +158,7 @@ def merge_equal_transposes(module: ModuleOp) -> None:
     kept: dict[tuple, TransposeOp] = {}
     duplicates: list[tuple[TransposeOp, TransposeOp]] = []
     for op in module.walk():
-        if isinstance(op, TransposeOp):
+        if isinstance(op, TransposeOp) and not op.data.has_one_use():
             key = (op.parent, op.data, perm_of(op), frozenset(op.attributes.items()))
             first = kept.setdefault(key, op)
             if first is not op:
@@ -262,18 +256,18 @@ class ConvertLayoutPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         merge_equal_transposes(op)
         transposes = (TransposeOp,)
-        PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass([
+        MatchingOpsWalker(PatternsByOpClass([
             (transposes, TransposesCompose()), (transposes, TransposeOfConstantFolds()),
-            (transposes, InputTransposeIsLayoutTransform())])])).rewrite_module(op)
+            (transposes, InputTransposeIsLayoutTransform())])).rewrite_module(op)
         move_output_transposes_to_host(op)
-        settle = PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass([
+        MatchingOpsWalker(PatternsByOpClass([
             (transposes, TransposesCompose()),
             ((cpu.PadOp, cpu.SliceOp), TransposeSinksBelowBatchResize()),
-            (transposes, TransposeOfConstantFolds())])]))
-        settle.rewrite_module(op)
+            (transposes, TransposeOfConstantFolds())])).rewrite_module(op)
         # The regions' costs count the transposes the next subgraphs absorb: one round decides.
         assign_host_layouts(op)
         absorb_input_transposes(op)
         # Last: a transpose that is a reshape might still have sunk or cancelled.
-        PatternRewriteWalker(PatternsByOpClass([(transposes, TransposeOfUnitDimsIsReshape())])).rewrite_module(op)
+        MatchingOpsWalker(PatternsByOpClass([(transposes, TransposeOfUnitDimsIsReshape())]),
+                          erase_dead=False).rewrite_module(op)
         explain_transposes(op)

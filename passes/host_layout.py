@@ -55,8 +55,9 @@ ELEMENTWISE_BROADCAST = (
 
 
 def perm_of(op: g.TransposeOp) -> Perm:
-    rank = len(op.data.type.get_shape())  # type: ignore[attr-defined]
-    return tuple(op.perm.get_values()) if op.perm is not None else tuple(reversed(range(rank)))
+    if (perm := op.perm) is not None:
+        return perm.get_values()
+    return tuple(reversed(range(len(op.data.type.get_shape()))))  # type: ignore[attr-defined]
 
 
 def inverse(perm: Perm) -> Perm:

@@ -77,8 +77,7 @@ from xdsl.dialects.builtin import (DenseArrayBase, DenseResourceAttr, Dictionary
                                    StringAttr, TensorType, f32, i64)
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern,
-                                   op_type_rewrite_pattern)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
 import mrvl_dialect.graph_ops_gen as g
@@ -92,7 +91,7 @@ from mrvl_dialect.placement_file import load_placement
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.mlip_patterns import LAYER_KINDS, pad_amounts, per_channel
 from mrvl.passes.mlip_rules import failed_rules
-from mrvl.passes.patterns_by_op_class import PatternsByOpClass
+from mrvl.passes.patterns_by_op_class import MatchingOpsWalker, PatternsByOpClass
 
 
 @dataclass(frozen=True)
@@ -572,9 +571,9 @@ class LegalizeMrvlPass(TargetPassOptions, CostModelOptions, ModulePass):
         refused: set[Operation] = set()
         legalized: dict[str, str] = {}
         by_class: dict[type[Operation], tuple[Legalization, ...]] = {}
-        cleanup = PatternRewriteWalker(GreedyRewritePatternApplier([PatternsByOpClass([
+        cleanup = MatchingOpsWalker(PatternsByOpClass([
             (_ELEMENTWISE, ElementwiseOfUnsqueezedRunsBeforeTheReshape()),
-            ((g.ReshapeOp,), ReshapeOfItsSourceShapeIsTheSource())])]))
+            ((g.ReshapeOp,), ReshapeOfItsSourceShapeIsTheSource())]))
         changed = True
         while changed:
             changed = False
