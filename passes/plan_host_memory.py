@@ -296,6 +296,9 @@ def in_place_elementwise(ops: list[Operation], index: dict[Operation, int], retu
     """The elementwise-in-place rule (see the module docstring): each op of `IN_PLACE_OPS`
     that takes over an input's storage gets `in_place` (that input's index), its result maps to
     the storage in `storage`, and the storage lives as long as the result's readers need it."""
+    sharing: dict[SSAValue, list[SSAValue]] = defaultdict(list)  # storage -> the values that share it
+    for value, shared in storage.items():
+        sharing[shared].append(value)
     for op in ops:
         if not isinstance(op, IN_PLACE_OPS):
             continue
@@ -308,10 +311,11 @@ def in_place_elementwise(ops: list[Operation], index: dict[Operation, int], retu
             if (value.type != result.type or last_use.get(root) != i or not isinstance(root.owner, cpu.CpuOp)
                     or root in slices or root in returned):
                 continue
-            for other, shared in storage.items():  # reshapes of the result share the input's storage too
-                if shared == result:
-                    storage[other] = root
+            for other in sharing.pop(result, []):  # reshapes of the result share the input's storage too
+                storage[other] = root
+                sharing[root].append(other)
             storage[result] = root
+            sharing[root].append(result)
             last_use[root] = last_use.pop(result, i)
             op.properties["in_place"] = IntegerAttr(k, i64)
             break
