@@ -28,11 +28,12 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   output), a concat input that a `cpu.elementwise` computes and only the concat reads is
   written by it into its slice, with the output's strides (`out_strides`, its loop recomputed;
   not when the innermost loop dim would be strided); so is a nearest `cpu.resize`'s, along the
-  last dim (`out_strides`: the output's strides, its rows a row of the output apart). Consecutive inputs that are all the
-  pieces of a `cpu.split` along the same axis, in order, of such an elementwise result (C2f)
-  are too: that result is written into the concat's output, the split reads it there
-  (`in_strides`) and writes only the pieces something else also reads (the others, in its
-  `in_place`, lie in their slices). The concat's `in_place` lists the inputs it need not copy;
+  last dim (`out_strides`: the output's strides, its rows a row of the output apart).
+  Consecutive inputs that are all the pieces of a `cpu.split` along the same axis, in order,
+  of such a result (C2f) are too: that result is written into the concat's output, the split
+  reads it there (`in_strides`) and writes only the pieces something else also reads (the
+  others, in its `in_place`, lie in their slices). The concat's `in_place` lists the inputs it
+  need not copy;
 - elementwise in place: a `cpu.elementwise`, or a single elementwise op (`IN_PLACE_OPS`),
   whose result is not a result of the function or written into a concat's slice writes it
   over the first of its inputs of the result's type whose storage it reads last, a result of a
