@@ -1,21 +1,25 @@
 """Run time of the all-host C against onnxruntime, on the same number of threads.
 
-    python benchmarks/host_c_vs_onnxruntime.py [--repeat N] [--threads N] [--clock wall|cpu] [--models NAME ...] [--baseline]
+    python benchmarks/host_c_vs_onnxruntime.py [--repeat N] [--threads N] [--clock wall|cpu] [--models NAME ...]
+        [--baseline] [--x86-64-v3]
 
 The models are the architectures of benchmarks/cnn_models.py (shapes unlike the zoo's) and
 the zoo's own (`--models zoo` for those only, `--models all` for both; default: the wide set).
 Each is compiled with `mrvl-pipeline{offload=false},mrvl-host-pipeline -t c` and built with its
 generated Makefile as it stands (-O3 with ARCH_FLAGS=-march=native: this machine's vector units, as
 onnxruntime's MLAS picks at run time); `--baseline` also builds it with `ARCH_FLAGS=` (the
-compiler's baseline ISA, SSE2 on x86-64). The C `<model>_run` is called through ctypes on one
+compiler's baseline ISA, SSE2 on x86-64), `--x86-64-v3` with `ARCH_FLAGS=-march=x86-64-v3`
+(AVX2 and FMA: an AVX2 machine's build on an AVX-512 one, where onnxruntime keeps AVX-512, so
+that ratio is pessimistic). The C `<model>_run` is called through ctypes on one
 preallocated workspace; onnxruntime runs the same ONNX file in an InferenceSession with
 intra_op_num_threads=N, inter_op_num_threads=1 and sequential execution, and the C is
 generated with `host_threads=N` when N > 1. Both outputs are compared with mrvl.numerics
 before timing, so a wrong build fails here instead of looking fast. A time is the median over
 the samples of the mean of enough back-to-back runs to fill a few milliseconds; the samples of
 onnxruntime and of the C alternate, so a change in the machine's load hits both. The table ends
-with the geometric mean of the ratios. Target (issue 17): geometric mean <= 1.0x, no model
-above 1.3x.
+with the geometric mean of the ratios and the machine (processor and widest vector
+extension: figures of different ISAs do not compare). Target (issue 17): geometric mean <=
+1.0x, no model above 1.3x.
 """
 
 import argparse
@@ -38,6 +42,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "test")]
 
 import cnn_models  # noqa: E402
 import zoo  # noqa: E402
+from checkouts import machine  # noqa: E402
 from ir_helpers import ZOO_INPUT_SHAPES  # noqa: E402
 
 from mrvl.numerics import compare  # noqa: E402
@@ -137,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", nargs="+", default=["wide"], choices=[*GROUPS, *BUILDERS],
                         help="models, or a group: wide (benchmarks/cnn_models.py), zoo, all")
     parser.add_argument("--baseline", action="store_true", help="also build with ARCH_FLAGS= (baseline ISA)")
+    parser.add_argument("--x86-64-v3", action="store_true", help="also build with ARCH_FLAGS=-march=x86-64-v3 (AVX2, FMA)")
     parser.add_argument("--clock", choices=CLOCKS, default="wall",
                         help="wall (default) or cpu: the calling thread's CPU time (1 thread only)")
     args = parser.parse_args(argv)
@@ -147,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     builds = [("native", None)]
     if args.baseline:
         builds.append(("baseline", ""))
+    if args.x86_64_v3:
+        builds.append(("x86-64-v3", "-march=x86-64-v3"))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
@@ -184,8 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     means = [math.exp(statistics.fmean(math.log(row[2 + b] / row[1]) for row in rows)) for b in range(len(builds))]
     print(f"{'geometric mean':<35}" + "".join(f" {'':>14} {m:>5.2f}x" for m in means))
-    print(f"({args.threads} thread(s) each; {args.clock} clock; median of {args.repeat}; ratio = C time / onnxruntime time; "
-          f"target: geometric mean <= {TARGET_MEAN}x, every model <= {TARGET_MAX}x)")
+    print(f"({machine()}; {args.threads} thread(s) each; {args.clock} clock; median of {args.repeat}; "
+          f"ratio = C time / onnxruntime time; target: geometric mean <= {TARGET_MEAN}x, every model <= {TARGET_MAX}x)")
     return 0
 
 
