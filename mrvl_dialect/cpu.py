@@ -23,11 +23,12 @@ call), `alias` on a `cpu.reshape` that shares its input's storage, `packed_weigh
 `cpu.conv` and `packed_b` on a `cpu.gemm` or `cpu.matmul` whose weights constant is in the
 kernel's packed layout, `packing_floats` and `y_batch` on a `cpu.conv` (run-time weights packed
 into its scratch; its images written a batch stride apart), `in_place` on a `cpu.elementwise`
-or a single elementwise op (the input whose storage its result takes over), on a `cpu.concat` (the inputs their producers
-wrote into its output) and on a `cpu.split` (the results it need not write), `out_strides` on a
-`cpu.elementwise` or `cpu.resize` and `in_strides` on a `cpu.split` that write or read a slice
-of a concat's output in place, and on the function the
-discardable attribute `cpu.workspace = #cpu.workspace<2048 bytes, align 64>`. Before it,
+or a single elementwise op (the input whose storage its result takes over), on a
+`cpu.concat` (the inputs their producers wrote into its output) and on a `cpu.split` (the
+results it need not write), `out_strides` on a `cpu.elementwise` or `cpu.resize` and
+`in_strides` on a `cpu.split` that write or read a slice of a concat's output in place, and
+on the function the discardable attribute `cpu.workspace = #cpu.workspace<2048 bytes, align
+64>`. Before it,
 `select-host-kernels` records the C kernel of a `cpu.conv`, `cpu.conv_transpose` and
 `cpu.resize` (`kernel = #cpu<conv_kernel flat>`) and the loop of a `cpu.elementwise` (`loop`,
 `strides`), and marks the function `cpu.kernels_selected`.
