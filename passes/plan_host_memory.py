@@ -96,13 +96,18 @@ def align(n: int) -> int:
     return -(-n // WORKSPACE_ALIGN) * WORKSPACE_ALIGN
 
 
-def tensor_bytes(value: SSAValue) -> int:
-    """The bytes of a tensor value in host memory."""
+def element_bytes(value: SSAValue) -> int:
+    """The bytes of one element of a tensor value in host memory."""
     assert isinstance(value.type, TensorType)
     element = BY_XDSL.get(value.type.element_type)
     if element is None or element.numpy is None or isinstance(element.xdsl, ComplexType):
         raise CompileError(f"tensor of type {value.type}", "the C backend has no element type for it")
-    return math.prod(cpu.shape_of(value)) * element.numpy.itemsize
+    return element.numpy.itemsize
+
+
+def tensor_bytes(value: SSAValue) -> int:
+    """The bytes of a tensor value in host memory."""
+    return math.prod(cpu.shape_of(value)) * element_bytes(value)
 
 
 def packed_layout(op: Operation, operand: int) -> tuple[str, int] | None:
@@ -240,7 +245,7 @@ def written_slices(concat: cpu.ConcatOp, returned: set[SSAValue], slices: dict[S
     starts = [0]
     for value in inputs:
         starts.append(starts[-1] + cpu.shape_of(value)[axis])
-    step = whole_strides[axis] * tensor_bytes(whole) // math.prod(cpu.shape_of(whole))  # bytes per index along axis
+    step = whole_strides[axis] * element_bytes(whole)  # bytes per index along the axis
     written: list[int] = []
     i = 0
     while i < len(inputs):

@@ -137,7 +137,6 @@ static void mrvl_copy_nd(int rank, const int64_t *shape_in, const void *src, con
         return;
     }
     int64_t last = shape[rank - 1], ss = src_stride[rank - 1], ts = dst_stride[rank - 1];
-    if (last == 0) return;
     for (int64_t r = 0; r < total / last; r++) {
         if (ss == 1 && ts == 1) {
             memcpy(t + to * (int64_t)elem, s + so * (int64_t)elem, (size_t)last * elem);
