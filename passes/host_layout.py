@@ -219,7 +219,10 @@ REMAPS: dict[type[Operation], Callable[[Operation, int, Perm], Remap | None]] = 
 }
 """The layout-free ops and how each is rebuilt in another layout."""
 
-_ONE_DATA_OPERAND = (g.PadOp, g.SliceOp, g.ResizeOp, g.SplitOp, *REDUCTIONS)
+RESHAPES = (g.ReshapeOp, g.FlattenOp, g.SqueezeOp, g.UnsqueezeOp)
+"""Ops that keep the elements in order and change only the dims (static result types)."""
+
+_ONE_DATA_OPERAND = (g.PadOp, g.SliceOp, g.ResizeOp, g.SplitOp, *REDUCTIONS, *RESHAPES)
 """Ops whose other operands are not data (pads, indices, scales, sizes): kept or remapped."""
 
 
@@ -262,24 +265,128 @@ def _rank(op: Operation) -> int | None:
     return rank
 
 
+def _dim_groups(source: tuple[int, ...], target: tuple[int, ...]) -> list[tuple[range, range]] | None:
+    """The dims of `source` and `target` (of one size) in the fewest runs of equal products:
+    a reshape merges or splits the dims within each run and moves no element across runs."""
+    groups, i, j = [], 0, 0
+    while i < len(source) or j < len(target):
+        start_i, start_j = i, j
+        left = right = 1
+        if i < len(source):
+            left, i = source[i], i + 1
+        if j < len(target):
+            right, j = target[j], j + 1
+        while left != right:
+            if left < right and i < len(source):
+                left, i = left * source[i], i + 1
+            elif right < left and j < len(target):
+                right, j = right * target[j], j + 1
+            else:
+                return None
+        groups.append((range(start_i, i), range(start_j, j)))
+    return groups
+
+
+def reshaped_layout(source: tuple[int, ...], target: tuple[int, ...], p: Perm) -> Perm | None:
+    """The layout of a reshape's result when its input is held in layout p, so that the
+    reshape moves no element; None when no layout does (the reshape mixes dims that p
+    separates, or orders differently: [N, C, H, W] -> [N, C*H*W] from NHWC).
+
+    Each run of dims the reshape merges or splits must be held together and in order (dims
+    of size 1 may be anywhere); the result holds the runs in p's order."""
+    groups = _dim_groups(source, target)
+    if groups is None:
+        return None
+    group_of = {d: k for k, (dims, _) in enumerate(groups) for d in dims}
+    held = [d for d in p if source[d] != 1]  # the dims that order elements, as held
+    order: list[int] = []
+    for position, d in enumerate(held):
+        k = group_of[d]
+        if position == 0 or group_of[held[position - 1]] != k:
+            if k in order:
+                return None  # the run is split by another
+            order.append(k)
+        elif d < held[position - 1]:
+            return None  # the run is held in another order
+    # Runs of size-1 dims only stay where they are; the others fill their places in p's order.
+    placed = iter(order)
+    runs = [k if all(source[d] == 1 for d in dims) else next(placed) for k, (dims, _) in enumerate(groups)]
+    return tuple(d for k in runs for d in groups[k][1])
+
+
+def _same_order(shape: tuple[int, ...], p: Perm, q: Perm) -> bool:
+    """Whether layouts p and q hold a tensor of this shape's elements in the same order."""
+    return [d for d in p if shape[d] != 1] == [d for d in q if shape[d] != 1]
+
+
+def _rank_at(op: Operation, value: SSAValue, ranks: dict[Operation, int]) -> int:
+    """The rank op reads or writes `value` at: a reshape's own, otherwise the op's one rank."""
+    return len(_shape(value)) if isinstance(op, RESHAPES) else ranks[op]
+
+
+def _is_host_reshape(op: Operation) -> bool:
+    return isinstance(op, RESHAPES) and on_host(op) and all(d > 0 for v in (*op.operands[:1], *op.results)
+                                                           for d in _shape(v))
+
+
+def _data_read(op: Operation, ranks: dict[Operation, int]) -> list[SSAValue]:
+    """The tensors op reads element by element in its own layout (not lower-rank constants,
+    which are transposed for each reader)."""
+    return [v for v in _data_operands(op) if len(_shape(v)) == _rank_at(op, v, ranks)]
+
+
 @dataclass
 class Region:
     ops: list[Operation]
     """In block order."""
-    rank: int
+    ranks: dict[Operation, int]
+    """Each op's rank (a reshape's: its result's)."""
 
     def __post_init__(self) -> None:
         self.members = set(self.ops)
+        self.readers: dict[SSAValue, list[Operation]] = {}
+        for op in self.ops:
+            for operand in _data_read(op, self.ranks):
+                self.readers.setdefault(operand, []).append(op)
+
 
     def inputs(self) -> list[SSAValue]:
         """Values read by the region that come from outside it and are not constants or scalars."""
         found: dict[SSAValue, None] = {}
         for op in self.ops:
-            for operand in _data_operands(op):
-                if (operand.owner not in self.members and len(_shape(operand)) == self.rank
-                        and not isinstance(operand.owner, ConstantOp) and _size(operand) != 1):
+            for operand in _data_read(op, self.ranks):
+                if (operand.owner not in self.members and not isinstance(operand.owner, ConstantOp)
+                        and _size(operand) != 1):
                     found[operand] = None
         return list(found)
+
+    def layouts(self, value: SSAValue, perm: Perm) -> dict[SSAValue, Perm] | None:
+        """Each value's layout (its inputs' and results') when `value` is held in `perm`; None
+        when a reshape cannot follow."""
+        held = {value: perm}
+        pending = [value]
+        while pending:
+            v = pending.pop()
+            ops = list(self.readers.get(v, ()))
+            if v.owner in self.members:
+                ops.append(v.owner)  # type: ignore[arg-type]
+            for op in ops:
+                if isinstance(op, RESHAPES):
+                    source, target = op.operands[0], op.results[0]
+                    other, p = (target, reshaped_layout(_shape(source), _shape(target), held[v])) if v is source else (
+                        source, reshaped_layout(_shape(target), _shape(source), held[v]))
+                    if p is not None and other in held and _same_order(_shape(other), held[other], p):
+                        continue  # the way back may place the dims of size 1 elsewhere
+                    related = [(other, p)]
+                else:
+                    related = [(w, held[v]) for w in (*_data_read(op, self.ranks), *op.results)]
+                for w, p in related:
+                    if p is None or held.get(w, p) != p:
+                        return None
+                    if w not in held:
+                        held[w] = p
+                        pending.append(w)
+        return held
 
     def outputs(self) -> list[tuple[SSAValue, list[Operation]]]:
         """Results read outside the region, each with the ops that read it there."""
@@ -292,9 +399,15 @@ class Region:
         return found
 
 
-def host_regions(block_ops: Iterable[Operation]) -> list[Region]:
-    """The groups of layout-free ops of one rank connected by the values they read, in block order."""
-    ranks = {op: rank for op in block_ops if (rank := _rank(op)) is not None}
+def host_regions(block_ops: Iterable[Operation], reshapes: bool = False) -> list[Region]:
+    """The groups of layout-free ops connected by the values they read, of one rank, in
+    block order; with `reshapes`, also through the reshapes among them (see `reshaped_layout`)."""
+    ranks: dict[Operation, int] = {}
+    for op in block_ops:
+        if (rank := _rank(op)) is not None:
+            ranks[op] = rank
+        elif reshapes and _is_host_reshape(op):
+            ranks[op] = len(_shape(op.results[0]))
     ops = list(ranks)
     index = {op: i for i, op in enumerate(ops)}
     parent = list(range(len(ops)))
@@ -307,16 +420,16 @@ def host_regions(block_ops: Iterable[Operation]) -> list[Region]:
 
     readers: dict[SSAValue, Operation] = {}
     for op in ops:
-        for operand in _data_operands(op):
+        for operand in _data_read(op, ranks):
             # An op joins the op it reads, and the others that read the same value: that
             # value's layout is one decision.
             for other in (operand.owner, readers.setdefault(operand, op)):
-                if ranks.get(other) == ranks[op]:
+                if other in ranks:
                     parent[root(index[op])] = root(index[other])
     groups: dict[int, list[Operation]] = {}
     for op in ops:
         groups.setdefault(root(index[op]), []).append(op)
-    return [Region(members, ranks[members[0]]) for members in groups.values()]
+    return [Region(members, {op: ranks[op] for op in members}) for members in groups.values()]
 
 
 def absorbed_by_subgraph(subgraph: mrvl.SubgraphOp | None, operand_index: int, calls: int) -> bool:
@@ -328,11 +441,19 @@ def absorbed_by_subgraph(subgraph: mrvl.SubgraphOp | None, operand_index: int, c
     return len(uses) == 1 and isinstance(uses[0].operation, mrvl.LayoutTransformOp)
 
 
-def moved_elements(region: Region, q: Perm, absorbs: Callable[[Operation, int], bool]) -> int:
-    """How many more elements the host transposes if `region` computes in layout q (negative:
-    fewer). `absorbs(call, i)`: an NHWC value passed as the call's operand i needs no transpose."""
+Layouts = dict[SSAValue, Perm]
+"""The layout each value of a region (its inputs' and results') is held in."""
+
+
+def moved_elements(region: Region, held: Layouts, absorbs: Callable[[Operation, int], bool]) -> int:
+    """How many more elements the host transposes if `region` holds its values as `held` says
+    (negative: fewer). `absorbs(call, i)`: an NHWC value passed as the call's operand i needs
+    no transpose."""
     change = 0
     for value in region.inputs():
+        q = held[value]
+        if is_identity(q):
+            continue
         source = value.owner
         if isinstance(source, g.TransposeOp) and on_host(source):
             only_here = all(u.operation in region.members for u in value.uses)
@@ -340,14 +461,16 @@ def moved_elements(region: Region, q: Perm, absorbs: Callable[[Operation, int], 
                 _size(value) if only_here else 0)
         else:
             change += _size(value)
-    nhwc = q == TO_NHWC
     for value, readers in region.outputs():
+        q = held[value]
+        if is_identity(q):
+            continue
         back = False
         for reader in readers:
             if isinstance(reader, g.TransposeOp) and on_host(reader):
                 if is_identity(compose(inverse(q), perm_of(reader))):
                     change -= _size(value)
-            elif reader.name == "cpu.call_mlip" and nhwc and all(
+            elif reader.name == "cpu.call_mlip" and q == TO_NHWC and all(
                     absorbs(reader, i) for i, v in enumerate(reader.operands) if v is value):
                 continue
             else:
@@ -356,27 +479,37 @@ def moved_elements(region: Region, q: Perm, absorbs: Callable[[Operation, int], 
     return change
 
 
-def candidate_layouts(region: Region) -> list[Perm]:
-    """The layouts that undo a transpose at the region's edge."""
-    found: dict[Perm, None] = {}
+def candidate_layouts(region: Region) -> list[Layouts]:
+    """The layouts that undo a transpose at the region's edge (and that its reshapes follow)."""
+    seeds: dict[tuple[SSAValue, Perm], None] = {}
     for value in region.inputs():
         if isinstance(value.owner, g.TransposeOp):
-            found[inverse(perm_of(value.owner))] = None
-    for _, readers in region.outputs():
+            seeds[value, inverse(perm_of(value.owner))] = None
+    for value, readers in region.outputs():
         for reader in readers:
             if isinstance(reader, g.TransposeOp):
-                found[perm_of(reader)] = None
-    return [q for q in found if len(q) == region.rank and not is_identity(q)]
+                seeds[value, perm_of(reader)] = None
+    found: list[Layouts] = []
+    for value, q in seeds:
+        held = region.layouts(value, q)
+        if held is not None and held not in found and not all(is_identity(p) for p in held.values()):
+            found.append(held)
+    return found
 
 
-def choose_layout(region: Region, absorbs: Callable[[Operation, int], bool]) -> Perm | None:
-    """The candidate layout that moves fewest elements, if it moves fewer than now."""
+def _remap(op: Operation, held: Layouts) -> Remap | None:
+    q = held[op.results[0]]
+    return ({}, {}) if isinstance(op, RESHAPES) else REMAPS[type(op)](op, len(q), q)
+
+
+def choose_layout(region: Region, absorbs: Callable[[Operation, int], bool]) -> Layouts | None:
+    """The candidate layouts that move fewest elements, if they move fewer than now."""
     best, saved = None, 0
-    for q in candidate_layouts(region):
-        if all(REMAPS[type(op)](op, region.rank, q) is not None for op in region.ops):
-            change = moved_elements(region, q, absorbs)
+    for held in candidate_layouts(region):
+        if all(_remap(op, held) is not None for op in region.ops):
+            change = moved_elements(region, held, absorbs)
             if change < saved:
-                best, saved = q, change
+                best, saved = held, change
     return best
 
 
@@ -386,13 +519,14 @@ def _constant(module: ModuleOp, array: np.ndarray, element_type: Attribute, name
     return ConstantOp(value)
 
 
-def rewrite_in_layout(region: Region, q: Perm, module: ModuleOp) -> None:
-    """Rebuild the region's ops to compute in layout q, with transposes at its edge."""
-    rank, back = region.rank, inverse(q)
-    moved: dict[SSAValue, SSAValue] = {}  # a region value, or an input, -> itself in layout q
+def rewrite_in_layout(region: Region, held: Layouts, module: ModuleOp) -> None:
+    """Rebuild the region's ops to hold their values as `held` says, with transposes at its edge."""
+    moved: dict[SSAValue, SSAValue] = {}  # a region value, or an input, -> itself in its layout
     entered: list[g.TransposeOp] = []  # transposes that produced inputs: dead once the region moves
     for op in region.ops:
-        properties, replaced = REMAPS[type(op)](op, rank, q)  # type: ignore[misc]
+        q = held[op.results[0]]
+        rank = len(q)
+        properties, replaced = _remap(op, held)  # type: ignore[misc]
         data = set(_data_operands(op))
         operands: list[SSAValue] = []
         for i, operand in enumerate(op.operands):
@@ -410,18 +544,26 @@ def rewrite_in_layout(region: Region, q: Perm, module: ModuleOp) -> None:
                 new = _constant(module, np.transpose(full, q), operand.type.element_type,  # type: ignore[attr-defined]
                                 f"{operand.name_hint or 'constant'}.t")
             else:
-                moved[operand] = _entering(operand, q, op, entered)
+                moved[operand] = _entering(operand, held[operand], op, entered)
                 operands.append(moved[operand])
                 continue
             new.results[0].name_hint = layout_name(operand.name_hint, q)
             Rewriter.insert_op(new, InsertPoint.before(op))
             operands.append(new.results[0])
-        result_types = [tensor_type(r.type.element_type, [_shape(r)[p] for p in q])  # type: ignore[attr-defined]
+        result_types = [tensor_type(r.type.element_type, [_shape(r)[p] for p in held[r]])  # type: ignore[attr-defined]
                         for r in op.results]
         if isinstance(op, _POOLS):
             template = _channels_last_pool(op)
             rebuilt = type(template).create(operands=operands[:1], result_types=result_types[:1],
                                             properties=template.properties, attributes=dict(op.attributes))
+            rebuilt.location = with_op_type(op.location, op_type(op))
+        elif isinstance(op, RESHAPES):
+            dims = np.array(_shape(op.results[0]), np.int64)[list(q)]
+            shape = _constant(module, dims, i64, f"{op.results[0].name_hint or 'reshape'}.shape")
+            shape.results[0].name_hint = f"{op.results[0].name_hint}_shape" if op.results[0].name_hint else None
+            Rewriter.insert_op(shape, InsertPoint.before(op))
+            rebuilt = g.ReshapeOp.create(operands=[operands[0], shape.results[0]], result_types=result_types,
+                                         attributes=dict(op.attributes))
             rebuilt.location = with_op_type(op.location, op_type(op))
         else:
             rebuilt = type(op).create(operands=operands, result_types=result_types,
@@ -433,7 +575,7 @@ def rewrite_in_layout(region: Region, q: Perm, module: ModuleOp) -> None:
             moved[old] = new
     for op in reversed(region.ops):
         for old in op.results:
-            _leaving(old, moved[old], back, region.members)
+            _leaving(old, moved[old], inverse(held[old]), region.members)
     for op in reversed(region.ops):
         Rewriter.erase_op(op)
     for source in entered:
@@ -444,6 +586,8 @@ def rewrite_in_layout(region: Region, q: Perm, module: ModuleOp) -> None:
 def _entering(value: SSAValue, q: Perm, user: Operation, entered: list[g.TransposeOp]) -> SSAValue:
     """`value` in layout q, before `user`: a transpose of it, composed with the transpose that
     produced it (none at all when they cancel: an MLIP output's NHWC, for q NHWC)."""
+    if is_identity(q):
+        return value
     source = value.owner
     if not isinstance(source, g.TransposeOp) or not on_host(source):
         new = transpose(value, q)
@@ -479,6 +623,9 @@ def _leaving(old: SSAValue, new: SSAValue, back: Perm, members: set[Operation]) 
                 reader.operands[0] = new
                 reader.properties["perm"] = i64_array(perm)
             continue
+        if is_identity(back):
+            reader.operands[use.index] = new
+            continue
         if restore is None:
             restore = transpose(new, back)
             restore.transposed.name_hint = layout_name(old.name_hint, back)
@@ -510,9 +657,14 @@ def assign_host_layouts(module: ModuleOp) -> bool:
     for function in functions:
         for block in function.body.blocks:
             for region in host_regions(block.ops):
-                q = choose_layout(region, absorbs)
-                if q is not None:
-                    rewrite_in_layout(region, q, module)
+                if (held := choose_layout(region, absorbs)) is not None:
+                    rewrite_in_layout(region, held, module)
+                    changed = True
+            # Then through reshapes, from the layouts chosen: the regions that take one in.
+            for region in host_regions(block.ops, reshapes=True):
+                if any(isinstance(op, RESHAPES) for op in region.ops) and (
+                        held := choose_layout(region, absorbs)) is not None:
+                    rewrite_in_layout(region, held, module)
                     changed = True
     return changed
 
@@ -523,24 +675,30 @@ def _reader_label(op: Operation) -> str:
     return node_label(op)
 
 
+def _layout_names(perm: Perm) -> tuple[str, str]:
+    """The layouts a transpose by perm converts from and to, as the reasons name them."""
+    return LAYOUTS.get(perm, ("another dim order", f"dim order {list(perm)}"))
+
+
 def layout_reason(op: g.TransposeOp, output_names: dict[SSAValue, str]) -> str:
     """Why a transpose stays on the host: the model's input or output, or the op on its other
     side that reads or writes only that layout."""
-    source, target = LAYOUTS[perm_of(op)]
+    source, target = _layout_names(perm_of(op))
     readers = list(dict.fromkeys(use.operation for use in op.transposed.uses))
     if PLACE_ATTR in op.attributes:
         return f"the model's own {node_label(op)}"
     if isinstance(op.data.owner, Block):
-        return f"the model input '{op.data.name_hint}' is {source}"
+        return f"the model input '{op.data.name_hint}' is {source if perm_of(op) in LAYOUTS else 'in another dim order'}"
     if readers and all(isinstance(r, func.ReturnOp) for r in readers):
         names = ", ".join(f"'{output_names[v]}'" for v in [op.transposed] if v in output_names)
-        return f"the model output {names} is {target}"
+        model_order = "in the model's dim order"
+        return f"the model output {names} is {target if perm_of(op) in LAYOUTS else model_order}"
     producer = op.data.owner
     while _stays_with_producer(producer):
         producer = producer.operands[0].owner
-    if producer.name != "cpu.call_mlip" and _rank(producer) is None:
+    if producer.name != "cpu.call_mlip" and _rank(producer) is None and not _is_host_reshape(producer):
         return f"{_reader_label(producer)} writes {source}"
-    fixed = [r for r in readers if not isinstance(r, func.ReturnOp) and _rank(r) is None]
+    fixed = [r for r in readers if not isinstance(r, func.ReturnOp) and _rank(r) is None and not _is_host_reshape(r)]
     if fixed:
         return f"{_reader_label(fixed[0])} reads {target}"
     return f"{_reader_label(readers[0])} and the ops it joins move fewer elements in {target}"
@@ -557,5 +715,5 @@ def explain_transposes(module: ModuleOp) -> None:
                     name = attrs.data.get("graph.name")
                     names.setdefault(value, name.data if isinstance(name, StringAttr) else value.name_hint or "")
             for op in block.ops:
-                if isinstance(op, g.TransposeOp) and perm_of(op) in LAYOUTS:
+                if isinstance(op, g.TransposeOp) and (perm_of(op) in LAYOUTS or PLACE_ATTR not in op.attributes):
                     op.attributes[LAYOUT_REASON_ATTR] = StringAttr(layout_reason(op, names))
