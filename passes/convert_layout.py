@@ -10,8 +10,9 @@
   where the model transposes that output back to NHWC (keras2onnx, tf2onnx), the two cancel;
 - on the host, a transpose sinks below the pad and slice of dim 0 around a call in chunks
   (chunk-mrvl-batch), and each region of host ops that do not care about the layout
-  (element-wise ops, Concat, Split, Slice, Pad, Softmax, nearest Resize, reductions, pools:
-  `host_layout.py`) computes in the layout that transposes least. An NHWC region's inputs
+  (element-wise ops, Concat, Split, Slice, Pad, Softmax, nearest Resize, reductions, pools,
+  and the reshapes that move no element in the layout chosen: `host_layout.py`) computes in
+  the layout that transposes least. An NHWC region's inputs
   from a subgraph and its outputs into the next subgraph need no transpose: the next
   subgraph takes NHWC (its `mrvl.layout_transform` goes), so a chain subgraph -> host glue
   -> subgraph passes NHWC through the host. An NHWC model input that the model transposes

@@ -16,6 +16,13 @@ transposes that read it, or is absorbed by the next subgraph's input `layout_tra
 `choose_layout` counts, for each candidate layout (those that undo a transpose at the
 region's edge), the elements the host transposes after the change against those it
 transposes now, and keeps the layout that moves fewest; a tie keeps the model's layout.
+
+A second round takes the reshapes (Reshape, Flatten, Squeeze, Unsqueeze) into the regions,
+starting from the layouts the first chose. A reshape that merges or splits only dims its
+input's layout holds together and in order moves no element in that layout: its result is
+held in the layout `reshaped_layout` gives (a Detect head's [1, C, H, W] -> [1, C, H*W] from
+NHWC is [1, H*W, C]), so a region's values may differ in rank and layout, each one decided
+by the region's. A reshape no layout of the candidate lets through rules the candidate out.
 """
 
 import math

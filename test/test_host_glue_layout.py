@@ -154,7 +154,22 @@ def _fpn_concat(g: Glue, a: str):
     return g.op("Concat", levels[::-1], "fpn_concat", axis=1)[0], 3 * C
 
 
-CASES = {"silu": _silu, "c2f": _c2f, "fpn_concat": _fpn_concat, "hardswish_written_out": _hardswish_written_out, "hardswish_affine": _hardswish_affine, "pools": _pools, "sppf": _sppf,
+def _detect_head(g: Glue, a: str):
+    """A YOLO Detect head's flattening: H and W merged, the channels split into box bins and
+    classes, a Softmax over the bins (between the model's Transposes), a Sigmoid, the Concat,
+    and the map restored for the next conv."""
+    flat = g.op("Reshape", [a, g.const("head.flat", np.array([1, C, 100]))], "head_flat")[0]
+    box, cls = g.op("Split", [flat, g.const("head.split", np.array([C // 2, C // 2]))], "head_split", outputs=2, axis=1)
+    bins = g.op("Reshape", [box, g.const("head.bins", np.array([1, 2, C // 4, 100]))], "head_bins")[0]
+    swapped = g.op("Transpose", [bins], "head_swap", perm=[0, 2, 1, 3])[0]
+    soft = g.op("Softmax", [swapped], "head_softmax", axis=1)[0]
+    back = g.op("Transpose", [soft], "head_unswap", perm=[0, 2, 1, 3])[0]
+    box = g.op("Reshape", [back, g.const("head.box", np.array([1, C // 2, 100]))], "head_box")[0]
+    joined = g.op("Concat", [box, g.op("Sigmoid", [cls], "head_sigmoid")[0]], "head_concat", axis=1)[0]
+    return g.op("Reshape", [joined, g.const("head.map", np.array([1, C, 10, 10]))], "head_map")[0], C
+
+
+CASES = {"silu": _silu, "detect_head": _detect_head, "c2f": _c2f, "fpn_concat": _fpn_concat, "hardswish_written_out": _hardswish_written_out, "hardswish_affine": _hardswish_affine, "pools": _pools, "sppf": _sppf,
          "squeeze_excite": _squeeze_excite, "split_resize": _split_resize, "spatial_attention": _spatial_attention}
 
 
