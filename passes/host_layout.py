@@ -695,11 +695,13 @@ def layout_reason(op: g.TransposeOp, output_names: dict[SSAValue, str]) -> str:
     if PLACE_ATTR in op.attributes:
         return f"the model's own {node_label(op)}"
     if isinstance(op.data.owner, Block):
-        return f"the model input '{op.data.name_hint}' is {source if perm_of(op) in LAYOUTS else 'in another dim order'}"
+        order = source if perm_of(op) in LAYOUTS else "in the model's dim order"
+        return f"the model input '{op.data.name_hint}' is {order}"
     if readers and all(isinstance(r, func.ReturnOp) for r in readers):
-        names = ", ".join(f"'{output_names[v]}'" for v in [op.transposed] if v in output_names)
-        model_order = "in the model's dim order"
-        return f"the model output {names} is {target if perm_of(op) in LAYOUTS else model_order}"
+        names = ", ".join(f"'{output_names[v]}'" for v in [op.transposed] if output_names.get(v))
+        output = f"the model output {names}" if names else "a model output"
+        order = target if perm_of(op) in LAYOUTS else "in the model's dim order"
+        return f"{output} is {order}"
     producer = op.data.owner
     while _stays_with_producer(producer):
         producer = producer.operands[0].owner

@@ -80,7 +80,7 @@ func.func @constant_folds() -> tensor<3x2xf32> {
 // COM: The data of a constant read without its weights is unknown: its transpose stays.
 // CHECK-LABEL: func.func @constant_without_data_stays(
 // CHECK-NEXT:    %[[K:[^ ]+]] = graph.constant dense_resource<absent> : tensor<2x3xf32>
-// CHECK-NEXT:    %[[T:[^ ]+]] = graph.Transpose %[[K]] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+// CHECK-NEXT:    %[[T:[^ ]+]] = graph.Transpose %[[K]] {mrvl.layout_reason = "a model output is in the model's dim order"} : (tensor<2x3xf32>) -> tensor<3x2xf32>
 // CHECK-NEXT:    func.return %[[T]]
 func.func @constant_without_data_stays() -> tensor<3x2xf32> {
   %k = graph.constant dense_resource<absent> : tensor<2x3xf32>
