@@ -42,8 +42,9 @@ from mrvl_dialect.graph_ops_gen import TransposeOp
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl_dialect.graph_queries import constant_value, module_of
-from mrvl.passes.host_layout import (assign_host_layouts, calls_by_callee, explain_transposes, on_host, perm_of,
-                                     transpose)
+from mrvl_dialect.locations import location_nodes
+from mrvl.passes.host_layout import (SWAPPED_SPATIAL, assign_host_layouts, calls_by_callee, compose, explain_transposes,
+                                     is_identity, on_host, per_pixel, perm_of, transpose)
 from mrvl.passes.patterns_by_op_class import MatchingOpsWalker, PatternsByOpClass
 
 
@@ -60,7 +61,13 @@ class TransposesCompose(RewritePattern):
         if composed == tuple(range(len(composed))):
             rewriter.replace(op, [], [inner.data])
         else:
-            rewriter.replace(op, transpose(inner.data, composed))
+            new = transpose(inner.data, composed)
+            model_own = next((t for t in (op, inner) if location_nodes(t.location)), None)
+            if model_own is not None:  # the model's Transpose, composed with another
+                new.location, new.attributes = model_own.location, dict(model_own.attributes)
+            rewriter.replace(op, new)
+        if not inner.transposed.uses:
+            rewriter.erase_op(inner)
 
 
 class TransposeOfConstantFolds(RewritePattern):
@@ -172,7 +179,10 @@ def merge_equal_transposes(module: ModuleOp) -> None:
 def absorb_input_transposes(module: ModuleOp) -> bool:
     """An NHWC -> NCHW transpose on the host that feeds a subgraph input which the subgraph
     only transposes back (its `mrvl.layout_transform`) cancels: the subgraph takes NHWC.
-    For subgraphs called once. Returns whether anything changed."""
+    For subgraphs called once. A subgraph of one input whose layers are all per pixel
+    (`per_pixel`) takes NHWC with H and W swapped the same way: its tensors are swapped, and
+    its results swapped back on the host (where they compose with the transposes that read
+    them). Returns whether anything changed."""
     calls = calls_by_callee(module)
     changed = False
     for subgraph in [op for op in module.body.block.ops if isinstance(op, mrvl.SubgraphOp)]:
@@ -183,22 +193,43 @@ def absorb_input_transposes(module: ModuleOp) -> bool:
         for i, operand in enumerate(call.operands):
             source, arg = operand.owner, block.args[i]
             uses = list(arg.uses)
-            if not isinstance(source, TransposeOp) or perm_of(source) != TO_NCHW or len(uses) != 1:
+            if not isinstance(source, TransposeOp) or len(uses) != 1:
                 continue
             layer = uses[0].operation
             if not isinstance(layer, mrvl.LayoutTransformOp):
                 continue
+            change = compose(perm_of(source), TO_NHWC)
+            swapped = (change == SWAPPED_SPATIAL and len(block.args) == 1 and call.chunk_count() == 1
+                       and per_pixel(subgraph))
+            if not is_identity(change) and not swapped:
+                continue
             # a chunk's type, if the call chunks
-            Rewriter.replace_value_with_new_type(arg, layer.results[0].type).name_hint = source.data.name_hint
+            Rewriter.replace_value_with_new_type(arg, source.data.type if swapped else layer.results[0].type
+                                                 ).name_hint = source.data.name_hint
             layer.results[0].replace_all_uses_with(block.args[i])
             Rewriter.erase_op(layer)
             call.operands[i] = source.data
             if not source.transposed.uses:
                 Rewriter.erase_op(source)
+            if swapped:
+                call = _swap_spatial_dims(subgraph, call)
             subgraph.properties["function_type"] = FunctionType.from_lists(
-                [a.type for a in block.args], subgraph.function_type.outputs.data)
+                [a.type for a in block.args], [v.type for v in block.last_op.operands])  # type: ignore[union-attr]
             changed = True
     return changed
+
+
+def _swap_spatial_dims(subgraph: mrvl.SubgraphOp, call: Operation) -> Operation:
+    """Swap H and W in the results of a per-pixel subgraph's layers; its call returns them so,
+    and transposes on the host swap them back. Returns the new call."""
+    for op in subgraph.body.block.ops:
+        if not isinstance(op, ConstantOp | mrvl.YieldOp):
+            for result in op.results:
+                dims = list(result.type.get_shape())  # type: ignore[attr-defined]
+                Rewriter.replace_value_with_new_type(result, TensorType(
+                    result.type.element_type, [dims[p] for p in SWAPPED_SPATIAL]))  # type: ignore[attr-defined]
+    outputs = [v.type for v in subgraph.body.block.last_op.operands]  # type: ignore[union-attr]
+    return _retarget_call(call, outputs, dict.fromkeys(range(len(outputs)), SWAPPED_SPATIAL))
 
 
 def move_output_transposes_to_host(module: ModuleOp) -> None:
@@ -226,7 +257,9 @@ def move_output_transposes_to_host(module: ModuleOp) -> None:
             _retarget_call(call, outputs, moved)
 
 
-def _retarget_call(call: Operation, outputs: list, moved: dict[int, tuple[int, ...]]) -> None:
+def _retarget_call(call: Operation, outputs: list, moved: dict[int, tuple[int, ...]]) -> Operation:
+    """`call` with these result types; result i in `moved` is transposed by its perm after it,
+    for the readers of the old result. Returns the new call."""
     assert isinstance(call, CallMlipOp)
     new_call = type(call).create(
         operands=call.operands, result_types=[chunked_type(t, call.chunk_count()) for t in outputs],
@@ -246,6 +279,7 @@ def _retarget_call(call: Operation, outputs: list, moved: dict[int, tuple[int, .
         new.name_hint = old.name_hint
         old.replace_all_uses_with(new)
     Rewriter.erase_op(call)
+    return new_call
 
 
 @dataclass(frozen=True)
@@ -268,7 +302,8 @@ class ConvertLayoutPass(ModulePass):
         # The regions' costs count the transposes the next subgraphs absorb: one round decides.
         assign_host_layouts(op)
         absorb_input_transposes(op)
-        # Last: a transpose that is a reshape might still have sunk or cancelled.
-        MatchingOpsWalker(PatternsByOpClass([(transposes, TransposeOfUnitDimsIsReshape())]),
+        # Last: a transpose that is a reshape might still have sunk or cancelled, or met the
+        # one swapping back a subgraph's spatial dims.
+        MatchingOpsWalker(PatternsByOpClass([(transposes, TransposesCompose()), (transposes, TransposeOfUnitDimsIsReshape())]),
                           erase_dead=False).rewrite_module(op)
         explain_transposes(op)

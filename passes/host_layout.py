@@ -40,7 +40,7 @@ from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.mrvl import LAYOUT_REASON_ATTR, PLACE_ATTR
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_value, node_label, op_type
-from mrvl_dialect.locations import with_op_type
+from mrvl_dialect.locations import location_nodes, with_op_type
 from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
@@ -448,14 +448,52 @@ def absorbed_by_subgraph(subgraph: mrvl.SubgraphOp | None, operand_index: int, c
     return len(uses) == 1 and isinstance(uses[0].operation, mrvl.LayoutTransformOp)
 
 
+SWAPPED_SPATIAL = (0, 2, 1, 3)
+"""NHWC with H and W swapped."""
+
+
+def _per_pixel_layer(op: Operation) -> bool:
+    if isinstance(op, mrvl.Conv2DOp):
+        kernel = _shape(op.weight)[1:3]
+        return kernel == (1, 1) and tuple(op.strides.get_values()) == (1, 1) and not any(op.padding.get_values())
+    if isinstance(op, mrvl.SumOp):
+        return not isinstance(op.rhs.owner, ConstantOp)
+    return isinstance(op, mrvl.ConcatOp | mrvl.LayoutTransformOp | mrvl.YieldOp | ConstantOp)
+
+
+def per_pixel(subgraph: mrvl.SubgraphOp) -> bool:
+    """Whether every layer of the subgraph computes each pixel from the same pixel of its
+    inputs (1x1 convs of stride 1, sums, channel concats), over rank-4 tensors: then it
+    computes the same with H and W swapped in all its tensors."""
+    block = subgraph.body.block
+    return all(_per_pixel_layer(op) for op in block.ops) and all(
+        len(_shape(v)) == 4 for v in (*block.args, *block.last_op.operands))  # type: ignore[union-attr]
+
+
+def nhwc_from(q: Perm) -> Perm:
+    """The transpose from a value held in layout q to its NHWC."""
+    return compose(inverse(q), TO_NHWC)
+
+
+def absorbed_layout(subgraph: mrvl.SubgraphOp | None, operand_index: int, calls: int, q: Perm) -> bool:
+    """Whether a subgraph called once takes input `operand_index` held in layout q with no
+    transpose: NHWC when it converts the input to NHWC first (`absorbed_by_subgraph`), and NHWC
+    with H and W swapped too when its layers are `per_pixel` (convert-layout then swaps them
+    in the subgraph)."""
+    if len(q) != 4 or not absorbed_by_subgraph(subgraph, operand_index, calls):
+        return False
+    change = nhwc_from(q)
+    return is_identity(change) or change == SWAPPED_SPATIAL and per_pixel(subgraph)  # type: ignore[arg-type]
+
+
 Layouts = dict[SSAValue, Perm]
 """The layout each value of a region (its inputs' and results') is held in."""
 
 
-def moved_elements(region: Region, held: Layouts, absorbs: Callable[[Operation, int], bool]) -> int:
+def moved_elements(region: Region, held: Layouts, absorbs: Callable[[Operation, int, Perm], bool]) -> int:
     """How many more elements the host transposes if `region` holds its values as `held` says
-    (negative: fewer). `absorbs(call, i)`: an NHWC value passed as the call's operand i needs
-    no transpose."""
+    (negative: fewer). `absorbs(call, i, q)`: a value held in layout q passed as the call's
+    operand i needs no transpose."""
     change = 0
     for value in region.inputs():
         q = held[value]
@@ -475,15 +513,26 @@ def moved_elements(region: Region, held: Layouts, absorbs: Callable[[Operation, 
         back = False
         for reader in readers:
             if isinstance(reader, g.TransposeOp) and on_host(reader):
-                if is_identity(compose(inverse(q), perm_of(reader))):
-                    change -= _size(value)
-            elif reader.name == "cpu.call_mlip" and q == TO_NHWC and all(
-                    absorbs(reader, i) for i, v in enumerate(reader.operands) if v is value):
+                perm = compose(inverse(q), perm_of(reader))
+                change += _transposed(reader, perm, absorbs) - _transposed(reader, perm_of(reader), absorbs)
+            elif reader.name == "cpu.call_mlip" and all(
+                    absorbs(reader, i, q) for i, v in enumerate(reader.operands) if v is value):
                 continue
             else:
                 back = True
         change += _size(value) if back else 0
     return change
+
+
+def _transposed(op: g.TransposeOp, perm: Perm, absorbs: Callable[[Operation, int, Perm], bool]) -> int:
+    """The elements `op` moves with this perm: none when it is the identity, or when only
+    subgraphs read it that take its input as it is (convert-layout's absorb step)."""
+    if is_identity(perm):
+        return 0
+    uses = list(op.transposed.uses)
+    if uses and all(u.operation.name == "cpu.call_mlip" and absorbs(u.operation, u.index, inverse(perm)) for u in uses):
+        return 0
+    return _size(op.data)
 
 
 def candidate_layouts(region: Region) -> list[Layouts]:
@@ -509,7 +558,7 @@ def _remap(op: Operation, held: Layouts) -> Remap | None:
     return ({}, {}) if isinstance(op, RESHAPES) else REMAPS[type(op)](op, len(q), q)
 
 
-def choose_layout(region: Region, absorbs: Callable[[Operation, int], bool]) -> Layouts | None:
+def choose_layout(region: Region, absorbs: Callable[[Operation, int, Perm], bool]) -> Layouts | None:
     """The candidate layouts that move fewest elements, if they move fewer than now."""
     best, saved = None, 0
     for held in candidate_layouts(region):
@@ -609,6 +658,8 @@ def _entering(value: SSAValue, q: Perm, user: Operation, entered: list[g.Transpo
         return source.data
     new = transpose(source.data, perm)
     new.transposed.name_hint = layout_name(value.name_hint, q)
+    if location_nodes(source.location):  # the model's own Transpose, composed
+        new.location, new.attributes = source.location, dict(source.attributes)
     Rewriter.insert_op(new, InsertPoint.before(user))
     return new.transposed
 
@@ -656,23 +707,20 @@ def assign_host_layouts(module: ModuleOp) -> bool:
     functions = [op for op in module.body.block.ops if isinstance(op, func.FuncOp)]
     calls = {callee: len(sites) for callee, sites in calls_by_callee(module).items()}
 
-    def absorbs(call: Operation, index: int) -> bool:
+    def absorbs(call: Operation, index: int, q: Perm) -> bool:
         callee = call.properties["callee"].root_reference.data  # type: ignore[union-attr]
-        return absorbed_by_subgraph(subgraphs.get(callee), index, calls[callee])
+        return absorbed_layout(subgraphs.get(callee), index, calls[callee], q)
 
     changed = False
     for function in functions:
         for block in function.body.blocks:
-            for region in host_regions(block.ops):
-                if (held := choose_layout(region, absorbs)) is not None:
-                    rewrite_in_layout(region, held, module)
-                    changed = True
-            # Then through reshapes, from the layouts chosen: the regions that take one in.
-            for region in host_regions(block.ops, reshapes=True):
-                if any(isinstance(op, RESHAPES) for op in region.ops) and (
-                        held := choose_layout(region, absorbs)) is not None:
-                    rewrite_in_layout(region, held, module)
-                    changed = True
+            # Then again through reshapes, from the layouts chosen (a region's inputs may have
+            # become transposes another layout cancels).
+            for reshapes in (False, True):
+                for region in host_regions(block.ops, reshapes):
+                    if (held := choose_layout(region, absorbs)) is not None:
+                        rewrite_in_layout(region, held, module)
+                        changed = True
     return changed
 
 
@@ -692,7 +740,7 @@ def layout_reason(op: g.TransposeOp, output_names: dict[SSAValue, str]) -> str:
     side that reads or writes only that layout."""
     source, target = _layout_names(perm_of(op))
     readers = list(dict.fromkeys(use.operation for use in op.transposed.uses))
-    if PLACE_ATTR in op.attributes:
+    if PLACE_ATTR in op.attributes or location_nodes(op.location):
         return f"the model's own {node_label(op)}"
     if isinstance(op.data.owner, Block):
         order = source if perm_of(op) in LAYOUTS else "in the model's dim order"
@@ -724,5 +772,5 @@ def explain_transposes(module: ModuleOp) -> None:
                     name = attrs.data.get("graph.name")
                     names.setdefault(value, name.data if isinstance(name, StringAttr) else value.name_hint or "")
             for op in block.ops:
-                if isinstance(op, g.TransposeOp) and (perm_of(op) in LAYOUTS or PLACE_ATTR not in op.attributes):
+                if isinstance(op, g.TransposeOp) and (perm_of(op) in LAYOUTS or not location_nodes(op.location)):
                     op.attributes[LAYOUT_REASON_ATTR] = StringAttr(layout_reason(op, names))
