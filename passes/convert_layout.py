@@ -67,7 +67,7 @@ class TransposesCompose(RewritePattern):
                 new.location, new.attributes = model_own.location, dict(model_own.attributes)
             rewriter.replace(op, new)
         if not inner.transposed.uses:
-            rewriter.erase_op(inner)
+            rewriter.erase(inner)
 
 
 class TransposeOfConstantFolds(RewritePattern):
@@ -137,7 +137,7 @@ class TransposeSinksBelowBatchResize(RewritePattern):
         inner.results[0].name_hint = op.results[0].name_hint
         outer = transpose(inner.results[0], perm_of(source))
         rewriter.replace_op(op, [inner, outer], [outer.transposed])
-        rewriter.erase_op(source)
+        rewriter.erase(source)
 
 
 class TransposeOfUnitDimsIsReshape(RewritePattern):

@@ -226,3 +226,31 @@ def test_matches_onnxruntime(glue, precision: str) -> None:
         got = run_bundle(bundle, {"x": x}, precision=precision, simulator="reference")
     for name, expected in want.items():
         assert_close(got[name], expected, FP16_LAYERS if precision == "fp16" else None, name)
+
+
+def test_per_pixel_subgraph_takes_its_input_with_h_and_w_swapped(session_dir: Path) -> None:
+    """An NWHC model input (W before H) read by 1x1 convs only: the subgraph takes it as it
+    is, with its tensors' H and W swapped, and the host transposes only the output."""
+    rng = np.random.default_rng(30)
+    w1, w2 = (numpy_helper.from_array(rng.normal(0, 0.5, shape).astype(np.float32), name)
+              for name, shape in (("w1", (6, 3, 1, 1)), ("w2", (4, 6, 1, 1))))
+    nodes = [helper.make_node("Transpose", ["x"], ["t"], name="to_nchw", perm=[0, 3, 2, 1]),
+             helper.make_node("Conv", ["t", "w1"], ["c"], name="conv1"),
+             helper.make_node("Relu", ["c"], ["r"], name="relu"),
+             helper.make_node("Conv", ["r", "w2"], ["y"], name="conv2")]
+    graph = helper.make_graph(nodes, "nwhc", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 7, 5, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 5, 7])], [w1, w2])
+    root = session_dir / "per_pixel_swapped"
+    root.mkdir(exist_ok=True)
+    model, bundle, ir = root / "nwhc.onnx", root / "bundle", root / "nwhc.mlir"
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), model)
+    assert mrvl_opt([str(model), "-p", PIPELINE, "-o", str(ir)]) == 0
+    host = ir.read_text()
+    assert "mrvl.layout_transform" not in host and "(tensor<1x7x5x3xf32>) -> tensor<1x7x5x4xf32>" in host
+    assert len(re.findall(r"= cpu\.transpose", host)) == 1
+    assert mrvl_opt([str(model), "-p", PIPELINE, "-t", "c", "-o", str(bundle)]) == 0
+    x = rng.normal(0, 1, (1, 7, 5, 3)).astype(np.float32)
+    want = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    for precision in ("fp32", "fp16"):
+        got = run_bundle(bundle, {"x": x}, precision=precision, simulator="reference")
+        assert_close(got["y"], want, FP16_LAYERS if precision == "fp16" else None, f"y ({precision})")
