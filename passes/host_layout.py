@@ -11,7 +11,8 @@ A region may compute in any layout `q` (a permutation of its rank): each of its 
 is then held as `transpose(v, q)`. An input arrives through `transpose(input, q)`, which
 composes with a transpose that produced it (an MLIP output's NHWC -> NCHW, undone when `q` is
 NHWC); an output leaves through `transpose(output, inverse(q))`, which composes with the
-transposes that read it, or is absorbed by the next subgraph's input `layout_transform`.
+transposes that read it, or is absorbed by the next subgraph's input `layout_transform` (for
+q NHWC, or NHWC with H and W swapped when the subgraph's layers are all per pixel).
 
 `choose_layout` counts, for each candidate layout (those that undo a transpose at the
 region's edge), the elements the host transposes after the change against those it
@@ -355,7 +356,6 @@ class Region:
         for op in self.ops:
             for operand in _data_read(op, self.ranks):
                 self.readers.setdefault(operand, []).append(op)
-
 
     def inputs(self) -> list[SSAValue]:
         """Values read by the region that come from outside it and are not constants or scalars."""
