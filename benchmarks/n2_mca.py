@@ -24,9 +24,9 @@ FP pipes of 4 lanes). MACs per iteration are the marked count, or, where gcc kep
 inside the marked pass (a depthwise conv's taps), the multiply-adds of that loop's body, as
 the line notes. A pool's loop counts its max (or add) operations, against the same 8.
 
-`--x86` runs the same regions as an AVX2 machine's build compiles them (this machine's gcc,
-or x86_64-linux-gnu-gcc elsewhere, with `-march=x86-64-v3`: 256-bit vectors of 8 floats in 16
-registers) through `llvm-mca-19 -mtriple=x86_64 -mcpu=haswell` (`--mcpu`: another AVX2 core's
+`--x86` runs the same regions as an AVX2 machine's build compiles them (x86_64-linux-gnu-gcc,
+or this machine's gcc where it is x86-64, with `-march=x86-64-v3`: 256-bit vectors of 8 floats
+in 16 registers) through `llvm-mca-19 -mtriple=x86_64 -mcpu=haswell` (`--mcpu`: another AVX2 core's
 model, e.g. znver3 or alderlake), against a peak of 16 fp32 MACs a cycle (two 256-bit FMA
 pipes of 8 lanes, as all of those cores have).
 
@@ -153,7 +153,8 @@ def compile_kernels(cc: str, target: Target, directory: Path) -> str:
         (directory / file_name).write_text(text)
     addresses = ", ".join(f"(void *){kernel}" for kernel in HOT_KERNELS)
     (directory / DRIVER).write_text(f'#include "mrvl_kernels.c"\nvoid *const n2_mca_kernels[] = {{{addresses}}};\n')
-    done = subprocess.run([cc, *CFLAGS, target.arch_flags, "-S", DRIVER, "-o", "kernels.s"], cwd=directory, capture_output=True, text=True)
+    done = subprocess.run([cc, *CFLAGS, target.arch_flags, "-S", DRIVER, "-o", "kernels.s"], cwd=directory,
+                          capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"error: {cc} failed on the kernels: {done.stderr.strip()}")
     return (directory / "kernels.s").read_text()
