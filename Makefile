@@ -101,6 +101,8 @@ bench: $(INSTALLED)
 	$(BIN)/python benchmarks/host_c_vs_onnxruntime.py --baseline
 	@if command -v aarch64-linux-gnu-gcc >/dev/null && command -v llvm-mca-19 >/dev/null; then \
 	  $(BIN)/python benchmarks/n2_mca.py; else echo "note: no llvm-mca-19; benchmarks/n2_mca.py skipped"; fi
+	@if [ "$$(uname -m)" = x86_64 ] && command -v llvm-mca-19 >/dev/null; then \
+	  $(BIN)/python benchmarks/n2_mca.py --x86; else echo "note: not x86-64 or no llvm-mca-19; n2_mca.py --x86 skipped"; fi
 	$(BIN)/python benchmarks/host_glue.py --against $(GLUE_AGAINST)
 
 # Regenerate committed generated files (a test fails while they are stale).

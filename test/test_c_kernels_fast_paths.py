@@ -10,11 +10,12 @@ the last axis and layer normalisation, their rows reduced in 16 lanes; erf and t
 GELU; a matmul's bias Add, clamp and activation fused into it; a fully connected layer's tiles
 of dot products; GEMMs on weights packed at compile time (a few rows by column tiles, each tile
 height, many rows in blocks, A transposed); transposes in blocks of 4 x 4 tiles. All the cases are built side
-by side in one model: with the baseline ISA and -march=native, once more with AddressSanitizer
+by side in one model: with the baseline ISA, -march=native and -march=x86-64-v3 (AVX2), once more with AddressSanitizer
 and UBSan, and for aarch64 (-mcpu=neoverse-n2) run under qemu; each alone, as slow tests."""
 
 import itertools
 import os
+import platform
 import re
 import subprocess
 from pathlib import Path
@@ -606,6 +607,22 @@ def test_fast_paths_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) 
         pytest.skip("gcc cannot link -fsanitize=address,undefined here")
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
     _program_outputs(tmp_path, c_workdir, "asan", SANITIZE, GCC, env=env)
+
+
+def _runs_avx2() -> bool:
+    """Whether this machine runs x86-64-v3 code (AVX2 and FMA)."""
+    if platform.machine() != "x86_64":
+        return False
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    return all(re.search(rf"^flags\s*:.*\b{flag}\b", flags, re.M) for flag in ("avx2", "fma", "bmi2", "movbe"))
+
+
+@pytest.mark.skipif(not _runs_avx2(), reason="needs an x86-64 machine with AVX2 and FMA")
+def test_fast_paths_match_onnxruntime_on_avx2(c_workdir: Path, tmp_path: Path) -> None:
+    """Every case built for an AVX2 machine (ARCH_FLAGS=-march=x86-64-v3: the kernels' __AVX__
+    tiles, 8-float vectors in 16 registers), which neither the baseline build nor -march=native
+    on an AVX-512 machine compiles."""
+    _program_outputs(tmp_path, c_workdir, "avx2", ["-march=x86-64-v3"], GCC)
 
 
 @pytest.mark.slow  # the AArch64 zoo program (test_cross_compile) runs the same kernels in the fast suite

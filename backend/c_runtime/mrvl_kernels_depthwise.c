@@ -281,18 +281,18 @@ static void depthwise_copy_in(const mrvl_conv_params *p, const depthwise_geometr
 }
 
 /* dst[j] = src[j] clamped to [low, high] for j < count (at least 16): copy_row_f32 and
- * clamp_f32 in one pass, in runs of 16 floats (each a max and a min of whole vectors), the
- * last overlapping the one before. */
+ * clamp_f32 in one pass, in runs of 16 floats, each vectors of a max and a min (as
+ * clamp_value: a NaN stays), the last run overlapping the one before. A run written as a loop
+ * over its floats vectorised only with AVX-512 (16 lanes); with AVX2 it ran a float at a time. */
 static MRVL_ALWAYS_INLINE void copy_clamped_row_f32(float *restrict dst, const float *restrict src, int64_t count,
                                                     float low, float high)
 {
     int64_t last = count - 16;
+    pool_vec lower = (pool_vec){0} + low, upper = (pool_vec){0} + high;
     for (int64_t j = 0; j < count; j += 16) {
-        float run[16];
         int64_t at = j < last ? j : last;
-        memcpy(run, src + at, sizeof run);
-        for (int l = 0; l < 16; l++) run[l] = clamp_value(run[l], low, high);
-        memcpy(dst + at, run, sizeof run);
+        for (int v = 0; v < 16; v += MRVL_POOL_VF)
+            pool_store(dst + at + v, pool_min(upper, pool_max(lower, pool_load(src + at + v))));
     }
 }
 

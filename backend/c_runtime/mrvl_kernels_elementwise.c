@@ -6,7 +6,7 @@
 
 MRVL_NOINLINE static void mrvl_leaky_relu_f32(int64_t count, float alpha, const float *x, float *y)
 {
-    for (int64_t i = 0; i < count; i++) y[i] = x[i] < 0.0f ? alpha * x[i] : x[i];
+    for (int64_t i = 0; i < count; i++) y[i] = prelu_value(x[i], alpha);
 }
 
 static void mrvl_unary_f32(int kind, int64_t count, const float *x, float *y);
