@@ -589,6 +589,27 @@ class CEmitter:
                 f"mrvl_{kernel}_{suffix}(&p, {x[0]}, {x[1]}, {zero_point}, {y[0]});"]
 
     @emit.register
+    def _(self, op: cpu.DynamicQuantizeOp, x: list[str], y: list[str]) -> list[str]:
+        return [f"mrvl_dynamic_quantize_u8({math.prod(_shape(op.input))}, {x[0]}, {y[0]}, {y[1]}, {y[2]});"]
+
+    @emit.register
+    def _(self, op: cpu.MatmulIntegerOp, x: list[str], y: list[str]) -> list[str]:
+        a2, b2, batch = matmul_shapes(op)
+        m, k, n = a2[-2], a2[-1], b2[-1]
+        a_bs = [s * m * k for s in broadcast_strides(a2[:-2], batch)]
+        b_bs = [s * k * n for s in broadcast_strides(b2[:-2], batch)]
+        fields = dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
+                      b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n)
+        zeros = iter(x[2:])
+        a_zero = next(zeros) if op.a_zero_point is not None else "NULL"
+        b_zero = next(zeros) if op.b_zero_point is not None else "NULL"
+        per_row = int(op.a_zero_point is not None and math.prod(_shape(op.a_zero_point)) > 1)
+        per_column = int(op.b_zero_point is not None and math.prod(_shape(op.b_zero_point)) > 1)
+        suffix = _suffix(op.A) + _suffix(op.B)
+        return [*self.params("mrvl_matmul_params", fields),
+                f"mrvl_matmul_integer_{suffix}(&p, {x[0]}, {x[1]}, {a_zero}, {per_row}, {b_zero}, {per_column}, {y[0]});"]
+
+    @emit.register
     def _(self, op: cpu.SoftmaxOp, x: list[str], y: list[str]) -> list[str]:
         s, axis = _shape(op.input), op.axis.value.data
         if op.log is not None:

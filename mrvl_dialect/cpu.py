@@ -57,6 +57,8 @@ from xdsl.dialects.builtin import (
     I64,
     IntAttr,
     IntegerAttr,
+    IntegerType,
+    Signedness,
     SymbolRefAttr,
     TensorType,
     f32,
@@ -2435,6 +2437,79 @@ class DequantizeOp(_LinearQuantizationOp):
         return self.output
 
 
+UI8 = IntegerType(8, Signedness.UNSIGNED)
+INTEGER_PRODUCT_TYPES = (IntegerType(8), UI8)
+"""The element types of a `cpu.matmul_integer`'s operands."""
+
+
+@irdl_op_definition
+class DynamicQuantizeOp(CpuOp):
+    """ONNX DynamicQuantizeLinear: a uint8 quantization of x whose range covers x and 0.
+    With lo = min(min(x), 0) and hi = max(max(x), 0): scale = (hi - lo) / 255, the zero point
+    round(-lo / scale) and y = saturate(round(x / scale) + zero point), rounding halves to even
+    and saturating to [0, 255]; all zeros (hi = lo) quantize to 0 with scale 0.
+
+        %y, %s, %z = cpu.dynamic_quantize %x : (tensor<4x8xf32>) -> (tensor<4x8xui8>, tensor<f32>, tensor<ui8>)
+    """
+
+    name = "cpu.dynamic_quantize"
+
+    input = operand_def(TensorType.constr(f32))
+    output = result_def(TensorType.constr(UI8))
+    scale = result_def(TensorType.constr(f32))
+    zero_point = result_def(TensorType.constr(UI8))
+
+    assembly_format = "$input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        _check_shape("the result", shape_of(self.output), shape_of(self.input))
+        for name, value in (("the scale", self.scale), ("the zero point", self.zero_point)):
+            _check_shape(name, shape_of(value), [])
+
+
+@irdl_op_definition
+class MatmulIntegerOp(CpuOp):
+    """ONNX MatMulInteger: (A - a_zero_point) times (B - b_zero_point) with numpy's `matmul`
+    semantics, summed in int32. A and B are int8 or uint8 each; a zero point is one value, or
+    one per row of A (a_zero_point, A's second-last dim) or per column of B (b_zero_point, B's
+    last dim), of its operand's type.
+
+        %y = cpu.matmul_integer %a, %b a_zero_point %za b_zero_point %zb : (tensor<4x8xui8>, tensor<8x16xi8>)
+               a_zero_point tensor<ui8> b_zero_point tensor<16xi8> -> tensor<4x16xi32>
+    """
+
+    name = "cpu.matmul_integer"
+
+    A = operand_def(TensorType)
+    B = operand_def(TensorType)
+    a_zero_point = opt_operand_def(TensorType)
+    b_zero_point = opt_operand_def(TensorType)
+    Y = result_def(TensorType.constr(i32))
+
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = ("$A `,` $B (`a_zero_point` $a_zero_point^)? (`b_zero_point` $b_zero_point^)? attr-dict `:` "
+                       "`(` type($A) `,` type($B) `)` (`a_zero_point` type($a_zero_point)^)? "
+                       "(`b_zero_point` type($b_zero_point)^)? `->` type($Y)")
+
+    def verify_params(self) -> None:
+        a, b = shape_of(self.A), shape_of(self.B)
+        for name, value in (("'A'", self.A), ("'B'", self.B)):
+            if element_type_of(value) not in INTEGER_PRODUCT_TYPES:
+                raise VerifyException(f"{name} must be int8 or uint8, got {element_type_of(value)}")
+        expected = matmul_shape(a, b)
+        if expected is None:
+            raise VerifyException(f"'A' {list(a)} and 'B' {list(b)} do not fit numpy's matmul")
+        _check_shape("the result", shape_of(self.Y), expected)
+        for name, point, operand, per in (("'a_zero_point'", self.a_zero_point, self.A, a[-2] if len(a) > 1 else 1),
+                                          ("'b_zero_point'", self.b_zero_point, self.B, b[-1] if len(b) > 1 else 1)):
+            if point is None:
+                continue
+            if element_type_of(point) != element_type_of(operand):
+                raise VerifyException(f"{name} must have its operand's element type")
+            if math.prod(shape_of(point)) not in (1, per) or len(shape_of(point)) > 1:
+                raise VerifyException(f"{name} must be one value or {per} (a vector), got {list(shape_of(point))}")
+
+
 CPU = Dialect(
     "cpu",
     [
@@ -2485,6 +2560,8 @@ CPU = Dialect(
         RecurrentOp,
         QuantizeOp,
         DequantizeOp,
+        DynamicQuantizeOp,
+        MatmulIntegerOp,
     ],
     [
         BinaryKindAttr,

@@ -1241,6 +1241,32 @@ class LinearQuantizationToCpu(GraphOpLowering):
         self.replace(op, rewriter, [new])
 
 
+class DynamicQuantizeLinearToCpu(GraphOpLowering):
+    """DynamicQuantizeLinear -> cpu.dynamic_quantize (uint8, as ONNX defines it)."""
+
+    ops = (g.DynamicQuantizeLinearOp,)
+
+    def lower(self, op: g.DynamicQuantizeLinearOp, rewriter: PatternRewriter) -> None:
+        if element_type_of(op.x) != f32 or element_type_of(op.y) != cpu.UI8:
+            raise no_host_kernel(op, " other than float to uint8")
+        new = create(cpu.DynamicQuantizeOp, [op.x], [r.type for r in op.results])
+        self.replace(op, rewriter, [new], list(new.results))
+
+
+class MatMulIntegerToCpu(GraphOpLowering):
+    """MatMulInteger -> cpu.matmul_integer: int8 or uint8 operands, int32 sums."""
+
+    ops = (g.MatMulIntegerOp,)
+
+    def lower(self, op: g.MatMulIntegerOp, rewriter: PatternRewriter) -> None:
+        for value in (op.A, op.B):
+            if element_type_of(value) not in cpu.INTEGER_PRODUCT_TYPES:
+                raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(value)].onnx_name}")
+        new = cpu.MatmulIntegerOp.build(operands=[op.A, op.B, op.a_zero_point, op.b_zero_point],
+                                        result_types=[op.Y.type])
+        self.replace(op, rewriter, [new])
+
+
 def host_kernel_op_types() -> set[str]:
     """The ONNX operators some pattern lowers to a host kernel."""
     return {cls.name.removeprefix("graph.") for pattern in PATTERNS for cls in pattern.ops}
@@ -1302,6 +1328,8 @@ PATTERNS: tuple[type[GraphOpLowering], ...] = (
     ScatterToCpuScatter,
     RecurrentToCpuRecurrent,
     LinearQuantizationToCpu,
+    DynamicQuantizeLinearToCpu,
+    MatMulIntegerToCpu,
 )
 
 

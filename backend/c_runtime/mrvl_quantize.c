@@ -1,5 +1,6 @@
 /* mrvl_quantize.c: ONNX QuantizeLinear and DequantizeLinear on the host (cpu.quantize,
- * cpu.dequantize), float32 against int8, uint8, int16, uint16 and int32.
+ * cpu.dequantize), float32 against int8, uint8, int16, uint16 and int32; DynamicQuantizeLinear
+ * (cpu.dynamic_quantize) and MatMulInteger (cpu.matmul_integer) on int8 and uint8.
  *
  * Included by the generated `<model>.c` after mrvl_kernels.c (internal linkage, as there).
  * The tensor is viewed as (outer, axis, inner) around the quantization axis; element
@@ -76,6 +77,67 @@ MRVL_DEFINE_DEQUANTIZE(u8, uint8_t)
 MRVL_DEFINE_DEQUANTIZE(i16, int16_t)
 MRVL_DEFINE_DEQUANTIZE(u16, uint16_t)
 MRVL_DEFINE_DEQUANTIZE(i32, int32_t)
+
+/* ONNX DynamicQuantizeLinear, as onnxruntime computes it: the range of x widened to hold
+ * 0, scale = range / 255 (1 for a range of 0), the zero point -min / scale rounded (halves
+ * to even) and saturated, then x quantized with them as QuantizeLinear does. */
+static void mrvl_dynamic_quantize_u8(int64_t count, const float *x, uint8_t *y, float *scale, uint8_t *zero_point)
+{
+    float lo = 0.0f, hi = 0.0f;
+    for (int64_t e = 0; e < count; e++) {
+        lo = x[e] < lo ? x[e] : lo;
+        hi = x[e] > hi ? x[e] : hi;
+    }
+    const float s = hi == lo ? 1.0f : (hi - lo) / 255.0f, z = -lo / s;
+    const uint8_t zp = (uint8_t)rintf(z < 0.0f ? 0.0f : z > 255.0f ? 255.0f : z);
+    for (int64_t e = 0; e < count; e++) y[e] = quantize_one_u8(x[e], s, zp);
+    *scale = s;
+    *zero_point = zp;
+}
+
+/* ONNX MatMulInteger: numpy's matmul of (A - a_zero_point) and (B - b_zero_point), summed
+ * in int32. A zero point is one value, or one per row of A (a_zero_rows) or per column of B
+ * (b_zero_columns); NULL is 0. Each row of the result gathers the rows of B, scaled by
+ * the row of A, so the inner loop runs along B's row (vectorised). */
+#define MRVL_DEFINE_MATMUL_INTEGER(SUFFIX, TA, TB)                                                \
+    static void mrvl_matmul_integer_##SUFFIX(const mrvl_matmul_params *p, const TA *a, const TB *b,  \
+                                             const TA *a_zero, int a_zero_rows, const TB *b_zero,    \
+                                             int b_zero_columns, int32_t *y)                         \
+    {                                                                                            \
+        int64_t idx[MRVL_MAX_RANK] = {0}, batches = 1, ao = 0, bo = 0;                           \
+        for (int d = 0; d < p->batch_rank; d++) batches *= p->batch[d];                          \
+        for (int64_t t = 0; t < batches; t++) {                                                  \
+            int32_t *out = y + t * p->m * p->n;                                                  \
+            for (int64_t i = 0; i < p->m; i++) {                                                 \
+                const int32_t za = a_zero ? a_zero[a_zero_rows ? i : 0] : 0;                     \
+                int32_t *row = out + i * p->n;                                                   \
+                for (int64_t j = 0; j < p->n; j++) row[j] = 0;                                   \
+                for (int64_t q = 0; q < p->k; q++) {                                             \
+                    const int32_t av = (int32_t)a[ao + i * p->k + q] - za;                       \
+                    const TB *brow = b + bo + q * p->n;                                          \
+                    if (b_zero)                                                                  \
+                        for (int64_t j = 0; j < p->n; j++)                                       \
+                            row[j] += av * ((int32_t)brow[j] - b_zero[b_zero_columns ? j : 0]);  \
+                    else                                                                         \
+                        for (int64_t j = 0; j < p->n; j++) row[j] += av * (int32_t)brow[j];      \
+                }                                                                                \
+            }                                                                                    \
+            for (int d = p->batch_rank - 1; d >= 0; d--) {                                       \
+                idx[d]++;                                                                        \
+                ao += p->a_batch_stride[d];                                                      \
+                bo += p->b_batch_stride[d];                                                      \
+                if (idx[d] < p->batch[d]) break;                                                 \
+                ao -= p->a_batch_stride[d] * p->batch[d];                                        \
+                bo -= p->b_batch_stride[d] * p->batch[d];                                        \
+                idx[d] = 0;                                                                      \
+            }                                                                                    \
+        }                                                                                        \
+    }
+
+MRVL_DEFINE_MATMUL_INTEGER(i8i8, int8_t, int8_t)
+MRVL_DEFINE_MATMUL_INTEGER(i8u8, int8_t, uint8_t)
+MRVL_DEFINE_MATMUL_INTEGER(u8i8, uint8_t, int8_t)
+MRVL_DEFINE_MATMUL_INTEGER(u8u8, uint8_t, uint8_t)
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop

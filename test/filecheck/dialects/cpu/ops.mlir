@@ -350,3 +350,17 @@ func.func @selected(%x: tensor<2x2x3x4xf32>, %w: tensor<2x2x1x2xf32>) -> tensor<
   %u = cpu.resize linear %y {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode half_pixel>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false, kernel = #cpu<resize_kernel taps>} : (tensor<2x2x3x3xf32>) -> tensor<2x2x6x6xf32>
   func.return %u : tensor<2x2x6x6xf32>
 }
+
+// -----
+
+// DynamicQuantizeLinear and MatMulInteger: uint8 with a scale and zero point computed at run
+// time; int8 and uint8 products with zero points per tensor and per column, summed in int32.
+// CHECK-LABEL: func.func @integer(
+// CHECK-NEXT:    %y, %s, %z = cpu.dynamic_quantize %x : (tensor<4x8xf32>) -> (tensor<4x8xui8>, tensor<f32>, tensor<ui8>)
+// CHECK-NEXT:    %m = cpu.matmul_integer %y, %b a_zero_point %z b_zero_point %zb : (tensor<4x8xui8>, tensor<2x8x16xi8>) a_zero_point tensor<ui8> b_zero_point tensor<16xi8> -> tensor<2x4x16xi32>
+// GENERIC:       "cpu.matmul_integer"(%y, %b, %z, %zb) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}>
+func.func @integer(%x: tensor<4x8xf32>, %b: tensor<2x8x16xi8>, %zb: tensor<16xi8>) -> tensor<2x4x16xi32> {
+  %y, %s, %z = cpu.dynamic_quantize %x : (tensor<4x8xf32>) -> (tensor<4x8xui8>, tensor<f32>, tensor<ui8>)
+  %m = cpu.matmul_integer %y, %b a_zero_point %z b_zero_point %zb : (tensor<4x8xui8>, tensor<2x8x16xi8>) a_zero_point tensor<ui8> b_zero_point tensor<16xi8> -> tensor<2x4x16xi32>
+  func.return %m : tensor<2x4x16xi32>
+}
