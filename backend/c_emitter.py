@@ -610,6 +610,15 @@ class CEmitter:
                 f"mrvl_matmul_integer_{suffix}(&p, {x[0]}, {x[1]}, {a_zero}, {per_row}, {b_zero}, {per_column}, {y[0]});"]
 
     @emit.register
+    def _(self, op: cpu.RequantizeOp, x: list[str], y: list[str]) -> list[str]:
+        shape = _shape(op.input)
+        m, n = (shape[-2] if len(shape) > 1 else 1), (shape[-1] if shape else 1)
+        matrices = math.prod(shape) // (m * n)
+        a_rows, b_columns = (int(math.prod(_shape(v)) > 1) for v in (op.a_scale, op.b_scale))
+        return [f"mrvl_requantize_{_suffix(op.output)}({matrices}, {m}, {n}, {x[0]}, {x[1]}, {a_rows}, {x[2]}, "
+                f"{b_columns}, {x[3]}, {x[4]}, {y[0]});"]
+
+    @emit.register
     def _(self, op: cpu.SoftmaxOp, x: list[str], y: list[str]) -> list[str]:
         s, axis = _shape(op.input), op.axis.value.data
         if op.log is not None:

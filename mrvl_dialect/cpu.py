@@ -2510,6 +2510,43 @@ class MatmulIntegerOp(CpuOp):
                 raise VerifyException(f"{name} must be one value or {per} (a vector), got {list(shape_of(point))}")
 
 
+@irdl_op_definition
+class RequantizeOp(CpuOp):
+    """int32 sums of a product of quantized matrices (a `cpu.matmul_integer`'s) to the output's
+    quantization, as ONNX QLinearMatMul defines it: with the multiplier
+    a_scale * b_scale / y_scale in float32 (a_scale one value or one per row, b_scale one or
+    one per column), y = saturate(rint(sum * multiplier) + y_zero_point), the product in
+    double, rounding halves to even.
+
+        %y = cpu.requantize %sums, %sa, %sb, %sy, %zy
+               : (tensor<4x16xi32>, tensor<f32>, tensor<16xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x16xui8>
+    """
+
+    name = "cpu.requantize"
+
+    input = operand_def(TensorType.constr(i32))
+    a_scale = operand_def(TensorType.constr(f32))
+    b_scale = operand_def(TensorType.constr(f32))
+    y_scale = operand_def(TensorType.constr(f32))
+    y_zero_point = operand_def(TensorType)
+    output = result_def(TensorType)
+
+    assembly_format = "$input `,` $a_scale `,` $b_scale `,` $y_scale `,` $y_zero_point " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        shape = shape_of(self.input)
+        _check_shape("the result", shape_of(self.output), shape)
+        if element_type_of(self.output) not in INTEGER_PRODUCT_TYPES:
+            raise VerifyException(f"the result must be int8 or uint8, got {element_type_of(self.output)}")
+        if element_type_of(self.y_zero_point) != element_type_of(self.output):
+            raise VerifyException("'y_zero_point' must have the result's element type")
+        rows, columns = (shape[-2] if len(shape) > 1 else 1), (shape[-1] if shape else 1)
+        for name, value, per in (("'a_scale'", self.a_scale, rows), ("'b_scale'", self.b_scale, columns),
+                                 ("'y_scale'", self.y_scale, 1), ("'y_zero_point'", self.y_zero_point, 1)):
+            if math.prod(shape_of(value)) not in (1, per):
+                raise VerifyException(f"{name} must be one value or {per}, got {list(shape_of(value))}")
+
+
 CPU = Dialect(
     "cpu",
     [
@@ -2562,6 +2599,7 @@ CPU = Dialect(
         DequantizeOp,
         DynamicQuantizeOp,
         MatmulIntegerOp,
+        RequantizeOp,
     ],
     [
         BinaryKindAttr,

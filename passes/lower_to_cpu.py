@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     f32,
     i1,
+    i32,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -1267,6 +1268,28 @@ class MatMulIntegerToCpu(GraphOpLowering):
         self.replace(op, rewriter, [new])
 
 
+class QLinearMatMulToCpu(GraphOpLowering):
+    """QLinearMatMul -> cpu.matmul_integer (int32 sums), then cpu.requantize to y's scale and
+    zero point, as ONNX defines it (float32 scales)."""
+
+    ops = (g.QLinearMatMulOp,)
+
+    def lower(self, op: g.QLinearMatMulOp, rewriter: PatternRewriter) -> None:
+        for value in (op.a, op.b, op.y):
+            if element_type_of(value) not in cpu.INTEGER_PRODUCT_TYPES:
+                raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(value)].onnx_name}")
+        for value in (op.a_scale, op.b_scale, op.y_scale):
+            if element_type_of(value) != f32:
+                raise no_host_kernel(op, f" with {BY_XDSL[element_type_of(value)].onnx_name} scales (float only)")
+        y = shape_of(op.y)
+        sums = cpu.MatmulIntegerOp.build(operands=[op.a, op.b, op.a_zero_point, op.b_zero_point],
+                                         result_types=[TensorType(i32, y)])
+        sums.results[0].name_hint = f"{op.y.name_hint}_sums" if op.y.name_hint else None
+        requantize = create(cpu.RequantizeOp, [sums.results[0], op.a_scale, op.b_scale, op.y_scale, op.y_zero_point],
+                            [op.y.type])
+        self.replace(op, rewriter, [sums, requantize])
+
+
 def host_kernel_op_types() -> set[str]:
     """The ONNX operators some pattern lowers to a host kernel."""
     return {cls.name.removeprefix("graph.") for pattern in PATTERNS for cls in pattern.ops}
@@ -1330,6 +1353,7 @@ PATTERNS: tuple[type[GraphOpLowering], ...] = (
     LinearQuantizationToCpu,
     DynamicQuantizeLinearToCpu,
     MatMulIntegerToCpu,
+    QLinearMatMulToCpu,
 )
 
 

@@ -1,5 +1,5 @@
-"""Integer ops on the host against onnxruntime: DynamicQuantizeLinear and MatMulInteger,
-alone and as `quantize_dynamic` chains them (the activations quantized at run time, int8
+"""Integer ops on the host against onnxruntime: DynamicQuantizeLinear, MatMulInteger and
+QLinearMatMul, alone and as `quantize_dynamic` chains them (the activations quantized at run time, int8
 weights, int32 sums rescaled to float). Integer outputs must be equal; float ones within a
 float32 rounding. All cases are one model: gcc builds the bundle once."""
 
@@ -41,6 +41,12 @@ def _model(per_row: bool = True) -> onnx.ModelProto:
         numpy_helper.from_array(rng.integers(-4, 5, 5).astype(np.int8), "a_zero_rows"),
         numpy_helper.from_array(np.int8(-3), "a_zero_i8"),
         numpy_helper.from_array(np.float32(0.02), "w_scale"),
+        numpy_helper.from_array(np.float32(0.05), "q_a_scale"),
+        numpy_helper.from_array(np.uint8(120), "q_a_zero"),
+        numpy_helper.from_array(np.float32(0.5), "q_y_scale"),
+        numpy_helper.from_array(np.uint8(100), "q_y_zero"),
+        numpy_helper.from_array(np.int8(0), "q_w_zero"),
+        numpy_helper.from_array(np.int8(-5), "q_y_zero_i8"),
     ]
     node = helper.make_node
     nodes = [
@@ -59,13 +65,21 @@ def _model(per_row: bool = True) -> onnx.ModelProto:
         node("Mul", ["h_scale", "w_scale"], ["hw_scale"], name="hw_scale"),
         node("Mul", ["h_float", "hw_scale"], ["h_out"], name="h_out"),
     ]
+    nodes += [
+        # QOperator's QLinearMatMul: uint8 activations, int8 weights, uint8 result
+        node("QLinearMatMul", ["a_u8", "q_a_scale", "q_a_zero", "w_i8", "w_scale", "q_w_zero", "q_y_scale", "q_y_zero"],
+             ["qlinear_u8"], name="qlinear_u8"),
+        # int8 throughout
+        node("QLinearMatMul", ["a_i8", "q_a_scale", "a_zero_i8", "w_i8", "w_scale", "q_w_zero", "q_y_scale",
+                               "q_y_zero_i8"], ["qlinear_i8"], name="qlinear_i8"),
+    ]
     if per_row:  # ONNX allows it, onnxruntime does not: checked against numpy
         nodes.append(node("MatMulInteger", ["a_i8", "w_i8", "a_zero_rows"], ["i8_rows"], name="i8_rows"))
     inputs = [helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
               for name, a in INPUTS.items()]
     outputs = [onnx.ValueInfoProto(name=name) for name in (
         "x_q", "x_scale", "x_zero", "n_q", "n_scale", "n_zero", "p_q", "p_scale", "p_zero", "z_q", "z_scale",
-        "z_zero", "u8_i8", "i8_u8", "h_out", *(["i8_rows"] if per_row else []))]
+        "z_zero", "u8_i8", "i8_u8", "h_out", "qlinear_u8", "qlinear_i8", *(["i8_rows"] if per_row else []))]
     graph = helper.make_graph(nodes, "integer_ops", inputs, outputs, inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 

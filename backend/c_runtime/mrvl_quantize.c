@@ -134,6 +134,28 @@ static void mrvl_dynamic_quantize_u8(int64_t count, const float *x, uint8_t *y, 
         }                                                                                        \
     }
 
+/* The sums of a quantized product, requantized as ONNX QLinearMatMul does: the multiplier
+ * a_scale * b_scale / y_scale in float32 (a scale per row of each matrix when a_rows, per
+ * column when b_columns), the sum times it in double, rounded (halves to even), plus the zero
+ * point, saturated. */
+#define MRVL_DEFINE_REQUANTIZE(SUFFIX, T, LO, HI)                                                \
+    static void mrvl_requantize_##SUFFIX(int64_t matrices, int64_t m, int64_t n, const int32_t *sums, \
+                                         const float *a_scale, int a_rows, const float *b_scale,  \
+                                         int b_columns, const float *y_scale, const T *y_zero, T *y) \
+    {                                                                                            \
+        for (int64_t t = 0; t < matrices; t++)                                                   \
+            for (int64_t i = 0; i < m; i++)                                                      \
+                for (int64_t j = 0; j < n; j++) {                                                \
+                    const float multiplier = a_scale[a_rows ? i : 0] * b_scale[b_columns ? j : 0] / *y_scale; \
+                    const int64_t e = (t * m + i) * n + j;                                       \
+                    const double v = rint((double)sums[e] * (double)multiplier) + (double)*y_zero; \
+                    y[e] = (T)(v < (LO) ? (LO) : v > (HI) ? (HI) : v);                            \
+                }                                                                                \
+    }
+
+MRVL_DEFINE_REQUANTIZE(i8, int8_t, -128.0, 127.0)
+MRVL_DEFINE_REQUANTIZE(u8, uint8_t, 0.0, 255.0)
+
 MRVL_DEFINE_MATMUL_INTEGER(i8i8, int8_t, int8_t)
 MRVL_DEFINE_MATMUL_INTEGER(i8u8, int8_t, uint8_t)
 MRVL_DEFINE_MATMUL_INTEGER(u8i8, uint8_t, int8_t)

@@ -353,14 +353,17 @@ func.func @selected(%x: tensor<2x2x3x4xf32>, %w: tensor<2x2x1x2xf32>) -> tensor<
 
 // -----
 
-// DynamicQuantizeLinear and MatMulInteger: uint8 with a scale and zero point computed at run
-// time; int8 and uint8 products with zero points per tensor and per column, summed in int32.
+// DynamicQuantizeLinear, MatMulInteger and QLinearMatMul's requantization: uint8 with a scale
+// and zero point computed at run time; int8 and uint8 products with zero points per tensor and
+// per column, summed in int32; the sums to uint8 with B's scale per column.
 // CHECK-LABEL: func.func @integer(
 // CHECK-NEXT:    %y, %s, %z = cpu.dynamic_quantize %x : (tensor<4x8xf32>) -> (tensor<4x8xui8>, tensor<f32>, tensor<ui8>)
 // CHECK-NEXT:    %m = cpu.matmul_integer %y, %b a_zero_point %z b_zero_point %zb : (tensor<4x8xui8>, tensor<2x8x16xi8>) a_zero_point tensor<ui8> b_zero_point tensor<16xi8> -> tensor<2x4x16xi32>
+// CHECK-NEXT:    %q = cpu.requantize %m, %s, %sb, %s, %z : (tensor<2x4x16xi32>, tensor<f32>, tensor<16xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x16xui8>
 // GENERIC:       "cpu.matmul_integer"(%y, %b, %z, %zb) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}>
-func.func @integer(%x: tensor<4x8xf32>, %b: tensor<2x8x16xi8>, %zb: tensor<16xi8>) -> tensor<2x4x16xi32> {
+func.func @integer(%x: tensor<4x8xf32>, %b: tensor<2x8x16xi8>, %zb: tensor<16xi8>, %sb: tensor<16xf32>) -> tensor<2x4x16xui8> {
   %y, %s, %z = cpu.dynamic_quantize %x : (tensor<4x8xf32>) -> (tensor<4x8xui8>, tensor<f32>, tensor<ui8>)
   %m = cpu.matmul_integer %y, %b a_zero_point %z b_zero_point %zb : (tensor<4x8xui8>, tensor<2x8x16xi8>) a_zero_point tensor<ui8> b_zero_point tensor<16xi8> -> tensor<2x4x16xi32>
-  func.return %m : tensor<2x4x16xi32>
+  %q = cpu.requantize %m, %s, %sb, %s, %z : (tensor<2x4x16xi32>, tensor<f32>, tensor<16xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x16xui8>
+  func.return %q : tensor<2x4x16xui8>
 }
