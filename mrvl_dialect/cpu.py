@@ -2511,12 +2511,66 @@ class MatmulIntegerOp(CpuOp):
 
 
 @irdl_op_definition
+class ConvIntegerOp(CpuOp):
+    """ONNX ConvInteger in 2-D: (X - x_zero_point) convolved with (W - w_zero_point), summed in
+    int32, plus an int32 `bias` per output channel (QLinearConv's). X and W are int8 or
+    uint8 each; x_zero_point is one value, w_zero_point one or one per output channel. Pads
+    begin-then-end, as cpu.conv's.
+
+        %y = cpu.conv_integer %x, %w x_zero_point %zx {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+               pads = array<i64: 1, 1, 1, 1>, group = 1 : i64}
+               : (tensor<1x3x8x8xui8>, tensor<4x3x3x3xi8>) x_zero_point tensor<ui8> -> tensor<1x4x8x8xi32>
+    """
+
+    name = "cpu.conv_integer"
+
+    X = operand_def(TensorType)
+    W = operand_def(TensorType)
+    x_zero_point = opt_operand_def(TensorType)
+    w_zero_point = opt_operand_def(TensorType)
+    bias = opt_operand_def(TensorType.constr(i32))
+    Y = result_def(TensorType.constr(i32))
+    strides = prop_def(_INTS)
+    dilations = prop_def(_INTS)
+    pads = prop_def(_INTS)
+    group = prop_def(_INT)
+
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = ("$X `,` $W (`x_zero_point` $x_zero_point^)? (`w_zero_point` $w_zero_point^)? "
+                       "(`bias` $bias^)? attr-dict `:` `(` type($X) `,` type($W) `)` "
+                       "(`x_zero_point` type($x_zero_point)^)? (`w_zero_point` type($w_zero_point)^)? "
+                       "(`bias` type($bias)^)? `->` type($Y)")
+
+    def verify_params(self) -> None:
+        x, w, y = shape_of(self.X), shape_of(self.W), shape_of(self.Y)
+        for name, value in (("'X'", self.X), ("'W'", self.W)):
+            if element_type_of(value) not in INTEGER_PRODUCT_TYPES:
+                raise VerifyException(f"{name} must be int8 or uint8, got {element_type_of(value)}")
+        if len(x) != 4 or len(w) != 4:
+            raise VerifyException(f"'X' and 'W' must have rank 4, got {len(x)} and {len(w)}")
+        group = self.group.value.data
+        if group < 1 or x[1] != w[1] * group or w[0] % group:
+            raise VerifyException(f"'W' {list(w)} does not fit 'X' {list(x)} in {group} groups")
+        strides, dilations, pads = (list(a.get_values()) for a in (self.strides, self.dilations, self.pads))
+        sizes = [(x[2 + i] + pads[i] + pads[2 + i] - dilations[i] * (w[2 + i] - 1) - 1) // strides[i] + 1
+                 for i in range(2)]
+        _check_shape("the result", y, [x[0], w[0], *sizes])
+        if self.x_zero_point is not None and math.prod(shape_of(self.x_zero_point)) != 1:
+            raise VerifyException(f"'x_zero_point' must be one value, got {list(shape_of(self.x_zero_point))}")
+        if self.w_zero_point is not None and math.prod(shape_of(self.w_zero_point)) not in (1, w[0]):
+            raise VerifyException(f"'w_zero_point' must be one value or {w[0]}, got {list(shape_of(self.w_zero_point))}")
+        if self.bias is not None:
+            _check_shape("'bias'", shape_of(self.bias), [w[0]])
+
+
+@irdl_op_definition
 class RequantizeOp(CpuOp):
-    """int32 sums of a product of quantized matrices (a `cpu.matmul_integer`'s) to the output's
-    quantization, as ONNX QLinearMatMul defines it: with the multiplier
-    a_scale * b_scale / y_scale in float32 (a_scale one value or one per row, b_scale one or
-    one per column), y = saturate(rint(sum * multiplier) + y_zero_point), the product in
-    double, rounding halves to even.
+    """int32 sums of a product of quantized tensors (a `cpu.matmul_integer`'s, a
+    `cpu.conv_integer`'s viewed as [N, C, H * W]) to the output's quantization, as ONNX
+    QLinearMatMul and QLinearConv define it: with the multiplier
+    row_scale * column_scale / y_scale in float32 (each scale one value, or one per row or per
+    column of the last two dims), y = saturate(rint(sum * multiplier) + y_zero_point), the
+    product in double, rounding halves to even.
 
         %y = cpu.requantize %sums, %sa, %sb, %sy, %zy
                : (tensor<4x16xi32>, tensor<f32>, tensor<16xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x16xui8>
@@ -2525,13 +2579,13 @@ class RequantizeOp(CpuOp):
     name = "cpu.requantize"
 
     input = operand_def(TensorType.constr(i32))
-    a_scale = operand_def(TensorType.constr(f32))
-    b_scale = operand_def(TensorType.constr(f32))
+    row_scale = operand_def(TensorType.constr(f32))
+    column_scale = operand_def(TensorType.constr(f32))
     y_scale = operand_def(TensorType.constr(f32))
     y_zero_point = operand_def(TensorType)
     output = result_def(TensorType)
 
-    assembly_format = "$input `,` $a_scale `,` $b_scale `,` $y_scale `,` $y_zero_point " + _FUNCTIONAL
+    assembly_format = "$input `,` $row_scale `,` $column_scale `,` $y_scale `,` $y_zero_point " + _FUNCTIONAL
 
     def verify_params(self) -> None:
         shape = shape_of(self.input)
@@ -2541,7 +2595,7 @@ class RequantizeOp(CpuOp):
         if element_type_of(self.y_zero_point) != element_type_of(self.output):
             raise VerifyException("'y_zero_point' must have the result's element type")
         rows, columns = (shape[-2] if len(shape) > 1 else 1), (shape[-1] if shape else 1)
-        for name, value, per in (("'a_scale'", self.a_scale, rows), ("'b_scale'", self.b_scale, columns),
+        for name, value, per in (("'row_scale'", self.row_scale, rows), ("'column_scale'", self.column_scale, columns),
                                  ("'y_scale'", self.y_scale, 1), ("'y_zero_point'", self.y_zero_point, 1)):
             if math.prod(shape_of(value)) not in (1, per):
                 raise VerifyException(f"{name} must be one value or {per}, got {list(shape_of(value))}")
@@ -2599,6 +2653,7 @@ CPU = Dialect(
         DequantizeOp,
         DynamicQuantizeOp,
         MatmulIntegerOp,
+        ConvIntegerOp,
         RequantizeOp,
     ],
     [

@@ -1,5 +1,5 @@
-"""Integer ops on the host against onnxruntime: DynamicQuantizeLinear, MatMulInteger and
-QLinearMatMul, alone and as `quantize_dynamic` chains them (the activations quantized at run time, int8
+"""Integer ops on the host against onnxruntime: DynamicQuantizeLinear, MatMulInteger,
+QLinearMatMul, ConvInteger and QLinearConv, alone and as `quantize_dynamic` chains them (the activations quantized at run time, int8
 weights, int32 sums rescaled to float). Integer outputs must be equal; float ones within a
 float32 rounding. All cases are one model: gcc builds the bundle once."""
 
@@ -27,6 +27,7 @@ INPUTS = {
     "a_u8": RNG.integers(0, 256, (2, 3, 8), dtype=np.uint8),
     "a_i8": RNG.integers(-128, 128, (5, 8), dtype=np.int8),
     "h": RNG.normal(0, 1, (2, 6, 8)).astype(np.float32),
+    "image": RNG.integers(0, 256, (1, 4, 7, 7), dtype=np.uint8),
 }
 
 
@@ -47,6 +48,13 @@ def _model(per_row: bool = True) -> onnx.ModelProto:
         numpy_helper.from_array(np.uint8(100), "q_y_zero"),
         numpy_helper.from_array(np.int8(0), "q_w_zero"),
         numpy_helper.from_array(np.int8(-5), "q_y_zero_i8"),
+        numpy_helper.from_array(rng.integers(0, 256, (6, 4, 3, 3), dtype=np.uint8), "k_u8"),
+        numpy_helper.from_array(np.uint8(131), "k_zero_u8"),
+        numpy_helper.from_array(rng.integers(-128, 128, (6, 2, 3, 3), dtype=np.int8), "k_i8"),
+        numpy_helper.from_array(np.linspace(0.002, 0.01, 6, dtype=np.float32), "k_scales"),
+        numpy_helper.from_array(np.zeros(6, np.int8), "k_zeros"),
+        numpy_helper.from_array(rng.integers(-2000, 2000, 6).astype(np.int32), "k_bias"),
+        numpy_helper.from_array(np.float32(0.25), "c_y_scale"),
     ]
     node = helper.make_node
     nodes = [
@@ -73,13 +81,23 @@ def _model(per_row: bool = True) -> onnx.ModelProto:
         node("QLinearMatMul", ["a_i8", "q_a_scale", "a_zero_i8", "w_i8", "w_scale", "q_w_zero", "q_y_scale",
                                "q_y_zero_i8"], ["qlinear_i8"], name="qlinear_i8"),
     ]
+    nodes += [
+        # ConvInteger: uint8 image and kernel, zero points per tensor, padded
+        node("ConvInteger", ["image", "k_u8", "q_y_zero", "k_zero_u8"], ["conv_sums"], name="conv_sums",
+             pads=[1, 1, 1, 1]),
+        # QOperator's QLinearConv: int8 weights with a scale per output channel, int32 bias,
+        # stride 2, two groups
+        node("QLinearConv", ["image", "q_a_scale", "q_a_zero", "k_i8", "k_scales", "k_zeros", "c_y_scale", "q_y_zero",
+                             "k_bias"], ["qlinear_conv"], name="qlinear_conv", pads=[1, 0, 1, 0], strides=[2, 2],
+             group=2),
+    ]
     if per_row:  # ONNX allows it, onnxruntime does not: checked against numpy
         nodes.append(node("MatMulInteger", ["a_i8", "w_i8", "a_zero_rows"], ["i8_rows"], name="i8_rows"))
     inputs = [helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
               for name, a in INPUTS.items()]
     outputs = [onnx.ValueInfoProto(name=name) for name in (
         "x_q", "x_scale", "x_zero", "n_q", "n_scale", "n_zero", "p_q", "p_scale", "p_zero", "z_q", "z_scale",
-        "z_zero", "u8_i8", "i8_u8", "h_out", "qlinear_u8", "qlinear_i8", *(["i8_rows"] if per_row else []))]
+        "z_zero", "u8_i8", "i8_u8", "h_out", "qlinear_u8", "qlinear_i8", "conv_sums", "qlinear_conv", *(["i8_rows"] if per_row else []))]
     graph = helper.make_graph(nodes, "integer_ops", inputs, outputs, inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 

@@ -1,6 +1,7 @@
 /* mrvl_quantize.c: ONNX QuantizeLinear and DequantizeLinear on the host (cpu.quantize,
  * cpu.dequantize), float32 against int8, uint8, int16, uint16 and int32; DynamicQuantizeLinear
- * (cpu.dynamic_quantize) and MatMulInteger (cpu.matmul_integer) on int8 and uint8.
+ * (cpu.dynamic_quantize), MatMulInteger (cpu.matmul_integer), ConvInteger (cpu.conv_integer)
+ * and their requantization (cpu.requantize) on int8 and uint8.
  *
  * Included by the generated `<model>.c` after mrvl_kernels.c (internal linkage, as there).
  * The tensor is viewed as (outer, axis, inner) around the quantization axis; element
@@ -155,6 +156,50 @@ static void mrvl_dynamic_quantize_u8(int64_t count, const float *x, uint8_t *y, 
 
 MRVL_DEFINE_REQUANTIZE(i8, int8_t, -128.0, 127.0)
 MRVL_DEFINE_REQUANTIZE(u8, uint8_t, 0.0, 255.0)
+
+/* ONNX ConvInteger in 2-D, NCHW: (X - x_zero) convolved with (W - w_zero), int32 sums, plus
+ * bias (per output channel, may be NULL). w_zero per output channel when w_zero_channels. A
+ * padded position reads x_zero (it contributes nothing), as the zero-padded difference does. */
+typedef struct {
+    int64_t n, c, h, w, m, kh, kw, oh, ow, group;
+    int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+} mrvl_conv_integer_params;
+
+#define MRVL_DEFINE_CONV_INTEGER(SUFFIX, TX, TW)                                                  \
+    static void mrvl_conv_integer_##SUFFIX(const mrvl_conv_integer_params *p, const TX *x, const TW *w,   \
+                                           const TX *x_zero, const TW *w_zero, int w_zero_channels,     \
+                                           const int32_t *bias, int32_t *y)                             \
+    {                                                                                            \
+        const int64_t cg = p->c / p->group, mg = p->m / p->group;                                \
+        const int32_t zx = x_zero ? *x_zero : 0;                                                 \
+        for (int64_t b = 0; b < p->n; b++)                                                       \
+            for (int64_t o = 0; o < p->m; o++) {                                                 \
+                const int32_t zw = w_zero ? w_zero[w_zero_channels ? o : 0] : 0;                 \
+                const int64_t first = o / mg * cg;                                               \
+                int32_t *out = y + (b * p->m + o) * p->oh * p->ow;                               \
+                for (int64_t i = 0; i < p->oh * p->ow; i++) out[i] = bias ? bias[o] : 0;       \
+                for (int64_t ci = 0; ci < cg; ci++)                                              \
+                    for (int64_t u = 0; u < p->kh; u++)                                          \
+                        for (int64_t v = 0; v < p->kw; v++) {                                    \
+                            const int32_t wv = (int32_t)w[((o * cg + ci) * p->kh + u) * p->kw + v] - zw; \
+                            const TX *plane = x + (b * p->c + first + ci) * p->h * p->w;         \
+                            for (int64_t r = 0; r < p->oh; r++) {                                \
+                                const int64_t ih = r * p->stride_h + u * p->dilation_h - p->pad_top; \
+                                if (ih < 0 || ih >= p->h) continue;                              \
+                                for (int64_t s = 0; s < p->ow; s++) {                            \
+                                    const int64_t iw = s * p->stride_w + v * p->dilation_w - p->pad_left; \
+                                    if (iw >= 0 && iw < p->w)                                    \
+                                        out[r * p->ow + s] += wv * ((int32_t)plane[ih * p->w + iw] - zx); \
+                                }                                                                \
+                            }                                                                    \
+                        }                                                                        \
+            }                                                                                    \
+    }
+
+MRVL_DEFINE_CONV_INTEGER(i8i8, int8_t, int8_t)
+MRVL_DEFINE_CONV_INTEGER(i8u8, int8_t, uint8_t)
+MRVL_DEFINE_CONV_INTEGER(u8i8, uint8_t, int8_t)
+MRVL_DEFINE_CONV_INTEGER(u8u8, uint8_t, uint8_t)
 
 MRVL_DEFINE_MATMUL_INTEGER(i8i8, int8_t, int8_t)
 MRVL_DEFINE_MATMUL_INTEGER(i8u8, int8_t, uint8_t)

@@ -678,3 +678,11 @@ func.func @requantize_scale_per_row_of_b(%s: tensor<2x4xi32>, %a: tensor<f32>, %
   %y = cpu.requantize %s, %a, %b, %a, %z : (tensor<2x4xi32>, tensor<f32>, tensor<3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4xui8>
   func.return %y : tensor<2x4xui8>
 }
+
+// -----
+
+// CHECK: Operation does not verify: the result must have shape [1, 4, 3, 3], got [1, 4, 4, 4]
+func.func @conv_integer_result_of_other_window(%x: tensor<1x2x5x5xui8>, %w: tensor<4x2x3x3xi8>) -> tensor<1x4x4x4xi32> {
+  %y = cpu.conv_integer %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : (tensor<1x2x5x5xui8>, tensor<4x2x3x3xi8>) -> tensor<1x4x4x4xi32>
+  func.return %y : tensor<1x4x4x4xi32>
+}

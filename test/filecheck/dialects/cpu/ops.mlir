@@ -367,3 +367,13 @@ func.func @integer(%x: tensor<4x8xf32>, %b: tensor<2x8x16xi8>, %zb: tensor<16xi8
   %q = cpu.requantize %m, %s, %sb, %s, %z : (tensor<2x4x16xi32>, tensor<f32>, tensor<16xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x16xui8>
   func.return %q : tensor<2x4x16xui8>
 }
+
+// -----
+
+// ConvInteger and QLinearConv's sums: int8 and uint8 with zero points and an int32 bias.
+// CHECK-LABEL: func.func @conv_integer(
+// CHECK-NEXT:    %y = cpu.conv_integer %x, %w x_zero_point %zx w_zero_point %zw bias %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64} : (tensor<1x4x5x5xui8>, tensor<6x2x3x3xi8>) x_zero_point tensor<ui8> w_zero_point tensor<6xi8> bias tensor<6xi32> -> tensor<1x6x3x3xi32>
+func.func @conv_integer(%x: tensor<1x4x5x5xui8>, %w: tensor<6x2x3x3xi8>, %zx: tensor<ui8>, %zw: tensor<6xi8>, %b: tensor<6xi32>) -> tensor<1x6x3x3xi32> {
+  %y = cpu.conv_integer %x, %w x_zero_point %zx w_zero_point %zw bias %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64} : (tensor<1x4x5x5xui8>, tensor<6x2x3x3xi8>) x_zero_point tensor<ui8> w_zero_point tensor<6xi8> bias tensor<6xi32> -> tensor<1x6x3x3xi32>
+  func.return %y : tensor<1x6x3x3xi32>
+}
