@@ -673,8 +673,8 @@ func.func @matmul_integer_zero_points_per_row_of_b(%a: tensor<2x3xi8>, %b: tenso
 
 // -----
 
-// CHECK: Operation does not verify: 'b_scale' must be one value or 4, got [3]
-func.func @requantize_scale_per_row_of_b(%s: tensor<2x4xi32>, %a: tensor<f32>, %b: tensor<3xf32>, %z: tensor<ui8>) -> tensor<2x4xui8> {
+// CHECK: Operation does not verify: 'column_scale' must be one value or 4, got [3]
+func.func @requantize_column_scale_per_row(%s: tensor<2x4xi32>, %a: tensor<f32>, %b: tensor<3xf32>, %z: tensor<ui8>) -> tensor<2x4xui8> {
   %y = cpu.requantize %s, %a, %b, %a, %z : (tensor<2x4xi32>, tensor<f32>, tensor<3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4xui8>
   func.return %y : tensor<2x4xui8>
 }
