@@ -6,6 +6,8 @@ onnxruntime's quantizers write these (semantics from its ContribOperators.md):
 - `MatMulIntegerToFloat`: MatMulInteger's int32 sums, as float, times a_scale * b_scale (b's
   per column), plus the bias;
 - `DynamicQuantizeMatMul`: A quantized at run time (DynamicQuantizeLinear), then as above;
+- `DynamicQuantizeLSTM`: an LSTM of int8 weights ([directions, rows, 4 * hidden], a scale per
+  direction or per column), as an ONNX LSTM of the dequantized weights;
 - `QLinearAdd`, `QLinearMul`, `QLinearSigmoid`, `QLinearLeakyRelu`, `QLinearConcat`,
   `QLinearGlobalAveragePool`, `QLinearAveragePool` (QOperator format): each input
   dequantized, the float op, the result quantized (DequantizeLinear -> op -> QuantizeLinear),
@@ -19,14 +21,19 @@ from collections.abc import Callable
 import onnx
 from onnx import helper
 
+from mrvl.frontend.onnx_graph import node_label
+from mrvl_dialect.errors import CompileError
+
 DOMAIN = "com.microsoft"
 
 
 class _Expansion:
-    """The nodes that stand for one contrib node, named after it."""
+    """The nodes that stand for one contrib node, named after it; `shapes`: the graph's
+    initializers' shapes."""
 
-    def __init__(self, node: onnx.NodeProto):
+    def __init__(self, node: onnx.NodeProto, shapes: dict[str, list[int]]):
         self.node = node
+        self.shapes = shapes
         self.nodes: list[onnx.NodeProto] = []
 
     def input(self, i: int) -> str:
@@ -109,7 +116,38 @@ def _pool(op_type: str) -> Callable[[_Expansion], None]:
     return expand
 
 
+_RECURRENT_ATTRIBUTES = ("activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size",
+                         "input_forget")
+
+
+def _dequantized_weights(e: _Expansion, w: int, scale: int) -> str:
+    """Input w, int8 or uint8 [directions, rows, 4 * hidden], with the scale and zero point at
+    inputs `scale` and `scale` + 1 (per direction [D], or per column [D, 4 * hidden]), as the
+    float weights of an ONNX LSTM: [directions, 4 * hidden, rows]."""
+    scale_shape = e.shapes.get(e.input(scale))
+    if scale_shape is None:
+        raise CompileError(node_label(e.node), f"the scale '{e.input(scale)}' must be an initializer")
+    broadcast = helper.make_tensor("shape", onnx.TensorProto.INT64, [3],
+                                   [scale_shape[0], 1, scale_shape[1] if len(scale_shape) > 1 else 1])
+    shape = e.add("Constant", [], value=broadcast)[0]
+    values = e.add("Cast", [e.input(w)], to=onnx.TensorProto.FLOAT)[0]
+    if e.input(scale + 1):
+        zero = e.add("Cast", [e.input(scale + 1)], to=onnx.TensorProto.FLOAT)[0]
+        values = e.add("Sub", [values, e.add("Reshape", [zero, shape])[0]])[0]
+    scaled = e.add("Mul", [values, e.add("Reshape", [e.input(scale), shape])[0]])[0]
+    return e.add("Transpose", [scaled], perm=[0, 2, 1])[0]
+
+
+def _dynamic_quantize_lstm(e: _Expansion) -> None:
+    """An LSTM of the dequantized weights (onnxruntime quantizes X and the hidden state at run
+    time too; the float LSTM does not, within the activations' quantization error)."""
+    w, r = _dequantized_weights(e, 1, 8), _dequantized_weights(e, 2, 10)
+    given = {a.name: helper.get_attribute_value(a) for a in e.node.attribute if a.name in _RECURRENT_ATTRIBUTES}
+    e.add("LSTM", [e.input(0), w, r, *[e.input(i) for i in range(3, 8)]], list(e.node.output), **given)
+
+
 EXPANSIONS: dict[str, Callable[[_Expansion], None]] = {
+    "DynamicQuantizeLSTM": _dynamic_quantize_lstm,
     "MatMulIntegerToFloat": _matmul_integer_to_float,
     "DynamicQuantizeMatMul": _dynamic_quantize_matmul,
     "QLinearAdd": _binary("Add"),
@@ -126,6 +164,7 @@ EXPANSIONS: dict[str, Callable[[_Expansion], None]] = {
 def expand_contrib_ops(graph: onnx.GraphProto) -> None:
     """Replace the contrib ops of `EXPANSIONS` in `graph` (and its subgraphs) by their
     standard definitions, in place."""
+    shapes = {t.name: list(t.dims) for t in graph.initializer}
     nodes: list[onnx.NodeProto] = []
     changed = False
     for node in graph.node:
@@ -136,7 +175,7 @@ def expand_contrib_ops(graph: onnx.GraphProto) -> None:
         if expand is None:
             nodes.append(node)
             continue
-        e = _Expansion(node)
+        e = _Expansion(node, shapes)
         expand(e)
         nodes.extend(e.nodes)
         changed = True
