@@ -589,6 +589,51 @@ class CEmitter:
                 f"mrvl_{kernel}_{suffix}(&p, {x[0]}, {x[1]}, {zero_point}, {y[0]});"]
 
     @emit.register
+    def _(self, op: cpu.DynamicQuantizeOp, x: list[str], y: list[str]) -> list[str]:
+        return [f"mrvl_dynamic_quantize_u8({math.prod(_shape(op.input))}, {x[0]}, {y[0]}, {y[1]}, {y[2]});"]
+
+    @emit.register
+    def _(self, op: cpu.MatmulIntegerOp, x: list[str], y: list[str]) -> list[str]:
+        a2, b2, batch = matmul_shapes(op)
+        m, k, n = a2[-2], a2[-1], b2[-1]
+        a_bs = [s * m * k for s in broadcast_strides(a2[:-2], batch)]
+        b_bs = [s * k * n for s in broadcast_strides(b2[:-2], batch)]
+        fields = dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
+                      b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n)
+        zeros = iter(x[2:])
+        a_zero = next(zeros) if op.a_zero_point is not None else "NULL"
+        b_zero = next(zeros) if op.b_zero_point is not None else "NULL"
+        per_row = int(op.a_zero_point is not None and math.prod(_shape(op.a_zero_point)) > 1)
+        per_column = int(op.b_zero_point is not None and math.prod(_shape(op.b_zero_point)) > 1)
+        suffix = _suffix(op.A) + _suffix(op.B)
+        return [*self.params("mrvl_matmul_params", fields),
+                f"mrvl_matmul_integer_{suffix}(&p, {x[0]}, {x[1]}, {a_zero}, {per_row}, {b_zero}, {per_column}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.ConvIntegerOp, x: list[str], y: list[str]) -> list[str]:
+        (n, c, h, w), (m, _, kh, kw), (_, _, oh, ow) = _shape(op.X), _shape(op.W), _shape(op.Y)
+        strides, dilations, pads = (list(a.get_values()) for a in (op.strides, op.dilations, op.pads))
+        fields = dict(n=n, c=c, h=h, w=w, m=m, kh=kh, kw=kw, oh=oh, ow=ow, group=op.group.value.data,
+                      stride_h=strides[0], stride_w=strides[1], dilation_h=dilations[0], dilation_w=dilations[1],
+                      pad_top=pads[0], pad_left=pads[1])
+        operands = iter(x[2:])
+        x_zero, w_zero, bias = (next(operands) if v is not None else "NULL"
+                                for v in (op.x_zero_point, op.w_zero_point, op.bias))
+        per_channel = int(op.w_zero_point is not None and math.prod(_shape(op.w_zero_point)) > 1)
+        return [*self.params("mrvl_conv_integer_params", fields),
+                f"mrvl_conv_integer_{_suffix(op.X)}{_suffix(op.W)}(&p, {x[0]}, {x[1]}, {x_zero}, {w_zero}, "
+                f"{per_channel}, {bias}, {y[0]});"]
+
+    @emit.register
+    def _(self, op: cpu.RequantizeOp, x: list[str], y: list[str]) -> list[str]:
+        shape = _shape(op.input)
+        m, n = (shape[-2] if len(shape) > 1 else 1), (shape[-1] if shape else 1)
+        matrices = math.prod(shape) // (m * n)
+        a_rows, b_columns = (int(math.prod(_shape(v)) > 1) for v in (op.row_scale, op.column_scale))
+        return [f"mrvl_requantize_{_suffix(op.output)}({matrices}, {m}, {n}, {x[0]}, {x[1]}, {a_rows}, {x[2]}, "
+                f"{b_columns}, {x[3]}, {x[4]}, {y[0]});"]
+
+    @emit.register
     def _(self, op: cpu.SoftmaxOp, x: list[str], y: list[str]) -> list[str]:
         s, axis = _shape(op.input), op.axis.value.data
         if op.log is not None:

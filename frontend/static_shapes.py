@@ -25,6 +25,7 @@ import onnx.version_converter
 from onnx import TensorProto, numpy_helper
 from xdsl.traits import Pure
 
+from mrvl.frontend.contrib_ops import expand_contrib_ops
 from mrvl.frontend.onnx_graph import graph_uses, node_label, subgraphs
 from mrvl.frontend.model_file import MAPPED_MIN_BYTES, LoadedModel, small_initializer_value
 from mrvl_dialect.element_types import onnx_type_name
@@ -541,6 +542,7 @@ def _settle(model: onnx.ModelProto, folder: _Folder) -> tuple[onnx.ModelProto, d
 def make_static(loaded: LoadedModel, input_shapes: dict[str, list[int]]) -> dict[str, onnx.TypeProto]:
     """Upgrade, apply input shapes, and fold until shapes settle; returns the final types."""
     clear_unknown_dims(loaded.model.graph)
+    expand_contrib_ops(loaded.model.graph)
     loaded.model = upgrade_opset(loaded.model)
     apply_input_shapes(loaded.model, input_shapes)
     recorded = drop_inferable_value_info(loaded.model.graph)

@@ -57,6 +57,8 @@ from xdsl.dialects.builtin import (
     I64,
     IntAttr,
     IntegerAttr,
+    IntegerType,
+    Signedness,
     SymbolRefAttr,
     TensorType,
     f32,
@@ -2435,6 +2437,170 @@ class DequantizeOp(_LinearQuantizationOp):
         return self.output
 
 
+UI8 = IntegerType(8, Signedness.UNSIGNED)
+INTEGER_PRODUCT_TYPES = (IntegerType(8), UI8)
+"""The element types of a `cpu.matmul_integer`'s operands."""
+
+
+@irdl_op_definition
+class DynamicQuantizeOp(CpuOp):
+    """ONNX DynamicQuantizeLinear: a uint8 quantization of x whose range covers x and 0.
+    With lo = min(min(x), 0) and hi = max(max(x), 0): scale = (hi - lo) / 255, the zero point
+    round(-lo / scale) and y = saturate(round(x / scale) + zero point), rounding halves to even
+    and saturating to [0, 255]; all zeros (hi = lo) quantize to 0 with scale 0.
+
+        %y, %s, %z = cpu.dynamic_quantize %x : (tensor<4x8xf32>) -> (tensor<4x8xui8>, tensor<f32>, tensor<ui8>)
+    """
+
+    name = "cpu.dynamic_quantize"
+
+    input = operand_def(TensorType.constr(f32))
+    output = result_def(TensorType.constr(UI8))
+    scale = result_def(TensorType.constr(f32))
+    zero_point = result_def(TensorType.constr(UI8))
+
+    assembly_format = "$input " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        _check_shape("the result", shape_of(self.output), shape_of(self.input))
+        for name, value in (("the scale", self.scale), ("the zero point", self.zero_point)):
+            _check_shape(name, shape_of(value), [])
+
+
+@irdl_op_definition
+class MatmulIntegerOp(CpuOp):
+    """ONNX MatMulInteger: (A - a_zero_point) times (B - b_zero_point) with numpy's `matmul`
+    semantics, summed in int32. A and B are int8 or uint8 each; a zero point is one value, or
+    one per row of A (a_zero_point, A's second-last dim) or per column of B (b_zero_point, B's
+    last dim), of its operand's type.
+
+        %y = cpu.matmul_integer %a, %b a_zero_point %za b_zero_point %zb : (tensor<4x8xui8>, tensor<8x16xi8>)
+               a_zero_point tensor<ui8> b_zero_point tensor<16xi8> -> tensor<4x16xi32>
+    """
+
+    name = "cpu.matmul_integer"
+
+    A = operand_def(TensorType)
+    B = operand_def(TensorType)
+    a_zero_point = opt_operand_def(TensorType)
+    b_zero_point = opt_operand_def(TensorType)
+    Y = result_def(TensorType.constr(i32))
+
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = ("$A `,` $B (`a_zero_point` $a_zero_point^)? (`b_zero_point` $b_zero_point^)? attr-dict `:` "
+                       "`(` type($A) `,` type($B) `)` (`a_zero_point` type($a_zero_point)^)? "
+                       "(`b_zero_point` type($b_zero_point)^)? `->` type($Y)")
+
+    def verify_params(self) -> None:
+        a, b = shape_of(self.A), shape_of(self.B)
+        for name, value in (("'A'", self.A), ("'B'", self.B)):
+            if element_type_of(value) not in INTEGER_PRODUCT_TYPES:
+                raise VerifyException(f"{name} must be int8 or uint8, got {element_type_of(value)}")
+        expected = matmul_shape(a, b)
+        if expected is None:
+            raise VerifyException(f"'A' {list(a)} and 'B' {list(b)} do not fit numpy's matmul")
+        _check_shape("the result", shape_of(self.Y), expected)
+        for name, point, operand, per in (("'a_zero_point'", self.a_zero_point, self.A, a[-2] if len(a) > 1 else 1),
+                                          ("'b_zero_point'", self.b_zero_point, self.B, b[-1] if len(b) > 1 else 1)):
+            if point is None:
+                continue
+            if element_type_of(point) != element_type_of(operand):
+                raise VerifyException(f"{name} must have its operand's element type")
+            if math.prod(shape_of(point)) not in (1, per) or len(shape_of(point)) > 1:
+                raise VerifyException(f"{name} must be one value or {per} (a vector), got {list(shape_of(point))}")
+
+
+@irdl_op_definition
+class ConvIntegerOp(CpuOp):
+    """ONNX ConvInteger in 2-D: (X - x_zero_point) convolved with (W - w_zero_point), summed in
+    int32, plus an int32 `bias` per output channel (QLinearConv's). X and W are int8 or
+    uint8 each; x_zero_point is one value, w_zero_point one or one per output channel. Pads
+    begin-then-end, as cpu.conv's.
+
+        %y = cpu.conv_integer %x, %w x_zero_point %zx {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+               pads = array<i64: 1, 1, 1, 1>, group = 1 : i64}
+               : (tensor<1x3x8x8xui8>, tensor<4x3x3x3xi8>) x_zero_point tensor<ui8> -> tensor<1x4x8x8xi32>
+    """
+
+    name = "cpu.conv_integer"
+
+    X = operand_def(TensorType)
+    W = operand_def(TensorType)
+    x_zero_point = opt_operand_def(TensorType)
+    w_zero_point = opt_operand_def(TensorType)
+    bias = opt_operand_def(TensorType.constr(i32))
+    Y = result_def(TensorType.constr(i32))
+    strides = prop_def(_INTS)
+    dilations = prop_def(_INTS)
+    pads = prop_def(_INTS)
+    group = prop_def(_INT)
+
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = ("$X `,` $W (`x_zero_point` $x_zero_point^)? (`w_zero_point` $w_zero_point^)? "
+                       "(`bias` $bias^)? attr-dict `:` `(` type($X) `,` type($W) `)` "
+                       "(`x_zero_point` type($x_zero_point)^)? (`w_zero_point` type($w_zero_point)^)? "
+                       "(`bias` type($bias)^)? `->` type($Y)")
+
+    def verify_params(self) -> None:
+        x, w, y = shape_of(self.X), shape_of(self.W), shape_of(self.Y)
+        for name, value in (("'X'", self.X), ("'W'", self.W)):
+            if element_type_of(value) not in INTEGER_PRODUCT_TYPES:
+                raise VerifyException(f"{name} must be int8 or uint8, got {element_type_of(value)}")
+        if len(x) != 4 or len(w) != 4:
+            raise VerifyException(f"'X' and 'W' must have rank 4, got {len(x)} and {len(w)}")
+        group = self.group.value.data
+        if group < 1 or x[1] != w[1] * group or w[0] % group:
+            raise VerifyException(f"'W' {list(w)} does not fit 'X' {list(x)} in {group} groups")
+        strides, dilations, pads = (list(a.get_values()) for a in (self.strides, self.dilations, self.pads))
+        sizes = [(x[2 + i] + pads[i] + pads[2 + i] - dilations[i] * (w[2 + i] - 1) - 1) // strides[i] + 1
+                 for i in range(2)]
+        _check_shape("the result", y, [x[0], w[0], *sizes])
+        if self.x_zero_point is not None and math.prod(shape_of(self.x_zero_point)) != 1:
+            raise VerifyException(f"'x_zero_point' must be one value, got {list(shape_of(self.x_zero_point))}")
+        if self.w_zero_point is not None and math.prod(shape_of(self.w_zero_point)) not in (1, w[0]):
+            raise VerifyException(f"'w_zero_point' must be one value or {w[0]}, got {list(shape_of(self.w_zero_point))}")
+        if self.bias is not None:
+            _check_shape("'bias'", shape_of(self.bias), [w[0]])
+
+
+@irdl_op_definition
+class RequantizeOp(CpuOp):
+    """int32 sums of a product of quantized tensors (a `cpu.matmul_integer`'s, a
+    `cpu.conv_integer`'s viewed as [N, C, H * W]) to the output's quantization, as ONNX
+    QLinearMatMul and QLinearConv define it: with the multiplier
+    row_scale * column_scale / y_scale in float32 (each scale one value, or one per row or per
+    column of the last two dims), y = saturate(rint(sum * multiplier) + y_zero_point), the
+    product in double, rounding halves to even.
+
+        %y = cpu.requantize %sums, %sa, %sb, %sy, %zy
+               : (tensor<4x16xi32>, tensor<f32>, tensor<16xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x16xui8>
+    """
+
+    name = "cpu.requantize"
+
+    input = operand_def(TensorType.constr(i32))
+    row_scale = operand_def(TensorType.constr(f32))
+    column_scale = operand_def(TensorType.constr(f32))
+    y_scale = operand_def(TensorType.constr(f32))
+    y_zero_point = operand_def(TensorType)
+    output = result_def(TensorType)
+
+    assembly_format = "$input `,` $row_scale `,` $column_scale `,` $y_scale `,` $y_zero_point " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        shape = shape_of(self.input)
+        _check_shape("the result", shape_of(self.output), shape)
+        if element_type_of(self.output) not in INTEGER_PRODUCT_TYPES:
+            raise VerifyException(f"the result must be int8 or uint8, got {element_type_of(self.output)}")
+        if element_type_of(self.y_zero_point) != element_type_of(self.output):
+            raise VerifyException("'y_zero_point' must have the result's element type")
+        rows, columns = (shape[-2] if len(shape) > 1 else 1), (shape[-1] if shape else 1)
+        for name, value, per in (("'row_scale'", self.row_scale, rows), ("'column_scale'", self.column_scale, columns),
+                                 ("'y_scale'", self.y_scale, 1), ("'y_zero_point'", self.y_zero_point, 1)):
+            if math.prod(shape_of(value)) not in (1, per):
+                raise VerifyException(f"{name} must be one value or {per}, got {list(shape_of(value))}")
+
+
 CPU = Dialect(
     "cpu",
     [
@@ -2485,6 +2651,10 @@ CPU = Dialect(
         RecurrentOp,
         QuantizeOp,
         DequantizeOp,
+        DynamicQuantizeOp,
+        MatmulIntegerOp,
+        ConvIntegerOp,
+        RequantizeOp,
     ],
     [
         BinaryKindAttr,

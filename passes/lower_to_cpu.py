@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     f32,
     i1,
+    i32,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -193,7 +194,8 @@ def split_padding(totals: Sequence[int], upper: bool) -> list[int]:
 
 
 def window_params(
-    op: g.ConvOp | g.MaxPoolOp | g.AveragePoolOp, kernel: Sequence[int], sizes: Sequence[int]
+    op: g.ConvOp | g.ConvIntegerOp | g.QLinearConvOp | g.MaxPoolOp | g.AveragePoolOp, kernel: Sequence[int],
+    sizes: Sequence[int]
 ) -> tuple[list[int], list[int], list[int]]:
     """Strides, dilations and begin-then-end pads of a Conv or pool, `auto_pad` resolved."""
     n = len(kernel)
@@ -1241,6 +1243,98 @@ class LinearQuantizationToCpu(GraphOpLowering):
         self.replace(op, rewriter, [new])
 
 
+class DynamicQuantizeLinearToCpu(GraphOpLowering):
+    """DynamicQuantizeLinear -> cpu.dynamic_quantize (uint8, as ONNX defines it)."""
+
+    ops = (g.DynamicQuantizeLinearOp,)
+
+    def lower(self, op: g.DynamicQuantizeLinearOp, rewriter: PatternRewriter) -> None:
+        if element_type_of(op.x) != f32 or element_type_of(op.y) != cpu.UI8:
+            raise no_host_kernel(op, " other than float to uint8")
+        new = create(cpu.DynamicQuantizeOp, [op.x], [r.type for r in op.results])
+        self.replace(op, rewriter, [new], list(new.results))
+
+
+class MatMulIntegerToCpu(GraphOpLowering):
+    """MatMulInteger -> cpu.matmul_integer: int8 or uint8 operands, int32 sums."""
+
+    ops = (g.MatMulIntegerOp,)
+
+    def lower(self, op: g.MatMulIntegerOp, rewriter: PatternRewriter) -> None:
+        for value in (op.A, op.B):
+            if element_type_of(value) not in cpu.INTEGER_PRODUCT_TYPES:
+                raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(value)].onnx_name}")
+        new = cpu.MatmulIntegerOp.build(operands=[op.A, op.B, op.a_zero_point, op.b_zero_point],
+                                        result_types=[op.Y.type])
+        self.replace(op, rewriter, [new])
+
+
+def _conv_integer(op: g.ConvIntegerOp | g.QLinearConvOp, bias: SSAValue | None, result: Attribute) -> Operation:
+    """The cpu.conv_integer of a ConvInteger or QLinearConv: 2-D, int8 or uint8."""
+    for value in (op.x, op.w):
+        if element_type_of(value) not in cpu.INTEGER_PRODUCT_TYPES:
+            raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(value)].onnx_name}")
+    if len(shape_of(op.x)) != 4:
+        raise no_host_kernel(op, f" in {len(shape_of(op.x)) - 2}-D (2-D only)")
+    strides, dilations, pads = window_params(op, shape_of(op.w)[2:], shape_of(op.x)[2:])
+    return cpu.ConvIntegerOp.build(operands=[op.x, op.w, op.x_zero_point, op.w_zero_point, bias],
+                                   result_types=[result], properties=dict(
+                                       strides=ints(strides), dilations=ints(dilations), pads=ints(pads),
+                                       group=op.group))
+
+
+class ConvIntegerToCpu(GraphOpLowering):
+    """ConvInteger -> cpu.conv_integer (2-D, int32 sums)."""
+
+    ops = (g.ConvIntegerOp,)
+
+    def lower(self, op: g.ConvIntegerOp, rewriter: PatternRewriter) -> None:
+        self.replace(op, rewriter, [_conv_integer(op, None, op.y.type)])
+
+
+class QLinearConvToCpu(GraphOpLowering):
+    """QLinearConv -> cpu.conv_integer (int32 sums and bias), then cpu.requantize of the sums
+    viewed as [N, C, H * W]: w_scale per row (an output channel), x_scale the same for all."""
+
+    ops = (g.QLinearConvOp,)
+
+    def lower(self, op: g.QLinearConvOp, rewriter: PatternRewriter) -> None:
+        if element_type_of(op.y) not in cpu.INTEGER_PRODUCT_TYPES:
+            raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(op.y)].onnx_name}")
+        y = shape_of(op.y)
+        sums = _conv_integer(op, op.B, TensorType(i32, y))
+        rows = create(cpu.ReshapeOp, [sums.results[0]], [TensorType(i32, [y[0], y[1], y[2] * y[3]])])
+        requantize = create(cpu.RequantizeOp, [rows.results[0], op.w_scale, op.x_scale, op.y_scale, op.y_zero_point],
+                            [TensorType(element_type_of(op.y), shape_of(rows.results[0]))])
+        back = create(cpu.ReshapeOp, [requantize.results[0]], [op.y.type])
+        if op.y.name_hint:
+            for value, suffix in ((sums.results[0], "sums"), (rows.results[0], "rows"), (requantize.results[0], "rows_q")):
+                value.name_hint = f"{op.y.name_hint}_{suffix}"
+        self.replace(op, rewriter, [sums, rows, requantize, back])
+
+
+class QLinearMatMulToCpu(GraphOpLowering):
+    """QLinearMatMul -> cpu.matmul_integer (int32 sums), then cpu.requantize to y's scale and
+    zero point, as ONNX defines it (float32 scales)."""
+
+    ops = (g.QLinearMatMulOp,)
+
+    def lower(self, op: g.QLinearMatMulOp, rewriter: PatternRewriter) -> None:
+        for value in (op.a, op.b, op.y):
+            if element_type_of(value) not in cpu.INTEGER_PRODUCT_TYPES:
+                raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(value)].onnx_name}")
+        for value in (op.a_scale, op.b_scale, op.y_scale):
+            if element_type_of(value) != f32:
+                raise no_host_kernel(op, f" with {BY_XDSL[element_type_of(value)].onnx_name} scales (float only)")
+        y = shape_of(op.y)
+        sums = cpu.MatmulIntegerOp.build(operands=[op.a, op.b, op.a_zero_point, op.b_zero_point],
+                                         result_types=[TensorType(i32, y)])
+        sums.results[0].name_hint = f"{op.y.name_hint}_sums" if op.y.name_hint else None
+        requantize = create(cpu.RequantizeOp, [sums.results[0], op.a_scale, op.b_scale, op.y_scale, op.y_zero_point],
+                            [op.y.type])
+        self.replace(op, rewriter, [sums, requantize])
+
+
 def host_kernel_op_types() -> set[str]:
     """The ONNX operators some pattern lowers to a host kernel."""
     return {cls.name.removeprefix("graph.") for pattern in PATTERNS for cls in pattern.ops}
@@ -1302,6 +1396,11 @@ PATTERNS: tuple[type[GraphOpLowering], ...] = (
     ScatterToCpuScatter,
     RecurrentToCpuRecurrent,
     LinearQuantizationToCpu,
+    DynamicQuantizeLinearToCpu,
+    MatMulIntegerToCpu,
+    QLinearMatMulToCpu,
+    ConvIntegerToCpu,
+    QLinearConvToCpu,
 )
 
 

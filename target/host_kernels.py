@@ -341,9 +341,9 @@ def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
 # --- Other kernels --------------------------------------------------------------------
 
 
-def matmul_shapes(op: cpu.MatmulOp) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+def matmul_shapes(op: cpu.MatmulOp | cpu.MatmulIntegerOp) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """A's and B's shapes as matrices with batch dims, and the broadcast batch dims."""
-    a, b = cpu.shape_of(op.A), op.weights_shape()
+    a, b = cpu.shape_of(op.A), op.weights_shape() if isinstance(op, cpu.MatmulOp) else cpu.shape_of(op.B)
     a2 = (1, *a) if len(a) == 1 else a
     b2 = (*b, 1) if len(b) == 1 else b
     batch = cpu.broadcast_shapes(a2[:-2], b2[:-2])

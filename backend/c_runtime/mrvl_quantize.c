@@ -1,5 +1,7 @@
 /* mrvl_quantize.c: ONNX QuantizeLinear and DequantizeLinear on the host (cpu.quantize,
- * cpu.dequantize), float32 against int8, uint8, int16, uint16 and int32.
+ * cpu.dequantize), float32 against int8, uint8, int16, uint16 and int32; DynamicQuantizeLinear
+ * (cpu.dynamic_quantize), MatMulInteger (cpu.matmul_integer), ConvInteger (cpu.conv_integer)
+ * and their requantization (cpu.requantize) on int8 and uint8.
  *
  * Included by the generated `<model>.c` after mrvl_kernels.c (internal linkage, as there).
  * The tensor is viewed as (outer, axis, inner) around the quantization axis; element
@@ -76,6 +78,133 @@ MRVL_DEFINE_DEQUANTIZE(u8, uint8_t)
 MRVL_DEFINE_DEQUANTIZE(i16, int16_t)
 MRVL_DEFINE_DEQUANTIZE(u16, uint16_t)
 MRVL_DEFINE_DEQUANTIZE(i32, int32_t)
+
+/* ONNX DynamicQuantizeLinear, as onnxruntime computes it: the range of x widened to hold
+ * 0, scale = range / 255 (1 for a range of 0), the zero point -min / scale rounded (halves
+ * to even) and saturated, then x quantized with them as QuantizeLinear does. */
+static void mrvl_dynamic_quantize_u8(int64_t count, const float *x, uint8_t *y, float *scale, uint8_t *zero_point)
+{
+    float lo = 0.0f, hi = 0.0f;
+    for (int64_t e = 0; e < count; e++) {
+        lo = x[e] < lo ? x[e] : lo;
+        hi = x[e] > hi ? x[e] : hi;
+    }
+    const float s = hi == lo ? 1.0f : (hi - lo) / 255.0f, z = -lo / s;
+    const uint8_t zp = (uint8_t)rintf(z < 0.0f ? 0.0f : z > 255.0f ? 255.0f : z);
+    for (int64_t e = 0; e < count; e++) y[e] = quantize_one_u8(x[e], s, zp);
+    *scale = s;
+    *zero_point = zp;
+}
+
+/* ONNX MatMulInteger: numpy's matmul of (A - a_zero_point) and (B - b_zero_point), summed
+ * in int32. A zero point is one value, or one per row of A (a_zero_rows) or per column of B
+ * (b_zero_columns); NULL is 0. Each row of the result gathers the rows of B, scaled by
+ * the row of A, so the inner loop runs along B's row (vectorised). */
+#define MRVL_DEFINE_MATMUL_INTEGER(SUFFIX, TA, TB)                                                \
+    static void mrvl_matmul_integer_##SUFFIX(const mrvl_matmul_params *p, const TA *a, const TB *b,  \
+                                             const TA *a_zero, int a_zero_rows, const TB *b_zero,    \
+                                             int b_zero_columns, int32_t *y)                         \
+    {                                                                                            \
+        int64_t idx[MRVL_MAX_RANK] = {0}, batches = 1, ao = 0, bo = 0;                           \
+        for (int d = 0; d < p->batch_rank; d++) batches *= p->batch[d];                          \
+        for (int64_t t = 0; t < batches; t++) {                                                  \
+            int32_t *out = y + t * p->m * p->n;                                                  \
+            for (int64_t i = 0; i < p->m; i++) {                                                 \
+                const int32_t za = a_zero ? a_zero[a_zero_rows ? i : 0] : 0;                     \
+                int32_t *row = out + i * p->n;                                                   \
+                for (int64_t j = 0; j < p->n; j++) row[j] = 0;                                   \
+                for (int64_t q = 0; q < p->k; q++) {                                             \
+                    const int32_t av = (int32_t)a[ao + i * p->k + q] - za;                       \
+                    const TB *brow = b + bo + q * p->n;                                          \
+                    if (b_zero)                                                                  \
+                        for (int64_t j = 0; j < p->n; j++)                                       \
+                            row[j] += av * ((int32_t)brow[j] - b_zero[b_zero_columns ? j : 0]);  \
+                    else                                                                         \
+                        for (int64_t j = 0; j < p->n; j++) row[j] += av * (int32_t)brow[j];      \
+                }                                                                                \
+            }                                                                                    \
+            for (int d = p->batch_rank - 1; d >= 0; d--) {                                       \
+                idx[d]++;                                                                        \
+                ao += p->a_batch_stride[d];                                                      \
+                bo += p->b_batch_stride[d];                                                      \
+                if (idx[d] < p->batch[d]) break;                                                 \
+                ao -= p->a_batch_stride[d] * p->batch[d];                                        \
+                bo -= p->b_batch_stride[d] * p->batch[d];                                        \
+                idx[d] = 0;                                                                      \
+            }                                                                                    \
+        }                                                                                        \
+    }
+
+/* The sums of a quantized product, requantized as ONNX QLinearMatMul does: the multiplier
+ * a_scale * b_scale / y_scale in float32 (a scale per row of each matrix when a_rows, per
+ * column when b_columns), the sum times it in double, rounded (halves to even), plus the zero
+ * point, saturated. */
+#define MRVL_DEFINE_REQUANTIZE(SUFFIX, T, LO, HI)                                                \
+    static void mrvl_requantize_##SUFFIX(int64_t matrices, int64_t m, int64_t n, const int32_t *sums, \
+                                         const float *a_scale, int a_rows, const float *b_scale,  \
+                                         int b_columns, const float *y_scale, const T *y_zero, T *y) \
+    {                                                                                            \
+        for (int64_t t = 0; t < matrices; t++)                                                   \
+            for (int64_t i = 0; i < m; i++)                                                      \
+                for (int64_t j = 0; j < n; j++) {                                                \
+                    const float multiplier = a_scale[a_rows ? i : 0] * b_scale[b_columns ? j : 0] / *y_scale; \
+                    const int64_t e = (t * m + i) * n + j;                                       \
+                    const double v = rint((double)sums[e] * (double)multiplier) + (double)*y_zero; \
+                    y[e] = (T)(v < (LO) ? (LO) : v > (HI) ? (HI) : v);                            \
+                }                                                                                \
+    }
+
+MRVL_DEFINE_REQUANTIZE(i8, int8_t, -128.0, 127.0)
+MRVL_DEFINE_REQUANTIZE(u8, uint8_t, 0.0, 255.0)
+
+/* ONNX ConvInteger in 2-D, NCHW: (X - x_zero) convolved with (W - w_zero), int32 sums, plus
+ * bias (per output channel, may be NULL). w_zero per output channel when w_zero_channels. A
+ * padded position reads x_zero (it contributes nothing), as the zero-padded difference does. */
+typedef struct {
+    int64_t n, c, h, w, m, kh, kw, oh, ow, group;
+    int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+} mrvl_conv_integer_params;
+
+#define MRVL_DEFINE_CONV_INTEGER(SUFFIX, TX, TW)                                                  \
+    static void mrvl_conv_integer_##SUFFIX(const mrvl_conv_integer_params *p, const TX *x, const TW *w,   \
+                                           const TX *x_zero, const TW *w_zero, int w_zero_channels,     \
+                                           const int32_t *bias, int32_t *y)                             \
+    {                                                                                            \
+        const int64_t cg = p->c / p->group, mg = p->m / p->group;                                \
+        const int32_t zx = x_zero ? *x_zero : 0;                                                 \
+        for (int64_t b = 0; b < p->n; b++)                                                       \
+            for (int64_t o = 0; o < p->m; o++) {                                                 \
+                const int32_t zw = w_zero ? w_zero[w_zero_channels ? o : 0] : 0;                 \
+                const int64_t first = o / mg * cg;                                               \
+                int32_t *out = y + (b * p->m + o) * p->oh * p->ow;                               \
+                for (int64_t i = 0; i < p->oh * p->ow; i++) out[i] = bias ? bias[o] : 0;       \
+                for (int64_t ci = 0; ci < cg; ci++)                                              \
+                    for (int64_t u = 0; u < p->kh; u++)                                          \
+                        for (int64_t v = 0; v < p->kw; v++) {                                    \
+                            const int32_t wv = (int32_t)w[((o * cg + ci) * p->kh + u) * p->kw + v] - zw; \
+                            const TX *plane = x + (b * p->c + first + ci) * p->h * p->w;         \
+                            for (int64_t r = 0; r < p->oh; r++) {                                \
+                                const int64_t ih = r * p->stride_h + u * p->dilation_h - p->pad_top; \
+                                if (ih < 0 || ih >= p->h) continue;                              \
+                                for (int64_t s = 0; s < p->ow; s++) {                            \
+                                    const int64_t iw = s * p->stride_w + v * p->dilation_w - p->pad_left; \
+                                    if (iw >= 0 && iw < p->w)                                    \
+                                        out[r * p->ow + s] += wv * ((int32_t)plane[ih * p->w + iw] - zx); \
+                                }                                                                \
+                            }                                                                    \
+                        }                                                                        \
+            }                                                                                    \
+    }
+
+MRVL_DEFINE_CONV_INTEGER(i8i8, int8_t, int8_t)
+MRVL_DEFINE_CONV_INTEGER(i8u8, int8_t, uint8_t)
+MRVL_DEFINE_CONV_INTEGER(u8i8, uint8_t, int8_t)
+MRVL_DEFINE_CONV_INTEGER(u8u8, uint8_t, uint8_t)
+
+MRVL_DEFINE_MATMUL_INTEGER(i8i8, int8_t, int8_t)
+MRVL_DEFINE_MATMUL_INTEGER(i8u8, int8_t, uint8_t)
+MRVL_DEFINE_MATMUL_INTEGER(u8i8, uint8_t, int8_t)
+MRVL_DEFINE_MATMUL_INTEGER(u8u8, uint8_t, uint8_t)
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop

@@ -646,3 +646,43 @@ func.func @unary_in_place_not_the_input(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = cpu.unary relu %x {in_place = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   func.return %y : tensor<4xf32>
 }
+
+// -----
+
+// CHECK: Operation does not verify: the scale must have shape [], got [1]
+func.func @dynamic_quantize_scale_not_a_scalar(%x: tensor<4xf32>) -> tensor<4xui8> {
+  %y, %s, %z = cpu.dynamic_quantize %x : (tensor<4xf32>) -> (tensor<4xui8>, tensor<1xf32>, tensor<ui8>)
+  func.return %y : tensor<4xui8>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'B' must be int8 or uint8, got i16
+func.func @matmul_integer_of_int16(%a: tensor<2x3xi8>, %b: tensor<3x4xi16>) -> tensor<2x4xi32> {
+  %y = cpu.matmul_integer %a, %b : (tensor<2x3xi8>, tensor<3x4xi16>) -> tensor<2x4xi32>
+  func.return %y : tensor<2x4xi32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'b_zero_point' must be one value or 4 (a vector), got [3]
+func.func @matmul_integer_zero_points_per_row_of_b(%a: tensor<2x3xi8>, %b: tensor<3x4xi8>, %z: tensor<3xi8>) -> tensor<2x4xi32> {
+  %y = cpu.matmul_integer %a, %b b_zero_point %z : (tensor<2x3xi8>, tensor<3x4xi8>) b_zero_point tensor<3xi8> -> tensor<2x4xi32>
+  func.return %y : tensor<2x4xi32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'column_scale' must be one value or 4, got [3]
+func.func @requantize_column_scale_per_row(%s: tensor<2x4xi32>, %a: tensor<f32>, %b: tensor<3xf32>, %z: tensor<ui8>) -> tensor<2x4xui8> {
+  %y = cpu.requantize %s, %a, %b, %a, %z : (tensor<2x4xi32>, tensor<f32>, tensor<3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4xui8>
+  func.return %y : tensor<2x4xui8>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the result must have shape [1, 4, 3, 3], got [1, 4, 4, 4]
+func.func @conv_integer_result_of_other_window(%x: tensor<1x2x5x5xui8>, %w: tensor<4x2x3x3xi8>) -> tensor<1x4x4x4xi32> {
+  %y = cpu.conv_integer %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : (tensor<1x2x5x5xui8>, tensor<4x2x3x3xi8>) -> tensor<1x4x4x4xi32>
+  func.return %y : tensor<1x4x4x4xi32>
+}

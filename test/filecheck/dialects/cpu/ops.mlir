@@ -350,3 +350,30 @@ func.func @selected(%x: tensor<2x2x3x4xf32>, %w: tensor<2x2x1x2xf32>) -> tensor<
   %u = cpu.resize linear %y {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode half_pixel>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -0.75 : f32, exclude_outside = false, extrapolation_value = 0.0 : f32, antialias = false, kernel = #cpu<resize_kernel taps>} : (tensor<2x2x3x3xf32>) -> tensor<2x2x6x6xf32>
   func.return %u : tensor<2x2x6x6xf32>
 }
+
+// -----
+
+// DynamicQuantizeLinear, MatMulInteger and QLinearMatMul's requantization: uint8 with a scale
+// and zero point computed at run time; int8 and uint8 products with zero points per tensor and
+// per column, summed in int32; the sums to uint8 with B's scale per column.
+// CHECK-LABEL: func.func @integer(
+// CHECK-NEXT:    %y, %s, %z = cpu.dynamic_quantize %x : (tensor<4x8xf32>) -> (tensor<4x8xui8>, tensor<f32>, tensor<ui8>)
+// CHECK-NEXT:    %m = cpu.matmul_integer %y, %b a_zero_point %z b_zero_point %zb : (tensor<4x8xui8>, tensor<2x8x16xi8>) a_zero_point tensor<ui8> b_zero_point tensor<16xi8> -> tensor<2x4x16xi32>
+// CHECK-NEXT:    %q = cpu.requantize %m, %s, %sb, %s, %z : (tensor<2x4x16xi32>, tensor<f32>, tensor<16xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x16xui8>
+// GENERIC:       "cpu.matmul_integer"(%y, %b, %z, %zb) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}>
+func.func @integer(%x: tensor<4x8xf32>, %b: tensor<2x8x16xi8>, %zb: tensor<16xi8>, %sb: tensor<16xf32>) -> tensor<2x4x16xui8> {
+  %y, %s, %z = cpu.dynamic_quantize %x : (tensor<4x8xf32>) -> (tensor<4x8xui8>, tensor<f32>, tensor<ui8>)
+  %m = cpu.matmul_integer %y, %b a_zero_point %z b_zero_point %zb : (tensor<4x8xui8>, tensor<2x8x16xi8>) a_zero_point tensor<ui8> b_zero_point tensor<16xi8> -> tensor<2x4x16xi32>
+  %q = cpu.requantize %m, %s, %sb, %s, %z : (tensor<2x4x16xi32>, tensor<f32>, tensor<16xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x16xui8>
+  func.return %q : tensor<2x4x16xui8>
+}
+
+// -----
+
+// ConvInteger and QLinearConv's sums: int8 and uint8 with zero points and an int32 bias.
+// CHECK-LABEL: func.func @conv_integer(
+// CHECK-NEXT:    %y = cpu.conv_integer %x, %w x_zero_point %zx w_zero_point %zw bias %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64} : (tensor<1x4x5x5xui8>, tensor<6x2x3x3xi8>) x_zero_point tensor<ui8> w_zero_point tensor<6xi8> bias tensor<6xi32> -> tensor<1x6x3x3xi32>
+func.func @conv_integer(%x: tensor<1x4x5x5xui8>, %w: tensor<6x2x3x3xi8>, %zx: tensor<ui8>, %zw: tensor<6xi8>, %b: tensor<6xi32>) -> tensor<1x6x3x3xi32> {
+  %y = cpu.conv_integer %x, %w x_zero_point %zx w_zero_point %zw bias %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64} : (tensor<1x4x5x5xui8>, tensor<6x2x3x3xi8>) x_zero_point tensor<ui8> w_zero_point tensor<6xi8> bias tensor<6xi32> -> tensor<1x6x3x3xi32>
+  func.return %y : tensor<1x6x3x3xi32>
+}

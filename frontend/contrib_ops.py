@@ -1,0 +1,184 @@
+"""onnxruntime's quantized contrib ops (domain com.microsoft) as the standard ONNX ops that
+define them, before shape inference: their shapes then follow from ONNX's rules, and the rest
+of the compiler sees only standard ops.
+
+onnxruntime's quantizers write these (semantics from its ContribOperators.md):
+- `MatMulIntegerToFloat`: MatMulInteger's int32 sums, as float, times a_scale * b_scale (b's
+  per column), plus the bias;
+- `DynamicQuantizeMatMul`: A quantized at run time (DynamicQuantizeLinear), then as above;
+- `DynamicQuantizeLSTM`: an LSTM of int8 weights ([directions, rows, 4 * hidden], a scale per
+  direction or per column), as an ONNX LSTM of the dequantized weights;
+- `QLinearAdd`, `QLinearMul`, `QLinearSigmoid`, `QLinearLeakyRelu`, `QLinearConcat`,
+  `QLinearGlobalAveragePool`, `QLinearAveragePool` (QOperator format): each input
+  dequantized, the float op, the result quantized (DequantizeLinear -> op -> QuantizeLinear),
+  as a QDQ model computes it.
+
+Other ops of the domain stay `graph.custom` ops, which no host kernel runs.
+"""
+
+from collections.abc import Callable
+
+import onnx
+from onnx import helper
+
+from mrvl.frontend.onnx_graph import node_label
+from mrvl_dialect.errors import CompileError
+
+DOMAIN = "com.microsoft"
+
+
+class _Expansion:
+    """The nodes that stand for one contrib node, named after it; `shapes`: the graph's
+    initializers' shapes."""
+
+    def __init__(self, node: onnx.NodeProto, shapes: dict[str, list[int]]):
+        self.node = node
+        self.shapes = shapes
+        self.nodes: list[onnx.NodeProto] = []
+
+    def input(self, i: int) -> str:
+        return self.node.input[i] if i < len(self.node.input) else ""
+
+    def add(self, op_type: str, inputs: list[str], outputs: list[str] | None = None, **attributes) -> list[str]:
+        step = f"{self.node.name or self.node.output[0]}/{op_type}_{len(self.nodes)}"
+        outputs = outputs or [f"{step}_out"]
+        while inputs and not inputs[-1]:
+            inputs = inputs[:-1]  # trailing optional inputs absent
+        self.nodes.append(helper.make_node(op_type, inputs, outputs, name=step, **attributes))
+        return outputs
+
+    def dequantized(self, x: int) -> str:
+        """Input x (with its scale and zero point after it) as float."""
+        return self.add("DequantizeLinear", [self.input(x), self.input(x + 1), self.input(x + 2)])[0]
+
+    def quantized(self, value: str, scale: int) -> None:
+        """`value` quantized with the scale and zero point at input `scale`, as the node's output."""
+        self.add("QuantizeLinear", [value, self.input(scale), self.input(scale + 1)], [self.node.output[0]])
+
+
+def _attribute(node: onnx.NodeProto, name: str, default):
+    found = next((a for a in node.attribute if a.name == name), None)
+    return helper.get_attribute_value(found) if found is not None else default
+
+
+def _scaled_sums(e: _Expansion, a: str, b: str, a_scale: str, b_scale: str, a_zero: str, b_zero: str,
+                 bias: str) -> None:
+    sums = e.add("MatMulInteger", [a, b, a_zero, b_zero])[0]
+    product = e.add("Mul", [e.add("Cast", [sums], to=onnx.TensorProto.FLOAT)[0], e.add("Mul", [a_scale, b_scale])[0]],
+                    None if bias else [e.node.output[0]])[0]
+    if bias:
+        e.add("Add", [product, bias], [e.node.output[0]])
+
+
+def _matmul_integer_to_float(e: _Expansion) -> None:
+    _scaled_sums(e, e.input(0), e.input(1), e.input(2), e.input(3), e.input(4), e.input(5), e.input(6))
+
+
+def _dynamic_quantize_matmul(e: _Expansion) -> None:
+    q, scale, zero = e.add("DynamicQuantizeLinear", [e.input(0)], [f"{e.node.output[0]}/a_q", f"{e.node.output[0]}/a_scale",
+                                                                     f"{e.node.output[0]}/a_zero"])
+    _scaled_sums(e, q, e.input(1), scale, e.input(2), zero, e.input(3), e.input(4))
+
+
+def _binary(op_type: str) -> Callable[[_Expansion], None]:
+    def expand(e: _Expansion) -> None:
+        e.quantized(e.add(op_type, [e.dequantized(0), e.dequantized(3)])[0], 6)
+    return expand
+
+
+def _unary(op_type: str, **attributes) -> Callable[[_Expansion], None]:
+    def expand(e: _Expansion) -> None:
+        given = {name: _attribute(e.node, name, default) for name, default in attributes.items()}
+        e.quantized(e.add(op_type, [e.dequantized(0)], **given)[0], 3)
+    return expand
+
+
+def _concat(e: _Expansion) -> None:
+    inputs = [e.dequantized(i) for i in range(2, len(e.node.input), 3)]
+    joined = e.add("Concat", inputs, axis=_attribute(e.node, "axis", 0))[0]
+    e.add("QuantizeLinear", [joined, e.input(0), e.input(1)], [e.node.output[0]])
+
+
+_POOL_ATTRIBUTES = ("auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides")
+
+
+def _pool(op_type: str) -> Callable[[_Expansion], None]:
+    def expand(e: _Expansion) -> None:
+        x = e.dequantized(0)
+        channels_last = _attribute(e.node, "channels_last", 0)
+        if channels_last:
+            x = e.add("Transpose", [x], perm=[0, 3, 1, 2])[0]
+        given = {a.name: helper.get_attribute_value(a) for a in e.node.attribute if a.name in _POOL_ATTRIBUTES}
+        y = e.add(op_type, [x], **given)[0]
+        if channels_last:
+            y = e.add("Transpose", [y], perm=[0, 2, 3, 1])[0]
+        e.quantized(y, 3)
+    return expand
+
+
+_RECURRENT_ATTRIBUTES = ("activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size",
+                         "input_forget")
+
+
+def _dequantized_weights(e: _Expansion, w: int, scale: int) -> str:
+    """Input w, int8 or uint8 [directions, rows, 4 * hidden], with the scale and zero point at
+    inputs `scale` and `scale` + 1 (per direction [D], or per column [D, 4 * hidden]), as the
+    float weights of an ONNX LSTM: [directions, 4 * hidden, rows]."""
+    scale_shape = e.shapes.get(e.input(scale))
+    if scale_shape is None:
+        raise CompileError(node_label(e.node), f"the scale '{e.input(scale)}' must be an initializer")
+    broadcast = helper.make_tensor("shape", onnx.TensorProto.INT64, [3],
+                                   [scale_shape[0], 1, scale_shape[1] if len(scale_shape) > 1 else 1])
+    shape = e.add("Constant", [], value=broadcast)[0]
+    values = e.add("Cast", [e.input(w)], to=onnx.TensorProto.FLOAT)[0]
+    if e.input(scale + 1):
+        zero = e.add("Cast", [e.input(scale + 1)], to=onnx.TensorProto.FLOAT)[0]
+        values = e.add("Sub", [values, e.add("Reshape", [zero, shape])[0]])[0]
+    scaled = e.add("Mul", [values, e.add("Reshape", [e.input(scale), shape])[0]])[0]
+    return e.add("Transpose", [scaled], perm=[0, 2, 1])[0]
+
+
+def _dynamic_quantize_lstm(e: _Expansion) -> None:
+    """An LSTM of the dequantized weights (onnxruntime quantizes X and the hidden state at run
+    time too; the float LSTM does not, within the activations' quantization error)."""
+    w, r = _dequantized_weights(e, 1, 8), _dequantized_weights(e, 2, 10)
+    given = {a.name: helper.get_attribute_value(a) for a in e.node.attribute if a.name in _RECURRENT_ATTRIBUTES}
+    e.add("LSTM", [e.input(0), w, r, *[e.input(i) for i in range(3, 8)]], list(e.node.output), **given)
+
+
+EXPANSIONS: dict[str, Callable[[_Expansion], None]] = {
+    "DynamicQuantizeLSTM": _dynamic_quantize_lstm,
+    "MatMulIntegerToFloat": _matmul_integer_to_float,
+    "DynamicQuantizeMatMul": _dynamic_quantize_matmul,
+    "QLinearAdd": _binary("Add"),
+    "QLinearMul": _binary("Mul"),
+    "QLinearSigmoid": _unary("Sigmoid"),
+    "QLinearLeakyRelu": _unary("LeakyRelu", alpha=0.01),
+    "QLinearConcat": _concat,
+    "QLinearGlobalAveragePool": _pool("GlobalAveragePool"),
+    "QLinearAveragePool": _pool("AveragePool"),
+}
+"""How each contrib op expands."""
+
+
+def expand_contrib_ops(graph: onnx.GraphProto) -> None:
+    """Replace the contrib ops of `EXPANSIONS` in `graph` (and its subgraphs) by their
+    standard definitions, in place."""
+    shapes = {t.name: list(t.dims) for t in graph.initializer}
+    nodes: list[onnx.NodeProto] = []
+    changed = False
+    for node in graph.node:
+        for a in node.attribute:
+            for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
+                expand_contrib_ops(sub)
+        expand = EXPANSIONS.get(node.op_type) if node.domain == DOMAIN else None
+        if expand is None:
+            nodes.append(node)
+            continue
+        e = _Expansion(node, shapes)
+        expand(e)
+        nodes.extend(e.nodes)
+        changed = True
+    if changed:
+        del graph.node[:]
+        graph.node.extend(nodes)
