@@ -42,7 +42,7 @@ from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl_dialect.graph_queries import constant_value, module_of
 from mrvl.passes.host_layout import (assign_host_layouts, calls_by_callee, explain_transposes, on_host, perm_of,
-                                     transpose)
+                                     reorders, transpose)
 from mrvl.passes.patterns_by_op_class import MatchingOpsWalker, PatternsByOpClass
 
 
@@ -139,9 +139,7 @@ class TransposeOfUnitDimsIsReshape(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
-        dims = op.data.type.get_shape()
-        moved = [p for p in perm_of(op) if dims[p] != 1]
-        if not on_host(op) or moved != sorted(moved) or (module := module_of(op)) is None:
+        if not on_host(op) or reorders(op.data.type.get_shape(), perm_of(op)) or (module := module_of(op)) is None:
             return
         result, name = op.transposed.type, op.transposed.name_hint
         shape = np.array(result.get_shape(), np.int64)
