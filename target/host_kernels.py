@@ -348,7 +348,7 @@ def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
     if path == cpu.ConvKernel.DEPTHWISE_BLOCKED:
         return depthwise_blocked_scratch_floats(op)
     if path == cpu.ConvKernel.POINTWISE:
-        return gemm_pack_floats(mg, math.prod(ys[2:]), cg, contiguous_a=True)
+        return gemm_pack_floats(mg, math.prod(cpu.shape_of(op.Y)[2:]), cg, contiguous_a=True)
     packing = op.packing_floats.value.data if op.packing_floats is not None else 0
     return packing + (flat_scratch_floats(op) if path == cpu.ConvKernel.FLAT else conv_scratch_floats(op))
 
