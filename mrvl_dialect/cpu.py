@@ -1009,7 +1009,9 @@ class ConvTransposeOp(_ConvLike):
             - p["pads"][n + i]
             for i in range(n)
         ]
-        _check_shape("the result", channels_first(self, shape_of(self.Y)), [x[0], w[1] * group, *spatial])
+        m = w[1] * group
+        expected = [x[0], *spatial, m] if self.channels_last is not None else [x[0], m, *spatial]
+        _check_shape("the result", shape_of(self.Y), expected)
 
 
 @irdl_op_definition
