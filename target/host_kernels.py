@@ -314,15 +314,20 @@ def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
     return xs[1] * channel + (kernel[2] * flat if rows_layout else 0) + math.prod(kernel)
 
 
-CONV_TRANSPOSE_DOT_CHANNELS = 2
+CONV_TRANSPOSE_DOT_CHANNELS = 4
 """MRVL_CONV_TRANSPOSE_DOT_CHANNELS of mrvl_kernels_conv_transpose.c: output channels per group up
 to which the channels-last transposed conv sums dot products, not GEMM tiles."""
+CONV_TRANSPOSE_DOT_FLOATS = 4096
+"""MRVL_CONV_TRANSPOSE_DOT_FLOATS of mrvl_kernels_conv_transpose.c: its dot products' buffer,
+which holds a column of the input channels of a group, or more."""
 
 
 def conv_transpose_nhwc_block(cg: int, mg: int) -> int:
     """conv_transpose_nhwc_block of mrvl_kernels_conv_transpose.c: the floats of one tap's and
-    group's packed weights, for cg input and mg output channels per group."""
-    return cg * (mg if mg <= CONV_TRANSPOSE_DOT_CHANNELS else _round_up(mg, kernel_macro("GEMM_NR")))
+    group's packed weights, for cg input and mg output channels per group: mg rows of cg for its
+    dot products (conv_transpose_nhwc_dots), else GEMM panels of MRVL_GEMM_NR columns."""
+    dots = mg <= CONV_TRANSPOSE_DOT_CHANNELS and cg <= CONV_TRANSPOSE_DOT_FLOATS
+    return cg * (mg if dots else _round_up(mg, kernel_macro("GEMM_NR")))
 
 
 def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:

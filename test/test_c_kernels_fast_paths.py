@@ -23,7 +23,8 @@ import numpy as np
 import onnx
 import pytest
 from numeric_asserts import assert_close
-from mrvl.target.host_kernels import kernel_macro
+from mrvl.backend.bundle import RUNTIME_DIR
+from mrvl.target.host_kernels import CONV_TRANSPOSE_DOT_CHANNELS, CONV_TRANSPOSE_DOT_FLOATS, kernel_macro
 from onnx import TensorProto, helper
 from test_c_backend import (GCC, Bundle, _w, assert_cases_close, build_program, c_workdir, check,  # noqa: F401
                             check_together, compile_model, emit_model, gcc, merged, merged_inputs, random_inputs,
@@ -467,19 +468,19 @@ for _name, (_x, _w_shape, _attrs) in {
     _with_slope(CASES[f"conv_transpose_{_name}_prelu"], [_w_shape[1] * _attrs["group"], 1, 1] + [1] * (len(_x) - 4))
 
 # channels-last transposed convs (mrvl_conv_transpose_nhwc_f32), each between the model's own
-# transposes from and to NHWC: a GEMM per tap and input row, added into every stride-th output;
+# transposes from and to NHWC: a GEMM per tap and input row, added into every stride-th output
+# (over 4 output channels a group), or dot products (up to 4: a DB head's probability map);
 # overlapping taps cropped by padding, stride = kernel over two images without a bias, strides
 # 2x3 with dilation and output_padding, groups, 1-d and 3-d, more output channels than a GEMM
-# tile, and the dot products of one and two output channels (a DB head's probability map); a
-# batch norm, clamp, activation and PRelu folded in
+# tile; a batch norm, clamp, activation and PRelu folded in
 NHWC_CONV_TRANSPOSES = {
     "k4s2_pad": ([1, 6, 9, 11], [6, 5, 4, 4], [], dict(strides=[2, 2], pads=[1, 1, 1, 1])),
-    "k2s2_batch2_no_bias": ([2, 8, 7, 5], [8, 4, 2, 2], [], dict(bias=False, strides=[2, 2], pads=[0, 0, 0, 1])),
+    "k2s2_batch2_no_bias": ([2, 8, 7, 5], [8, 6, 2, 2], [], dict(bias=False, strides=[2, 2], pads=[0, 0, 0, 1])),
     "s2x3_dilated": ([1, 3, 5, 6], [3, 4, 3, 2], [], dict(strides=[2, 3], dilations=[2, 1], output_padding=[1, 2])),
     "grouped_bn_relu": ([1, 6, 7, 9], [6, 2, 2, 2], ["bn", "Relu"], dict(group=3, strides=[2, 2])),
-    "grouped_pad": ([1, 4, 6, 6], [4, 3, 3, 3], [], dict(group=2, pads=[1, 0, 1, 2])),
+    "grouped_pad": ([1, 4, 6, 6], [4, 6, 3, 3], [], dict(group=2, pads=[1, 0, 1, 2])),
     "1d": ([1, 5, 17], [5, 2, 5], [], dict(strides=[3], pads=[2, 1])),
-    "3d_sigmoid": ([1, 3, 3, 4, 5], [3, 2, 2, 3, 3], ["Sigmoid"], dict(strides=[1, 2, 2], pads=[0, 1, 1, 0, 1, 1])),
+    "3d_sigmoid": ([1, 3, 3, 4, 5], [3, 5, 2, 3, 3], ["Sigmoid"], dict(strides=[1, 2, 2], pads=[0, 1, 1, 0, 1, 1])),
     "wide_bn_relu": ([1, 24, 5, 40], [24, 40, 2, 2], ["bn", "Relu"], dict(strides=[2, 2])),
     "one_channel_sigmoid": ([1, 16, 9, 13], [16, 1, 2, 2], ["Sigmoid"], dict(strides=[2, 2])),
     "two_channels_grouped": ([2, 6, 5, 7], [6, 2, 3, 3], [], dict(group=2, strides=[2, 2], pads=[1, 1, 1, 1])),
@@ -706,6 +707,15 @@ def test_the_row_limit_is_where_the_kernel_says(c_workdir: Path) -> None:
     source = (emit_model(CASES["max_wide_row"], c_workdir) / "mrvl_kernels_pool.c").read_text()
     limit = int(source.split("#define MRVL_POOL_ROW ")[1].split()[0])
     assert 4200 // 2 > limit and 17 < limit
+
+
+def test_conv_transpose_dot_limits_are_the_kernels() -> None:
+    """plan-host-memory sizes the channels-last transposed conv's packed weights (dot products
+    or GEMM panels) by the limits the kernel decides by."""
+    source = (RUNTIME_DIR / "mrvl_kernels_conv_transpose.c").read_text()
+    defined = dict(re.findall(r"#define MRVL_CONV_TRANSPOSE_(DOT_\w+) (\d+)", source))
+    assert int(defined["DOT_CHANNELS"]) == CONV_TRANSPOSE_DOT_CHANNELS
+    assert int(defined["DOT_FLOATS"]) == CONV_TRANSPOSE_DOT_FLOATS
 
 
 @pytest.mark.parametrize("name", sorted(LINEARS))
