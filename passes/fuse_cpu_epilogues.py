@@ -116,8 +116,9 @@ class BatchNormIntoConv(RewritePattern):
     channel (folded at compile time with numpy, as onnxruntime folds them).
 
     W'[m] = W[m] * s[m] and B'[m] = (B[m] - mean[m]) * s[m] + beta[m], s = scale / sqrt(var +
-    epsilon), in float32 (a transposed conv's output channels are W's dim 1, per group). The
-    new weights join the module's weight store."""
+    epsilon), in float32 (a transposed conv's output channels are W's dim 1, per group). A
+    channels-last batch norm folds into a channels-last transposed conv only. The new weights
+    join the module's weight store."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, cpu.BatchNormOp):
