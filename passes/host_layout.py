@@ -255,14 +255,15 @@ def _data_operands(op: Operation) -> list[SSAValue]:
     return [op.operands[0]] if isinstance(op, _ONE_DATA_OPERAND) else list(op.operands)
 
 
-_UNARY = frozenset(ELEMENTWISE_UNARY)
+_EPILOGUES = frozenset((*ELEMENTWISE_UNARY, g.BatchNormalizationOp))
+"""Ops of one data operand that fuse-cpu-epilogues may fold into the host kernel they read."""
 
 
 def _stays_with_producer(op: Operation) -> bool:
-    """A unary op that alone reads a host kernel which needs the model's layout stays in that
-    layout: a transpose after it moves as many elements as one before it, and fuse-cpu-epilogues
-    can then fold it into the kernel (a Relu after a ConvTranspose)."""
-    if type(op) not in _UNARY or not op.operands[0].has_one_use():
+    """A unary op or batch norm that alone reads a host kernel which needs the model's layout
+    stays in that layout: a transpose after it moves as many elements as one before it, and
+    fuse-cpu-epilogues can then fold it into the kernel (a batch norm and Relu after a host Conv)."""
+    if type(op) not in _EPILOGUES or not op.operands[0].has_one_use():
         return False
     source = op.operands[0].owner
     return (isinstance(source, Operation) and type(source) not in (ConstantOp, g.TransposeOp)
