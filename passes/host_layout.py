@@ -5,8 +5,9 @@ stored in, given its axis attributes remapped: element-wise ops (per-channel con
 broadcast by transposing the constant), Concat, Split, Slice, Pad, Softmax, a nearest Resize,
 reductions that keep their dims; and, in NHWC only, pools, ConvTransposes and inference
 BatchNormalizations, which become channels-last `cpu` ops at once (fuse-cpu-epilogues still
-folds the batch norm, clamp and activation after a transposed conv into it). Connected layout-free ops form a *region*. The values that enter a region from outside are
-its inputs; its values read outside are its outputs.
+folds the batch norm, clamp and activation after a transposed conv into it). Connected
+layout-free ops form a *region*. The values that enter a region from outside are its inputs;
+its values read outside are its outputs.
 
 A region may compute in any layout `q` (a permutation of its rank): each of its values `v`
 is then held as `transpose(v, q)`. An input arrives through `transpose(input, q)`, which
