@@ -51,7 +51,7 @@ from mrvl_dialect.mrvl import SubgraphOp
 RUNTIME_DIR = Path(__file__).parent / "c_runtime"
 KERNEL_FAMILY_FILES = ("mrvl_kernels_internal.h", "mrvl_kernels_tiles.h", "mrvl_kernels_threads.c",
                        "mrvl_kernels_math.c", "mrvl_kernels_gemm.c", "mrvl_kernels_conv.c",
-                       "mrvl_kernels_depthwise.c", "mrvl_kernels_pool.c", "mrvl_kernels_elementwise.c",
+                       "mrvl_kernels_conv_transpose.c", "mrvl_kernels_depthwise.c", "mrvl_kernels_pool.c", "mrvl_kernels_elementwise.c",
                        "mrvl_kernels_norm.c", "mrvl_kernels_data.c", "mrvl_kernels_resize.c",
                        "mrvl_kernels_recurrent.c")
 """The kernels by family, which mrvl_kernels.c includes (one translation unit with `M.c`); the

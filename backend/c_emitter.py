@@ -337,11 +337,14 @@ class CEmitter:
         params = self.params("mrvl_conv_params", fields)
         if op.slope is not None:
             params = self.set_at_run_time(params, f"p.slope = {x[-1]};")
-        return [*params, f"mrvl_conv_transpose_f32(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
+        kernel = "mrvl_conv_transpose_nhwc_f32" if op.channels_last is not None else "mrvl_conv_transpose_f32"
+        return [*params, f"{kernel}(&p, {x[0]}, {x[1]}, {bias}, {y[0]}, scratch);"]
 
     def conv_params(self, op: cpu.ConvOp | cpu.ConvTransposeOp) -> dict[str, object]:
         """The conv kernels' parameters, spatial dims as (depth, height, width) with leading 1s."""
-        xs, ws, ys = _shape(op.X), op.weights_shape(), _shape(op.Y)
+        xs, ws, ys = op.x_shape(), op.weights_shape(), _shape(op.Y)
+        if isinstance(op, cpu.ConvTransposeOp):
+            ys = tuple(cpu.channels_first(op, ys))
         rank = len(xs) - 2
         group = op.group.value.data
         lead = SPATIAL - rank
@@ -653,6 +656,8 @@ class CEmitter:
     def _(self, op: cpu.BatchNormOp, x: list[str], y: list[str]) -> list[str]:
         s = _shape(op.X)
         eps = _c_float(op.epsilon.value.data)
+        if op.channels_last is not None:
+            return [f"mrvl_batch_norm_nhwc_f32({math.prod(s[:-1])}, {s[-1]}, {eps}, {', '.join(x)}, {y[0]}, scratch);"]
         return [f"mrvl_batch_norm_f32({s[0]}, {s[1]}, {math.prod(s[2:])}, {eps}, {', '.join(x)}, {y[0]});"]
 
     @emit.register

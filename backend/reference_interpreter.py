@@ -5,7 +5,8 @@ a time, so every ONNX operator is covered by one rule; `mrvl` layers are impleme
 from their definitions (NHWC, OHWI, padding as top/left/bottom/right), reusing the ONNX
 reference for the convolution and pooling arithmetic; `cpu.call_mlip` runs the called
 subgraph (once per chunk with `chunks`), and the host ops around a call in chunks (a
-constant `cpu.pad`, a `cpu.slice`) run too. Slow but simple: for tests, not deployment.
+constant `cpu.pad`, a `cpu.slice`) and convert-layout's channels-last pools, transposed convs
+and batch norms run too. Slow but simple: for tests, not deployment.
 """
 
 from collections.abc import Callable, Sequence
@@ -142,6 +143,24 @@ def _channels_last_pool(op: cpu.PoolOp | cpu.GlobalPoolOp, x: np.ndarray) -> np.
     return np.ascontiguousarray(np.moveaxis(y, 1, -1))
 
 
+def _channels_last_conv_transpose(op: cpu.ConvTransposeOp, x: np.ndarray, w: np.ndarray,
+                                  b: np.ndarray | None = None) -> np.ndarray:
+    """convert-layout's transposed convs between MLIP calls in NHWC, through ONNX's NCHW one
+    (before fuse-cpu-epilogues: no clamp or activation yet)."""
+    if op.clamp() is not None or op.activation is not None:
+        raise Unsupported("no reference rule for a cpu.conv_transpose with an epilogue")
+    params = {name: list(op.properties[name].get_values())  # type: ignore[attr-defined]
+              for name in ("strides", "dilations", "pads", "output_padding")}
+    (y,) = _onnx("ConvTranspose", [np.moveaxis(x, -1, 1), w, b], group=op.group.value.data, **params)
+    return np.ascontiguousarray(np.moveaxis(y, 1, -1))
+
+
+def _channels_last_batch_norm(op: cpu.BatchNormOp, x: np.ndarray, *statistics: np.ndarray) -> np.ndarray:
+    """convert-layout's batch norms between MLIP calls in NHWC, through ONNX's NCHW one."""
+    (y,) = _onnx("BatchNormalization", [np.moveaxis(x, -1, 1), *statistics], epsilon=op.epsilon.value.data)
+    return np.ascontiguousarray(np.moveaxis(y, 1, -1))
+
+
 _LAYERS: dict[type[Operation], Callable[..., np.ndarray]] = {
     mrvl.Conv2DOp: _conv2d,
     mrvl.FCOp: _fc,
@@ -199,6 +218,10 @@ class _Interpreter:
             return [_host_batch_op(op, values[0])]
         if isinstance(op, cpu.PoolOp | cpu.GlobalPoolOp) and op.channels_last is not None:
             return [_channels_last_pool(op, values[0])]
+        if isinstance(op, cpu.ConvTransposeOp) and op.channels_last is not None and op.slope is None:
+            return [_channels_last_conv_transpose(op, *values)]
+        if isinstance(op, cpu.BatchNormOp) and op.channels_last is not None:
+            return [_channels_last_batch_norm(op, *values)]
         raise Unsupported(f"no reference rule for '{op.name}'")
 
     def onnx_op(self, op: OnnxOp, values: list[np.ndarray]) -> list[np.ndarray]:

@@ -122,11 +122,12 @@ _RECURRENT_ATTRIBUTES = ("activation_alpha", "activation_beta", "activations", "
 
 def _dequantized_weights(e: _Expansion, w: int, scale: int) -> str:
     """Input w, int8 or uint8 [directions, rows, 4 * hidden], with the scale and zero point at
-    inputs `scale` and `scale` + 1 (per direction [D], or per column [D, 4 * hidden]), as the
-    float weights of an ONNX LSTM: [directions, 4 * hidden, rows]."""
+    inputs `scale` and `scale` + 1 (per direction [D], or per column [D, 4 * hidden]: a static
+    shape, an initializer's or a graph input's), as the float weights of an ONNX LSTM:
+    [directions, 4 * hidden, rows]."""
     scale_shape = e.shapes.get(e.input(scale))
     if scale_shape is None:
-        raise CompileError(node_label(e.node), f"the scale '{e.input(scale)}' must be an initializer")
+        raise CompileError(node_label(e.node), f"the scale '{e.input(scale)}' must have a static shape")
     broadcast = helper.make_tensor("shape", onnx.TensorProto.INT64, [3],
                                    [scale_shape[0], 1, scale_shape[1] if len(scale_shape) > 1 else 1])
     shape = e.add("Constant", [], value=broadcast)[0]
@@ -165,6 +166,10 @@ def expand_contrib_ops(graph: onnx.GraphProto) -> None:
     """Replace the contrib ops of `EXPANSIONS` in `graph` (and its subgraphs) by their
     standard definitions, in place."""
     shapes = {t.name: list(t.dims) for t in graph.initializer}
+    for value in graph.input:
+        dims = value.type.tensor_type.shape.dim
+        if value.name not in shapes and all(d.HasField("dim_value") for d in dims):
+            shapes[value.name] = [d.dim_value for d in dims]
     nodes: list[onnx.NodeProto] = []
     changed = False
     for node in graph.node:

@@ -332,7 +332,8 @@ class ConvKernel(StrEnum):
     FLAT = auto()
     """mrvl_flat_conv_f32: the same product the other way round, on the same packed weights."""
     TRANSPOSE = auto()
-    """mrvl_conv_transpose_f32 (`cpu.conv_transpose` only)."""
+    """mrvl_conv_transpose_f32, or mrvl_conv_transpose_nhwc_f32 when `channels_last`
+    (`cpu.conv_transpose` only)."""
 
 
 class ResizeKernel(StrEnum):
@@ -815,9 +816,13 @@ class _ConvLike(CpuOp):
         """The shape of the weights in ONNX's layout, however 'W' holds them."""
         return shape_of(self.W)
 
+    def x_shape(self) -> tuple[int, ...]:
+        """The shape of X as (N, C, spatial...), whichever layout the op reads."""
+        return shape_of(self.X)
+
     def check_conv_params(self, *arrays: str) -> tuple[int, dict[str, tuple[int, ...]]]:
         """The number of spatial dims and the values of the named properties, checked."""
-        x, w = shape_of(self.X), self.weights_shape()
+        x, w = self.x_shape(), self.weights_shape()
         n = len(x) - 2
         if n < 1:
             raise VerifyException(f"'X' must be (N, C, spatial...) with a spatial dim, got shape {list(x)}")
@@ -945,6 +950,12 @@ class ConvTransposeOp(_ConvLike):
         %y = cpu.conv_transpose %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
                pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1 : i64, min = 0.0 : f32}
                : (tensor<1x32x12x12xf32>, tensor<32x16x2x2xf32>) -> tensor<1x16x24x24xf32>
+
+    With `channels_last`, X and the result are (N, spatial..., C) and (N, spatial..., M); W
+    keeps ONNX's layout:
+
+        %y = cpu.conv_transpose %x, %w {..., channels_last} : (tensor<1x12x12x32xf32>, tensor<32x16x2x2xf32>)
+               -> tensor<1x24x24x16xf32>
     """
 
     name = "cpu.conv_transpose"
@@ -962,6 +973,8 @@ class ConvTransposeOp(_ConvLike):
     activation = opt_prop_def(EpilogueKindAttr)
     alpha = opt_prop_def(_FLOAT)
     beta = opt_prop_def(_FLOAT)
+    channels_last = opt_prop_def(UnitAttr)
+    """X and the result are (N, spatial..., C): the host glue between MLIP calls in NHWC."""
 
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
     assembly_format = ("$X `,` $W (`,` $B^)? (`slope` $slope^)? attr-dict `:` `(` type($X) `,` type($W) "
@@ -976,10 +989,13 @@ class ConvTransposeOp(_ConvLike):
         """The fused clamp's bounds (an unset side is -inf or +inf), or None."""
         return _clamp_of(self)
 
+    def x_shape(self) -> tuple[int, ...]:
+        return tuple(channels_first(self, shape_of(self.X)))
+
     def verify_params(self) -> None:
-        _check_epilogue(self)
+        _check_epilogue(self, channel_dim=-1 if self.channels_last is not None else 1)
         n, p = self.check_conv_params("strides", "dilations", "pads", "output_padding")
-        x, w = shape_of(self.X), shape_of(self.W)
+        x, w = self.x_shape(), shape_of(self.W)
         group = self.group.value.data
         if w[0] != x[1] or x[1] % group:
             raise VerifyException(
@@ -995,7 +1011,9 @@ class ConvTransposeOp(_ConvLike):
             - p["pads"][n + i]
             for i in range(n)
         ]
-        _check_shape("the result", shape_of(self.Y), [x[0], w[1] * group, *spatial])
+        m = w[1] * group
+        expected = [x[0], *spatial, m] if self.channels_last is not None else [x[0], m, *spatial]
+        _check_shape("the result", shape_of(self.Y), expected)
 
 
 @irdl_op_definition
@@ -1478,7 +1496,8 @@ class LayerNormOp(CpuOp):
 
 @irdl_op_definition
 class BatchNormOp(CpuOp):
-    """Inference batch norm: (X - mean) / sqrt(var + epsilon) * scale + B, per channel (dim 1).
+    """Inference batch norm: (X - mean) / sqrt(var + epsilon) * scale + B, per channel (dim 1;
+    the last dim with `channels_last`).
 
         %y = cpu.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f32}
                : (tensor<1x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
@@ -1496,6 +1515,8 @@ class BatchNormOp(CpuOp):
     var = operand_def(_P)
     Y = result_def(_T)
     epsilon = prop_def(_FLOAT)
+    channels_last = opt_prop_def(UnitAttr)
+    """X and the result are (N, spatial..., C): the host glue between MLIP calls in NHWC."""
 
     assembly_format = "$X `,` $scale `,` $B `,` $mean `,` $var " + _FUNCTIONAL
 
@@ -1503,7 +1524,8 @@ class BatchNormOp(CpuOp):
         x = shape_of(self.X)
         if len(x) < 2:
             raise VerifyException(f"'X' must be (N, C, ...), got shape {list(x)}")
-        _check_shape("'scale', 'B', 'mean' and 'var'", shape_of(self.scale), [x[1]])
+        _check_shape("'scale', 'B', 'mean' and 'var'", shape_of(self.scale),
+                     [x[-1] if self.channels_last is not None else x[1]])
 
 
 # Pooling
@@ -1614,8 +1636,8 @@ class GlobalPoolOp(_SameElementTypeOp):
         _check_shape("the result", shape_of(self.output), expected)
 
 
-def channels_first(op: PoolOp | GlobalPoolOp, dims: Sequence[int]) -> list[int]:
-    """(N, C, spatial...) of a pool's X or result, whichever layout the op reads."""
+def channels_first(op: "PoolOp | GlobalPoolOp | ConvTransposeOp | BatchNormOp", dims: Sequence[int]) -> list[int]:
+    """(N, C, spatial...) of the X or result of an op with `channels_last`, whichever layout it reads."""
     dims = list(dims)
     return [dims[0], dims[-1], *dims[1:-1]] if op.channels_last is not None and len(dims) > 1 else dims
 

@@ -44,7 +44,7 @@ from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
 from mrvl_dialect.graph_queries import constant_value, module_of
 from mrvl_dialect.locations import location_nodes
 from mrvl.passes.host_layout import (SWAPPED_SPATIAL, assign_host_layouts, calls_by_callee, compose, explain_transposes,
-                                     is_identity, on_host, per_pixel, perm_of, transpose)
+                                     is_identity, on_host, per_pixel, perm_of, reorders, transpose)
 from mrvl.passes.patterns_by_op_class import MatchingOpsWalker, PatternsByOpClass
 
 
@@ -147,9 +147,7 @@ class TransposeOfUnitDimsIsReshape(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
-        dims = op.data.type.get_shape()
-        moved = [p for p in perm_of(op) if dims[p] != 1]
-        if not on_host(op) or moved != sorted(moved) or (module := module_of(op)) is None:
+        if not on_host(op) or reorders(op.data.type.get_shape(), perm_of(op)) or (module := module_of(op)) is None:
             return
         result, name = op.transposed.type, op.transposed.name_hint
         shape = np.array(result.get_shape(), np.int64)

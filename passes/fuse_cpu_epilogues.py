@@ -116,8 +116,9 @@ class BatchNormIntoConv(RewritePattern):
     channel (folded at compile time with numpy, as onnxruntime folds them).
 
     W'[m] = W[m] * s[m] and B'[m] = (B[m] - mean[m]) * s[m] + beta[m], s = scale / sqrt(var +
-    epsilon), in float32 (a transposed conv's output channels are W's dim 1, per group). The
-    new weights join the module's weight store."""
+    epsilon), in float32 (a transposed conv's output channels are W's dim 1, per group). A
+    channels-last batch norm folds into a channels-last transposed conv only. The new weights
+    join the module's weight store."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, cpu.BatchNormOp):
@@ -128,11 +129,12 @@ class BatchNormIntoConv(RewritePattern):
                 return
         elif not isinstance(conv, cpu.ConvTransposeOp) or sole_use_conv_transpose(conv.Y) is None:
             return
-        if element_type_of(conv.Y) != f32:
-            return
+        conv_channels_last = isinstance(conv, cpu.ConvTransposeOp) and conv.channels_last is not None
+        if element_type_of(conv.Y) != f32 or (op.channels_last is not None) != conv_channels_last:
+            return  # the batch norm's channels are another dim of the result than the conv's
         module = module_of(op)
         w = constant_value(conv.W, module)
-        channels = shape_of(conv.Y)[1]
+        channels = shape_of(op.scale)[0]
         b = constant_value(conv.B, module) if conv.B is not None else np.zeros(channels, np.float32)
         if w is None or b is None or (factors := batch_norm_factors(op, module)) is None:
             return
@@ -496,7 +498,8 @@ class PReluIntoMatmulOrConvTranspose(RewritePattern):
         x, slope = prelu
         if (producer := sole_use_matmul(x, clamp_ok=True) or sole_use_conv_transpose(x, clamp_ok=True)) is None:
             return
-        if (vector := channel_vector(slope, x, -1 if isinstance(producer, cpu.MatmulOp) else 1)) is None:
+        channel_dim = -1 if isinstance(producer, cpu.MatmulOp) or producer.channels_last is not None else 1
+        if (vector := channel_vector(slope, x, channel_dim)) is None:
             return
         constant = weight_vector(op, f"{producer.Y.name_hint or producer.name.split('.')[-1]}_slope", vector)
         fused = fused_op(producer, op, with_epilogue(producer, op.results[0].type, slope=constant.results[0],

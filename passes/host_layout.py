@@ -3,9 +3,11 @@
 A host op is *layout-free* when it computes the same elements whatever order the dims are
 stored in, given its axis attributes remapped: element-wise ops (per-channel constants
 broadcast by transposing the constant), Concat, Split, Slice, Pad, Softmax, a nearest Resize,
-reductions that keep their dims; and, in NHWC only, pools, which become channels-last `cpu`
-pools at once. Connected layout-free ops form a *region*. The values that enter a region from outside are
-its inputs; its values read outside are its outputs.
+reductions that keep their dims; and, in NHWC only, pools, ConvTransposes and inference
+BatchNormalizations, which become channels-last `cpu` ops at once (fuse-cpu-epilogues still
+folds the batch norm, clamp and activation after a transposed conv into it). Connected
+layout-free ops form a *region*. The values that enter a region from outside are its inputs;
+its values read outside are its outputs.
 
 A region may compute in any layout `q` (a permutation of its rank): each of its values `v`
 is then held as `transpose(v, q)`. An input arrives through `transpose(input, q)`, which
@@ -16,7 +18,8 @@ q NHWC, or NHWC with H and W swapped when the subgraph's layers are all per pixe
 
 `choose_layout` counts, for each candidate layout (those that undo a transpose at the
 region's edge), the elements the host transposes after the change against those it
-transposes now, and keeps the layout that moves fewest; a tie keeps the model's layout.
+transposes now, and keeps the layout that moves fewest; a tie keeps the model's layout. A
+transpose that moves only dims of size 1 moves nothing (convert-layout makes it a Reshape).
 
 A second round takes the reshapes (Reshape, Flatten, Squeeze, Unsqueeze) into the regions,
 starting from the layouts the first chose. A reshape that merges or splits only dims its
@@ -45,7 +48,7 @@ from mrvl_dialect.locations import location_nodes, with_op_type
 from mrvl_dialect.shared_attributes import i64_array, tensor_type
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.fuse_mrvl import TO_NCHW, TO_NHWC
-from mrvl.passes.lower_to_cpu import pool_properties
+from mrvl.passes.lower_to_cpu import conv_transpose_properties, pool_properties
 
 Perm = tuple[int, ...]
 
@@ -101,6 +104,18 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 
 def _size(value: SSAValue) -> int:
     return math.prod(_shape(value))
+
+
+def reorders(dims: tuple[int, ...], perm: Perm) -> bool:
+    """Whether transposing a tensor of `dims` by `perm` changes the order of its elements: it
+    moves a dim of size over 1 past another."""
+    moved = [p for p in perm if dims[p] != 1]
+    return moved != sorted(moved)
+
+
+def _transposed_size(value: SSAValue, perm: Perm) -> int:
+    """The elements a transpose of `value` by `perm`, or back, moves: none when it only reshapes."""
+    return _size(value) if reorders(_shape(value), perm) else 0
 
 
 LAYOUTS = {TO_NHWC: ("NCHW", "NHWC"), TO_NCHW: ("NHWC", "NCHW")}
@@ -196,19 +211,31 @@ def channels_last(rank: int) -> Perm:
     return (0, *range(2, rank), 1)
 
 
-def _pool(op: Operation, rank: int, q: Perm) -> Remap | None:
+def _channels_last_only(op: Operation, rank: int, q: Perm) -> Remap | None:
     return ({}, {}) if q == channels_last(rank) else None
 
 
 _POOLS = (g.MaxPoolOp, g.AveragePoolOp, g.GlobalAveragePoolOp, g.GlobalMaxPoolOp)
+_CHANNELS_LAST_KERNELS = (*_POOLS, g.ConvTransposeOp, g.BatchNormalizationOp)
+"""Ops that compute in NHWC only, as a `cpu` op with `channels_last`."""
 
 
-def _channels_last_pool(op: Operation) -> Operation:
-    """The host kernel of a pool in NHWC: graph ops read NCHW, so it is a `cpu` op at once."""
+def _channels_last_kernel(op: Operation, operands: list[SSAValue], result: Attribute) -> Operation:
+    """The host kernel of a pool, ConvTranspose or BatchNormalization in NHWC, reading `operands`
+    (X in NHWC, the rest as they were): graph ops read NCHW, so it is a `cpu` op at once."""
+    nhwc = {"channels_last": UnitAttr()}
+    if isinstance(op, g.ConvTransposeOp):
+        x, w, *bias = operands
+        return cpu.ConvTransposeOp.of(x, w, bias[0] if bias else None, result, **conv_transpose_properties(op), **nhwc)
+    if isinstance(op, g.BatchNormalizationOp):
+        return cpu.BatchNormOp.create(operands=operands, result_types=[result],
+                                      properties={"epsilon": op.epsilon, **nhwc})
     if isinstance(op, g.MaxPoolOp | g.AveragePoolOp):
-        return cpu.PoolOp.create(properties={**pool_properties(op), "channels_last": UnitAttr()})
+        properties = {**pool_properties(op), **nhwc}
+        return cpu.PoolOp.create(operands=operands[:1], result_types=[result], properties=properties)
     kind = cpu.PoolKind.AVERAGE if isinstance(op, g.GlobalAveragePoolOp) else cpu.PoolKind.MAX
-    return cpu.GlobalPoolOp.create(properties={"kind": cpu.PoolKindAttr(kind), "channels_last": UnitAttr()})
+    return cpu.GlobalPoolOp.create(operands=operands[:1], result_types=[result],
+                                   properties={"kind": cpu.PoolKindAttr(kind), **nhwc})
 
 
 REMAPS: dict[type[Operation], Callable[[Operation, int, Perm], Remap | None]] = {
@@ -222,7 +249,7 @@ REMAPS: dict[type[Operation], Callable[[Operation, int, Perm], Remap | None]] = 
     g.PadOp: _pad,
     g.SliceOp: _slice,
     g.ResizeOp: _resize,
-    **{kind: _pool for kind in _POOLS},
+    **{kind: _channels_last_only for kind in _CHANNELS_LAST_KERNELS},
     **{kind: _reduce for kind in REDUCTIONS},
 }
 """The layout-free ops and how each is rebuilt in another layout."""
@@ -230,22 +257,25 @@ REMAPS: dict[type[Operation], Callable[[Operation, int, Perm], Remap | None]] = 
 RESHAPES = (g.ReshapeOp, g.FlattenOp, g.SqueezeOp, g.UnsqueezeOp)
 """Ops that keep the elements in order and change only the dims (static result types)."""
 
-_ONE_DATA_OPERAND = (g.PadOp, g.SliceOp, g.ResizeOp, g.SplitOp, *REDUCTIONS, *RESHAPES)
-"""Ops whose other operands are not data (pads, indices, scales, sizes): kept or remapped."""
+_ONE_DATA_OPERAND = (g.PadOp, g.SliceOp, g.ResizeOp, g.SplitOp, g.ConvTransposeOp, g.BatchNormalizationOp,
+                     *REDUCTIONS, *RESHAPES)
+"""Ops whose other operands are not data (pads, indices, scales, sizes, weights, statistics):
+kept or remapped."""
 
 
 def _data_operands(op: Operation) -> list[SSAValue]:
     return [op.operands[0]] if isinstance(op, _ONE_DATA_OPERAND) else list(op.operands)
 
 
-_UNARY = frozenset(ELEMENTWISE_UNARY)
+_EPILOGUES = frozenset((*ELEMENTWISE_UNARY, g.BatchNormalizationOp))
+"""Ops of one data operand that fuse-cpu-epilogues may fold into the host kernel they read."""
 
 
 def _stays_with_producer(op: Operation) -> bool:
-    """A unary op that alone reads a host kernel which needs the model's layout stays in that
-    layout: a transpose after it moves as many elements as one before it, and fuse-cpu-epilogues
-    can then fold it into the kernel (a Relu after a ConvTranspose)."""
-    if type(op) not in _UNARY or not op.operands[0].has_one_use():
+    """A unary op or batch norm that alone reads a host kernel which needs the model's layout
+    stays in that layout: a transpose after it moves as many elements as one before it, and
+    fuse-cpu-epilogues can then fold it into the kernel (a batch norm and Relu after a host Conv)."""
+    if type(op) not in _EPILOGUES or not op.operands[0].has_one_use():
         return False
     source = op.operands[0].owner
     return (isinstance(source, Operation) and type(source) not in (ConstantOp, g.TransposeOp)
@@ -262,6 +292,8 @@ def _rank(op: Operation) -> int | None:
         return None  # indices count in NCHW order
     if isinstance(op, REDUCTIONS) and not op.properties["keepdims"].value.data:  # type: ignore[union-attr]
         return None  # the dims it drops are named in the model's layout
+    if isinstance(op, g.BatchNormalizationOp) and op.training_mode.value.data:
+        return None  # it reduces over the batch and spatial dims too
     ranks = {len(_shape(r)) for r in op.results}
     if len(ranks) != 1:
         return None
@@ -505,7 +537,7 @@ def moved_elements(region: Region, held: Layouts, absorbs: Callable[[Operation, 
             change += (0 if is_identity(compose(perm_of(source), q)) else _size(value)) - (
                 _size(value) if only_here else 0)
         else:
-            change += _size(value)
+            change += _transposed_size(value, q)
     for value, readers in region.outputs():
         q = held[value]
         if is_identity(q):
@@ -520,7 +552,7 @@ def moved_elements(region: Region, held: Layouts, absorbs: Callable[[Operation, 
                 continue
             else:
                 back = True
-        change += _size(value) if back else 0
+        change += _transposed_size(value, q) if back else 0
     return change
 
 
@@ -532,7 +564,7 @@ def _transposed(op: g.TransposeOp, perm: Perm, absorbs: Callable[[Operation, int
     uses = list(op.transposed.uses)
     if uses and all(u.operation.name == "cpu.call_mlip" and absorbs(u.operation, u.index, inverse(perm)) for u in uses):
         return 0
-    return _size(op.data)
+    return _transposed_size(op.data, perm)
 
 
 def candidate_layouts(region: Region) -> list[Layouts]:
@@ -608,10 +640,9 @@ def rewrite_in_layout(region: Region, held: Layouts, module: ModuleOp) -> None:
             operands.append(new.results[0])
         result_types = [tensor_type(r.type.element_type, [_shape(r)[p] for p in held[r]])  # type: ignore[attr-defined]
                         for r in op.results]
-        if isinstance(op, _POOLS):
-            template = _channels_last_pool(op)
-            rebuilt = type(template).create(operands=operands[:1], result_types=result_types[:1],
-                                            properties=template.properties, attributes=dict(op.attributes))
+        if isinstance(op, _CHANNELS_LAST_KERNELS):
+            rebuilt = _channels_last_kernel(op, operands, result_types[0])
+            rebuilt.attributes |= op.attributes
             rebuilt.location = with_op_type(op.location, op_type(op))
         elif isinstance(op, RESHAPES):
             dims = np.array(_shape(op.results[0]), np.int64)[list(q)]

@@ -367,38 +367,41 @@ class ConvTransposeToCpuConvTranspose(GraphOpLowering):
     ops = (g.ConvTransposeOp,)
 
     def lower(self, op: g.ConvTransposeOp, rewriter: PatternRewriter) -> None:
-        sizes, kernel = shape_of(op.X)[2:], shape_of(op.W)[2:]
-        n = len(kernel)
-        strides = optional_ints(op.strides, [1] * n)
-        dilations = optional_ints(op.dilations, [1] * n)
-        output_padding = optional_ints(op.output_padding, [0] * n)
-        auto_pad = op.auto_pad.data
-        if auto_pad not in ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"):
-            raise no_host_kernel(op, f" with auto_pad '{auto_pad}'")
-        if op.output_shape is not None or auto_pad.startswith("SAME"):
-            targets = optional_ints(op.output_shape, [size * s for size, s in zip(sizes, strides)])[-n:]
-            totals = [
-                s * (size - 1) + extra + d * (k - 1) + 1 - target
-                for size, k, s, d, extra, target in zip(sizes, kernel, strides, dilations, output_padding, targets)
-            ]
-            pads = split_padding(totals, upper=auto_pad == "SAME_UPPER")
-            output_padding = list(output_padding)
-            for i in range(n):
-                if pads[n + i] < 0 <= pads[i]:  # grown past the full output at the end: output padding
-                    output_padding[i] -= pads[n + i]
-                    pads[n + i] = 0
-            if any(p < 0 for p in pads):
-                raise no_host_kernel(op, f" with an output_shape {targets} that grows its full output at the start")
-        elif auto_pad == "VALID":
-            pads = [0] * 2 * n
-        else:
-            pads = optional_ints(op.pads, [0] * 2 * n)
-        conv = cpu.ConvTransposeOp.of(
-            op.X, op.W, op.B, op.Y.type,
-            strides=ints(strides), dilations=ints(dilations), pads=ints(pads),
-            output_padding=ints(output_padding), group=op.group,
-        )
+        conv = cpu.ConvTransposeOp.of(op.X, op.W, op.B, op.Y.type, **conv_transpose_properties(op))
         self.replace(op, rewriter, [conv])
+
+
+def conv_transpose_properties(op: g.ConvTransposeOp) -> dict[str, Attribute]:
+    """`cpu.conv_transpose`'s strides, dilations, pads, output padding and group for a
+    ConvTranspose, the pads resolved from auto_pad or output_shape."""
+    sizes, kernel = shape_of(op.X)[2:], shape_of(op.W)[2:]
+    n = len(kernel)
+    strides = optional_ints(op.strides, [1] * n)
+    dilations = optional_ints(op.dilations, [1] * n)
+    output_padding = optional_ints(op.output_padding, [0] * n)
+    auto_pad = op.auto_pad.data
+    if auto_pad not in ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"):
+        raise no_host_kernel(op, f" with auto_pad '{auto_pad}'")
+    if op.output_shape is not None or auto_pad.startswith("SAME"):
+        targets = optional_ints(op.output_shape, [size * s for size, s in zip(sizes, strides)])[-n:]
+        totals = [
+            s * (size - 1) + extra + d * (k - 1) + 1 - target
+            for size, k, s, d, extra, target in zip(sizes, kernel, strides, dilations, output_padding, targets)
+        ]
+        pads = split_padding(totals, upper=auto_pad == "SAME_UPPER")
+        output_padding = list(output_padding)
+        for i in range(n):
+            if pads[n + i] < 0 <= pads[i]:  # grown past the full output at the end: output padding
+                output_padding[i] -= pads[n + i]
+                pads[n + i] = 0
+        if any(p < 0 for p in pads):
+            raise no_host_kernel(op, f" with an output_shape {targets} that grows its full output at the start")
+    elif auto_pad == "VALID":
+        pads = [0] * 2 * n
+    else:
+        pads = optional_ints(op.pads, [0] * 2 * n)
+    return dict(strides=ints(strides), dilations=ints(dilations), pads=ints(pads),
+                output_padding=ints(output_padding), group=op.group)
 
 
 class GemmToCpuGemm(GraphOpLowering):

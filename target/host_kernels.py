@@ -314,16 +314,36 @@ def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
     return xs[1] * channel + (kernel[2] * flat if rows_layout else 0) + math.prod(kernel)
 
 
+CONV_TRANSPOSE_DOT_CHANNELS = 4
+"""MRVL_CONV_TRANSPOSE_DOT_CHANNELS of mrvl_kernels_conv_transpose.c: output channels per group up
+to which the channels-last transposed conv sums dot products, not GEMM tiles."""
+CONV_TRANSPOSE_DOT_FLOATS = 4096
+"""MRVL_CONV_TRANSPOSE_DOT_FLOATS of mrvl_kernels_conv_transpose.c: its dot products' buffer,
+which holds a column of the input channels of a group, or more."""
+
+
+def conv_transpose_nhwc_block(cg: int, mg: int) -> int:
+    """conv_transpose_nhwc_block of mrvl_kernels_conv_transpose.c: the floats of one tap's and
+    group's packed weights, for cg input and mg output channels per group: mg rows of cg for its
+    dot products (conv_transpose_nhwc_dots), else GEMM panels of MRVL_GEMM_NR columns."""
+    dots = mg <= CONV_TRANSPOSE_DOT_CHANNELS and cg <= CONV_TRANSPOSE_DOT_FLOATS
+    return cg * (mg if dots else _round_up(mg, kernel_macro("GEMM_NR")))
+
+
 def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
     """Scratch floats of `op`'s kernel: the column matrix and the GEMM's packing of a
-    transposed conv, the padded input plane of a depthwise one, the packed input of a
-    pointwise one, or the padded (flat) input and tap table of a direct (flat) one, after its
-    weights when they are packed at run time."""
-    xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
+    transposed conv (in NHWC its weights packed per tap, `conv_transpose_nhwc_block`), the
+    padded input plane of a depthwise one, the packed input of a pointwise one, or the padded
+    (flat) input and tap table of a direct (flat) one, after its weights when they are packed
+    at run time."""
+    xs, ws = op.x_shape(), op.weights_shape()
     group = op.group.value.data
-    taps, cg, mg = math.prod(ws[2:]), xs[1] // group, ys[1] // group
+    taps, cg = math.prod(ws[2:]), xs[1] // group
+    mg = ws[1] if isinstance(op, cpu.ConvTransposeOp) else ws[0] // group  # (C, M/group, ...) or (M, C/group, ...)
     assert op.kernel is not None, "select-host-kernels chooses the kernel first"
     path = op.kernel.data
+    if isinstance(op, cpu.ConvTransposeOp) and op.channels_last is not None:
+        return taps * group * conv_transpose_nhwc_block(cg, mg)
     if path == cpu.ConvKernel.TRANSPOSE:
         rows, positions = mg * taps, math.prod(xs[2:])
         return rows * positions + gemm_pack_floats(rows, positions, cg)
@@ -333,7 +353,7 @@ def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
     if path == cpu.ConvKernel.DEPTHWISE_BLOCKED:
         return depthwise_blocked_scratch_floats(op)
     if path == cpu.ConvKernel.POINTWISE:
-        return gemm_pack_floats(mg, math.prod(ys[2:]), cg, contiguous_a=True)
+        return gemm_pack_floats(mg, math.prod(cpu.shape_of(op.Y)[2:]), cg, contiguous_a=True)
     packing = op.packing_floats.value.data if op.packing_floats is not None else 0
     return packing + (flat_scratch_floats(op) if path == cpu.ConvKernel.FLAT else conv_scratch_floats(op))
 
@@ -381,7 +401,8 @@ def scratch_bytes(op: Operation) -> int:
     """Workspace bytes `op`'s kernel needs besides its operands and results, for the length
     of the call (0: none): a conv's (`conv_scratch`), the GEMM's packed blocks, the merge
     sort's index arrays of TopK, the filter tables and row buffer of a filtered resize, a
-    recurrent layer's projections, packed weights and states."""
+    recurrent layer's projections, packed weights and states, a channels-last batch norm's
+    factors."""
     if isinstance(op, cpu.ConvOp | cpu.ConvTransposeOp):
         return 4 * conv_scratch(op)
     if isinstance(op, cpu.GemmOp):
@@ -399,6 +420,8 @@ def scratch_bytes(op: Operation) -> int:
         return 16 * max(cpu.shape_of(op.input)[op.axis.value.data], 1)
     if isinstance(op, cpu.RecurrentOp):
         return 4 * recurrent_scratch_floats(op)
+    if isinstance(op, cpu.BatchNormOp) and op.channels_last is not None:  # each channel's factors
+        return 8 * cpu.shape_of(op.X)[-1]
     if isinstance(op, cpu.ResizeOp) and op.kernel == cpu.ResizeKernelAttr(cpu.ResizeKernel.FILTERED):
         w, (oh, ow) = cpu.shape_of(op.input)[-1], cpu.shape_of(op.output)[-2:]
         scales = list(op.scales.get_values())[-2:]

@@ -24,7 +24,8 @@ import numpy as np
 import onnx
 import pytest
 from numeric_asserts import assert_close
-from mrvl.target.host_kernels import kernel_macro
+from mrvl.backend.bundle import RUNTIME_DIR
+from mrvl.target.host_kernels import CONV_TRANSPOSE_DOT_CHANNELS, CONV_TRANSPOSE_DOT_FLOATS, kernel_macro
 from onnx import TensorProto, helper
 from test_c_backend import (GCC, Bundle, _w, assert_cases_close, build_program, c_workdir, check,  # noqa: F401
                             check_together, compile_model, emit_model, gcc, merged, merged_inputs, random_inputs,
@@ -421,21 +422,33 @@ CASES["conv_transpose_1d"] = single_op("ConvTranspose", [("x", [1, 5, 17])], str
                                        initializers=[_w("w", [5, 2, 5])])
 
 
-def _conv_transpose_then(x: list[int], w: list[int], after: list[str], **attrs) -> onnx.ModelProto:
-    """A transposed conv with a bias, then a BatchNormalization ("bn") and/or activations, which
-    fuse into it (a PRelu reads a constant "slope", which the caller adds)."""
-    m = w[1] * attrs.get("group", 1)
-    nodes, inits, last = [_n("ConvTranspose", ["x", "w", "b"], ["t"], **attrs)], [_w("w", w), _w("b", [m], 2)], "t"
+def _conv_transpose_then(x: list[int], w: list[int], after: list[str], bias: bool = True,
+                         channels_last: bool = False, **attrs) -> onnx.ModelProto:
+    """A transposed conv with a bias (or none), then a BatchNormalization ("bn") and/or
+    activations, which fuse into it (a PRelu reads a constant "slope", which the caller adds).
+    With `channels_last`, the input x (N, C, spatial...) is given channels last and the model
+    transposes it to NCHW and its result back, as around host glue between MLIP calls: the
+    transposes cancel and the transposed conv runs channels-last."""
+    m, rank = w[1] * attrs.get("group", 1), len(x)
+    first, inits = "x", [_w("w", w), *([_w("b", [m], 2)] if bias else [])]
+    nodes = []
+    if channels_last:
+        nodes.append(helper.make_node("Transpose", ["x"], ["x_nchw"], perm=[0, rank - 1, *range(1, rank - 1)]))
+        first, x = "x_nchw", [x[0], *x[2:], x[1]]
+    nodes.append(helper.make_node("ConvTranspose", [first, "w", *(["b"] if bias else [])], ["t"], **attrs))
+    last = "t"
     for i, op in enumerate(after):
         out = f"a{i}"
         if op == "bn":
             stats = [onnx.numpy_helper.from_array(np.random.default_rng(10 + j).uniform(0.5, 1.5, m).astype(np.float32),
                                                   f"bn{j}") for j in range(4)]
             inits += stats
-            nodes.append(_n("BatchNormalization", [last, *(t.name for t in stats)], [out]))
+            nodes.append(helper.make_node("BatchNormalization", [last, *(t.name for t in stats)], [out]))
         else:
-            nodes.append(_n(op, [last, "slope"] if op == "PRelu" else [last], [out]))
+            nodes.append(helper.make_node(op, [last, "slope"] if op == "PRelu" else [last], [out]))
         last = out
+    if channels_last:
+        nodes.append(helper.make_node("Transpose", [last], ["nhwc"], perm=[0, *range(2, rank), 1]))
     nodes[-1].output[0] = "y"
     graph = helper.make_graph(nodes, "conv_transpose_then", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
@@ -454,6 +467,30 @@ for _name, (_x, _w_shape, _attrs) in {
         "3d": ([1, 3, 3, 4, 5], [3, 2, 2, 3, 3], dict(group=1, strides=[1, 2, 2], pads=[0, 1, 1, 0, 1, 1]))}.items():
     CASES[f"conv_transpose_{_name}_prelu"] = _conv_transpose_then(_x, _w_shape, ["bn", "PRelu"], **_attrs)
     _with_slope(CASES[f"conv_transpose_{_name}_prelu"], [_w_shape[1] * _attrs["group"], 1, 1] + [1] * (len(_x) - 4))
+
+# channels-last transposed convs (mrvl_conv_transpose_nhwc_f32), each between the model's own
+# transposes from and to NHWC: a GEMM per tap and input row, added into every stride-th output
+# (over 4 output channels a group), or dot products (up to 4: a DB head's probability map);
+# overlapping taps cropped by padding, stride = kernel over two images without a bias, strides
+# 2x3 with dilation and output_padding, groups, 1-d and 3-d, more output channels than a GEMM
+# tile; a batch norm, clamp, activation and PRelu folded in
+NHWC_CONV_TRANSPOSES = {
+    "k4s2_pad": ([1, 6, 9, 11], [6, 5, 4, 4], [], dict(strides=[2, 2], pads=[1, 1, 1, 1])),
+    "k2s2_batch2_no_bias": ([2, 8, 7, 5], [8, 6, 2, 2], [], dict(bias=False, strides=[2, 2], pads=[0, 0, 0, 1])),
+    "s2x3_dilated": ([1, 3, 5, 6], [3, 4, 3, 2], [], dict(strides=[2, 3], dilations=[2, 1], output_padding=[1, 2])),
+    "grouped_bn_relu": ([1, 6, 7, 9], [6, 2, 2, 2], ["bn", "Relu"], dict(group=3, strides=[2, 2])),
+    "grouped_pad": ([1, 4, 6, 6], [4, 6, 3, 3], [], dict(group=2, pads=[1, 0, 1, 2])),
+    "1d": ([1, 5, 17], [5, 2, 5], [], dict(strides=[3], pads=[2, 1])),
+    "3d_sigmoid": ([1, 3, 3, 4, 5], [3, 5, 2, 3, 3], ["Sigmoid"], dict(strides=[1, 2, 2], pads=[0, 1, 1, 0, 1, 1])),
+    "wide_bn_relu": ([1, 24, 5, 40], [24, 40, 2, 2], ["bn", "Relu"], dict(strides=[2, 2])),
+    "one_channel_sigmoid": ([1, 16, 9, 13], [16, 1, 2, 2], ["Sigmoid"], dict(strides=[2, 2])),
+    "two_channels_grouped": ([2, 6, 5, 7], [6, 2, 3, 3], [], dict(group=2, strides=[2, 2], pads=[1, 1, 1, 1])),
+    "grouped_prelu": ([1, 6, 7, 9], [6, 2, 2, 2], ["bn", "PRelu"], dict(group=3, strides=[2, 2])),
+}
+for _name, (_x, _w_shape, _after, _attrs) in NHWC_CONV_TRANSPOSES.items():
+    CASES[f"conv_transpose_nhwc_{_name}"] = _conv_transpose_then(_x, _w_shape, _after, channels_last=True, **_attrs)
+    if "PRelu" in _after:
+        _with_slope(CASES[f"conv_transpose_nhwc_{_name}"], [_w_shape[1] * _attrs["group"], 1, 1])
 
 # linear resize: input rows interpolated once along a block of output columns, kept for the
 # next output rows; 300 output columns take two blocks; upsampling (rows shared), downsampling
@@ -689,6 +726,15 @@ def test_the_row_limit_is_where_the_kernel_says(c_workdir: Path) -> None:
     assert 4200 // 2 > limit and 17 < limit
 
 
+def test_conv_transpose_dot_limits_are_the_kernels() -> None:
+    """plan-host-memory sizes the channels-last transposed conv's packed weights (dot products
+    or GEMM panels) by the limits the kernel decides by."""
+    source = (RUNTIME_DIR / "mrvl_kernels_conv_transpose.c").read_text()
+    defined = dict(re.findall(r"#define MRVL_CONV_TRANSPOSE_(DOT_\w+) (\d+)", source))
+    assert int(defined["DOT_CHANNELS"]) == CONV_TRANSPOSE_DOT_CHANNELS
+    assert int(defined["DOT_FLOATS"]) == CONV_TRANSPOSE_DOT_FLOATS
+
+
 @pytest.mark.parametrize("name", sorted(LINEARS))
 def test_bias_and_activation_fuse_into_the_matmul(name: str, c_workdir: Path) -> None:
     text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
@@ -696,6 +742,14 @@ def test_bias_and_activation_fuse_into_the_matmul(name: str, c_workdir: Path) ->
     call = next(line for line in text.splitlines() if "mrvl_matmul_f32(&p" in line)
     assert call.split(", ")[3] != "NULL", "the matmul has no bias"
     assert (".clamp = 1" in text or ".activation = MRVL_EPILOGUE_" in text) == (name != "matmul_bias")
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n.startswith("conv_transpose_nhwc_")])
+def test_transposed_conv_between_nhwc_transposes_runs_channels_last(name: str, c_workdir: Path) -> None:
+    """The model's transposes around the transposed conv cancel: it is one channels-last kernel
+    call, its batch norm and activations folded in."""
+    text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
+    assert text.count("static int op_") == 1 and "mrvl_conv_transpose_nhwc_f32(&p" in text
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if "prelu" in n])

@@ -5,7 +5,7 @@ their images into a concat's output a batch stride apart; the pointwise conv and
 the row-split product; a fully connected layer's dot products; a GEMM on weights packed at
 compile time, by column tiles and row-split; the pool, in bands, direct, in row pairs and in
 grids; the depthwise conv in both layouts, over its channels, and channel-blocked, over its
-blocks), on work large enough to be split,
+blocks; the transposed conv by output channels, and channels-last by output rows), on work large enough to be split,
 gives the same output bits with 1 and 3 threads (an uneven split) and matches onnxruntime (mrvl/numerics.py);
 the same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
 qemu. The models are built side by side in one (each kernel compiled once); each alone, as
@@ -25,6 +25,7 @@ from mrvl.target.host_kernels import kernel_macro
 from onnx import TensorProto, helper
 from test_c_backend import (GCC, Built, Bundle, _w, assert_cases_close, build_program, c_workdir, gcc,  # noqa: F401
                             makefile_cflags, merged, merged_inputs, random_inputs, run_program, single_op)
+from test_c_kernels_fast_paths import _conv_transpose_then
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
 
 pytestmark = pytest.mark.skipif(GCC is None, reason="needs gcc")
@@ -100,6 +101,11 @@ MODELS = {
                                      strides=[2, 2]),
     "conv_transpose_rows_grouped_prelu": _conv([2, 16, 20, 21], [16, 12, 4, 4], "PRelu", op="ConvTranspose",
                                                group=2, strides=[2, 2], pads=[1, 1, 1, 1]),
+    # channels-last, by output rows of both images: GEMM tiles, and the dot products of one channel
+    "conv_transpose_nhwc_bn_relu": _conv_transpose_then([2, 16, 20, 21], [16, 24, 4, 4], ["bn", "Relu"],
+                                                        channels_last=True, strides=[2, 2], pads=[1, 1, 1, 1]),
+    "conv_transpose_nhwc_one_channel": _conv_transpose_then([1, 16, 40, 40], [16, 1, 2, 2], ["Sigmoid"],
+                                                            channels_last=True, strides=[2, 2]),
 }
 THREADS = (1, 3)
 

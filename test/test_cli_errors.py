@@ -233,14 +233,14 @@ CASES = [
     ),
     Case(
         "no-shape-rule-com-microsoft",
-        _save(_unruled_op_model("com.microsoft", "DynamicQuantizeLSTM", None)),
-        ["node 'op' (com.microsoft.DynamicQuantizeLSTM): no shape inference rule for this op (domain com.microsoft); "
+        _save(_unruled_op_model("com.microsoft", "AttnLSTM", None)),
+        ["node 'op' (com.microsoft.AttnLSTM): no shape inference rule for this op (domain com.microsoft); "
          "declare the type and static shape of 't'"],
     ),
     Case(
         "no-shape-rule-com-microsoft-dynamic",
-        _save(_unruled_op_model("com.microsoft", "DynamicQuantizeLSTM", ["seq", 1, 1, 8])),
-        ["node 'op' (com.microsoft.DynamicQuantizeLSTM): no shape inference rule for this op (domain com.microsoft); "
+        _save(_unruled_op_model("com.microsoft", "AttnLSTM", ["seq", 1, 1, 8])),
+        ["node 'op' (com.microsoft.AttnLSTM): no shape inference rule for this op (domain com.microsoft); "
          "'t' is declared [seq, 1, 1, 8]: declare its static shape"],
     ),
     Case(

@@ -24,13 +24,14 @@ from mrvl_dialect import mrvl
 from mrvl_dialect.mrvl import LEGALIZED_ATTR, SubgraphOp
 
 # The pipeline up to, not including, lower-to-cpu: the interpreter runs graph ops (and the
-# pad and slice around a call in chunks).
+# pad and slice around a call in chunks, and the channels-last pools, transposed convs and
+# batch norms of the host glue: ppocr_det's DB head).
 STAGES = "cleanup-graph,legalize-mrvl,place-ops,partition-mrvl,chunk-mrvl-batch,fuse-mrvl,convert-layout"
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
 @pytest.mark.parametrize("name", ["mnist", "resnet_small", "mobilenet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny",
-                                  "face_pnet", "face_rnet_b16", "keras_nhwc_cnn"])
+                                  "face_pnet", "face_rnet_b16", "keras_nhwc_cnn", "ppocr_det"])
 def test_model_with_simulated_subgraphs_matches_onnxruntime(name, precision):
     check_simulated_model(zoo.ZOO[name](), ZOO_INPUT_SHAPES[name], precision)
 

@@ -1,7 +1,7 @@
 """Host glue between MLIP calls in NHWC (convert-layout): each case is a host op, or a short
 chain, between two MLIP convs. Partitioned, the host function keeps no layout transpose but
-those of the model's outputs, and the bundle's C (its NHWC pools, axes remapped, per-channel
-constants transposed) matches onnxruntime with MLIP simulated in fp32 and in fp16. All cases
+those of the model's outputs, and the bundle's C (its NHWC pools and transposed convs, axes
+remapped, per-channel constants transposed) matches onnxruntime with MLIP simulated in fp32 and in fp16. All cases
 are one model: gcc builds the bundle once."""
 
 import re
@@ -169,8 +169,32 @@ def _detect_head(g: Glue, a: str):
     return g.op("Reshape", [joined, g.const("head.map", np.array([1, C, 10, 10]))], "head_map")[0], C
 
 
-CASES = {"silu": _silu, "detect_head": _detect_head, "c2f": _c2f, "fpn_concat": _fpn_concat, "hardswish_written_out": _hardswish_written_out, "hardswish_affine": _hardswish_affine, "pools": _pools, "sppf": _sppf,
-         "squeeze_excite": _squeeze_excite, "split_resize": _split_resize, "spatial_attention": _spatial_attention}
+def _db_head(g: Glue, a: str):
+    """PP-OCR's DB head: a 2x2 stride-2 ConvTranspose, BatchNormalization and Relu, then one to a
+    single channel and a Sigmoid: channels-last kernels, the rest folded into them."""
+    w1 = g.const("db.w1", g.rng.normal(0, 0.3, (C, C, 2, 2)).astype(np.float32))
+    stats = [g.const(f"db.bn{i}", g.rng.uniform(0.5, 1.5, C).astype(np.float32)) for i in range(4)]
+    up = g.op("ConvTranspose", [a, w1], "db_up1", strides=[2, 2])[0]
+    r = g.op("Relu", [g.op("BatchNormalization", [up, *stats], "db_bn")[0]], "db_relu")[0]
+    w2 = g.const("db.w2", g.rng.normal(0, 0.3, (C, 1, 2, 2)).astype(np.float32))
+    b2 = g.const("db.b2", np.array([0.1], np.float32))
+    return g.op("Sigmoid", [g.op("ConvTranspose", [r, w2, b2], "db_up2", strides=[2, 2])[0]], "db_sigmoid")[0], 1
+
+
+def _conv_transpose_grouped(g: Glue, a: str):
+    """A grouped, padded ConvTranspose with output padding after a Tanh, and a HardSwish after it."""
+    t = g.op("Tanh", [a], "ctg_tanh")[0]
+    w = g.const("ctg.w", g.rng.normal(0, 0.3, (C, 3, 3, 3)).astype(np.float32))
+    b = g.const("ctg.b", g.rng.normal(0, 0.1, 2 * 3).astype(np.float32))
+    up = g.op("ConvTranspose", [t, w, b], "ctg_up", group=2, strides=[2, 2], pads=[1, 1, 1, 1],
+              output_padding=[1, 1])[0]
+    return g.op("HardSwish", [up], "ctg_hardswish")[0], 6
+
+
+CASES = {"silu": _silu, "detect_head": _detect_head, "c2f": _c2f, "fpn_concat": _fpn_concat,
+         "hardswish_written_out": _hardswish_written_out, "hardswish_affine": _hardswish_affine, "pools": _pools,
+         "sppf": _sppf, "squeeze_excite": _squeeze_excite, "split_resize": _split_resize,
+         "spatial_attention": _spatial_attention, "db_head": _db_head, "conv_transpose_grouped": _conv_transpose_grouped}
 
 
 @pytest.fixture(scope="module")
@@ -197,6 +221,16 @@ def test_only_the_outputs_are_transposed(glue) -> None:
     returned = re.search(r"func\.return (.*) :", host).group(1).split(", ")  # type: ignore[union-attr]
     assert transposes and set(transposes) <= set(returned)
     assert "channels_last" in host  # the pools run in NHWC
+
+
+def test_conv_transposes_run_channels_last(glue) -> None:
+    """Each ConvTranspose is one channels-last kernel, the DB head's BatchNormalization, Relu
+    and Sigmoid and the HardSwish folded in (each kernel takes the last folded op's name)."""
+    _, _, ir = glue
+    host = ir[ir.index("func.func"):ir.index("mrvl.subgraph")]
+    kernels = dict(re.findall(r"^ *%(\S+) = cpu\.conv_transpose (.*)$", host, re.M))
+    assert sorted(kernels) == ["ctg_hardswish", "db_relu", "db_sigmoid"]
+    assert all("channels_last" in k for k in kernels.values())
 
 
 def test_c2f_concat_is_written_in_place(glue) -> None:

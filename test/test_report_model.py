@@ -132,8 +132,6 @@ def test_model_of_a_lowered_module(lowered):
     assert {node.name for node in report.nodes if node.place == "mlip"} == {
         node.name for node in report.nodes if node.layer is not None}
     assert [(t.label, t.reason) for t in report.host.transposes] == [
-        ("batch_norm_11.tmp", "node 'p2o.ConvTranspose.0' (ConvTranspose) reads NCHW"),
-        ("relu_2.tmp_nhwc", "node 'p2o.BatchNormalization.12' (BatchNormalization) writes NCHW"),
         ("conv2d_16.tmp", "the model output 'save_infer_model/scale_0.tmp_0' is NCHW")]
     drawn = {node.name for node in report.nodes} | {f"input:{name}" for name in report.graph.inputs} | {
         output.id for output in report.graph.outputs}

@@ -186,6 +186,20 @@ static void mrvl_batch_norm_f32(int64_t n, int64_t c, int64_t spatial, float eps
     }
 }
 
+/* x viewed as (positions, c): channels last, the host glue between MLIP calls in NHWC. The
+ * per-channel factors as mrvl_batch_norm_f32 computes them, in `factors` (2 * c floats). */
+static void mrvl_batch_norm_nhwc_f32(int64_t positions, int64_t c, float epsilon, const float *x, const float *scale,
+                                     const float *b, const float *mean, const float *var, float *y, float *factors)
+{
+    float *mul = factors, *add = factors + c;
+    for (int64_t k = 0; k < c; k++) {
+        mul[k] = scale[k] / sqrtf(var[k] + epsilon);
+        add[k] = b[k] - mean[k] * mul[k];
+    }
+    for (int64_t i = 0; i < positions; i++)
+        for (int64_t k = 0; k < c; k++) y[i * c + k] = x[i * c + k] * mul[k] + add[k];
+}
+
 /* A row of x's last dim (`n` elements at `row`) folded by FOLD(acc, v) into the result at
  * `out` when that dim is reduced (in 16 lanes, combined in a fixed order, so that the loop
  * vectorises), else elementwise into the row of results at `out`. */

@@ -617,6 +617,38 @@ func.func @pool_channels_last_indices(%x: tensor<1x4x4x8xf32>) -> tensor<1x2x2x8
 
 // -----
 
+// CHECK: Operation does not verify: 'W' dim 0 must be the input channels 8, a multiple of 'group' (1), got 4
+func.func @conv_transpose_channels_last_input(%x: tensor<1x4x4x8xf32>, %w: tensor<4x2x2x2xf32>) -> tensor<1x8x8x2xf32> {
+  %y = cpu.conv_transpose %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1 : i64, channels_last} : (tensor<1x4x4x8xf32>, tensor<4x2x2x2xf32>) -> tensor<1x8x8x2xf32>
+  func.return %y : tensor<1x8x8x2xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: the result must have shape [1, 8, 8, 2], got [1, 8, 2, 8]
+func.func @conv_transpose_channels_last_result(%x: tensor<1x4x4x8xf32>, %w: tensor<8x2x2x2xf32>) -> tensor<1x8x8x2xf32> {
+  %y = cpu.conv_transpose %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1 : i64, channels_last} : (tensor<1x4x4x8xf32>, tensor<8x2x2x2xf32>) -> tensor<1x8x2x8xf32>
+  func.return %y : tensor<1x8x2x8xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'slope' must have shape [2], got [8]
+func.func @conv_transpose_channels_last_slope(%x: tensor<1x4x4x8xf32>, %w: tensor<8x2x2x2xf32>, %a: tensor<8xf32>) -> tensor<1x8x8x2xf32> {
+  %y = cpu.conv_transpose %x, %w slope %a {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1 : i64, channels_last, activation = #cpu<epilogue_kind prelu>} : (tensor<1x4x4x8xf32>, tensor<8x2x2x2xf32>) slope tensor<8xf32> -> tensor<1x8x8x2xf32>
+  func.return %y : tensor<1x8x8x2xf32>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'scale', 'B', 'mean' and 'var' must have shape [2], got [8]
+func.func @batch_norm_channels_last(%x: tensor<1x8x8x2xf32>, %s: tensor<8xf32>) -> tensor<1x8x8x2xf32> {
+  %y = cpu.batch_norm %x, %s, %s, %s, %s {epsilon = 1.0e-05 : f32, channels_last} : (tensor<1x8x8x2xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x8x2xf32>
+  func.return %y : tensor<1x8x8x2xf32>
+}
+
+// -----
+
 // CHECK: Operation does not verify: the result must have shape [1, 1, 1, 8], got [1, 8, 1, 1]
 func.func @global_pool_channels_last_result(%x: tensor<1x4x4x8xf32>) -> tensor<1x1x1x8xf32> {
   %y = cpu.global_pool average %x {channels_last} : (tensor<1x4x4x8xf32>) -> tensor<1x8x1x1xf32>

@@ -188,6 +188,20 @@ func.func @pool_channels_last(%x: tensor<1x4x4x8xf32>) -> (tensor<1x2x2x8xf32>, 
 
 // -----
 
+// A transposed conv and a batch norm of NHWC tensors (host glue between MLIP calls): channels
+// last; the weights keep ONNX's layout.
+// CHECK-LABEL: func.func @conv_transpose_channels_last(
+// CHECK-NEXT:    %t = cpu.conv_transpose %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1 : i64, channels_last} : (tensor<1x4x4x8xf32>, tensor<8x2x2x2xf32>) -> tensor<1x8x8x2xf32>
+// CHECK-NEXT:    %n = cpu.batch_norm %t, %s, %s, %s, %s {epsilon = 1.000000e-05 : f32, channels_last} : (tensor<1x8x8x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x8x8x2xf32>
+// GENERIC:       "cpu.conv_transpose"(%x, %w) <{{{.*}}channels_last{{.*}}}> : (tensor<1x4x4x8xf32>, tensor<8x2x2x2xf32>) -> tensor<1x8x8x2xf32>
+func.func @conv_transpose_channels_last(%x: tensor<1x4x4x8xf32>, %w: tensor<8x2x2x2xf32>, %s: tensor<2xf32>) -> tensor<1x8x8x2xf32> {
+  %t = cpu.conv_transpose %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1 : i64, channels_last} : (tensor<1x4x4x8xf32>, tensor<8x2x2x2xf32>) -> tensor<1x8x8x2xf32>
+  %n = cpu.batch_norm %t, %s, %s, %s, %s {epsilon = 1.0e-05 : f32, channels_last} : (tensor<1x8x8x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x8x8x2xf32>
+  func.return %n : tensor<1x8x8x2xf32>
+}
+
+// -----
+
 // A cropping, antialiased resize: roi has a start and an end per dim.
 // CHECK-LABEL: func.func @resize_crop(
 // CHECK-NEXT:    %rc = cpu.resize cubic %x {scales = array<f32: 1.000000e+00, 5.000000e-01>, coordinate_transformation_mode = #cpu<coordinate_transformation_mode tf_crop_and_resize>, nearest_mode = #cpu<nearest_mode floor>, cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 2.500000e+00 : f32, antialias = true, roi = array<f32: 0.000000e+00, 2.500000e-01, 1.000000e+00, 7.500000e-01>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
