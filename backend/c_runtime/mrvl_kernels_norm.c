@@ -12,33 +12,42 @@ static inline pool_vec exp_nonpositive_vec(pool_vec x)
 }
 
 /* Softmax of one contiguous row of n floats, in vectors: the maximum (NaN never wins), then
- * e^(x - max) stored and summed, then times 1 / sum. A row's last vector goes through a
- * buffer (its lanes past the row -inf: e^-inf adds 0). The lanes are combined in a fixed
- * order: the same bits however rows are split. */
+ * e^(x - max) stored and summed, then times 1 / sum. A row's last part vector goes through a
+ * buffer (its lanes past the row -inf: e^-inf adds 0); a row of whole vectors (a DFL's 16
+ * bins) needs none. The lanes are combined pairwise, halving (short rows wait on a chain of
+ * log2 lanes, not of all of them), in a fixed order: the same bits however rows are split. */
 static void softmax_row_f32(int64_t n, const float *in, float *out)
 {
     int64_t whole = n - n % MRVL_POOL_VF, rest = n - whole;
     float tail[MRVL_POOL_VF], lanes[MRVL_POOL_VF];
-    for (int l = 0; l < MRVL_POOL_VF; l++) tail[l] = -INFINITY;
-    memcpy(tail, in + whole, (size_t)rest * sizeof(float));
-    pool_vec acc = pool_load(tail);
+    pool_vec acc = (pool_vec){0} - INFINITY;
+    if (rest) {
+        for (int l = 0; l < MRVL_POOL_VF; l++) tail[l] = -INFINITY;
+        memcpy(tail, in + whole, (size_t)rest * sizeof(float));
+        acc = pool_load(tail);
+    }
     for (int64_t a = 0; a < whole; a += MRVL_POOL_VF) acc = pool_max(pool_load(in + a), acc);
     pool_store(lanes, acc);
+    for (int w = MRVL_POOL_VF / 2; w >= 1; w /= 2)
+        for (int l = 0; l < w; l++) lanes[l] = lanes[l + w] > lanes[l] ? lanes[l + w] : lanes[l];
     float max = lanes[0];
-    for (int l = 1; l < MRVL_POOL_VF; l++) max = lanes[l] > max ? lanes[l] : max;
-    pool_vec sum = exp_nonpositive_vec(pool_load(tail) - max);
-    pool_store(tail, sum);
-    memcpy(out + whole, tail, (size_t)rest * sizeof(float));
+    pool_vec sum = (pool_vec){0};
+    if (rest) {
+        sum = exp_nonpositive_vec(pool_load(tail) - max);
+        pool_store(tail, sum);
+        memcpy(out + whole, tail, (size_t)rest * sizeof(float));
+    }
     for (int64_t a = 0; a < whole; a += MRVL_POOL_VF) {
         pool_vec e = exp_nonpositive_vec(pool_load(in + a) - max);
         pool_store(out + a, e);
         sum += e;
     }
     pool_store(lanes, sum);
-    float total = 0.0f;
-    for (int l = 0; l < MRVL_POOL_VF; l++) total += lanes[l];
-    float scale = 1.0f / total;
-    for (int64_t a = 0; a < n; a++) out[a] *= scale;
+    for (int w = MRVL_POOL_VF / 2; w >= 1; w /= 2)
+        for (int l = 0; l < w; l++) lanes[l] += lanes[l + w];
+    float scale = 1.0f / lanes[0];
+    for (int64_t a = 0; a < whole; a += MRVL_POOL_VF) pool_store(out + a, pool_load(out + a) * scale);
+    for (int64_t a = whole; a < n; a++) out[a] *= scale;
 }
 
 /* Softmax over the axis of x viewed as (axis, inner) for the `inner` columns from x, VF of them
