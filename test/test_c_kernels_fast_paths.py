@@ -507,6 +507,9 @@ CASES["resize_linear_align_corners"] = _resize([1, 2, 6, 7], [1, 1, 2.5, 3],
                                                coordinate_transformation_mode="align_corners")
 # rows reduced in 16 lanes and a tail
 CASES["softmax_last_axis"] = single_op("Softmax", [("x", [3, 5, 37])], axis=-1)
+# short rows (a DFL's bins held innermost): a vector of rows at a time through a transposed tile,
+# and the rows left over one by one
+CASES["softmax_short_rows"] = single_op("Softmax", [("x", [37, 16])], axis=-1)
 # a channel softmax (segmentation heads, YOLOv8's DFL): columns of positions in vectors, and a tail
 CASES["softmax_channels"] = single_op("Softmax", [("x", [2, 7, 5, 9])], axis=1)
 CASES["layer_norm_rows"] = single_op("LayerNormalization", [("x", [6, 53])], initializers=[_w("s", [53]), _w("b", [53])],

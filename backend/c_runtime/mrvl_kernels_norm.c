@@ -69,10 +69,26 @@ static void softmax_columns_f32(int64_t axis, int64_t inner, const float *x, flo
 /* Softmax over the middle dim of x viewed as (outer, axis, inner): the usual last axis (inner
  * 1) row by row in vectors (softmax_row_f32), other axes (a channel softmax, inner the
  * positions) VF columns at a time (softmax_columns_f32) and the last few one by one. */
+/* Softmax of VF short rows of n floats (n at most MRVL_SOFTMAX_SHORT_ROW) side by side: the
+ * rows transposed into a tile of n vectors, one row a lane, softmax_columns_f32 down them
+ * (no lanes to combine), and transposed back. */
+#define MRVL_SOFTMAX_SHORT_ROW 32
+static void softmax_short_rows_f32(int64_t n, const float *in, float *out)
+{
+    float tile[n * MRVL_POOL_VF];
+    for (int64_t r = 0; r < MRVL_POOL_VF; r++)
+        for (int64_t a = 0; a < n; a++) tile[a * MRVL_POOL_VF + r] = in[r * n + a];
+    softmax_columns_f32(n, MRVL_POOL_VF, tile, tile);
+    for (int64_t r = 0; r < MRVL_POOL_VF; r++)
+        for (int64_t a = 0; a < n; a++) out[r * n + a] = tile[a * MRVL_POOL_VF + r];
+}
+
 static void mrvl_softmax_f32(int64_t outer, int64_t axis, int64_t inner, const float *x, float *y)
 {
     if (inner == 1) {
-        for (int64_t o = 0; o < outer; o++) softmax_row_f32(axis, x + o * axis, y + o * axis);
+        const int64_t tiled = axis <= MRVL_SOFTMAX_SHORT_ROW && MRVL_POOL_VF > 1 ? outer - outer % MRVL_POOL_VF : 0;
+        for (int64_t o = 0; o < tiled; o += MRVL_POOL_VF) softmax_short_rows_f32(axis, x + o * axis, y + o * axis);
+        for (int64_t o = tiled; o < outer; o++) softmax_row_f32(axis, x + o * axis, y + o * axis);
         return;
     }
     int64_t whole = inner - inner % MRVL_POOL_VF;
