@@ -73,7 +73,7 @@ static void softmax_columns_f32(int64_t axis, int64_t inner, const float *x, flo
  * rows transposed into a tile of n vectors, one row a lane, softmax_columns_f32 down them
  * (no lanes to combine), and transposed back. */
 #define MRVL_SOFTMAX_SHORT_ROW 32
-static void softmax_short_rows_f32(int64_t n, const float *in, float *out)
+static inline __attribute__((always_inline)) void softmax_short_rows_f32(int64_t n, const float *in, float *out)
 {
     float tile[n * MRVL_POOL_VF];
     for (int64_t r = 0; r < MRVL_POOL_VF; r++)
@@ -87,7 +87,20 @@ static void mrvl_softmax_f32(int64_t outer, int64_t axis, int64_t inner, const f
 {
     if (inner == 1) {
         const int64_t tiled = axis <= MRVL_SOFTMAX_SHORT_ROW && MRVL_POOL_VF > 1 ? outer - outer % MRVL_POOL_VF : 0;
-        for (int64_t o = 0; o < tiled; o += MRVL_POOL_VF) softmax_short_rows_f32(axis, x + o * axis, y + o * axis);
+        /* The common bin counts as constants: the tile's transposes then unroll into shuffles. */
+        switch (tiled ? axis : 0) {
+#define MRVL_SHORT_ROWS(N)                                                                        \
+    case N:                                                                                       \
+        for (int64_t o = 0; o < tiled; o += MRVL_POOL_VF) softmax_short_rows_f32(N, x + o * N, y + o * N); \
+        break;
+            MRVL_SHORT_ROWS(4)
+            MRVL_SHORT_ROWS(8)
+            MRVL_SHORT_ROWS(16)
+            MRVL_SHORT_ROWS(32)
+#undef MRVL_SHORT_ROWS
+        default:
+            for (int64_t o = 0; o < tiled; o += MRVL_POOL_VF) softmax_short_rows_f32(axis, x + o * axis, y + o * axis);
+        }
         for (int64_t o = tiled; o < outer; o++) softmax_row_f32(axis, x + o * axis, y + o * axis);
         return;
     }
