@@ -149,6 +149,16 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
     return cpu.shape_of(value)
 
 
+def _matmul_fields(op: cpu.MatmulOp | cpu.MatmulIntegerOp) -> dict[str, object]:
+    """The product's shape and batch strides, as `mrvl_matmul_params` holds them."""
+    a2, b2, batch = matmul_shapes(op)
+    m, k, n = a2[-2], a2[-1], b2[-1]
+    a_bs = [s * m * k for s in broadcast_strides(a2[:-2], batch)]
+    b_bs = [s * k * n for s in broadcast_strides(b2[:-2], batch)]
+    return dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
+                b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n)
+
+
 def _bytes(value: SSAValue) -> int:
     return math.prod(_shape(value)) * _ctype(value).size
 
@@ -389,12 +399,7 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.MatmulOp, x: list[str], y: list[str]) -> list[str]:
-        a2, b2, batch = matmul_shapes(op)
-        m, k, n = a2[-2], a2[-1], b2[-1]
-        a_bs = [s * m * k for s in broadcast_strides(a2[:-2], batch)]
-        b_bs = [s * k * n for s in broadcast_strides(b2[:-2], batch)]
-        fields = dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
-                      b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n, packed_b=int(op.packed_b is not None))
+        fields = _matmul_fields(op) | dict(packed_b=int(op.packed_b is not None))
         bias = x[2] if op.C is not None else "NULL"
         scratch = "scratch" if op.scratch is not None else "NULL"
         params = self.params("mrvl_matmul_params", fields | self.epilogue_params(op))
@@ -597,12 +602,7 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.MatmulIntegerOp, x: list[str], y: list[str]) -> list[str]:
-        a2, b2, batch = matmul_shapes(op)
-        m, k, n = a2[-2], a2[-1], b2[-1]
-        a_bs = [s * m * k for s in broadcast_strides(a2[:-2], batch)]
-        b_bs = [s * k * n for s in broadcast_strides(b2[:-2], batch)]
-        fields = dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
-                      b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n)
+        fields = _matmul_fields(op)
         zeros = iter(x[2:])
         a_zero = next(zeros) if op.a_zero_point is not None else "NULL"
         b_zero = next(zeros) if op.b_zero_point is not None else "NULL"

@@ -16,7 +16,7 @@ from mrvl.numerics import compare
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import run_bundle
 from numeric_asserts import assert_close
-from test_c_backend import GCC, locked
+from test_c_backend import GCC, c_workdir, emit_model, locked  # noqa: F401 (c_workdir: fixture)
 
 pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
@@ -36,21 +36,22 @@ RECURRENT = ["lstm_y", "lstm_h", "lstm_c"]
 
 
 def _model() -> onnx.ModelProto:
+    rng = np.random.default_rng(34)
     inits = [numpy_helper.from_array(np.float32(v), n) for n, v in
              (("sa", 0.05), ("sb", 0.03), ("sc", 0.08), ("sy", 0.02), ("sq", 0.04))]
     inits += [numpy_helper.from_array(np.uint8(v), n) for n, v in (("za", 120), ("zb", 131), ("zc", 128), ("zy", 100))]
-    inits += [numpy_helper.from_array(RNG.integers(-128, 128, (8, 6), dtype=np.int8), "w"),
+    inits += [numpy_helper.from_array(rng.integers(-128, 128, (8, 6), dtype=np.int8), "w"),
               numpy_helper.from_array(np.linspace(0.01, 0.03, 6, dtype=np.float32), "sw"),
               numpy_helper.from_array(np.int8(0), "zw"),
-              numpy_helper.from_array(RNG.normal(0, 1, 6).astype(np.float32), "bias")]
+              numpy_helper.from_array(rng.normal(0, 1, 6).astype(np.float32), "bias")]
     # quantize_dynamic's LSTM: int8 weights [directions, rows, 4 * hidden], a scale per column
     for name, rows in (("lw", 8), ("lr", HIDDEN)):
-        weights = RNG.normal(0, 0.4, (2, rows, 4 * HIDDEN)).astype(np.float32)
+        weights = rng.normal(0, 0.4, (2, rows, 4 * HIDDEN)).astype(np.float32)
         scale = np.abs(weights).max(axis=1) / 127
         inits += [numpy_helper.from_array(np.round(weights / scale[:, None]).astype(np.int8), name),
                   numpy_helper.from_array(scale.astype(np.float32), f"{name}_scale"),
                   numpy_helper.from_array(np.zeros(scale.shape, np.int8), f"{name}_zero")]
-    inits.append(numpy_helper.from_array(RNG.normal(0, 0.1, (2, 8 * HIDDEN)).astype(np.float32), "lb"))
+    inits.append(numpy_helper.from_array(rng.normal(0, 0.1, (2, 8 * HIDDEN)).astype(np.float32), "lb"))
     ms = {"domain": "com.microsoft"}
     node = helper.make_node
     nodes = [
@@ -80,24 +81,15 @@ def _model() -> onnx.ModelProto:
 
 
 @pytest.fixture(scope="module")
-def bundle(session_dir: Path) -> tuple[Path, Path]:
-    root = session_dir / "contrib_quantized"
-    root.mkdir(exist_ok=True)
-    model, bundle = root / "contrib.onnx", root / "bundle"
-    with locked(bundle):
-        if not bundle.exists():
-            onnx.save_model(_model(), model)
-            assert mrvl_opt([str(model), "-p", "mrvl-pipeline{offload=false},mrvl-host-pipeline", "-t", "c",
-                             "-o", str(bundle)]) == 0
-    return model, bundle
+def bundle(c_workdir: Path) -> Path:
+    return emit_model(_model(), c_workdir, name="contrib")
 
 
-def test_matches_onnxruntime(bundle) -> None:
-    model, folder = bundle
-    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+def test_matches_onnxruntime(bundle: Path) -> None:
+    session = ort.InferenceSession(_model().SerializeToString(), providers=["CPUExecutionProvider"])
     want = dict(zip([o.name for o in session.get_outputs()], session.run(None, INPUTS)))
-    with locked(folder):
-        got = run_bundle(folder, INPUTS)
+    with locked(bundle):
+        got = run_bundle(bundle, INPUTS)
     for name in QUANTIZED:
         assert got[name].dtype == want[name].dtype, name
         steps = np.abs(got[name].astype(np.int32) - want[name].astype(np.int32))

@@ -14,7 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 from mrvl.opt import main as mrvl_opt
 from mrvl.run import run_bundle
 from numeric_asserts import assert_close
-from test_c_backend import GCC, locked
+from test_c_backend import GCC, c_workdir, emit_model, locked  # noqa: F401 (c_workdir: fixture)
 
 pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
@@ -103,28 +103,19 @@ def _model(per_row: bool = True) -> onnx.ModelProto:
 
 
 @pytest.fixture(scope="module")
-def bundle(session_dir: Path) -> tuple[Path, Path]:
-    root = session_dir / "integer_ops"
-    root.mkdir(exist_ok=True)
-    model, bundle = root / "integer_ops.onnx", root / "bundle"
-    with locked(bundle):
-        if not bundle.exists():
-            onnx.save_model(_model(), model)
-            assert mrvl_opt([str(model), "-p", "mrvl-pipeline{offload=false},mrvl-host-pipeline", "-t", "c",
-                             "-o", str(bundle)]) == 0
-    return model, bundle
+def bundle(c_workdir: Path) -> Path:
+    return emit_model(_model(), c_workdir, name="integer_ops")
 
 
-def test_matches_onnxruntime(bundle) -> None:
-    model, folder = bundle
+def test_matches_onnxruntime(bundle: Path) -> None:
     checked = _model(per_row=False)
     session = ort.InferenceSession(checked.SerializeToString(), providers=["CPUExecutionProvider"])
     want = dict(zip([o.name for o in session.get_outputs()], session.run(None, INPUTS)))
     inits = {t.name: numpy_helper.to_array(t) for t in checked.graph.initializer}
     a = INPUTS["a_i8"].astype(np.int32) - inits["a_zero_rows"].astype(np.int32)[:, None]
     want["i8_rows"] = a @ inits["w_i8"].astype(np.int32)
-    with locked(folder):
-        got = run_bundle(folder, INPUTS)
+    with locked(bundle):
+        got = run_bundle(bundle, INPUTS)
     for name, expected in want.items():
         assert got[name].dtype == expected.dtype, name
         if np.issubdtype(expected.dtype, np.integer):
