@@ -1272,32 +1272,51 @@ class MatMulIntegerToCpu(GraphOpLowering):
         self.replace(op, rewriter, [new])
 
 
-def _conv_integer(op: g.ConvIntegerOp | g.QLinearConvOp, bias: SSAValue | None, result: Attribute) -> Operation:
-    """The cpu.conv_integer of a ConvInteger or QLinearConv: 2-D, int8 or uint8."""
+def _conv_integer(op: g.ConvIntegerOp | g.QLinearConvOp, bias: SSAValue | None) -> list[Operation]:
+    """The cpu.conv_integer of a ConvInteger or QLinearConv (int8 or uint8), its int32 sums
+    the last op's result, in the model's shape. A 1-D conv is the 2-D one of H 1: its X and W
+    viewed with a dim of 1 before the last, and its result viewed back."""
     for value in (op.x, op.w):
         if element_type_of(value) not in cpu.INTEGER_PRODUCT_TYPES:
             raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(value)].onnx_name}")
-    if len(shape_of(op.x)) != 4:
-        raise no_host_kernel(op, f" in {len(shape_of(op.x)) - 2}-D (2-D only)")
+    rank = len(shape_of(op.x))
+    if rank not in (3, 4):
+        raise no_host_kernel(op, f" in {rank - 2}-D (1-D and 2-D only)")
     strides, dilations, pads = window_params(op, shape_of(op.w)[2:], shape_of(op.x)[2:])
-    return cpu.ConvIntegerOp.build(operands=[op.x, op.w, op.x_zero_point, op.w_zero_point, bias],
-                                   result_types=[result], properties=dict(
-                                       strides=ints(strides), dilations=ints(dilations), pads=ints(pads),
-                                       group=op.group))
+    y = list(shape_of(op.y))
+    ops: list[Operation] = []
+    x, w = op.x, op.w
+    if rank == 3:
+        strides, dilations, pads = [1, *strides], [1, *dilations], [0, pads[0], 0, pads[1]]
+        for value in (op.x, op.w):
+            dims = shape_of(value)
+            ops.append(create(cpu.ReshapeOp, [value], [TensorType(element_type_of(value), [*dims[:2], 1, dims[2]])]))
+        x, w = ops[0].results[0], ops[1].results[0]
+        y = [*y[:2], 1, y[2]]
+    ops.append(cpu.ConvIntegerOp.build(operands=[x, w, op.x_zero_point, op.w_zero_point, bias],
+                                       result_types=[TensorType(i32, y)], properties=dict(
+                                           strides=ints(strides), dilations=ints(dilations), pads=ints(pads),
+                                           group=op.group)))
+    if rank == 3:
+        ops.append(create(cpu.ReshapeOp, [ops[-1].results[0]], [TensorType(i32, shape_of(op.y))]))
+        if op.y.name_hint:
+            for value, suffix in zip((o.results[0] for o in ops), ("x", "w", "sums_2d")):
+                value.name_hint = f"{op.y.name_hint}_{suffix}"
+    return ops
 
 
 class ConvIntegerToCpu(GraphOpLowering):
-    """ConvInteger -> cpu.conv_integer (2-D, int32 sums)."""
+    """ConvInteger -> cpu.conv_integer (1-D or 2-D, int32 sums)."""
 
     ops = (g.ConvIntegerOp,)
 
     def lower(self, op: g.ConvIntegerOp, rewriter: PatternRewriter) -> None:
-        self.replace(op, rewriter, [_conv_integer(op, None, op.y.type)])
+        self.replace(op, rewriter, _conv_integer(op, None))
 
 
 class QLinearConvToCpu(GraphOpLowering):
     """QLinearConv -> cpu.conv_integer (int32 sums and bias), then cpu.requantize of the sums
-    viewed as [N, C, H * W]: w_scale per row (an output channel), x_scale the same for all."""
+    viewed as [N, C, spatial]: w_scale per row (an output channel), x_scale the same for all."""
 
     ops = (g.QLinearConvOp,)
 
@@ -1305,15 +1324,16 @@ class QLinearConvToCpu(GraphOpLowering):
         if element_type_of(op.y) not in cpu.INTEGER_PRODUCT_TYPES:
             raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(op.y)].onnx_name}")
         y = shape_of(op.y)
-        sums = _conv_integer(op, op.B, TensorType(i32, y))
-        rows = create(cpu.ReshapeOp, [sums.results[0]], [TensorType(i32, [y[0], y[1], y[2] * y[3]])])
+        convolved = _conv_integer(op, op.B)
+        sums = convolved[-1].results[0]
+        rows = create(cpu.ReshapeOp, [sums], [TensorType(i32, [y[0], y[1], math.prod(y[2:])])])
         requantize = create(cpu.RequantizeOp, [rows.results[0], op.w_scale, op.x_scale, op.y_scale, op.y_zero_point],
                             [TensorType(element_type_of(op.y), shape_of(rows.results[0]))])
         back = create(cpu.ReshapeOp, [requantize.results[0]], [op.y.type])
         if op.y.name_hint:
-            for value, suffix in ((sums.results[0], "sums"), (rows.results[0], "rows"), (requantize.results[0], "rows_q")):
+            for value, suffix in ((sums, "sums"), (rows.results[0], "rows"), (requantize.results[0], "rows_q")):
                 value.name_hint = f"{op.y.name_hint}_{suffix}"
-        self.replace(op, rewriter, [sums, rows, requantize, back])
+        self.replace(op, rewriter, [*convolved, rows, requantize, back])
 
 
 class QLinearMatMulToCpu(GraphOpLowering):
