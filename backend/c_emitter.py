@@ -610,7 +610,8 @@ class CEmitter:
         per_column = int(op.b_zero_point is not None and math.prod(_shape(op.b_zero_point)) > 1)
         suffix = _suffix(op.A) + _suffix(op.B)
         return [*self.params("mrvl_matmul_params", fields),
-                f"mrvl_matmul_integer_{suffix}(&p, {x[0]}, {x[1]}, {a_zero}, {per_row}, {b_zero}, {per_column}, {y[0]});"]
+                f"mrvl_matmul_integer_{suffix}(&p, {x[0]}, {x[1]}, {a_zero}, {per_row}, {b_zero}, {per_column}, "
+                f"{y[0]});"]
 
     @emit.register
     def _(self, op: cpu.ConvIntegerOp, x: list[str], y: list[str]) -> list[str]:

@@ -75,8 +75,8 @@ def _matmul_integer_to_float(e: _Expansion) -> None:
 
 
 def _dynamic_quantize_matmul(e: _Expansion) -> None:
-    q, scale, zero = e.add("DynamicQuantizeLinear", [e.input(0)], [f"{e.node.output[0]}/a_q", f"{e.node.output[0]}/a_scale",
-                                                                     f"{e.node.output[0]}/a_zero"])
+    out = e.node.output[0]
+    q, scale, zero = e.add("DynamicQuantizeLinear", [e.input(0)], [f"{out}/a_q", f"{out}/a_scale", f"{out}/a_zero"])
     _scaled_sums(e, q, e.input(1), scale, e.input(2), zero, e.input(3), e.input(4))
 
 

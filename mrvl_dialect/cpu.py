@@ -2580,7 +2580,8 @@ class ConvIntegerOp(CpuOp):
         if self.x_zero_point is not None and math.prod(shape_of(self.x_zero_point)) != 1:
             raise VerifyException(f"'x_zero_point' must be one value, got {list(shape_of(self.x_zero_point))}")
         if self.w_zero_point is not None and math.prod(shape_of(self.w_zero_point)) not in (1, w[0]):
-            raise VerifyException(f"'w_zero_point' must be one value or {w[0]}, got {list(shape_of(self.w_zero_point))}")
+            raise VerifyException(
+                f"'w_zero_point' must be one value or {w[0]}, got {list(shape_of(self.w_zero_point))}")
         if self.bias is not None:
             _check_shape("'bias'", shape_of(self.bias), [w[0]])
 

@@ -302,6 +302,7 @@ class ConvertLayoutPass(ModulePass):
         absorb_input_transposes(op)
         # Last: a transpose that is a reshape might still have sunk or cancelled, or met the
         # one swapping back a subgraph's spatial dims.
-        MatchingOpsWalker(PatternsByOpClass([(transposes, TransposesCompose()), (transposes, TransposeOfUnitDimsIsReshape())]),
-                          erase_dead=False).rewrite_module(op)
+        MatchingOpsWalker(PatternsByOpClass([
+            (transposes, TransposesCompose()), (transposes, TransposeOfUnitDimsIsReshape())]),
+            erase_dead=False).rewrite_module(op)
         explain_transposes(op)

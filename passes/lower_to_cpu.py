@@ -1258,15 +1258,20 @@ class DynamicQuantizeLinearToCpu(GraphOpLowering):
         self.replace(op, rewriter, [new], list(new.results))
 
 
+def _check_int8(op: Operation, values: Sequence[SSAValue]) -> None:
+    """The integer kernels take int8 and uint8 tensors only."""
+    for value in values:
+        if element_type_of(value) not in cpu.INTEGER_PRODUCT_TYPES:
+            raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(value)].onnx_name}")
+
+
 class MatMulIntegerToCpu(GraphOpLowering):
     """MatMulInteger -> cpu.matmul_integer: int8 or uint8 operands, int32 sums."""
 
     ops = (g.MatMulIntegerOp,)
 
     def lower(self, op: g.MatMulIntegerOp, rewriter: PatternRewriter) -> None:
-        for value in (op.A, op.B):
-            if element_type_of(value) not in cpu.INTEGER_PRODUCT_TYPES:
-                raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(value)].onnx_name}")
+        _check_int8(op, (op.A, op.B))
         new = cpu.MatmulIntegerOp.build(operands=[op.A, op.B, op.a_zero_point, op.b_zero_point],
                                         result_types=[op.Y.type])
         self.replace(op, rewriter, [new])
@@ -1276,9 +1281,7 @@ def _conv_integer(op: g.ConvIntegerOp | g.QLinearConvOp, bias: SSAValue | None) 
     """The cpu.conv_integer of a ConvInteger or QLinearConv (int8 or uint8), its int32 sums
     the last op's result, in the model's shape. A 1-D conv is the 2-D one of H 1: its X and W
     viewed with a dim of 1 before the last, and its result viewed back."""
-    for value in (op.x, op.w):
-        if element_type_of(value) not in cpu.INTEGER_PRODUCT_TYPES:
-            raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(value)].onnx_name}")
+    _check_int8(op, (op.x, op.w))
     rank = len(shape_of(op.x))
     if rank not in (3, 4):
         raise no_host_kernel(op, f" in {rank - 2}-D (1-D and 2-D only)")
@@ -1321,8 +1324,7 @@ class QLinearConvToCpu(GraphOpLowering):
     ops = (g.QLinearConvOp,)
 
     def lower(self, op: g.QLinearConvOp, rewriter: PatternRewriter) -> None:
-        if element_type_of(op.y) not in cpu.INTEGER_PRODUCT_TYPES:
-            raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(op.y)].onnx_name}")
+        _check_int8(op, (op.y,))
         y = shape_of(op.y)
         convolved = _conv_integer(op, op.B)
         sums = convolved[-1].results[0]
@@ -1343,9 +1345,7 @@ class QLinearMatMulToCpu(GraphOpLowering):
     ops = (g.QLinearMatMulOp,)
 
     def lower(self, op: g.QLinearMatMulOp, rewriter: PatternRewriter) -> None:
-        for value in (op.a, op.b, op.y):
-            if element_type_of(value) not in cpu.INTEGER_PRODUCT_TYPES:
-                raise no_host_kernel(op, f" of {BY_XDSL[element_type_of(value)].onnx_name}")
+        _check_int8(op, (op.a, op.b, op.y))
         for value in (op.a_scale, op.b_scale, op.y_scale):
             if element_type_of(value) != f32:
                 raise no_host_kernel(op, f" with {BY_XDSL[element_type_of(value)].onnx_name} scales (float only)")

@@ -76,8 +76,8 @@ def _model() -> onnx.ModelProto:
               for n, a in INPUTS.items()]
     outputs = [onnx.ValueInfoProto(name=n) for n in QUANTIZED + FLOATS + RECURRENT]
     graph = helper.make_graph(nodes, "contrib", inputs, outputs, inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
-                             ir_version=8)
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(graph, opset_imports=opsets, ir_version=8)
 
 
 @pytest.fixture(scope="module")

@@ -35,7 +35,8 @@ def bilstm_tagger() -> onnx.ModelProto:
              helper.make_node("Transpose", ["y"], ["t"], name="steps", perm=[0, 2, 1, 3]),
              helper.make_node("Reshape", ["t", "flat"], ["states"], name="states"),
              helper.make_node("MatMul", ["states", "head"], ["tags"], name="tagger")]
-    graph = helper.make_graph(nodes, "bilstm_tagger", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [7, 1, features])],
+    graph = helper.make_graph(nodes, "bilstm_tagger",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [7, 1, features])],
                               [helper.make_tensor_value_info("tags", TensorProto.FLOAT, [7, 1, tags])], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 

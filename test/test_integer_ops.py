@@ -1,7 +1,8 @@
 """Integer ops on the host against onnxruntime: DynamicQuantizeLinear, MatMulInteger,
-QLinearMatMul, ConvInteger and QLinearConv, alone and as `quantize_dynamic` chains them (the activations quantized at run time, int8
-weights, int32 sums rescaled to float). Integer outputs must be equal; float ones within a
-float32 rounding. All cases are one model: gcc builds the bundle once."""
+QLinearMatMul, ConvInteger and QLinearConv, alone and as `quantize_dynamic` chains them (the
+activations quantized at run time, int8 weights, int32 sums rescaled to float). Integer
+outputs must be equal; float ones within a float32 rounding. All cases are one model: gcc
+builds the bundle once."""
 
 from pathlib import Path
 
@@ -97,7 +98,8 @@ def _model(per_row: bool = True) -> onnx.ModelProto:
               for name, a in INPUTS.items()]
     outputs = [onnx.ValueInfoProto(name=name) for name in (
         "x_q", "x_scale", "x_zero", "n_q", "n_scale", "n_zero", "p_q", "p_scale", "p_zero", "z_q", "z_scale",
-        "z_zero", "u8_i8", "i8_u8", "h_out", "qlinear_u8", "qlinear_i8", "conv_sums", "qlinear_conv", *(["i8_rows"] if per_row else []))]
+        "z_zero", "u8_i8", "i8_u8", "h_out", "qlinear_u8", "qlinear_i8", "conv_sums", "qlinear_conv",
+        *(["i8_rows"] if per_row else []))]
     graph = helper.make_graph(nodes, "integer_ops", inputs, outputs, inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
