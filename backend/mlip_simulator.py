@@ -26,6 +26,14 @@ computing something else.
 layer's output are rounded to float16; the arithmetic inside a layer stays float32. (How
 mrvl-tmlc folds batch norm or accumulates is not known; this bounds the storage error.)
 
+`precision="int8"` models `-quantize=int8` from the subgraph's quant document
+(`<symbol>-quant.json`): a layer's input is rounded to its recorded int8 grid; a conv or FC
+computes in integers (weights at their scale per output channel, the bias at input x weight
+scale, exact int32 sums) and requantizes to its output scale as ONNX's QLinearConv does (a
+float32 multiplier, halves to even, the zero point, Relu as a clamp there, saturation); any
+other layer computes in float on those values and rounds its result to its output grid. This
+is our model of the chip (docs/qdq.md), not a measurement of it.
+
 `run_subgraph(nodes_path, consts_path, inputs, precision=...)` runs the same subgraph
 through Marvell's tools when they are on PATH (mrvl-tmlc compiles the JSON, mrvl-mlsim
 runs the binary on raw float32 files, §3.1/§3.3), and through `simulate` otherwise.
@@ -60,8 +68,11 @@ from onnx.reference import ReferenceEvaluator
 from mrvl_dialect.errors import CompileError
 from mrvl.target.options import DEFAULT_TARGET, TargetOptions
 
-PRECISIONS = ("fp32", "fp16")
-"""fp32: float32 throughout; fp16: what `-quantize=fp16` stores (float16 at layer boundaries)."""
+PRECISIONS = ("fp32", "fp16", "int8")
+"""fp32: float32 throughout; fp16: what `-quantize=fp16` stores (float16 at layer boundaries);
+int8: what `-quantize=int8` computes (int8 tensors at the quant document's scales)."""
+
+INTEGER_LIMITS = {"int8": (-128, 127), "uint8": (0, 255)}
 
 CONST_DTYPES = {"float32": np.dtype("<f4"), "float16": np.dtype("<f2")}
 """Element types a consts entry may declare (`data_base64` is little-endian)."""
@@ -76,6 +87,14 @@ _MAX_STDERR = 2000
 def load(nodes_path: str | Path, consts_path: str | Path) -> tuple[dict, dict]:
     """The two JSON documents of one subgraph, parsed."""
     return _read_json(Path(nodes_path)), _read_json(Path(consts_path))
+
+
+def load_quant(nodes_path: str | Path) -> dict | None:
+    """The quant document beside `<symbol>-nodes.json` (`<symbol>-quant.json`, written under
+    quantize=int8), parsed; None where there is none."""
+    path = Path(nodes_path)
+    quant = path.with_name(path.name.removesuffix("-nodes.json") + "-quant.json")
+    return _read_json(quant) if quant.is_file() else None
 
 
 def _read_json(path: Path) -> dict:
@@ -459,12 +478,20 @@ def _onnx_conv(x: np.ndarray, w: np.ndarray, **attributes) -> np.ndarray:
 
 
 def _conv2d(layer: _Layer) -> np.ndarray:
+    y = _conv_products(layer, layer.one_input(), layer.consts.require(layer.node, "kernel")).astype(np.float32)
+    bias = layer.consts.get(layer.node, "bias")
+    if bias is not None:
+        y = layer.add_broadcast(y, bias, "bias_const_name")
+    y = _batch_norm(layer, y)
+    return layer.activation(y)
+
+
+def _conv_products(layer: _Layer, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The conv's sums of products, NHWC, in the operands' arithmetic."""
     attrs = layer.attrs
-    x = layer.one_input()
     layer.layout("data_layout", ["NHWC"])
     layer.layout("out_layout", ["NHWC"])
     layer.layout("kernel_layout", ["OHWI"])
-    w = layer.consts.require(layer.node, "kernel")
     if w.ndim != 4:
         raise attrs.error("kernel_const_name", f"constant must be OHWI (rank 4), got shape {list(w.shape)}")
     out_channels, kh, kw, per_group = w.shape
@@ -482,12 +509,7 @@ def _conv2d(layer: _Layer) -> np.ndarray:
         _nchw(x), np.ascontiguousarray(w.transpose(0, 3, 1, 2)), strides=layer.pair("strides"),
         pads=layer.padding(), dilations=layer.pair("dilation"), group=groups,
     )
-    y = _nhwc(y.astype(np.float32))
-    bias = layer.consts.get(layer.node, "bias")
-    if bias is not None:
-        y = layer.add_broadcast(y, bias, "bias_const_name")
-    y = _batch_norm(layer, y)
-    return layer.activation(y)
+    return _nhwc(y)
 
 
 def _batch_norm(layer: _Layer, y: np.ndarray) -> np.ndarray:
@@ -519,11 +541,18 @@ def _batch_norm(layer: _Layer, y: np.ndarray) -> np.ndarray:
 
 
 def _fc(layer: _Layer) -> np.ndarray:
+    y = _fc_products(layer, layer.one_input(ranks=(2, 4)), layer.consts.require(layer.node, "kernel"))
+    bias = layer.consts.get(layer.node, "bias")
+    if bias is not None:
+        y = layer.add_broadcast(y, bias, "bias_const_name")
+    return layer.activation(y)
+
+
+def _fc_products(layer: _Layer, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The FC's sums of products, [batch, out], in the operands' arithmetic."""
     attrs = layer.attrs
-    x = layer.one_input(ranks=(2, 4))
     layer.layout("kernel_layout", ["OI"])
     layer.layout("out_layout", ["NC"])
-    w = layer.consts.require(layer.node, "kernel")
     transform = attrs.flag("weights_need_transform", "yes", "no", default=False)
     if x.ndim == 4:
         layer.layout("data_layout", ["NHWC"])
@@ -537,11 +566,7 @@ def _fc(layer: _Layer) -> np.ndarray:
         raise attrs.error("kernel_const_name", f"constant must be [out, {x.shape[1]}], got {list(w.shape)}")
     if "units" in attrs and attrs.text("units") and attrs.int("units") != w.shape[0]:
         raise attrs.error("units", f"says {attrs.int('units')}, the kernel has {w.shape[0]} rows")
-    y = x @ w.T
-    bias = layer.consts.get(layer.node, "bias")
-    if bias is not None:
-        y = layer.add_broadcast(y, bias, "bias_const_name")
-    return layer.activation(y)
+    return x @ w.T
 
 
 def _pool_extent(size: int, kernel: int, stride: int, dilation: int, begin: int, end: int, ceil: bool) -> int:
@@ -746,7 +771,7 @@ def _run_layer(node: _Node, args: list[np.ndarray], consts: _Constants) -> np.nd
 
 
 def _rounding(precision: str) -> Callable[[np.ndarray], np.ndarray]:
-    if precision == "fp32":
+    if precision in ("fp32", "int8"):  # int8: rounded per layer by `_int8_layer`
         return lambda a: a
     if precision == "fp16":
         return lambda a: a.astype(np.float16).astype(np.float32)
@@ -767,18 +792,103 @@ def _check_inputs(graph: _Graph, inputs: Sequence[np.ndarray]) -> list[np.ndarra
 
 
 def simulate(
-    nodes: dict, consts: dict, inputs: Sequence[np.ndarray], precision: Literal["fp32", "fp16"] = "fp32",
+    nodes: dict, consts: dict, inputs: Sequence[np.ndarray], precision: Literal["fp32", "fp16", "int8"] = "fp32",
+    quant: dict | None = None,
 ) -> list[np.ndarray]:
-    """Run the subgraph that `nodes` and `consts` describe on `inputs`; its outputs, per `heads`."""
+    """Run the subgraph that `nodes` and `consts` describe on `inputs`; its outputs, per
+    `heads`. `quant`: the subgraph's quant document, which precision int8 needs."""
     rounding = _rounding(precision)
     graph = _parse(nodes)
+    records = _quant_records(quant) if precision == "int8" else None
     constants = _Constants(consts, rounding)
     values: dict[int, np.ndarray] = {
         node.id: rounding(x) for node, x in zip(graph.inputs, _check_inputs(graph, inputs))
     }
     for node in graph.layers:
-        values[node.id] = rounding(_run_layer(node, [values[i] for i in node.inputs], constants))
+        args = [values[i] for i in node.inputs]
+        if records is None:
+            values[node.id] = rounding(_run_layer(node, args, constants))
+        else:
+            values[node.id] = _int8_layer(node, args, constants, records.get(node.id, {}))
     return [values[h] for h in graph.heads]
+
+
+# -- int8 ----------------------------------------------------------------------------------
+
+
+def _quant_records(quant: dict | None) -> dict[int, dict]:
+    """Each layer id's tensor records (`input`, `weight`, `output`) from a quant document."""
+    if quant is None:
+        raise CompileError("precision", "int8 needs the subgraph's -quant.json (a bundle compiled with quantize=int8)")
+    try:
+        return {int(entry["id"]): dict(entry["tensors"]) for entry in quant["layers"]}
+    except (KeyError, TypeError, ValueError) as e:
+        raise CompileError("quant", f"malformed quant document: {type(e).__name__}: {e}") from None
+
+
+def _per_tensor(node: _Node, record: dict, role: str) -> tuple[np.float32, int, str]:
+    scale, zero, dtype = record["scale"], record["zero_point"], record["dtype"]
+    if len(scale) != 1 or len(zero) != 1 or dtype not in INTEGER_LIMITS:
+        raise CompileError(node.where, f"the {role} must be quantized per tensor to int8 or uint8, got {record}")
+    return np.float32(scale[0]), int(zero[0]), dtype
+
+
+def _integers(x: np.ndarray, scale: np.float32, zero: int, dtype: str) -> np.ndarray:
+    """x as ONNX's QuantizeLinear quantizes it (x / scale in float32, halves to even, plus
+    the zero point, saturated), held in float64."""
+    low, high = INTEGER_LIMITS[dtype]
+    return np.clip(np.rint(np.asarray(x, np.float32) / scale) + zero, low, high).astype(np.float64)
+
+
+def _on_grid(node: _Node, x: np.ndarray, record: dict, role: str) -> np.ndarray:
+    """x rounded to the tensor's int8 grid, as the float values the integers stand for."""
+    scale, zero, dtype = _per_tensor(node, record, role)
+    return ((_integers(x, scale, zero, dtype) - zero) * scale).astype(np.float32)
+
+
+def _int8_layer(node: _Node, args: list[np.ndarray], consts: _Constants, tensors: dict) -> np.ndarray:
+    """One layer as the chip computes it under -quantize=int8 (our model of it): its one
+    input at the recorded input scale, a conv or FC in integers (int8 weights at their scale
+    per output channel, the bias at input x weight scale, exact int32 sums, then the
+    requantization to the output scale: a float32 multiplier, halves to even, the zero point,
+    Relu as a clamp at it, saturation); another layer in float on int8 values, its result
+    rounded to the output scale. A layer without records computes in float."""
+    if len(args) == 1 and "input" in tensors:
+        args = [_on_grid(node, args[0], tensors["input"], "input")]
+    kind = node.attrs.text("layer_name")
+    if kind in ("Conv2D", "FC") and {"input", "weight", "output"} <= tensors.keys():
+        y = _integer_layer(_Layer(node, args, consts), tensors)
+        _check_dims(node, "shape", node.attrs.shape(), y.shape)
+        return y
+    y = _run_layer(node, args, consts)
+    return _on_grid(node, y, tensors["output"], "output") if "output" in tensors else y
+
+
+def _integer_layer(layer: _Layer, tensors: dict) -> np.ndarray:
+    node = layer.node
+    if any(layer.consts.get(node, role) is not None for role in ("gamma", "beta", "mean", "var")):
+        raise layer.error("an int8 layer with a batch norm is not modelled (the quantizer folds it into the conv)")
+    sx, zx, x_dtype = _per_tensor(node, tensors["input"], "input")
+    sy, zy, y_dtype = _per_tensor(node, tensors["output"], "output")
+    weight = tensors["weight"]
+    if any(weight["zero_point"]) or weight["dtype"] != "int8":
+        raise layer.error(f"int8 weights must be symmetric (zero point 0), got {weight}")
+    w = layer.consts.require(node, "kernel")
+    w_scale = np.asarray(weight["scale"], np.float32).reshape(-1, *[1] * (w.ndim - 1))
+    x = _integers(layer.one_input(ranks=(2, 4)), sx, zx, x_dtype) - zx
+    w_int = np.rint(w / w_scale).astype(np.float64)
+    sums = (_conv_products if layer.attrs.text("layer_name") == "Conv2D" else _fc_products)(layer, x, w_int)
+    product_scale = sx * w_scale.reshape(-1)  # float32, as the quantizer scales the bias
+    bias = layer.consts.get(node, "bias")
+    if bias is not None:
+        sums = sums + np.rint(bias.reshape(-1) / product_scale)
+    multiplier = (product_scale / sy).astype(np.float32).astype(np.float64)
+    q = np.rint(sums * multiplier) + zy
+    if "activation_type" in layer.attrs:
+        layer.activation(np.zeros(1, np.float32))  # checks the kind: relu
+        q = np.maximum(q, zy)
+    low, high = INTEGER_LIMITS[y_dtype]
+    return ((np.clip(q, low, high) - zy) * sy).astype(np.float32)
 
 
 # -- Marvell's tools -----------------------------------------------------------------------
@@ -858,7 +968,7 @@ def _run_tools(
 
 def run_subgraph(
     nodes_path: str | Path, consts_path: str | Path, inputs: Sequence[np.ndarray], *,
-    precision: Literal["fp32", "fp16"], use_mlsim: bool | Literal["auto"] = "auto",
+    precision: Literal["fp32", "fp16", "int8"], use_mlsim: bool | Literal["auto"] = "auto",
     target: TargetOptions = DEFAULT_TARGET,
 ) -> list[np.ndarray]:
     """Run one subgraph from its files: on mrvl-mlsim, or on `simulate`.
@@ -874,7 +984,7 @@ def run_subgraph(
     nodes, consts = load(nodes_path, consts_path)
     tools = _tools(use_mlsim, precision)
     if tools is None:
-        return simulate(nodes, consts, inputs, precision)
+        return simulate(nodes, consts, inputs, precision, load_quant(nodes_path) if precision == "int8" else None)
     graph = _parse(nodes)
     arrays = _check_inputs(graph, inputs)
     return _run_tools(tools, nodes_path, consts_path, nodes, graph, arrays, precision, target)

@@ -1,7 +1,7 @@
 """`mrvl-run`: run a compiled bundle on this machine, like `tvmc run`.
 
     mrvl-run BUNDLE [--inputs in.npz | --fill-mode random] [--outputs out.npz]
-             [--verify model.onnx] [--precision fp16|fp32] [--simulator auto|reference|mlsim] [--cc CC]
+             [--verify model.onnx] [--precision fp16|int8|fp32] [--simulator auto|reference|mlsim] [--cc CC]
              [--profile [--repeat N] [--profile-out profile.json]]
 
 BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. Its
@@ -15,11 +15,12 @@ BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. I
   runner installed through `M_set_mlip` (ctypes): it runs the subgraph's nodes/consts JSON
   on `mrvl-tmlc` + `mrvl-mlsim` when both are on PATH and the precision is fp16 (compiled
   for the tiles and options of its line in `tmlc-commands.txt`), on the reference simulator
-  (`backend/mlip_simulator.py`) otherwise.
+  (`backend/mlip_simulator.py`) otherwise, in the arithmetic the subgraphs were compiled for
+  (`quantize`: fp16 or int8), or in fp32 with `--precision fp32` (another is refused).
 - `--verify model.onnx` runs onnxruntime (the `verify` extra) on the same inputs and prints
   each output's error relative to its largest magnitude; outputs off by more than the
   tolerance (`mrvl/numerics.py`: 1e-4 of scale in float32, 3% with accelerator subgraphs
-  in fp16) make the run fail.
+  in fp16, 3 quantization steps of a QDQ model's output in int8) make the run fail.
 
 - `--profile` builds the host C with per-op timing compiled in (`make PROFILE=1`, a build of
   its own in the cache), runs the model once to warm up and then `--repeat` times (20), and
@@ -61,7 +62,7 @@ from typing import Literal
 import numpy as np
 
 from mrvl.backend.bundle import METADATA_FILE, METADATA_FORMAT
-from mrvl.backend.mlip_simulator import PRECISIONS, load, run_subgraph, simulate, uses_mlsim
+from mrvl.backend.mlip_simulator import PRECISIONS, load, load_quant, run_subgraph, simulate, uses_mlsim
 from mrvl.backend.tmlc import COMMANDS_FILE, subgraph_targets
 from mrvl.numerics import FP16_LAYERS, Comparison, compare
 from mrvl.target.cost_model import CALL, PROFILE_FORMAT, PROFILE_VERSION, duration
@@ -245,7 +246,7 @@ class MlipRunner:
     def __init__(self, bundle: Bundle, precision: str, use_mlsim: bool | Literal["auto"]):
         self.bundle, self.precision, self.use_mlsim = bundle, precision, use_mlsim
         self.mlsim = uses_mlsim(use_mlsim, precision)
-        self.documents: dict[str, tuple[dict, dict]] = {}
+        self.documents: dict[str, tuple[dict, dict, dict | None]] = {}
         self.error: BaseException | None = None
         self.callback = MLIP_RUN_FN(self._serve)  # kept alive as long as the runner
 
@@ -262,8 +263,10 @@ class MlipRunner:
             return run_subgraph(subgraph.nodes, subgraph.consts, inputs, precision=self.precision,  # type: ignore[arg-type]
                                 use_mlsim=self.use_mlsim, target=subgraph.target)
         if subgraph.symbol not in self.documents:
-            self.documents[subgraph.symbol] = load(subgraph.nodes, subgraph.consts)
-        return simulate(*self.documents[subgraph.symbol], inputs, self.precision)  # type: ignore[arg-type]
+            quant = load_quant(subgraph.nodes) if self.precision == "int8" else None
+            self.documents[subgraph.symbol] = (*load(subgraph.nodes, subgraph.consts), quant)
+        nodes, consts, quant = self.documents[subgraph.symbol]
+        return simulate(nodes, consts, inputs, self.precision, quant)  # type: ignore[arg-type]
 
     def install(self) -> tuple[ctypes.c_void_p, ctypes.c_void_p | None]:
         """The runner function and context for `<model>_set_mlip`."""
@@ -296,6 +299,7 @@ class BoardRunner:
 
     def __init__(self, program: "HostProgram", library: str | None = None):
         lib, m, count = program.lib, program.bundle.model, len(program.bundle.subgraphs)
+        self.precision = simulation_precision(program.bundle, None)  # what the chip runs
         try:
             self._open, self._run, self._close = (lib[f"mrvl_mlip_board_{f}"] for f in ("open", "run", "close"))
             self._error = lib["mrvl_mlip_board_error"]
@@ -406,15 +410,32 @@ def _input_array(tensor: Tensor, inputs: Mapping[str, np.ndarray]) -> np.ndarray
     return np.ascontiguousarray(array, tensor.dtype)
 
 
-@contextmanager
-def accelerator(program: HostProgram, run_mode: str = DEFAULT_TARGET.run_mode, precision: str = "fp16",
-                simulator: str = "auto") -> Iterator["MlipRunner | BoardRunner"]:
-    """What serves the program's accelerator calls: on the board (`run_mode` hw) libmldpc
-    through the bundle's runner, else a simulator (`precision`, `simulator`: see the module doc)."""
-    if run_mode not in RUN_MODES:
-        raise CompileError("--run-mode", f"must be one of {', '.join(RUN_MODES)}, got {run_mode!r}")
+def simulation_precision(bundle: Bundle, precision: str | None) -> str:
+    """The arithmetic to simulate the bundle's subgraphs in: the `quantize` they were compiled
+    with (fp16 or int8), or fp32, the float reference; another one is refused, not silently
+    simulated (an fp16 run of an int8 bundle would not be what the chip computes)."""
+    compiled = sorted({s.target.quantize for s in bundle.subgraphs.values() if s.target is not None}) or ["fp16"]
+    if precision is None:
+        if len(compiled) > 1:
+            raise CompileError("--precision", f"the subgraphs were compiled with {' and '.join(compiled)}: give one")
+        return compiled[0]
     if precision not in PRECISIONS:
         raise CompileError("--precision", f"must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    if precision != "fp32" and bundle.subgraphs and compiled != [precision]:
+        raise CompileError("--precision", f"{precision}: the bundle's subgraphs were compiled with quantize="
+                           f"{' and '.join(compiled)}; simulate that (the default) or fp32 (the float reference)")
+    return precision
+
+
+@contextmanager
+def accelerator(program: HostProgram, run_mode: str = DEFAULT_TARGET.run_mode, precision: str | None = None,
+                simulator: str = "auto") -> Iterator["MlipRunner | BoardRunner"]:
+    """What serves the program's accelerator calls: on the board (`run_mode` hw) libmldpc
+    through the bundle's runner, else a simulator (`precision`: `simulation_precision`;
+    `simulator`: see the module doc)."""
+    if run_mode not in RUN_MODES:
+        raise CompileError("--run-mode", f"must be one of {', '.join(RUN_MODES)}, got {run_mode!r}")
+    precision = simulation_precision(program.bundle, precision)
     if simulator not in SIMULATORS:
         raise CompileError("--simulator", f"must be one of {', '.join(SIMULATORS)}, got {simulator!r}")
     if run_mode == "hw" and program.bundle.subgraphs:
@@ -425,14 +446,15 @@ def accelerator(program: HostProgram, run_mode: str = DEFAULT_TARGET.run_mode, p
 
 
 def run_bundle(
-    bundle: str | Path, inputs: Mapping[str, np.ndarray], *, precision: str = "fp16",
+    bundle: str | Path, inputs: Mapping[str, np.ndarray], *, precision: str | None = None,
     simulator: str = "auto", cc: str | None = None, run_mode: str = DEFAULT_TARGET.run_mode,
 ) -> dict[str, np.ndarray]:
     """Build (cached) and run the bundle at `bundle` on `inputs`; its outputs by name.
 
     `run_mode` hw runs the accelerator subgraphs on MLIP (on the board, libmldpc); sim on a
-    simulator: `precision` is their arithmetic (fp16 as MLIP, or fp32 on the reference
-    simulator), `simulator` auto, reference or mlsim (see the module doc)."""
+    simulator: `precision` is their arithmetic (default: the bundle's quantize, fp16 or int8 as
+    MLIP computes it; or fp32 on the reference simulator), `simulator` auto, reference or
+    mlsim (see the module doc)."""
     with open_bundle(bundle) as opened:
         program = HostProgram(opened, build(opened, cc))
         with accelerator(program, run_mode, precision, simulator) as mlip:
@@ -449,7 +471,7 @@ class OpTime:
 
 
 def profile_bundle(
-    bundle: str | Path, inputs: Mapping[str, np.ndarray], *, repeat: int = 20, precision: str = "fp16",
+    bundle: str | Path, inputs: Mapping[str, np.ndarray], *, repeat: int = 20, precision: str | None = None,
     simulator: str = "auto", cc: str | None = None, run_mode: str = DEFAULT_TARGET.run_mode,
 ) -> tuple[dict[str, np.ndarray], list[OpTime]]:
     """Build the bundle with per-op timing (cached apart), run it once to warm up, then
@@ -690,8 +712,13 @@ class OutputCheck:
     comparison: Comparison
 
 
+INT8_LAYER_STEPS = 3
+"""Quantization steps an output of int8 MLIP layers may be from onnxruntime's run of the QDQ
+model: a sum near a half step rounds either way, in each layer."""
+
+
 def verify(model: Path, inputs: Mapping[str, np.ndarray], outputs: Mapping[str, np.ndarray],
-           fp16: bool) -> list[OutputCheck]:
+           precision: str | None) -> list[OutputCheck]:
     """Compare `outputs` with onnxruntime's on `model` (see the module doc for tolerances)."""
     try:
         import onnxruntime as ort
@@ -711,12 +738,15 @@ def verify(model: Path, inputs: Mapping[str, np.ndarray], outputs: Mapping[str, 
         expected = dict(zip(names, session.run(names, feeds)))
     except Exception as e:  # onnxruntime raises its own exception types
         raise CompileError("onnxruntime", " ".join(str(e).split())[:300]) from None
-    precision = FP16_LAYERS if fp16 else None
+    layers = FP16_LAYERS if precision == "fp16" else None
+    steps_allowed = INT8_LAYER_STEPS if precision == "int8" else 1
     rows = []
     for name, got in outputs.items():
         if name not in expected:
             raise CompileError(f"output '{name}'", f"is not an output of {model.name}")
-        comparison = compare(got, np.asarray(expected[name]), precision, quantization_step=steps.get(name))
+        step = steps.get(name)
+        comparison = compare(got, np.asarray(expected[name]), layers,
+                             quantization_step=None if step is None else steps_allowed * step)
         rows.append(OutputCheck(name, got.shape, comparison))
     return rows
 
@@ -784,7 +814,8 @@ def main(args: Sequence[str] | None = None) -> int:
                         help="inputs to use without --inputs (random: standard normal, seed 0)")
     parser.add_argument("--outputs", type=Path, help=".npz to write the outputs to, by name")
     parser.add_argument("--verify", type=Path, metavar="MODEL.onnx", help="compare with onnxruntime on this model")
-    parser.add_argument("--precision", choices=PRECISIONS, default="fp16", help="accelerator arithmetic (default fp16)")
+    parser.add_argument("--precision", choices=PRECISIONS,
+                        help="accelerator arithmetic: the bundle's quantize, fp16 or int8 (default), or fp32")
     parser.add_argument("--simulator", choices=tuple(SIMULATORS), default="auto",
                         help="what runs accelerator subgraphs: mrvl-mlsim if on PATH (auto), or always one")
     parser.add_argument("--cc", help="C compiler (default $CC, else cc)")
@@ -811,7 +842,7 @@ def main(args: Sequence[str] | None = None) -> int:
                 else:
                     outputs = program.run(inputs, mlip)
             where = ("MLIP (libmldpc)" if options.run_mode == "hw" else "mrvl-mlsim" if mlip.mlsim
-                     else f"the reference simulator ({options.precision})")
+                     else f"the reference simulator ({mlip.precision})")
             served = f"; {len(bundle.subgraphs)} accelerator subgraph(s) on {where}" if bundle.subgraphs else ""
             print(f"ran {bundle.model}{served}")
             for name, array in outputs.items():
@@ -827,8 +858,7 @@ def main(args: Sequence[str] | None = None) -> int:
             if options.outputs:
                 _save_outputs(options.outputs, outputs)
             if options.verify:
-                fp16 = bool(bundle.subgraphs) and options.precision == "fp16"
-                rows = verify(options.verify, inputs, outputs, fp16)
+                rows = verify(options.verify, inputs, outputs, mlip.precision if bundle.subgraphs else None)
                 print(f"verify against onnxruntime ({options.verify.name}):")
                 for row in rows:
                     print(f"  {row.name:<24} {row.comparison.describe()} {'ok' if row.comparison.ok else 'FAILED'}")

@@ -86,12 +86,13 @@ from mrvl.target.options import TargetOptions, TargetPassOptions
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_value, int_property, ints_property, node_name, op_type, shape
 from mrvl_dialect.locations import location_nodes, node_location
-from mrvl_dialect.mrvl import LEGALIZED_ATTR
+from mrvl_dialect.mrvl import LEGALIZED_ATTR, QUANTIZED_ATTR
 from mrvl_dialect.placement_file import load_placement
 from mrvl_dialect.weights import WeightStore
 from mrvl.passes.mlip_patterns import LAYER_KINDS, pad_amounts, per_channel
 from mrvl.passes.mlip_rules import failed_rules
 from mrvl.passes.patterns_by_op_class import MatchingOpsWalker, PatternsByOpClass
+from mrvl.passes.qdq_tensors import quantized_record, rounding, sync_signatures, with_encoding
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,7 @@ class _Builder:
     """Inserts the ops that replace `op` before it, each named after it, and its constants."""
 
     def __init__(self, op: Operation, module: ModuleOp, target: TargetOptions):
-        self.op, self.store, self.target = op, WeightStore.of(module), target
+        self.op, self.module, self.store, self.target = op, module, WeightStore.of(module), target
         self.op_type = op_type(op)
         self.name = node_name(op) or self.op_type.lower()
         self.channels = shape(op.results[0])[1]
@@ -266,8 +267,16 @@ class _Builder:
         return self.add(positive, self.depthwise(negative, self.per_channel("minus_slope", -slopes)))
 
     def replace(self, result: SSAValue) -> None:
-        self.op.results[0].replace_all_uses_with(result)
+        old = self.op.results[0]
+        if (rounded := rounding(old)) is not None and result.owner is not self.op and result not in self.op.operands:
+            # The new result is the tensor the model rounds: it keeps the rounding, so the
+            # host rounds it where it reads it and its layer records the output scale.
+            result = with_encoding(result, rounded)
+            assert isinstance(result.owner, Operation)
+            result.owner.attributes[QUANTIZED_ATTR] = quantized_record(result.owner)
+        old.replace_all_uses_with(result)
         Rewriter.erase_op(self.op)
+        sync_signatures(self.module)
 
 
 # The legalisations.

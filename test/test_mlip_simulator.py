@@ -548,8 +548,8 @@ def test_wrong_inputs(inputs, where, text):
 
 def test_unknown_precision():
     doc, x = base_doc()
-    with pytest.raises(CompileError, match="precision: must be one of fp32, fp16, got 'int8'"):
-        doc.run(x, precision="int8")
+    with pytest.raises(CompileError, match="precision: must be one of fp32, fp16, int8, got 'bf16'"):
+        doc.run(x, precision="bf16")
 
 
 @pytest.mark.parametrize(("content", "text"), [

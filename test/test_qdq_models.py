@@ -26,7 +26,8 @@ from test_c_backend import build_bundles, locked, merged, merged_inputs  # noqa:
 from test_json_schema import validate  # noqa: E402
 
 QUANT_SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "mrvl-quant.schema.json").read_text())
-from mrvl.run import quantization_steps, run_bundle  # noqa: E402
+from mrvl.run import INT8_LAYER_STEPS, quantization_steps, run_bundle  # noqa: E402
+from mrvl.run import main as mrvl_run  # noqa: E402
 
 FIRST_MODELS = ("mnist", "resnet_small", "mobilenet_small")
 MODELS = [(name, scheme) for name in quantize_zoo.MODELS for scheme in quantize_zoo.SCHEMES
@@ -173,6 +174,42 @@ def test_partitioned_fp16_matches_onnxruntime(qdq_dir, tmp_path, name, scheme):
             assert_close(got[output], expected, FP16_LAYERS, what=output)
         else:
             assert compare(got[output], expected).relative <= 1.5 * noise, output
+
+
+@pytest.mark.parametrize("name,scheme", [(name, scheme) for name, scheme in MODELS if scheme.startswith("int8")])
+def test_partitioned_int8_matches_onnxruntime(qdq_dir, tmp_path, name, scheme):
+    """MLIP's layers simulated in int8 (the bundle's quantize): within 3 quantization steps of
+    each output, or as far as onnxruntime's own fused int8 kernels are from its run of the
+    model as written, where that is more (a sum near a half step rounds either way, and a
+    squeeze-excite gate spreads it)."""
+    model = qdq_model(qdq_dir, name, scheme)
+    compiled = compile_model(model, tmp_path / "bundle.tar", quantize="int8")
+    assert {s.precision for s in compiled.report.subgraphs} == {"int8"}
+    inputs = seeded_inputs(model)
+    got = run_bundle(compiled.output, inputs)
+    want = onnxruntime_outputs(model, inputs)
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    fused = dict(zip([o.name for o in session.get_outputs()], session.run(None, inputs)))
+    steps = quantization_steps(model)
+    for output, expected in want.items():
+        spread = float(np.abs(fused[output] - expected).max()) / steps[output]
+        allowed = max(INT8_LAYER_STEPS, round(spread)) * steps[output]
+        assert float(np.abs(got[output] - expected).max()) <= allowed * (1 + 1e-6), output
+
+
+def test_mrvl_run_simulates_the_quantize_the_bundle_was_compiled_with(qdq_dir, tmp_path, capsys):
+    model = qdq_model(qdq_dir, "mnist", "int8")
+    bundles = {quantize: compile_model(model, tmp_path / f"{quantize}.tar", quantize=quantize).output
+               for quantize in ("int8", "fp16")}
+    capsys.readouterr()
+    assert mrvl_run([str(bundles["int8"]), "--verify", str(model)]) == 0
+    assert "on the reference simulator (int8)" in capsys.readouterr().out
+    assert mrvl_run([str(bundles["int8"]), "--precision", "fp32"]) == 0  # the float reference
+    assert "on the reference simulator (fp32)" in capsys.readouterr().out
+    for bundle, other in ((bundles["int8"], "fp16"), (bundles["fp16"], "int8")):
+        assert mrvl_run([str(bundle), "--precision", other]) == 1
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line.startswith("error: ") and f"--precision: {other}: the bundle's subgraphs were compiled" in line
 
 
 def _quant_files(folder: Path) -> dict[str, dict]:
