@@ -334,6 +334,15 @@ def compile_model(
     return CompileResult(output, bundle.metadata, report, stages.timing)
 
 
+def _with_stage(entry: dict[str, str], stage_of: Mapping[str, int]) -> dict:
+    """A placement entry with its node's stage after its place."""
+    if entry["name"] not in stage_of:
+        return entry
+    keys = list(entry)
+    at = keys.index("place") + 1
+    return {**{k: entry[k] for k in keys[:at]}, "stage": stage_of[entry["name"]], **{k: entry[k] for k in keys[at:]}}
+
+
 def _compile_pipeline(module: ModuleOp, output: Path, name: str, metadata: Callable[[], dict], host_threads: int,
                       cost_model: CostModel, costs: dict[str, str], stages: Stages, cross_compiler: str | None,
                       split_pass: SplitStagesPass, tiles: int) -> CompileResult:
@@ -377,8 +386,7 @@ def _compile_pipeline(module: ModuleOp, output: Path, name: str, metadata: Calla
         report = build_report(module, cost_model)
         files = report_files(report)
         entries = placement_entries(report.nodes)
-        files[PLACEMENT_FILE] = format_placement([e | {"stage": stage_of[e["name"]]} if e["name"] in stage_of else e
-                                                  for e in entries])
+        files[PLACEMENT_FILE] = format_placement([_with_stage(e, stage_of) for e in entries])
     try:
         with stages.stage("write-bundle"):
             write_pipeline(output, document, pipeline_stages, files, cross_compiler, stages.stage)

@@ -164,7 +164,7 @@ def stage_costs(module: ModuleOp, model: CostModel) -> StageCosts:
     tiles = max((sg.num_tiles.value.data for sg in subgraphs.values()), default=TargetOptions().num_tiles)
     shares = tuple(s for s in TILE_SHARES if s <= tiles)
     host = np.zeros(len(ops) + 1)
-    mlip = {s: np.zeros(len(ops) + 1) for s in (0, *shares)}
+    mlip = {s: np.zeros(len(ops) + 1) for s in shares}
     calls = np.zeros(len(ops) + 1, dtype=np.int64)
     for i, op in enumerate(ops):
         host[i + 1] = host[i]
