@@ -432,11 +432,10 @@ def _parser() -> argparse.ArgumentParser:
     cost.add_argument("--cost-policy", action="store_true", help="keep on the host the subgraphs whose estimate, "
                       "transfers and call included, exceeds their layers' host time (policy worth-the-call)")
     pipeline = parser.add_argument_group("pipeline stages (docs/usage.md#pipeline-stages)")
-    split = pipeline.add_mutually_exclusive_group()
-    split.add_argument("--stages", type=int, default=0, metavar="N",
+    pipeline.add_argument("--stages", type=int, default=0, metavar="N",
                        help="cut the model into N consecutive stages of balanced estimated time, each a bundle "
                        "of its own, in one pipeline bundle")
-    split.add_argument("--stage-cuts", metavar="T1,T2,...", help="cut the model into stages that end at these "
+    pipeline.add_argument("--stage-cuts", metavar="T1,T2,...", help="cut the model into stages that end at these "
                        "ONNX tensors")
     pipeline.add_argument("--replicas", type=int, metavar="R", help="also estimate R copies of the pipeline on "
                           "R x N processing elements (a discrete-event simulation)")
@@ -463,7 +462,8 @@ def describe_pipeline(document: dict, replicas: int | None) -> str:
     lines = []
     for stage in document["stages"]:
         e = stage["estimate"]
-        lines.append(f"stage {stage['stage']}: {len(stage['nodes'])} nodes, {duration(e['seconds'])} "
+        nodes = len(stage["nodes"])
+        lines.append(f"stage {stage['stage']}: {nodes} node{'' if nodes == 1 else 's'}, {duration(e['seconds'])} "
                      f"(MLIP {duration(e['mlip_s'])}, host {duration(e['host_s'])}, link {duration(e['link_s'])}), "
                      f"{stage['mlip_tiles']} tiles")
     estimate = document["estimate"]

@@ -282,7 +282,7 @@ def cut_positions(module: ModuleOp, tensors: Sequence[str]) -> list[int]:
     res_names = [a.data[ARG_NAME].data for a in function.res_attrs.data] if function.res_attrs else []
     by_output = dict(zip(res_names, returned.arguments))
     positions: list[int] = []
-    for name in tensors:
+    for previous, name in zip(("", *tensors), tensors):
         if name in arg_names:
             raise CompileError(f"{PASS_NAME}: cut '{name}'", "is a model input: no stage would come before it")
         value = by_output.get(name)
@@ -303,7 +303,8 @@ def cut_positions(module: ModuleOp, tensors: Sequence[str]) -> list[int]:
             raise CompileError(f"{PASS_NAME}: cut '{name}'", "is computed last: no stage would come after it")
         if positions and p <= positions[-1]:
             raise CompileError(f"{PASS_NAME}: cut '{name}'", "does not cut the graph into consecutive stages: "
-                               f"it is computed {'with' if p == positions[-1] else 'before'} the cut before it")
+                               f"it is computed {'by the op computing' if p == positions[-1] else 'before'} "
+                               f"'{previous}', the cut before it")
         positions.append(p)
     return positions
 

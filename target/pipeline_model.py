@@ -38,9 +38,10 @@ def simulate(compute: Sequence[float], link: Sequence[float], replicas: int = 1,
     the consumer, is not counted: `link` has one entry fewer than `compute`)."""
     stages = len(compute)
     assert stages >= 1 and len(link) == stages - 1 and replicas >= 1 and frames >= 1
-    copies = [_simulate_copy(compute, link, frames // replicas + (r < frames % replicas)) for r in range(replicas)]
-    done = [ends for ends in copies if ends]
-    return PipelineRun(frames, max(ends[-1] for ends in done), min(ends[0] for ends in done))
+    # The copies differ only in their frame count (by one at most): each count is run once.
+    counts = {frames // replicas + (r < frames % replicas) for r in range(replicas)} - {0}
+    copies = [_simulate_copy(compute, link, count) for count in sorted(counts)]
+    return PipelineRun(frames, max(ends[-1] for ends in copies), min(ends[0] for ends in copies))
 
 
 def _simulate_copy(compute: Sequence[float], link: Sequence[float], frames: int) -> list[float]:
