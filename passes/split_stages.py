@@ -40,11 +40,10 @@ from mrvl_dialect import cpu
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import tensor_name_hint
-from mrvl_dialect.mrvl import SubgraphOp
+from mrvl_dialect.mrvl import STAGE_ATTR, SubgraphOp
 
 PASS_NAME = "split-stages"
-STAGE = "mrvl.stage"
-"""The attribute holding a top-level op's stage."""
+STAGE = STAGE_ATTR
 ARG_NAME = "graph.name"
 TILE_SHARES = (1, 2, 4, 8)
 
