@@ -47,14 +47,17 @@ class PipelineStage:
     """For each output: an input passed through?"""
     producers: list[str | int]
     """For each input: "input" (a model input) or the stage that computes it."""
+    layouts: dict[str, str]
+    """The layout of a tensor not in its ONNX shape's order ("NHWC"), by name."""
     mlip_s: float
     host_s: float
     link_s: float
     mlip_tiles: int
 
 
-def _tensor(entry: dict) -> dict:
-    return {"name": entry["name"], "shape": entry["shape"], "dtype": entry["dtype"], "bytes": entry["bytes"]}
+def _tensor(entry: dict, layouts: dict[str, str] | None = None) -> dict:
+    layout = {"layout": layouts[entry["name"]]} if layouts and entry["name"] in layouts else {}
+    return {"name": entry["name"], "shape": entry["shape"], "dtype": entry["dtype"], "bytes": entry["bytes"], **layout}
 
 
 def pipeline_document(model_file: str, sha256: str, link_bytes_per_s: float, tiles: int,
@@ -77,9 +80,9 @@ def pipeline_document(model_file: str, sha256: str, link_bytes_per_s: float, til
             {
                 "stage": k,
                 "bundle": stage_bundle_file(k),
-                "inputs": [_tensor(t) | {"producer": producer}
+                "inputs": [_tensor(t, stage.layouts) | {"producer": producer}
                            for t, producer in zip(stage.bundle.metadata["inputs"], stage.producers)],
-                "outputs": [_tensor(t) | {"forwarded": forwarded}
+                "outputs": [_tensor(t, stage.layouts) | {"forwarded": forwarded}
                             for t, forwarded in zip(stage.bundle.metadata["outputs"], stage.forwarded)],
                 "nodes": stage.nodes,
                 "estimate": {"seconds": seconds[k], "mlip_s": stage.mlip_s, "host_s": stage.host_s,

@@ -48,7 +48,8 @@ from typing import IO, ParamSpec, TypeVar
 
 import onnx
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
 from xdsl.printer import Printer
 
 from mrvl.backend.bundle import TARGET_ARCH_FLAGS, Bundle, host_bundle, write_bundle
@@ -56,6 +57,7 @@ from mrvl.backend.pipeline_bundle import PipelineStage, pipeline_document, write
 from mrvl.backend.compile_report import REPORT_FILES, report_files, summary
 from mrvl.backend.report_model import Report, build_report
 from mrvl.backend.tmlc import TmlcError, describe_tmlc
+from mrvl.frontend.model_file import load_model
 from mrvl.frontend.onnx_importer import import_onnx
 from mrvl.opt import error_line, parse_input_shapes, printed_warnings, skip_exit_collection
 from mrvl.timing import Timing
@@ -68,9 +70,9 @@ from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 from mrvl.passes.partition_mrvl import DEFAULT_POLICIES
 from mrvl.passes.mrvl_host_pipeline import MrvlHostPipelinePass
 from mrvl.passes.outline_stages import outline_stages
-from mrvl.passes.split_stages import Split, SplitStagesPass, recorded_split
+from mrvl.passes.split_stages import NHWC_SUFFIX, Split, SplitStagesPass, recorded_split
 from mrvl_dialect import cpu
-from mrvl_dialect.locations import location_nodes
+from mrvl_dialect.locations import location_nodes, tensor_name_hint
 from mrvl_dialect.mrvl import SubgraphOp
 
 TOOL = "mrvl-compile"
@@ -132,16 +134,19 @@ class Stages:
 def partition(
     model: str | Path | bytes | onnx.ModelProto, stages: Stages, *, input_shapes: Mapping[str, list[int]] | None = None,
     offload: bool = True, placement: str | None = None, target_file: str = "", host_profile: str = "",
-    cost_policy: bool = False, **options: object,
+    cost_policy: bool = False, imported: Callable[[ModuleOp], None] | None = None, **options: object,
 ) -> ModuleOp:
     """Import `model` and run `mrvl-pipeline` on it, stage by stage, with `options` as
-    `target_options` takes them; `cost_policy` adds the `worth-the-call` policy."""
+    `target_options` takes them; `cost_policy` adds the `worth-the-call` policy;
+    `imported` sees the module as imported."""
     policies = (*DEFAULT_POLICIES, *(("worth-the-call",) if cost_policy else ()))
     pipeline = MrvlPipelinePass(offload=offload, placement=str(placement or ""), target_file=target_file,  # type: ignore[arg-type]
                                 host_profile=host_profile, policies=policies, **target_options(**options))
     with stages.stage("import-onnx"):
         module = import_onnx(model, dict(input_shapes or {}))
     stages.after("import-onnx", module)
+    if imported is not None:
+        imported(module)
     ctx = Context()
     with stages.stage(pipeline.name):
         for stage in pipeline.passes():
@@ -297,8 +302,10 @@ def compile_model(
     options = target_options(num_tiles, mcpu, mattr, quantize, wb_pin_ocm, run_mode)
     costs = {"target_file": str(target_file or ""), "host_profile": str(host_profile or "")}
     cost_model = CostModel.load(**costs)
+    naming = OnnxTensors(model) if pipeline_stages or stage_cuts else None
     module = partition(model, stages, input_shapes=input_shapes, offload=offload, placement=placement,
-                       cost_policy=cost_policy, **costs, **options)
+                       cost_policy=cost_policy, imported=naming.imported if naming is not None else None,
+                       **costs, **options)
     name = name or _model_name(model)
 
     def metadata() -> dict:
@@ -317,7 +324,8 @@ def compile_model(
         }
 
     if pipeline_stages or stage_cuts:
-        return _compile_pipeline(module, output, name, metadata, host_threads, cost_model, costs, stages, cross_compiler,
+        assert naming is not None
+        return _compile_pipeline(naming, module, output, name, metadata, host_threads, cost_model, costs, stages, cross_compiler,
                                  SplitStagesPass(stages=pipeline_stages or 1, cuts=",".join(stage_cuts), **costs),
                                  int(options["num_tiles"]))  # type: ignore[call-overload]
     bundle, report = _lower_and_bundle(module, name, host_threads, cost_model, costs, stages)
@@ -334,6 +342,49 @@ def compile_model(
     return CompileResult(output, bundle.metadata, report, stages.timing)
 
 
+class OnnxTensors:
+    """The ONNX name and layout of a value of the partitioned IR: the output of the ONNX
+    node its op's location names whose name the value's name hint spells (by result
+    index among several, as a Split's), else the only node output with that hint; "NHWC"
+    when the value's shape is the imported one's (`imported`, by name hint) in MLIP's
+    layout. A stage's interface is named with them (`TensorNaming`)."""
+
+    def __init__(self, model: Path):
+        self.outputs: dict[str, list[str]] = {}
+        by_hint: dict[str, set[str]] = {}
+        for node in load_model(model).model.graph.node:
+            self.outputs[node.name] = list(node.output)
+            for name in node.output:
+                if name and (hint := tensor_name_hint(name)) is not None:
+                    by_hint.setdefault(hint, set()).add(name)
+        self.unique = {hint: names.pop() for hint, names in by_hint.items() if len(names) == 1}
+        self.shapes: dict[str, tuple[int, ...]] = {}
+
+    def imported(self, module: ModuleOp) -> None:
+        """Record the shapes of the values of `module`, as imported."""
+        for op in module.walk():
+            for result in op.results:
+                if result.name_hint is not None and isinstance(result.type, TensorType):
+                    self.shapes.setdefault(result.name_hint, tuple(result.type.get_shape()))
+
+    def __call__(self, value: SSAValue) -> tuple[str | None, str | None]:
+        if value.name_hint is None:
+            return None, None
+        hint = value.name_hint.removesuffix(NHWC_SUFFIX)
+        name = self.unique.get(hint)
+        if isinstance(owner := value.owner, Operation):
+            for node in reversed(location_nodes(owner.location)):
+                candidates = [n for n in self.outputs.get(node.name, ()) if tensor_name_hint(n) == hint]
+                if len(candidates) == 1 or len(candidates) == len(owner.results) > 1:
+                    name = candidates[list(owner.results).index(value) if len(candidates) > 1 else 0]
+                    break
+        shape, onnx_shape = tuple(value.type.get_shape()), self.shapes.get(hint)  # type: ignore[attr-defined]
+        # Host glue moved to MLIP's layout keeps its names: its shape tells, unless C = H = W.
+        nhwc = hint != value.name_hint or (onnx_shape is not None and len(shape) == 4 and shape != onnx_shape
+                                           and shape == (onnx_shape[0], onnx_shape[2], onnx_shape[3], onnx_shape[1]))
+        return (name + NHWC_SUFFIX if nhwc and name else name), ("NHWC" if nhwc else None)
+
+
 def _with_stage(entry: dict[str, str], stage_of: Mapping[str, int]) -> dict:
     """A placement entry with its node's stage after its place."""
     if entry["name"] not in stage_of:
@@ -343,7 +394,7 @@ def _with_stage(entry: dict[str, str], stage_of: Mapping[str, int]) -> dict:
     return {**{k: entry[k] for k in keys[:at]}, "stage": stage_of[entry["name"]], **{k: entry[k] for k in keys[at:]}}
 
 
-def _compile_pipeline(module: ModuleOp, output: Path, name: str, metadata: Callable[[], dict], host_threads: int,
+def _compile_pipeline(naming: "OnnxTensors", module: ModuleOp, output: Path, name: str, metadata: Callable[[], dict], host_threads: int,
                       cost_model: CostModel, costs: dict[str, str], stages: Stages, cross_compiler: str | None,
                       split_pass: SplitStagesPass, tiles: int) -> CompileResult:
     """Split the partitioned `module` into stages, make each a bundle, and write the pipeline bundle."""
@@ -352,7 +403,7 @@ def _compile_pipeline(module: ModuleOp, output: Path, name: str, metadata: Calla
     stages.after(split_pass.name, module)
     split = recorded_split(module, cost_model)
     with stages.stage("outline-stages"):
-        stage_modules = outline_stages(module)
+        stage_modules = outline_stages(module, naming)
     subgraph_nodes = {op.sym_name.data: [n.name for inner in op.body.block.ops for n in location_nodes(inner.location)]
                       for op in module.ops if isinstance(op, SubgraphOp)}
 
@@ -371,7 +422,8 @@ def _compile_pipeline(module: ModuleOp, output: Path, name: str, metadata: Calla
                                            stages, prefix=f"stage{k}: ")
         estimate = split.estimates[k]
         pipeline_stages.append(PipelineStage(bundle, nodes(stage_module.ops), stage_module.forwarded,
-                                             [producer[n] for n in stage_module.inputs], estimate.mlip_s,
+                                             [producer[n] for n in stage_module.inputs], stage_module.layouts,
+                                             estimate.mlip_s,
                                              estimate.host_s, estimate.link_s, split.shares[k]))
         stage_reports.append(report)
         producer = {n: producer[n] if forwarded else k for n, forwarded in zip(stage_module.outputs,

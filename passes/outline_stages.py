@@ -5,7 +5,7 @@ the constants they read, and the subgraphs they call (each at its stage's `num_t
 with its own weight store holding only those weights. Its arguments are the values live
 across the cut before it, its results those live across the cut after it (the last
 stage's: the model's outputs, in order), each named (`graph.name`) as `stage_names`
-names it, in the order they are defined, so stage k's results are stage k + 1's
+names it (with the layout of those in MLIP's), in the order they are defined, so stage k's results are stage k + 1's
 arguments. A value that skips the stage is an argument it returns: the C program copies
 it into the output. Each module then goes through `mrvl-host-pipeline` alone.
 """
@@ -21,7 +21,8 @@ from mrvl_dialect import cpu
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.weights import WeightStore, resource_handles
-from mrvl.passes.split_stages import ARG_NAME, STAGE, live_values, main_function, stage_names, stage_ops
+from mrvl.passes.split_stages import (ARG_NAME, STAGE, TensorNaming, live_values, main_function, stage_names,
+                                      stage_ops)
 
 
 @dataclass(frozen=True)
@@ -33,16 +34,19 @@ class StageModule:
     outputs: list[str]
     forwarded: list[bool]
     """For each output: is it one of the stage's inputs, passed through?"""
+    layouts: dict[str, str]
+    """The layout of the inputs and outputs not in their ONNX shape's order, by name."""
     ops: list[Operation]
     """The ops of the annotated module the stage runs (for its ONNX nodes)."""
 
 
-def outline_stages(module: ModuleOp) -> list[StageModule]:
-    """The stage modules of `module` (`split-stages` recorded the split); `module` is left as it was."""
+def outline_stages(module: ModuleOp, naming: TensorNaming | None = None) -> list[StageModule]:
+    """The stage modules of `module` (`split-stages` recorded the split); `module` is left as
+    it was. `naming` gives the ONNX names and layouts of the values between stages (`stage_names`)."""
     function = main_function(module)
     ops = stage_ops(function)
     live = live_values(function, ops)
-    names = stage_names(function, live)
+    names, layouts = stage_names(function, live, naming)
     returned = function.body.block.last_op
     assert isinstance(returned, func.ReturnOp)
     stage_of = [op.attributes[STAGE] for op in ops]
@@ -56,7 +60,9 @@ def outline_stages(module: ModuleOp) -> list[StageModule]:
         stage = _outline(module, function, ops[first:end], live[first], outputs, names, subgraphs, store)
         inputs = set(live[first])
         stages.append(StageModule(stage, [names[v] for v in live[first]], [names[v] for v in outputs],
-                                  [v in inputs for v in outputs], ops[first:end]))
+                                  [v in inputs for v in outputs],
+                                  {names[v]: layouts[v] for v in (*live[first], *outputs) if v in layouts},
+                                  ops[first:end]))
     return stages
 
 

@@ -24,7 +24,7 @@ of each stage.
 """
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -287,7 +287,7 @@ def cut_positions(module: ModuleOp, tensors: Sequence[str]) -> list[int]:
         value = by_output.get(name)
         if value is None:
             found = by_hint.get(tensor_name_hint(name) or "", [])
-            if len(found) != 1:
+            if len({v.owner for v in found}) != 1:  # outputs of one op (a Split's) cut alike
                 raise CompileError(f"{PASS_NAME}: cut '{name}'",
                                    "is no tensor between fused groups: not a tensor of the model, or one "
                                    "computed inside a fused group or an MLIP subgraph"
@@ -380,10 +380,21 @@ def _stage(op: Operation) -> int:
     return attr.value.data
 
 
-def stage_names(function: func.FuncOp, live: Sequence[Sequence[SSAValue]]) -> dict[SSAValue, str]:
-    """The name of every value crossing a cut: a model input's or output's ONNX name, else
-    its name hint (the ONNX name made an identifier), made unique."""
+NHWC_SUFFIX = "_nhwc"
+"""What names a tensor in MLIP's layout: `convert-layout`'s suffix."""
+
+TensorNaming = Callable[[SSAValue], tuple[str | None, str | None]]
+"""A value's ONNX tensor name and its layout when not the ONNX shape's order ("NHWC"),
+each None when not known."""
+
+
+def stage_names(function: func.FuncOp, live: Sequence[Sequence[SSAValue]],
+                naming: TensorNaming | None = None) -> tuple[dict[SSAValue, str], dict[SSAValue, str]]:
+    """The name of every value crossing a cut, and the layout of those not in their ONNX
+    shape's order: a model input's or output's ONNX name; else the ONNX name `naming`
+    gives, or the value's name hint (the ONNX name made an identifier); made unique."""
     names: dict[SSAValue, str] = {}
+    layouts: dict[SSAValue, str] = {}
     if function.arg_attrs:
         names |= {arg: a.data[ARG_NAME].data for arg, a in zip(function.body.block.args, function.arg_attrs.data)
                   if ARG_NAME in a.data}
@@ -398,12 +409,14 @@ def stage_names(function: func.FuncOp, live: Sequence[Sequence[SSAValue]]) -> di
         for value in values:
             if value in names:
                 continue
-            base = value.name_hint or "tensor"
+            onnx_name, layout = naming(value) if naming is not None else (None, None)
+            if layout is not None:
+                layouts[value] = layout
+            base = onnx_name or value.name_hint or "tensor"
             name, n = base, 1
             while name in taken:
                 n += 1
                 name = f"{base}_{n}"
             taken.add(name)
             names[value] = name
-    return names
-
+    return names, layouts
