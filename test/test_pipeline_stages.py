@@ -15,10 +15,12 @@ from hypothesis import given, settings, strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 import zoo
-from mrvl.compile import compile_model
-from mrvl.passes.split_stages import TILE_SHARES, StageCosts, best_split
+from mrvl.compile import Stages, compile_model, partition
+from mrvl.passes.split_stages import TILE_SHARES, SplitStagesPass, StageCosts, best_split, stage_costs
 from mrvl.run import run_bundle
+from mrvl.target.cost_model import CostModel
 from mrvl.target.pipeline_model import simulate
+from mrvl.timing import Timing
 from test_json_schema import validate
 
 SCHEMA = json.loads((Path(__file__).parents[1] / "schemas" / "pipeline.schema.json").read_text())
@@ -28,7 +30,7 @@ SCHEMA = json.loads((Path(__file__).parents[1] / "schemas" / "pipeline.schema.js
 
 
 @st.composite
-def stage_costs(draw) -> StageCosts:
+def random_costs(draw) -> StageCosts:
     """Random ops: each a host kernel or an MLIP call (its time falling with the tiles, as
     the cost model's does), and random bytes live across each cut."""
     n = draw(st.integers(1, 7))
@@ -60,7 +62,7 @@ def brute_force(costs: StageCosts, stages: int) -> float:
 
 
 @settings(max_examples=150, deadline=None)
-@given(stage_costs(), st.integers(1, 7))
+@given(random_costs(), st.integers(1, 7))
 def test_split_is_the_least_largest_stage(costs: StageCosts, stages: int):
     stages = min(stages, costs.ops)
     split = best_split(costs, stages)
@@ -72,6 +74,17 @@ def test_split_is_the_least_largest_stage(costs: StageCosts, stages: int):
     assert all(a < b for a, b in zip(split.bounds, split.bounds[1:]))
     assert sum(split.shares) <= costs.tiles
     assert max(e.seconds for e in split.estimates) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_resnet50_in_four_stages_is_balanced(tmp_path: Path):
+    """At 4 stages the largest of ResNet-50's (all-host) is within 15% of a quarter of the whole."""
+    model = tmp_path / "resnet50.onnx"
+    onnx.save(zoo.resnet50_sized(), model)
+    module = partition(model, Stages(Timing()), offload=False)
+    whole = best_split(stage_costs(module, CostModel.load()), 1)
+    split = SplitStagesPass(stages=4).split(module)
+    assert whole is not None and len(split.estimates) == 4
+    assert max(e.seconds for e in split.estimates) <= 1.15 * whole.estimates[0].seconds / 4
 
 
 # --- The pipeline model -------------------------------------------------------------------
