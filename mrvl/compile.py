@@ -5,7 +5,7 @@
                  [--no-offload] [--input-shape NAME=DIMS] [--placement FILE]
                  [--target-file board.ini] [--host-profile profile.json] [--cost-policy]
                  [--cross-compiler aarch64-linux-gnu-gcc] [--timing] [--print-ir-after-all]
-                 [--dump-dir DIR] [-v]
+                 [--dump-dir DIR] [-v] [--stages N | --stage-cuts T1,T2] [--replicas R]
 
 In one process: import the model, run `mrvl-pipeline` and `mrvl-host-pipeline`, write the
 MLIP subgraphs' JSON and the host C, and report. `-o` ending in `.tar` writes a reproducible archive, anything else
@@ -27,6 +27,12 @@ failing mrvl-tmlc leaves its log beside the output, `<output>.tmlc.log`). The bu
   picture of the partition (`backend/report_html.py`), all rendered from one report
   model (`backend/report_model.py`).
 
+`--stages N` (or `--stage-cuts`) cuts the partitioned model into pipeline stages
+(`split-stages`), makes each a bundle as above (`outline_stages`, then `mrvl-host-pipeline`)
+and writes them into one pipeline bundle with `pipeline.json` and the whole model's reports
+(`backend/pipeline_bundle.py`); it prints each stage's estimate and, with `--replicas R`, that
+of R copies (`target/pipeline_model.py`).
+
 `--mattr` takes TVM's attribute string: `sim` or `hw`, `-quantize=fp16|int8` and
 `-wb_pin_ocm=0|1`, separated by spaces or commas; `--quantize`, `--run-mode` and
 `--wb-pin-ocm` set one attribute each and win over `--mattr`.
@@ -39,7 +45,8 @@ import hashlib
 import shutil
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata as package_metadata
 from io import StringIO
@@ -265,7 +272,6 @@ class PipelineResult:
     split: Split
     document: dict
     """`pipeline.json`."""
-    stage_reports: list[Report]
 
 
 @_collect_less_often
@@ -311,7 +317,8 @@ def compile_model(
     def metadata() -> dict:
         """What the compile adds to a bundle's metadata (the model's digest done by now)."""
         return {
-            "options": {**options, "offload": offload, "input_shapes": {k: list(v) for k, v in (input_shapes or {}).items()},
+            "options": {**options, "offload": offload,
+                        "input_shapes": {k: list(v) for k, v in (input_shapes or {}).items()},
                         "placement": str(placement) if placement else None, "cross_compiler": cross_compiler,
                         "host_threads": host_threads, "target_file": str(target_file) if target_file else None,
                         "host_profile": str(host_profile) if host_profile else None, "cost_policy": cost_policy},
@@ -323,22 +330,14 @@ def compile_model(
                       "cross": f"make CC={cross_compiler or 'aarch64-linux-gnu-gcc'} ARCH_FLAGS={TARGET_ARCH_FLAGS}"},
         }
 
-    if pipeline_stages or stage_cuts:
-        assert naming is not None
-        return _compile_pipeline(naming, module, output, name, metadata, host_threads, cost_model, costs, stages, cross_compiler,
-                                 SplitStagesPass(stages=pipeline_stages or 1, cuts=",".join(stage_cuts), **costs),
-                                 int(options["num_tiles"]))  # type: ignore[call-overload]
+    if naming is not None:
+        split_pass = SplitStagesPass(stages=pipeline_stages or 1, cuts=",".join(stage_cuts), **costs)
+        return _compile_pipeline(naming, module, output, name, metadata, host_threads, cost_model, costs, stages,
+                                 cross_compiler, split_pass, int(options["num_tiles"]))  # type: ignore[call-overload]
     bundle, report = _lower_and_bundle(module, name, host_threads, cost_model, costs, stages)
     bundle.metadata |= metadata()
-    try:
-        with stages.stage("write-bundle"):
-            write_bundle(output, bundle, cross_compiler, stage=stages.stage)
-    except TmlcError as e:
-        log = output.with_name(f"{output.name}.tmlc.log")
-        log.write_text(e.log, encoding="utf-8")
-        raise CompileError(e.where, f"{e.message} (its output: {log})") from None
-    except OSError as e:
-        raise CompileError(str(output), f"cannot write: {e.strerror or e}") from None
+    with _writing(output), stages.stage("write-bundle"):
+        write_bundle(output, bundle, cross_compiler, stage=stages.stage)
     return CompileResult(output, bundle.metadata, report, stages.timing)
 
 
@@ -394,9 +393,10 @@ def _with_stage(entry: dict[str, str], stage_of: Mapping[str, int]) -> dict:
     return {**{k: entry[k] for k in keys[:at]}, "stage": stage_of[entry["name"]], **{k: entry[k] for k in keys[at:]}}
 
 
-def _compile_pipeline(naming: "OnnxTensors", module: ModuleOp, output: Path, name: str, metadata: Callable[[], dict], host_threads: int,
-                      cost_model: CostModel, costs: dict[str, str], stages: Stages, cross_compiler: str | None,
-                      split_pass: SplitStagesPass, tiles: int) -> CompileResult:
+def _compile_pipeline(naming: "OnnxTensors", module: ModuleOp, output: Path, name: str,
+                      metadata: Callable[[], dict], host_threads: int, cost_model: CostModel, costs: dict[str, str],
+                      stages: Stages, cross_compiler: str | None, split_pass: SplitStagesPass,
+                      tiles: int) -> CompileResult:
     """Split the partitioned `module` into stages, make each a bundle, and write the pipeline bundle."""
     with stages.stage(split_pass.name):
         split_pass.apply(Context(), module)
@@ -416,16 +416,14 @@ def _compile_pipeline(naming: "OnnxTensors", module: ModuleOp, output: Path, nam
         return list(names)
 
     producer: dict[str, str | int] = {n: "input" for n in stage_modules[0].inputs}
-    pipeline_stages, stage_reports = [], []
+    pipeline_stages = []
     for k, stage_module in enumerate(stage_modules):
-        bundle, report = _lower_and_bundle(stage_module.module, f"{name}_stage{k}", host_threads, cost_model, costs,
-                                           stages, prefix=f"stage{k}: ")
+        bundle, _ = _lower_and_bundle(stage_module.module, f"{name}_stage{k}", host_threads, cost_model, costs,
+                                      stages, prefix=f"stage{k}: ")
         estimate = split.estimates[k]
         pipeline_stages.append(PipelineStage(bundle, nodes(stage_module.ops), stage_module.forwarded,
                                              [producer[n] for n in stage_module.inputs], stage_module.layouts,
-                                             estimate.mlip_s,
-                                             estimate.host_s, estimate.link_s, split.shares[k]))
-        stage_reports.append(report)
+                                             estimate.mlip_s, estimate.host_s, estimate.link_s, split.shares[k]))
         producer = {n: producer[n] if forwarded else k for n, forwarded in zip(stage_module.outputs,
                                                                                stage_module.forwarded)}
     meta = metadata()
@@ -433,24 +431,27 @@ def _compile_pipeline(naming: "OnnxTensors", module: ModuleOp, output: Path, nam
         pipeline_stage.bundle.metadata |= meta
     document = pipeline_document(meta["input_model"]["file"], meta["input_model"]["sha256"],
                                  cost_model.pipeline.link_bytes_per_s, tiles, pipeline_stages)
-    stage_of = {n: k for k, stage in enumerate(pipeline_stages) for n in stage.nodes}
     with stages.stage("report"):
         report = build_report(module, cost_model)
         files = report_files(report)
-        entries = placement_entries(report.nodes)
-        files[PLACEMENT_FILE] = format_placement([_with_stage(e, stage_of) for e in entries])
+        stage_of = {node.name: node.stage for node in report.nodes if node.stage is not None}
+        files[PLACEMENT_FILE] = format_placement([_with_stage(e, stage_of) for e in placement_entries(report.nodes)])
+    with _writing(output), stages.stage("write-bundle"):
+        write_pipeline(output, document, pipeline_stages, files, cross_compiler, stages.stage)
+    return CompileResult(output, {**meta, "pipeline": document}, report, stages.timing, PipelineResult(split, document))
+
+
+@contextmanager
+def _writing(output: Path) -> Iterator[None]:
+    """Writing `output`: a failing mrvl-tmlc leaves its log beside it; both errors become `CompileError`s."""
     try:
-        with stages.stage("write-bundle"):
-            write_pipeline(output, document, pipeline_stages, files, cross_compiler, stages.stage)
+        yield
     except TmlcError as e:
         log = output.with_name(f"{output.name}.tmlc.log")
         log.write_text(e.log, encoding="utf-8")
         raise CompileError(e.where, f"{e.message} (its output: {log})") from None
     except OSError as e:
         raise CompileError(str(output), f"cannot write: {e.strerror or e}") from None
-    result_meta = {**meta, "pipeline": document}
-    return CompileResult(output, result_meta, report, stages.timing,
-                         PipelineResult(split, document, stage_reports))
 
 
 # --- Command line --------------------------------------------------------------------------

@@ -195,11 +195,6 @@ class Split:
     shares: tuple[int, ...]
     estimates: tuple[StageEstimate, ...]
 
-    @property
-    def bottleneck(self) -> int:
-        seconds = [e.seconds for e in self.estimates]
-        return seconds.index(max(seconds))
-
 
 def best_split(costs: StageCosts, stages: int, cuts: Sequence[int] | None = None) -> Split | None:
     """The split of the ops into `stages` non-empty stages, with their tile shares, whose
