@@ -5,7 +5,7 @@ the constants they read, and the subgraphs they call (each at its stage's `num_t
 with its own weight store holding only those weights. Its arguments are the values live
 across the cut before it, its results those live across the cut after it (the last
 stage's: the model's outputs, in order), each named (`graph.name`) as `stage_names`
-names it (with the layout of those in MLIP's), in the order they are defined, so stage k's results are stage k + 1's
+names it, in the order they are defined, so stage k's results are stage k + 1's
 arguments. A value that skips the stage is an argument it returns: the C program copies
 it into the output. Each module then goes through `mrvl-host-pipeline` alone.
 """
@@ -21,8 +21,8 @@ from mrvl_dialect import cpu
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.mrvl import SubgraphOp
 from mrvl_dialect.weights import WeightStore, resource_handles
-from mrvl.passes.split_stages import (ARG_NAME, STAGE, TensorNaming, live_values, main_function, stage_names,
-                                      stage_ops)
+from mrvl.passes.split_stages import (ARG_NAME, TensorNaming, live_values, main_function, stage_bounds,
+                                      stage_names, stage_ops)
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,7 @@ def outline_stages(module: ModuleOp, naming: TensorNaming | None = None) -> list
     names, layouts = stage_names(function, live, naming)
     returned = function.body.block.last_op
     assert isinstance(returned, func.ReturnOp)
-    stage_of = [op.attributes[STAGE] for op in ops]
-    bounds = [0] + [i for i in range(1, len(ops)) if stage_of[i] != stage_of[i - 1]] + [len(ops)]
+    bounds = stage_bounds(ops)
     subgraphs = {op.sym_name.data: op for op in module.ops if isinstance(op, SubgraphOp)}
     store = WeightStore.of(module)
     stages = []

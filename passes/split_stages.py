@@ -43,8 +43,8 @@ from mrvl_dialect.locations import tensor_name_hint
 from mrvl_dialect.mrvl import STAGE_ATTR, SubgraphOp
 
 PASS_NAME = "split-stages"
-STAGE = STAGE_ATTR
 ARG_NAME = "graph.name"
+"""The ONNX name of a function's argument or result, as the importer records it."""
 TILE_SHARES = (1, 2, 4, 8)
 
 
@@ -347,16 +347,21 @@ class SplitStagesPass(CostModelOptions, ModulePass):
         subgraphs = {s.sym_name.data: s for s in op.ops if isinstance(s, SubgraphOp)}
         for k in range(len(split.shares)):
             for stage_op in ops[split.bounds[k]:split.bounds[k + 1]]:
-                stage_op.attributes[STAGE] = IntegerAttr(k, i64)
+                stage_op.attributes[STAGE_ATTR] = IntegerAttr(k, i64)
                 if isinstance(stage_op, cpu.CallMlipOp):
                     subgraphs[stage_op.callee.root_reference.data].num_tiles = IntegerAttr(split.shares[k], i64)
+
+
+def stage_bounds(ops: Sequence[Operation]) -> list[int]:
+    """Where each stage `split-stages` recorded on `ops` (`stage_ops`) starts, and their end."""
+    stage_of = [_stage(op) for op in ops]
+    return [0] + [i for i in range(1, len(ops)) if stage_of[i] != stage_of[i - 1]] + [len(ops)]
 
 
 def recorded_split(module: ModuleOp, model: CostModel) -> Split:
     """The split `split-stages` recorded in `module`, with its estimates."""
     ops = stage_ops(main_function(module))
-    stage_of = [_stage(op) for op in ops]
-    bounds = [0] + [i for i in range(1, len(ops)) if stage_of[i] != stage_of[i - 1]] + [len(ops)]
+    bounds = stage_bounds(ops)
     subgraphs = {s.sym_name.data: s for s in module.ops if isinstance(s, SubgraphOp)}
     shares = []
     for k in range(len(bounds) - 1):
@@ -369,7 +374,7 @@ def recorded_split(module: ModuleOp, model: CostModel) -> Split:
 
 
 def _stage(op: Operation) -> int:
-    attr = op.attributes.get(STAGE)
+    attr = op.attributes.get(STAGE_ATTR)
     if not isinstance(attr, IntegerAttr):
         raise CompileError(op.name, "has no stage: run split-stages first")
     return attr.value.data
