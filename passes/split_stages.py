@@ -333,8 +333,10 @@ class SplitStagesPass(CostModelOptions, ModulePass):
             if stages < 1:
                 raise CompileError(self.name, f"stages must be at least 1, got {stages}")
             if stages > costs.ops:
-                raise CompileError(self.name, f"stages={stages}: the model has {costs.ops} ops between fused groups "
-                                   f"(so {costs.ops - 1} possible cuts), at most {costs.ops} stages")
+                plural = "s" if costs.ops != 1 else ""
+                raise CompileError(self.name, f"stages={stages}: the model has {costs.ops} op{plural} between fused "
+                                   f"groups (an MLIP subgraph is one), so {costs.ops - 1} possible cuts and at most "
+                                   f"{costs.ops} stage{plural}")
         split = best_split(costs, stages, positions)
         if split is None:
             raise CompileError(self.name, f"{stages} stages: the {costs.tiles} MLIP tiles cannot be shared among "
