@@ -41,11 +41,18 @@ def report_files(report: Report) -> dict[str, str]:
     }
 
 
+def _staged(report: Report) -> bool:
+    """Is the report's module cut into pipeline stages? Its nodes then say their stage."""
+    return any(n.stage is not None for n in report.nodes)
+
+
 def _node_fields(report: Report) -> list[dict[str, object]]:
-    """Each node's `NODE_COLUMNS`, its reasons on one line each."""
+    """Each node's `NODE_COLUMNS`, its reasons on one line each, and its stage in a module
+    cut into stages."""
+    stage = _staged(report)
     return [{"name": n.name, "op_type": n.op_type, "place": n.place, "subgraph": n.subgraph, "layer": n.layer,
              "pattern": n.pattern, "legalized": n.legalized, "reasons": [one_line(r) for r in n.reasons],
-             "quantized": n.quantized} for n in report.nodes]
+             "quantized": n.quantized, **({"stage": n.stage} if stage else {})} for n in report.nodes]
 
 
 def report_json(report: Report) -> dict:
@@ -66,10 +73,11 @@ def nodes_csv(report: Report) -> str:
     """`report-nodes.csv`: one row a node, its reasons joined by `; `."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(NODE_COLUMNS)
+    columns = (*NODE_COLUMNS, "stage") if _staged(report) else NODE_COLUMNS
+    writer.writerow(columns)
     for values in _node_fields(report):
         values["reasons"] = "; ".join(values["reasons"])  # type: ignore[arg-type]
-        writer.writerow("" if values[key] is None else values[key] for key in NODE_COLUMNS)
+        writer.writerow("" if values[key] is None else values[key] for key in columns)
     return out.getvalue()
 
 

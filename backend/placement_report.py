@@ -107,15 +107,17 @@ def write_json(nodes: Sequence[Node], totals: dict[str, int], output: IO[str],
 
 def write_table(nodes: Sequence[Node], totals: dict[str, int], output: IO[str]) -> None:
     """The text report: one line per node (and per further reason), then the totals."""
-    lines = [("node", "op type", "runs on", "reasons")]
+    staged = any(getattr(node, "stage", None) is not None for node in nodes)  # a module cut into stages
+    lines = [("node", "op type", "runs on", *(("stage",) if staged else ()), "reasons")]
     for node in nodes:
         reasons = [*legalized_as(node), *(one_line(r) for r in node.reasons)] or [""]
-        lines.append((one_line(node.name), node.op_type or "-", node.runs_on, reasons[0]))
-        lines.extend(("", "", "", reason) for reason in reasons[1:])
-    widths = [max(len(line[i]) for line in lines) for i in range(3)]
+        stage = (str(getattr(node, "stage", "")),) if staged else ()
+        lines.append((one_line(node.name), node.op_type or "-", node.runs_on, *stage, reasons[0]))
+        lines.extend(("", "", "", *("",) * staged, reason) for reason in reasons[1:])
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]) - 1)]
     for line in lines:
         text = "  ".join(cell.ljust(width) for cell, width in zip(line, widths))
-        print(f"{text}  {line[3]}".rstrip(), file=output)
+        print(f"{text}  {line[-1]}".rstrip(), file=output)
     print(file=output)
     count = totals["nodes"]
     width = len(str(max(totals.values())))

@@ -1,9 +1,10 @@
 """`-t placement-report{format=html}` and the bundle's `report.html`: a picture of the partition.
 
 One self-contained page (inline SVG and CSS, nothing fetched at view time): the ONNX graph,
-each node a box coloured by the MLIP subgraph that runs it, or grey on the host; hovering a
-box shows (SVG `<title>`) where it runs, why, and its estimated time. Below the picture,
-the totals and the latency estimate (`estimate_report.py`).
+each node a box coloured by the MLIP subgraph that runs it, or grey on the host (by its
+stage, in a module cut into pipeline stages: `mrvl-compile --stages`); hovering a box
+shows (SVG `<title>`) where it runs, why, and its estimated time. Below the picture, the
+totals and the latency estimate (`estimate_report.py`).
 
 Layout is a small layered (Sugiyama-style) one, no Graphviz needed: each node goes on the
 layer after its deepest predecessor (longest path from the inputs), then a few sweeps order
@@ -110,7 +111,8 @@ def _layout(boxes: dict[str, _Box], edges: list[tuple[str, str]]) -> dict[tuple[
 
 
 def _title(node: Node) -> str:
-    lines = [f"{node.name} ({node.op_type or 'fused'})", f"runs on {node.runs_on}", *node.reasons]
+    stage = [f"stage {node.stage}"] if node.stage is not None else []
+    lines = [f"{node.name} ({node.op_type or 'fused'})", f"runs on {node.runs_on}", *stage, *node.reasons]
     if node.estimate is not None:
         lines.append(node.estimate.describe())
     return "\n".join(lines)
@@ -120,9 +122,13 @@ def render_html(report: Report) -> str:
     """The page of `report` (see the module doc)."""
     symbols = list(dict.fromkeys(node.subgraph for node in report.nodes if node.subgraph is not None))
     colours = {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(symbols)}
+    stages = sorted({node.stage for node in report.nodes if node.stage is not None})
+    if stages:  # a module cut into pipeline stages: coloured by stage
+        colours = {f"stage {k}": PALETTE[k % len(PALETTE)] for k in stages}
     boxes: dict[str, _Box] = {}
     for node in report.nodes:
-        colour = colours.get(node.subgraph or "", HOST_COLOUR if node.place == "host" else PALETTE[-1])
+        colour = (colours[f"stage {node.stage}"] if node.stage is not None
+                  else colours.get(node.subgraph or "", HOST_COLOUR if node.place == "host" else PALETTE[-1]))
         time = duration(node.estimate.seconds) if node.estimate is not None else ""
         detail = " · ".join(d for d in (node.op_type or "fused", time) if d)
         boxes[node.name] = _Box(node.name, node.name, detail, _title(node), colour, node.place, node.subgraph or "")
@@ -135,11 +141,11 @@ def render_html(report: Report) -> str:
                                 "")
     edges = list(graph.edges)
     routes = _layout(boxes, edges)
-    return _page(boxes, edges, routes, report.placement_totals, colours, report.estimate)
+    return _page(boxes, edges, routes, report.placement_totals, colours, report.estimate, bool(stages))
 
 
 def _page(boxes: dict[str, _Box], edges: list[tuple[str, str]], routes: dict[tuple[str, str], list[tuple[int, int]]],
-          totals: dict[str, int], colours: dict[str, str], estimate: Estimate | None) -> str:
+          totals: dict[str, int], colours: dict[str, str], estimate: Estimate | None, staged: bool) -> str:
     width = max([b.order for b in boxes.values()] + [o for route in routes.values() for _, o in route], default=0) + 1
     depth = max((b.layer for b in boxes.values()), default=0) + 1
     svg_w = int(2 * MARGIN + width * (BOX_W + GAP_X))
@@ -181,8 +187,10 @@ def _page(boxes: dict[str, _Box], edges: list[tuple[str, str]], routes: dict[tup
             f'<text x="{x(b) + BOX_W / 2:.0f}" y="{y(b) + 15:.0f}">{e(label)}</text>'
             f'<text class="detail" x="{x(b) + BOX_W / 2:.0f}" y="{y(b) + 29:.0f}">{e(b.detail)}</text></g>')
     parts.append("</svg>")
-    legend = [f'<span class="key"><i style="background:{c}"></i>{e(s)} (MLIP)</span>' for s, c in colours.items()]
-    legend.append(f'<span class="key"><i style="background:{HOST_COLOUR}"></i>host</span>')
+    legend = [f'<span class="key"><i style="background:{c}"></i>{e(s)}{"" if staged else " (MLIP)"}</span>'
+              for s, c in colours.items()]
+    if not staged:
+        legend.append(f'<span class="key"><i style="background:{HOST_COLOUR}"></i>host</span>')
     count = totals["nodes"]
     summary = (f"{count} nodes: {totals['mlip']} on MLIP, {totals['host']} on host; "
                f"{totals['subgraphs']} subgraph{'s' if totals['subgraphs'] != 1 else ''}")

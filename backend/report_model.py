@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from mrvl.backend.c_emitter import weight_constants, weights_file_bytes
@@ -92,6 +92,8 @@ class Node(PlacedNode):
     layer, with the model's scales), fp16 (an fp16 MLIP layer) or fp32 (on the host, between
     QuantizeLinear and DequantizeLinear kernels); None for a node the model left float."""
     estimate: NodeEstimate | None = None
+    stage: int | None = None
+    """The pipeline stage that runs the node, in a module cut into stages (`split-stages`)."""
 
 
 @dataclass(frozen=True)
@@ -286,10 +288,12 @@ def build_report(module: ModuleOp, cost_model: CostModel) -> Report:
     layers: dict[tuple[str, str], str] = {}
     for subgraph in subgraphs:
         layers |= _layers_by_node(subgraph)
+    stages = _stages(carriers, callers)
     report_nodes = tuple(
         Node(**vars(node),
              layer=layers.get((node.subgraph, node.name)) if node.subgraph is not None else None,
-             quantized=quantized.get(node.name), estimate=times.get(node.name))
+             quantized=quantized.get(node.name), estimate=times.get(node.name),
+             stage=stages.get(node.subgraph or "", stages.get(node.name)))
         for node in placed)
     host_ops = [op for op in cpu_ops if not isinstance(op, cpu.CallMlipOp)]
     host = Host(len(host_ops), sum(macs(op) for op in host_ops), _weights_file_bytes(functions),
@@ -300,6 +304,16 @@ def build_report(module: ModuleOp, cost_model: CostModel) -> Report:
     graph = _graph(placed, functions, subgraphs, carriers, callers)
     return Report(report_nodes, tuple(_subgraph(op, estimated.get(op.sym_name.data)) for op in subgraphs), host,
                   estimate, graph)
+
+
+def _stages(carriers: dict[Operation, list[str]], callers: list[tuple[Operation, str]]) -> dict[str, int]:
+    """The stage of each node and subgraph symbol, in a module cut into stages: that of
+    the op carrying the node, or calling the subgraph."""
+    stages: dict[str, int] = {}
+    for op, names in [*carriers.items(), *((op, [symbol]) for op, symbol in callers)]:
+        if isinstance(stage := op.attributes.get(mrvl.STAGE_ATTR), IntegerAttr):
+            stages |= dict.fromkeys(names, stage.value.data)
+    return stages
 
 
 def _subgraph(subgraph: SubgraphOp, estimated: SubgraphEstimate | None) -> Subgraph:

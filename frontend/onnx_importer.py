@@ -5,7 +5,6 @@ made static (`static_shapes`); then each initializer becomes a `graph.constant`,
 the `graph` op of its operator (or `graph.custom`), and the graph a `func.func`.
 """
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +44,7 @@ from mrvl_dialect.graph import ConstantOp, CustomOp, YieldOp
 from mrvl_dialect.graph_base import OPERAND_SEGMENTS, RESULT_SEGMENTS, OnnxOp, f32_attr
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
 from mrvl_dialect.limits import check_tensor_size
-from mrvl_dialect.locations import node_location
+from mrvl_dialect.locations import node_location, tensor_name_hint
 from mrvl_dialect.shared_attributes import i64_array, i64_attr, tensor_type
 from mrvl_dialect.weights import WeightStore
 
@@ -122,7 +121,7 @@ class _Importer:
         arg_types = [self.tensor_type(i.name, scope) for i in inputs]
         block = Block(arg_types=arg_types)
         for arg, i in zip(block.args, inputs):
-            arg.name_hint = _name_hint(i.name)
+            arg.name_hint = tensor_name_hint(i.name)
             scope.values[i.name] = arg
         self.add_graph_body(graph, block, scope)
         outputs = [scope[o.name] for o in graph.output]
@@ -145,7 +144,7 @@ class _Importer:
                 value = small_initializer_value(tensor)
             op = ConstantOp(self.tensor_attr(tensor.name, tensor.data_type, value))
             op.location = node_location(tensor.name)
-            op.output.name_hint = _name_hint(tensor.name)
+            op.output.name_hint = tensor_name_hint(tensor.name)
             block.add_op(op)
             scope.values[tensor.name] = op.output
         for node in graph.node:
@@ -154,7 +153,7 @@ class _Importer:
             block.add_op(op)
             names = [name for name in node.output if name]
             for name, result in zip(names, op.results, strict=True):
-                result.name_hint = _name_hint(name)
+                result.name_hint = tensor_name_hint(name)
                 scope.values[name] = result
 
     def tensor_type(self, name: str, scope: _Scope) -> TensorType:
@@ -336,7 +335,7 @@ class _Importer:
             arg_types = [self.tensor_type(i.name, scope) for i in graph.input]
             block = Block(arg_types=arg_types)
             for arg, i in zip(block.args, graph.input):
-                arg.name_hint = _name_hint(i.name)
+                arg.name_hint = tensor_name_hint(i.name)
                 scope.values[i.name] = arg
             self.add_graph_body(graph, block, scope)
             block.add_op(YieldOp.create(operands=[scope[o.name] for o in graph.output]))
@@ -380,22 +379,6 @@ def _fill(kinds: list[str], names: list[str], node: onnx.NodeProto, what: str) -
     if i < len(names) and any(names[i:]):
         raise CompileError(node_label(node), f"has {len(names)} {what}; {node.op_type} takes at most {i}")
     return sizes, present
-
-
-_NOT_IN_HINTS = re.compile(r"[^\w.]")
-"""The characters a name hint spells `_`: all but `.` and `\\w` (what `str.isalnum` takes, and `_`)."""
-_NUMBERED = re.compile(r"(_\d+)+$")
-
-
-def _name_hint(name: str) -> str | None:
-    """An SSA name close to the ONNX tensor name (the printer makes it unique). Every `_<n>`
-    suffix goes (tf2onnx's `Relu__20:0`): xDSL drops one from each name it is given, so one
-    left behind would go when the printed IR is parsed, and printing again would differ."""
-    hint = _NOT_IN_HINTS.sub("_", name).strip("_.")
-    hint = _NUMBERED.sub("", hint)
-    if not hint or hint.isdigit():
-        return None
-    return hint if not hint[0].isdigit() else f"t{hint}"
 
 
 def _symbol(name: str) -> str:

@@ -9,6 +9,7 @@ name them here: `OnnxNode.label` and `OnnxNode.sourcemap_entry` name one node, `
 op as profiles and the reports list it.
 """
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -100,3 +101,19 @@ def op_label(op: Operation) -> str:
         return f"@{op.callee.root_reference.data} ({op.name})"
     nodes = ", ".join(node.label for node in location_nodes(op.location))
     return f"{nodes or COMPILER_INSERTED} ({op.name})"
+
+
+_NOT_IN_HINTS = re.compile(r"[^\w.]")
+"""The characters a name hint spells `_`: all but `.` and `\\w` (what `str.isalnum` takes, and `_`)."""
+_NUMBERED = re.compile(r"(_\d+)+$")
+
+
+def tensor_name_hint(name: str) -> str | None:
+    """An SSA name close to the ONNX tensor name (the printer makes it unique). Every `_<n>`
+    suffix goes (tf2onnx's `Relu__20:0`): xDSL drops one from each name it is given, so one
+    left behind would go when the printed IR is parsed, and printing again would differ."""
+    hint = _NOT_IN_HINTS.sub("_", name).strip("_.")
+    hint = _NUMBERED.sub("", hint)
+    if not hint or hint.isdigit():
+        return None
+    return hint if not hint[0].isdigit() else f"t{hint}"

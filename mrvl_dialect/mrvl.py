@@ -182,6 +182,12 @@ class _LayerOp(IRDLOperation):
         return _activation_map(_shape(value, what), what, ranks)
 
 
+# Pipeline stages (`split-stages`)
+
+STAGE_ATTR = "mrvl.stage"
+"""On a top-level op of a module cut into pipeline stages: its stage, an integer."""
+
+
 # Quantization recorded from a QDQ model (`recognize-qdq`)
 
 QUANTIZED_ATTR = "mrvl.quantized"

@@ -85,7 +85,9 @@ VERSION = 1
 PLACES: tuple[Place, ...] = ("host", "mlip")
 MATCH_KEYS = ("name", "op_type", "name_regex")
 """The keys that select nodes; an entry needs at least one."""
-ENTRY_KEYS = (*MATCH_KEYS, "place", "comment")
+ENTRY_KEYS = (*MATCH_KEYS, "place", "stage", "comment")
+"""`stage`: the pipeline stage a pipeline bundle's file says the node ran in (`mrvl-compile
+--stages`); read as a comment is."""
 TOP_KEYS = ("$schema", "format", "version", "comment", "nodes")
 REQUIRED_TOP_KEYS = ("format", "version", "nodes")
 
@@ -262,6 +264,8 @@ def _entry(item: object, index: int, where: str) -> PlacementEntry:
             raise CompileError(f"{where}.{key}", f"must be a string, got {_show(value)}")
         if key in MATCH_KEYS and value == "":
             raise CompileError(f"{where}.{key}", "must not be empty")
+    if "stage" in item and (not isinstance(item["stage"], int) or isinstance(item["stage"], bool) or item["stage"] < 0):
+        raise CompileError(f"{where}.stage", f"must be a stage's index, got {_show(item['stage'])}")
     place = item["place"]
     if place not in PLACES:
         hint = _PLACE_HINTS.get(place.lower(), place.lower()) if isinstance(place, str) else None

@@ -21,6 +21,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "place-ops": ("mrvl.passes.place_ops", "PlaceOpsPass"),
     "recognize-qdq": ("mrvl.passes.recognize_qdq", "RecognizeQdqPass"),
     "restore-host-qdq": ("mrvl.passes.restore_host_qdq", "RestoreHostQdqPass"),
+    "split-stages": ("mrvl.passes.split_stages", "SplitStagesPass"),
     "select-host-kernels": ("mrvl.passes.select_host_kernels", "SelectHostKernelsPass"),
 }
 """Pass name -> (module, class), imported only when a pipeline names the pass."""

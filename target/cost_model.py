@@ -73,6 +73,11 @@ ocm_bytes = 8388608
 # completion, cache maintenance, fp32 <-> fp16 conversion set-up on the host).
 call_overhead_s = 10e-6
 
+[pipeline]
+# assumed: the bytes a second one link between two pipeline stages carries (mrvl-compile
+# --stages), each way; a 10 GbE link carries about 1.2e9, a board's mesh link its own rate.
+link_bytes_per_s = 1.0e9
+
 [host]
 # The host that runs the bundle's C code: the [host.NAME] section below whose figures the
 # estimates and the choice of each conv's kernel use. A key of those sections given here
@@ -180,6 +185,13 @@ class MlipTarget:
 
 
 @dataclass(frozen=True)
+class PipelineTarget:
+    """`[pipeline]`: what links the stages of a pipeline (`mrvl-compile --stages`)."""
+
+    link_bytes_per_s: float
+
+
+@dataclass(frozen=True)
 class HostTarget:
     """`[host.NAME]`, the host `[host] name` names: its kernels' rates, and the conv kernels'
     overheads in multiply-adds (`host_kernels.conv_costs`)."""
@@ -261,6 +273,7 @@ class CostModel:
 
     mlip: MlipTarget
     host: HostTarget
+    pipeline: PipelineTarget
     source: str = "target defaults"
     host_source: str = "host assumed"
 
@@ -290,7 +303,8 @@ class CostModel:
             if any(s == "host" or s.startswith("host.") for s in given.sections()):
                 host_source = f"host from {source}"
         where = target_file or "target defaults"
-        model = cls(_values(parser["mlip"], "mlip", MlipTarget, where), _host(parser, where), source, host_source)
+        model = cls(_values(parser["mlip"], "mlip", MlipTarget, where), _host(parser, where),
+                    _values(parser["pipeline"], "pipeline", PipelineTarget, where), source, host_source)
         return model.calibrated(host_profile) if host_profile else model
 
     def calibrated(self, profile: str) -> "CostModel":

@@ -34,7 +34,7 @@ def test_every_default_says_whether_it_is_published_measured_or_assumed():
     lines = DEFAULT_TARGET_INI.splitlines()
     keys = [i for i, line in enumerate(lines) if "=" in line and not line.startswith("#")]
     figures = [i for i in keys if not lines[i].startswith("name =")]  # [host] name chooses a set
-    assert (len(keys), len(figures)) == (34, 33)
+    assert (len(keys), len(figures)) == (35, 34)
     for i in figures:
         comment = []
         j = i - 1
@@ -62,6 +62,13 @@ def test_a_target_file_overrides_the_keys_it_sets(tmp_path):
     assert model.mlip.call_overhead_s == 2e-6 and model.host.conv_macs_per_s == 1e10
     assert model.mlip.efficiency == default.mlip.efficiency == 0.332
     assert (model.source, model.host_source, default.host_source) == ("board.ini", "host from board.ini", "host assumed")
+
+
+def test_a_target_file_sets_the_link_between_pipeline_stages(tmp_path):
+    path = tmp_path / "mesh.ini"
+    path.write_text("[pipeline]\nlink_bytes_per_s = 2.5e9\n")
+    assert CostModel.load(str(path)).pipeline.link_bytes_per_s == 2.5e9
+    assert CostModel.load().pipeline.link_bytes_per_s == 1.0e9
 
 
 def test_the_host_the_target_names_gives_the_host_figures(tmp_path):
@@ -98,7 +105,7 @@ def test_a_target_file_with_clock_hz_loads_with_one_warning(tmp_path):
     ("[mlip]\ntiles = eight\n", r"\[mlip\] tiles: must be a number, got 'eight'"),
     ("[mlip]\nefficiency = -0.3\n", r"\[mlip\] efficiency: must be a positive number, got '-0.3'"),
     ("[mlip]\nefficency = 0.3\n", r"\[mlip\]: unknown key 'efficency' \(known: tiles, "),
-    ("[gpu]\nx = 1\n", r"unknown section \[gpu\] \(expected \[mlip\], \[host\], \[host.neoverse-n2\], \[host.x86-64\]\)"),
+    ("[gpu]\nx = 1\n", r"unknown section \[gpu\] \(expected \[mlip\], \[pipeline\], \[host\], \[host.neoverse-n2\], \[host.x86-64\]\)"),
     ("[host]\nname = m1\n", r"\[host\] name: unknown host 'm1' \(known: neoverse-n2, x86-64\)"),
     ("[host]\nconv_mac_per_s = 1\n", r"\[host\]: unknown key 'conv_mac_per_s' \(known: name, conv_macs_per_s, "),
     ("call_overhead_s = 1\n", r"not a target description: File contains no section headers"),
