@@ -1,0 +1,357 @@
+/* mrvl_kernels_qgemm.c: int8 convolution (cpu.qlinear_conv: ONNX QLinearConv, and a host
+ * DequantizeLinear -> Conv -> QuantizeLinear group) on an int8 x int8 -> int32 GEMM, with the
+ * requantization fused into the store of each tile.
+ *
+ * Everything runs on uint8 activations and int8 weights, the operands of the dot-product
+ * instructions (x86 vpdpbusd, Arm usdot): int8 activations are read flipped (x ^ 0x80 =
+ * x + 128, with the zero point moved by 128 too) and uint8 weights are packed at compile
+ * time as w - 128 (their zero point moved by -128). With u = x + shift and w' the packed
+ * weights, zu and zw' the moved zero points, the sum ONNX defines is
+ *     sum_k (u - zu)(w' - zw') = sum_k u w' - zu sum_k w' - zw' sum_k u + K zu zw',
+ * the first term the GEMM's, the second and fourth constant per output channel, the third
+ * (only with a nonzero zw') per output position. A padded position reads the input's zero
+ * point, so it adds nothing, as ONNX's zero padding of x - x_zero_point does.
+ *
+ * The requantization is onnxruntime's (MLAS): the multiplier x_scale * w_scale / y_scale in
+ * float32, the int32 sum (bias included) converted to float32 and times the multiplier,
+ * clamped to the output range less the zero point, rounded halves to even, plus the zero
+ * point. A fused Relu or Clip narrows the output range.
+ *
+ * Weights (target/host_kernels.py pack_qconv_weights): for the GEMM, per group, panels of
+ * MRVL_QGEMM_MR output channels, each (K4, MR, 4): four consecutive k of one channel next to
+ * each other, K = C/group * kh * kw in ONNX's order, zero-padded to K4 * 4 and to whole
+ * panels; for the depthwise kernel, (M, kh * kw). Activations are packed at run time, a tile
+ * of MRVL_QGEMM_NR output positions at a time, as (K4, NR, 4), from the rows of an im2col
+ * matrix (K, OH * OW), or straight from the input's planes for a 1x1 conv of stride 1.
+ *
+ * Included by mrvl_kernels.c after the float families (mrvl_kernels_internal.h: intrinsics,
+ * MRVL_UNROLL). */
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+#define MRVL_QGEMM_AVX512_VNNI 1
+#elif defined(__AVXVNNI__)
+#define MRVL_QGEMM_AVX_VNNI 1
+#elif defined(__AVX2__)
+#define MRVL_QGEMM_AVX2 1
+#elif defined(__aarch64__) && defined(__ARM_FEATURE_MATMUL_INT8)
+#define MRVL_QGEMM_USDOT 1
+#include <arm_neon.h>
+#endif
+
+typedef struct {
+    int64_t n, c, h, w, m, kh, kw, oh, ow, group;
+    int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+    int x_signed;        /* X (and its zero point) int8, else uint8 */
+    int y_signed;        /* Y (and its zero point) int8, else uint8 */
+    int w_shift;         /* 128 when W was uint8 (packed as w - 128), else 0 */
+    int w_scale_channels; /* a weight scale per output channel, else one */
+    int w_zero_channels; /* a weight zero point per output channel, else one */
+    int depthwise;       /* one input and one output channel per group: weights (M, kh * kw) */
+    int32_t y_min, y_max; /* the output range: the type's, narrowed by a fused Relu or Clip */
+} mrvl_qconv_params;
+
+/* One tile of int32 sums: tile[r * NR + p] = sum over K4 * 4 of w[.., r, ..] * a[.., p, ..],
+ * w a panel (K4, MR, 4) of int8, a a tile (K4, NR, 4) of uint8. */
+#if defined(MRVL_QGEMM_AVX512_VNNI)
+static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+{
+    __m512i sum[MRVL_QGEMM_MR][2];
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = _mm512_setzero_si512();
+    for (int64_t q = 0; q < k4; q++) {
+        const __m512i a0 = _mm512_loadu_si512(a + q * 4 * MRVL_QGEMM_NR);
+        const __m512i a1 = _mm512_loadu_si512(a + q * 4 * MRVL_QGEMM_NR + 64);
+        MRVL_UNROLL
+        for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+            int32_t quad;
+            memcpy(&quad, w + (q * MRVL_QGEMM_MR + r) * 4, 4);
+            const __m512i wb = _mm512_set1_epi32(quad);
+            sum[r][0] = _mm512_dpbusd_epi32(sum[r][0], a0, wb);
+            sum[r][1] = _mm512_dpbusd_epi32(sum[r][1], a1, wb);
+        }
+    }
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+        _mm512_storeu_si512(tile + r * MRVL_QGEMM_NR, sum[r][0]);
+        _mm512_storeu_si512(tile + r * MRVL_QGEMM_NR + 16, sum[r][1]);
+    }
+}
+#elif defined(MRVL_QGEMM_AVX_VNNI) || defined(MRVL_QGEMM_AVX2)
+static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+{
+    __m256i sum[MRVL_QGEMM_MR];
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r] = _mm256_setzero_si256();
+#if defined(MRVL_QGEMM_AVX2)
+    const __m256i low_bytes = _mm256_set1_epi16(0xff);
+#endif
+    for (int64_t q = 0; q < k4; q++) {
+        const __m256i av = _mm256_loadu_si256((const __m256i *)(const void *)(a + q * 4 * MRVL_QGEMM_NR));
+#if defined(MRVL_QGEMM_AVX2)
+        /* Without VNNI, exactly: pmaddwd on 16-bit halves (vpmaddubsw's int16 sums of two
+         * u8 x s8 products would saturate). Even k of each quad in the low byte of each
+         * 16-bit lane, odd k in the high byte. */
+        const __m256i a_even = _mm256_and_si256(av, low_bytes), a_odd = _mm256_srli_epi16(av, 8);
+#endif
+        MRVL_UNROLL
+        for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+            int32_t quad;
+            memcpy(&quad, w + (q * MRVL_QGEMM_MR + r) * 4, 4);
+            const __m256i wb = _mm256_set1_epi32(quad);
+#if defined(MRVL_QGEMM_AVX_VNNI)
+            sum[r] = _mm256_dpbusd_avx_epi32(sum[r], av, wb);
+#else
+            const __m256i w_even = _mm256_srai_epi16(_mm256_slli_epi16(wb, 8), 8), w_odd = _mm256_srai_epi16(wb, 8);
+            sum[r] = _mm256_add_epi32(sum[r], _mm256_add_epi32(_mm256_madd_epi16(a_even, w_even),
+                                                               _mm256_madd_epi16(a_odd, w_odd)));
+#endif
+        }
+    }
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) _mm256_storeu_si256((__m256i *)(void *)(tile + r * MRVL_QGEMM_NR), sum[r]);
+}
+#elif defined(MRVL_QGEMM_USDOT)
+/* usdot by lane: each of the two weight vectors holds the quads of four channels. */
+#define MRVL_QGEMM_USDOT_ROW(r, wv, lane)                                                        \
+    sum[r][0] = vusdotq_laneq_s32(sum[r][0], a0, wv, lane);                                     \
+    sum[r][1] = vusdotq_laneq_s32(sum[r][1], a1, wv, lane)
+static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+{
+    int32x4_t sum[MRVL_QGEMM_MR][2];
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = vdupq_n_s32(0);
+    for (int64_t q = 0; q < k4; q++) {
+        const uint8x16_t a0 = vld1q_u8(a + q * 4 * MRVL_QGEMM_NR), a1 = vld1q_u8(a + q * 4 * MRVL_QGEMM_NR + 16);
+        const int8x16_t w0 = vld1q_s8(w + q * 4 * MRVL_QGEMM_MR), w1 = vld1q_s8(w + q * 4 * MRVL_QGEMM_MR + 16);
+        MRVL_QGEMM_USDOT_ROW(0, w0, 0);
+        MRVL_QGEMM_USDOT_ROW(1, w0, 1);
+        MRVL_QGEMM_USDOT_ROW(2, w0, 2);
+        MRVL_QGEMM_USDOT_ROW(3, w0, 3);
+        MRVL_QGEMM_USDOT_ROW(4, w1, 0);
+        MRVL_QGEMM_USDOT_ROW(5, w1, 1);
+        MRVL_QGEMM_USDOT_ROW(6, w1, 2);
+        MRVL_QGEMM_USDOT_ROW(7, w1, 3);
+    }
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+        vst1q_s32(tile + r * MRVL_QGEMM_NR, sum[r][0]);
+        vst1q_s32(tile + r * MRVL_QGEMM_NR + 4, sum[r][1]);
+    }
+}
+#undef MRVL_QGEMM_USDOT_ROW
+#else
+static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+{
+    int32_t sum[MRVL_QGEMM_MR][MRVL_QGEMM_NR] = {{0}};
+    for (int64_t q = 0; q < k4; q++)
+        for (int r = 0; r < MRVL_QGEMM_MR; r++)
+            for (int p = 0; p < MRVL_QGEMM_NR; p++)
+                for (int j = 0; j < 4; j++)
+                    sum[r][p] += (int32_t)w[(q * MRVL_QGEMM_MR + r) * 4 + j] * (int32_t)a[(q * MRVL_QGEMM_NR + p) * 4 + j];
+    memcpy(tile, sum, sizeof sum);
+}
+#endif
+
+/* Requantizes `count` sums of one output channel into y (see the file's comment): `add` is the
+ * channel's constant term (bias and zero-point terms), `zw` times column_sums[i] (when given)
+ * the position's. */
+static void qconv_requantize(int64_t count, const int32_t *sums, int32_t add, int32_t zw,
+                             const int32_t *column_sums, float multiplier, int32_t zero_point,
+                             int32_t lo, int32_t hi, uint8_t *y)
+{
+    const float low = (float)(lo - zero_point), high = (float)(hi - zero_point);
+    if (column_sums && zw) {
+        for (int64_t i = 0; i < count; i++) {
+            float v = (float)(sums[i] + add - zw * column_sums[i]) * multiplier;
+            v = v < low ? low : v;
+            v = v > high ? high : v;
+            y[i] = (uint8_t)((int32_t)rintf(v) + zero_point);
+        }
+        return;
+    }
+    for (int64_t i = 0; i < count; i++) {
+        float v = (float)(sums[i] + add) * multiplier;
+        v = v < low ? low : v;
+        v = v > high ? high : v;
+        y[i] = (uint8_t)((int32_t)rintf(v) + zero_point);
+    }
+}
+
+/* A tile of `count` (<= NR) output positions from K rows of bytes a row_stride apart,
+ * starting at each row's `first`: (K4, NR, 4), flipped by `flip`, zero beyond K and count;
+ * with column_sums, the sum of each position's K bytes. */
+static void qconv_pack_tile(const uint8_t *rows, int64_t row_stride, int64_t k, int64_t first, int64_t count,
+                            uint8_t flip, uint8_t *tile, int32_t *column_sums)
+{
+    const int64_t k4 = (k + 3) / 4;
+    for (int64_t q = 0; q < k4; q++) {
+        const uint8_t *src[4];
+        static const uint8_t zeros[MRVL_QGEMM_NR];
+        for (int j = 0; j < 4; j++) src[j] = 4 * q + j < k ? rows + (4 * q + j) * row_stride + first : NULL;
+        uint8_t *dst = tile + q * 4 * MRVL_QGEMM_NR;
+        if (count == MRVL_QGEMM_NR && src[3]) {
+            for (int64_t p = 0; p < MRVL_QGEMM_NR; p++) {
+                dst[4 * p] = src[0][p] ^ flip;
+                dst[4 * p + 1] = src[1][p] ^ flip;
+                dst[4 * p + 2] = src[2][p] ^ flip;
+                dst[4 * p + 3] = src[3][p] ^ flip;
+            }
+            continue;
+        }
+        for (int j = 0; j < 4; j++) {
+            const uint8_t *s = src[j] ? src[j] : zeros;
+            const uint8_t f = src[j] ? flip : 0;
+            for (int64_t p = 0; p < MRVL_QGEMM_NR; p++) dst[4 * p + j] = p < count ? s[p] ^ f : 0;
+        }
+    }
+    if (!column_sums) return;
+    for (int64_t p = 0; p < MRVL_QGEMM_NR; p++) column_sums[p] = 0;
+    for (int64_t q = 0; q < k4; q++)
+        for (int64_t p = 0; p < MRVL_QGEMM_NR; p++)
+            for (int j = 0; j < 4; j++) column_sums[p] += tile[(q * MRVL_QGEMM_NR + p) * 4 + j];
+}
+
+/* The im2col rows of one image and group: row (ci, u, v) holds, for every output position,
+ * the input byte it reads through tap (u, v) of channel ci, the zero point where padding. */
+static void qconv_im2col(const mrvl_qconv_params *p, const uint8_t *planes, uint8_t pad, uint8_t *rows)
+{
+    const int64_t cg = p->c / p->group, ohw = p->oh * p->ow;
+    for (int64_t ci = 0; ci < cg; ci++)
+        for (int64_t u = 0; u < p->kh; u++)
+            for (int64_t v = 0; v < p->kw; v++) {
+                const uint8_t *plane = planes + ci * p->h * p->w;
+                uint8_t *row = rows + ((ci * p->kh + u) * p->kw + v) * ohw;
+                for (int64_t r = 0; r < p->oh; r++) {
+                    const int64_t ih = r * p->stride_h + u * p->dilation_h - p->pad_top;
+                    uint8_t *out = row + r * p->ow;
+                    if (ih < 0 || ih >= p->h) {
+                        memset(out, pad, (size_t)p->ow);
+                        continue;
+                    }
+                    const uint8_t *in = plane + ih * p->w;
+                    const int64_t shift = v * p->dilation_w - p->pad_left;
+                    for (int64_t s = 0; s < p->ow; s++) {
+                        const int64_t iw = s * p->stride_w + shift;
+                        out[s] = iw >= 0 && iw < p->w ? in[iw] : pad;
+                    }
+                }
+            }
+}
+
+static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
+{
+    if (!zero_point) return 0;
+    return is_signed ? (int32_t)((const int8_t *)zero_point)[i] : (int32_t)((const uint8_t *)zero_point)[i];
+}
+
+/* ONNX QLinearConv in 2-D, NCHW, as the file's comment describes. `scratch` holds, 64-byte
+ * aligned, per output channel the multiplier, constant term and moved weight zero point;
+ * then for the GEMM the column sums, a tile of sums, a packed tile and (unless the conv is 1x1
+ * of stride 1 without padding) the im2col rows; for the depthwise kernel a row of sums
+ * (target/host_kernels.py qconv_scratch_bytes). */
+static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const float *x_scale, const void *x_zero,
+                              const int8_t *w, const float *w_scale, const void *w_zero, const float *y_scale,
+                              const void *y_zero, const int32_t *bias, void *y, void *scratch)
+{
+    const int64_t cg = p->c / p->group, mg = p->m / p->group, taps = p->kh * p->kw, k = cg * taps;
+    const int64_t k4 = (k + 3) / 4, panels = (mg + MRVL_QGEMM_MR - 1) / MRVL_QGEMM_MR, ohw = p->oh * p->ow;
+    const uint8_t flip = p->x_signed ? 0x80 : 0;
+    const int32_t zx = qconv_zero(x_zero, p->x_signed, 0), zu = zx + (p->x_signed ? 128 : 0);
+    const int32_t zy = qconv_zero(y_zero, p->y_signed, 0);
+    const uint8_t pad = (uint8_t)zx; /* the raw byte of x's zero point, flipped with the rest */
+    unsigned char *at = scratch;
+    float *multiplier = (float *)(void *)at;
+    at += (p->m * 4 + 63) / 64 * 64;
+    int32_t *add = (int32_t *)(void *)at;
+    at += (p->m * 4 + 63) / 64 * 64;
+    int32_t *zw = (int32_t *)(void *)at;
+    at += (p->m * 4 + 63) / 64 * 64;
+    int any_zw = 0;
+    for (int64_t o = 0; o < p->m; o++) {
+        multiplier[o] = *x_scale * w_scale[p->w_scale_channels ? o : 0] / *y_scale;
+        zw[o] = qconv_zero(w_zero, !p->w_shift, p->w_zero_channels ? o : 0) - p->w_shift;
+        any_zw |= zw[o] != 0;
+        /* sum_k w' of the channel, from its packed weights */
+        int32_t w_sum = 0;
+        if (p->depthwise) {
+            for (int64_t t = 0; t < taps; t++) w_sum += w[o * taps + t];
+        } else {
+            const int64_t g = o / mg, row = o % mg;
+            const int8_t *panel = w + (g * panels + row / MRVL_QGEMM_MR) * k4 * 4 * MRVL_QGEMM_MR;
+            for (int64_t q = 0; q < k4; q++)
+                for (int j = 0; j < 4; j++) w_sum += panel[(q * MRVL_QGEMM_MR + row % MRVL_QGEMM_MR) * 4 + j];
+        }
+        add[o] = (bias ? bias[o] : 0) - zu * w_sum + (int32_t)k * zu * zw[o];
+    }
+    uint8_t *out = y;
+    if (p->depthwise) {
+        int32_t *sums = (int32_t *)(void *)at;
+        for (int64_t b = 0; b < p->n; b++)
+            for (int64_t o = 0; o < p->m; o++) {
+                const uint8_t *plane = (const uint8_t *)x + (b * p->c + o) * p->h * p->w;
+                const int8_t *taps_w = w + o * taps;
+                for (int64_t r = 0; r < p->oh; r++) {
+                    for (int64_t s = 0; s < p->ow; s++) sums[s] = 0;
+                    for (int64_t u = 0; u < p->kh; u++) {
+                        const int64_t ih = r * p->stride_h + u * p->dilation_h - p->pad_top;
+                        const uint8_t *in = plane + ih * p->w;
+                        for (int64_t v = 0; v < p->kw; v++) {
+                            const int32_t wv = taps_w[u * p->kw + v] - zw[o];
+                            const int64_t shift = v * p->dilation_w - p->pad_left;
+                            /* positions reading inside the plane: [s0, s1) */
+                            int64_t s0 = shift >= 0 ? 0 : (-shift + p->stride_w - 1) / p->stride_w;
+                            int64_t s1 = p->w - shift <= 0 ? 0 : (p->w - shift + p->stride_w - 1) / p->stride_w;
+                            s1 = s1 < p->ow ? s1 : p->ow;
+                            if (ih < 0 || ih >= p->h) {
+                                s0 = 0;
+                                s1 = 0;
+                            }
+                            for (int64_t s = 0; s < s0; s++) sums[s] += wv * (int32_t)(uint8_t)(pad ^ flip);
+                            if (p->stride_w == 1)
+                                for (int64_t s = s0; s < s1; s++) sums[s] += wv * (int32_t)(uint8_t)(in[s + shift] ^ flip);
+                            else
+                                for (int64_t s = s0; s < s1; s++)
+                                    sums[s] += wv * (int32_t)(uint8_t)(in[s * p->stride_w + shift] ^ flip);
+                            for (int64_t s = s1 > s0 ? s1 : s0; s < p->ow; s++)
+                                sums[s] += wv * (int32_t)(uint8_t)(pad ^ flip);
+                        }
+                    }
+                    qconv_requantize(p->ow, sums, add[o], 0, NULL, multiplier[o], zy, p->y_min, p->y_max,
+                                     out + (b * p->m + o) * ohw + r * p->ow);
+                }
+            }
+        return;
+    }
+    int32_t *column_sums = (int32_t *)(void *)at;
+    at += (MRVL_QGEMM_NR * 4 + 63) / 64 * 64;
+    int32_t *tile = (int32_t *)(void *)at;
+    at += (MRVL_QGEMM_MR * MRVL_QGEMM_NR * 4 + 63) / 64 * 64;
+    uint8_t *packed = at;
+    at += (k4 * 4 * MRVL_QGEMM_NR + 63) / 64 * 64;
+    uint8_t *im2col = at;
+    const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
+                       p->pad_left == 0 && p->oh == p->h && p->ow == p->w;
+    for (int64_t b = 0; b < p->n; b++)
+        for (int64_t g = 0; g < p->group; g++) {
+            const uint8_t *planes = (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w;
+            const uint8_t *rows = planes;
+            if (!direct) {
+                qconv_im2col(p, planes, pad, im2col);
+                rows = im2col;
+            }
+            for (int64_t first = 0; first < ohw; first += MRVL_QGEMM_NR) {
+                const int64_t count = ohw - first < MRVL_QGEMM_NR ? ohw - first : MRVL_QGEMM_NR;
+                qconv_pack_tile(rows, ohw, k, first, count, flip, packed, any_zw ? column_sums : NULL);
+                for (int64_t panel = 0; panel < panels; panel++) {
+                    qgemm_tile(k4, w + (g * panels + panel) * k4 * 4 * MRVL_QGEMM_MR, packed, tile);
+                    const int64_t height = mg - panel * MRVL_QGEMM_MR < MRVL_QGEMM_MR ? mg - panel * MRVL_QGEMM_MR
+                                                                                     : MRVL_QGEMM_MR;
+                    for (int64_t r = 0; r < height; r++) {
+                        const int64_t o = g * mg + panel * MRVL_QGEMM_MR + r;
+                        qconv_requantize(count, tile + r * MRVL_QGEMM_NR, add[o], zw[o], any_zw ? column_sums : NULL,
+                                         multiplier[o], zy, p->y_min, p->y_max, out + (b * p->m + o) * ohw + first);
+                    }
+                }
+            }
+        }
+}
