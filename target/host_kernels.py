@@ -193,10 +193,11 @@ def pack_gemm_weights(b: np.ndarray) -> np.ndarray:
 
 def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray:
     """int8 or uint8 conv weights (M, C/group, kh, kw) in mrvl_qlinear_conv's layout, as int8
-    (uint8 ones moved by -128): for a depthwise conv (M, kh * kw); else, per group, panels of
-    MRVL_QGEMM_MR output channels, each (K4, MR, 4) for K = C/group * kh * kw padded with
-    zeros to K4 * 4 (four consecutive k of a channel side by side), the channels padded with
-    zeros to whole panels: (group * panels, K4 * MR * 4)."""
+    bytes (uint8 weights moved by -128): for a depthwise conv (M, kh * kw); else, per group,
+    panels of MRVL_QGEMM_MR output channels, each (K4, MR, 4) for K = C/group * kh * kw padded
+    with zeros to K4 * 4 (four consecutive k of a channel side by side), the channels padded
+    with zeros to whole panels, and after each panel the MR int32 sums of its rows (little
+    endian, the byte order of both hosts): (group * panels, (K4 * 4 + 4) * MR)."""
     values = w.astype(np.int16) - (128 if w.dtype == np.uint8 else 0)
     m = w.shape[0]
     if depthwise:
@@ -205,23 +206,27 @@ def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray
     panels, k4 = -(-mg // mr), -(-k // 4)
     padded = np.zeros((group, panels * mr, k4 * 4), np.int8)
     padded[:, :mg, :k] = values.reshape(group, mg, k)
-    quads = padded.reshape(group, panels, mr, k4, 4).transpose(0, 1, 3, 2, 4)
-    return np.ascontiguousarray(quads).reshape(group * panels, k4 * mr * 4)
+    quads = padded.reshape(group * panels, mr, k4, 4).transpose(0, 2, 1, 3).reshape(group * panels, -1)
+    sums = padded.astype(np.int32).sum(axis=2).reshape(group * panels, mr).astype("<i4")
+    return np.ascontiguousarray(np.concatenate([quads, sums.view(np.int8)], axis=1))
 
 
 def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     """Bytes of mrvl_qlinear_conv's scratch: per output channel a multiplier, a constant and a
-    zero point; then a row of sums (depthwise), or the column sums, a tile of sums, a packed
-    tile and, unless the conv reads the input's planes as they are, the im2col rows."""
+    zero point; then a row of sums and the zero-padded int16 plane split into stride phases
+    (depthwise), or the column sums, a tile of sums, a packed tile and, unless the conv reads
+    the input's planes as they are, the im2col rows."""
     def aligned(n: int) -> int:
         return -(-n // 64) * 64
 
     (n, c, h, w), (m, cg, kh, kw), (_, _, oh, ow) = cpu.shape_of(op.x), op.weights_shape(), cpu.shape_of(op.y)
+    strides, dilations, pads = (list(a.get_values()) for a in (op.strides, op.dilations, op.pads))
     per_channel = 3 * aligned(4 * m)
     if op.is_depthwise():
-        return per_channel + aligned(4 * ow)
+        rows = (oh - 1) * strides[0] + (kh - 1) * dilations[0] + 1
+        cols = (ow - 1) * strides[1] + (kw - 1) * dilations[1] + 1
+        return per_channel + aligned(4 * ow) + 2 * rows * strides[1] * -(-cols // strides[1])
     mr, nr, k = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR"), cg * kh * kw
-    strides, pads = list(op.strides.get_values()), list(op.pads.get_values())
     direct = kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w)
     return (per_channel + aligned(4 * nr) + aligned(4 * mr * nr) + aligned(-(-k // 4) * 4 * nr)
             + (0 if direct else k * oh * ow))

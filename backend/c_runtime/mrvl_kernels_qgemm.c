@@ -35,6 +35,8 @@
 #define MRVL_QGEMM_AVX2 1
 #elif defined(__aarch64__) && defined(__ARM_FEATURE_MATMUL_INT8)
 #define MRVL_QGEMM_USDOT 1
+#endif
+#if defined(__aarch64__)
 #include <arm_neon.h>
 #endif
 
@@ -53,9 +55,10 @@ typedef struct {
 /* One tile of int32 sums: tile[r * NR + p] = sum over K4 * 4 of w[.., r, ..] * a[.., p, ..],
  * w a panel (K4, MR, 4) of int8, a a tile (K4, NR, 4) of uint8. */
 #if defined(MRVL_QGEMM_AVX512_VNNI)
-static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+/* The tile's sums in registers (once inlined): sum[r][v] for rows r, 16 positions per v. */
+static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t k4, const int8_t *w, const uint8_t *a,
+                                          __m512i sum[MRVL_QGEMM_MR][2])
 {
-    __m512i sum[MRVL_QGEMM_MR][2];
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = _mm512_setzero_si512();
     for (int64_t q = 0; q < k4; q++) {
@@ -70,10 +73,44 @@ static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *t
             sum[r][1] = _mm512_dpbusd_epi32(sum[r][1], a1, wb);
         }
     }
+}
+
+static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+{
+    __m512i sum[MRVL_QGEMM_MR][2];
+    qgemm_sums(k4, w, a, sum);
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) {
         _mm512_storeu_si512(tile + r * MRVL_QGEMM_NR, sum[r][0]);
         _mm512_storeu_si512(tile + r * MRVL_QGEMM_NR + 16, sum[r][1]);
+    }
+}
+
+/* qgemm_tile with the requantization (qconv_requantize's, without column sums) done on the
+ * sums in registers, the first `height` rows stored a row_stride apart: sum + add[r] in
+ * float32 times multiplier[r], clamped, rounded by the default rounding mode (halves to
+ * even), plus the zero point, narrowed to bytes. */
+#define MRVL_QGEMM_FUSED_STORE 1
+static void qgemm_tile_requantized(int64_t k4, const int8_t *w, const uint8_t *a, int64_t height, const int32_t *add,
+                                   const float *multiplier, int32_t zero_point, int32_t lo, int32_t hi, uint8_t *y,
+                                   int64_t row_stride)
+{
+    __m512i sum[MRVL_QGEMM_MR][2];
+    qgemm_sums(k4, w, a, sum);
+    const __m512 low = _mm512_set1_ps((float)(lo - zero_point)), high = _mm512_set1_ps((float)(hi - zero_point));
+    const __m512i zp = _mm512_set1_epi32(zero_point);
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+        if (r >= height) break;
+        const __m512i offset = _mm512_set1_epi32(add[r]);
+        const __m512 scale = _mm512_set1_ps(multiplier[r]);
+        MRVL_UNROLL
+        for (int v = 0; v < 2; v++) {
+            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(sum[r][v], offset)), scale);
+            f = _mm512_min_ps(_mm512_max_ps(f, low), high);
+            const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), zp);
+            _mm_storeu_si128((__m128i *)(void *)(y + r * row_stride + 16 * v), _mm512_cvtepi32_epi8(q));
+        }
     }
 }
 #elif defined(MRVL_QGEMM_AVX_VNNI) || defined(MRVL_QGEMM_AVX2)
@@ -177,6 +214,37 @@ static void qconv_requantize(int64_t count, const int32_t *sums, int32_t add, in
     }
 }
 
+/* Four rows of 8 bytes, flipped by `flip`, interleaved: out[4 p + j] = row j's byte p. */
+static MRVL_ALWAYS_INLINE void qconv_interleave8(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                                                 const uint8_t *r3, uint8_t flip, uint8_t *out)
+{
+#if defined(__SSE2__)
+    const __m128i f = _mm_set1_epi8((char)flip);
+    const __m128i a = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r0), f);
+    const __m128i b = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r1), f);
+    const __m128i c = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r2), f);
+    const __m128i d = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r3), f);
+    const __m128i ab = _mm_unpacklo_epi8(a, b), cd = _mm_unpacklo_epi8(c, d);
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_unpacklo_epi16(ab, cd));
+    _mm_storeu_si128((__m128i *)(void *)(out + 16), _mm_unpackhi_epi16(ab, cd));
+#elif defined(__aarch64__)
+    const uint8x8_t f = vdup_n_u8(flip);
+    uint8x8x4_t rows;
+    rows.val[0] = veor_u8(vld1_u8(r0), f);
+    rows.val[1] = veor_u8(vld1_u8(r1), f);
+    rows.val[2] = veor_u8(vld1_u8(r2), f);
+    rows.val[3] = veor_u8(vld1_u8(r3), f);
+    vst4_u8(out, rows);
+#else
+    for (int p = 0; p < 8; p++) {
+        out[4 * p] = r0[p] ^ flip;
+        out[4 * p + 1] = r1[p] ^ flip;
+        out[4 * p + 2] = r2[p] ^ flip;
+        out[4 * p + 3] = r3[p] ^ flip;
+    }
+#endif
+}
+
 /* A tile of `count` (<= NR) output positions from K rows of bytes a row_stride apart,
  * starting at each row's `first`: (K4, NR, 4), flipped by `flip`, zero beyond K and count;
  * with column_sums, the sum of each position's K bytes. */
@@ -186,23 +254,15 @@ static void qconv_pack_tile(const uint8_t *rows, int64_t row_stride, int64_t k, 
     const int64_t k4 = (k + 3) / 4;
     for (int64_t q = 0; q < k4; q++) {
         const uint8_t *src[4];
-        static const uint8_t zeros[MRVL_QGEMM_NR];
         for (int j = 0; j < 4; j++) src[j] = 4 * q + j < k ? rows + (4 * q + j) * row_stride + first : NULL;
         uint8_t *dst = tile + q * 4 * MRVL_QGEMM_NR;
         if (count == MRVL_QGEMM_NR && src[3]) {
-            for (int64_t p = 0; p < MRVL_QGEMM_NR; p++) {
-                dst[4 * p] = src[0][p] ^ flip;
-                dst[4 * p + 1] = src[1][p] ^ flip;
-                dst[4 * p + 2] = src[2][p] ^ flip;
-                dst[4 * p + 3] = src[3][p] ^ flip;
-            }
+            for (int p = 0; p < MRVL_QGEMM_NR; p += 8)
+                qconv_interleave8(src[0] + p, src[1] + p, src[2] + p, src[3] + p, flip, dst + 4 * p);
             continue;
         }
-        for (int j = 0; j < 4; j++) {
-            const uint8_t *s = src[j] ? src[j] : zeros;
-            const uint8_t f = src[j] ? flip : 0;
-            for (int64_t p = 0; p < MRVL_QGEMM_NR; p++) dst[4 * p + j] = p < count ? s[p] ^ f : 0;
-        }
+        for (int j = 0; j < 4; j++)
+            for (int64_t p = 0; p < MRVL_QGEMM_NR; p++) dst[4 * p + j] = src[j] && p < count ? src[j][p] ^ flip : 0;
     }
     if (!column_sums) return;
     for (int64_t p = 0; p < MRVL_QGEMM_NR; p++) column_sums[p] = 0;
@@ -211,14 +271,28 @@ static void qconv_pack_tile(const uint8_t *rows, int64_t row_stride, int64_t k, 
             for (int j = 0; j < 4; j++) column_sums[p] += tile[(q * MRVL_QGEMM_NR + p) * 4 + j];
 }
 
+/* The output positions [*begin, *end) of a row whose tap at offset `shift` (input column
+ * s * stride + shift) reads inside a row of `width`. */
+static void qconv_inside(int64_t count, int64_t stride, int64_t shift, int64_t width, int64_t *begin, int64_t *end)
+{
+    int64_t b = shift >= 0 ? 0 : (-shift + stride - 1) / stride;
+    int64_t e = width - shift <= 0 ? 0 : (width - shift + stride - 1) / stride;
+    e = e < count ? e : count;
+    *begin = b < e ? b : e;
+    *end = e;
+}
+
 /* The im2col rows of one image and group: row (ci, u, v) holds, for every output position,
  * the input byte it reads through tap (u, v) of channel ci, the zero point where padding. */
 static void qconv_im2col(const mrvl_qconv_params *p, const uint8_t *planes, uint8_t pad, uint8_t *rows)
 {
     const int64_t cg = p->c / p->group, ohw = p->oh * p->ow;
     for (int64_t ci = 0; ci < cg; ci++)
-        for (int64_t u = 0; u < p->kh; u++)
-            for (int64_t v = 0; v < p->kw; v++) {
+        for (int64_t v = 0; v < p->kw; v++) {
+            int64_t s0, s1;
+            const int64_t shift = v * p->dilation_w - p->pad_left;
+            qconv_inside(p->ow, p->stride_w, shift, p->w, &s0, &s1);
+            for (int64_t u = 0; u < p->kh; u++) {
                 const uint8_t *plane = planes + ci * p->h * p->w;
                 uint8_t *row = rows + ((ci * p->kh + u) * p->kw + v) * ohw;
                 for (int64_t r = 0; r < p->oh; r++) {
@@ -228,14 +302,16 @@ static void qconv_im2col(const mrvl_qconv_params *p, const uint8_t *planes, uint
                         memset(out, pad, (size_t)p->ow);
                         continue;
                     }
-                    const uint8_t *in = plane + ih * p->w;
-                    const int64_t shift = v * p->dilation_w - p->pad_left;
-                    for (int64_t s = 0; s < p->ow; s++) {
-                        const int64_t iw = s * p->stride_w + shift;
-                        out[s] = iw >= 0 && iw < p->w ? in[iw] : pad;
-                    }
+                    const uint8_t *in = plane + ih * p->w + shift;
+                    memset(out, pad, (size_t)s0);
+                    if (p->stride_w == 1)
+                        memcpy(out + s0, in + s0, (size_t)(s1 - s0));
+                    else
+                        for (int64_t s = s0; s < s1; s++) out[s] = in[s * p->stride_w];
+                    memset(out + s1, pad, (size_t)(p->ow - s1));
                 }
             }
+        }
 }
 
 static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
@@ -244,17 +320,57 @@ static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
     return is_signed ? (int32_t)((const int8_t *)zero_point)[i] : (int32_t)((const uint8_t *)zero_point)[i];
 }
 
+/* The depthwise conv of one plane: its bytes, flipped and less the zero point, in an int16
+ * plane padded with zeros (target/host_kernels.py qconv_scratch_bytes sizes it) whose rows
+ * are split into stride_w phases (phase f holds columns f, f + stride_w, ...), so that each
+ * tap reads a contiguous run of every row; the sums of each output row, requantized. */
+static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *plane, uint8_t flip, int32_t zu,
+                                  const int8_t *taps, int32_t zw, int32_t add, float multiplier, int32_t zy,
+                                  int16_t *padded, int32_t *sums, uint8_t *out)
+{
+    const int64_t sw = p->stride_w;
+    const int64_t rows = (p->oh - 1) * p->stride_h + (p->kh - 1) * p->dilation_h + 1;
+    const int64_t cols = (p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + 1, phase = (cols + sw - 1) / sw;
+    for (int64_t i = 0; i < rows; i++) {
+        int16_t *row = padded + i * sw * phase;
+        const int64_t ih = i - p->pad_top;
+        memset(row, 0, (size_t)(sw * phase) * sizeof *row);
+        if (ih < 0 || ih >= p->h) continue;
+        const uint8_t *in = plane + ih * p->w;
+        const int64_t first = p->pad_left, last = p->pad_left + p->w < cols ? p->pad_left + p->w : cols;
+        for (int64_t f = 0; f < sw; f++) { /* columns j = f + i * sw of the padded row, j in [first, last) */
+            const int64_t i0 = first > f ? (first - f + sw - 1) / sw : 0, i1 = last > f ? (last - f + sw - 1) / sw : 0;
+            for (int64_t i = i0; i < i1; i++) row[f * phase + i] = (int16_t)((in[f + i * sw - first] ^ flip) - zu);
+        }
+    }
+    for (int64_t r = 0; r < p->oh; r++) {
+        for (int64_t s = 0; s < p->ow; s++) sums[s] = 0;
+        for (int64_t u = 0; u < p->kh; u++) {
+            const int16_t *row = padded + (r * p->stride_h + u * p->dilation_h) * sw * phase;
+            for (int64_t v = 0; v < p->kw; v++) {
+                const int32_t wv = taps[u * p->kw + v] - zw;
+                const int64_t at = v * p->dilation_w;
+                const int16_t *src = row + (at % sw) * phase + at / sw;
+                for (int64_t s = 0; s < p->ow; s++) sums[s] += wv * src[s];
+            }
+        }
+        qconv_requantize(p->ow, sums, add, 0, NULL, multiplier, zy, p->y_min, p->y_max, out + r * p->ow);
+    }
+}
+
 /* ONNX QLinearConv in 2-D, NCHW, as the file's comment describes. `scratch` holds, 64-byte
  * aligned, per output channel the multiplier, constant term and moved weight zero point;
- * then for the GEMM the column sums, a tile of sums, a packed tile and (unless the conv is 1x1
- * of stride 1 without padding) the im2col rows; for the depthwise kernel a row of sums
- * (target/host_kernels.py qconv_scratch_bytes). */
+ * then for the depthwise kernel a row of sums and the padded plane, for the GEMM the column
+ * sums, a tile of sums, a packed tile and (unless the conv is 1x1 of stride 1 without
+ * padding) the im2col rows (target/host_kernels.py qconv_scratch_bytes). A GEMM panel of
+ * packed weights is followed by the int32 sums of its rows' (packed) weights. */
 static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const float *x_scale, const void *x_zero,
                               const int8_t *w, const float *w_scale, const void *w_zero, const float *y_scale,
                               const void *y_zero, const int32_t *bias, void *y, void *scratch)
 {
     const int64_t cg = p->c / p->group, mg = p->m / p->group, taps = p->kh * p->kw, k = cg * taps;
     const int64_t k4 = (k + 3) / 4, panels = (mg + MRVL_QGEMM_MR - 1) / MRVL_QGEMM_MR, ohw = p->oh * p->ow;
+    const int64_t panel_bytes = (k4 * 4 + 4) * MRVL_QGEMM_MR;
     const uint8_t flip = p->x_signed ? 0x80 : 0;
     const int32_t zx = qconv_zero(x_zero, p->x_signed, 0), zu = zx + (p->x_signed ? 128 : 0);
     const int32_t zy = qconv_zero(y_zero, p->y_signed, 0);
@@ -271,55 +387,23 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
         multiplier[o] = *x_scale * w_scale[p->w_scale_channels ? o : 0] / *y_scale;
         zw[o] = qconv_zero(w_zero, !p->w_shift, p->w_zero_channels ? o : 0) - p->w_shift;
         any_zw |= zw[o] != 0;
-        /* sum_k w' of the channel, from its packed weights */
-        int32_t w_sum = 0;
-        if (p->depthwise) {
-            for (int64_t t = 0; t < taps; t++) w_sum += w[o * taps + t];
-        } else {
+        add[o] = bias ? bias[o] : 0;
+        if (!p->depthwise) { /* the zero-point terms; the depthwise kernel subtracts the zero points */
             const int64_t g = o / mg, row = o % mg;
-            const int8_t *panel = w + (g * panels + row / MRVL_QGEMM_MR) * k4 * 4 * MRVL_QGEMM_MR;
-            for (int64_t q = 0; q < k4; q++)
-                for (int j = 0; j < 4; j++) w_sum += panel[(q * MRVL_QGEMM_MR + row % MRVL_QGEMM_MR) * 4 + j];
+            int32_t w_sum;
+            memcpy(&w_sum, w + (g * panels + row / MRVL_QGEMM_MR) * panel_bytes + k4 * 4 * MRVL_QGEMM_MR +
+                               4 * (row % MRVL_QGEMM_MR), 4);
+            add[o] += -zu * w_sum + (int32_t)k * zu * zw[o];
         }
-        add[o] = (bias ? bias[o] : 0) - zu * w_sum + (int32_t)k * zu * zw[o];
     }
     uint8_t *out = y;
     if (p->depthwise) {
         int32_t *sums = (int32_t *)(void *)at;
+        int16_t *padded = (int16_t *)(void *)(at + (p->ow * 4 + 63) / 64 * 64);
         for (int64_t b = 0; b < p->n; b++)
-            for (int64_t o = 0; o < p->m; o++) {
-                const uint8_t *plane = (const uint8_t *)x + (b * p->c + o) * p->h * p->w;
-                const int8_t *taps_w = w + o * taps;
-                for (int64_t r = 0; r < p->oh; r++) {
-                    for (int64_t s = 0; s < p->ow; s++) sums[s] = 0;
-                    for (int64_t u = 0; u < p->kh; u++) {
-                        const int64_t ih = r * p->stride_h + u * p->dilation_h - p->pad_top;
-                        const uint8_t *in = plane + ih * p->w;
-                        for (int64_t v = 0; v < p->kw; v++) {
-                            const int32_t wv = taps_w[u * p->kw + v] - zw[o];
-                            const int64_t shift = v * p->dilation_w - p->pad_left;
-                            /* positions reading inside the plane: [s0, s1) */
-                            int64_t s0 = shift >= 0 ? 0 : (-shift + p->stride_w - 1) / p->stride_w;
-                            int64_t s1 = p->w - shift <= 0 ? 0 : (p->w - shift + p->stride_w - 1) / p->stride_w;
-                            s1 = s1 < p->ow ? s1 : p->ow;
-                            if (ih < 0 || ih >= p->h) {
-                                s0 = 0;
-                                s1 = 0;
-                            }
-                            for (int64_t s = 0; s < s0; s++) sums[s] += wv * (int32_t)(uint8_t)(pad ^ flip);
-                            if (p->stride_w == 1)
-                                for (int64_t s = s0; s < s1; s++) sums[s] += wv * (int32_t)(uint8_t)(in[s + shift] ^ flip);
-                            else
-                                for (int64_t s = s0; s < s1; s++)
-                                    sums[s] += wv * (int32_t)(uint8_t)(in[s * p->stride_w + shift] ^ flip);
-                            for (int64_t s = s1 > s0 ? s1 : s0; s < p->ow; s++)
-                                sums[s] += wv * (int32_t)(uint8_t)(pad ^ flip);
-                        }
-                    }
-                    qconv_requantize(p->ow, sums, add[o], 0, NULL, multiplier[o], zy, p->y_min, p->y_max,
-                                     out + (b * p->m + o) * ohw + r * p->ow);
-                }
-            }
+            for (int64_t o = 0; o < p->m; o++)
+                qconv_depthwise_plane(p, (const uint8_t *)x + (b * p->c + o) * p->h * p->w, flip, zu, w + o * taps,
+                                      zw[o], add[o], multiplier[o], zy, padded, sums, out + (b * p->m + o) * ohw);
         return;
     }
     int32_t *column_sums = (int32_t *)(void *)at;
@@ -343,9 +427,18 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
                 const int64_t count = ohw - first < MRVL_QGEMM_NR ? ohw - first : MRVL_QGEMM_NR;
                 qconv_pack_tile(rows, ohw, k, first, count, flip, packed, any_zw ? column_sums : NULL);
                 for (int64_t panel = 0; panel < panels; panel++) {
-                    qgemm_tile(k4, w + (g * panels + panel) * k4 * 4 * MRVL_QGEMM_MR, packed, tile);
                     const int64_t height = mg - panel * MRVL_QGEMM_MR < MRVL_QGEMM_MR ? mg - panel * MRVL_QGEMM_MR
                                                                                      : MRVL_QGEMM_MR;
+#if defined(MRVL_QGEMM_FUSED_STORE)
+                    if (count == MRVL_QGEMM_NR && !any_zw) {
+                        const int64_t o = g * mg + panel * MRVL_QGEMM_MR;
+                        qgemm_tile_requantized(k4, w + (g * panels + panel) * panel_bytes, packed, height, add + o,
+                                               multiplier + o, zy, p->y_min, p->y_max, out + (b * p->m + o) * ohw + first,
+                                               ohw);
+                        continue;
+                    }
+#endif
+                    qgemm_tile(k4, w + (g * panels + panel) * panel_bytes, packed, tile);
                     for (int64_t r = 0; r < height; r++) {
                         const int64_t o = g * mg + panel * MRVL_QGEMM_MR + r;
                         qconv_requantize(count, tile + r * MRVL_QGEMM_NR, add[o], zw[o], any_zw ? column_sums : NULL,
