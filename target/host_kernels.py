@@ -214,8 +214,9 @@ def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray
 def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     """Bytes of mrvl_qlinear_conv's scratch: per output channel a multiplier, a constant and a
     zero point; then a row of sums and the zero-padded int16 plane split into stride phases
-    (depthwise), or the column sums, a tile of sums, a packed tile and, unless the conv reads
-    the input's planes as they are, the im2col rows."""
+    (depthwise), or the column sums, a tile of sums, a packed tile, the im2col rows' offsets
+    and: nothing more for a 1x1 conv of stride 1 without padding, the zero-padded planes and
+    a buffer of results for other convs of stride 1, the im2col rows for the others."""
     def aligned(n: int) -> int:
         return -(-n // 64) * 64
 
@@ -227,9 +228,13 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
         cols = (ow - 1) * strides[1] + (kw - 1) * dilations[1] + 1
         return per_channel + aligned(4 * ow) + 2 * rows * strides[1] * -(-cols // strides[1])
     mr, nr, k = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR"), cg * kh * kw
-    direct = kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w)
-    return (per_channel + aligned(4 * nr) + aligned(4 * mr * nr) + aligned(-(-k // 4) * 4 * nr)
-            + (0 if direct else k * oh * ow))
+    fixed = per_channel + aligned(4 * nr) + aligned(4 * mr * nr) + aligned(-(-k // 4) * 4 * nr) + aligned(8 * k)
+    if kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w):
+        return fixed  # the input's planes as they are
+    if strides == [1, 1]:  # zero-padded planes, and the results of rows `width` wide
+        width, height = ow + (kw - 1) * dilations[1], oh + (kh - 1) * dilations[0]
+        return fixed + aligned(cg * height * width + width + nr) + m // op.group.value.data * oh * width
+    return fixed + k * oh * ow  # im2col rows
 
 
 def packed_weights_floats(op: cpu.ConvOp) -> int:

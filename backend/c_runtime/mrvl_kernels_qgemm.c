@@ -245,16 +245,16 @@ static MRVL_ALWAYS_INLINE void qconv_interleave8(const uint8_t *r0, const uint8_
 #endif
 }
 
-/* A tile of `count` (<= NR) output positions from K rows of bytes a row_stride apart,
+/* A tile of `count` (<= NR) output positions from K rows of bytes, row k at base + rows[k],
  * starting at each row's `first`: (K4, NR, 4), flipped by `flip`, zero beyond K and count;
  * with column_sums, the sum of each position's K bytes. */
-static void qconv_pack_tile(const uint8_t *rows, int64_t row_stride, int64_t k, int64_t first, int64_t count,
+static void qconv_pack_tile(const uint8_t *base, const int64_t *rows, int64_t k, int64_t first, int64_t count,
                             uint8_t flip, uint8_t *tile, int32_t *column_sums)
 {
     const int64_t k4 = (k + 3) / 4;
     for (int64_t q = 0; q < k4; q++) {
         const uint8_t *src[4];
-        for (int j = 0; j < 4; j++) src[j] = 4 * q + j < k ? rows + (4 * q + j) * row_stride + first : NULL;
+        for (int j = 0; j < 4; j++) src[j] = 4 * q + j < k ? base + rows[4 * q + j] + first : NULL;
         uint8_t *dst = tile + q * 4 * MRVL_QGEMM_NR;
         if (count == MRVL_QGEMM_NR && src[3]) {
             for (int p = 0; p < MRVL_QGEMM_NR; p += 8)
@@ -311,6 +311,30 @@ static void qconv_im2col(const mrvl_qconv_params *p, const uint8_t *planes, uint
                     memset(out + s1, pad, (size_t)(p->ow - s1));
                 }
             }
+        }
+}
+
+/* The planes of one image and group zero-padded (the zero point's byte) to rows of `width`
+ * = ow + (kw - 1) * dilation_w bytes, oh + (kh - 1) * dilation_h of them, for a conv of
+ * stride 1: the im2col row of tap (u, v) of channel ci is then the padded plane itself from
+ * offset (u * dilation_h) * width + v * dilation_w, for the output positions r * width + c
+ * (those with c >= ow are computed and dropped). */
+static void qconv_pad_planes(const mrvl_qconv_params *p, const uint8_t *planes, uint8_t pad, int64_t width,
+                             uint8_t *padded)
+{
+    const int64_t cg = p->c / p->group, height = p->oh + (p->kh - 1) * p->dilation_h;
+    const int64_t first = p->pad_left, last = p->pad_left + p->w < width ? p->pad_left + p->w : width;
+    for (int64_t ci = 0; ci < cg; ci++)
+        for (int64_t i = 0; i < height; i++) {
+            uint8_t *row = padded + (ci * height + i) * width;
+            const int64_t ih = i - p->pad_top;
+            if (ih < 0 || ih >= p->h) {
+                memset(row, pad, (size_t)width);
+                continue;
+            }
+            memset(row, pad, (size_t)first);
+            memcpy(row + first, planes + (ci * p->h + ih) * p->w, (size_t)(last - first));
+            memset(row + last, pad, (size_t)(width - last));
         }
 }
 
@@ -412,39 +436,64 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
     at += (MRVL_QGEMM_MR * MRVL_QGEMM_NR * 4 + 63) / 64 * 64;
     uint8_t *packed = at;
     at += (k4 * 4 * MRVL_QGEMM_NR + 63) / 64 * 64;
-    uint8_t *im2col = at;
+    int64_t *rows = (int64_t *)(void *)at;
+    at += (k * 8 + 63) / 64 * 64;
+    /* How the im2col rows are read: the input's planes (a 1x1 conv of stride 1 without
+     * padding), the zero-padded planes (stride 1: `wide` rows of `width` positions, the
+     * results of the positions past ow dropped from a buffer), or rows copied (im2col). */
     const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
                        p->pad_left == 0 && p->oh == p->h && p->ow == p->w;
+    const int wide = !direct && p->stride_h == 1 && p->stride_w == 1;
+    const int64_t width = wide ? p->ow + (p->kw - 1) * p->dilation_w : p->ow;
+    const int64_t positions = p->oh * width, padded_height = p->oh + (p->kh - 1) * p->dilation_h;
+    uint8_t *planes_copy = at, *results = NULL;
+    if (wide) {
+        results = at + (cg * padded_height * width + width + MRVL_QGEMM_NR + 63) / 64 * 64;
+        for (int64_t ci = 0; ci < cg; ci++)
+            for (int64_t u = 0; u < p->kh; u++)
+                for (int64_t v = 0; v < p->kw; v++)
+                    rows[(ci * p->kh + u) * p->kw + v] = (ci * padded_height + u * p->dilation_h) * width + v * p->dilation_w;
+    } else {
+        for (int64_t i = 0; i < k; i++) rows[i] = i * (direct ? p->h * p->w : ohw);
+    }
     for (int64_t b = 0; b < p->n; b++)
         for (int64_t g = 0; g < p->group; g++) {
             const uint8_t *planes = (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w;
-            const uint8_t *rows = planes;
-            if (!direct) {
-                qconv_im2col(p, planes, pad, im2col);
-                rows = im2col;
-            }
-            for (int64_t first = 0; first < ohw; first += MRVL_QGEMM_NR) {
-                const int64_t count = ohw - first < MRVL_QGEMM_NR ? ohw - first : MRVL_QGEMM_NR;
-                qconv_pack_tile(rows, ohw, k, first, count, flip, packed, any_zw ? column_sums : NULL);
+            const uint8_t *base = planes;
+            if (wide)
+                qconv_pad_planes(p, planes, pad, width, planes_copy);
+            else if (!direct)
+                qconv_im2col(p, planes, pad, planes_copy);
+            if (!direct) base = planes_copy;
+            /* the group's channel o's result for position i: at dst + o * stride + i */
+            uint8_t *dst = wide ? results : out + (b * p->m + g * mg) * ohw;
+            const int64_t stride = wide ? positions : ohw;
+            for (int64_t first = 0; first < positions; first += MRVL_QGEMM_NR) {
+                const int64_t count = positions - first < MRVL_QGEMM_NR ? positions - first : MRVL_QGEMM_NR;
+                qconv_pack_tile(base, rows, k, first, count, flip, packed, any_zw ? column_sums : NULL);
                 for (int64_t panel = 0; panel < panels; panel++) {
                     const int64_t height = mg - panel * MRVL_QGEMM_MR < MRVL_QGEMM_MR ? mg - panel * MRVL_QGEMM_MR
                                                                                      : MRVL_QGEMM_MR;
+                    const int64_t local = panel * MRVL_QGEMM_MR, o = g * mg + local;
+                    uint8_t *y_tile = dst + local * stride + first;
 #if defined(MRVL_QGEMM_FUSED_STORE)
                     if (count == MRVL_QGEMM_NR && !any_zw) {
-                        const int64_t o = g * mg + panel * MRVL_QGEMM_MR;
                         qgemm_tile_requantized(k4, w + (g * panels + panel) * panel_bytes, packed, height, add + o,
-                                               multiplier + o, zy, p->y_min, p->y_max, out + (b * p->m + o) * ohw + first,
-                                               ohw);
+                                               multiplier + o, zy, p->y_min, p->y_max, y_tile, stride);
                         continue;
                     }
 #endif
                     qgemm_tile(k4, w + (g * panels + panel) * panel_bytes, packed, tile);
-                    for (int64_t r = 0; r < height; r++) {
-                        const int64_t o = g * mg + panel * MRVL_QGEMM_MR + r;
-                        qconv_requantize(count, tile + r * MRVL_QGEMM_NR, add[o], zw[o], any_zw ? column_sums : NULL,
-                                         multiplier[o], zy, p->y_min, p->y_max, out + (b * p->m + o) * ohw + first);
-                    }
+                    for (int64_t r = 0; r < height; r++)
+                        qconv_requantize(count, tile + r * MRVL_QGEMM_NR, add[o + r], zw[o + r],
+                                         any_zw ? column_sums : NULL, multiplier[o + r], zy, p->y_min, p->y_max,
+                                         y_tile + r * stride);
                 }
             }
+            if (wide)
+                for (int64_t o = 0; o < mg; o++)
+                    for (int64_t r = 0; r < p->oh; r++)
+                        memcpy(out + (b * p->m + g * mg + o) * ohw + r * p->ow, results + o * positions + r * width,
+                               (size_t)p->ow);
         }
 }
