@@ -344,15 +344,25 @@ static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
     return is_signed ? (int32_t)((const int8_t *)zero_point)[i] : (int32_t)((const uint8_t *)zero_point)[i];
 }
 
+/* Sums and results per row of a depthwise conv's output: a stride-1 conv computes whole rows
+ * of the padded plane (`cols` wide, the positions past ow dropped), others rows of ow rounded
+ * up to 16 positions; either way the loops run in whole vectors. */
+static int64_t qconv_depthwise_row(const mrvl_qconv_params *p)
+{
+    const int64_t cols = (p->ow - 1) * p->stride_w + (p->kw - 1) * p->dilation_w + 1;
+    return p->stride_h == 1 && p->stride_w == 1 ? cols : (p->ow + 15) / 16 * 16;
+}
+
 /* The depthwise conv of one plane: its bytes, flipped and less the zero point, in an int16
  * plane padded with zeros (target/host_kernels.py qconv_scratch_bytes sizes it) whose rows
  * are split into stride_w phases (phase f holds columns f, f + stride_w, ...), so that each
- * tap reads a contiguous run of every row; the sums of each output row, requantized. */
+ * tap reads a contiguous run of every row; the sums of the output rows (`qconv_depthwise_row`
+ * apart), requantized, and the first ow results of each row copied out. */
 static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *plane, uint8_t flip, int32_t zu,
                                   const int8_t *taps, int32_t zw, int32_t add, float multiplier, int32_t zy,
-                                  int16_t *padded, int32_t *sums, uint8_t *out)
+                                  int16_t *padded, int32_t *sums, uint8_t *results, uint8_t *out)
 {
-    const int64_t sw = p->stride_w;
+    const int64_t sw = p->stride_w, row_length = qconv_depthwise_row(p);
     const int64_t rows = (p->oh - 1) * p->stride_h + (p->kh - 1) * p->dilation_h + 1;
     const int64_t cols = (p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + 1, phase = (cols + sw - 1) / sw;
     for (int64_t i = 0; i < rows; i++) {
@@ -367,19 +377,24 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
             for (int64_t i = i0; i < i1; i++) row[f * phase + i] = (int16_t)((in[f + i * sw - first] ^ flip) - zu);
         }
     }
-    for (int64_t r = 0; r < p->oh; r++) {
-        for (int64_t s = 0; s < p->ow; s++) sums[s] = 0;
+    /* a stride-1 conv as one run over all its rows, else row by row */
+    const int64_t runs = sw == 1 && p->stride_h == 1 ? 1 : p->oh;
+    const int64_t run = runs == 1 ? (p->oh * row_length + 15) / 16 * 16 : row_length;
+    for (int64_t r = 0; r < runs; r++) {
+        int32_t *sum = sums + r * run;
+        for (int64_t s = 0; s < run; s++) sum[s] = 0;
         for (int64_t u = 0; u < p->kh; u++) {
             const int16_t *row = padded + (r * p->stride_h + u * p->dilation_h) * sw * phase;
             for (int64_t v = 0; v < p->kw; v++) {
                 const int32_t wv = taps[u * p->kw + v] - zw;
                 const int64_t at = v * p->dilation_w;
                 const int16_t *src = row + (at % sw) * phase + at / sw;
-                for (int64_t s = 0; s < p->ow; s++) sums[s] += wv * src[s];
+                for (int64_t s = 0; s < run; s++) sum[s] += wv * src[s];
             }
         }
-        qconv_requantize(p->ow, sums, add, 0, NULL, multiplier, zy, p->y_min, p->y_max, out + r * p->ow);
     }
+    qconv_requantize(runs * run, sums, add, 0, NULL, multiplier, zy, p->y_min, p->y_max, results);
+    for (int64_t r = 0; r < p->oh; r++) memcpy(out + r * p->ow, results + r * row_length, (size_t)p->ow);
 }
 
 /* ONNX QLinearConv in 2-D, NCHW, as the file's comment describes. `scratch` holds, 64-byte
@@ -422,12 +437,15 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
     }
     uint8_t *out = y;
     if (p->depthwise) {
+        const int64_t count = (p->oh * qconv_depthwise_row(p) + 15) / 16 * 16;
         int32_t *sums = (int32_t *)(void *)at;
-        int16_t *padded = (int16_t *)(void *)(at + (p->ow * 4 + 63) / 64 * 64);
+        uint8_t *results = at + (count * 4 + 63) / 64 * 64;
+        int16_t *padded = (int16_t *)(void *)(results + (count + 63) / 64 * 64);
         for (int64_t b = 0; b < p->n; b++)
             for (int64_t o = 0; o < p->m; o++)
                 qconv_depthwise_plane(p, (const uint8_t *)x + (b * p->c + o) * p->h * p->w, flip, zu, w + o * taps,
-                                      zw[o], add[o], multiplier[o], zy, padded, sums, out + (b * p->m + o) * ohw);
+                                      zw[o], add[o], multiplier[o], zy, padded, sums, results,
+                                      out + (b * p->m + o) * ohw);
         return;
     }
     int32_t *column_sums = (int32_t *)(void *)at;
