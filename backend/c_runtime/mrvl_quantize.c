@@ -43,13 +43,14 @@ typedef struct {
     } while (0)
 
 /* round(x / scale) + zero_point, saturated to [LO, HI]: the division in float32 and halves
- * to even (rintf, in the default rounding mode), as ONNX's reference computes it; the sum
- * in double, exact for every int32. NaN quantizes to the zero point. */
-#define MRVL_DEFINE_QUANTIZE(SUFFIX, T, LO, HI)                                                  \
+ * to even (rintf, in the default rounding mode), as ONNX's reference computes it; the sum in
+ * type W: double, exact for every int32, or for 8- and 16-bit types float, exact wherever
+ * it does not saturate (|sum| < 2^24) and vectorised. NaN quantizes to the zero point. */
+#define MRVL_DEFINE_QUANTIZE(SUFFIX, T, LO, HI, W)                                               \
     static T quantize_one_##SUFFIX(float x, float s, T z)                                        \
     {                                                                                            \
-        double v = (double)rintf(x / s) + (double)z;                                             \
-        return (T)(v != v ? (double)z : v < (LO) ? (LO) : v > (HI) ? (HI) : v);                  \
+        W v = (W)rintf(x / s) + (W)z;                                                            \
+        return (T)(v != v ? (W)z : v < (W)(LO) ? (W)(LO) : v > (W)(HI) ? (W)(HI) : v);           \
     }                                                                                            \
     static void mrvl_quantize_##SUFFIX(const mrvl_quant_params *p, const float *x,               \
                                        const float *scale, const T *zero_point, T *y)            \
@@ -68,11 +69,11 @@ typedef struct {
                                           * scale[k]);                                           \
     }
 
-MRVL_DEFINE_QUANTIZE(i8, int8_t, -128.0, 127.0)
-MRVL_DEFINE_QUANTIZE(u8, uint8_t, 0.0, 255.0)
-MRVL_DEFINE_QUANTIZE(i16, int16_t, -32768.0, 32767.0)
-MRVL_DEFINE_QUANTIZE(u16, uint16_t, 0.0, 65535.0)
-MRVL_DEFINE_QUANTIZE(i32, int32_t, -2147483648.0, 2147483647.0)
+MRVL_DEFINE_QUANTIZE(i8, int8_t, -128.0, 127.0, float)
+MRVL_DEFINE_QUANTIZE(u8, uint8_t, 0.0, 255.0, float)
+MRVL_DEFINE_QUANTIZE(i16, int16_t, -32768.0, 32767.0, float)
+MRVL_DEFINE_QUANTIZE(u16, uint16_t, 0.0, 65535.0, float)
+MRVL_DEFINE_QUANTIZE(i32, int32_t, -2147483648.0, 2147483647.0, double)
 MRVL_DEFINE_DEQUANTIZE(i8, int8_t)
 MRVL_DEFINE_DEQUANTIZE(u8, uint8_t)
 MRVL_DEFINE_DEQUANTIZE(i16, int16_t)
