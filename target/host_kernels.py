@@ -214,7 +214,7 @@ def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray
 def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     """Bytes of mrvl_qlinear_conv's scratch: per output channel a multiplier, a constant and a
     zero point; then the sums and results of a plane and the zero-padded int16 plane split into
-    stride phases (depthwise), or the column sums, a tile of sums, a packed tile, the im2col rows' offsets
+    stride phases, and one row (depthwise), or the column sums, a tile of sums, a packed tile, the im2col rows' offsets
     and: nothing more for a 1x1 conv of stride 1 without padding, the zero-padded planes and
     a buffer of results for other convs of stride 1, the im2col rows for the others."""
     def aligned(n: int) -> int:
@@ -227,7 +227,7 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
         rows = (oh - 1) * strides[0] + (kh - 1) * dilations[0] + 1
         cols = (ow - 1) * strides[1] + (kw - 1) * dilations[1] + 1
         count = -(-oh * (cols if strides == [1, 1] else -(-ow // 16) * 16) // 16) * 16
-        return per_channel + aligned(4 * count) + aligned(count) + 2 * (rows * strides[1] * -(-cols // strides[1]) + (kw - 1) * dilations[1] + 16)
+        return per_channel + aligned(4 * count) + aligned(count) + 2 * ((rows + 1) * strides[1] * -(-cols // strides[1]) + (kw - 1) * dilations[1] + 16)
     mr, nr, k = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR"), cg * kh * kw
     fixed = per_channel + aligned(4 * nr) + aligned(4 * mr * nr) + aligned(-(-k // 4) * 4 * nr) + aligned(8 * k)
     if kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w):

@@ -365,16 +365,27 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
     const int64_t sw = p->stride_w, row_length = qconv_depthwise_row(p);
     const int64_t rows = (p->oh - 1) * p->stride_h + (p->kh - 1) * p->dilation_h + 1;
     const int64_t cols = (p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + 1, phase = (cols + sw - 1) / sw;
+    /* each row zero-padded in `line` (the row itself when stride_w is 1), then split into phases */
+    int16_t *line = padded + rows * sw * phase + (p->kw - 1) * p->dilation_w + 16;
+    const int64_t first = p->pad_left, last = p->pad_left + p->w < cols ? p->pad_left + p->w : cols;
+    const int16_t zero = (int16_t)zu;
     for (int64_t i = 0; i < rows; i++) {
-        int16_t *row = padded + i * sw * phase;
+        int16_t *row = padded + i * sw * phase, *full = sw == 1 ? row : line;
         const int64_t ih = i - p->pad_top;
-        memset(row, 0, (size_t)(sw * phase) * sizeof *row);
-        if (ih < 0 || ih >= p->h) continue;
-        const uint8_t *in = plane + ih * p->w;
-        const int64_t first = p->pad_left, last = p->pad_left + p->w < cols ? p->pad_left + p->w : cols;
-        for (int64_t f = 0; f < sw; f++) { /* columns j = f + i * sw of the padded row, j in [first, last) */
-            const int64_t i0 = first > f ? (first - f + sw - 1) / sw : 0, i1 = last > f ? (last - f + sw - 1) / sw : 0;
-            for (int64_t i = i0; i < i1; i++) row[f * phase + i] = (int16_t)((in[f + i * sw - first] ^ flip) - zu);
+        memset(full, 0, (size_t)(sw * phase) * sizeof *full);
+        if (ih >= 0 && ih < p->h) {
+            const uint8_t *in = plane + ih * p->w;
+            int16_t *dst = full + first;
+            for (int64_t j = 0; j < last - first; j++) dst[j] = (int16_t)((int16_t)(in[j] ^ flip) - zero);
+        }
+        if (sw == 2) {
+            for (int64_t j = 0; j < phase; j++) {
+                row[j] = line[2 * j];
+                row[phase + j] = line[2 * j + 1];
+            }
+        } else if (sw > 2) {
+            for (int64_t f = 0; f < sw; f++)
+                for (int64_t j = 0; j < phase; j++) row[f * phase + j] = line[j * sw + f];
         }
     }
     /* a stride-1 conv as one run over all its rows, else row by row */
