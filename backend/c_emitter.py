@@ -1156,7 +1156,11 @@ class CEmitter:
             reader = next((use.operation for use in value.uses if use.index == 1 and (
                 isinstance(use.operation, cpu.ConvOp) and use.operation.packed_weights is not None
                 or isinstance(use.operation, cpu.GemmOp | cpu.MatmulOp) and use.operation.packed_b is not None)), None)
-            if isinstance(reader, cpu.ConvOp):  # described as the weights it packs
+            qconv = next((use.operation for use in value.uses if use.index == 3 and isinstance(
+                use.operation, cpu.QLinearConvOp) and use.operation.packed_weights is not None), None)
+            if qconv is not None:
+                shape, layout = qconv.weights_shape(), f", packed for mrvl_qlinear_conv, {qconv.group.value.data} group(s)"
+            elif isinstance(reader, cpu.ConvOp):  # described as the weights it packs
                 shape, layout = reader.weights_shape(), f", packed for mrvl_conv_f32, {reader.group.value.data} group(s)"
             elif reader is not None:
                 shape, layout = reader.weights_shape(), ", packed for the GEMM"

@@ -138,9 +138,11 @@ class DequantizeConvQuantizeToQLinearConv(RewritePattern):
         qconv.results[0].name_hint = y.name_hint
         rewriter.insert_op(constants, InsertPoint.before(conv))
         rewriter.replace_op(op, qconv)
+        floats = [v.owner for v in (conv.W, conv.B) if v is not None]
         rewriter.erase_op(conv)
-        if not dequantize.output.uses:
-            rewriter.erase_op(dequantize)
+        for dead in (dequantize, *floats):
+            if isinstance(dead, Operation) and not any(r.uses for r in dead.results):
+                rewriter.erase_op(dead)
 
 
 @dataclass(frozen=True)
