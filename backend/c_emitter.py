@@ -703,6 +703,8 @@ class CEmitter:
             return [*self.params("mrvl_pool_params", fields),
                     f"mrvl_max_pool_indices_f32(&p, {column_major}, {x[0]}, {y[0]}, {y[1]});"]
         kernel = "mrvl_pool_nhwc_f32" if op.channels_last is not None else "mrvl_pool_f32"
+        if cpu.element_type_of(op.input) in cpu.INTEGER_PRODUCT_TYPES:
+            kernel = f"mrvl_max_pool_{_suffix(op.input)}"
         return [*self.params("mrvl_pool_params", fields), f"{kernel}(&p, {x[0]}, {y[0]});"]
 
     @emit.register
