@@ -71,7 +71,7 @@
  * AVX-512 with VNNI 16 sums of 2 zmm each; elsewhere 8 (AVX2: 8 ymm of 16; NEON: 16 of 32
  * q-registers, 4 positions each; the portable loops). */
 #define MRVL_QGEMM_MR 8
-#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__)
 #define MRVL_QGEMM_NR 32
 #else
 #define MRVL_QGEMM_NR 8

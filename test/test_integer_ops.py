@@ -1,6 +1,7 @@
 """Integer ops on the host against onnxruntime: DynamicQuantizeLinear, MatMulInteger,
-QLinearMatMul, ConvInteger, QLinearConv and MaxPool of uint8, alone and as `quantize_dynamic` chains them (the
-activations quantized at run time, int8 weights, int32 sums rescaled to float). Integer
+QLinearMatMul, ConvInteger, QLinearConv and MaxPool of uint8, alone and as `quantize_dynamic`
+chains them (the activations quantized at run time, int8 weights, int32 sums rescaled to
+float). Integer
 outputs must be equal; float ones within a float32 rounding. All cases are one model: gcc
 builds the bundle once."""
 

@@ -27,7 +27,7 @@
  * Included by mrvl_kernels.c after the float families (mrvl_kernels_internal.h: intrinsics,
  * MRVL_UNROLL). */
 
-#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__)
 #define MRVL_QGEMM_AVX512_VNNI 1
 #elif defined(__AVXVNNI__)
 #define MRVL_QGEMM_AVX_VNNI 1
@@ -87,18 +87,21 @@ static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *t
 }
 
 /* qgemm_tile with the requantization (qconv_requantize's, without column sums) done on the
- * sums in registers, the first `height` rows stored a row_stride apart: sum + add[r] in
+ * sums in registers, the first `count` positions of the first `height` rows stored a row_stride
+ * apart (masked: a partial tile writes nothing past them): sum + add[r] in
  * float32 times multiplier[r], clamped, rounded by the default rounding mode (halves to
  * even), plus the zero point, narrowed to bytes. */
 #define MRVL_QGEMM_FUSED_STORE 1
-static void qgemm_tile_requantized(int64_t k4, const int8_t *w, const uint8_t *a, int64_t height, const int32_t *add,
-                                   const float *multiplier, int32_t zero_point, int32_t lo, int32_t hi, uint8_t *y,
-                                   int64_t row_stride)
+static void qgemm_tile_requantized(int64_t k4, const int8_t *w, const uint8_t *a, int64_t height, int64_t count,
+                                   const int32_t *add, const float *multiplier, int32_t zero_point, int32_t lo,
+                                   int32_t hi, uint8_t *y, int64_t row_stride)
 {
     __m512i sum[MRVL_QGEMM_MR][2];
     qgemm_sums(k4, w, a, sum);
     const __m512 low = _mm512_set1_ps((float)(lo - zero_point)), high = _mm512_set1_ps((float)(hi - zero_point));
     const __m512i zp = _mm512_set1_epi32(zero_point);
+    const __mmask16 stored[2] = {(__mmask16)(count >= 16 ? 0xffff : (1u << count) - 1),
+                                 (__mmask16)(count >= 32 ? 0xffff : count <= 16 ? 0 : (1u << (count - 16)) - 1)};
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) {
         if (r >= height) break;
@@ -109,7 +112,7 @@ static void qgemm_tile_requantized(int64_t k4, const int8_t *w, const uint8_t *a
             __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(sum[r][v], offset)), scale);
             f = _mm512_min_ps(_mm512_max_ps(f, low), high);
             const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), zp);
-            _mm_storeu_si128((__m128i *)(void *)(y + r * row_stride + 16 * v), _mm512_cvtepi32_epi8(q));
+            _mm_mask_storeu_epi8(y + r * row_stride + 16 * v, stored[v], _mm512_cvtepi32_epi8(q));
         }
     }
 }
@@ -304,10 +307,14 @@ static void qconv_im2col(const mrvl_qconv_params *p, const uint8_t *planes, uint
                     }
                     const uint8_t *in = plane + ih * p->w + shift;
                     memset(out, pad, (size_t)s0);
-                    if (p->stride_w == 1)
+                    /* the stride a local (out may alias p) and 2 a constant: the loops vectorise */
+                    const int64_t sw = p->stride_w;
+                    if (sw == 1)
                         memcpy(out + s0, in + s0, (size_t)(s1 - s0));
+                    else if (sw == 2)
+                        for (int64_t s = s0; s < s1; s++) out[s] = in[2 * s];
                     else
-                        for (int64_t s = s0; s < s1; s++) out[s] = in[s * p->stride_w];
+                        for (int64_t s = s0; s < s1; s++) out[s] = in[s * sw];
                     memset(out + s1, pad, (size_t)(p->ow - s1));
                 }
             }
@@ -506,9 +513,9 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
                     const int64_t local = panel * MRVL_QGEMM_MR, o = g * mg + local;
                     uint8_t *y_tile = dst + local * stride + first;
 #if defined(MRVL_QGEMM_FUSED_STORE)
-                    if (count == MRVL_QGEMM_NR && !any_zw) {
-                        qgemm_tile_requantized(k4, w + (g * panels + panel) * panel_bytes, packed, height, add + o,
-                                               multiplier + o, zy, p->y_min, p->y_max, y_tile, stride);
+                    if (!any_zw) {
+                        qgemm_tile_requantized(k4, w + (g * panels + panel) * panel_bytes, packed, height, count,
+                                               add + o, multiplier + o, zy, p->y_min, p->y_max, y_tile, stride);
                         continue;
                     }
 #endif
