@@ -226,8 +226,9 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     if op.is_depthwise():  # qconv_depthwise_row, qconv_depthwise_plane
         rows = (oh - 1) * strides[0] + (kh - 1) * dilations[0] + 1
         cols = (ow - 1) * strides[1] + (kw - 1) * dilations[1] + 1
-        count = -(-oh * (cols if strides == [1, 1] else -(-ow // 16) * 16) // 16) * 16
-        return per_channel + aligned(4 * count) + aligned(count) + 2 * ((rows + 1) * strides[1] * -(-cols // strides[1]) + (kw - 1) * dilations[1] + 16)
+        count = -(-oh * (cols if strides == [1, 1] else -(-ow // 32) * 32) // 32) * 32
+        plane = (rows + 1) * strides[1] * -(-cols // strides[1]) + (kw - 1) * dilations[1] + 32
+        return per_channel + aligned(4 * count) + aligned(count) + 2 * plane
     mr, nr, k = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR"), cg * kh * kw
     fixed = per_channel + aligned(4 * nr) + aligned(4 * mr * nr) + aligned(-(-k // 4) * 4 * nr) + aligned(8 * k)
     if kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w):

@@ -195,9 +195,9 @@ static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *t
 /* Requantizes `count` sums of one output channel into y (see the file's comment): `add` is the
  * channel's constant term (bias and zero-point terms), `zw` times column_sums[i] (when given)
  * the position's. */
-static void qconv_requantize(int64_t count, const int32_t *sums, int32_t add, int32_t zw,
-                             const int32_t *column_sums, float multiplier, int32_t zero_point,
-                             int32_t lo, int32_t hi, uint8_t *y)
+static void qconv_requantize(int64_t count, const int32_t *restrict sums, int32_t add, int32_t zw,
+                             const int32_t *restrict column_sums, float multiplier, int32_t zero_point,
+                             int32_t lo, int32_t hi, uint8_t *restrict y)
 {
     const float low = (float)(lo - zero_point), high = (float)(hi - zero_point);
     if (column_sums && zw) {
@@ -353,11 +353,23 @@ static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
 
 /* Sums and results per row of a depthwise conv's output: a stride-1 conv computes whole rows
  * of the padded plane (`cols` wide, the positions past ow dropped), others rows of ow rounded
- * up to 16 positions; either way the loops run in whole vectors. */
+ * up to 32 positions; either way the loops run in whole chunks of 32. */
 static int64_t qconv_depthwise_row(const mrvl_qconv_params *p)
 {
     const int64_t cols = (p->ow - 1) * p->stride_w + (p->kw - 1) * p->dilation_w + 1;
-    return p->stride_h == 1 && p->stride_w == 1 ? cols : (p->ow + 15) / 16 * 16;
+    return p->stride_h == 1 && p->stride_w == 1 ? cols : (p->ow + 31) / 32 * 32;
+}
+
+#if defined(__GNUC__)
+/* 16 lanes of a depthwise conv's inputs and sums (GCC's vector extension) */
+typedef int16_t qconv_i16x16 __attribute__((vector_size(32)));
+typedef int32_t qconv_i32x16 __attribute__((vector_size(64)));
+#endif
+
+/* out[j] = (in[j] ^ flip) - zero for n bytes: a row of a depthwise conv's plane, widened */
+static void qconv_widen(int64_t n, const uint8_t *restrict in, uint8_t flip, int16_t zero, int16_t *restrict out)
+{
+    for (int64_t j = 0; j < n; j++) out[j] = (int16_t)((int16_t)(in[j] ^ flip) - zero);
 }
 
 /* The depthwise conv of one plane: its bytes, flipped and less the zero point, in an int16
@@ -373,18 +385,14 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
     const int64_t rows = (p->oh - 1) * p->stride_h + (p->kh - 1) * p->dilation_h + 1;
     const int64_t cols = (p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + 1, phase = (cols + sw - 1) / sw;
     /* each row zero-padded in `line` (the row itself when stride_w is 1), then split into phases */
-    int16_t *line = padded + rows * sw * phase + (p->kw - 1) * p->dilation_w + 16;
+    int16_t *line = padded + rows * sw * phase + (p->kw - 1) * p->dilation_w + 32;
     const int64_t first = p->pad_left, last = p->pad_left + p->w < cols ? p->pad_left + p->w : cols;
     const int16_t zero = (int16_t)zu;
     for (int64_t i = 0; i < rows; i++) {
         int16_t *row = padded + i * sw * phase, *full = sw == 1 ? row : line;
         const int64_t ih = i - p->pad_top;
         memset(full, 0, (size_t)(sw * phase) * sizeof *full);
-        if (ih >= 0 && ih < p->h) {
-            const uint8_t *in = plane + ih * p->w;
-            int16_t *dst = full + first;
-            for (int64_t j = 0; j < last - first; j++) dst[j] = (int16_t)((int16_t)(in[j] ^ flip) - zero);
-        }
+        if (ih >= 0 && ih < p->h) qconv_widen(last - first, plane + ih * p->w, flip, zero, full + first);
         if (sw == 2) {
             for (int64_t j = 0; j < phase; j++) {
                 row[j] = line[2 * j];
@@ -397,20 +405,38 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
     }
     /* a stride-1 conv as one run over all its rows, else row by row */
     const int64_t runs = sw == 1 && p->stride_h == 1 ? 1 : p->oh;
-    const int64_t run = runs == 1 ? (p->oh * row_length + 15) / 16 * 16 : row_length;
-    for (int64_t r = 0; r < runs; r++) {
-        int32_t *sum = sums + r * run;
-        for (int64_t s = 0; s < run; s++) sum[s] = 0;
-        for (int64_t u = 0; u < p->kh; u++) {
-            const int16_t *row = padded + (r * p->stride_h + u * p->dilation_h) * sw * phase;
-            for (int64_t v = 0; v < p->kw; v++) {
-                const int32_t wv = taps[u * p->kw + v] - zw;
-                const int64_t at = v * p->dilation_w;
-                const int16_t *src = row + (at % sw) * phase + at / sw;
-                for (int64_t s = 0; s < run; s++) sum[s] += wv * src[s];
+    const int64_t run = runs == 1 ? (p->oh * row_length + 31) / 32 * 32 : row_length;
+    for (int64_t r = 0; r < runs; r++)
+        for (int64_t s0 = 0; s0 < run; s0 += 32) { /* 32 sums kept in registers over every tap */
+#if defined(__GNUC__)
+            qconv_i32x16 acc0 = {0}, acc1 = {0};
+#else
+            int32_t acc[32] = {0};
+#endif
+            for (int64_t u = 0; u < p->kh; u++) {
+                const int16_t *row = padded + (r * p->stride_h + u * p->dilation_h) * sw * phase + s0;
+                for (int64_t v = 0; v < p->kw; v++) {
+                    const int32_t wv = taps[u * p->kw + v] - zw;
+                    const int64_t at = v * p->dilation_w;
+                    const int16_t *src = row + (at % sw) * phase + at / sw;
+#if defined(__GNUC__)
+                    qconv_i16x16 low, high;
+                    memcpy(&low, src, sizeof low);
+                    memcpy(&high, src + 16, sizeof high);
+                    acc0 += wv * __builtin_convertvector(low, qconv_i32x16);
+                    acc1 += wv * __builtin_convertvector(high, qconv_i32x16);
+#else
+                    for (int j = 0; j < 32; j++) acc[j] += wv * src[j];
+#endif
+                }
             }
+#if defined(__GNUC__)
+            memcpy(sums + r * run + s0, &acc0, sizeof acc0);
+            memcpy(sums + r * run + s0 + 16, &acc1, sizeof acc1);
+#else
+            memcpy(sums + r * run + s0, acc, sizeof acc);
+#endif
         }
-    }
     qconv_requantize(runs * run, sums, add, 0, NULL, multiplier, zy, p->y_min, p->y_max, results);
     for (int64_t r = 0; r < p->oh; r++) memcpy(out + r * p->ow, results + r * row_length, (size_t)p->ow);
 }
