@@ -213,8 +213,8 @@ def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray
 
 def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     """Bytes of mrvl_qlinear_conv's scratch: per output channel a multiplier, a constant and a
-    zero point; then the sums and results of a plane and the zero-padded int16 plane split into
-    stride phases, and one row (depthwise), or the column sums, a tile of sums, a packed tile, the im2col rows' offsets
+    zero point; then the sums and results of a plane, the zero-padded int16 plane split into
+    stride phases, a padded row and the plane widened to int16 (depthwise), or the column sums, a tile of sums, a packed tile, the im2col rows' offsets
     and: nothing more for a 1x1 conv of stride 1 without padding, the zero-padded planes and
     a buffer of results for other convs of stride 1, the im2col rows for the others."""
     def aligned(n: int) -> int:
@@ -227,7 +227,8 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
         rows = (oh - 1) * strides[0] + (kh - 1) * dilations[0] + 1
         cols = (ow - 1) * strides[1] + (kw - 1) * dilations[1] + 1
         count = -(-oh * (cols if strides == [1, 1] else -(-ow // 32) * 32) // 32) * 32
-        plane = (rows + 1) * strides[1] * -(-cols // strides[1]) + (kw - 1) * dilations[1] + 32
+        phases = strides[1] * -(-cols // strides[1])
+        plane = rows * phases + (kw - 1) * dilations[1] + 32 + phases + 64 + h * w  # padded, line, widened
         return per_channel + aligned(4 * count) + aligned(count) + 2 * plane
     mr, nr, k = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR"), cg * kh * kw
     fixed = per_channel + aligned(4 * nr) + aligned(4 * mr * nr) + aligned(-(-k // 4) * 4 * nr) + aligned(8 * k)

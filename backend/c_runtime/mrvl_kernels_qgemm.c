@@ -384,20 +384,27 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
     const int64_t sw = p->stride_w, row_length = qconv_depthwise_row(p);
     const int64_t rows = (p->oh - 1) * p->stride_h + (p->kh - 1) * p->dilation_h + 1;
     const int64_t cols = (p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + 1, phase = (cols + sw - 1) / sw;
-    /* each row zero-padded in `line` (the row itself when stride_w is 1), then split into phases */
+    /* the plane widened in one run (`wide`), each row then copied into the padded plane, or for
+     * a stride of 2 or more into `line` and split into phases from there; the loops of stride
+     * 2 run in whole chunks of 32, past the row's end into the next (written after it) */
     int16_t *line = padded + rows * sw * phase + (p->kw - 1) * p->dilation_w + 32;
+    int16_t *wide = line + sw * phase + 64;
     const int64_t first = p->pad_left, last = p->pad_left + p->w < cols ? p->pad_left + p->w : cols;
-    const int16_t zero = (int16_t)zu;
+    qconv_widen(p->h * p->w, plane, flip, (int16_t)zu, wide);
     for (int64_t i = 0; i < rows; i++) {
         int16_t *row = padded + i * sw * phase, *full = sw == 1 ? row : line;
         const int64_t ih = i - p->pad_top;
-        memset(full, 0, (size_t)(sw * phase) * sizeof *full);
-        if (ih >= 0 && ih < p->h) qconv_widen(last - first, plane + ih * p->w, flip, zero, full + first);
+        if (ih >= 0 && ih < p->h) {
+            memset(full, 0, (size_t)first * sizeof *full);
+            memcpy(full + first, wide + ih * p->w, (size_t)(last - first) * sizeof *full);
+            memset(full + last, 0, (size_t)(sw * phase - last) * sizeof *full);
+        } else {
+            memset(full, 0, (size_t)(sw * phase) * sizeof *full);
+        }
         if (sw == 2) {
-            for (int64_t j = 0; j < phase; j++) {
-                row[j] = line[2 * j];
-                row[phase + j] = line[2 * j + 1];
-            }
+            const int64_t chunks = (phase + 31) / 32 * 32;
+            for (int64_t j = 0; j < chunks; j++) row[j] = line[2 * j];
+            for (int64_t j = 0; j < chunks; j++) row[phase + j] = line[2 * j + 1];
         } else if (sw > 2) {
             for (int64_t f = 0; f < sw; f++)
                 for (int64_t j = 0; j < phase; j++) row[f * phase + j] = line[j * sw + f];
