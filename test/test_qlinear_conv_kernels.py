@@ -3,9 +3,10 @@ QLinearConv, exactly: uint8 and int8 activations, outputs and weights (uint8 wei
 int8 by -128), scales and zero points per tensor and per output channel, bias, input channels
 not a multiple of four, output channels not a multiple of a panel, positions not a multiple of
 a tile, padding, strides, dilations, groups, several images, the 1x1 conv read straight from
-its input, and the depthwise kernel. All cases are one model, built with -march=native (here
-AVX-512 VNNI), with -march=x86-64-v3 (AVX2 without VNNI), with the baseline ISA (the portable
-loops) and for -mcpu=neoverse-n2 (usdot) run under qemu."""
+its input, and the depthwise kernel (with AVX-512 its taps in pairs; more than 64 taps one by
+one). All cases are one model, built with -march=native (here AVX-512 VNNI), with
+-march=x86-64-v3 (AVX2 without VNNI), with the baseline ISA (the portable loops) and for
+-mcpu=neoverse-n2 (usdot) run under qemu."""
 
 from pathlib import Path
 
@@ -31,6 +32,8 @@ CASES = {
                      True, 0),
     "depthwise_u8w_stride": (np.uint8, np.uint8, np.uint8, [2, 5, 13, 13], [5, 1, 5, 5],
                                 dict(pads=[2, 2, 2, 2], strides=[2, 2], group=5), False, 120),
+    "depthwise_9x9": (np.uint8, np.int8, np.uint8, [1, 3, 12, 12], [3, 1, 9, 9], dict(pads=[4, 4, 4, 4], group=3),
+                      False, 0),
     "i8_dilated_two_images": (np.int8, np.int8, np.int8, [2, 8, 12, 10], [9, 8, 3, 3],
                               dict(dilations=[2, 2], pads=[2, 1, 2, 1]), True, 0),
     "u8_stem_7x7": (np.uint8, np.int8, np.uint8, [1, 3, 20, 20], [16, 3, 7, 7], dict(strides=[2, 2], pads=[3, 3, 3, 3]),

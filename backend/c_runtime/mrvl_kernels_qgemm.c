@@ -413,6 +413,40 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
     /* a stride-1 conv as one run over all its rows, else row by row */
     const int64_t runs = sw == 1 && p->stride_h == 1 ? 1 : p->oh;
     const int64_t run = runs == 1 ? (p->oh * row_length + 31) / 32 * 32 : row_length;
+#if defined(__AVX512BW__)
+    /* AVX-512: the taps two at a time, their inputs interleaved as int16 pairs for vpmaddwd
+     * (two products summed per lane; each |product| <= 255 * 255, exact); the sums come out
+     * in the unpacks' lane order, put back in order once per chunk */
+    if (p->kh * p->kw <= 64) {
+        const int64_t count = p->kh * p->kw;
+        int64_t offset[64];
+        int32_t pair[32];
+        for (int64_t t = 0; t < count; t++) {
+            const int64_t u = t / p->kw, at = (t % p->kw) * p->dilation_w;
+            offset[t] = u * p->dilation_h * sw * phase + (at % sw) * phase + at / sw;
+        }
+        for (int64_t t = 0; t < count; t += 2) {
+            const int32_t first_w = taps[t] - zw, second_w = t + 1 < count ? taps[t + 1] - zw : 0;
+            pair[t / 2] = (int32_t)(((uint32_t)(uint16_t)second_w << 16) | (uint16_t)first_w);
+        }
+        const __m512i order0 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+        const __m512i order1 = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+        for (int64_t r = 0; r < runs; r++)
+            for (int64_t s0 = 0; s0 < run; s0 += 32) {
+                const int16_t *base = padded + r * p->stride_h * sw * phase + s0;
+                __m512i low = _mm512_setzero_si512(), high = _mm512_setzero_si512();
+                for (int64_t t = 0; t < count; t += 2) {
+                    const __m512i a = _mm512_loadu_si512(base + offset[t]);
+                    const __m512i b = t + 1 < count ? _mm512_loadu_si512(base + offset[t + 1]) : a;
+                    const __m512i w2 = _mm512_set1_epi32(pair[t / 2]);
+                    low = _mm512_add_epi32(low, _mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), w2));
+                    high = _mm512_add_epi32(high, _mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), w2));
+                }
+                _mm512_storeu_si512(sums + r * run + s0, _mm512_permutex2var_epi32(low, order0, high));
+                _mm512_storeu_si512(sums + r * run + s0 + 16, _mm512_permutex2var_epi32(low, order1, high));
+            }
+    } else
+#endif
     for (int64_t r = 0; r < runs; r++)
         for (int64_t s0 = 0; s0 < run; s0 += 32) { /* 32 sums kept in registers over every tap */
 #if defined(__GNUC__)
