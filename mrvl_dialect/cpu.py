@@ -20,8 +20,8 @@ The host memory plan (`plan-host-memory`, for the C emitter) is part of the IR: 
 `offsets` (the workspace offset of each result, -1 for one written into the caller's output
 buffer) and `scratch` (`#cpu.scratch<520 bytes at 0>`: the workspace its kernel uses during the
 call), `alias` on a `cpu.reshape` that shares its input's storage, `packed_weights` on a
-`cpu.conv` and `packed_b` on a `cpu.gemm` or `cpu.matmul` whose weights constant is in the
-kernel's packed layout, `packing_floats` and `y_batch` on a `cpu.conv` (run-time weights packed
+`cpu.conv` or `cpu.qlinear_conv` and `packed_b` on a `cpu.gemm` or `cpu.matmul` whose weights
+constant is in the kernel's packed layout, `packing_floats` and `y_batch` on a `cpu.conv` (run-time weights packed
 into its scratch; its images written a batch stride apart), `in_place` on a `cpu.elementwise`
 or a single elementwise op (the input whose storage its result takes over), on a
 `cpu.concat` (the inputs their producers wrote into its output) and on a `cpu.split` (the

@@ -12,7 +12,10 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   transposition), in the weight store, right before it; the op gets `packed_weights` (conv)
   or `packed_b`, and the constant goes when nothing else reads it. Weights the IR carries no
   data for stay (the C emitter names them); run-time weights of a `direct` or `flat` conv are
-  packed into the front of its scratch (`packing_floats`);
+  packed into the front of its scratch (`packing_floats`); the int8 or uint8 weights of a
+  `cpu.qlinear_conv` become int8 constants in its kernel's layout (`pack_qconv_weights`:
+  panels with their row sums, or a depthwise conv's taps), the op recording `packed_weights`,
+  `weights_shape` and, for uint8 weights, `w_shift`;
 - outputs: a result of the function is written straight into the caller's buffer (offset -1);
 - aliasing: a `cpu.reshape` whose result is not a result of the function shares its input's
   storage (`alias`), and its readers count as readers of that storage;
