@@ -217,6 +217,40 @@ static void qconv_requantize(int64_t count, const int32_t *restrict sums, int32_
     }
 }
 
+/* Four rows of 16 bytes, flipped by `flip`, interleaved: out[4 p + j] = row j's byte p. */
+static MRVL_ALWAYS_INLINE void qconv_interleave16(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                                                  const uint8_t *r3, uint8_t flip, uint8_t *out)
+{
+#if defined(__SSE2__)
+    const __m128i f = _mm_set1_epi8((char)flip);
+    const __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)r0), f);
+    const __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)r1), f);
+    const __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)r2), f);
+    const __m128i d = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)r3), f);
+    const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+    const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_unpacklo_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128((__m128i *)(void *)(out + 16), _mm_unpackhi_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128((__m128i *)(void *)(out + 32), _mm_unpacklo_epi16(ab_hi, cd_hi));
+    _mm_storeu_si128((__m128i *)(void *)(out + 48), _mm_unpackhi_epi16(ab_hi, cd_hi));
+#elif defined(__aarch64__)
+    const uint8x16_t f = vdupq_n_u8(flip);
+    uint8x16x4_t rows;
+    rows.val[0] = veorq_u8(vld1q_u8(r0), f);
+    rows.val[1] = veorq_u8(vld1q_u8(r1), f);
+    rows.val[2] = veorq_u8(vld1q_u8(r2), f);
+    rows.val[3] = veorq_u8(vld1q_u8(r3), f);
+    vst4q_u8(out, rows);
+#else
+    for (int p = 0; p < 16; p++) {
+        out[4 * p] = r0[p] ^ flip;
+        out[4 * p + 1] = r1[p] ^ flip;
+        out[4 * p + 2] = r2[p] ^ flip;
+        out[4 * p + 3] = r3[p] ^ flip;
+    }
+#endif
+}
+
 /* Four rows of 8 bytes, flipped by `flip`, interleaved: out[4 p + j] = row j's byte p. */
 static MRVL_ALWAYS_INLINE void qconv_interleave8(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
                                                  const uint8_t *r3, uint8_t flip, uint8_t *out)
@@ -260,8 +294,13 @@ static void qconv_pack_tile(const uint8_t *base, const int64_t *rows, int64_t k,
         for (int j = 0; j < 4; j++) src[j] = 4 * q + j < k ? base + rows[4 * q + j] + first : NULL;
         uint8_t *dst = tile + q * 4 * MRVL_QGEMM_NR;
         if (count == MRVL_QGEMM_NR && src[3]) {
+#if MRVL_QGEMM_NR % 16 == 0
+            for (int p = 0; p < MRVL_QGEMM_NR; p += 16)
+                qconv_interleave16(src[0] + p, src[1] + p, src[2] + p, src[3] + p, flip, dst + 4 * p);
+#else
             for (int p = 0; p < MRVL_QGEMM_NR; p += 8)
                 qconv_interleave8(src[0] + p, src[1] + p, src[2] + p, src[3] + p, flip, dst + 4 * p);
+#endif
             continue;
         }
         for (int j = 0; j < 4; j++)
