@@ -1161,7 +1161,8 @@ class CEmitter:
             qconv = next((use.operation for use in value.uses if use.index == 3 and isinstance(
                 use.operation, cpu.QLinearConvOp) and use.operation.packed_weights is not None), None)
             if qconv is not None:
-                shape, layout = qconv.weights_shape(), f", packed for mrvl_qlinear_conv, {qconv.group.value.data} group(s)"
+                groups = qconv.group.value.data
+                shape, layout = qconv.weights_shape(), f", packed for mrvl_qlinear_conv, {groups} group(s)"
             elif isinstance(reader, cpu.ConvOp):  # described as the weights it packs
                 shape, layout = reader.weights_shape(), f", packed for mrvl_conv_f32, {reader.group.value.data} group(s)"
             elif reader is not None:

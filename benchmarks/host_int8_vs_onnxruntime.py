@@ -63,7 +63,8 @@ def quantized_model(model: onnx.ModelProto, out: Path, quant_format: str) -> Pat
         quant_pre_process(str(raw), str(prepared), skip_symbolic_shape=True)
         # QOperator writes a quantized Gemm as com.microsoft.QGemm, which the importer has no
         # rule for: the classifier stays float in that format.
-        gemms = [n.name for n in onnx.load(prepared).graph.node if n.op_type == "Gemm"] if quant_format == "qoperator" else []
+        gemms = ([n.name for n in onnx.load(prepared).graph.node if n.op_type == "Gemm"]
+                 if quant_format == "qoperator" else [])
         quantize_static(str(prepared), str(out), Reader(),
                         quant_format=QuantFormat.QDQ if quant_format == "qdq" else QuantFormat.QOperator,
                         per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
@@ -121,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{ours / theirs:>8.2f}x {ours_float / ours:>8.2f}x {steps:>9.2f}")
     if rows:
         geo = statistics.geometric_mean([r[1] / r[2] for r in rows])
-        print(f"geometric mean int8/ort {geo:.2f}x, fp32/int8 {statistics.geometric_mean([r[3] / r[1] for r in rows]):.2f}x")
+        speedup = statistics.geometric_mean([r[3] / r[1] for r in rows])
+        print(f"geometric mean int8/ort {geo:.2f}x, fp32/int8 {speedup:.2f}x")
     print(f"({machine()}; 1 thread each; {args.clock} clock; median of {args.repeat}; targets: int8/ort <= 1.0x, "
           f"fp32/int8 >= 1.5x)")
     return 0

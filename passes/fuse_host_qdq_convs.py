@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseResourceAttr, IntegerAttr, IntegerType, ModuleOp, TensorType, f32, i32, i64
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint
@@ -62,6 +62,13 @@ def _integers_of(values: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, 
 def _quantized_bound(bound: float, scale: float, zero_point: int, low: int, high: int) -> int:
     """QuantizeLinear of one value (the division in float32, halves to even, saturated)."""
     return int(min(max(float(np.rint(np.float32(bound) / np.float32(scale))) + zero_point, low), high))
+
+
+def _weight_constant(store: WeightStore, hint: str, array: np.ndarray, element: Attribute) -> ConstantOp:
+    """A `graph.constant` of `array` in the module's weight store, named `hint`."""
+    constant = ConstantOp(DenseResourceAttr.from_params(store.add(hint, array), TensorType(element, array.shape)))
+    constant.results[0].name_hint = hint
+    return constant
 
 
 class DequantizeConvQuantizeToQLinearConv(RewritePattern):
@@ -117,17 +124,12 @@ class DequantizeConvQuantizeToQLinearConv(RewritePattern):
                 properties["min"] = IntegerAttr(_quantized_bound(clamp[0], s, z, low, high), i64)
             if clamp[1] != float("inf"):
                 properties["max"] = IntegerAttr(_quantized_bound(clamp[1], s, z, low, high), i64)
-        store = WeightStore.of(module)
-        name = conv.W.name_hint or "weight"
-        arrays = [(f"{name}_quantized", wq, w_type), (f"{name}_scale", scales if len(scales) > 1 else scales.reshape(()), f32),
-                  (f"{name}_zero_point", zero_points.astype(numpy_type).reshape(np.shape(scales) if len(scales) > 1 else ()), w_type)]
+        name, per_tensor = conv.W.name_hint or "weight", () if len(scales) == 1 else scales.shape
+        arrays = [(f"{name}_quantized", wq, w_type), (f"{name}_scale", scales.reshape(per_tensor), f32),
+                  (f"{name}_zero_point", zero_points.astype(numpy_type).reshape(per_tensor), w_type)]
         if bias_q is not None:
             arrays.append((f"{conv.B.name_hint or 'bias'}_quantized", bias_q, i32))
-        constants = []
-        for hint, array, element in arrays:
-            constant = ConstantOp(DenseResourceAttr.from_params(store.add(hint, array), TensorType(element, array.shape)))
-            constant.results[0].name_hint = hint
-            constants.append(constant)
+        constants = [_weight_constant(WeightStore.of(module), *entry) for entry in arrays]
         w_operands = [c.results[0] for c in constants]
         qconv = cpu.QLinearConvOp.build(
             operands=[x, dequantize.scale, dequantize.zero_point, *w_operands[:3], op.scale, op.zero_point,

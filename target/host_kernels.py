@@ -214,9 +214,10 @@ def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray
 def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     """Bytes of mrvl_qlinear_conv's scratch: per output channel a multiplier, a constant and a
     zero point; then the sums and results of a plane, the zero-padded int16 plane split into
-    stride phases, a padded row and the plane widened to int16 (depthwise), or the column sums, a tile of sums, a packed tile, the im2col rows' offsets
-    and: nothing more for a 1x1 conv of stride 1 without padding, the zero-padded planes and
-    a buffer of results for other convs of stride 1, the im2col rows for the others."""
+    stride phases, a padded row and the plane widened to int16 (depthwise); or the column sums,
+    a tile of sums, a packed tile, the im2col rows' offsets and: nothing more for a 1x1 conv of
+    stride 1 without padding, the zero-padded planes and a buffer of results for other convs
+    of stride 1, the im2col rows for the others."""
     def aligned(n: int) -> int:
         return -(-n // 64) * 64
 

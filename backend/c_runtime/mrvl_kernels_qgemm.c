@@ -187,7 +187,8 @@ static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *t
         for (int r = 0; r < MRVL_QGEMM_MR; r++)
             for (int p = 0; p < MRVL_QGEMM_NR; p++)
                 for (int j = 0; j < 4; j++)
-                    sum[r][p] += (int32_t)w[(q * MRVL_QGEMM_MR + r) * 4 + j] * (int32_t)a[(q * MRVL_QGEMM_NR + p) * 4 + j];
+                    sum[r][p] += (int32_t)w[(q * MRVL_QGEMM_MR + r) * 4 + j] *
+                                 (int32_t)a[(q * MRVL_QGEMM_NR + p) * 4 + j];
     memcpy(tile, sum, sizeof sum);
 }
 #endif
@@ -594,7 +595,8 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
         for (int64_t ci = 0; ci < cg; ci++)
             for (int64_t u = 0; u < p->kh; u++)
                 for (int64_t v = 0; v < p->kw; v++)
-                    rows[(ci * p->kh + u) * p->kw + v] = (ci * padded_height + u * p->dilation_h) * width + v * p->dilation_w;
+                    rows[(ci * p->kh + u) * p->kw + v] =
+                        (ci * padded_height + u * p->dilation_h) * width + v * p->dilation_w;
     } else {
         for (int64_t i = 0; i < k; i++) rows[i] = i * (direct ? p->h * p->w : ohw);
     }
