@@ -5,9 +5,10 @@ not a multiple of four, output channels not a multiple of a panel, positions not
 a tile, padding, strides, dilations, groups, several images, the 1x1 conv read straight from
 its input, and the depthwise kernel (with AVX-512 its taps in pairs; more than 64 taps one by
 one). All cases are one model, built with -march=native (here AVX-512 VNNI), with
--march=x86-64-v3 (AVX2 without VNNI), with the baseline ISA (the portable loops) and for
--mcpu=neoverse-n2 (usdot) run under qemu."""
+-march=x86-64-v3 (AVX2 without VNNI), with -march=x86-64-v3 -mavxvnni (AVX-VNNI), with the
+baseline ISA (the portable loops) and for -mcpu=neoverse-n2 (usdot) run under qemu."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -100,6 +101,17 @@ def test_native_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
 @pytest.mark.skipif(not _runs_avx2(), reason="needs an x86-64 machine with AVX2 and FMA")
 def test_avx2_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
     _check(tmp_path, c_workdir, "avx2", ["-march=x86-64-v3"], GCC)
+
+
+def _runs_avx_vnni() -> bool:
+    """Whether this machine runs AVX-VNNI code (vpdpbusd on ymm without AVX-512)."""
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    return _runs_avx2() and re.search(r"^flags\s*:.*\bavx_vnni\b", flags, re.M) is not None
+
+
+@pytest.mark.skipif(not _runs_avx_vnni(), reason="needs an x86-64 machine with AVX-VNNI")
+def test_avx_vnni_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
+    _check(tmp_path, c_workdir, "avx_vnni", ["-march=x86-64-v3", "-mavxvnni"], GCC)
 
 
 def test_portable_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
