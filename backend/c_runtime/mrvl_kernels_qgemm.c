@@ -20,9 +20,11 @@
  * Weights (target/host_kernels.py pack_qconv_weights): for the GEMM, per group, panels of
  * MRVL_QGEMM_MR output channels, each (K4, MR, 4): four consecutive k of one channel next to
  * each other, K = C/group * kh * kw in ONNX's order, zero-padded to K4 * 4 and to whole
- * panels; for the depthwise kernel, (M, kh * kw). Activations are packed at run time, a tile
- * of MRVL_QGEMM_NR output positions at a time, as (K4, NR, 4), from the rows of an im2col
- * matrix (K, OH * OW), or straight from the input's planes for a 1x1 conv of stride 1.
+ * panels, each panel followed by its rows' int32 sums; for the depthwise kernel, (M, kh * kw).
+ * Activations are packed at run time, a tile of MRVL_QGEMM_NR output positions at a time, as
+ * (K4, NR, 4), from K rows of bytes: the input's planes (a 1x1 conv of stride 1 without
+ * padding), the zero-padded planes at each tap's offset (other convs of stride 1), or the
+ * rows of an im2col matrix (K, OH * OW).
  *
  * Included by mrvl_kernels.c after the float families (mrvl_kernels_internal.h: intrinsics,
  * MRVL_UNROLL). */
