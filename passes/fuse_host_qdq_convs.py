@@ -138,13 +138,13 @@ class DequantizeConvQuantizeToQLinearConv(RewritePattern):
         qconv.location = fused_location([dequantize.location, conv.location, op.location])
         qconv.attributes |= conv.attributes
         qconv.results[0].name_hint = y.name_hint
-        rewriter.insert_op(constants, InsertPoint.before(conv))
-        rewriter.replace_op(op, qconv)
+        rewriter.insert(constants, InsertPoint.before(conv))
+        rewriter.replace(op, qconv)
         floats = [v.owner for v in (conv.W, conv.B) if v is not None]
-        rewriter.erase_op(conv)
+        rewriter.erase(conv)
         for dead in (dequantize, *floats):
             if isinstance(dead, Operation) and not any(r.uses for r in dead.results):
-                rewriter.erase_op(dead)
+                rewriter.erase(dead)
 
 
 @dataclass(frozen=True)
