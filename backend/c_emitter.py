@@ -629,6 +629,30 @@ class CEmitter:
                 f"{per_channel}, {bias}, {y[0]});"]
 
     @emit.register
+    def _(self, op: cpu.QLinearConvOp, x: list[str], y: list[str]) -> list[str]:
+        if op.packed_weights is None:
+            raise CompileError(_label(op), "its weights are not packed: run plan-host-memory (mrvl-host-pipeline)")
+        (n, c, h, w), (m, _, kh, kw), (_, _, oh, ow) = _shape(op.x), op.weights_shape(), _shape(op.y)
+        strides, dilations, pads = (list(a.get_values()) for a in (op.strides, op.dilations, op.pads))
+        y_signed = cpu.element_type_of(op.y) == IntegerType(8)
+        lo, hi = (-128, 127) if y_signed else (0, 255)
+        if op.min is not None:
+            lo = max(lo, op.min.value.data)
+        if op.max is not None:
+            hi = min(hi, op.max.value.data)
+        fields = dict(n=n, c=c, h=h, w=w, m=m, kh=kh, kw=kw, oh=oh, ow=ow, group=op.group.value.data,
+                      stride_h=strides[0], stride_w=strides[1], dilation_h=dilations[0], dilation_w=dilations[1],
+                      pad_top=pads[0], pad_left=pads[1], x_signed=int(cpu.element_type_of(op.x) == IntegerType(8)),
+                      y_signed=int(y_signed), w_shift=op.w_shift.value.data if op.w_shift is not None else 0,
+                      w_scale_channels=int(math.prod(_shape(op.w_scale)) > 1),
+                      w_zero_channels=int(math.prod(_shape(op.w_zero_point)) > 1),
+                      depthwise=int(op.is_depthwise()), y_min=lo, y_max=hi)
+        bias = x[8] if op.B is not None else "NULL"
+        return [*self.params("mrvl_qconv_params", fields),
+                f"mrvl_qlinear_conv(&p, {x[0]}, {x[1]}, {x[2]}, (const int8_t *){x[3]}, {x[4]}, {x[5]}, {x[6]}, "
+                f"{x[7]}, {bias}, {y[0]}, scratch);"]
+
+    @emit.register
     def _(self, op: cpu.RequantizeOp, x: list[str], y: list[str]) -> list[str]:
         shape = _shape(op.input)
         m, n = (shape[-2] if len(shape) > 1 else 1), (shape[-1] if shape else 1)
@@ -679,6 +703,8 @@ class CEmitter:
             return [*self.params("mrvl_pool_params", fields),
                     f"mrvl_max_pool_indices_f32(&p, {column_major}, {x[0]}, {y[0]}, {y[1]});"]
         kernel = "mrvl_pool_nhwc_f32" if op.channels_last is not None else "mrvl_pool_f32"
+        if cpu.element_type_of(op.input) in cpu.INTEGER_PRODUCT_TYPES:
+            kernel = f"mrvl_max_pool_{_suffix(op.input)}"
         return [*self.params("mrvl_pool_params", fields), f"{kernel}(&p, {x[0]}, {y[0]});"]
 
     @emit.register
@@ -1132,7 +1158,12 @@ class CEmitter:
             reader = next((use.operation for use in value.uses if use.index == 1 and (
                 isinstance(use.operation, cpu.ConvOp) and use.operation.packed_weights is not None
                 or isinstance(use.operation, cpu.GemmOp | cpu.MatmulOp) and use.operation.packed_b is not None)), None)
-            if isinstance(reader, cpu.ConvOp):  # described as the weights it packs
+            qconv = next((use.operation for use in value.uses if use.index == 3 and isinstance(
+                use.operation, cpu.QLinearConvOp) and use.operation.packed_weights is not None), None)
+            if qconv is not None:
+                groups = qconv.group.value.data
+                shape, layout = qconv.weights_shape(), f", packed for mrvl_qlinear_conv, {groups} group(s)"
+            elif isinstance(reader, cpu.ConvOp):  # described as the weights it packs
                 shape, layout = reader.weights_shape(), f", packed for mrvl_conv_f32, {reader.group.value.data} group(s)"
             elif reader is not None:
                 shape, layout = reader.weights_shape(), ", packed for the GEMM"

@@ -62,6 +62,8 @@ FLOAT32_BYTES = 4
 """MLIP subgraphs exchange and store float32 (the JSON's dtype)."""
 HOST_PRECISION = "fp32"
 """The host kernels' arithmetic."""
+HOST_INT8_PRECISION = "int8"
+"""The arithmetic of the host's int8 conv kernel (`cpu.qlinear_conv`)."""
 
 
 @dataclass(frozen=True)
@@ -266,7 +268,8 @@ def build_report(module: ModuleOp, cost_model: CostModel) -> Report:
         nodes = location_nodes(op.location)
         if mrvl.QUANTIZED_ATTR in op.attributes and not isinstance(op, SubgraphOp):
             subgraph = op.parent_op()
-            precision = subgraph.quantize.data if isinstance(subgraph, SubgraphOp) else HOST_PRECISION
+            precision = (subgraph.quantize.data if isinstance(subgraph, SubgraphOp)
+                         else HOST_INT8_PRECISION if isinstance(op, cpu.QLinearConvOp) else HOST_PRECISION)
             for node in nodes:
                 quantized.setdefault(node.name, precision)
         if isinstance(op, ConstantOp):

@@ -20,8 +20,8 @@ The host memory plan (`plan-host-memory`, for the C emitter) is part of the IR: 
 `offsets` (the workspace offset of each result, -1 for one written into the caller's output
 buffer) and `scratch` (`#cpu.scratch<520 bytes at 0>`: the workspace its kernel uses during the
 call), `alias` on a `cpu.reshape` that shares its input's storage, `packed_weights` on a
-`cpu.conv` and `packed_b` on a `cpu.gemm` or `cpu.matmul` whose weights constant is in the
-kernel's packed layout, `packing_floats` and `y_batch` on a `cpu.conv` (run-time weights packed
+`cpu.conv` or `cpu.qlinear_conv` and `packed_b` on a `cpu.gemm` or `cpu.matmul` whose weights
+constant is in the kernel's packed layout, `packing_floats` and `y_batch` on a `cpu.conv` (run-time weights packed
 into its scratch; its images written a batch stride apart), `in_place` on a `cpu.elementwise`
 or a single elementwise op (the input whose storage its result takes over), on a
 `cpu.concat` (the inputs their producers wrote into its output) and on a `cpu.split` (the
@@ -2624,6 +2624,100 @@ class RequantizeOp(CpuOp):
                 raise VerifyException(f"{name} must be one value or {per}, got {list(shape_of(value))}")
 
 
+@irdl_op_definition
+class QLinearConvOp(CpuOp):
+    """ONNX QLinearConv in 2-D, NCHW, in one int8 kernel: (x - x_zero_point) convolved with
+    (w - w_zero_point), summed in int32 with the int32 bias B, requantized with the
+    multiplier x_scale * w_scale / y_scale in float32 (the sum converted to float32, rounded
+    halves to even, plus y_zero_point, saturated), as onnxruntime computes it. x and y are int8
+    or uint8 each, w too; w_scale and w_zero_point are one value or one per output channel.
+    `min` and `max` narrow the output range (a fused Relu or Clip, on the quantized grid).
+
+        %y = cpu.qlinear_conv %x, %sx, %zx, %w, %sw, %zw, %sy, %zy bias %b {strides = array<i64: 1, 1>,
+               dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64}
+               : (tensor<1x8x8x8xui8>, tensor<f32>, tensor<ui8>, tensor<16x8x3x3xi8>, tensor<16xf32>,
+                  tensor<16xi8>, tensor<f32>, tensor<ui8>) bias tensor<16xi32> -> tensor<1x16x8x8xui8>
+
+    With `packed_weights` (`plan-host-memory`), w is int8 in the kernel's layout
+    (`host_kernels.pack_qconv_weights`: panels of output channels for the GEMM, (M, kh * kw)
+    for a depthwise conv, uint8 weights moved to int8 by -128) and `w_shift` is 128 for
+    weights that were uint8.
+    """
+
+    name = "cpu.qlinear_conv"
+
+    x = operand_def(TensorType)
+    x_scale = operand_def(TensorType.constr(f32))
+    x_zero_point = operand_def(TensorType)
+    w = operand_def(TensorType)
+    w_scale = operand_def(TensorType.constr(f32))
+    w_zero_point = operand_def(TensorType)
+    y_scale = operand_def(TensorType.constr(f32))
+    y_zero_point = operand_def(TensorType)
+    B = opt_operand_def(TensorType.constr(i32))
+    y = result_def(TensorType)
+    strides = prop_def(_INTS)
+    dilations = prop_def(_INTS)
+    pads = prop_def(_INTS)
+    group = prop_def(_INT)
+    min = opt_prop_def(_INT)
+    max = opt_prop_def(_INT)
+    packed_weights = opt_prop_def(UnitAttr)
+    w_shift = opt_prop_def(_INT)
+    """128 when packed weights were uint8, else absent."""
+    weights_shape_ = opt_prop_def(_INTS, prop_name="weights_shape")
+    """The weights' shape in ONNX's layout (M, C/group, kh, kw), once packed."""
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = ("$x `,` $x_scale `,` $x_zero_point `,` $w `,` $w_scale `,` $w_zero_point `,` $y_scale `,` "
+                       "$y_zero_point (`bias` $B^)? attr-dict `:` `(` type($x) `,` type($x_scale) `,` "
+                       "type($x_zero_point) `,` type($w) `,` type($w_scale) `,` type($w_zero_point) `,` "
+                       "type($y_scale) `,` type($y_zero_point) `)` (`bias` type($B)^)? `->` type($y)")
+
+    def weights_shape(self) -> tuple[int, ...]:
+        """W's shape in ONNX's layout, however W holds it."""
+        if self.weights_shape_ is not None:
+            return tuple(self.weights_shape_.get_values())
+        return shape_of(self.w)
+
+    def is_depthwise(self) -> bool:
+        """One input and one output channel per group: the depthwise kernel."""
+        m, cg = self.weights_shape()[:2]
+        return cg == 1 and self.group.value.data == m == shape_of(self.x)[1]
+
+    def verify_params(self) -> None:
+        x, w, y = shape_of(self.x), self.weights_shape(), shape_of(self.y)
+        for name, value in (("'x'", self.x), ("'y'", self.y)):
+            if element_type_of(value) not in INTEGER_PRODUCT_TYPES:
+                raise VerifyException(f"{name} must be int8 or uint8, got {element_type_of(value)}")
+        if self.packed_weights is None:
+            if element_type_of(self.w) not in INTEGER_PRODUCT_TYPES:
+                raise VerifyException(f"'w' must be int8 or uint8, got {element_type_of(self.w)}")
+        elif element_type_of(self.w) != IntegerType(8) or self.weights_shape_ is None:
+            raise VerifyException("packed 'w' must be int8 and the op must have 'weights_shape'")
+        for name, zero_point, value in (("'x_zero_point'", self.x_zero_point, self.x),
+                                        ("'y_zero_point'", self.y_zero_point, self.y)):
+            if element_type_of(zero_point) != element_type_of(value) or math.prod(shape_of(zero_point)) != 1:
+                raise VerifyException(f"{name} must be one value of its tensor's element type")
+        if len(x) != 4 or len(w) != 4:
+            raise VerifyException(f"'x' and 'w' must have rank 4, got {len(x)} and {len(w)}")
+        group = self.group.value.data
+        if group < 1 or x[1] != w[1] * group or w[0] % group:
+            raise VerifyException(f"'w' {list(w)} does not fit 'x' {list(x)} in {group} groups")
+        strides, dilations, pads = (list(a.get_values()) for a in (self.strides, self.dilations, self.pads))
+        sizes = [(x[2 + i] + pads[i] + pads[2 + i] - dilations[i] * (w[2 + i] - 1) - 1) // strides[i] + 1
+                 for i in range(2)]
+        _check_shape("the result", y, [x[0], w[0], *sizes])
+        for name, value in (("'w_scale'", self.w_scale), ("'w_zero_point'", self.w_zero_point)):
+            if math.prod(shape_of(value)) not in (1, w[0]):
+                raise VerifyException(f"{name} must be one value or {w[0]}, got {list(shape_of(value))}")
+        for name, value in (("'x_scale'", self.x_scale), ("'y_scale'", self.y_scale)):
+            if math.prod(shape_of(value)) != 1:
+                raise VerifyException(f"{name} must be one value, got {list(shape_of(value))}")
+        if self.B is not None:
+            _check_shape("'B'", shape_of(self.B), [w[0]])
+
+
 CPU = Dialect(
     "cpu",
     [
@@ -2678,6 +2772,7 @@ CPU = Dialect(
         MatmulIntegerOp,
         ConvIntegerOp,
         RequantizeOp,
+        QLinearConvOp,
     ],
     [
         BinaryKindAttr,

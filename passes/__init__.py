@@ -11,6 +11,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "convert-layout": ("mrvl.passes.convert_layout", "ConvertLayoutPass"),
     "fuse-cpu-epilogues": ("mrvl.passes.fuse_cpu_epilogues", "FuseCpuEpiloguesPass"),
     "fuse-elementwise": ("mrvl.passes.fuse_elementwise", "FuseElementwisePass"),
+    "fuse-host-qdq-convs": ("mrvl.passes.fuse_host_qdq_convs", "FuseHostQdqConvsPass"),
     "fuse-mrvl": ("mrvl.passes.fuse_mrvl", "FuseMrvlPass"),
     "legalize-mrvl": ("mrvl.passes.legalize_mrvl", "LegalizeMrvlPass"),
     "lower-to-cpu": ("mrvl.passes.lower_to_cpu", "LowerToCpuPass"),

@@ -22,6 +22,7 @@ from mrvl.passes.chunk_mrvl_batch import ChunkMrvlBatchPass
 from mrvl.passes.cleanup_graph import CleanupGraphPass
 from mrvl.passes.convert_layout import ConvertLayoutPass
 from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
+from mrvl.passes.fuse_host_qdq_convs import FuseHostQdqConvsPass
 from mrvl.passes.fuse_elementwise import FuseElementwisePass
 from mrvl.passes.fuse_mrvl import FuseMrvlPass
 from mrvl.passes.legalize_mrvl import LegalizeMrvlPass
@@ -72,6 +73,7 @@ class MrvlPipelinePass(TargetPassOptions, CostModelOptions, ModulePass):
             ConvertLayoutPass(),
             LowerToCpuPass(),
             FuseCpuEpiloguesPass(),
+            FuseHostQdqConvsPass(),
             FuseElementwisePass(),
         )
 

@@ -12,7 +12,10 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   transposition), in the weight store, right before it; the op gets `packed_weights` (conv)
   or `packed_b`, and the constant goes when nothing else reads it. Weights the IR carries no
   data for stay (the C emitter names them); run-time weights of a `direct` or `flat` conv are
-  packed into the front of its scratch (`packing_floats`);
+  packed into the front of its scratch (`packing_floats`); the int8 or uint8 weights of a
+  `cpu.qlinear_conv` become int8 constants in its kernel's layout (`pack_qconv_weights`:
+  panels with their row sums, or a depthwise conv's taps), the op recording `packed_weights`,
+  `weights_shape` and, for uint8 weights, `w_shift`;
 - outputs: a result of the function is written straight into the caller's buffer (offset -1);
 - aliasing: a `cpu.reshape` whose result is not a result of the function shares its input's
   storage (`alias`), and its readers count as readers of that storage;
@@ -71,6 +74,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     f32,
+    i8,
     i64,
 )
 from xdsl.ir import Block, Operation, SSAValue
@@ -83,7 +87,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.weights import WeightStore
 from mrvl_dialect.graph_queries import constant_value
 from mrvl.target.host_kernels import (contiguous_strides, elementwise_loop_into, kernel_macro, pack_conv_weights,
-                                      pack_gemm_weights, packed_weights_floats, scratch_bytes)
+                                      pack_gemm_weights, pack_qconv_weights, packed_weights_floats, scratch_bytes)
 
 WORKSPACE_ALIGN = 64
 """Alignment (bytes) of the workspace and of every tensor and scratch area in it."""
@@ -113,7 +117,12 @@ def tensor_bytes(value: SSAValue) -> int:
 def packed_layout(op: Operation, operand: int) -> tuple[str, int] | None:
     """The packed layout operand `operand` of `op` is read in when it is the float32 weights of
     a kernel that reads them packed, and not packed yet: ("conv", group count) or ("gemm",
-    1 when B is transposed, else 0); None otherwise."""
+    1 when B is transposed, else 0); ("qconv", group count) for the int8 weights of a
+    `cpu.qlinear_conv`; None otherwise."""
+    if isinstance(op, cpu.QLinearConvOp):
+        if operand != 3 or op.packed_weights is not None:
+            return None
+        return ("qconv", op.group.value.data)
     if operand != 1 or cpu.element_type_of(op.operands[1]) != f32:
         return None
     if isinstance(op, cpu.ConvOp):
@@ -137,6 +146,9 @@ def _kernel(op: cpu.ConvOp) -> cpu.ConvKernel:
 def packed_constant(array: np.ndarray, layout: tuple[str, int]) -> np.ndarray:
     """`array` packed in `layout` (`packed_layout`)."""
     kind, parameter = layout
+    if kind == "qconv":
+        depthwise = array.shape[1] == 1 and parameter == array.shape[0]
+        return pack_qconv_weights(array, parameter, depthwise)
     if kind == "conv":
         return pack_conv_weights(array, parameter)
     return pack_gemm_weights(array.T if parameter else array)
@@ -156,12 +168,20 @@ def pack_weights(block: Block, module: ModuleOp) -> None:
         name = f"{value.name_hint or 'weight'}_packed"
         for layout in sorted(readers):
             packed = packed_constant(array, layout)
-            attr = DenseResourceAttr.from_params(store.add(name, packed), TensorType(f32, packed.shape))
+            element = i8 if layout[0] == "qconv" else f32
+            attr = DenseResourceAttr.from_params(store.add(name, packed), TensorType(element, packed.shape))
             replacement = ConstantOp(attr)
             replacement.location = constant.location
             replacement.output.name_hint = name
             block.insert_op_before(replacement, constant)
             for op in readers[layout]:
+                if layout[0] == "qconv":
+                    op.operands[3] = replacement.output
+                    op.properties["packed_weights"] = UnitAttr()
+                    op.properties["weights_shape"] = DenseArrayBase.from_list(i64, array.shape)
+                    if array.dtype == np.uint8:
+                        op.properties["w_shift"] = IntegerAttr(128, i64)
+                    continue
                 op.operands[1] = replacement.output
                 op.properties["packed_weights" if layout[0] == "conv" else "packed_b"] = UnitAttr()
         if not value.uses:

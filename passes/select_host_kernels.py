@@ -186,9 +186,11 @@ def check_softmax(op: cpu.SoftmaxOp) -> None:
 
 
 def check_pool(op: cpu.PoolOp) -> None:
+    eight_bit = (op.kind.data == cpu.PoolKind.MAX and op.indices is None and op.channels_last is None
+                 and _element(op.input) in cpu.INTEGER_PRODUCT_TYPES)
     for value in (op.input, op.output):
-        if _element(value) != f32:
-            raise unsupported(op, f"on {value.type} (float32 only)")
+        if _element(value) != f32 and not eight_bit:
+            raise unsupported(op, f"on {value.type} (float32 only; max of int8 and uint8)")
     rank = len(cpu.shape_of(op.input)) - 2
     if rank > SPATIAL:
         raise unsupported(op, f"with {rank} spatial dims (at most {SPATIAL})")

@@ -191,6 +191,56 @@ def pack_gemm_weights(b: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(padded.reshape(k, panels, panel).transpose(1, 0, 2))
 
 
+def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray:
+    """int8 or uint8 conv weights (M, C/group, kh, kw) in mrvl_qlinear_conv's layout, as int8
+    bytes (uint8 weights moved by -128): for a depthwise conv (M, kh * kw); else, per group,
+    panels of MRVL_QGEMM_MR output channels, each (K4, MR, 4) for K = C/group * kh * kw padded
+    with zeros to K4 * 4 (four consecutive k of a channel side by side), the channels padded
+    with zeros to whole panels, and after each panel the MR int32 sums of its rows (little
+    endian, the byte order of both hosts): (group * panels, (K4 * 4 + 4) * MR)."""
+    values = w.astype(np.int16) - (128 if w.dtype == np.uint8 else 0)
+    m = w.shape[0]
+    if depthwise:
+        return values.reshape(m, -1).astype(np.int8)
+    mr, mg, k = kernel_macro("QGEMM_MR"), m // group, math.prod(w.shape[1:])
+    panels, k4 = -(-mg // mr), -(-k // 4)
+    padded = np.zeros((group, panels * mr, k4 * 4), np.int8)
+    padded[:, :mg, :k] = values.reshape(group, mg, k)
+    quads = padded.reshape(group * panels, mr, k4, 4).transpose(0, 2, 1, 3).reshape(group * panels, -1)
+    sums = padded.astype(np.int32).sum(axis=2).reshape(group * panels, mr).astype("<i4")
+    return np.ascontiguousarray(np.concatenate([quads, sums.view(np.int8)], axis=1))
+
+
+def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
+    """Bytes of mrvl_qlinear_conv's scratch: per output channel a multiplier, a constant and a
+    zero point; then the sums and results of a plane, the zero-padded int16 plane split into
+    stride phases, a padded row and the plane widened to int16 (depthwise); or the column sums,
+    a tile of sums, a packed tile, the im2col rows' offsets and: nothing more for a 1x1 conv of
+    stride 1 without padding, the zero-padded planes and a buffer of results for other convs
+    of stride 1, the im2col rows for the others."""
+    def aligned(n: int) -> int:
+        return -(-n // 64) * 64
+
+    (n, c, h, w), (m, cg, kh, kw), (_, _, oh, ow) = cpu.shape_of(op.x), op.weights_shape(), cpu.shape_of(op.y)
+    strides, dilations, pads = (list(a.get_values()) for a in (op.strides, op.dilations, op.pads))
+    per_channel = 3 * aligned(4 * m)
+    if op.is_depthwise():  # qconv_depthwise_row, qconv_depthwise_plane
+        rows = (oh - 1) * strides[0] + (kh - 1) * dilations[0] + 1
+        cols = (ow - 1) * strides[1] + (kw - 1) * dilations[1] + 1
+        count = -(-oh * (cols if strides == [1, 1] else -(-ow // 32) * 32) // 32) * 32
+        phases = strides[1] * -(-cols // strides[1])
+        plane = rows * phases + (kw - 1) * dilations[1] + 32 + phases + 64 + h * w  # padded, line, widened
+        return per_channel + aligned(4 * count) + aligned(count) + 2 * plane
+    mr, nr, k = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR"), cg * kh * kw
+    fixed = per_channel + aligned(4 * nr) + aligned(4 * mr * nr) + aligned(-(-k // 4) * 4 * nr) + aligned(8 * k)
+    if kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w):
+        return fixed  # the input's planes as they are
+    if strides == [1, 1]:  # zero-padded planes, and the results of rows `width` wide
+        width, height = ow + (kw - 1) * dilations[1], oh + (kh - 1) * dilations[0]
+        return fixed + aligned(cg * height * width + width + nr) + m // op.group.value.data * oh * width
+    return fixed + k * oh * ow  # im2col rows
+
+
 def packed_weights_floats(op: cpu.ConvOp) -> int:
     """Floats of `op`'s weights packed (at run time, into the front of its scratch)."""
     ws, group = op.weights_shape(), op.group.value.data
@@ -405,6 +455,8 @@ def scratch_bytes(op: Operation) -> int:
     factors."""
     if isinstance(op, cpu.ConvOp | cpu.ConvTransposeOp):
         return 4 * conv_scratch(op)
+    if isinstance(op, cpu.QLinearConvOp):
+        return qconv_scratch_bytes(op)
     if isinstance(op, cpu.GemmOp):
         m, n = cpu.shape_of(op.Y)
         trans_a, trans_b = op.trans_a.value.data, op.trans_b.value.data

@@ -62,6 +62,21 @@
  * transposing B first (a fully connected layer on one sample is a matrix-vector product). */
 #define MRVL_GEMM_DOT_ROWS 4
 
+/* --- Integer convolution (mrvl_kernels_qgemm.c) ------------------------------------- */
+
+/* The register tile of the int8 GEMM: MR output channels by NR output positions of int32
+ * sums, each step taking four input channels (the depth of one dot-product instruction:
+ * vpdpbusd, usdot). MR is one for every target, since the weights are packed at compile time
+ * in panels of MR rows (target/host_kernels.py pack_qconv_weights); NR fills the registers:
+ * AVX-512 with VNNI 16 sums of 2 zmm each; elsewhere 8 (AVX2: 8 ymm of 16; NEON: 16 of 32
+ * q-registers, 4 positions each; the portable loops). */
+#define MRVL_QGEMM_MR 8
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define MRVL_QGEMM_NR 32
+#else
+#define MRVL_QGEMM_NR 8
+#endif
+
 /* --- Convolution (mrvl_kernels_conv.c) ---------------------------------------------- */
 
 /* Output positions per conv tile, and per narrow tile (below): with AVX-512's 32 registers,

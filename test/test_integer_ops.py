@@ -1,6 +1,7 @@
 """Integer ops on the host against onnxruntime: DynamicQuantizeLinear, MatMulInteger,
-QLinearMatMul, ConvInteger and QLinearConv, alone and as `quantize_dynamic` chains them (the
-activations quantized at run time, int8 weights, int32 sums rescaled to float). Integer
+QLinearMatMul, ConvInteger, QLinearConv and MaxPool of uint8, alone and as `quantize_dynamic`
+chains them (the activations quantized at run time, int8 weights, int32 sums rescaled to
+float). Integer
 outputs must be equal; float ones within a float32 rounding. All cases are one model: gcc
 builds the bundle once."""
 
@@ -92,13 +93,16 @@ def _model(per_row: bool = True) -> onnx.ModelProto:
                              "k_bias"], ["qlinear_conv"], name="qlinear_conv", pads=[1, 0, 1, 0], strides=[2, 2],
              group=2),
     ]
+    # MaxPool of uint8 (between a QOperator model's QLinear ops), padded, strided
+    nodes.append(node("MaxPool", ["image"], ["pooled"], name="pooled", kernel_shape=[3, 3], strides=[2, 2],
+                      pads=[1, 1, 1, 1]))
     if per_row:  # ONNX allows it, onnxruntime does not: checked against numpy
         nodes.append(node("MatMulInteger", ["a_i8", "w_i8", "a_zero_rows"], ["i8_rows"], name="i8_rows"))
     inputs = [helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
               for name, a in INPUTS.items()]
     outputs = [onnx.ValueInfoProto(name=name) for name in (
         "x_q", "x_scale", "x_zero", "n_q", "n_scale", "n_zero", "p_q", "p_scale", "p_zero", "z_q", "z_scale",
-        "z_zero", "u8_i8", "i8_u8", "h_out", "qlinear_u8", "qlinear_i8", "conv_sums", "qlinear_conv",
+        "z_zero", "u8_i8", "i8_u8", "h_out", "qlinear_u8", "qlinear_i8", "conv_sums", "qlinear_conv", "pooled",
         *(["i8_rows"] if per_row else []))]
     graph = helper.make_graph(nodes, "integer_ops", inputs, outputs, inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)

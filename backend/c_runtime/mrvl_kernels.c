@@ -30,6 +30,7 @@
 #include "mrvl_kernels_data.c"
 #include "mrvl_kernels_resize.c"
 #include "mrvl_kernels_recurrent.c"
+#include "mrvl_kernels_qgemm.c"
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop

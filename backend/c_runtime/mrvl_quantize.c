@@ -1,7 +1,7 @@
 /* mrvl_quantize.c: ONNX QuantizeLinear and DequantizeLinear on the host (cpu.quantize,
  * cpu.dequantize), float32 against int8, uint8, int16, uint16 and int32; DynamicQuantizeLinear
  * (cpu.dynamic_quantize), MatMulInteger (cpu.matmul_integer), ConvInteger (cpu.conv_integer)
- * and their requantization (cpu.requantize) on int8 and uint8.
+ * and their requantization (cpu.requantize) on int8 and uint8; MaxPool on int8 and uint8.
  *
  * Included by the generated `<model>.c` after mrvl_kernels.c (internal linkage, as there).
  * The tensor is viewed as (outer, axis, inner) around the quantization axis; element
@@ -43,13 +43,14 @@ typedef struct {
     } while (0)
 
 /* round(x / scale) + zero_point, saturated to [LO, HI]: the division in float32 and halves
- * to even (rintf, in the default rounding mode), as ONNX's reference computes it; the sum
- * in double, exact for every int32. NaN quantizes to the zero point. */
-#define MRVL_DEFINE_QUANTIZE(SUFFIX, T, LO, HI)                                                  \
+ * to even (rintf, in the default rounding mode), as ONNX's reference computes it; the sum in
+ * type W: double, exact for every int32, or for 8- and 16-bit types float, exact wherever
+ * it does not saturate (|sum| < 2^24) and vectorised. NaN quantizes to the zero point. */
+#define MRVL_DEFINE_QUANTIZE(SUFFIX, T, LO, HI, W)                                               \
     static T quantize_one_##SUFFIX(float x, float s, T z)                                        \
     {                                                                                            \
-        double v = (double)rintf(x / s) + (double)z;                                             \
-        return (T)(v != v ? (double)z : v < (LO) ? (LO) : v > (HI) ? (HI) : v);                  \
+        W v = (W)rintf(x / s) + (W)z;                                                            \
+        return (T)(v != v ? (W)z : v < (W)(LO) ? (W)(LO) : v > (W)(HI) ? (W)(HI) : v);           \
     }                                                                                            \
     static void mrvl_quantize_##SUFFIX(const mrvl_quant_params *p, const float *x,               \
                                        const float *scale, const T *zero_point, T *y)            \
@@ -68,11 +69,11 @@ typedef struct {
                                           * scale[k]);                                           \
     }
 
-MRVL_DEFINE_QUANTIZE(i8, int8_t, -128.0, 127.0)
-MRVL_DEFINE_QUANTIZE(u8, uint8_t, 0.0, 255.0)
-MRVL_DEFINE_QUANTIZE(i16, int16_t, -32768.0, 32767.0)
-MRVL_DEFINE_QUANTIZE(u16, uint16_t, 0.0, 65535.0)
-MRVL_DEFINE_QUANTIZE(i32, int32_t, -2147483648.0, 2147483647.0)
+MRVL_DEFINE_QUANTIZE(i8, int8_t, -128.0, 127.0, float)
+MRVL_DEFINE_QUANTIZE(u8, uint8_t, 0.0, 255.0, float)
+MRVL_DEFINE_QUANTIZE(i16, int16_t, -32768.0, 32767.0, float)
+MRVL_DEFINE_QUANTIZE(u16, uint16_t, 0.0, 65535.0, float)
+MRVL_DEFINE_QUANTIZE(i32, int32_t, -2147483648.0, 2147483647.0, double)
 MRVL_DEFINE_DEQUANTIZE(i8, int8_t)
 MRVL_DEFINE_DEQUANTIZE(u8, uint8_t)
 MRVL_DEFINE_DEQUANTIZE(i16, int16_t)
@@ -205,6 +206,38 @@ MRVL_DEFINE_MATMUL_INTEGER(i8i8, int8_t, int8_t)
 MRVL_DEFINE_MATMUL_INTEGER(i8u8, int8_t, uint8_t)
 MRVL_DEFINE_MATMUL_INTEGER(u8i8, uint8_t, int8_t)
 MRVL_DEFINE_MATMUL_INTEGER(u8u8, uint8_t, uint8_t)
+
+/* ONNX MaxPool on 8-bit integers (a QOperator model pools its uint8 or int8 tensors as they
+ * are): NCHW, up to MRVL_SPATIAL spatial dims, padded positions skipped. */
+#define MRVL_DEFINE_MAX_POOL(SUFFIX, T, LOWEST)                                                  \
+    static void mrvl_max_pool_##SUFFIX(const mrvl_pool_params *p, const T *x, T *y)              \
+    {                                                                                            \
+        const int64_t plane = p->in[0] * p->in[1] * p->in[2];                                    \
+        for (int64_t nc = 0; nc < p->n * p->c; nc++, x += plane)                                 \
+            for (int64_t od = 0; od < p->out[0]; od++)                                           \
+                for (int64_t oh = 0; oh < p->out[1]; oh++)                                       \
+                    for (int64_t ow = 0; ow < p->out[2]; ow++) {                                 \
+                        T m = LOWEST;                                                            \
+                        for (int64_t a = 0; a < p->kernel[0]; a++) {                             \
+                            const int64_t id = od * p->stride[0] + a * p->dilation[0] - p->pad_begin[0]; \
+                            if (id < 0 || id >= p->in[0]) continue;                              \
+                            for (int64_t b = 0; b < p->kernel[1]; b++) {                         \
+                                const int64_t ih = oh * p->stride[1] + b * p->dilation[1] - p->pad_begin[1]; \
+                                if (ih < 0 || ih >= p->in[1]) continue;                          \
+                                for (int64_t c = 0; c < p->kernel[2]; c++) {                     \
+                                    const int64_t iw = ow * p->stride[2] + c * p->dilation[2] - p->pad_begin[2]; \
+                                    if (iw < 0 || iw >= p->in[2]) continue;                      \
+                                    const T v = x[(id * p->in[1] + ih) * p->in[2] + iw];         \
+                                    m = v > m ? v : m;                                           \
+                                }                                                                \
+                            }                                                                    \
+                        }                                                                        \
+                        *y++ = m;                                                                \
+                    }                                                                            \
+    }
+
+MRVL_DEFINE_MAX_POOL(u8, uint8_t, 0)
+MRVL_DEFINE_MAX_POOL(i8, int8_t, -128)
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop

@@ -718,3 +718,11 @@ func.func @conv_integer_result_of_other_window(%x: tensor<1x2x5x5xui8>, %w: tens
   %y = cpu.conv_integer %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : (tensor<1x2x5x5xui8>, tensor<4x2x3x3xi8>) -> tensor<1x4x4x4xi32>
   func.return %y : tensor<1x4x4x4xi32>
 }
+
+// -----
+
+// CHECK: Operation does not verify: packed 'w' must be int8 and the op must have 'weights_shape'
+func.func @qlinear_conv_packed_without_shape(%x: tensor<1x4x5x5xui8>, %s: tensor<f32>, %zx: tensor<ui8>, %w: tensor<1x320xi8>, %zw: tensor<i8>) -> tensor<1x6x5x5xui8> {
+  %y = cpu.qlinear_conv %x, %s, %zx, %w, %s, %zw, %s, %zx {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, packed_weights} : (tensor<1x4x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<1x320xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<1x6x5x5xui8>
+  func.return %y : tensor<1x6x5x5xui8>
+}

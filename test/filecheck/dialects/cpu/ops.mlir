@@ -391,3 +391,16 @@ func.func @conv_integer(%x: tensor<1x4x5x5xui8>, %w: tensor<6x2x3x3xi8>, %zx: te
   %y = cpu.conv_integer %x, %w x_zero_point %zx w_zero_point %zw bias %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64} : (tensor<1x4x5x5xui8>, tensor<6x2x3x3xi8>) x_zero_point tensor<ui8> w_zero_point tensor<6xi8> bias tensor<6xi32> -> tensor<1x6x3x3xi32>
   func.return %y : tensor<1x6x3x3xi32>
 }
+
+// -----
+
+// QLinearConv in one int8 kernel: every scale and zero point an operand, a quantized clamp;
+// packed, the weights' ONNX shape a property.
+// CHECK-LABEL: func.func @qlinear_conv(
+// CHECK-NEXT:    %y = cpu.qlinear_conv %x, %s, %zx, %w, %sw, %zw, %s, %zx bias %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, min = 10 : i64} : (tensor<1x4x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<6x4x3x3xi8>, tensor<6xf32>, tensor<6xi8>, tensor<f32>, tensor<ui8>) bias tensor<6xi32> -> tensor<1x6x5x5xui8>
+// CHECK-NEXT:    %p = cpu.qlinear_conv %x, %s, %zx, %packed, %sw, %zw, %s, %zx {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, packed_weights, weights_shape = array<i64: 6, 4, 3, 3>} : (tensor<1x4x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<1x320xi8>, tensor<6xf32>, tensor<6xi8>, tensor<f32>, tensor<ui8>) -> tensor<1x6x5x5xui8>
+func.func @qlinear_conv(%x: tensor<1x4x5x5xui8>, %s: tensor<f32>, %zx: tensor<ui8>, %w: tensor<6x4x3x3xi8>, %sw: tensor<6xf32>, %zw: tensor<6xi8>, %b: tensor<6xi32>, %packed: tensor<1x320xi8>) -> (tensor<1x6x5x5xui8>, tensor<1x6x5x5xui8>) {
+  %y = cpu.qlinear_conv %x, %s, %zx, %w, %sw, %zw, %s, %zx bias %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, min = 10 : i64} : (tensor<1x4x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<6x4x3x3xi8>, tensor<6xf32>, tensor<6xi8>, tensor<f32>, tensor<ui8>) bias tensor<6xi32> -> tensor<1x6x5x5xui8>
+  %p = cpu.qlinear_conv %x, %s, %zx, %packed, %sw, %zw, %s, %zx {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, packed_weights, weights_shape = array<i64: 6, 4, 3, 3>} : (tensor<1x4x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<1x320xi8>, tensor<6xf32>, tensor<6xi8>, tensor<f32>, tensor<ui8>) -> tensor<1x6x5x5xui8>
+  func.return %y, %p : tensor<1x6x5x5xui8>, tensor<1x6x5x5xui8>
+}

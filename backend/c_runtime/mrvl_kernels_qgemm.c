@@ -1,0 +1,645 @@
+/* mrvl_kernels_qgemm.c: int8 convolution (cpu.qlinear_conv: ONNX QLinearConv, and a host
+ * DequantizeLinear -> Conv -> QuantizeLinear group) on an int8 x int8 -> int32 GEMM, with the
+ * requantization fused into the store of each tile.
+ *
+ * Everything runs on uint8 activations and int8 weights, the operands of the dot-product
+ * instructions (x86 vpdpbusd, Arm usdot): int8 activations are read flipped (x ^ 0x80 =
+ * x + 128, with the zero point moved by 128 too) and uint8 weights are packed at compile
+ * time as w - 128 (their zero point moved by -128). With u = x + shift and w' the packed
+ * weights, zu and zw' the moved zero points, the sum ONNX defines is
+ *     sum_k (u - zu)(w' - zw') = sum_k u w' - zu sum_k w' - zw' sum_k u + K zu zw',
+ * the first term the GEMM's, the second and fourth constant per output channel, the third
+ * (only with a nonzero zw') per output position. A padded position reads the input's zero
+ * point, so it adds nothing, as ONNX's zero padding of x - x_zero_point does.
+ *
+ * The requantization is onnxruntime's (MLAS): the multiplier x_scale * w_scale / y_scale in
+ * float32, the int32 sum (bias included) converted to float32 and times the multiplier,
+ * clamped to the output range less the zero point, rounded halves to even, plus the zero
+ * point. A fused Relu or Clip narrows the output range.
+ *
+ * Weights (target/host_kernels.py pack_qconv_weights): for the GEMM, per group, panels of
+ * MRVL_QGEMM_MR output channels, each (K4, MR, 4): four consecutive k of one channel next to
+ * each other, K = C/group * kh * kw in ONNX's order, zero-padded to K4 * 4 and to whole
+ * panels, each panel followed by its rows' int32 sums; for the depthwise kernel, (M, kh * kw).
+ * Activations are packed at run time, a tile of MRVL_QGEMM_NR output positions at a time, as
+ * (K4, NR, 4), from K rows of bytes: the input's planes (a 1x1 conv of stride 1 without
+ * padding), the zero-padded planes at each tap's offset (other convs of stride 1), or the
+ * rows of an im2col matrix (K, OH * OW).
+ *
+ * Included by mrvl_kernels.c after the float families (mrvl_kernels_internal.h: intrinsics,
+ * MRVL_UNROLL). */
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define MRVL_QGEMM_AVX512_VNNI 1
+#elif defined(__AVXVNNI__)
+#define MRVL_QGEMM_AVX_VNNI 1
+#elif defined(__AVX2__)
+#define MRVL_QGEMM_AVX2 1
+#elif defined(__aarch64__) && defined(__ARM_FEATURE_MATMUL_INT8)
+#define MRVL_QGEMM_USDOT 1
+#endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+typedef struct {
+    int64_t n, c, h, w, m, kh, kw, oh, ow, group;
+    int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+    int x_signed;        /* X (and its zero point) int8, else uint8 */
+    int y_signed;        /* Y (and its zero point) int8, else uint8 */
+    int w_shift;         /* 128 when W was uint8 (packed as w - 128), else 0 */
+    int w_scale_channels; /* a weight scale per output channel, else one */
+    int w_zero_channels; /* a weight zero point per output channel, else one */
+    int depthwise;       /* one input and one output channel per group: weights (M, kh * kw) */
+    int32_t y_min, y_max; /* the output range: the type's, narrowed by a fused Relu or Clip */
+} mrvl_qconv_params;
+
+/* One tile of int32 sums: tile[r * NR + p] = sum over K4 * 4 of w[.., r, ..] * a[.., p, ..],
+ * w a panel (K4, MR, 4) of int8, a a tile (K4, NR, 4) of uint8. */
+#if defined(MRVL_QGEMM_AVX512_VNNI)
+/* The tile's sums in registers (once inlined): sum[r][v] for rows r, 16 positions per v. */
+static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t k4, const int8_t *w, const uint8_t *a,
+                                          __m512i sum[MRVL_QGEMM_MR][2])
+{
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = _mm512_setzero_si512();
+    for (int64_t q = 0; q < k4; q++) {
+        const __m512i a0 = _mm512_loadu_si512(a + q * 4 * MRVL_QGEMM_NR);
+        const __m512i a1 = _mm512_loadu_si512(a + q * 4 * MRVL_QGEMM_NR + 64);
+        MRVL_UNROLL
+        for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+            int32_t quad;
+            memcpy(&quad, w + (q * MRVL_QGEMM_MR + r) * 4, 4);
+            const __m512i wb = _mm512_set1_epi32(quad);
+            sum[r][0] = _mm512_dpbusd_epi32(sum[r][0], a0, wb);
+            sum[r][1] = _mm512_dpbusd_epi32(sum[r][1], a1, wb);
+        }
+    }
+}
+
+static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+{
+    __m512i sum[MRVL_QGEMM_MR][2];
+    qgemm_sums(k4, w, a, sum);
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+        _mm512_storeu_si512(tile + r * MRVL_QGEMM_NR, sum[r][0]);
+        _mm512_storeu_si512(tile + r * MRVL_QGEMM_NR + 16, sum[r][1]);
+    }
+}
+
+/* qgemm_tile with the requantization (qconv_requantize's, without column sums) done on the
+ * sums in registers, the first `count` positions of the first `height` rows stored a row_stride
+ * apart (masked: a partial tile writes nothing past them): sum + add[r] in
+ * float32 times multiplier[r], clamped, rounded by the default rounding mode (halves to
+ * even), plus the zero point, narrowed to bytes. */
+#define MRVL_QGEMM_FUSED_STORE 1
+static void qgemm_tile_requantized(int64_t k4, const int8_t *w, const uint8_t *a, int64_t height, int64_t count,
+                                   const int32_t *add, const float *multiplier, int32_t zero_point, int32_t lo,
+                                   int32_t hi, uint8_t *y, int64_t row_stride)
+{
+    __m512i sum[MRVL_QGEMM_MR][2];
+    qgemm_sums(k4, w, a, sum);
+    const __m512 low = _mm512_set1_ps((float)(lo - zero_point)), high = _mm512_set1_ps((float)(hi - zero_point));
+    const __m512i zp = _mm512_set1_epi32(zero_point);
+    const __mmask16 stored[2] = {(__mmask16)(count >= 16 ? 0xffff : (1u << count) - 1),
+                                 (__mmask16)(count >= 32 ? 0xffff : count <= 16 ? 0 : (1u << (count - 16)) - 1)};
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+        if (r >= height) break;
+        const __m512i offset = _mm512_set1_epi32(add[r]);
+        const __m512 scale = _mm512_set1_ps(multiplier[r]);
+        MRVL_UNROLL
+        for (int v = 0; v < 2; v++) {
+            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(sum[r][v], offset)), scale);
+            f = _mm512_min_ps(_mm512_max_ps(f, low), high);
+            const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), zp);
+            _mm_mask_storeu_epi8(y + r * row_stride + 16 * v, stored[v], _mm512_cvtepi32_epi8(q));
+        }
+    }
+}
+#elif defined(MRVL_QGEMM_AVX_VNNI) || defined(MRVL_QGEMM_AVX2)
+static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+{
+    __m256i sum[MRVL_QGEMM_MR];
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r] = _mm256_setzero_si256();
+#if defined(MRVL_QGEMM_AVX2)
+    const __m256i low_bytes = _mm256_set1_epi16(0xff);
+#endif
+    for (int64_t q = 0; q < k4; q++) {
+        const __m256i av = _mm256_loadu_si256((const __m256i *)(const void *)(a + q * 4 * MRVL_QGEMM_NR));
+#if defined(MRVL_QGEMM_AVX2)
+        /* Without VNNI, exactly: pmaddwd on 16-bit halves (vpmaddubsw's int16 sums of two
+         * u8 x s8 products would saturate). Even k of each quad in the low byte of each
+         * 16-bit lane, odd k in the high byte. */
+        const __m256i a_even = _mm256_and_si256(av, low_bytes), a_odd = _mm256_srli_epi16(av, 8);
+#endif
+        MRVL_UNROLL
+        for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+            int32_t quad;
+            memcpy(&quad, w + (q * MRVL_QGEMM_MR + r) * 4, 4);
+            const __m256i wb = _mm256_set1_epi32(quad);
+#if defined(MRVL_QGEMM_AVX_VNNI)
+            sum[r] = _mm256_dpbusd_avx_epi32(sum[r], av, wb);
+#else
+            const __m256i w_even = _mm256_srai_epi16(_mm256_slli_epi16(wb, 8), 8), w_odd = _mm256_srai_epi16(wb, 8);
+            sum[r] = _mm256_add_epi32(sum[r], _mm256_add_epi32(_mm256_madd_epi16(a_even, w_even),
+                                                               _mm256_madd_epi16(a_odd, w_odd)));
+#endif
+        }
+    }
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) _mm256_storeu_si256((__m256i *)(void *)(tile + r * MRVL_QGEMM_NR), sum[r]);
+}
+#elif defined(MRVL_QGEMM_USDOT)
+/* usdot by lane: each of the two weight vectors holds the quads of four channels. */
+#define MRVL_QGEMM_USDOT_ROW(r, wv, lane)                                                        \
+    sum[r][0] = vusdotq_laneq_s32(sum[r][0], a0, wv, lane);                                     \
+    sum[r][1] = vusdotq_laneq_s32(sum[r][1], a1, wv, lane)
+static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+{
+    int32x4_t sum[MRVL_QGEMM_MR][2];
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = vdupq_n_s32(0);
+    for (int64_t q = 0; q < k4; q++) {
+        const uint8x16_t a0 = vld1q_u8(a + q * 4 * MRVL_QGEMM_NR), a1 = vld1q_u8(a + q * 4 * MRVL_QGEMM_NR + 16);
+        const int8x16_t w0 = vld1q_s8(w + q * 4 * MRVL_QGEMM_MR), w1 = vld1q_s8(w + q * 4 * MRVL_QGEMM_MR + 16);
+        MRVL_QGEMM_USDOT_ROW(0, w0, 0);
+        MRVL_QGEMM_USDOT_ROW(1, w0, 1);
+        MRVL_QGEMM_USDOT_ROW(2, w0, 2);
+        MRVL_QGEMM_USDOT_ROW(3, w0, 3);
+        MRVL_QGEMM_USDOT_ROW(4, w1, 0);
+        MRVL_QGEMM_USDOT_ROW(5, w1, 1);
+        MRVL_QGEMM_USDOT_ROW(6, w1, 2);
+        MRVL_QGEMM_USDOT_ROW(7, w1, 3);
+    }
+    MRVL_UNROLL
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+        vst1q_s32(tile + r * MRVL_QGEMM_NR, sum[r][0]);
+        vst1q_s32(tile + r * MRVL_QGEMM_NR + 4, sum[r][1]);
+    }
+}
+#undef MRVL_QGEMM_USDOT_ROW
+#else
+static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+{
+    int32_t sum[MRVL_QGEMM_MR][MRVL_QGEMM_NR] = {{0}};
+    for (int64_t q = 0; q < k4; q++)
+        for (int r = 0; r < MRVL_QGEMM_MR; r++)
+            for (int p = 0; p < MRVL_QGEMM_NR; p++)
+                for (int j = 0; j < 4; j++)
+                    sum[r][p] += (int32_t)w[(q * MRVL_QGEMM_MR + r) * 4 + j] *
+                                 (int32_t)a[(q * MRVL_QGEMM_NR + p) * 4 + j];
+    memcpy(tile, sum, sizeof sum);
+}
+#endif
+
+/* Requantizes `count` sums of one output channel into y (see the file's comment): `add` is the
+ * channel's constant term (bias and zero-point terms), `zw` times column_sums[i] (when given)
+ * the position's. */
+static void qconv_requantize(int64_t count, const int32_t *restrict sums, int32_t add, int32_t zw,
+                             const int32_t *restrict column_sums, float multiplier, int32_t zero_point,
+                             int32_t lo, int32_t hi, uint8_t *restrict y)
+{
+    const float low = (float)(lo - zero_point), high = (float)(hi - zero_point);
+    if (column_sums && zw) {
+        for (int64_t i = 0; i < count; i++) {
+            float v = (float)(sums[i] + add - zw * column_sums[i]) * multiplier;
+            v = v < low ? low : v;
+            v = v > high ? high : v;
+            y[i] = (uint8_t)((int32_t)rintf(v) + zero_point);
+        }
+        return;
+    }
+    for (int64_t i = 0; i < count; i++) {
+        float v = (float)(sums[i] + add) * multiplier;
+        v = v < low ? low : v;
+        v = v > high ? high : v;
+        y[i] = (uint8_t)((int32_t)rintf(v) + zero_point);
+    }
+}
+
+/* Four rows of 16 bytes, flipped by `flip`, interleaved: out[4 p + j] = row j's byte p. */
+static MRVL_ALWAYS_INLINE void qconv_interleave16(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                                                  const uint8_t *r3, uint8_t flip, uint8_t *out)
+{
+#if defined(__SSE2__)
+    const __m128i f = _mm_set1_epi8((char)flip);
+    const __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)r0), f);
+    const __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)r1), f);
+    const __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)r2), f);
+    const __m128i d = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)r3), f);
+    const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+    const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_unpacklo_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128((__m128i *)(void *)(out + 16), _mm_unpackhi_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128((__m128i *)(void *)(out + 32), _mm_unpacklo_epi16(ab_hi, cd_hi));
+    _mm_storeu_si128((__m128i *)(void *)(out + 48), _mm_unpackhi_epi16(ab_hi, cd_hi));
+#elif defined(__aarch64__)
+    const uint8x16_t f = vdupq_n_u8(flip);
+    uint8x16x4_t rows;
+    rows.val[0] = veorq_u8(vld1q_u8(r0), f);
+    rows.val[1] = veorq_u8(vld1q_u8(r1), f);
+    rows.val[2] = veorq_u8(vld1q_u8(r2), f);
+    rows.val[3] = veorq_u8(vld1q_u8(r3), f);
+    vst4q_u8(out, rows);
+#else
+    for (int p = 0; p < 16; p++) {
+        out[4 * p] = r0[p] ^ flip;
+        out[4 * p + 1] = r1[p] ^ flip;
+        out[4 * p + 2] = r2[p] ^ flip;
+        out[4 * p + 3] = r3[p] ^ flip;
+    }
+#endif
+}
+
+/* Four rows of 8 bytes, flipped by `flip`, interleaved: out[4 p + j] = row j's byte p. */
+static MRVL_ALWAYS_INLINE void qconv_interleave8(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                                                 const uint8_t *r3, uint8_t flip, uint8_t *out)
+{
+#if defined(__SSE2__)
+    const __m128i f = _mm_set1_epi8((char)flip);
+    const __m128i a = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r0), f);
+    const __m128i b = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r1), f);
+    const __m128i c = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r2), f);
+    const __m128i d = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r3), f);
+    const __m128i ab = _mm_unpacklo_epi8(a, b), cd = _mm_unpacklo_epi8(c, d);
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_unpacklo_epi16(ab, cd));
+    _mm_storeu_si128((__m128i *)(void *)(out + 16), _mm_unpackhi_epi16(ab, cd));
+#elif defined(__aarch64__)
+    const uint8x8_t f = vdup_n_u8(flip);
+    uint8x8x4_t rows;
+    rows.val[0] = veor_u8(vld1_u8(r0), f);
+    rows.val[1] = veor_u8(vld1_u8(r1), f);
+    rows.val[2] = veor_u8(vld1_u8(r2), f);
+    rows.val[3] = veor_u8(vld1_u8(r3), f);
+    vst4_u8(out, rows);
+#else
+    for (int p = 0; p < 8; p++) {
+        out[4 * p] = r0[p] ^ flip;
+        out[4 * p + 1] = r1[p] ^ flip;
+        out[4 * p + 2] = r2[p] ^ flip;
+        out[4 * p + 3] = r3[p] ^ flip;
+    }
+#endif
+}
+
+/* A tile of `count` (<= NR) output positions from K rows of bytes, row k at base + rows[k],
+ * starting at each row's `first`: (K4, NR, 4), flipped by `flip`, zero beyond K and count;
+ * with column_sums, the sum of each position's K bytes. */
+static void qconv_pack_tile(const uint8_t *base, const int64_t *rows, int64_t k, int64_t first, int64_t count,
+                            uint8_t flip, uint8_t *tile, int32_t *column_sums)
+{
+    const int64_t k4 = (k + 3) / 4;
+    for (int64_t q = 0; q < k4; q++) {
+        const uint8_t *src[4];
+        for (int j = 0; j < 4; j++) src[j] = 4 * q + j < k ? base + rows[4 * q + j] + first : NULL;
+        uint8_t *dst = tile + q * 4 * MRVL_QGEMM_NR;
+        if (count == MRVL_QGEMM_NR && src[3]) {
+#if MRVL_QGEMM_NR % 16 == 0
+            for (int p = 0; p < MRVL_QGEMM_NR; p += 16)
+                qconv_interleave16(src[0] + p, src[1] + p, src[2] + p, src[3] + p, flip, dst + 4 * p);
+#else
+            for (int p = 0; p < MRVL_QGEMM_NR; p += 8)
+                qconv_interleave8(src[0] + p, src[1] + p, src[2] + p, src[3] + p, flip, dst + 4 * p);
+#endif
+            continue;
+        }
+        for (int j = 0; j < 4; j++)
+            for (int64_t p = 0; p < MRVL_QGEMM_NR; p++) dst[4 * p + j] = src[j] && p < count ? src[j][p] ^ flip : 0;
+    }
+    if (!column_sums) return;
+    for (int64_t p = 0; p < MRVL_QGEMM_NR; p++) column_sums[p] = 0;
+    for (int64_t q = 0; q < k4; q++)
+        for (int64_t p = 0; p < MRVL_QGEMM_NR; p++)
+            for (int j = 0; j < 4; j++) column_sums[p] += tile[(q * MRVL_QGEMM_NR + p) * 4 + j];
+}
+
+/* The output positions [*begin, *end) of a row whose tap at offset `shift` (input column
+ * s * stride + shift) reads inside a row of `width`. */
+static void qconv_inside(int64_t count, int64_t stride, int64_t shift, int64_t width, int64_t *begin, int64_t *end)
+{
+    int64_t b = shift >= 0 ? 0 : (-shift + stride - 1) / stride;
+    int64_t e = width - shift <= 0 ? 0 : (width - shift + stride - 1) / stride;
+    e = e < count ? e : count;
+    *begin = b < e ? b : e;
+    *end = e;
+}
+
+/* The im2col rows of one image and group: row (ci, u, v) holds, for every output position,
+ * the input byte it reads through tap (u, v) of channel ci, the zero point where padding. */
+static void qconv_im2col(const mrvl_qconv_params *p, const uint8_t *planes, uint8_t pad, uint8_t *rows)
+{
+    const int64_t cg = p->c / p->group, ohw = p->oh * p->ow;
+    for (int64_t ci = 0; ci < cg; ci++)
+        for (int64_t v = 0; v < p->kw; v++) {
+            int64_t s0, s1;
+            const int64_t shift = v * p->dilation_w - p->pad_left;
+            qconv_inside(p->ow, p->stride_w, shift, p->w, &s0, &s1);
+            for (int64_t u = 0; u < p->kh; u++) {
+                const uint8_t *plane = planes + ci * p->h * p->w;
+                uint8_t *row = rows + ((ci * p->kh + u) * p->kw + v) * ohw;
+                for (int64_t r = 0; r < p->oh; r++) {
+                    const int64_t ih = r * p->stride_h + u * p->dilation_h - p->pad_top;
+                    uint8_t *out = row + r * p->ow;
+                    if (ih < 0 || ih >= p->h) {
+                        memset(out, pad, (size_t)p->ow);
+                        continue;
+                    }
+                    const uint8_t *in = plane + ih * p->w + shift;
+                    memset(out, pad, (size_t)s0);
+                    /* the stride a local (out may alias p) and 2 a constant: the loops vectorise */
+                    const int64_t sw = p->stride_w;
+                    if (sw == 1)
+                        memcpy(out + s0, in + s0, (size_t)(s1 - s0));
+                    else if (sw == 2)
+                        for (int64_t s = s0; s < s1; s++) out[s] = in[2 * s];
+                    else
+                        for (int64_t s = s0; s < s1; s++) out[s] = in[s * sw];
+                    memset(out + s1, pad, (size_t)(p->ow - s1));
+                }
+            }
+        }
+}
+
+/* The planes of one image and group zero-padded (the zero point's byte) to rows of `width`
+ * = ow + (kw - 1) * dilation_w bytes, oh + (kh - 1) * dilation_h of them, for a conv of
+ * stride 1: the im2col row of tap (u, v) of channel ci is then the padded plane itself from
+ * offset (u * dilation_h) * width + v * dilation_w, for the output positions r * width + c
+ * (those with c >= ow are computed and dropped). */
+static void qconv_pad_planes(const mrvl_qconv_params *p, const uint8_t *planes, uint8_t pad, int64_t width,
+                             uint8_t *padded)
+{
+    const int64_t cg = p->c / p->group, height = p->oh + (p->kh - 1) * p->dilation_h;
+    const int64_t first = p->pad_left, last = p->pad_left + p->w < width ? p->pad_left + p->w : width;
+    for (int64_t ci = 0; ci < cg; ci++)
+        for (int64_t i = 0; i < height; i++) {
+            uint8_t *row = padded + (ci * height + i) * width;
+            const int64_t ih = i - p->pad_top;
+            if (ih < 0 || ih >= p->h) {
+                memset(row, pad, (size_t)width);
+                continue;
+            }
+            memset(row, pad, (size_t)first);
+            memcpy(row + first, planes + (ci * p->h + ih) * p->w, (size_t)(last - first));
+            memset(row + last, pad, (size_t)(width - last));
+        }
+}
+
+static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
+{
+    if (!zero_point) return 0;
+    return is_signed ? (int32_t)((const int8_t *)zero_point)[i] : (int32_t)((const uint8_t *)zero_point)[i];
+}
+
+/* Sums and results per row of a depthwise conv's output: a stride-1 conv computes whole rows
+ * of the padded plane (`cols` wide, the positions past ow dropped), others rows of ow rounded
+ * up to 32 positions; either way the loops run in whole chunks of 32. */
+static int64_t qconv_depthwise_row(const mrvl_qconv_params *p)
+{
+    const int64_t cols = (p->ow - 1) * p->stride_w + (p->kw - 1) * p->dilation_w + 1;
+    return p->stride_h == 1 && p->stride_w == 1 ? cols : (p->ow + 31) / 32 * 32;
+}
+
+#if defined(__GNUC__)
+/* 16 lanes of a depthwise conv's inputs and sums (GCC's vector extension) */
+typedef int16_t qconv_i16x16 __attribute__((vector_size(32)));
+typedef int32_t qconv_i32x16 __attribute__((vector_size(64)));
+#endif
+
+/* out[j] = (in[j] ^ flip) - zero for n bytes: a row of a depthwise conv's plane, widened */
+static void qconv_widen(int64_t n, const uint8_t *restrict in, uint8_t flip, int16_t zero, int16_t *restrict out)
+{
+    for (int64_t j = 0; j < n; j++) out[j] = (int16_t)((int16_t)(in[j] ^ flip) - zero);
+}
+
+/* The depthwise conv of one plane: its bytes, flipped and less the zero point, in an int16
+ * plane padded with zeros (target/host_kernels.py qconv_scratch_bytes sizes it) whose rows
+ * are split into stride_w phases (phase f holds columns f, f + stride_w, ...), so that each
+ * tap reads a contiguous run of every row; the sums of the output rows (`qconv_depthwise_row`
+ * apart), requantized, and the first ow results of each row copied out. */
+static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *plane, uint8_t flip, int32_t zu,
+                                  const int8_t *taps, int32_t zw, int32_t add, float multiplier, int32_t zy,
+                                  int16_t *padded, int32_t *sums, uint8_t *results, uint8_t *out)
+{
+    const int64_t sw = p->stride_w, row_length = qconv_depthwise_row(p);
+    const int64_t rows = (p->oh - 1) * p->stride_h + (p->kh - 1) * p->dilation_h + 1;
+    const int64_t cols = (p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + 1, phase = (cols + sw - 1) / sw;
+    /* the plane widened in one run (`wide`), each row then copied into the padded plane, or for
+     * a stride of 2 or more into `line` and split into phases from there; the loops of stride
+     * 2 run in whole chunks of 32, past the row's end into the next (written after it) */
+    int16_t *line = padded + rows * sw * phase + (p->kw - 1) * p->dilation_w + 32;
+    int16_t *wide = line + sw * phase + 64;
+    const int64_t first = p->pad_left, last = p->pad_left + p->w < cols ? p->pad_left + p->w : cols;
+    qconv_widen(p->h * p->w, plane, flip, (int16_t)zu, wide);
+    for (int64_t i = 0; i < rows; i++) {
+        int16_t *row = padded + i * sw * phase, *full = sw == 1 ? row : line;
+        const int64_t ih = i - p->pad_top;
+        if (ih >= 0 && ih < p->h) {
+            memset(full, 0, (size_t)first * sizeof *full);
+            memcpy(full + first, wide + ih * p->w, (size_t)(last - first) * sizeof *full);
+            memset(full + last, 0, (size_t)(sw * phase - last) * sizeof *full);
+        } else {
+            memset(full, 0, (size_t)(sw * phase) * sizeof *full);
+        }
+        if (sw == 2) {
+            const int64_t chunks = (phase + 31) / 32 * 32;
+            for (int64_t j = 0; j < chunks; j++) row[j] = line[2 * j];
+            for (int64_t j = 0; j < chunks; j++) row[phase + j] = line[2 * j + 1];
+        } else if (sw > 2) {
+            for (int64_t f = 0; f < sw; f++)
+                for (int64_t j = 0; j < phase; j++) row[f * phase + j] = line[j * sw + f];
+        }
+    }
+    /* a stride-1 conv as one run over all its rows, else row by row */
+    const int64_t runs = sw == 1 && p->stride_h == 1 ? 1 : p->oh;
+    const int64_t run = runs == 1 ? (p->oh * row_length + 31) / 32 * 32 : row_length;
+#if defined(__AVX512BW__)
+    /* AVX-512: the taps two at a time, their inputs interleaved as int16 pairs for vpmaddwd
+     * (two products summed per lane; each |product| <= 255 * 255, exact); the sums come out
+     * in the unpacks' lane order, put back in order once per chunk */
+    if (p->kh * p->kw <= 64) {
+        const int64_t count = p->kh * p->kw;
+        int64_t offset[64];
+        int32_t pair[32];
+        for (int64_t t = 0; t < count; t++) {
+            const int64_t u = t / p->kw, at = (t % p->kw) * p->dilation_w;
+            offset[t] = u * p->dilation_h * sw * phase + (at % sw) * phase + at / sw;
+        }
+        for (int64_t t = 0; t < count; t += 2) {
+            const int32_t first_w = taps[t] - zw, second_w = t + 1 < count ? taps[t + 1] - zw : 0;
+            pair[t / 2] = (int32_t)(((uint32_t)(uint16_t)second_w << 16) | (uint16_t)first_w);
+        }
+        const __m512i order0 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+        const __m512i order1 = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+        for (int64_t r = 0; r < runs; r++)
+            for (int64_t s0 = 0; s0 < run; s0 += 32) {
+                const int16_t *base = padded + r * p->stride_h * sw * phase + s0;
+                __m512i low = _mm512_setzero_si512(), high = _mm512_setzero_si512();
+                for (int64_t t = 0; t < count; t += 2) {
+                    const __m512i a = _mm512_loadu_si512(base + offset[t]);
+                    const __m512i b = t + 1 < count ? _mm512_loadu_si512(base + offset[t + 1]) : a;
+                    const __m512i w2 = _mm512_set1_epi32(pair[t / 2]);
+                    low = _mm512_add_epi32(low, _mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), w2));
+                    high = _mm512_add_epi32(high, _mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), w2));
+                }
+                _mm512_storeu_si512(sums + r * run + s0, _mm512_permutex2var_epi32(low, order0, high));
+                _mm512_storeu_si512(sums + r * run + s0 + 16, _mm512_permutex2var_epi32(low, order1, high));
+            }
+    } else
+#endif
+    for (int64_t r = 0; r < runs; r++)
+        for (int64_t s0 = 0; s0 < run; s0 += 32) { /* 32 sums kept in registers over every tap */
+#if defined(__GNUC__)
+            qconv_i32x16 acc0 = {0}, acc1 = {0};
+#else
+            int32_t acc[32] = {0};
+#endif
+            for (int64_t u = 0; u < p->kh; u++) {
+                const int16_t *row = padded + (r * p->stride_h + u * p->dilation_h) * sw * phase + s0;
+                for (int64_t v = 0; v < p->kw; v++) {
+                    const int32_t wv = taps[u * p->kw + v] - zw;
+                    const int64_t at = v * p->dilation_w;
+                    const int16_t *src = row + (at % sw) * phase + at / sw;
+#if defined(__GNUC__)
+                    qconv_i16x16 low, high;
+                    memcpy(&low, src, sizeof low);
+                    memcpy(&high, src + 16, sizeof high);
+                    acc0 += wv * __builtin_convertvector(low, qconv_i32x16);
+                    acc1 += wv * __builtin_convertvector(high, qconv_i32x16);
+#else
+                    for (int j = 0; j < 32; j++) acc[j] += wv * src[j];
+#endif
+                }
+            }
+#if defined(__GNUC__)
+            memcpy(sums + r * run + s0, &acc0, sizeof acc0);
+            memcpy(sums + r * run + s0 + 16, &acc1, sizeof acc1);
+#else
+            memcpy(sums + r * run + s0, acc, sizeof acc);
+#endif
+        }
+    qconv_requantize(runs * run, sums, add, 0, NULL, multiplier, zy, p->y_min, p->y_max, results);
+    for (int64_t r = 0; r < p->oh; r++) memcpy(out + r * p->ow, results + r * row_length, (size_t)p->ow);
+}
+
+/* ONNX QLinearConv in 2-D, NCHW, as the file's comment describes. `scratch` holds, 64-byte
+ * aligned, per output channel the multiplier, constant term and moved weight zero point;
+ * then for the depthwise kernel a row of sums and the padded plane, for the GEMM the column
+ * sums, a tile of sums, a packed tile and (unless the conv is 1x1 of stride 1 without
+ * padding) the im2col rows (target/host_kernels.py qconv_scratch_bytes). A GEMM panel of
+ * packed weights is followed by the int32 sums of its rows' (packed) weights. */
+static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const float *x_scale, const void *x_zero,
+                              const int8_t *w, const float *w_scale, const void *w_zero, const float *y_scale,
+                              const void *y_zero, const int32_t *bias, void *y, void *scratch)
+{
+    const int64_t cg = p->c / p->group, mg = p->m / p->group, taps = p->kh * p->kw, k = cg * taps;
+    const int64_t k4 = (k + 3) / 4, panels = (mg + MRVL_QGEMM_MR - 1) / MRVL_QGEMM_MR, ohw = p->oh * p->ow;
+    const int64_t panel_bytes = (k4 * 4 + 4) * MRVL_QGEMM_MR;
+    const uint8_t flip = p->x_signed ? 0x80 : 0;
+    const int32_t zx = qconv_zero(x_zero, p->x_signed, 0), zu = zx + (p->x_signed ? 128 : 0);
+    const int32_t zy = qconv_zero(y_zero, p->y_signed, 0);
+    const uint8_t pad = (uint8_t)zx; /* the raw byte of x's zero point, flipped with the rest */
+    unsigned char *at = scratch;
+    float *multiplier = (float *)(void *)at;
+    at += (p->m * 4 + 63) / 64 * 64;
+    int32_t *add = (int32_t *)(void *)at;
+    at += (p->m * 4 + 63) / 64 * 64;
+    int32_t *zw = (int32_t *)(void *)at;
+    at += (p->m * 4 + 63) / 64 * 64;
+    int any_zw = 0;
+    for (int64_t o = 0; o < p->m; o++) {
+        multiplier[o] = *x_scale * w_scale[p->w_scale_channels ? o : 0] / *y_scale;
+        zw[o] = qconv_zero(w_zero, !p->w_shift, p->w_zero_channels ? o : 0) - p->w_shift;
+        any_zw |= zw[o] != 0;
+        add[o] = bias ? bias[o] : 0;
+        if (!p->depthwise) { /* the zero-point terms; the depthwise kernel subtracts the zero points */
+            const int64_t g = o / mg, row = o % mg;
+            int32_t w_sum;
+            memcpy(&w_sum, w + (g * panels + row / MRVL_QGEMM_MR) * panel_bytes + k4 * 4 * MRVL_QGEMM_MR +
+                               4 * (row % MRVL_QGEMM_MR), 4);
+            add[o] += -zu * w_sum + (int32_t)k * zu * zw[o];
+        }
+    }
+    uint8_t *out = y;
+    if (p->depthwise) {
+        const int64_t count = (p->oh * qconv_depthwise_row(p) + 15) / 16 * 16;
+        int32_t *sums = (int32_t *)(void *)at;
+        uint8_t *results = at + (count * 4 + 63) / 64 * 64;
+        int16_t *padded = (int16_t *)(void *)(results + (count + 63) / 64 * 64);
+        for (int64_t b = 0; b < p->n; b++)
+            for (int64_t o = 0; o < p->m; o++)
+                qconv_depthwise_plane(p, (const uint8_t *)x + (b * p->c + o) * p->h * p->w, flip, zu, w + o * taps,
+                                      zw[o], add[o], multiplier[o], zy, padded, sums, results,
+                                      out + (b * p->m + o) * ohw);
+        return;
+    }
+    int32_t *column_sums = (int32_t *)(void *)at;
+    at += (MRVL_QGEMM_NR * 4 + 63) / 64 * 64;
+    int32_t *tile = (int32_t *)(void *)at;
+    at += (MRVL_QGEMM_MR * MRVL_QGEMM_NR * 4 + 63) / 64 * 64;
+    uint8_t *packed = at;
+    at += (k4 * 4 * MRVL_QGEMM_NR + 63) / 64 * 64;
+    int64_t *rows = (int64_t *)(void *)at;
+    at += (k * 8 + 63) / 64 * 64;
+    /* How the im2col rows are read: the input's planes (a 1x1 conv of stride 1 without
+     * padding), the zero-padded planes (stride 1: `wide` rows of `width` positions, the
+     * results of the positions past ow dropped from a buffer), or rows copied (im2col). */
+    const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
+                       p->pad_left == 0 && p->oh == p->h && p->ow == p->w;
+    const int wide = !direct && p->stride_h == 1 && p->stride_w == 1;
+    const int64_t width = wide ? p->ow + (p->kw - 1) * p->dilation_w : p->ow;
+    const int64_t positions = p->oh * width, padded_height = p->oh + (p->kh - 1) * p->dilation_h;
+    uint8_t *planes_copy = at, *results = NULL;
+    if (wide) {
+        results = at + (cg * padded_height * width + width + MRVL_QGEMM_NR + 63) / 64 * 64;
+        for (int64_t ci = 0; ci < cg; ci++)
+            for (int64_t u = 0; u < p->kh; u++)
+                for (int64_t v = 0; v < p->kw; v++)
+                    rows[(ci * p->kh + u) * p->kw + v] =
+                        (ci * padded_height + u * p->dilation_h) * width + v * p->dilation_w;
+    } else {
+        for (int64_t i = 0; i < k; i++) rows[i] = i * (direct ? p->h * p->w : ohw);
+    }
+    for (int64_t b = 0; b < p->n; b++)
+        for (int64_t g = 0; g < p->group; g++) {
+            const uint8_t *planes = (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w;
+            const uint8_t *base = planes;
+            if (wide)
+                qconv_pad_planes(p, planes, pad, width, planes_copy);
+            else if (!direct)
+                qconv_im2col(p, planes, pad, planes_copy);
+            if (!direct) base = planes_copy;
+            /* the group's channel o's result for position i: at dst + o * stride + i */
+            uint8_t *dst = wide ? results : out + (b * p->m + g * mg) * ohw;
+            const int64_t stride = wide ? positions : ohw;
+            for (int64_t first = 0; first < positions; first += MRVL_QGEMM_NR) {
+                const int64_t count = positions - first < MRVL_QGEMM_NR ? positions - first : MRVL_QGEMM_NR;
+                qconv_pack_tile(base, rows, k, first, count, flip, packed, any_zw ? column_sums : NULL);
+                for (int64_t panel = 0; panel < panels; panel++) {
+                    const int64_t height = mg - panel * MRVL_QGEMM_MR < MRVL_QGEMM_MR ? mg - panel * MRVL_QGEMM_MR
+                                                                                     : MRVL_QGEMM_MR;
+                    const int64_t local = panel * MRVL_QGEMM_MR, o = g * mg + local;
+                    uint8_t *y_tile = dst + local * stride + first;
+#if defined(MRVL_QGEMM_FUSED_STORE)
+                    if (!any_zw) {
+                        qgemm_tile_requantized(k4, w + (g * panels + panel) * panel_bytes, packed, height, count,
+                                               add + o, multiplier + o, zy, p->y_min, p->y_max, y_tile, stride);
+                        continue;
+                    }
+#endif
+                    qgemm_tile(k4, w + (g * panels + panel) * panel_bytes, packed, tile);
+                    for (int64_t r = 0; r < height; r++)
+                        qconv_requantize(count, tile + r * MRVL_QGEMM_NR, add[o + r], zw[o + r],
+                                         any_zw ? column_sums : NULL, multiplier[o + r], zy, p->y_min, p->y_max,
+                                         y_tile + r * stride);
+                }
+            }
+            if (wide)
+                for (int64_t o = 0; o < mg; o++)
+                    for (int64_t r = 0; r < p->oh; r++)
+                        memcpy(out + (b * p->m + g * mg + o) * ohw + r * p->ow, results + o * positions + r * width,
+                               (size_t)p->ow);
+        }
+}

@@ -1,0 +1,124 @@
+"""The int8 convolution kernel (`cpu.qlinear_conv`, mrvl_kernels_qgemm.c) against onnxruntime's
+QLinearConv, exactly: uint8 and int8 activations, outputs and weights (uint8 weights packed as
+int8 by -128), scales and zero points per tensor and per output channel, bias, input channels
+not a multiple of four, output channels not a multiple of a panel, positions not a multiple of
+a tile, padding, strides, dilations, groups, several images, the 1x1 conv read straight from
+its input, and the depthwise kernel (with AVX-512 its taps in pairs; more than 64 taps one by
+one). All cases are one model, built with -march=native (here AVX-512 VNNI), with
+-march=x86-64-v3 (AVX2 without VNNI), with -march=x86-64-v3 -mavxvnni (AVX-VNNI), with the
+baseline ISA (the portable loops) and for -mcpu=neoverse-n2 (usdot) run under qemu."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import helper, numpy_helper
+
+from test_c_backend import GCC, Bundle, build_program, c_workdir, emit_model, run_program  # noqa: F401
+from test_c_kernels_fast_paths import _runs_avx2
+from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
+
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
+
+CASES = {
+    # name: (x type, w type, y type, x shape, w shape, attributes, per channel, weight zero point)
+    "u8_3x3_pad": (np.uint8, np.int8, np.uint8, [1, 16, 9, 9], [24, 16, 3, 3], dict(pads=[1, 1, 1, 1]), False, 0),
+    "i8_1x1_per_channel": (np.int8, np.int8, np.int8, [1, 13, 7, 7], [10, 13, 1, 1], {}, True, 0),
+    "u8w_groups_stride": (np.uint8, np.uint8, np.uint8, [1, 6, 11, 9], [6, 3, 3, 3],
+                          dict(pads=[1, 0, 1, 0], strides=[2, 2], group=2), False, 131),
+    "depthwise_u8": (np.uint8, np.int8, np.uint8, [1, 12, 10, 11], [12, 1, 3, 3], dict(pads=[1, 1, 1, 1], group=12),
+                     True, 0),
+    "depthwise_u8w_stride": (np.uint8, np.uint8, np.uint8, [2, 5, 13, 13], [5, 1, 5, 5],
+                                dict(pads=[2, 2, 2, 2], strides=[2, 2], group=5), False, 120),
+    "depthwise_9x9": (np.uint8, np.int8, np.uint8, [1, 3, 12, 12], [3, 1, 9, 9], dict(pads=[4, 4, 4, 4], group=3),
+                      False, 0),
+    "i8_dilated_two_images": (np.int8, np.int8, np.int8, [2, 8, 12, 10], [9, 8, 3, 3],
+                              dict(dilations=[2, 2], pads=[2, 1, 2, 1]), True, 0),
+    "u8_stem_7x7": (np.uint8, np.int8, np.uint8, [1, 3, 20, 20], [16, 3, 7, 7], dict(strides=[2, 2], pads=[3, 3, 3, 3]),
+                    True, 0),
+    "u8w_1x1_wide": (np.uint8, np.uint8, np.uint8, [1, 40, 6, 6], [33, 40, 1, 1], {}, False, 100),
+}
+
+
+def _range(dtype) -> tuple[int, int]:
+    return (0, 256) if dtype == np.uint8 else (-128, 128)
+
+
+def _model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    rng = np.random.default_rng(3131)
+    nodes, inits, inputs, outputs, feeds = [], [], [], [], {}
+    for name, (tx, tw, ty, xs, ws, attrs, per_channel, w_zero) in CASES.items():
+        m = ws[0]
+        feeds[f"{name}_x"] = rng.integers(*_range(tx), xs).astype(tx)
+        scales = rng.uniform(0.002, 0.02, m if per_channel else 1).astype(np.float32)
+        values = {
+            "x_scale": np.float32(rng.uniform(0.01, 0.05)),
+            "x_zero": tx(rng.integers(*_range(tx))),
+            "w": rng.integers(*_range(tw), ws).astype(tw),
+            "w_scale": scales if per_channel else scales.reshape(()),
+            "w_zero": np.full(m, w_zero, tw) if per_channel else tw(w_zero),
+            "y_scale": np.float32(rng.uniform(0.05, 0.3)),
+            "y_zero": ty(rng.integers(*_range(ty)) // 2),
+            "bias": rng.integers(-5000, 5000, m).astype(np.int32),
+        }
+        inits += [numpy_helper.from_array(v, f"{name}_{k}") for k, v in values.items()]
+        inputs.append(helper.make_tensor_value_info(f"{name}_x", helper.np_dtype_to_tensor_dtype(np.dtype(tx)), xs))
+        outputs.append(onnx.ValueInfoProto(name=f"{name}_y"))
+        operands = [f"{name}_{k}" for k in ("x", "x_scale", "x_zero", "w", "w_scale", "w_zero", "y_scale", "y_zero",
+                                            "bias")]
+        nodes.append(helper.make_node("QLinearConv", operands, [f"{name}_y"], name=name, **attrs))
+    graph = helper.make_graph(nodes, "qlinear_convs", inputs, outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), feeds
+
+
+def _expected(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+
+
+def _check(tmp_path: Path, c_workdir: Path, suffix: str, flags: list[str], compiler: str | None,
+           launcher: list[str] | None = ()) -> None:
+    model, feeds = _model()
+    bundle = Bundle(emit_model(model, c_workdir, name=f"qconv_{suffix}"), f"qconv_{suffix}")
+    assert "mrvl_qlinear_conv(&p" in (bundle.dir / f"{bundle.model}.c").read_text()
+    program = build_program([bundle], tmp_path, flags, compiler=compiler)
+    if launcher is None:
+        pytest.skip("built; qemu-aarch64 is not installed to run it")
+    (outputs,) = run_program(program, [bundle], [feeds], launcher=launcher)
+    got = bundle.by_name(outputs)
+    for name, expected in _expected(model, feeds).items():
+        assert got[name].dtype == expected.dtype, name
+        np.testing.assert_array_equal(got[name], expected, err_msg=name)
+
+
+def test_native_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
+    _check(tmp_path, c_workdir, "native", ["-march=native"], GCC)
+
+
+@pytest.mark.skipif(not _runs_avx2(), reason="needs an x86-64 machine with AVX2 and FMA")
+def test_avx2_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
+    _check(tmp_path, c_workdir, "avx2", ["-march=x86-64-v3"], GCC)
+
+
+def _runs_avx_vnni() -> bool:
+    """Whether this machine runs AVX-VNNI code (vpdpbusd on ymm without AVX-512)."""
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    return _runs_avx2() and re.search(r"^flags\s*:.*\bavx_vnni\b", flags, re.M) is not None
+
+
+@pytest.mark.skipif(not _runs_avx_vnni(), reason="needs an x86-64 machine with AVX-VNNI")
+def test_avx_vnni_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
+    _check(tmp_path, c_workdir, "avx_vnni", ["-march=x86-64-v3", "-mavxvnni"], GCC)
+
+
+def test_portable_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
+    _check(tmp_path, c_workdir, "portable", ["-march=x86-64"] if _runs_avx2() else [], GCC)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CROSS_CC is None, reason="needs aarch64-linux-gnu-gcc")
+def test_neoverse_n2_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
+    _check(tmp_path, c_workdir, "arm", [*TARGET_FLAGS, "-static"], CROSS_CC, launcher=[QEMU] if QEMU else None)
