@@ -1,0 +1,122 @@
+"""`mrvl-run` of a pipeline archive under mpirun: a small net with a residual that skips a
+stage, cut by hand (test/pipeline_stages.py) into 2 and 4 stages (4 ranks oversubscribe this
+machine's cores), gives every frame's outputs bit for bit as the whole model's bundle does,
+all-host and with its convs on the reference simulator (fp32); and each failure is one
+`error:` line with exit status 1, a failing or killed stage stopping every rank."""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from pipeline_stages import write_pipeline
+
+from mrvl.compile import compile_model
+from mrvl.pipeline_run import FAULT_VARIABLE, MPIRUN_MISSING, RANK_MODULE
+from mrvl.run import main as mrvl_run, run_bundle
+
+pytestmark = [pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs mpirun (Open MPI: openmpi-bin)"),
+              pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None, reason="needs cc and make")]
+
+FRAMES = 5
+CUTS = {2: ["b"], 4: ["a", "b", "s"]}
+"""Stage cuts of `_skip_net`: with 4, `a` skips stage 1 (forwarded) and the model output `b`,
+made by stage 1, is forwarded by stages 2 and 3."""
+RUNS = [("host", 2, "fp16"), ("host", 4, "fp16"), ("partitioned", 4, "fp32")]
+"""Placement, stages and accelerator precision of each run checked against the whole bundle."""
+
+
+def _skip_net() -> onnx.ModelProto:
+    rng = np.random.default_rng(3)
+    nodes, weights = [], []
+
+    def conv_relu(x: str, name: str) -> str:
+        weights.append(numpy_helper.from_array((rng.standard_normal((8, 8, 3, 3)) * 0.2).astype(np.float32), f"{name}_w"))
+        nodes.append(helper.make_node("Conv", [x, f"{name}_w"], [f"{name}_conv"], name=f"{name}_conv", pads=[1] * 4))
+        nodes.append(helper.make_node("Relu", [f"{name}_conv"], [name], name=name))
+        return name
+
+    a = conv_relu("x", "a")
+    b = conv_relu(a, "b")
+    nodes.append(helper.make_node("Add", [conv_relu(b, "c"), a], ["s"], name="s"))
+    d = conv_relu("s", "d")
+    graph = helper.make_graph(nodes, "skip_net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 16, 16])],
+                              [helper.make_tensor_value_info(d, TensorProto.FLOAT, [1, 8, 16, 16]),
+                               helper.make_tensor_value_info(b, TensorProto.FLOAT, [1, 8, 16, 16])], weights)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@pytest.fixture(scope="module")
+def skip_net(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The net's file, per-frame inputs, and per placement its whole bundle and 2- and 4-stage archives."""
+    folder = tmp_path_factory.mktemp("pipeline")
+    model = folder / "skip_net.onnx"
+    onnx.save(_skip_net(), model)
+    inputs = folder / "frames.npz"
+    np.savez(inputs, x=np.random.default_rng(0).standard_normal((FRAMES, 1, 8, 16, 16)).astype(np.float32))
+    built = {"model": model, "inputs": inputs}
+    for place, stages, _ in RUNS:
+        offload = place == "partitioned"
+        if (place, 1) not in built:
+            built[place, 1] = compile_model(model, folder / f"{place}.tar", offload=offload).output
+        built[place, stages] = write_pipeline(model, CUTS[stages], folder / f"{place}-{stages}.tar", offload=offload)
+    return built
+
+
+def _run(args: list[str], capsys) -> tuple[int, str, str]:
+    status = mrvl_run([str(a) for a in args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("place, stages, precision", RUNS)
+def test_frames_match_the_whole_bundle(skip_net, place, stages, precision, tmp_path, capsys):
+    outputs = tmp_path / "outputs.npz"
+    status, out, err = _run([skip_net[place, stages], "--frames", FRAMES, "--inputs", skip_net["inputs"],
+                             "--outputs", outputs, "--precision", precision], capsys)
+    assert (status, err) == (0, "")
+    assert f"{stages} stages on {stages} MPI ranks, {FRAMES} frames in " in out
+    assert all(f"  stage {k:<3} busy " in out for k in range(stages))
+    with np.load(skip_net["inputs"]) as given, np.load(outputs) as got:
+        assert sorted(got.files) == ["b", "d"]
+        for k in range(FRAMES):
+            want = run_bundle(skip_net[place, 1], {"x": given["x"][k]}, precision=precision)
+            for name, array in want.items():
+                assert np.array_equal(got[name][k], array), f"frame {k}, output {name}"
+
+
+def _rank_processes(marker: str) -> list[str]:
+    """Command lines of running pipeline ranks that mention `marker`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if RANK_MODULE in text and marker in text:
+            found.append(text)
+    return found
+
+
+@pytest.mark.parametrize("fault, message", [("raise", "RuntimeError: fault injected by MRVL_PIPELINE_FAULT"),
+                                            ("kill", "its process was ended by SIGKILL")])
+def test_a_failing_stage_stops_the_pipeline(skip_net, fault, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(FAULT_VARIABLE, f"1:3:{fault}")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where the run's folder goes, named in the ranks' command lines
+    status, out, err = _run([skip_net["host", 4], "--frames", FRAMES], capsys)
+    assert (status, out) == (1, "")
+    assert err == f"error: {skip_net['host', 4]}: stage 1, frame 3: {message}\n"
+    assert _rank_processes(str(tmp_path)) == []
+
+
+def test_ranks_must_match_stages(skip_net, capsys):
+    status, _, err = _run([skip_net["host", 4], "--frames", 2, "--np", 2], capsys)
+    assert (status, err) == (1, f"error: {skip_net['host', 4]}: --np: is 2; the pipeline has 4 stages, one rank each\n")
+
+
+def test_missing_mpirun(skip_net, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    status, _, err = _run([skip_net["host", 2], "--frames", 2], capsys)
+    assert (status, err) == (1, f"error: {skip_net['host', 2]}: {MPIRUN_MISSING}\n")
