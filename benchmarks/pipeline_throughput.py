@@ -1,0 +1,121 @@
+"""Throughput of a model cut into pipeline stages under MPI, against its single bundle.
+
+    python benchmarks/pipeline_throughput.py [--model resnet50 | MODEL.onnx] [--stages N | --cuts T1,T2,...]
+                                             [--frames F] [--offload] [--out DIR]
+
+In one run: the model (a name of benchmarks/cnn_models.py, or an ONNX file) compiled whole
+into one bundle (all-host unless `--offload`) runs F frames in a loop in this process, one
+thread, its buffers bound once (`HostProgram.bind`); then the same model cut into N stages
+(test/pipeline_stages.py, until `mrvl-compile --stages` writes the archive) runs the same F
+frames under `mrvl-run`'s MPI runner (`mrvl.pipeline_run.run_pipeline`), a rank a stage.
+Both times count from the first frame to the last frame's outputs, after loading. Printed:
+the frames/s of both and their ratio, each stage's busy time (its compute over its wall
+time), whether every frame's outputs are the same bits, the processor, and the load average,
+since the cores are shared: with N ranks on N cores, anything else running comes off the
+pipeline's throughput.
+
+The cuts (`--cuts`: ONNX tensors, each ending a stage) default to the single tensors through
+which every path passes that split the cost model's estimate of the whole bundle's nodes
+most evenly into `--stages` parts. Target (issue 32): ResNet-50 all-host, 2 stages, 32 frames,
+on a 2-core machine: at least 1.7x the single bundle's frames/s.
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+from checkouts import ROOT, machine
+
+sys.path[:0] = [str(ROOT / "test")]
+
+import cnn_models  # noqa: E402
+from pipeline_stages import crossing, write_pipeline  # noqa: E402
+
+from mrvl.compile import compile_model  # noqa: E402
+from mrvl.pipeline_run import run_pipeline  # noqa: E402
+from mrvl.run import HostProgram, accelerator, build, open_bundle  # noqa: E402
+
+MODELS = {"resnet50": lambda: cnn_models.resnet(50), "resnet18": lambda: cnn_models.resnet(18)}
+
+
+def balanced_cuts(model: onnx.ModelProto, node_seconds: dict[str, float], stages: int) -> list[str]:
+    """The single tensors every path crosses that cut the nodes' estimated time closest to
+    even parts, one for each of the `stages` - 1 cuts, in order."""
+    nodes = model.graph.node
+    times = np.cumsum([node_seconds.get(node.name, 0.0) for node in nodes])
+    candidates = [(n, crossed[0]) for n, crossed in enumerate(crossing(model, list(range(len(nodes) - 1))))
+                  if len(crossed) == 1 and crossed[0] not in {i.name for i in model.graph.input}]
+    cuts = []
+    for k in range(1, stages):
+        n, tensor = min(candidates, key=lambda c: abs(times[c[0]] - times[-1] * k / stages))
+        cuts.append(tensor)
+        candidates = [c for c in candidates if c[0] > n]
+    return cuts
+
+
+def single_bundle(bundle_path: Path, frames: dict[str, np.ndarray], count: int) -> tuple[float, dict[str, np.ndarray]]:
+    """Seconds for `count` frames of the bundle in a loop, and the outputs of each frame."""
+    with open_bundle(bundle_path) as bundle:
+        program = HostProgram(bundle, build(bundle, threads=1))
+        inputs = [np.ascontiguousarray(frames[t.name], t.dtype) for t in bundle.inputs]
+        results = [np.empty((count, *t.shape), t.dtype) for t in bundle.outputs]
+        runs = [program.bind([a[k] for a in inputs], [r[k] for r in results]) for k in range(count)]
+        with accelerator(program, precision="fp32") as mlip:
+            start = time.perf_counter()
+            for run in runs:
+                run(mlip)
+            seconds = time.perf_counter() - start
+        return seconds, {t.name: r for t, r in zip(bundle.outputs, results)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", default="resnet50", help=f"{', '.join(MODELS)}, or an .onnx file")
+    parser.add_argument("--stages", type=int, default=2)
+    parser.add_argument("--cuts", help="tensors ending each stage but the last, comma-separated")
+    parser.add_argument("--frames", type=int, default=32)
+    parser.add_argument("--offload", action="store_true", help="compile with MLIP subgraphs (run on the simulator)")
+    parser.add_argument("--out", type=Path, help="keep the bundles here (default: a temporary folder)")
+    options = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="pipeline-bench-") as tmp:
+        out = options.out or Path(tmp)
+        out.mkdir(parents=True, exist_ok=True)
+        model_path = Path(options.model) if options.model.endswith(".onnx") else out / f"{options.model}.onnx"
+        if not model_path.is_file():
+            onnx.save(MODELS[options.model](), model_path)
+        model = onnx.shape_inference.infer_shapes(onnx.load(str(model_path)))
+        whole = compile_model(model_path, out / "whole.tar", offload=options.offload)
+        seconds = {n.name: n.estimate.seconds / n.estimate.shared_by for n in whole.report.nodes if n.estimate}
+        cuts = options.cuts.split(",") if options.cuts else balanced_cuts(model, seconds, options.stages)
+        archive = write_pipeline(model_path, cuts, out / f"pipeline-{len(cuts) + 1}.tar", offload=options.offload)
+
+        rng = np.random.default_rng(0)
+        frames = {i.name: rng.standard_normal((options.frames, *(d.dim_value for d in i.type.tensor_type.shape.dim)))
+                  .astype(np.float32) for i in model.graph.input}
+        single_seconds, single_outputs = single_bundle(whole.output, frames, options.frames)
+        load = os.getloadavg()[0]
+        pipeline = run_pipeline(archive, options.frames, frames, threads=1, precision="fp32")
+        load = max(load, os.getloadavg()[0])
+
+    same = all(np.array_equal(single_outputs[name], array) for name, array in pipeline.outputs.items())
+    single_fps = options.frames / single_seconds
+    print(f"{model_path.stem}, {'partitioned' if options.offload else 'all-host'}, {options.frames} frames; "
+          f"cuts after {', '.join(cuts)}")
+    print(f"  single bundle, 1 thread:    {single_fps:8.2f} frames/s")
+    print(f"  {len(pipeline.stages)} stages, {len(pipeline.stages)} MPI ranks: {pipeline.frames_per_second:8.2f} frames/s"
+          f"  ({pipeline.frames_per_second / single_fps:.2f}x)")
+    for index, stage in enumerate(pipeline.stages):
+        print(f"    stage {index}: busy {stage.busy:6.1%}")
+    print(f"  outputs of every frame bit-identical: {'yes' if same else 'NO'}")
+    print(f"  machine: {machine()}; load average up to {load:.2f} (shared cores)")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
