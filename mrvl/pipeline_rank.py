@@ -10,7 +10,9 @@ Transfers are persistent MPI requests over two buffers a side, made before the f
 the receive of frame k+1 is posted before frame k is computed, and frame k's send is waited
 for only before its buffer is written again, at frame k+2. So stage r computes frame k+1
 while stage r+1 computes frame k, and no frame allocates a buffer. A message's tag is the
-tensor's position in the sender's outputs; MPI keeps the messages of one tag in order.
+tensor's position in the sender's outputs; MPI keeps the messages of one tag in order. A rank
+waits by polling with short sleeps, not in MPI_Waitall, which spins and takes a core from
+the stage computing beside it.
 
 A rank that fails writes `error-<rank>.json` (its stage, frame and message) and calls
 MPI_Abort, which ends every rank. `MRVL_PIPELINE_FAULT=STAGE:FRAME:raise|kill` makes a stage
@@ -33,6 +35,10 @@ from mrvl.run import Bundle, HostProgram, _load_inputs, _save_outputs, accelerat
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
 
+POLL_SECONDS = 50e-6
+"""How long a waiting rank sleeps between polls: little beside a frame's compute."""
+
+
 def _fault(rank: int) -> tuple[int, str] | None:
     """The frame and kind of the fault `MRVL_PIPELINE_FAULT` asks of this rank's stage, if any."""
     spec = os.environ.get(FAULT_VARIABLE)
@@ -42,12 +48,8 @@ def _fault(rank: int) -> tuple[int, str] | None:
     return (int(frame), kind) if int(stage) == rank else None
 
 
-POLL_SECONDS = 50e-6
-
-
 def _wait(requests: list[MPI.Prequest]) -> None:
-    """MPI_Waitall without holding a core: MPI's own wait polls without pause, taking the core
-    from the other stages' ranks when there are more ranks (or other programs) than cores."""
+    """MPI_Waitall without holding a core while it waits (see the module doc)."""
     while not MPI.Request.Testall(requests):
         time.sleep(POLL_SECONDS)
 

@@ -2,20 +2,21 @@
 
     mrvl-run NAME.tar --frames F [--np N] [--hostfile H] [--inputs X.npz] [--outputs Y.npz] [--threads N]
 
-A pipeline archive (`mrvl-compile --stages N`; the format is docs/pipeline-format.md's) holds
-`pipeline.json` and one complete bundle per stage. This process checks the archive, builds
-every stage's host C (the cache of `mrvl/run.py`, so the ranks find it built and do not race to
-compile), then starts `mpirun -np N python -m mrvl.pipeline_rank RUN_DIR`, where rank r runs
-stage r over the F frames (`mrvl/pipeline_rank.py`). It waits for mpirun, keeps mpirun's own
-output out of sight (on failure in `NAME.tar.mpirun.log` beside the archive) and prints the
-frames per second, each stage's busy time and the outputs.
+A pipeline archive (`mrvl-compile --stages N`) holds `pipeline.json` and one complete bundle
+per stage; stage k takes exactly what stage k-1 sends (a tensor that skips a stage passes
+through it). This process checks that, builds every stage's host C (the cache of
+`mrvl/run.py`, so the ranks find it built and do not race to compile), then starts `mpirun -np
+N python -m mrvl.pipeline_rank RUN_DIR`, where rank r runs stage r over the F frames
+(`mrvl/pipeline_rank.py`). It waits for mpirun, keeps mpirun's own output out of sight (on
+failure in `NAME.tar.mpirun.log` beside the archive) and prints the frames per second, each
+stage's busy time and the outputs.
 
-The ranks and this process share RUN_DIR, a temporary folder: the stage bundles unpacked, the
-run's options (`launch.json`), each rank's current frame (`progress.bin`, so the error line of a
-killed rank can name it), and what the ranks leave: `report.json` and `outputs.npz` from the
-last rank, `error-<rank>.json` from a rank that failed. With `--hostfile`, every host must see
-the archive and RUN_DIR at the same paths (a shared file system: set `TMPDIR`) and have the
-same Python environment.
+The ranks read the stage bundles where this process unpacked them, and share with it
+RUN_DIR: the run's options (`launch.json`) and inputs, each rank's current frame
+(`progress.bin`, so the error line of a killed rank can name it), and what the ranks leave:
+`report.json` and `outputs.npz` from the last rank, `error-<rank>.json` from a rank that
+failed. All are temporary folders under `TMPDIR`: with `--hostfile`, every host must see it at
+the same path (a shared file system), and have the same Python environment.
 
 A stage that fails stops the whole pipeline (the rank calls MPI_Abort; a rank killed by a
 signal makes mpirun end the others), and this reports it in one `error:` line naming the stage
@@ -195,13 +196,13 @@ def _mpirun_command(ranks: int, hostfile: Path | None, run_dir: Path) -> list[st
     return [*command, sys.executable, "-m", RANK_MODULE, str(run_dir)]
 
 
-def _failure(run_dir: Path, ranks: int, returncode: int, log: str) -> CompileError:
+def _failure(run_dir: Path, ranks: int, frames: int, returncode: int, log: str) -> CompileError:
     """The one error of a failed run: a rank's own report, else the rank a signal ended, else mpirun's."""
     for rank in range(ranks):
         path = run_dir / error_file(rank)
         if path.is_file():
             failed = json.loads(path.read_text(encoding="utf-8"))
-            return CompileError(_at(failed["stage"], failed["frame"]), failed["message"])
+            return CompileError(_at(failed["stage"], failed["frame"], frames), failed["message"])
     progress = np.fromfile(run_dir / PROGRESS_FILE, np.int64)
     if killed := KILLED.search(log):
         rank, number = int(killed[1]), int(killed[2])
@@ -209,13 +210,15 @@ def _failure(run_dir: Path, ranks: int, returncode: int, log: str) -> CompileErr
             name = signal.Signals(number).name
         except ValueError:
             name = f"signal {number}"
-        return CompileError(_at(rank, int(progress[rank])), f"its process was ended by {name}")
+        return CompileError(_at(rank, int(progress[rank]), frames), f"its process was ended by {name}")
     lines = [line.strip() for line in log.splitlines() if line.strip() and not line.startswith("---")]
     return CompileError("mpirun", f"failed (exit status {returncode}){': ' + lines[0] if lines else ''}")
 
 
-def _at(stage: int, frame: int) -> str:
-    return f"stage {stage}, " + (f"frame {frame}" if frame >= 0 else "before its first frame")
+def _at(stage: int, frame: int, frames: int) -> str:
+    """Where a stage failed: `frame` is the one it was at, -1 before the first, `frames` after the last."""
+    when = "before its first frame" if frame < 0 else "after its last frame" if frame >= frames else f"frame {frame}"
+    return f"stage {stage}, {when}"
 
 
 def run_pipeline(
@@ -254,7 +257,7 @@ def run_pipeline(
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
                               check=False)
         if done.returncode != 0 or not (run_dir / REPORT_FILE).is_file():
-            error = _failure(run_dir, len(stages), done.returncode, done.stdout)
+            error = _failure(run_dir, len(stages), frames, done.returncode, done.stdout)
             if log is not None:
                 try:
                     log.write_text(done.stdout, encoding="utf-8")

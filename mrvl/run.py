@@ -3,6 +3,7 @@
     mrvl-run BUNDLE [--inputs in.npz | --fill-mode random] [--outputs out.npz]
              [--verify model.onnx] [--precision fp16|fp32] [--simulator auto|reference|mlsim] [--cc CC]
              [--profile [--repeat N] [--profile-out profile.json]]
+    mrvl-run PIPELINE.tar --frames F [--np N] [--hostfile H] [--inputs in.npz] [--outputs out.npz]
 
 BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. Its
 `metadata.json` names the inputs, outputs, workspace and accelerator subgraphs.
@@ -34,6 +35,9 @@ BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. I
   calibrates the host's rates with, and the totals.
 - `--threads N` builds the host C with its kernels over N threads (`make HOST_THREADS=N`;
   default: the bundle's, `mrvl-compile --host-threads`); the outputs are the same bits.
+
+- A pipeline archive (`pipeline.json` at its top: `mrvl-compile --stages`) runs under `mpirun`,
+  a stage a rank, over `--frames F` (`--np`, `--hostfile`): `mrvl/pipeline_run.py`.
 
 `run_bundle(bundle, inputs)` is the same run from Python, `profile_bundle` the profile.
 """

@@ -5,6 +5,7 @@ all-host and with its convs on the reference simulator (fp32); and each failure 
 `error:` line with exit status 1, a failing or killed stage stopping every rank."""
 
 import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -104,7 +105,7 @@ def _rank_processes(marker: str) -> list[str]:
                                             ("kill", "its process was ended by SIGKILL")])
 def test_a_failing_stage_stops_the_pipeline(skip_net, fault, message, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(FAULT_VARIABLE, f"1:3:{fault}")
-    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where the run's folder goes, named in the ranks' command lines
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the run's folder, named in the ranks' command lines
     status, out, err = _run([skip_net["host", 4], "--frames", FRAMES], capsys)
     assert (status, out) == (1, "")
     assert err == f"error: {skip_net['host', 4]}: stage 1, frame 3: {message}\n"
