@@ -14,9 +14,9 @@ time), whether every frame's outputs are the same bits, the processor, and the l
 since the cores are shared: with N ranks on N cores, anything else running comes off the
 pipeline's throughput.
 
-The cuts (`--cuts`: ONNX tensors, each ending a stage) default to the single tensors through
-which every path passes that split the cost model's estimate of the whole bundle's nodes
-most evenly into `--stages` parts. Target (issue 32): ResNet-50 all-host, 2 stages, 32 frames,
+The cuts (`--cuts`: ONNX tensors, each ending a stage) default to those that split the cost
+model's estimate of the whole bundle's nodes most evenly into `--stages` parts, between
+kernels (`balanced_cuts`). Target (issue 32): ResNet-50 all-host, 2 stages, 32 frames,
 on a 2-core machine: at least 1.7x the single bundle's frames/s.
 """
 
@@ -35,7 +35,7 @@ from checkouts import ROOT, machine
 sys.path[:0] = [str(ROOT / "test")]
 
 import cnn_models  # noqa: E402
-from pipeline_stages import crossing, write_pipeline  # noqa: E402
+from pipeline_stages import write_pipeline  # noqa: E402
 
 from mrvl.compile import compile_model  # noqa: E402
 from mrvl.pipeline_run import run_pipeline  # noqa: E402
@@ -44,18 +44,29 @@ from mrvl.run import HostProgram, accelerator, build, open_bundle  # noqa: E402
 MODELS = {"resnet50": lambda: cnn_models.resnet(50), "resnet18": lambda: cnn_models.resnet(18)}
 
 
-def balanced_cuts(model: onnx.ModelProto, node_seconds: dict[str, float], stages: int) -> list[str]:
-    """The single tensors every path crosses that cut the nodes' estimated time closest to
-    even parts, one for each of the `stages` - 1 cuts, in order."""
+def balanced_cuts(model: onnx.ModelProto, report_nodes: list, stages: int) -> list[str]:
+    """Where to cut `model` into `stages` parts of the most even estimated time (the report's
+    per-node estimates, a kernel's time shared by the nodes fused into it): after a node no
+    kernel spans, so that each stage runs the whole bundle's kernels; each cut named by the
+    node's output. Tensors that cross a cut besides it are forwarded."""
     nodes = model.graph.node
-    times = np.cumsum([node_seconds.get(node.name, 0.0) for node in nodes])
-    candidates = [(n, crossed[0]) for n, crossed in enumerate(crossing(model, list(range(len(nodes) - 1))))
-                  if len(crossed) == 1 and crossed[0] not in {i.name for i in model.graph.input}]
+    position = {node.name: n for n, node in enumerate(nodes)}
+    seconds = np.zeros(len(nodes))
+    spans: dict[str, list[int]] = {}
+    for node in report_nodes:
+        if node.estimate is not None and node.name in position:
+            seconds[position[node.name]] = node.estimate.seconds / node.estimate.shared_by
+            spans.setdefault(node.estimate.basis, []).append(position[node.name])
+    inside = np.zeros(len(nodes), bool)  # cutting after node n would split a kernel
+    for members in spans.values():
+        inside[min(members):max(members)] = True
+    times = np.cumsum(seconds)
+    candidates = [n for n in range(len(nodes) - 1) if not inside[n]]
     cuts = []
     for k in range(1, stages):
-        n, tensor = min(candidates, key=lambda c: abs(times[c[0]] - times[-1] * k / stages))
-        cuts.append(tensor)
-        candidates = [c for c in candidates if c[0] > n]
+        n = min(candidates, key=lambda c: abs(times[c] - times[-1] * k / stages))
+        cuts.append(nodes[n].output[0])
+        candidates = [c for c in candidates if c > n]
     return cuts
 
 
@@ -91,8 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             onnx.save(MODELS[options.model](), model_path)
         model = onnx.shape_inference.infer_shapes(onnx.load(str(model_path)))
         whole = compile_model(model_path, out / "whole.tar", offload=options.offload)
-        seconds = {n.name: n.estimate.seconds / n.estimate.shared_by for n in whole.report.nodes if n.estimate}
-        cuts = options.cuts.split(",") if options.cuts else balanced_cuts(model, seconds, options.stages)
+        cuts = options.cuts.split(",") if options.cuts else balanced_cuts(model, whole.report.nodes, options.stages)
         archive = write_pipeline(model_path, cuts, out / f"pipeline-{len(cuts) + 1}.tar", offload=options.offload)
 
         rng = np.random.default_rng(0)

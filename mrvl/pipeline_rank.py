@@ -4,7 +4,7 @@
 `mrvl-run` does (its host C from the build cache, its accelerator subgraphs on the reference
 simulator or mrvl-mlsim, or on MLIP through libmldpc with `run_mode` hw) and runs it over the
 frames: rank 0 reads the inputs, every other rank receives its inputs from rank r-1, every rank
-but the last sends its outputs to rank r+1, and the last keeps them for `outputs.npz`.
+but the last sends its outputs to rank r+1, and the last writes them, a leading axis of frames.
 
 Transfers are persistent MPI requests over two buffers a side, made before the first frame:
 the receive of frame k+1 is posted before frame k is computed, and frame k's send is waited
@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from mpi4py import MPI
 
-from mrvl.pipeline_run import FAULT_VARIABLE, LAUNCH_FILE, OUTPUTS_FILE, PROGRESS_FILE, REPORT_FILE, error_file
+from mrvl.pipeline_run import FAULT_VARIABLE, LAUNCH_FILE, PROGRESS_FILE, REPORT_FILE, error_file
 from mrvl.run import Bundle, HostProgram, _load_inputs, _save_outputs, accelerator, build
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
@@ -116,7 +116,7 @@ def run_stage(comm: MPI.Intracomm, run_dir: Path, progress: np.ndarray) -> None:
     progress[rank] = frames
     times = comm.gather((computing, wall), root=size - 1)
     if last:
-        _save_outputs(run_dir / OUTPUTS_FILE, {t.name: r for t, r in zip(bundle.outputs, results)})
+        _save_outputs(Path(launch["outputs"]), {t.name: r for t, r in zip(bundle.outputs, results)})
         report = {"seconds": wall, "stages": times}
         write_atomically(run_dir / REPORT_FILE, json.dumps(report).encode())
 

@@ -14,8 +14,8 @@ stage's busy time and the outputs.
 The ranks read the stage bundles where this process unpacked them, and share with it
 RUN_DIR: the run's options (`launch.json`) and inputs, each rank's current frame
 (`progress.bin`, so the error line of a killed rank can name it), and what the ranks leave:
-`report.json` and `outputs.npz` from the last rank, `error-<rank>.json` from a rank that
-failed. All are temporary folders under `TMPDIR`: with `--hostfile`, every host must see it at
+`report.json` and, without `--outputs`, `outputs.npz` from the last rank, `error-<rank>.json`
+from a rank that failed. All are temporary folders under `TMPDIR`: with `--hostfile`, every host must see it at
 the same path (a shared file system), and have the same Python environment.
 
 A stage that fails stops the whole pipeline (the rank calls MPI_Abort; a rank killed by a
@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from mrvl.backend.bundle import METADATA_FILE
-from mrvl.run import Bundle, Tensor, _describe, _fill, _load_inputs, _numpy_dtype, _save_outputs, build, open_bundle
+from mrvl.run import Bundle, Tensor, _describe, _fill, _load_inputs, _numpy_dtype, build, open_bundle
 from mrvl.target.cost_model import duration
 from mrvl_dialect.errors import CompileError
 
@@ -224,12 +224,14 @@ def _at(stage: int, frame: int, frames: int) -> str:
 def run_pipeline(
     archive: str | Path, frames: int, inputs: dict[str, np.ndarray] | None = None, *, ranks: int | None = None,
     hostfile: Path | None = None, cc: str | None = None, threads: int | None = None, precision: str = "fp16",
-    simulator: str = "auto", run_mode: str = "sim", fill_mode: str = "random", log: Path | None = None,
+    simulator: str = "auto", run_mode: str = "sim", fill_mode: str = "random", outputs: Path | None = None,
+    log: Path | None = None,
 ) -> PipelineRun:
     """Run the pipeline archive `archive` over `frames` frames under mpirun, `ranks` ranks
     (default and only choice: one per stage). `inputs` by name, each of its input's shape or
     with a leading axis of `frames` (default: filled as `fill_mode` says, as mrvl-run does);
-    `log` keeps mpirun's output when the run fails. Raises `CompileError` on bad input and on a
+    the last rank writes the outputs to `outputs` (.npz) if given; `log` keeps mpirun's output
+    when the run fails. Raises `CompileError` on bad input and on a
     stage that failed."""
     archive = Path(archive)
     if frames < 1:
@@ -240,6 +242,8 @@ def run_pipeline(
         raise CompileError("", MPI4PY_MISSING)
     if hostfile is not None and not hostfile.is_file():
         raise CompileError("--hostfile", f"no such file: {hostfile}")
+    if outputs is not None and not outputs.parent.is_dir():
+        raise CompileError("--outputs", f"cannot write {outputs}: no folder {str(outputs.parent)!r}")
     with open_pipeline(archive) as stages, tempfile.TemporaryDirectory(prefix="mrvl-pipeline-run-") as tmp:
         if ranks is not None and ranks != len(stages):
             raise CompileError("--np", f"is {ranks}; the pipeline has {len(stages)} stages, one rank each")
@@ -249,8 +253,10 @@ def run_pipeline(
             build(stage.bundle, cc, threads=threads)
         run_dir = Path(tmp)
         np.savez(run_dir / "inputs.npz", **inputs)  # type: ignore[arg-type]
+        outputs = (outputs or run_dir / OUTPUTS_FILE).absolute()
         launch = {"stages": [str(s.bundle.path) for s in stages], "frames": frames, "inputs": "inputs.npz",
-                  "cc": cc, "threads": threads, "precision": precision, "simulator": simulator, "run_mode": run_mode}
+                  "outputs": str(outputs), "cc": cc, "threads": threads, "precision": precision,
+                  "simulator": simulator, "run_mode": run_mode}
         (run_dir / LAUNCH_FILE).write_text(json.dumps(launch), encoding="utf-8")
         np.full(len(stages), -1, np.int64).tofile(run_dir / PROGRESS_FILE)
         done = subprocess.run(_mpirun_command(len(stages), hostfile, run_dir), stdin=subprocess.DEVNULL,
@@ -265,9 +271,9 @@ def run_pipeline(
                     pass  # the error line matters more than the log
             raise error
         report = json.loads((run_dir / REPORT_FILE).read_text(encoding="utf-8"))
-        outputs = _load_inputs(run_dir / OUTPUTS_FILE)
+        results = _load_inputs(outputs)
     return PipelineRun(frames, report["seconds"], [StageTime(*s) for s in report["stages"]],
-                       {t.name: outputs[t.name] for t in stages[-1].outputs})
+                       {t.name: results[t.name] for t in stages[-1].outputs})
 
 
 def main(options: argparse.Namespace) -> int:
@@ -281,7 +287,7 @@ def main(options: argparse.Namespace) -> int:
         result = run_pipeline(archive, options.frames, inputs, ranks=options.np, hostfile=options.hostfile,
                               cc=options.cc, threads=options.threads, precision=options.precision,
                               simulator=options.simulator, run_mode=options.run_mode, fill_mode=options.fill_mode,
-                              log=archive.with_name(f"{archive.name}.mpirun.log"))
+                              outputs=options.outputs, log=archive.with_name(f"{archive.name}.mpirun.log"))
         print(f"ran {archive.name}: {len(result.stages)} stages on {len(result.stages)} MPI ranks, "
               f"{result.frames} frames in {duration(result.seconds)}: {result.frames_per_second:.2f} frames/s")
         for index, stage in enumerate(result.stages):
@@ -289,8 +295,6 @@ def main(options: argparse.Namespace) -> int:
                   f"of {duration(stage.wall_seconds)})")
         for name, array in result.outputs.items():
             print(_describe(name, array))
-        if options.outputs:
-            _save_outputs(options.outputs, result.outputs)
     except CompileError as e:
         print(e.format(options.bundle), file=sys.stderr)
         return 1

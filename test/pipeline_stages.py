@@ -22,7 +22,7 @@ from mrvl.run import _numpy_dtype
 LINK_BYTES_PER_S = 1.0e9
 
 
-def crossing(model: onnx.ModelProto, cut_after: list[int]) -> list[list[str]]:
+def _crossing(model: onnx.ModelProto, cut_after: list[int]) -> list[list[str]]:
     """For each cut (after node index i), the tensors that cross it, in the order they are made."""
     graph = model.graph
     made = [i.name for i in graph.input] + [o for node in graph.node for o in node.output]
@@ -42,7 +42,7 @@ def cut_model(model: onnx.ModelProto, cuts: list[str]) -> list[tuple[onnx.ModelP
     graph = model.graph
     producer = {o: n for n, node in enumerate(graph.node) for o in node.output}
     cut_after = sorted(producer[c] for c in cuts)
-    boundaries = [[i.name for i in graph.input], *crossing(model, cut_after), [o.name for o in graph.output]]
+    boundaries = [[i.name for i in graph.input], *_crossing(model, cut_after), [o.name for o in graph.output]]
     types = _value_types(model)
     weights = {w.name: w for w in graph.initializer}
     starts = [0, *(c + 1 for c in cut_after)]
