@@ -3,7 +3,7 @@
     python benchmarks/pipeline_throughput.py [--model resnet50 | MODEL.onnx] [--stages N | --cuts T1,T2,...]
                                              [--frames F] [--offload] [--out DIR]
 
-In one run: the model (a name of benchmarks/cnn_models.py, or an ONNX file) compiled whole
+In one run: the model (a name of benchmarks/cnn_models.py's MODELS, or an ONNX file) compiled whole
 into one bundle (all-host unless `--offload`) runs F frames in a loop in this process, one
 thread, its buffers bound once (`HostProgram.bind`); then the same model cut into N stages
 (test/pipeline_stages.py, until `mrvl-compile --stages` writes the archive) runs the same F
@@ -41,22 +41,20 @@ from mrvl.compile import compile_model  # noqa: E402
 from mrvl.pipeline_run import run_pipeline  # noqa: E402
 from mrvl.run import HostProgram, accelerator, build, open_bundle  # noqa: E402
 
-MODELS = {"resnet50": lambda: cnn_models.resnet(50), "resnet18": lambda: cnn_models.resnet(18)}
-
-
 def balanced_cuts(model: onnx.ModelProto, report_nodes: list, stages: int) -> list[str]:
     """Where to cut `model` into `stages` parts of the most even estimated time (the report's
     per-node estimates, a kernel's time shared by the nodes fused into it): after a node no
-    kernel spans, so that each stage runs the whole bundle's kernels; each cut named by the
-    node's output. Tensors that cross a cut besides it are forwarded."""
+    host kernel or MLIP layer spans, so that each stage computes what the whole bundle does;
+    each cut named by the node's output. Tensors that cross a cut besides it are forwarded."""
     nodes = model.graph.node
     position = {node.name: n for n, node in enumerate(nodes)}
     seconds = np.zeros(len(nodes))
-    spans: dict[str, list[int]] = {}
+    spans: dict[object, list[int]] = {}
     for node in report_nodes:
         if node.estimate is not None and node.name in position:
             seconds[position[node.name]] = node.estimate.seconds / node.estimate.shared_by
-            spans.setdefault(node.estimate.basis, []).append(position[node.name])
+            kernel = (node.subgraph, node.layer) if node.layer else node.estimate.basis  # an MLIP layer, or a host kernel
+            spans.setdefault(kernel, []).append(position[node.name])
     inside = np.zeros(len(nodes), bool)  # cutting after node n would split a kernel
     for members in spans.values():
         inside[min(members):max(members)] = True
@@ -87,7 +85,7 @@ def single_bundle(bundle_path: Path, frames: dict[str, np.ndarray], count: int) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", default="resnet50", help=f"{', '.join(MODELS)}, or an .onnx file")
+    parser.add_argument("--model", default="resnet50", help="a model of benchmarks/cnn_models.py, or an .onnx file")
     parser.add_argument("--stages", type=int, default=2)
     parser.add_argument("--cuts", help="tensors ending each stage but the last, comma-separated")
     parser.add_argument("--frames", type=int, default=32)
@@ -99,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         model_path = Path(options.model) if options.model.endswith(".onnx") else out / f"{options.model}.onnx"
         if not model_path.is_file():
-            onnx.save(MODELS[options.model](), model_path)
+            onnx.save(cnn_models.MODELS[options.model](), model_path)
         model = onnx.shape_inference.infer_shapes(onnx.load(str(model_path)))
         whole = compile_model(model_path, out / "whole.tar", offload=options.offload)
         cuts = options.cuts.split(",") if options.cuts else balanced_cuts(model, whole.report.nodes, options.stages)
