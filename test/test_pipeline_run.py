@@ -1,8 +1,9 @@
 """`mrvl-run` of a pipeline archive under mpirun: a small net with a residual that skips a
 stage, cut by hand (test/pipeline_stages.py) into 2 and 4 stages (4 ranks oversubscribe this
 machine's cores), gives every frame's outputs bit for bit as the whole model's bundle does,
-all-host and with its convs on the reference simulator (fp32); and each failure is one
-`error:` line with exit status 1, a failing or killed stage stopping every rank."""
+all-host and with its convs on the reference simulator (fp32); so does the zoo's YOLOv8 in 4
+stages, its neck's skips forwarded (slow); and each failure is one `error:` line with exit
+status 1, a failing or killed stage stopping every rank."""
 
 import shutil
 import tempfile
@@ -13,6 +14,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from pipeline_stages import write_pipeline
+from zoo import yolov8_det
 
 from mrvl.compile import compile_model
 from mrvl.pipeline_run import FAULT_VARIABLE, MPIRUN_MISSING, RANK_MODULE
@@ -86,6 +88,34 @@ def test_frames_match_the_whole_bundle(skip_net, place, stages, precision, tmp_p
             want = run_bundle(skip_net[place, 1], {"x": given["x"][k]}, precision=precision)
             for name, array in want.items():
                 assert np.array_equal(got[name][k], array), f"frame {k}, output {name}"
+
+
+YOLOV8_CUTS = {
+    "host": ["/model.9/m/MaxPool_output_0", "/model.22/cv2.0.0/act/Mul_output_0", "/model.22/cv3.0.0/act/Mul_output_0"],
+    "partitioned": ["/model.4/cv1/conv/Conv_output_0", "/model.13/Resize_output_0",
+                    "/model.22/cv2.0.1/conv/Conv_output_0"],
+}
+"""Cuts between kernels (host) and MLIP layers (partitioned) that balance the cost model's
+estimate (benchmarks/pipeline_throughput.py's `balanced_cuts`); p3, p4 and p5 cross stages."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("place", YOLOV8_CUTS)
+def test_detector_in_four_stages(place, tmp_path, capsys):
+    model = tmp_path / "yolov8_det.onnx"
+    onnx.save(yolov8_det(), model)
+    offload = place == "partitioned"
+    whole = compile_model(model, tmp_path / "whole.tar", offload=offload).output
+    archive = write_pipeline(model, YOLOV8_CUTS[place], tmp_path / "stages.tar", offload=offload)
+    frames = np.random.default_rng(1).standard_normal((3, 1, 3, 320, 320)).astype(np.float32)
+    np.savez(tmp_path / "frames.npz", images=frames)
+    status, _, err = _run([archive, "--frames", 3, "--inputs", tmp_path / "frames.npz", "--outputs",
+                           tmp_path / "out.npz", "--precision", "fp32"], capsys)
+    assert (status, err) == (0, "")
+    with np.load(tmp_path / "out.npz") as got:
+        for k in range(3):
+            want = run_bundle(whole, {"images": frames[k]}, precision="fp32")["output0"]
+            assert np.array_equal(got["output0"][k], want), f"frame {k}"
 
 
 def _rank_processes(marker: str) -> list[str]:
