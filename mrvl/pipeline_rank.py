@@ -55,6 +55,7 @@ def _wait(requests: list[MPI.Prequest]) -> None:
 
 
 def run_stage(comm: MPI.Intracomm, run_dir: Path, progress: np.ndarray) -> None:
+    """Run this rank's stage over the frames (see the module doc), its current frame in `progress`."""
     rank, size = comm.Get_rank(), comm.Get_size()
     first, last = rank == 0, rank == size - 1
     launch = json.loads((run_dir / LAUNCH_FILE).read_text(encoding="utf-8"))
