@@ -53,7 +53,8 @@ def balanced_cuts(model: onnx.ModelProto, report_nodes: list, stages: int) -> li
     for node in report_nodes:
         if node.estimate is not None and node.name in position:
             seconds[position[node.name]] = node.estimate.seconds / node.estimate.shared_by
-            kernel = (node.subgraph, node.layer) if node.layer else node.estimate.basis  # an MLIP layer, or a host kernel
+            # an MLIP layer, or a host kernel
+            kernel = (node.subgraph, node.layer) if node.layer else node.estimate.basis
             spans.setdefault(kernel, []).append(position[node.name])
     inside = np.zeros(len(nodes), bool)  # cutting after node n would split a kernel
     for members in spans.values():
@@ -106,22 +107,25 @@ def main(argv: list[str] | None = None) -> int:
         rng = np.random.default_rng(0)
         frames = {i.name: rng.standard_normal((options.frames, *(d.dim_value for d in i.type.tensor_type.shape.dim)))
                   .astype(np.float32) for i in model.graph.input}
+        loads = [os.getloadavg()[0]]
         single_seconds, single_outputs = single_bundle(whole.output, frames, options.frames)
-        load = os.getloadavg()[0]
+        loads.append(os.getloadavg()[0])
         pipeline = run_pipeline(archive, options.frames, frames, threads=1, precision="fp32")
-        load = max(load, os.getloadavg()[0])
+        loads.append(os.getloadavg()[0])
 
     same = all(np.array_equal(single_outputs[name], array) for name, array in pipeline.outputs.items())
     single_fps = options.frames / single_seconds
     print(f"{model_path.stem}, {'partitioned' if options.offload else 'all-host'}, {options.frames} frames; "
           f"cuts after {', '.join(cuts)}")
-    print(f"  single bundle, 1 thread:    {single_fps:8.2f} frames/s")
-    print(f"  {len(pipeline.stages)} stages, {len(pipeline.stages)} MPI ranks: {pipeline.frames_per_second:8.2f} frames/s"
+    stages = len(pipeline.stages)
+    print(f"  {'single bundle, 1 thread:':<28}{single_fps:8.2f} frames/s")
+    print(f"  {f'{stages} stages, {stages} MPI ranks:':<28}{pipeline.frames_per_second:8.2f} frames/s"
           f"  ({pipeline.frames_per_second / single_fps:.2f}x)")
     for index, stage in enumerate(pipeline.stages):
         print(f"    stage {index}: busy {stage.busy:6.1%}")
     print(f"  outputs of every frame bit-identical: {'yes' if same else 'NO'}")
-    print(f"  machine: {machine()}; load average up to {load:.2f} (shared cores)")
+    print(f"  machine: {machine()}; 1-minute load average {', '.join(f'{x:.2f}' for x in loads)} "
+          "(before, between, after: the cores are shared)")
     return 0 if same else 1
 
 

@@ -419,7 +419,8 @@ class BoundRun:
             raise mlip.error
         if rc != 0:
             why = mlip.explain() if rc == MRVL_ERR_MLIP else ""
-            raise CompileError(f"{program.bundle.model}_run", f"returned {rc} ({RUN_ERRORS.get(rc, 'unknown error')}){why}")
+            raise CompileError(f"{program.bundle.model}_run",
+                               f"returned {rc} ({RUN_ERRORS.get(rc, 'unknown error')}){why}")
 
 
 def _input_array(tensor: Tensor, inputs: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -92,7 +92,8 @@ def write_pipeline(model_path: Path, cuts: list[str], output: Path, **compile_op
             "nodes": nodes,
             "estimate": {"seconds": estimate.mlip_seconds + estimate.host_seconds, "mlip_s": estimate.mlip_seconds,
                          "host_s": estimate.host_seconds, "link_s": 0.0},
-            "host_cores": 1, "mlip_tiles": result.metadata["options"]["num_tiles"] if result.metadata["subgraphs"] else 0,
+            "host_cores": 1,
+            "mlip_tiles": result.metadata["options"]["num_tiles"] if result.metadata["subgraphs"] else 0,
         })
         producer |= {o.name: k for o in stage.graph.output if o.name not in inputs}
     seconds = [e["estimate"]["seconds"] for e in entries]

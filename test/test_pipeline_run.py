@@ -5,7 +5,10 @@ all-host and with its convs on the reference simulator (fp32); so does the zoo's
 stages, its neck's skips forwarded (slow); and each failure is one `error:` line with exit
 status 1, a failing or killed stage stopping every rank."""
 
+import io
+import json
 import shutil
+import tarfile
 import tempfile
 from pathlib import Path
 
@@ -21,7 +24,8 @@ from mrvl.pipeline_run import FAULT_VARIABLE, MPIRUN_MISSING, RANK_MODULE
 from mrvl.run import main as mrvl_run, run_bundle
 
 pytestmark = [pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs mpirun (Open MPI: openmpi-bin)"),
-              pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None, reason="needs cc and make")]
+              pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None,
+                                 reason="needs cc and make")]
 
 FRAMES = 5
 CUTS = {2: ["b"], 4: ["a", "b", "s"]}
@@ -36,7 +40,8 @@ def _skip_net() -> onnx.ModelProto:
     nodes, weights = [], []
 
     def conv_relu(x: str, name: str) -> str:
-        weights.append(numpy_helper.from_array((rng.standard_normal((8, 8, 3, 3)) * 0.2).astype(np.float32), f"{name}_w"))
+        weight = (rng.standard_normal((8, 8, 3, 3)) * 0.2).astype(np.float32)
+        weights.append(numpy_helper.from_array(weight, f"{name}_w"))
         nodes.append(helper.make_node("Conv", [x, f"{name}_w"], [f"{name}_conv"], name=f"{name}_conv", pads=[1] * 4))
         nodes.append(helper.make_node("Relu", [f"{name}_conv"], [name], name=name))
         return name
@@ -45,9 +50,10 @@ def _skip_net() -> onnx.ModelProto:
     b = conv_relu(a, "b")
     nodes.append(helper.make_node("Add", [conv_relu(b, "c"), a], ["s"], name="s"))
     d = conv_relu("s", "d")
-    graph = helper.make_graph(nodes, "skip_net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 16, 16])],
-                              [helper.make_tensor_value_info(d, TensorProto.FLOAT, [1, 8, 16, 16]),
-                               helper.make_tensor_value_info(b, TensorProto.FLOAT, [1, 8, 16, 16])], weights)
+    shape = [1, 8, 16, 16]
+    graph = helper.make_graph(nodes, "skip_net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info(d, TensorProto.FLOAT, shape),
+                               helper.make_tensor_value_info(b, TensorProto.FLOAT, shape)], weights)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
@@ -151,3 +157,38 @@ def test_missing_mpirun(skip_net, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PATH", str(tmp_path))
     status, _, err = _run([skip_net["host", 2], "--frames", 2], capsys)
     assert (status, err) == (1, f"error: {skip_net['host', 2]}: {MPIRUN_MISSING}\n")
+
+
+def _edited_archive(original_path: Path, archive: Path, edit) -> Path:
+    """`original_path` with its pipeline.json changed by `edit(manifest)`."""
+    with tarfile.open(original_path) as original, tarfile.open(archive, "w") as edited:
+        for member in original.getmembers():
+            data = original.extractfile(member).read()
+            if member.name == "pipeline.json":
+                manifest = json.loads(data)
+                edit(manifest)
+                data = json.dumps(manifest).encode()
+                member.size = len(data)
+            edited.addfile(member, io.BytesIO(data))
+    return archive
+
+
+def test_manifest_must_match_the_bundles(skip_net, tmp_path, capsys):
+    def drop_the_residual(manifest: dict) -> None:  # stage 1's bundle still forwards `a`
+        manifest["stages"][1]["outputs"] = [t for t in manifest["stages"][1]["outputs"] if t["name"] != "a"]
+
+    archive = _edited_archive(skip_net["host", 4], tmp_path / "edited.tar", drop_the_residual)
+    status, _, err = _run([archive, "--frames", 2], capsys)
+    assert (status, err) == (1, f"error: {archive}: stage 1: its bundle's inputs and outputs (metadata.json) "
+                                "differ from pipeline.json's\n")
+
+
+def test_stages_must_chain(skip_net, tmp_path, capsys):
+    def skip_stage_1(manifest: dict) -> None:  # stage 2 takes `b`, which stage 0 does not send
+        stages = manifest["stages"]
+        manifest["stages"] = [stages[0], stages[2] | {"stage": 1}, stages[3] | {"stage": 2}]
+
+    archive = _edited_archive(skip_net["host", 4], tmp_path / "edited.tar", skip_stage_1)
+    status, _, err = _run([archive, "--frames", 2], capsys)
+    assert (status, err) == (1, f"error: {archive}: pipeline.json: stage 1's inputs are not what comes before "
+                                "them (differ in: b)\n")
