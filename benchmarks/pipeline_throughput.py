@@ -7,12 +7,13 @@ In one run: the model (a name of benchmarks/cnn_models.py's MODELS, or an ONNX f
 into one bundle (all-host unless `--offload`) runs F frames in a loop in this process, one
 thread, its buffers bound once (`HostProgram.bind`); then the same model cut into N stages
 (test/pipeline_stages.py, until `mrvl-compile --stages` writes the archive) runs the same F
-frames under `mrvl-run`'s MPI runner (`mrvl.pipeline_run.run_pipeline`), a rank a stage.
-Both times count from the first frame to the last frame's outputs, after loading. Printed:
-the frames/s of both and their ratio, each stage's busy time (its compute over its wall
-time), whether every frame's outputs are the same bits, the processor, and the load average,
-since the cores are shared: with N ranks on N cores, anything else running comes off the
-pipeline's throughput.
+frames under `mrvl-run`'s MPI runner (`mrvl.pipeline_run.run_pipeline`), a rank a stage; the
+pair `--repeat` times, taking turns so that both see the same machine. Both times count from
+the first frame to the last frame's outputs, after loading. Printed: the median frames/s of
+both and their ratio, each stage's busy time (its compute over its wall time) in the median
+pipeline run, whether every frame's outputs are the same bits, the processor, and the load
+average, since the cores are shared: with N ranks on N cores, anything else running comes off
+the pipeline's throughput.
 
 The cuts (`--cuts`: ONNX tensors, each ending a stage) default to those that split the cost
 model's estimate of the whole bundle's nodes most evenly into `--stages` parts, between
@@ -22,6 +23,7 @@ on a 2-core machine: at least 1.7x the single bundle's frames/s.
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -90,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stages", type=int, default=2)
     parser.add_argument("--cuts", help="tensors ending each stage but the last, comma-separated")
     parser.add_argument("--frames", type=int, default=32)
+    parser.add_argument("--repeat", type=int, default=3, help="pairs of runs, single bundle then pipeline (3)")
     parser.add_argument("--offload", action="store_true", help="compile with MLIP subgraphs (run on the simulator)")
     parser.add_argument("--out", type=Path, help="keep the bundles here (default: a temporary folder)")
     options = parser.parse_args(argv)
@@ -107,25 +110,29 @@ def main(argv: list[str] | None = None) -> int:
         rng = np.random.default_rng(0)
         frames = {i.name: rng.standard_normal((options.frames, *(d.dim_value for d in i.type.tensor_type.shape.dim)))
                   .astype(np.float32) for i in model.graph.input}
-        loads = [os.getloadavg()[0]]
-        single_seconds, single_outputs = single_bundle(whole.output, frames, options.frames)
-        loads.append(os.getloadavg()[0])
-        pipeline = run_pipeline(archive, options.frames, frames, threads=1, precision="fp32")
-        loads.append(os.getloadavg()[0])
+        loads, singles, pipelines, same = [os.getloadavg()[0]], [], [], True
+        for _ in range(options.repeat):
+            single_seconds, single_outputs = single_bundle(whole.output, frames, options.frames)
+            singles.append(options.frames / single_seconds)
+            pipelines.append(run_pipeline(archive, options.frames, frames, threads=1, precision="fp32"))
+            same &= all(np.array_equal(single_outputs[name], a) for name, a in pipelines[-1].outputs.items())
+            loads.append(os.getloadavg()[0])
 
-    same = all(np.array_equal(single_outputs[name], array) for name, array in pipeline.outputs.items())
-    single_fps = options.frames / single_seconds
-    print(f"{model_path.stem}, {'partitioned' if options.offload else 'all-host'}, {options.frames} frames; "
-          f"cuts after {', '.join(cuts)}")
+    single_fps = statistics.median(singles)
+    pipeline = sorted(pipelines, key=lambda p: p.frames_per_second)[len(pipelines) // 2]
+    print(f"{model_path.stem}, {'partitioned' if options.offload else 'all-host'}, {options.frames} frames, "
+          f"median of {options.repeat}; cuts after {', '.join(cuts)}")
     stages = len(pipeline.stages)
     print(f"  {'single bundle, 1 thread:':<28}{single_fps:8.2f} frames/s")
     print(f"  {f'{stages} stages, {stages} MPI ranks:':<28}{pipeline.frames_per_second:8.2f} frames/s"
           f"  ({pipeline.frames_per_second / single_fps:.2f}x)")
     for index, stage in enumerate(pipeline.stages):
         print(f"    stage {index}: busy {stage.busy:6.1%}")
+    print(f"  each run (single, pipeline): "
+          + ", ".join(f"{s:.2f} {p.frames_per_second:.2f}" for s, p in zip(singles, pipelines)))
     print(f"  outputs of every frame bit-identical: {'yes' if same else 'NO'}")
     print(f"  machine: {machine()}; 1-minute load average {', '.join(f'{x:.2f}' for x in loads)} "
-          "(before, between, after: the cores are shared)")
+          "(before and after each pair: the cores are shared)")
     return 0 if same else 1
 
 
