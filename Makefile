@@ -43,19 +43,20 @@ test: cross-tools lit pytest
 # The aarch64 cross compiler and qemu-user, from Debian's packages, for the tests that build
 # the generated C for the Neoverse-N2 host and run it (test/test_cross_compile.py), llvm-19,
 # whose llvm-mca models the N2's pipelines (benchmarks/n2_mca.py), and chromium, whose
-# headless mode renders the HTML report (test/test_report_html.py). Installed only as root
+# headless mode renders the HTML report (test/test_report_html.py), and Open MPI, whose mpirun
+# runs a pipeline archive's stages (test/test_pipeline_run.py). Installed only as root
 # with apt-get; anywhere else those tests are skipped.
-CROSS_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user llvm-19 chromium
+CROSS_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user llvm-19 chromium openmpi-bin libopenmpi-dev
 cross-tools:
 	@if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null && \
-	  command -v llvm-mca-19 >/dev/null; then :; \
+	  command -v llvm-mca-19 >/dev/null && command -v mpirun >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "installing $(CROSS_PACKAGES) (apt-get)"; \
 	  { apt-get install -y -qq --no-install-recommends $(CROSS_PACKAGES) >/dev/null 2>&1 || \
 	    { apt-get update -qq >/dev/null 2>&1 && \
 	      apt-get install -y -qq --no-install-recommends $(CROSS_PACKAGES) >/dev/null 2>&1; }; } || \
-	  echo "note: could not install $(CROSS_PACKAGES); the cross-compilation tests will be skipped"; \
-	else echo "note: no aarch64-linux-gnu-gcc / qemu-aarch64 / llvm-mca-19 (install $(CROSS_PACKAGES)); the cross-compilation tests will be skipped"; fi
+	  echo "note: could not install $(CROSS_PACKAGES); the tests that need them will be skipped"; \
+	else echo "note: no aarch64-linux-gnu-gcc / qemu-aarch64 / llvm-mca-19 / mpirun (install $(CROSS_PACKAGES)); the tests that need them will be skipped"; fi
 
 # The project's bytecode, written before the suites: the tests start the tools afresh, and
 # where PYTHONDONTWRITEBYTECODE is set every start would compile every module again (about

@@ -3,6 +3,7 @@
     mrvl-run BUNDLE [--inputs in.npz | --fill-mode random] [--outputs out.npz]
              [--verify model.onnx] [--precision fp16|int8|fp32] [--simulator auto|reference|mlsim] [--cc CC]
              [--profile [--repeat N] [--profile-out profile.json]]
+    mrvl-run PIPELINE.tar --frames F [--np N] [--hostfile H] [--inputs in.npz] [--outputs out.npz]
 
 BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. Its
 `metadata.json` names the inputs, outputs, workspace and accelerator subgraphs.
@@ -35,6 +36,9 @@ BUNDLE is the directory `mrvl-opt ... -t c -o DIR` writes, or a `.tar` of one. I
   calibrates the host's rates with, and the totals.
 - `--threads N` builds the host C with its kernels over N threads (`make HOST_THREADS=N`;
   default: the bundle's, `mrvl-compile --host-threads`); the outputs are the same bits.
+
+- A pipeline archive (`pipeline.json` at its top: `mrvl-compile --stages`) runs under `mpirun`,
+  a stage a rank, over `--frames F` (`--np`, `--hostfile`): `mrvl/pipeline_run.py`.
 
 `run_bundle(bundle, inputs)` is the same run from Python, `profile_bundle` the profile.
 """
@@ -348,6 +352,8 @@ class HostProgram:
 
     def __init__(self, bundle: Bundle, library: Path):
         self.bundle = bundle
+        self.workspace: np.ndarray | None = None
+        """Aligned, allocated by the first `bind` and shared by every run (one at a time)."""
         self.lib = ctypes.CDLL(str(library))
         m = bundle.model
         self.run_fn = self.lib[f"{m}_run"]
@@ -379,23 +385,46 @@ class HostProgram:
         self._profile_function("reset", None)()
 
     def run(self, inputs: Mapping[str, np.ndarray], mlip: "MlipRunner | BoardRunner") -> dict[str, np.ndarray]:
-        arrays = [_input_array(t, inputs) for t in self.bundle.inputs]
         results = [np.zeros(t.shape, t.dtype) for t in self.bundle.outputs]
-        raw = np.zeros(self.bundle.workspace_bytes + self.bundle.workspace_align, np.uint8)
-        workspace = raw.ctypes.data + (-raw.ctypes.data % self.bundle.workspace_align)
-        in_struct = (ctypes.c_void_p * max(len(arrays), 1))(*[a.ctypes.data for a in arrays])
-        out_struct = (ctypes.c_void_p * max(len(results), 1))(*[a.ctypes.data for a in results])
-        self.set_mlip(*mlip.install())
+        self.bind([_input_array(t, inputs) for t in self.bundle.inputs], results)(mlip)
+        return {t.name: r for t, r in zip(self.bundle.outputs, results)}
+
+    def bind(self, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]) -> "BoundRun":
+        """A run that reads `inputs` and writes `outputs` (contiguous arrays of the bundle's
+        dtypes and shapes, in its order) each time it is called, allocating nothing."""
+        for role, tensors, arrays in (("input", self.bundle.inputs, inputs), ("output", self.bundle.outputs, outputs)):
+            for t, a in zip(tensors, arrays, strict=True):
+                if a.shape != t.shape or a.dtype != t.dtype or not a.flags.c_contiguous:
+                    raise CompileError(f"{role} '{t.name}'", f"bound to a {a.dtype} array of shape {list(a.shape)}; "
+                                       f"the bundle takes a contiguous {t.dtype} array of shape {list(t.shape)}")
+        if self.workspace is None:
+            raw = np.zeros(self.bundle.workspace_bytes + self.bundle.workspace_align, np.uint8)
+            self.workspace = raw[-raw.ctypes.data % self.bundle.workspace_align:]
+        return BoundRun(self, inputs, outputs)
+
+
+class BoundRun:
+    """`HostProgram.bind`: the pointer tables of one set of input and output arrays."""
+
+    def __init__(self, program: HostProgram, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]):
+        self.program = program
+        self.arrays = (*inputs, *outputs)  # kept alive as long as the pointers to them
+        self.in_struct = (ctypes.c_void_p * max(len(inputs), 1))(*[a.ctypes.data for a in inputs])
+        self.out_struct = (ctypes.c_void_p * max(len(outputs), 1))(*[a.ctypes.data for a in outputs])
+
+    def __call__(self, mlip: "MlipRunner | BoardRunner") -> None:
+        program = self.program
+        program.set_mlip(*mlip.install())
         try:
-            rc = self.run_fn(in_struct, out_struct, workspace)
+            rc = program.run_fn(self.in_struct, self.out_struct, program.workspace.ctypes.data)
         finally:
-            self.set_mlip(None, None)
+            program.set_mlip(None, None)
         if mlip.error is not None:
             raise mlip.error
         if rc != 0:
             why = mlip.explain() if rc == MRVL_ERR_MLIP else ""
-            raise CompileError(f"{self.bundle.model}_run", f"returned {rc} ({RUN_ERRORS.get(rc, 'unknown error')}){why}")
-        return {t.name: r for t, r in zip(self.bundle.outputs, results)}
+            raise CompileError(f"{program.bundle.model}_run",
+                               f"returned {rc} ({RUN_ERRORS.get(rc, 'unknown error')}){why}")
 
 
 def _input_array(tensor: Tensor, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -827,9 +856,19 @@ def main(args: Sequence[str] | None = None) -> int:
                         help="also write the profile as JSON (for mrvl-compile --host-profile)")
     parser.add_argument("--threads", type=int, metavar="N",
                         help="host kernel threads (default: the bundle's, mrvl-compile --host-threads)")
+    pipeline = parser.add_argument_group("a pipeline archive (mrvl-compile --stages), one MPI rank a stage")
+    pipeline.add_argument("--frames", type=int, default=1, metavar="F", help="frames to stream through it (1)")
+    pipeline.add_argument("--np", type=int, metavar="N", help="MPI ranks: the number of stages, the default")
+    pipeline.add_argument("--hostfile", type=Path, metavar="H", help="mpirun's hostfile: the hosts to run on")
     options = parser.parse_args(args)
     if options.profile_out and not options.profile:
         parser.error("--profile-out needs --profile")
+    from mrvl import pipeline_run  # it runs stage bundles with this module's machinery
+
+    if pipeline_run.is_pipeline(options.bundle):
+        return pipeline_run.main(options)
+    if options.np is not None or options.hostfile is not None or options.frames != 1:
+        parser.error("--frames, --np and --hostfile run a pipeline archive (mrvl-compile --stages)")
     try:
         if options.verify and importlib.util.find_spec("onnxruntime") is None:
             raise CompileError("--verify", VERIFY_NEEDS)
