@@ -3,6 +3,7 @@ onnxruntime's `quant_pre_process`, then `quantize_static` in QDQ format with a s
 calibration reader.
 
     python scripts/quantize_zoo.py OUTDIR [NAME ...] [--scheme int8|int8-per-channel|uint8|uint8-per-channel]
+                                   [--format qdq|qoperator]
 
 Schemes (`SCHEMES`): int8 is symmetric int8 activations and weights (MLIP's setting),
 uint8 asymmetric uint8 activations and weights; `-per-channel` quantizes Conv/Gemm weights
@@ -99,8 +100,9 @@ def calibration_inputs(model: onnx.ModelProto, samples: int, seed: int) -> list[
 
 
 def quantize_model(model: onnx.ModelProto, out: Path, scheme: Scheme | str = "int8",
-                   samples: int = 4, seed: int = 0) -> Path:
-    """Write the QDQ version of `model` (static input shapes) to `out`; returns `out`."""
+                   samples: int = 4, seed: int = 0, quant_format: str = "qdq") -> Path:
+    """Write the QDQ (or, with `quant_format` "qoperator", the QOperator) version of `model`
+    (static input shapes) to `out`; returns `out`."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -126,10 +128,15 @@ def quantize_model(model: onnx.ModelProto, out: Path, scheme: Scheme | str = "in
         quant_pre_process(str(raw), str(prepared), skip_symbolic_shape=True)
         onnx.save_model(flatten_gemm_biases(onnx.load(str(prepared))), prepared)
         quantize_static(
-            str(prepared), str(out), Reader(), quant_format=QuantFormat.QDQ, per_channel=scheme.per_channel,
+            str(prepared), str(out), Reader(), quant_format=FORMATS[quant_format](QuantFormat), per_channel=scheme.per_channel,
             activation_type=qtype, weight_type=qtype,
             extra_options={"ActivationSymmetric": scheme.symmetric, "WeightSymmetric": scheme.symmetric})
     return out
+
+
+FORMATS = {"qdq": lambda f: f.QDQ, "qoperator": lambda f: f.QOperator}
+"""`quantize_static`'s formats: QuantizeLinear -> DequantizeLinear pairs around float ops, or
+QLinearConv, QLinearMatMul and com.microsoft's QLinear ops."""
 
 
 def flatten_gemm_biases(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -156,9 +163,12 @@ def float_model(name: str) -> onnx.ModelProto:
     return fix_input_shapes(zoo.ZOO[name](), INPUT_SHAPES.get(name, {}))
 
 
-def quantize_zoo(name: str, out_dir: Path, scheme: str = "int8", seed: int = 0) -> Path:
-    """Write `out_dir/<name>-<scheme>.onnx`, the QDQ version of the zoo model `name`."""
-    return quantize_model(float_model(name), out_dir / f"{name}-{scheme}.onnx", scheme, seed=seed)
+def quantize_zoo(name: str, out_dir: Path, scheme: str = "int8", seed: int = 0, quant_format: str = "qdq") -> Path:
+    """Write `out_dir/<name>-<scheme>.onnx` (QDQ) or `<name>-<scheme>-qoperator.onnx`, the
+    quantized version of the zoo model `name`."""
+    suffix = "" if quant_format == "qdq" else f"-{quant_format}"
+    return quantize_model(float_model(name), out_dir / f"{name}-{scheme}{suffix}.onnx", scheme, seed=seed,
+                          quant_format=quant_format)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,10 +176,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("outdir", type=Path, metavar="OUTDIR")
     parser.add_argument("names", nargs="*", metavar="NAME", help=f"default: {', '.join(MODELS)}")
     parser.add_argument("--scheme", choices=SCHEMES, default="int8")
+    parser.add_argument("--format", choices=FORMATS, default="qdq", dest="quant_format")
     parser.add_argument("--seed", type=int, default=0, help="seed of the calibration inputs")
     args = parser.parse_args(argv)
     for name in args.names or MODELS:
-        print(quantize_zoo(name, args.outdir, args.scheme, args.seed))
+        print(quantize_zoo(name, args.outdir, args.scheme, args.seed, args.quant_format))
     return 0
 
 

@@ -162,6 +162,16 @@ def check(model: onnx.ModelProto, workdir: Path, inputs: dict[str, np.ndarray],
         assert_close(g, e.reshape(g.shape))
 
 
+def _other_domains(models: list[onnx.ModelProto]) -> list[onnx.OperatorSetIdProto]:
+    """The models' opset imports of domains other than ONNX's (com.microsoft), the newest of each."""
+    versions: dict[str, int] = {}
+    for model in models:
+        for o in model.opset_import:
+            if o.domain not in ("", "ai.onnx"):
+                versions[o.domain] = max(versions.get(o.domain, 0), o.version)
+    return [helper.make_opsetid(domain, version) for domain, version in sorted(versions.items())]
+
+
 def merged(cases: Mapping[str, onnx.ModelProto]) -> dict[str, onnx.ModelProto]:
     """The cases side by side in one model per opset they use (named "opsetN"), every name
     prefixed by its case's ("case__x"). One build compiles each kernel once for all of them:
@@ -174,7 +184,8 @@ def merged(cases: Mapping[str, onnx.ModelProto]) -> dict[str, onnx.ModelProto]:
         helper.make_graph([n for m in models for n in m.graph.node], f"opset{opset}",
                           [i for m in models for i in m.graph.input], [o for m in models for o in m.graph.output],
                           [t for m in models for t in m.graph.initializer]),
-        opset_imports=[helper.make_opsetid("", opset)], ir_version=max(m.ir_version for m in models))
+        opset_imports=[helper.make_opsetid("", opset), *_other_domains(models)],
+        ir_version=max(m.ir_version for m in models))
         for opset, models in sorted(groups.items())}
 
 
