@@ -684,6 +684,34 @@ def gru_kws() -> onnx.ModelProto:
     return g.model("main_graph", inputs, [vi("output", ["batch", KWS_WORDS])], 17)
 
 
+# -- PyTorch (LSTM speaker embedding) --------------------------------------------------------
+
+SPK_FRAMES, SPK_MELS, SPK_HIDDEN, SPK_EMBED = 50, 40, 64, 32
+
+
+def lstm_speaker() -> onnx.ModelProto:
+    """PyTorch export of a speaker-embedding net (a d-vector): batch_first mel frames
+    transposed to [T, N, F], a 2-layer nn.LSTM as two ONNX LSTMs (the gates already in ONNX's
+    order), the last layer's final hidden state projected and L2-normalised as
+    F.normalize writes it (x / max(||x||, eps))."""
+    g = Builder(11)
+    x, h = g.t("Transpose", ["mels"], perm=[1, 0, 2]), ""
+    for layer, size in enumerate((SPK_MELS, SPK_HIDDEN)):
+        w = g.init(f"onnx::LSTM_{201 + 3 * layer}", g.normal((1, 4 * SPK_HIDDEN, size), 1 / math.sqrt(size)))
+        r = g.init(f"onnx::LSTM_{202 + 3 * layer}",
+                   g.normal((1, 4 * SPK_HIDDEN, SPK_HIDDEN), 1 / math.sqrt(SPK_HIDDEN)))
+        b = g.init(f"onnx::LSTM_{203 + 3 * layer}", g.normal((1, 8 * SPK_HIDDEN), 0.1))
+        y, h, _ = g.t("LSTM", [x, w, r, b], "lstm", n_out=3, hidden_size=SPK_HIDDEN)
+        x = g.t("Squeeze", [y, g.const([1])], "lstm")
+    h = g.t("Squeeze", [h, g.const([0])])
+    w, bias = g.param("proj.weight", g.he((SPK_EMBED, SPK_HIDDEN), SPK_HIDDEN)), g.param("proj.bias", g.normal(SPK_EMBED, 0.01))
+    e = g.t("Gemm", [h, w, bias], "proj", transB=1)
+    norm = g.t("Clip", [g.t("ReduceL2", [e], axes=[1], keepdims=1), g.const(1e-12, dtype=np.float32)])
+    g.t("Div", [e, norm], outputs=["embedding"])
+    inputs = [vi("mels", ["batch", SPK_FRAMES, SPK_MELS])]
+    return g.model("main_graph", inputs, [vi("embedding", ["batch", SPK_EMBED])], 17)
+
+
 # -- PyTorch (captcha recogniser whose declared output is stale) -----------------------------
 
 CAPTCHA_HIDDEN, CAPTCHA_CLASSES = 32, 37
@@ -1215,6 +1243,7 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "vad_if": vad_if,
     "paddle_crnn": paddle_crnn,
     "gru_kws": gru_kws,
+    "lstm_speaker": lstm_speaker,
     "captcha_crnn_stale": captcha_crnn_stale,
     "face_pnet": face_pnet,
     "face_rnet_b16": face_rnet_b16,

@@ -8,7 +8,7 @@ onnxruntime's quantizers write these (semantics from its ContribOperators.md):
 - `DynamicQuantizeMatMul`: A quantized at run time (DynamicQuantizeLinear), then as above;
 - `DynamicQuantizeLSTM`: an LSTM of int8 weights ([directions, rows, 4 * hidden], a scale per
   direction or per column), as an ONNX LSTM of the dequantized weights;
-- `QGemm`, `QLinearAdd`, `QLinearMul`, `QLinearSigmoid`, `QLinearLeakyRelu`, `QLinearConcat`,
+- `QGemm`, `QLinearAdd`, `QLinearMul`, `QLinearSigmoid`, `QLinearSoftmax`, `QLinearLeakyRelu`, `QLinearConcat`,
   `QLinearGlobalAveragePool`, `QLinearAveragePool` (QOperator format): each input
   dequantized, the float op, the result quantized (DequantizeLinear -> op -> QuantizeLinear),
   as a QDQ model computes it.
@@ -129,6 +129,17 @@ def _qgemm(e: Expansion) -> None:
             e.nodes[-1].name = e.node.name
 
 
+def _softmax(e: Expansion) -> None:
+    """Softmax of the dequantized input, with the semantics of the opset the node names: from
+    13, along `axis`; before, over the input flattened to 2-D at `axis`."""
+    x, axis = e.dequantized(0), attribute(e.node, "axis", -1)
+    if attribute(e.node, "opset", 13) >= 13:
+        e.quantized(e.add_main("Softmax", [x], axis=axis), 3)
+        return
+    rows = e.add_main("Softmax", [e.add("Flatten", [x], axis=axis)[0]], axis=1)
+    e.quantized(e.add("Reshape", [rows, e.add("Shape", [x])[0]])[0], 3)
+
+
 _POOL_ATTRIBUTES = ("auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides")
 
 
@@ -185,6 +196,7 @@ EXPANSIONS: dict[str, Callable[[Expansion], None]] = {
     "QLinearAdd": _binary("Add"),
     "QLinearMul": _binary("Mul"),
     "QLinearSigmoid": _unary("Sigmoid"),
+    "QLinearSoftmax": _softmax,
     "QLinearLeakyRelu": _unary("LeakyRelu", alpha=0.01),
     "QLinearConcat": _concat,
     "QLinearGlobalAveragePool": _pool("GlobalAveragePool"),

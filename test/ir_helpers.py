@@ -25,6 +25,7 @@ ZOO_INPUT_SHAPES = {
     "vad_if": {"input": [1, 512]},
     "paddle_crnn": {"x": [1, 3, 32, 100]},
     "gru_kws": {"mfcc": [1, 49, 10]},
+    "lstm_speaker": {"mels": [1, 50, 40]},
     "captcha_crnn_stale": {},
     "face_pnet": {"input_1": [1, 3, 60, 80]},
     "face_rnet_b16": {},

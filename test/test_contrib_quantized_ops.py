@@ -30,7 +30,8 @@ INPUTS = {
     "seq": RNG.normal(0, 1, (5, 2, 8)).astype(np.float32),
 }
 HIDDEN = 6
-QUANTIZED = ["add", "mul", "sigmoid", "leaky", "concat", "gap", "avg", "avg_nhwc", "qgemm"]
+QUANTIZED = ["add", "mul", "sigmoid", "leaky", "concat", "gap", "avg", "avg_nhwc", "qgemm", "softmax",
+             "softmax_2d"]
 FLOATS = ["dqmm", "mmf", "qgemm_f"]
 RECURRENT = ["lstm_y", "lstm_h", "lstm_c"]
 
@@ -61,6 +62,10 @@ def _model() -> onnx.ModelProto:
         node("QLinearAdd", ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["add"], name="add", **ms),
         node("QLinearMul", ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["mul"], name="mul", **ms),
         node("QLinearSigmoid", ["a", "sa", "za", "sy", "zy"], ["sigmoid"], name="sigmoid", **ms),
+        # over the last axis (opset 13), and over the input flattened at axis 2 (opset 11's)
+        node("QLinearSoftmax", ["a", "sa", "za", "sy", "zy"], ["softmax"], name="softmax", axis=-1, opset=13, **ms),
+        node("QLinearSoftmax", ["a", "sa", "za", "sy", "zy"], ["softmax_2d"], name="softmax_2d", axis=2, opset=11,
+             **ms),
         node("QLinearLeakyRelu", ["a", "sa", "za", "sc", "zc"], ["leaky"], name="leaky", alpha=0.1, **ms),
         node("QLinearConcat", ["sc", "zc", "a", "sa", "za", "b", "sb", "zb", "c", "sc", "zc"], ["concat"],
              name="concat", axis=1, **ms),

@@ -10,9 +10,9 @@ import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from onnxruntime.quantization import QuantType, quantize_dynamic
 
 import zoo
+from test_qdq_models import quantize_zoo
 from ir_helpers import ZOO_INPUT_SHAPES
 from mrvl.numerics import compare
 from mrvl.run import run_bundle
@@ -42,15 +42,11 @@ def bilstm_tagger() -> onnx.ModelProto:
 
 
 MODELS = {"transformer_block": zoo.transformer_block, "vad_if": zoo.vad_if, "gru_kws": zoo.gru_kws,
-          "bilstm_tagger": bilstm_tagger}
+          "lstm_speaker": zoo.lstm_speaker, "bilstm_tagger": bilstm_tagger}
 
 
 def _quantized(name: str, folder: Path) -> onnx.ModelProto:
-    source, target = folder / f"{name}.onnx", folder / f"{name}_dynamic.onnx"
-    onnx.save_model(MODELS[name](), source)
-    quantize_dynamic(source, target, weight_type=QuantType.QInt8,
-                     extra_options={"DefaultTensorType": TensorProto.FLOAT})
-    return onnx.load(target)
+    return onnx.load(quantize_zoo.quantize_dynamic_model(MODELS[name](), folder / f"{name}_dynamic.onnx"))
 
 
 def test_the_quantizer_writes_integer_ops(tmp_path: Path) -> None:

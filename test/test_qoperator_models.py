@@ -60,19 +60,17 @@ def test_same_mlip_layers_as_the_qdq_twin(qop_dir, tmp_path, name):
     assert all(d[tensor] == record for q, d in layers for tensor, record in q.items())
 
 
-@pytest.fixture(scope="module")
-def all_host(qop_dir: Path) -> dict:
-    """The QOperator models all on the host in one bundle per opset (`merged`), built once
-    for the pytest-xdist workers: the outputs by `merged` name."""
-    models = {name: qoperator_model(qop_dir, name) for name in MODELS}
+def _all_host(folder: Path, models: dict[str, Path], tag: str) -> dict:
+    """The models all on the host in one bundle per opset (`merged`), built once for the
+    pytest-xdist workers: the outputs by `merged` name."""
     inputs = merged_inputs({name: seeded_inputs(path) for name, path in models.items()})
     groups = merged({name: onnx.load(str(path)) for name, path in models.items()})
-    bundles = {group: qop_dir / f"all-host-{group}" for group in groups}
+    bundles = {group: folder / f"{tag}-{group}" for group in groups}
     for group, model in groups.items():
         with locked(bundles[group]):
             if not bundles[group].exists():
-                onnx.save_model(model, qop_dir / f"all-host-{group}.onnx")
-                compile_model(qop_dir / f"all-host-{group}.onnx", bundles[group], offload=False)
+                onnx.save_model(model, folder / f"{tag}-{group}.onnx")
+                compile_model(folder / f"{tag}-{group}.onnx", bundles[group], offload=False)
     build_bundles(list(bundles.values()))
     got = {}
     for group, model in groups.items():
@@ -80,11 +78,39 @@ def all_host(qop_dir: Path) -> dict:
     return got
 
 
-@pytest.mark.skipif(GCC is None, reason="needs gcc")
-@pytest.mark.parametrize("name", MODELS)
-def test_all_host_matches_onnxruntime_within_one_step(all_host, qop_dir, name):
-    model = qoperator_model(qop_dir, name)
+def _check(got: dict, model: Path, prefix: str) -> None:
     want = onnxruntime_outputs(model, seeded_inputs(model))
     steps = quantization_steps(model)
     for output, expected in want.items():  # a float output (squeezenet's pool) at float32 rounding
-        assert_close(all_host[f"{name}__{output}"], expected, what=output, quantization_step=steps.get(output))
+        assert_close(got[f"{prefix}__{output}"], expected, what=output, quantization_step=steps.get(output))
+
+
+@pytest.fixture(scope="module")
+def all_host(qop_dir: Path) -> dict:
+    return _all_host(qop_dir, {name: qoperator_model(qop_dir, name) for name in MODELS}, "all-host")
+
+
+@pytest.mark.skipif(GCC is None, reason="needs gcc")
+@pytest.mark.parametrize("name", MODELS)
+def test_all_host_matches_onnxruntime_within_one_step(all_host, qop_dir, name):
+    _check(all_host, qoperator_model(qop_dir, name), name)
+
+
+SEQUENCES = [(name, form) for name in quantize_zoo.SEQUENCE_MODELS for form in ("qdq", "qoperator")]
+"""The transformer encoder block, GRU and LSTM, statically quantized in both formats."""
+
+
+def sequence_model(folder: Path, name: str, form: str) -> Path:
+    return qdq_model(folder, name, "int8") if form == "qdq" else qoperator_model(folder, name)
+
+
+@pytest.fixture(scope="module")
+def sequences_all_host(qop_dir: Path) -> dict:
+    models = {f"{name}_{form}": sequence_model(qop_dir, name, form) for name, form in SEQUENCES}
+    return _all_host(qop_dir, models, "sequences")
+
+
+@pytest.mark.skipif(GCC is None, reason="needs gcc")
+@pytest.mark.parametrize("name,form", SEQUENCES)
+def test_static_sequence_models_match_onnxruntime_within_one_step(sequences_all_host, qop_dir, name, form):
+    _check(sequences_all_host, sequence_model(qop_dir, name, form), f"{name}_{form}")
