@@ -1,17 +1,19 @@
 """QOperator models (onnxruntime's quantize_static with QuantFormat.QOperator: QLinearConv,
 QLinearMatMul and com.microsoft's QGemm and QLinear ops; scripts/quantize_zoo.py --format
 qoperator) are imported as their QDQ twins: the same layers go to MLIP with the same
-quantization, and all on the host they match onnxruntime's integer kernels."""
+quantization, and partitioned in int8 or all on the host they match onnxruntime's integer
+kernels."""
 
 import json
 from pathlib import Path
 
 import onnx
+import onnxruntime as ort
 import pytest
 
 from mrvl import partition_for_mrvl
 from mrvl.compile import compile_model
-from mrvl.run import quantization_steps, run_bundle
+from mrvl.run import INT8_LAYER_STEPS, quantization_steps, run_bundle
 from numeric_asserts import assert_close
 from test_c_backend import GCC, build_bundles, locked, merged, merged_inputs
 from test_qdq_models import onnxruntime_outputs, qdq_model, quantize_zoo, seeded_inputs, subgraph_nodes
@@ -47,7 +49,7 @@ def _quant_layers(bundle: Path) -> list[dict]:
 
 
 @pytest.mark.parametrize("name", MODELS)
-def test_same_mlip_layers_as_the_qdq_twin(qop_dir, tmp_path, name):
+def test_same_mlip_layers_as_the_qdq_twin_and_int8_matches(qop_dir, tmp_path, name):
     twins = {"qdq": qdq_model(qop_dir, name, "int8"), "qoperator": qoperator_model(qop_dir, name)}
     modules = {form: partition_for_mrvl(str(path), quantize="int8") for form, path in twins.items()}
     assert subgraph_nodes(modules["qoperator"]) == subgraph_nodes(modules["qdq"]) != []
@@ -58,6 +60,15 @@ def test_same_mlip_layers_as_the_qdq_twin(qop_dir, tmp_path, name):
     # record is the same.
     assert [q for q, _ in layers if "weight" in q] == [d for _, d in layers if "weight" in d] != []
     assert all(d[tensor] == record for q, d in layers for tensor, record in q.items())
+    # Partitioned, int8 layers simulated: as onnxruntime's integer QOperator kernels compute.
+    inputs = seeded_inputs(twins["qoperator"])
+    got = run_bundle(bundles["qoperator"], inputs)
+    session = ort.InferenceSession(str(twins["qoperator"]), providers=["CPUExecutionProvider"])
+    steps = quantization_steps(twins["qoperator"])
+    for output, expected in zip([o.name for o in session.get_outputs()], session.run(None, inputs)):
+        step = steps.get(output)
+        assert_close(got[output], expected, what=output,
+                     quantization_step=None if step is None else INT8_LAYER_STEPS * step)
 
 
 def _all_host(folder: Path, models: dict[str, Path], tag: str) -> dict:
