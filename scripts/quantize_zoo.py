@@ -37,6 +37,7 @@ INPUT_SHAPES = {  # the zoo's dynamic dims, fixed as the tests fix them
     "transformer_block": {"x": [1, 16, 64]},
     "gru_kws": {"mfcc": [1, 49, 10]},
     "lstm_speaker": {"mels": [1, 50, 40]},
+    "t5_encoder": {"input_ids": [1, 12]},
 }
 MIN_OPSET = 13
 """Per-axis QuantizeLinear/DequantizeLinear (per-channel weights) came with opset 13; an

@@ -19,7 +19,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from ir_helpers import ZOO_INPUT_SHAPES
+from ir_helpers import ZOO_INPUT_SHAPES, random_input
 from onnx import TensorProto, compose, helper
 
 from numeric_asserts import assert_close
@@ -264,10 +264,10 @@ ZOO_ALL_HOST = ["mnist", "resnet_small", "mobilenet_small", "transformer_block",
 
 
 def zoo_inputs(model: onnx.ModelProto, shapes: dict[str, list[int]], seed: int) -> dict[str, np.ndarray]:
-    """Standard normal float32 values for the graph inputs, of `shapes` where the model's are open."""
+    """Seeded values for the graph inputs (`random_input`), of `shapes` where the model's are open."""
     rng = np.random.default_rng(seed)
-    return {i.name: rng.standard_normal(shapes.get(i.name) or [d.dim_value for d in i.type.tensor_type.shape.dim])
-            .astype(np.float32) for i in model.graph.input}
+    return {i.name: random_input(rng, i, shapes.get(i.name) or [d.dim_value for d in i.type.tensor_type.shape.dim])
+            for i in model.graph.input}
 
 
 @pytest.fixture(scope="module")
