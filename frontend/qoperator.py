@@ -2,10 +2,11 @@
 twin, before shape inference: the rest of the compiler, `recognize-qdq` and placement first,
 sees the same graph for both formats, so the same layers go to MLIP.
 
-- `QLinearConv` and `QLinearMatMul` become DequantizeLinear -> Conv / MatMul -> QuantizeLinear,
-  the weight dequantized per tensor or per output channel, a QLinearConv's int32 bias
-  dequantized at x_scale * w_scale as the QDQ format writes it. (The com.microsoft QLinear ops
-  are expanded alike by `contrib_ops`.)
+- `QLinearConv` becomes DequantizeLinear -> Conv -> QuantizeLinear, the weight dequantized
+  per tensor or per output channel, the int32 bias at x_scale * w_scale as the QDQ format
+  writes it. (The com.microsoft QGemm and QLinear ops are expanded alike by `contrib_ops`.)
+  `QLinearMatMul` stays: the quantizer writes it for products of two activations (attention),
+  which no MLIP layer takes, and on the host it runs in integers, exact.
 - The ops the quantizer leaves on int8 tensors because they only move or compare values
   (`DIRECT_OPS`: MaxPool, Reshape, Transpose, ...) read the dequantized tensor and quantize
   their result at the same scale and zero point, as the QDQ format writes them (a Pad's value
@@ -54,13 +55,7 @@ def _qlinear_conv(e: Expansion) -> None:
     e.quantized(y, 6)
 
 
-def _qlinear_matmul(e: Expansion) -> None:
-    # A 1-D scale of a is per row, of b per column.
-    y = e.add_main("MatMul", [_dequantized(e, 0, -2), _dequantized(e, 3, -1)])
-    e.quantized(y, 6)
-
-
-EXPANSIONS = {"QLinearConv": _qlinear_conv, "QLinearMatMul": _qlinear_matmul}
+EXPANSIONS = {"QLinearConv": _qlinear_conv}
 
 
 GRID_PRESERVING = (DIRECT_OPS - {"Pad", "Resize"}) | {"Relu"}
