@@ -520,6 +520,89 @@ def transformer_block() -> onnx.ModelProto:
     return g.model("main_graph", [vi("x", ["batch", SEQ, D_MODEL])], outputs, 17)
 
 
+# -- Hugging Face (a T5 encoder, as flan-t5 exports) ----------------------------------------
+
+T5_VOCAB, T5_SEQ, T5_MODEL, T5_HEADS, T5_FF, T5_BUCKETS, T5_MAX_DISTANCE = 96, 12, 32, 4, 64, 32, 128
+
+
+def t5_norm(g: Builder, x, path):
+    """T5LayerNorm (RMS, no mean, no bias): x * rsqrt(mean(x^2) + eps) * weight."""
+    variance = g.t("ReduceMean", [g.t("Pow", [x, g.const(2.0, path, np.float32)], path)], path, axes=[-1], keepdims=1)
+    scale = g.t("Sqrt", [g.t("Add", [variance, g.const(1e-6, path, np.float32)], path)], path)
+    x = g.t("Mul", [x, g.t("Reciprocal", [scale], path)], path)
+    return g.t("Mul", [g.param(f"{path}.weight", g.uniform(0.8, 1.2, T5_MODEL)), x], path)
+
+
+def t5_relative_buckets(g: Builder, seq, path):
+    """T5's bidirectional relative position buckets of a [seq, seq] grid, traced from the
+    input's length: half the buckets by sign, exact below max_exact, logarithmic above."""
+    positions = g.t("Range", [g.const(0, path), seq, g.const(1, path)], path)
+    relative = g.t("Sub", [g.t("Unsqueeze", [positions, g.const([0], path)], path),
+                           g.t("Unsqueeze", [positions, g.const([1], path)], path)], path)
+    half, exact = T5_BUCKETS // 2, T5_BUCKETS // 4
+    sign = g.t("Mul", [g.t("Cast", [g.t("Greater", [relative, g.const(0, path)], path)], path, to=7),
+                       g.const(half, path)], path)
+    distance = g.t("Abs", [relative], path)
+    log_ratio = g.t("Div", [g.t("Log", [g.t("Div", [g.t("Cast", [distance], path, to=1),
+                                                     g.const(float(exact), path, np.float32)], path)], path),
+                            g.const(math.log(T5_MAX_DISTANCE / exact), path, np.float32)], path)
+    large = g.t("Add", [g.const(exact, path), g.t("Cast", [g.t("Mul", [log_ratio, g.const(float(half - exact), path,
+                                                                                      np.float32)], path)], path, to=7)], path)
+    large = g.t("Min", [large, g.const(half - 1, path)], path)
+    bucket = g.t("Where", [g.t("Less", [distance, g.const(exact, path)], path), distance, large], path)
+    return g.t("Add", [sign, bucket], path)
+
+
+def t5_encoder() -> onnx.ModelProto:
+    """Hugging Face's export of a T5 encoder (flan-t5's layout, two blocks): token embeddings
+    gathered from int64 ids with a dynamic batch and length, RMS norms, attention without
+    biases or 1/sqrt(d) whose position bias the first block computes from traced relative
+    buckets and the second reuses, a gated-GELU (tanh form) feed-forward, and a final norm."""
+    g = Builder(13)
+    x = g.t("Gather", [g.param("shared.weight", g.normal((T5_VOCAB, T5_MODEL), 1.0)), "input_ids"], "embed")
+    seq = g.size("input_ids", 1, "embed")
+    buckets = t5_relative_buckets(g, seq, "block.0.attn.bias")
+    table = g.param("block.0.attn.relative_attention_bias.weight", g.normal((T5_BUCKETS, T5_HEADS), 0.5))
+    bias = g.t("Unsqueeze", [g.t("Transpose", [g.t("Gather", [table, buckets], "bias")], "bias", perm=[2, 0, 1]),
+                             g.const([0], "bias")], "bias")
+    dh = T5_MODEL // T5_HEADS
+    for block in range(2):
+        path = f"block.{block}"
+        h = t5_norm(g, x, f"{path}.norm1")
+        batch = g.size(h, 0, f"{path}.attn")
+
+        def heads(n):
+            w = g.init(f"onnx::MatMul_{401 + g.count('onnx::MatMul')}", g.normal((T5_MODEL, T5_MODEL), 0.2))
+            t = g.view(g.t("MatMul", [h, w], f"{path}.attn.{n}"), [batch, -1, T5_HEADS, dh], f"{path}.attn")
+            return g.t("Transpose", [t], f"{path}.attn", perm=[0, 2, 1, 3])
+
+        q, k, v = heads("q"), heads("k"), heads("v")
+        scores = g.t("MatMul", [q, g.t("Transpose", [k], f"{path}.attn", perm=[0, 1, 3, 2])], f"{path}.attn")
+        weights = g.t("Softmax", [g.t("Add", [scores, bias], f"{path}.attn")], f"{path}.attn", axis=-1)
+        o = g.t("Transpose", [g.t("MatMul", [weights, v], f"{path}.attn")], f"{path}.attn", perm=[0, 2, 1, 3])
+        o = g.view(o, [batch, -1, T5_MODEL], f"{path}.attn")
+        w = g.init(f"onnx::MatMul_{401 + g.count('onnx::MatMul')}", g.normal((T5_MODEL, T5_MODEL), 0.2))
+        x = g.t("Add", [x, g.t("MatMul", [o, w], f"{path}.attn.o")], path)
+
+        h = t5_norm(g, x, f"{path}.norm2")
+        wi0, wi1, wo = (g.init(f"onnx::MatMul_{401 + g.count('onnx::MatMul')}", g.normal(shape, 0.2))
+                        for shape in ((T5_MODEL, T5_FF), (T5_MODEL, T5_FF), (T5_FF, T5_MODEL)))
+        gate = g.t("MatMul", [h, wi0], f"{path}.ff.wi_0")
+        cube = g.t("Mul", [g.t("Pow", [gate, g.const(3.0, f"{path}.ff", np.float32)], f"{path}.ff"),
+                           g.const(0.044715, f"{path}.ff", np.float32)], f"{path}.ff")
+        inner = g.t("Mul", [g.t("Add", [gate, cube], f"{path}.ff"),
+                            g.const(math.sqrt(2 / math.pi), f"{path}.ff", np.float32)], f"{path}.ff")
+        gelu = g.t("Mul", [g.t("Mul", [gate, g.const(0.5, f"{path}.ff", np.float32)], f"{path}.ff"),
+                           g.t("Add", [g.t("Tanh", [inner], f"{path}.ff"), g.const(1.0, f"{path}.ff", np.float32)],
+                               f"{path}.ff")], f"{path}.ff")
+        h = g.t("Mul", [gelu, g.t("MatMul", [h, wi1], f"{path}.ff.wi_1")], f"{path}.ff")
+        x = g.t("Add", [x, g.t("MatMul", [h, wo], f"{path}.ff.wo")], path)
+    t5_norm(g, x, "final_norm")
+    g.nodes[-1].output[0] = "last_hidden_state"
+    inputs = [helper.make_tensor_value_info("input_ids", onnx.TensorProto.INT64, ["batch", "sequence"])]
+    return g.model("main_graph", inputs, [vi("last_hidden_state", ["batch", "sequence", T5_MODEL])], 17)
+
+
 # -- Paddle2ONNX (PaddleOCR text recognition) ---------------------------------------------
 
 OCR_CLASSES = 37  # blank + 0-9 + a-z, PaddleOCR's en dictionary without symbols
@@ -682,6 +765,34 @@ def gru_kws() -> onnx.ModelProto:
     g.t("Softmax", [g.t("Gemm", [h, w, bias], "fc", transB=1)], outputs=["output"], axis=1)
     inputs = [vi("mfcc", ["batch", KWS_FRAMES, KWS_MFCC])]
     return g.model("main_graph", inputs, [vi("output", ["batch", KWS_WORDS])], 17)
+
+
+# -- PyTorch (LSTM speaker embedding) --------------------------------------------------------
+
+SPK_FRAMES, SPK_MELS, SPK_HIDDEN, SPK_EMBED = 50, 40, 64, 32
+
+
+def lstm_speaker() -> onnx.ModelProto:
+    """PyTorch export of a speaker-embedding net (a d-vector): batch_first mel frames
+    transposed to [T, N, F], a 2-layer nn.LSTM as two ONNX LSTMs (the gates already in ONNX's
+    order), the last layer's final hidden state projected and L2-normalised as
+    F.normalize writes it (x / max(||x||, eps))."""
+    g = Builder(11)
+    x, h = g.t("Transpose", ["mels"], perm=[1, 0, 2]), ""
+    for layer, size in enumerate((SPK_MELS, SPK_HIDDEN)):
+        w = g.init(f"onnx::LSTM_{201 + 3 * layer}", g.normal((1, 4 * SPK_HIDDEN, size), 1 / math.sqrt(size)))
+        r = g.init(f"onnx::LSTM_{202 + 3 * layer}",
+                   g.normal((1, 4 * SPK_HIDDEN, SPK_HIDDEN), 1 / math.sqrt(SPK_HIDDEN)))
+        b = g.init(f"onnx::LSTM_{203 + 3 * layer}", g.normal((1, 8 * SPK_HIDDEN), 0.1))
+        y, h, _ = g.t("LSTM", [x, w, r, b], "lstm", n_out=3, hidden_size=SPK_HIDDEN)
+        x = g.t("Squeeze", [y, g.const([1])], "lstm")
+    h = g.t("Squeeze", [h, g.const([0])])
+    w, bias = g.param("proj.weight", g.he((SPK_EMBED, SPK_HIDDEN), SPK_HIDDEN)), g.param("proj.bias", g.normal(SPK_EMBED, 0.01))
+    e = g.t("Gemm", [h, w, bias], "proj", transB=1)
+    norm = g.t("Clip", [g.t("ReduceL2", [e], axes=[1], keepdims=1), g.const(1e-12, dtype=np.float32)])
+    g.t("Div", [e, norm], outputs=["embedding"])
+    inputs = [vi("mels", ["batch", SPK_FRAMES, SPK_MELS])]
+    return g.model("main_graph", inputs, [vi("embedding", ["batch", SPK_EMBED])], 17)
 
 
 # -- PyTorch (captcha recogniser whose declared output is stale) -----------------------------
@@ -1215,6 +1326,8 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "vad_if": vad_if,
     "paddle_crnn": paddle_crnn,
     "gru_kws": gru_kws,
+    "lstm_speaker": lstm_speaker,
+    "t5_encoder": t5_encoder,
     "captcha_crnn_stale": captcha_crnn_stale,
     "face_pnet": face_pnet,
     "face_rnet_b16": face_rnet_b16,

@@ -8,7 +8,7 @@ onnxruntime's quantizers write these (semantics from its ContribOperators.md):
 - `DynamicQuantizeMatMul`: A quantized at run time (DynamicQuantizeLinear), then as above;
 - `DynamicQuantizeLSTM`: an LSTM of int8 weights ([directions, rows, 4 * hidden], a scale per
   direction or per column), as an ONNX LSTM of the dequantized weights;
-- `QLinearAdd`, `QLinearMul`, `QLinearSigmoid`, `QLinearLeakyRelu`, `QLinearConcat`,
+- `QGemm`, `QLinearAdd`, `QLinearMul`, `QLinearSigmoid`, `QLinearSoftmax`, `QLinearLeakyRelu`, `QLinearConcat`,
   `QLinearGlobalAveragePool`, `QLinearAveragePool` (QOperator format): each input
   dequantized, the float op, the result quantized (DequantizeLinear -> op -> QuantizeLinear),
   as a QDQ model computes it.
@@ -27,7 +27,7 @@ from mrvl_dialect.errors import CompileError
 DOMAIN = "com.microsoft"
 
 
-class _Expansion:
+class Expansion:
     """The nodes that stand for one contrib node, named after it; `shapes`: the graph's
     initializers' shapes."""
 
@@ -47,6 +47,14 @@ class _Expansion:
         self.nodes.append(helper.make_node(op_type, inputs, outputs, name=step, **attributes))
         return outputs
 
+    def add_main(self, op_type: str, inputs: list[str], **attributes) -> str:
+        """The float op the node stands for, under the node's own name (reports and
+        placement files name it as the model does)."""
+        (result,) = self.add(op_type, inputs, **attributes)
+        if self.node.name:
+            self.nodes[-1].name = self.node.name
+        return result
+
     def dequantized(self, x: int) -> str:
         """Input x (with its scale and zero point after it) as float."""
         return self.add("DequantizeLinear", [self.input(x), self.input(x + 1), self.input(x + 2)])[0]
@@ -56,12 +64,12 @@ class _Expansion:
         self.add("QuantizeLinear", [value, self.input(scale), self.input(scale + 1)], [self.node.output[0]])
 
 
-def _attribute(node: onnx.NodeProto, name: str, default):
+def attribute(node: onnx.NodeProto, name: str, default):
     found = next((a for a in node.attribute if a.name == name), None)
     return helper.get_attribute_value(found) if found is not None else default
 
 
-def _scaled_sums(e: _Expansion, a: str, b: str, a_scale: str, b_scale: str, a_zero: str, b_zero: str,
+def _scaled_sums(e: Expansion, a: str, b: str, a_scale: str, b_scale: str, a_zero: str, b_zero: str,
                  bias: str) -> None:
     sums = e.add("MatMulInteger", [a, b, a_zero, b_zero])[0]
     product = e.add("Mul", [e.add("Cast", [sums], to=onnx.TensorProto.FLOAT)[0], e.add("Mul", [a_scale, b_scale])[0]],
@@ -70,46 +78,79 @@ def _scaled_sums(e: _Expansion, a: str, b: str, a_scale: str, b_scale: str, a_ze
         e.add("Add", [product, bias], [e.node.output[0]])
 
 
-def _matmul_integer_to_float(e: _Expansion) -> None:
+def _matmul_integer_to_float(e: Expansion) -> None:
     _scaled_sums(e, e.input(0), e.input(1), e.input(2), e.input(3), e.input(4), e.input(5), e.input(6))
 
 
-def _dynamic_quantize_matmul(e: _Expansion) -> None:
+def _dynamic_quantize_matmul(e: Expansion) -> None:
     out = e.node.output[0]
     q, scale, zero = e.add("DynamicQuantizeLinear", [e.input(0)], [f"{out}/a_q", f"{out}/a_scale", f"{out}/a_zero"])
     _scaled_sums(e, q, e.input(1), scale, e.input(2), zero, e.input(3), e.input(4))
 
 
-def _binary(op_type: str) -> Callable[[_Expansion], None]:
-    def expand(e: _Expansion) -> None:
-        e.quantized(e.add(op_type, [e.dequantized(0), e.dequantized(3)])[0], 6)
+def _binary(op_type: str) -> Callable[[Expansion], None]:
+    def expand(e: Expansion) -> None:
+        e.quantized(e.add_main(op_type, [e.dequantized(0), e.dequantized(3)]), 6)
     return expand
 
 
-def _unary(op_type: str, **attributes) -> Callable[[_Expansion], None]:
-    def expand(e: _Expansion) -> None:
-        given = {name: _attribute(e.node, name, default) for name, default in attributes.items()}
-        e.quantized(e.add(op_type, [e.dequantized(0)], **given)[0], 3)
+def _unary(op_type: str, **attributes) -> Callable[[Expansion], None]:
+    def expand(e: Expansion) -> None:
+        given = {name: attribute(e.node, name, default) for name, default in attributes.items()}
+        e.quantized(e.add_main(op_type, [e.dequantized(0)], **given), 3)
     return expand
 
 
-def _concat(e: _Expansion) -> None:
+def _concat(e: Expansion) -> None:
     inputs = [e.dequantized(i) for i in range(2, len(e.node.input), 3)]
-    joined = e.add("Concat", inputs, axis=_attribute(e.node, "axis", 0))[0]
+    joined = e.add_main("Concat", inputs, axis=attribute(e.node, "axis", 0))
     e.add("QuantizeLinear", [joined, e.input(0), e.input(1)], [e.node.output[0]])
+
+
+def _qgemm(e: Expansion) -> None:
+    """Y = alpha * A' B' + C, C int32 at a_scale * b_scale; quantized when y_scale is given,
+    else float. B's 1-D scale is per column of B' (its rows when transB)."""
+    per_column = len(e.shapes.get(e.input(4), [])) == 1 and e.shapes[e.input(4)][0] > 1
+    trans_b = attribute(e.node, "transB", 0)
+    b_inputs = [e.input(3), e.input(4), e.input(5)]
+    b = e.add("DequantizeLinear", b_inputs, axis=0 if trans_b else 1)[0] if per_column else \
+        e.add("DequantizeLinear", b_inputs)[0]
+    inputs = [e.dequantized(0), b]
+    if e.input(6):
+        bias = [e.input(6), e.add("Mul", [e.input(1), e.input(4)])[0]]
+        inputs.append(e.add("DequantizeLinear", bias, axis=0)[0] if per_column else
+                      e.add("DequantizeLinear", bias)[0])
+    given = {"alpha": attribute(e.node, "alpha", 1.0), "transA": attribute(e.node, "transA", 0), "transB": trans_b}
+    if e.input(7):
+        e.quantized(e.add_main("Gemm", inputs, **given), 7)
+    else:
+        e.add("Gemm", inputs, [e.node.output[0]], **given)
+        if e.node.name:
+            e.nodes[-1].name = e.node.name
+
+
+def _softmax(e: Expansion) -> None:
+    """Softmax of the dequantized input, with the semantics of the opset the node names: from
+    13, along `axis`; before, over the input flattened to 2-D at `axis`."""
+    x, axis = e.dequantized(0), attribute(e.node, "axis", -1)
+    if attribute(e.node, "opset", 13) >= 13:
+        e.quantized(e.add_main("Softmax", [x], axis=axis), 3)
+        return
+    rows = e.add_main("Softmax", [e.add("Flatten", [x], axis=axis)[0]], axis=1)
+    e.quantized(e.add("Reshape", [rows, e.add("Shape", [x])[0]])[0], 3)
 
 
 _POOL_ATTRIBUTES = ("auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides")
 
 
-def _pool(op_type: str) -> Callable[[_Expansion], None]:
-    def expand(e: _Expansion) -> None:
+def _pool(op_type: str) -> Callable[[Expansion], None]:
+    def expand(e: Expansion) -> None:
         x = e.dequantized(0)
-        channels_last = _attribute(e.node, "channels_last", 0)
+        channels_last = attribute(e.node, "channels_last", 0)
         if channels_last:
             x = e.add("Transpose", [x], perm=[0, 3, 1, 2])[0]
         given = {a.name: helper.get_attribute_value(a) for a in e.node.attribute if a.name in _POOL_ATTRIBUTES}
-        y = e.add(op_type, [x], **given)[0]
+        y = e.add_main(op_type, [x], **given)
         if channels_last:
             y = e.add("Transpose", [y], perm=[0, 2, 3, 1])[0]
         e.quantized(y, 3)
@@ -120,7 +161,7 @@ _RECURRENT_ATTRIBUTES = ("activation_alpha", "activation_beta", "activations", "
                          "input_forget")
 
 
-def _dequantized_weights(e: _Expansion, w: int, scale: int) -> str:
+def _dequantized_weights(e: Expansion, w: int, scale: int) -> str:
     """Input w, int8 or uint8 [directions, rows, 4 * hidden], with the scale and zero point at
     inputs `scale` and `scale` + 1 (per direction [D], or per column [D, 4 * hidden]: a static
     shape, an initializer's or a graph input's), as the float weights of an ONNX LSTM:
@@ -139,7 +180,7 @@ def _dequantized_weights(e: _Expansion, w: int, scale: int) -> str:
     return e.add("Transpose", [scaled], perm=[0, 2, 1])[0]
 
 
-def _dynamic_quantize_lstm(e: _Expansion) -> None:
+def _dynamic_quantize_lstm(e: Expansion) -> None:
     """An LSTM of the dequantized weights (onnxruntime quantizes X and the hidden state at run
     time too; the float LSTM does not, within the activations' quantization error)."""
     w, r = _dequantized_weights(e, 1, 8), _dequantized_weights(e, 2, 10)
@@ -147,13 +188,15 @@ def _dynamic_quantize_lstm(e: _Expansion) -> None:
     e.add("LSTM", [e.input(0), w, r, *[e.input(i) for i in range(3, 8)]], list(e.node.output), **given)
 
 
-EXPANSIONS: dict[str, Callable[[_Expansion], None]] = {
+EXPANSIONS: dict[str, Callable[[Expansion], None]] = {
     "DynamicQuantizeLSTM": _dynamic_quantize_lstm,
     "MatMulIntegerToFloat": _matmul_integer_to_float,
     "DynamicQuantizeMatMul": _dynamic_quantize_matmul,
+    "QGemm": _qgemm,
     "QLinearAdd": _binary("Add"),
     "QLinearMul": _binary("Mul"),
     "QLinearSigmoid": _unary("Sigmoid"),
+    "QLinearSoftmax": _softmax,
     "QLinearLeakyRelu": _unary("LeakyRelu", alpha=0.01),
     "QLinearConcat": _concat,
     "QLinearGlobalAveragePool": _pool("GlobalAveragePool"),
@@ -180,7 +223,7 @@ def expand_contrib_ops(graph: onnx.GraphProto) -> None:
         if expand is None:
             nodes.append(node)
             continue
-        e = _Expansion(node, shapes)
+        e = Expansion(node, shapes)
         expand(e)
         nodes.extend(e.nodes)
         changed = True

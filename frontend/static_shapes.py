@@ -27,6 +27,7 @@ from xdsl.traits import Pure
 
 from mrvl.frontend.contrib_ops import expand_contrib_ops
 from mrvl.frontend.onnx_graph import graph_uses, node_label, subgraphs
+from mrvl.frontend.qoperator import qoperator_as_qdq
 from mrvl.frontend.model_file import MAPPED_MIN_BYTES, LoadedModel, small_initializer_value
 from mrvl_dialect.element_types import onnx_type_name
 from mrvl_dialect.errors import CompileError, CompileWarning
@@ -544,6 +545,7 @@ def make_static(loaded: LoadedModel, input_shapes: dict[str, list[int]]) -> dict
     clear_unknown_dims(loaded.model.graph)
     expand_contrib_ops(loaded.model.graph)
     loaded.model = upgrade_opset(loaded.model)
+    qoperator_as_qdq(loaded.model.graph)
     apply_input_shapes(loaded.model, input_shapes)
     recorded = drop_inferable_value_info(loaded.model.graph)
     declared = forget_declared_outputs(loaded.model.graph)

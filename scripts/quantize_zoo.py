@@ -1,8 +1,10 @@
-"""QDQ versions of zoo models, made the way Marvell's tools make int8 models for MLIP:
-onnxruntime's `quant_pre_process`, then `quantize_static` in QDQ format with a seeded
-calibration reader.
+"""Quantized versions of zoo models, made with onnxruntime's tools: `quantize_static` in QDQ
+format, as Marvell's tools make int8 models for MLIP (`quant_pre_process`, then a seeded
+calibration reader), or in QOperator format; or `quantize_dynamic` (`SEQUENCE_MODELS`: a
+transformer encoder block, a GRU, an LSTM).
 
     python scripts/quantize_zoo.py OUTDIR [NAME ...] [--scheme int8|int8-per-channel|uint8|uint8-per-channel]
+                                   [--format qdq|qoperator|dynamic]
 
 Schemes (`SCHEMES`): int8 is symmetric int8 activations and weights (MLIP's setting),
 uint8 asymmetric uint8 activations and weights; `-per-channel` quantizes Conv/Gemm weights
@@ -32,12 +34,18 @@ INPUT_SHAPES = {  # the zoo's dynamic dims, fixed as the tests fix them
     "mobilenet_v2": {"input": [1, 3, 96, 96]},
     "squeezenet": {"input": [1, 3, 98, 98]},
     "yolov3_tiny": {"images": [1, 3, 128, 128]},
+    "transformer_block": {"x": [1, 16, 64]},
+    "gru_kws": {"mfcc": [1, 49, 10]},
+    "lstm_speaker": {"mels": [1, 50, 40]},
+    "t5_encoder": {"input_ids": [1, 12]},
 }
 MIN_OPSET = 13
 """Per-axis QuantizeLinear/DequantizeLinear (per-channel weights) came with opset 13; an
 older model (CNTK's mnist is opset 8) is converted first, as the quantizer does not."""
 MODELS = ("mnist", "resnet_small", "mobilenet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny")
 """The zoo's convolutional models, the ones MLIP runs in int8."""
+SEQUENCE_MODELS = ("transformer_block", "gru_kws", "lstm_speaker")
+"""A transformer encoder block, a GRU and an LSTM: what `quantize_dynamic` is for."""
 
 
 @dataclass(frozen=True)
@@ -99,8 +107,9 @@ def calibration_inputs(model: onnx.ModelProto, samples: int, seed: int) -> list[
 
 
 def quantize_model(model: onnx.ModelProto, out: Path, scheme: Scheme | str = "int8",
-                   samples: int = 4, seed: int = 0) -> Path:
-    """Write the QDQ version of `model` (static input shapes) to `out`; returns `out`."""
+                   samples: int = 4, seed: int = 0, quant_format: str = "qdq") -> Path:
+    """Write the QDQ (or, with `quant_format` "qoperator", the QOperator) version of `model`
+    (static input shapes) to `out`; returns `out`."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -126,9 +135,29 @@ def quantize_model(model: onnx.ModelProto, out: Path, scheme: Scheme | str = "in
         quant_pre_process(str(raw), str(prepared), skip_symbolic_shape=True)
         onnx.save_model(flatten_gemm_biases(onnx.load(str(prepared))), prepared)
         quantize_static(
-            str(prepared), str(out), Reader(), quant_format=QuantFormat.QDQ, per_channel=scheme.per_channel,
+            str(prepared), str(out), Reader(), quant_format=FORMATS[quant_format](QuantFormat), per_channel=scheme.per_channel,
             activation_type=qtype, weight_type=qtype,
             extra_options={"ActivationSymmetric": scheme.symmetric, "WeightSymmetric": scheme.symmetric})
+    return out
+
+
+FORMATS = {"qdq": lambda f: f.QDQ, "qoperator": lambda f: f.QOperator}
+"""`quantize_static`'s formats: QuantizeLinear -> DequantizeLinear pairs around float ops, or
+QLinearConv, QLinearMatMul and com.microsoft's QLinear ops."""
+
+
+def quantize_dynamic_model(model: onnx.ModelProto, out: Path) -> Path:
+    """Write `model` as onnxruntime's `quantize_dynamic` writes it to `out` (int8 weights; the
+    activations quantized at run time: DynamicQuantizeLinear, MatMulInteger, ConvInteger,
+    com.microsoft's DynamicQuantizeLSTM); returns `out`."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "float.onnx"
+        onnx.save_model(model, raw)
+        quantize_dynamic(raw, out, weight_type=QuantType.QInt8,
+                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
     return out
 
 
@@ -156,9 +185,15 @@ def float_model(name: str) -> onnx.ModelProto:
     return fix_input_shapes(zoo.ZOO[name](), INPUT_SHAPES.get(name, {}))
 
 
-def quantize_zoo(name: str, out_dir: Path, scheme: str = "int8", seed: int = 0) -> Path:
-    """Write `out_dir/<name>-<scheme>.onnx`, the QDQ version of the zoo model `name`."""
-    return quantize_model(float_model(name), out_dir / f"{name}-{scheme}.onnx", scheme, seed=seed)
+def quantize_zoo(name: str, out_dir: Path, scheme: str = "int8", seed: int = 0, quant_format: str = "qdq") -> Path:
+    """Write `out_dir/<name>-<scheme>.onnx` (QDQ), `<name>-<scheme>-qoperator.onnx` or
+    `<name>-dynamic.onnx` (`quant_format` "dynamic": no scheme, no calibration), the quantized
+    version of the zoo model `name`."""
+    if quant_format == "dynamic":
+        return quantize_dynamic_model(float_model(name), out_dir / f"{name}-dynamic.onnx")
+    suffix = "" if quant_format == "qdq" else f"-{quant_format}"
+    return quantize_model(float_model(name), out_dir / f"{name}-{scheme}{suffix}.onnx", scheme, seed=seed,
+                          quant_format=quant_format)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,10 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("outdir", type=Path, metavar="OUTDIR")
     parser.add_argument("names", nargs="*", metavar="NAME", help=f"default: {', '.join(MODELS)}")
     parser.add_argument("--scheme", choices=SCHEMES, default="int8")
+    parser.add_argument("--format", choices=[*FORMATS, "dynamic"], default="qdq", dest="quant_format",
+                        help="quantize_static's QDQ or QOperator format, or quantize_dynamic")
     parser.add_argument("--seed", type=int, default=0, help="seed of the calibration inputs")
     args = parser.parse_args(argv)
     for name in args.names or MODELS:
-        print(quantize_zoo(name, args.outdir, args.scheme, args.seed))
+        print(quantize_zoo(name, args.outdir, args.scheme, args.seed, args.quant_format))
     return 0
 
 

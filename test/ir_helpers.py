@@ -2,6 +2,9 @@
 
 from io import StringIO
 
+import numpy as np
+import onnx
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.func import Func
@@ -25,6 +28,8 @@ ZOO_INPUT_SHAPES = {
     "vad_if": {"input": [1, 512]},
     "paddle_crnn": {"x": [1, 3, 32, 100]},
     "gru_kws": {"mfcc": [1, 49, 10]},
+    "lstm_speaker": {"mels": [1, 50, 40]},
+    "t5_encoder": {"input_ids": [1, 12]},
     "captcha_crnn_stale": {},
     "face_pnet": {"input_1": [1, 3, 60, 80]},
     "face_rnet_b16": {},
@@ -55,3 +60,12 @@ def print_ir(module: ModuleOp, **options: bool) -> str:
     out = StringIO()
     Printer(stream=out, **options).print_op(module)
     return out.getvalue()
+
+
+def random_input(rng: np.random.Generator, value: onnx.ValueInfoProto, shape: list[int]) -> np.ndarray:
+    """A seeded input for graph input `value` of `shape`: standard normal floats, or for an
+    integer input (token ids, indices) values in [0, 16), which every table of the zoo has."""
+    dtype = onnx.helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type)
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(0, 16, shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)

@@ -19,7 +19,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from ir_helpers import ZOO_INPUT_SHAPES
+from ir_helpers import ZOO_INPUT_SHAPES, random_input
 from onnx import TensorProto, compose, helper
 
 from numeric_asserts import assert_close
@@ -162,6 +162,16 @@ def check(model: onnx.ModelProto, workdir: Path, inputs: dict[str, np.ndarray],
         assert_close(g, e.reshape(g.shape))
 
 
+def _other_domains(models: list[onnx.ModelProto]) -> list[onnx.OperatorSetIdProto]:
+    """The models' opset imports of domains other than ONNX's (com.microsoft), the newest of each."""
+    versions: dict[str, int] = {}
+    for model in models:
+        for o in model.opset_import:
+            if o.domain not in ("", "ai.onnx"):
+                versions[o.domain] = max(versions.get(o.domain, 0), o.version)
+    return [helper.make_opsetid(domain, version) for domain, version in sorted(versions.items())]
+
+
 def merged(cases: Mapping[str, onnx.ModelProto]) -> dict[str, onnx.ModelProto]:
     """The cases side by side in one model per opset they use (named "opsetN"), every name
     prefixed by its case's ("case__x"). One build compiles each kernel once for all of them:
@@ -174,7 +184,8 @@ def merged(cases: Mapping[str, onnx.ModelProto]) -> dict[str, onnx.ModelProto]:
         helper.make_graph([n for m in models for n in m.graph.node], f"opset{opset}",
                           [i for m in models for i in m.graph.input], [o for m in models for o in m.graph.output],
                           [t for m in models for t in m.graph.initializer]),
-        opset_imports=[helper.make_opsetid("", opset)], ir_version=max(m.ir_version for m in models))
+        opset_imports=[helper.make_opsetid("", opset), *_other_domains(models)],
+        ir_version=max(m.ir_version for m in models))
         for opset, models in sorted(groups.items())}
 
 
@@ -253,10 +264,10 @@ ZOO_ALL_HOST = ["mnist", "resnet_small", "mobilenet_small", "transformer_block",
 
 
 def zoo_inputs(model: onnx.ModelProto, shapes: dict[str, list[int]], seed: int) -> dict[str, np.ndarray]:
-    """Standard normal float32 values for the graph inputs, of `shapes` where the model's are open."""
+    """Seeded values for the graph inputs (`random_input`), of `shapes` where the model's are open."""
     rng = np.random.default_rng(seed)
-    return {i.name: rng.standard_normal(shapes.get(i.name) or [d.dim_value for d in i.type.tensor_type.shape.dim])
-            .astype(np.float32) for i in model.graph.input}
+    return {i.name: random_input(rng, i, shapes.get(i.name) or [d.dim_value for d in i.type.tensor_type.shape.dim])
+            for i in model.graph.input}
 
 
 @pytest.fixture(scope="module")

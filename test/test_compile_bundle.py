@@ -116,8 +116,9 @@ def test_metadata_describes_the_model(bundles: dict[str, Path], zoo_dir: Path, n
         fixed = ZOO_INPUT_SHAPES[name].get(value.name)
         dims = fixed or [d.dim_value for d in value.type.tensor_type.shape.dim]
         assert entry["shape"] == list(dims)
-        assert entry["dtype"] == "float32"
-        assert entry["bytes"] == math.prod(dims) * 4
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type)
+        assert entry["dtype"] == dtype.name
+        assert entry["bytes"] == math.prod(dims) * dtype.itemsize
     assert [t["name"] for t in meta["outputs"]] == [o.name for o in graph.output]
     assert meta["input_model"] == {
         "file": f"{name}.onnx", "sha256": hashlib.sha256((zoo_dir / f"{name}.onnx").read_bytes()).hexdigest()}

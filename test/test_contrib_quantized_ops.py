@@ -30,8 +30,9 @@ INPUTS = {
     "seq": RNG.normal(0, 1, (5, 2, 8)).astype(np.float32),
 }
 HIDDEN = 6
-QUANTIZED = ["add", "mul", "sigmoid", "leaky", "concat", "gap", "avg", "avg_nhwc"]
-FLOATS = ["dqmm", "mmf"]
+QUANTIZED = ["add", "mul", "sigmoid", "leaky", "concat", "gap", "avg", "avg_nhwc", "qgemm", "softmax",
+             "softmax_2d"]
+FLOATS = ["dqmm", "mmf", "qgemm_f"]
 RECURRENT = ["lstm_y", "lstm_h", "lstm_c"]
 
 
@@ -43,7 +44,10 @@ def _model() -> onnx.ModelProto:
     inits += [numpy_helper.from_array(rng.integers(-128, 128, (8, 6), dtype=np.int8), "w"),
               numpy_helper.from_array(np.linspace(0.01, 0.03, 6, dtype=np.float32), "sw"),
               numpy_helper.from_array(np.int8(0), "zw"),
-              numpy_helper.from_array(rng.normal(0, 1, 6).astype(np.float32), "bias")]
+              numpy_helper.from_array(rng.normal(0, 1, 6).astype(np.float32), "bias"),
+              numpy_helper.from_array(rng.integers(-128, 128, (6, 8), dtype=np.int8), "wt"),
+              numpy_helper.from_array(np.zeros(6, np.int8), "zw6"),
+              numpy_helper.from_array(rng.integers(-3000, 3000, 6).astype(np.int32), "bias_i32")]
     # quantize_dynamic's LSTM: int8 weights [directions, rows, 4 * hidden], a scale per column
     for name, rows in (("lw", 8), ("lr", HIDDEN)):
         weights = rng.normal(0, 0.4, (2, rows, 4 * HIDDEN)).astype(np.float32)
@@ -58,6 +62,10 @@ def _model() -> onnx.ModelProto:
         node("QLinearAdd", ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["add"], name="add", **ms),
         node("QLinearMul", ["a", "sa", "za", "b", "sb", "zb", "sc", "zc"], ["mul"], name="mul", **ms),
         node("QLinearSigmoid", ["a", "sa", "za", "sy", "zy"], ["sigmoid"], name="sigmoid", **ms),
+        # over the last axis (opset 13), and over the input flattened at axis 2 (opset 11's)
+        node("QLinearSoftmax", ["a", "sa", "za", "sy", "zy"], ["softmax"], name="softmax", axis=-1, opset=13, **ms),
+        node("QLinearSoftmax", ["a", "sa", "za", "sy", "zy"], ["softmax_2d"], name="softmax_2d", axis=2, opset=11,
+             **ms),
         node("QLinearLeakyRelu", ["a", "sa", "za", "sc", "zc"], ["leaky"], name="leaky", alpha=0.1, **ms),
         node("QLinearConcat", ["sc", "zc", "a", "sa", "za", "b", "sb", "zb", "c", "sc", "zc"], ["concat"],
              name="concat", axis=1, **ms),
@@ -67,6 +75,11 @@ def _model() -> onnx.ModelProto:
         node("QLinearAveragePool", ["b", "sb", "zb", "sy", "zy"], ["avg_nhwc"], name="avg_nhwc", kernel_shape=[2, 2],
              channels_last=1, **ms),
         node("DynamicQuantizeMatMul", ["f", "w", "sw", "zw", "bias"], ["dqmm"], name="dqmm", **ms),
+        # QOperator's Gemm: B transposed with a scale per column of B', an int32 bias; and a
+        # float result (no y_scale), alpha scaling the product
+        node("QGemm", ["q", "sq", "zc", "wt", "sw", "zw6", "bias_i32", "sy", "zy"], ["qgemm"], name="qgemm", transB=1,
+             **ms),
+        node("QGemm", ["q", "sq", "zc", "w", "sa", "zw"], ["qgemm_f"], name="qgemm_f", alpha=0.5, **ms),
         node("MatMulIntegerToFloat", ["q", "w", "sq", "sw", "zy", "zw"], ["mmf"], name="mmf", **ms),
         node("DynamicQuantizeLSTM", ["seq", "lw", "lr", "lb", "", "", "", "", "lw_scale", "lw_zero", "lr_scale",
                                      "lr_zero"], RECURRENT, name="lstm", hidden_size=HIDDEN, direction="bidirectional",

@@ -10,10 +10,10 @@ import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from onnxruntime.quantization import QuantType, quantize_dynamic
 
 import zoo
-from ir_helpers import ZOO_INPUT_SHAPES
+from test_qdq_models import quantize_zoo
+from ir_helpers import ZOO_INPUT_SHAPES, random_input
 from mrvl.numerics import compare
 from mrvl.run import run_bundle
 from test_c_backend import GCC, c_workdir, emit_model, locked  # noqa: F401 (c_workdir: fixture)
@@ -42,15 +42,11 @@ def bilstm_tagger() -> onnx.ModelProto:
 
 
 MODELS = {"transformer_block": zoo.transformer_block, "vad_if": zoo.vad_if, "gru_kws": zoo.gru_kws,
-          "bilstm_tagger": bilstm_tagger}
+          "lstm_speaker": zoo.lstm_speaker, "t5_encoder": zoo.t5_encoder, "bilstm_tagger": bilstm_tagger}
 
 
 def _quantized(name: str, folder: Path) -> onnx.ModelProto:
-    source, target = folder / f"{name}.onnx", folder / f"{name}_dynamic.onnx"
-    onnx.save_model(MODELS[name](), source)
-    quantize_dynamic(source, target, weight_type=QuantType.QInt8,
-                     extra_options={"DefaultTensorType": TensorProto.FLOAT})
-    return onnx.load(target)
+    return onnx.load(quantize_zoo.quantize_dynamic_model(MODELS[name](), folder / f"{name}_dynamic.onnx"))
 
 
 def test_the_quantizer_writes_integer_ops(tmp_path: Path) -> None:
@@ -64,8 +60,8 @@ def test_matches_onnxruntime(name: str, c_workdir: Path, tmp_path: Path) -> None
     shapes = ZOO_INPUT_SHAPES.get(name, {})
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(0)
-    inputs = {i.name: rng.standard_normal(shapes.get(i.name) or i.shape).astype(np.float32)
-              for i in session.get_inputs()}
+    inputs = {i.name: random_input(rng, i, shapes.get(i.name) or [d.dim_value for d in i.type.tensor_type.shape.dim])
+              for i in model.graph.input}
     want = dict(zip([o.name for o in session.get_outputs()], session.run(None, inputs)))
     bundle = emit_model(model, c_workdir, shapes, name=name)
     with locked(bundle):

@@ -6,6 +6,7 @@ import onnxruntime as ort
 import pytest
 
 import zoo
+from ir_helpers import random_input
 
 SMALL = [name for name in zoo.ZOO if name != "resnet50_sized"]
 BUILDERS = zoo.ZOO
@@ -16,11 +17,11 @@ SIZES = {"paddle_ocr_rec": [2, 3, 32, 100], "paddle_crnn": [2, 3, 32, 100], "fac
 
 
 def random_feeds(model: onnx.ModelProto, rng: np.random.Generator, name: str) -> dict[str, np.ndarray]:
-    """One seeded float input per graph input; dynamic dims (the batch) are fixed to 2."""
+    """One seeded input per graph input (`random_input`); dynamic dims (the batch) are fixed to 2."""
     feeds = {}
     for inp in model.graph.input:
         shape = SIZES.get(name) or [d.dim_value if d.dim_value > 0 else 2 for d in inp.type.tensor_type.shape.dim]
-        feeds[inp.name] = rng.standard_normal(shape).astype(np.float32)
+        feeds[inp.name] = random_input(rng, inp, shape)
     return feeds
 
 

@@ -18,7 +18,8 @@ from mrvl.passes.mrvl_pipeline import MrvlPipelinePass
 EXPECTED_SUBGRAPHS = {"mnist": 1, "resnet_small": 1, "mobilenet_small": 9, "mobilenet_v2": 1, "squeezenet": 1,
                       "yolov3_tiny": 2, "transformer_block": 0, "paddle_ocr_rec": 1, "ocr_cls_stale": 2, "vad_if": 2,
                       "paddle_crnn": 1, "gru_kws": 1, "captcha_crnn_stale": 2, "face_pnet": 1,
-                      "face_rnet_b16": 1, "keras_nhwc_cnn": 1}
+                      "face_rnet_b16": 1, "keras_nhwc_cnn": 1, "lstm_speaker": 1,
+                      "t5_encoder": 0}
 """mobilenet_small: its hard-swish activations, squeeze-excite products, upsampling decoder and
 the residual sums and concat they feed (policies no-leading-sum/concat) cut it up;
 mobilenet_v2 (ReLU6 legalised) and squeezenet (ceil_mode pools) run whole; yolov3_tiny
