@@ -2,7 +2,7 @@
 twin, before shape inference: the rest of the compiler, `recognize-qdq` and placement first,
 sees the same graph for both formats, so the same layers go to MLIP.
 
-- `QLinearConv` becomes DequantizeLinear -> Conv -> QuantizeLinear, the weight dequantized
+- `QLinearConv` with constant weights becomes DequantizeLinear -> Conv -> QuantizeLinear, the weight dequantized
   per tensor or per output channel, the int32 bias at x_scale * w_scale as the QDQ format
   writes it. (The com.microsoft QGemm and QLinear ops are expanded alike by `contrib_ops`.)
   `QLinearMatMul` stays: the quantizer writes it for products of two activations (attention),
@@ -124,6 +124,8 @@ def qoperator_as_qdq(graph: onnx.GraphProto) -> None:
             for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
                 qoperator_as_qdq(sub)
         expand = EXPANSIONS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
+        if expand is not None and node.input[3] not in twin.shapes:
+            expand = None  # run-time weights: no MLIP layer takes them; the host's integer conv does
         if expand is not None:
             e = Expansion(node, twin.shapes)
             expand(e)

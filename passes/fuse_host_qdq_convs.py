@@ -135,7 +135,8 @@ class DequantizeConvQuantizeToQLinearConv(RewritePattern):
             operands=[x, dequantize.scale, dequantize.zero_point, *w_operands[:3], op.scale, op.zero_point,
                       w_operands[3] if bias_q is not None else None],
             result_types=[y.type], properties=properties)
-        qconv.location = fused_location([dequantize.location, conv.location, op.location])
+        # The conv first: the kernel's C function and reports are named after it.
+        qconv.location = fused_location([conv.location, dequantize.location, op.location])
         qconv.attributes |= conv.attributes
         qconv.results[0].name_hint = y.name_hint
         rewriter.insert(constants, InsertPoint.before(conv))

@@ -1318,27 +1318,15 @@ class ConvIntegerToCpu(GraphOpLowering):
 
 
 class QLinearConvToCpu(GraphOpLowering):
-    """QLinearConv in 2-D with constant weights -> cpu.qlinear_conv (one int8 kernel); other
-    QLinearConvs -> cpu.conv_integer (int32 sums and bias), then cpu.requantize of the sums
-    viewed as [N, C, spatial]: w_scale per row (an output channel), x_scale the same for all."""
+    """QLinearConv (the import makes one with constant weights its QDQ twin, which
+    `fuse-host-qdq-convs` runs as one `cpu.qlinear_conv`: this is one with run-time weights) ->
+    cpu.conv_integer (int32 sums and bias), then cpu.requantize of the sums viewed as
+    [N, C, spatial]: w_scale per row (an output channel), x_scale the same for all."""
 
     ops = (g.QLinearConvOp,)
 
     def lower(self, op: g.QLinearConvOp, rewriter: PatternRewriter) -> None:
         _check_int8(op, (op.y,))
-        if len(shape_of(op.x)) == 4 and constant_op(op.w) is not None:
-            _check_int8(op, (op.x, op.w))
-            for value in (op.x_scale, op.w_scale, op.y_scale):
-                if element_type_of(value) != f32:
-                    raise no_host_kernel(op, f" with {BY_XDSL[element_type_of(value)].onnx_name} scales (float only)")
-            strides, dilations, pads = window_params(op, shape_of(op.w)[2:], shape_of(op.x)[2:])
-            new = cpu.QLinearConvOp.build(
-                operands=[op.x, op.x_scale, op.x_zero_point, op.w, op.w_scale, op.w_zero_point, op.y_scale,
-                          op.y_zero_point, op.B],
-                result_types=[op.y.type],
-                properties=dict(strides=ints(strides), dilations=ints(dilations), pads=ints(pads), group=op.group))
-            self.replace(op, rewriter, [new])
-            return
         y = shape_of(op.y)
         convolved = _conv_integer(op, op.B)
         sums = convolved[-1].results[0]
