@@ -6,7 +6,7 @@
 In one run: the model (a name of benchmarks/cnn_models.py's MODELS, or an ONNX file) compiled whole
 into one bundle (all-host unless `--offload`) runs F frames in a loop in this process, one
 thread, its buffers bound once (`HostProgram.bind`); then the same model cut into N stages
-(test/pipeline_stages.py, until `mrvl-compile --stages` writes the archive) runs the same F
+(`mrvl-compile --stages N`, or `--stage-cuts`) runs the same F
 frames under `mrvl-run`'s MPI runner (`mrvl.pipeline_run.run_pipeline`), a rank a stage; the
 pair `--repeat` times, taking turns so that both see the same machine. Both times count from
 the first frame to the last frame's outputs, after loading. Printed: the median frames/s of
@@ -15,16 +15,14 @@ pipeline run, whether every frame's outputs are the same bits, the processor, an
 average, since the cores are shared: with N ranks on N cores, anything else running comes off
 the pipeline's throughput.
 
-The cuts (`--cuts`: ONNX tensors, each ending a stage) default to those that split the cost
-model's estimate of the whole bundle's nodes most evenly into `--stages` parts, between
-kernels (`balanced_cuts`). Target (issue 32): ResNet-50 all-host, 2 stages, 32 frames,
+The cuts (`--cuts`: ONNX tensors, each ending a stage) default to `split-stages`' choice,
+the one minimising the largest stage's estimate. Target (issue 32): ResNet-50 all-host, 2 stages, 32 frames,
 on a 2-core machine: at least 1.7x the single bundle's frames/s.
 """
 
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,43 +30,12 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-from checkouts import ROOT, machine
+from mrvl.compile import compile_model
+from mrvl.pipeline_run import run_pipeline
+from mrvl.run import HostProgram, accelerator, build, open_bundle
 
-sys.path[:0] = [str(ROOT / "test")]
-
-import cnn_models  # noqa: E402
-from pipeline_stages import write_pipeline  # noqa: E402
-
-from mrvl.compile import compile_model  # noqa: E402
-from mrvl.pipeline_run import run_pipeline  # noqa: E402
-from mrvl.run import HostProgram, accelerator, build, open_bundle  # noqa: E402
-
-def balanced_cuts(model: onnx.ModelProto, report_nodes: list, stages: int) -> list[str]:
-    """Where to cut `model` into `stages` parts of the most even estimated time (the report's
-    per-node estimates, a kernel's time shared by the nodes fused into it): after a node no
-    host kernel or MLIP layer spans, so that each stage computes what the whole bundle does;
-    each cut named by the node's output. Tensors that cross a cut besides it are forwarded."""
-    nodes = model.graph.node
-    position = {node.name: n for n, node in enumerate(nodes)}
-    seconds = np.zeros(len(nodes))
-    spans: dict[object, list[int]] = {}
-    for node in report_nodes:
-        if node.estimate is not None and node.name in position:
-            seconds[position[node.name]] = node.estimate.seconds / node.estimate.shared_by
-            # an MLIP layer, or a host kernel
-            kernel = (node.subgraph, node.layer) if node.layer else node.estimate.basis
-            spans.setdefault(kernel, []).append(position[node.name])
-    inside = np.zeros(len(nodes), bool)  # cutting after node n would split a kernel
-    for members in spans.values():
-        inside[min(members):max(members)] = True
-    times = np.cumsum(seconds)
-    candidates = [n for n in range(len(nodes) - 1) if not inside[n]]
-    cuts = []
-    for k in range(1, stages):
-        n = min(candidates, key=lambda c: abs(times[c] - times[-1] * k / stages))
-        cuts.append(nodes[n].output[0])
-        candidates = [c for c in candidates if c > n]
-    return cuts
+import cnn_models
+from checkouts import machine
 
 
 def single_bundle(bundle_path: Path, frames: dict[str, np.ndarray], count: int) -> tuple[float, dict[str, np.ndarray]]:
@@ -102,10 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         model_path = Path(options.model) if options.model.endswith(".onnx") else out / f"{options.model}.onnx"
         if not model_path.is_file():
             onnx.save(cnn_models.MODELS[options.model](), model_path)
-        model = onnx.shape_inference.infer_shapes(onnx.load(str(model_path)))
+        model = onnx.load(str(model_path), load_external_data=False)
         whole = compile_model(model_path, out / "whole.tar", offload=options.offload)
-        cuts = options.cuts.split(",") if options.cuts else balanced_cuts(model, whole.report.nodes, options.stages)
-        archive = write_pipeline(model_path, cuts, out / f"pipeline-{len(cuts) + 1}.tar", offload=options.offload)
+        cuts = options.cuts.split(",") if options.cuts else []
+        archive = compile_model(model_path, out / "pipeline.tar", offload=options.offload,
+                                pipeline_stages=0 if cuts else options.stages, stage_cuts=cuts).output
 
         rng = np.random.default_rng(0)
         frames = {i.name: rng.standard_normal((options.frames, *(d.dim_value for d in i.type.tensor_type.shape.dim)))
@@ -121,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     single_fps = statistics.median(singles)
     pipeline = sorted(pipelines, key=lambda p: p.frames_per_second)[len(pipelines) // 2]
     print(f"{model_path.stem}, {'partitioned' if options.offload else 'all-host'}, {options.frames} frames, "
-          f"median of {options.repeat}; cuts after {', '.join(cuts)}")
+          f"median of {options.repeat}; cuts {'after ' + ', '.join(cuts) if cuts else 'by mrvl-compile --stages'}")
     stages = len(pipeline.stages)
     print(f"  {'single bundle, 1 thread:':<28}{single_fps:8.2f} frames/s")
     print(f"  {f'{stages} stages, {stages} MPI ranks:':<28}{pipeline.frames_per_second:8.2f} frames/s"

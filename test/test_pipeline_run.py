@@ -1,8 +1,9 @@
 """`mrvl-run` of a pipeline archive under mpirun: a small net with a residual that skips a
-stage, cut by hand (test/pipeline_stages.py) into 2 and 4 stages (4 ranks oversubscribe this
-machine's cores), gives every frame's outputs bit for bit as the whole model's bundle does,
-all-host and with its convs on the reference simulator (fp32); so does the zoo's YOLOv8 in 4
-stages, its neck's skips forwarded (slow); and each failure is one `error:` line with exit
+stage, cut by hand (test/pipeline_stages.py: the runner alone) into 2 and 4 stages (4 ranks
+oversubscribe this machine's cores), and as `mrvl-compile --stages 2` cuts it, gives every
+frame's outputs bit for bit as the whole model's bundle does, all-host and with its convs on
+the reference simulator (fp32); so does the zoo's YOLOv8 as `--stages 4` cuts it, its neck's
+skips forwarded (slow); and each failure is one `error:` line with exit
 status 1, a failing or killed stage stopping every rank."""
 
 import io
@@ -96,23 +97,27 @@ def test_frames_match_the_whole_bundle(skip_net, place, stages, precision, tmp_p
                 assert np.array_equal(got[name][k], array), f"frame {k}, output {name}"
 
 
-YOLOV8_CUTS = {
-    "host": ["/model.9/m/MaxPool_output_0", "/model.22/cv2.0.0/act/Mul_output_0", "/model.22/cv3.0.0/act/Mul_output_0"],
-    "partitioned": ["/model.4/cv1/conv/Conv_output_0", "/model.13/Resize_output_0",
-                    "/model.22/cv2.0.1/conv/Conv_output_0"],
-}
-"""Cuts between kernels (host) and MLIP layers (partitioned) that balance the cost model's
-estimate (benchmarks/pipeline_throughput.py's `balanced_cuts`); p3, p4 and p5 cross stages."""
+def test_mrvl_compile_stages_run_as_the_whole_bundle(skip_net, tmp_path, capsys):
+    """The archive `mrvl-compile --stages 2` writes (the split its cost model chooses)."""
+    archive = compile_model(skip_net["model"], tmp_path / "split.tar", offload=False, pipeline_stages=2).output
+    status, out, err = _run([archive, "--frames", FRAMES, "--inputs", skip_net["inputs"], "--outputs",
+                             tmp_path / "out.npz"], capsys)
+    assert (status, err) == (0, "") and "2 stages on 2 MPI ranks" in out
+    with np.load(skip_net["inputs"]) as given, np.load(tmp_path / "out.npz") as got:
+        for k in range(FRAMES):
+            for name, array in run_bundle(skip_net["host", 1], {"x": given["x"][k]}).items():
+                assert np.array_equal(got[name][k], array), f"frame {k}, output {name}"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("place", YOLOV8_CUTS)
+@pytest.mark.parametrize("place", ["host", "partitioned"])
 def test_detector_in_four_stages(place, tmp_path, capsys):
+    """The zoo's YOLOv8 as `mrvl-compile --stages 4` cuts it: p3, p4 and p5 cross stages."""
     model = tmp_path / "yolov8_det.onnx"
     onnx.save(yolov8_det(), model)
     offload = place == "partitioned"
     whole = compile_model(model, tmp_path / "whole.tar", offload=offload).output
-    archive = write_pipeline(model, YOLOV8_CUTS[place], tmp_path / "stages.tar", offload=offload)
+    archive = compile_model(model, tmp_path / "stages.tar", offload=offload, pipeline_stages=4).output
     frames = np.random.default_rng(1).standard_normal((3, 1, 3, 320, 320)).astype(np.float32)
     np.savez(tmp_path / "frames.npz", images=frames)
     status, _, err = _run([archive, "--frames", 3, "--inputs", tmp_path / "frames.npz", "--outputs",

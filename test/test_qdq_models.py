@@ -181,7 +181,9 @@ def test_partitioned_fp16_matches_onnxruntime(qdq_dir, tmp_path, name, scheme):
             assert compare(got[output], expected).relative <= 1.5 * noise, output
 
 
-@pytest.mark.parametrize("name,scheme", [(name, scheme) for name, scheme in MODELS if scheme.startswith("int8")])
+@pytest.mark.parametrize("name,scheme", [
+    (name, scheme) if name in FIRST_MODELS and scheme == "int8" else pytest.param(name, scheme, marks=pytest.mark.slow)
+    for name, scheme in MODELS if scheme.startswith("int8")])
 def test_partitioned_int8_matches_onnxruntime(qdq_dir, tmp_path, name, scheme):
     """MLIP's layers simulated in int8 (the bundle's quantize): within 3 quantization steps of
     each output, or as far as onnxruntime's own fused int8 kernels are from its run of the

@@ -48,7 +48,8 @@ def _quant_layers(bundle: Path) -> list[dict]:
             for entry in json.loads(path.read_text())["layers"]]
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", [name if name in ("resnet_small", "yolov3_tiny") else
+                                  pytest.param(name, marks=pytest.mark.slow) for name in MODELS])
 def test_same_mlip_layers_as_the_qdq_twin_and_int8_matches(qop_dir, tmp_path, name):
     twins = {"qdq": qdq_model(qop_dir, name, "int8"), "qoperator": qoperator_model(qop_dir, name)}
     modules = {form: partition_for_mrvl(str(path), quantize="int8") for form, path in twins.items()}
@@ -121,6 +122,7 @@ def sequences_all_host(qop_dir: Path) -> dict:
     return _all_host(qop_dir, models, "sequences")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(GCC is None, reason="needs gcc")
 @pytest.mark.parametrize("name,form", SEQUENCES)
 def test_static_sequence_models_match_onnxruntime_within_one_step(sequences_all_host, qop_dir, name, form):
