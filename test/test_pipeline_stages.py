@@ -181,7 +181,7 @@ def test_resnet_in_two_stages_matches_the_whole(tmp_path: Path, quick_builds):
     chain_matches_whole(model, tmp_path, 2, offload=False, input_shapes={"input": [1, 3, 64, 64]})
 
 
-@pytest.mark.parametrize("offload", [False, True], ids=["all-host", "partitioned"])
+@pytest.mark.parametrize("offload", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["all-host", "partitioned"])
 def test_detector_in_four_stages_matches_the_whole(tmp_path: Path, quick_builds, offload: bool):
     model = tmp_path / "detector.onnx"
     onnx.save(yolo_style_detector(), model)

@@ -99,25 +99,30 @@ def case(name: str, scheme: str) -> str:
     return f"{name}_{scheme.replace('-', '_')}"
 
 
-@pytest.fixture(scope="module")
-def all_host(qdq_dir: Path) -> dict[str, np.ndarray]:
-    """Every QDQ model all on the host, side by side in one bundle per opset (`merged`: the
-    kernels compile once for all of them), built once for the pytest-xdist workers: the
-    outputs by `merged` name."""
-    models = {case(name, scheme): qdq_model(qdq_dir, name, scheme) for name, scheme in MODELS}
+def all_host_outputs(folder: Path, models: dict[str, Path], tag: str) -> dict[str, np.ndarray]:
+    """`models` all on the host, side by side in one bundle per opset (`merged`: the kernels
+    compile once for all of them), built once for the pytest-xdist workers into `folder`
+    (`tag`-named): the outputs by `merged` name."""
     inputs = merged_inputs({key: seeded_inputs(path) for key, path in models.items()})
     groups = merged({key: onnx.load(str(path)) for key, path in models.items()})
-    bundles = {group: qdq_dir / f"all-host-{group}" for group in groups}
+    bundles = {group: folder / f"{tag}-{group}" for group in groups}
     for group, model in groups.items():
         with locked(bundles[group]):
             if not bundles[group].exists():
-                onnx.save_model(model, qdq_dir / f"all-host-{group}.onnx")
-                compile_model(qdq_dir / f"all-host-{group}.onnx", bundles[group], offload=False)
+                onnx.save_model(model, folder / f"{tag}-{group}.onnx")
+                compile_model(folder / f"{tag}-{group}.onnx", bundles[group], offload=False)
     build_bundles(list(bundles.values()))
     got = {}
     for group, model in groups.items():
         got |= run_bundle(bundles[group], {i.name: inputs[i.name] for i in model.graph.input})
     return got
+
+
+@pytest.fixture(scope="module")
+def all_host(qdq_dir: Path) -> dict[str, np.ndarray]:
+    """Every QDQ model all on the host (`all_host_outputs`)."""
+    return all_host_outputs(qdq_dir, {case(name, scheme): qdq_model(qdq_dir, name, scheme)
+                                      for name, scheme in MODELS}, "all-host")
 
 
 @pytest.mark.parametrize("name,scheme", MODELS)

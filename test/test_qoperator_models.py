@@ -15,8 +15,8 @@ from mrvl import partition_for_mrvl
 from mrvl.compile import compile_model
 from mrvl.run import INT8_LAYER_STEPS, quantization_steps, run_bundle
 from numeric_asserts import assert_close
-from test_c_backend import GCC, build_bundles, locked, merged, merged_inputs
-from test_qdq_models import onnxruntime_outputs, qdq_model, quantize_zoo, seeded_inputs, subgraph_nodes
+from test_c_backend import GCC, locked
+from test_qdq_models import all_host_outputs, onnxruntime_outputs, qdq_model, quantize_zoo, seeded_inputs, subgraph_nodes
 
 MODELS = ("resnet_small", "mobilenet_v2", "squeezenet", "yolov3_tiny")
 """A residual net (QLinearAdd, QGemm), depthwise convs with ReLU6, Fire modules (QLinearConcat)
@@ -72,24 +72,6 @@ def test_same_mlip_layers_as_the_qdq_twin_and_int8_matches(qop_dir, tmp_path, na
                      quantization_step=None if step is None else INT8_LAYER_STEPS * step)
 
 
-def _all_host(folder: Path, models: dict[str, Path], tag: str) -> dict:
-    """The models all on the host in one bundle per opset (`merged`), built once for the
-    pytest-xdist workers: the outputs by `merged` name."""
-    inputs = merged_inputs({name: seeded_inputs(path) for name, path in models.items()})
-    groups = merged({name: onnx.load(str(path)) for name, path in models.items()})
-    bundles = {group: folder / f"{tag}-{group}" for group in groups}
-    for group, model in groups.items():
-        with locked(bundles[group]):
-            if not bundles[group].exists():
-                onnx.save_model(model, folder / f"{tag}-{group}.onnx")
-                compile_model(folder / f"{tag}-{group}.onnx", bundles[group], offload=False)
-    build_bundles(list(bundles.values()))
-    got = {}
-    for group, model in groups.items():
-        got |= run_bundle(bundles[group], {i.name: inputs[i.name] for i in model.graph.input})
-    return got
-
-
 def _check(got: dict, model: Path, prefix: str) -> None:
     want = onnxruntime_outputs(model, seeded_inputs(model))
     steps = quantization_steps(model)
@@ -99,7 +81,7 @@ def _check(got: dict, model: Path, prefix: str) -> None:
 
 @pytest.fixture(scope="module")
 def all_host(qop_dir: Path) -> dict:
-    return _all_host(qop_dir, {name: qoperator_model(qop_dir, name) for name in MODELS}, "all-host")
+    return all_host_outputs(qop_dir, {name: qoperator_model(qop_dir, name) for name in MODELS}, "all-host")
 
 
 @pytest.mark.skipif(GCC is None, reason="needs gcc")
@@ -117,9 +99,9 @@ def sequence_model(folder: Path, name: str, form: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def sequences_all_host(qop_dir: Path) -> dict:
+def sequencesall_host_outputs(qop_dir: Path) -> dict:
     models = {f"{name}_{form}": sequence_model(qop_dir, name, form) for name, form in SEQUENCES}
-    return _all_host(qop_dir, models, "sequences")
+    return all_host_outputs(qop_dir, models, "sequences")
 
 
 @pytest.mark.slow
