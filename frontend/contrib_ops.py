@@ -21,7 +21,7 @@ from collections.abc import Callable
 import onnx
 from onnx import helper
 
-from mrvl.frontend.onnx_graph import node_label
+from mrvl.frontend.onnx_graph import node_label, subgraphs
 from mrvl_dialect.errors import CompileError
 
 DOMAIN = "com.microsoft"
@@ -216,9 +216,8 @@ def expand_contrib_ops(graph: onnx.GraphProto) -> None:
     nodes: list[onnx.NodeProto] = []
     changed = False
     for node in graph.node:
-        for a in node.attribute:
-            for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
-                expand_contrib_ops(sub)
+        for sub in subgraphs(node):
+            expand_contrib_ops(sub)
         expand = EXPANSIONS.get(node.op_type) if node.domain == DOMAIN else None
         if expand is None:
             nodes.append(node)

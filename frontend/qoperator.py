@@ -18,6 +18,7 @@ Runs after the opset upgrade (per-axis DequantizeLinear needs opset 13).
 import onnx
 
 from mrvl.frontend.contrib_ops import Expansion, attribute
+from mrvl.frontend.onnx_graph import subgraphs
 
 _CONV_ATTRIBUTES = ("auto_pad", "dilations", "group", "kernel_shape", "pads", "strides")
 
@@ -120,9 +121,8 @@ def qoperator_as_qdq(graph: onnx.GraphProto) -> None:
     nodes: list[onnx.NodeProto] = []
     changed = False
     for node in graph.node:
-        for a in node.attribute:
-            for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
-                qoperator_as_qdq(sub)
+        for sub in subgraphs(node):
+            qoperator_as_qdq(sub)
         expand = EXPANSIONS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
         if expand is not None and node.input[3] not in twin.shapes:
             expand = None  # run-time weights: no MLIP layer takes them; the host's integer conv does
