@@ -1338,6 +1338,25 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "mobilenet_v3": mobilenet_v3,
     "resnet50_sized": resnet50_sized,
 }
+INPUT_SHAPES: dict[str, dict[str, list[int]]] = {
+    "resnet_small": {"input": [1, 3, 64, 64]},
+    "mobilenet_small": {"images": [1, 3, 96, 96]},
+    "mobilenet_v2": {"input": [1, 3, 96, 96]},
+    "squeezenet": {"input": [1, 3, 98, 98]},
+    "yolov3_tiny": {"images": [1, 3, 128, 128]},
+    "transformer_block": {"x": [2, 16, 64]},
+    "paddle_ocr_rec": {"x": [1, 3, 32, 100]},
+    "vad_if": {"input": [1, 512]},
+    "paddle_crnn": {"x": [1, 3, 32, 100]},
+    "gru_kws": {"mfcc": [1, 49, 10]},
+    "lstm_speaker": {"mels": [1, 50, 40]},
+    "t5_encoder": {"input_ids": [1, 12]},
+    "face_pnet": {"input_1": [1, 3, 60, 80]},
+    "keras_nhwc_cnn": {"input_1": [1, 24, 24, 3]},
+    "ppocr_det": {"x": [1, 3, 320, 320]},
+    "mobilenet_v3": {"input": [1, 3, 96, 96]},
+}
+"""Exporters leave batch and sequence dims dynamic; tests and tools fix them like this."""
 GLUE_MODELS = ["yolov8_det", "ppocr_det", "picodet_head", "mobilenet_v3"]
 """Detectors and a classifier MLIP runs nearly all of, partitioned into dozens of calls: the
 host glue between them is what benchmarks/host_glue.py times."""

@@ -24,22 +24,10 @@ OPTION_SETS = {
     "tiles4": ["--num-tiles", "4"],
     "hw-pinned": ["--mattr", "hw -quantize=fp16 -wb_pin_ocm=1"],
 }
-INPUT_SHAPES = {  # the zoo's dynamic dims, fixed as the tests fix them
-    "resnet_small": ["--input-shape", "input=1x3x64x64"],
-    "mobilenet_small": ["--input-shape", "images=1x3x96x96"],
-    "mobilenet_v2": ["--input-shape", "input=1x3x96x96"],
-    "squeezenet": ["--input-shape", "input=1x3x98x98"],
-    "yolov3_tiny": ["--input-shape", "images=1x3x128x128"],
-    "transformer_block": ["--input-shape", "x=2x16x64"],
-    "paddle_ocr_rec": ["--input-shape", "x=1x3x32x100"],
-    "vad_if": ["--input-shape", "input=1x512"],
-    "paddle_crnn": ["--input-shape", "x=1x3x32x100"],
-    "gru_kws": ["--input-shape", "mfcc=1x49x10"],
-    "face_pnet": ["--input-shape", "input_1=1x3x60x80"],
-    "keras_nhwc_cnn": ["--input-shape", "input_1=1x24x24x3"],
-    "ppocr_det": ["--input-shape", "x=1x3x320x320"],
-    "mobilenet_v3": ["--input-shape", "input=1x3x96x96"],
-}
+
+
+def input_shape_options(shapes: dict[str, list[int]]) -> list[str]:
+    return [arg for name, dims in shapes.items() for arg in ("--input-shape", f"{name}={'x'.join(map(str, dims))}")]
 
 
 def write(out: Path) -> None:
@@ -54,7 +42,7 @@ def write(out: Path) -> None:
         model.write_bytes(build().SerializeToString())
         for label, options in OPTION_SETS.items():
             bundle = out / f"{name}--{label}.tar"
-            if compile_main([str(model), "-o", str(bundle), *INPUT_SHAPES.get(name, []), *options]) != 0:
+            if compile_main([str(model), "-o", str(bundle), *input_shape_options(zoo.INPUT_SHAPES.get(name, {})), *options]) != 0:
                 raise SystemExit(f"mrvl-compile failed on {model} {options}")
 
 

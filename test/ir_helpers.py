@@ -4,6 +4,7 @@ from io import StringIO
 
 import numpy as np
 import onnx
+import zoo
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
@@ -14,32 +15,7 @@ from xdsl.printer import Printer
 from mrvl_dialect.graph import Graph
 from mrvl_dialect.weights import adopt_parsed_blobs
 
-# Exporters leave batch dims dynamic; the zoo's inputs are fixed like this in tests.
-ZOO_INPUT_SHAPES = {
-    "mnist": {},
-    "resnet_small": {"input": [1, 3, 64, 64]},
-    "mobilenet_small": {"images": [1, 3, 96, 96]},
-    "mobilenet_v2": {"input": [1, 3, 96, 96]},
-    "squeezenet": {"input": [1, 3, 98, 98]},
-    "yolov3_tiny": {"images": [1, 3, 128, 128]},
-    "transformer_block": {"x": [2, 16, 64]},
-    "paddle_ocr_rec": {"x": [1, 3, 32, 100]},
-    "ocr_cls_stale": {},
-    "vad_if": {"input": [1, 512]},
-    "paddle_crnn": {"x": [1, 3, 32, 100]},
-    "gru_kws": {"mfcc": [1, 49, 10]},
-    "lstm_speaker": {"mels": [1, 50, 40]},
-    "t5_encoder": {"input_ids": [1, 12]},
-    "captcha_crnn_stale": {},
-    "face_pnet": {"input_1": [1, 3, 60, 80]},
-    "face_rnet_b16": {},
-    "keras_nhwc_cnn": {"input_1": [1, 24, 24, 3]},
-    "yolov8_det": {},
-    "ppocr_det": {"x": [1, 3, 320, 320]},
-    "picodet_head": {},
-    "mobilenet_v3": {"input": [1, 3, 96, 96]},
-    "resnet50_sized": {},
-}
+ZOO_INPUT_SHAPES = {name: zoo.INPUT_SHAPES.get(name, {}) for name in zoo.ZOO}
 
 
 
