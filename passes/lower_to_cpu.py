@@ -1342,22 +1342,30 @@ class QLinearConvToCpu(GraphOpLowering):
 
 class QLinearMatMulToCpu(GraphOpLowering):
     """QLinearMatMul -> cpu.matmul_integer (int32 sums), then cpu.requantize to y's scale and
-    zero point, as ONNX defines it (float32 scales)."""
+    zero point, as ONNX defines it. float16 and bfloat16 scales (opset 21) are widened to float32
+    first: each is exact there, and the requantization multiplier is formed in float32."""
 
     ops = (g.QLinearMatMulOp,)
 
     def lower(self, op: g.QLinearMatMulOp, rewriter: PatternRewriter) -> None:
         _check_int8(op, (op.a, op.b, op.y))
+        ops: list[Operation] = []
+        scales = []
         for value in (op.a_scale, op.b_scale, op.y_scale):
             if element_type_of(value) != f32:
-                raise no_host_kernel(op, f" with {BY_XDSL[element_type_of(value)].onnx_name} scales (float only)")
+                ops.append(create(cpu.CastOp, [value], [TensorType(f32, shape_of(value))]))
+                widened = ops[-1].results[0]
+                widened.name_hint = f"{value.name_hint}_f32" if value.name_hint else None
+                value = widened
+            scales.append(value)
         y = shape_of(op.y)
         sums = cpu.MatmulIntegerOp.build(operands=[op.a, op.b, op.a_zero_point, op.b_zero_point],
                                          result_types=[TensorType(i32, y)])
         sums.results[0].name_hint = f"{op.y.name_hint}_sums" if op.y.name_hint else None
-        requantize = create(cpu.RequantizeOp, [sums.results[0], op.a_scale, op.b_scale, op.y_scale, op.y_zero_point],
+        a_scale, b_scale, y_scale = scales
+        requantize = create(cpu.RequantizeOp, [sums.results[0], a_scale, b_scale, y_scale, op.y_zero_point],
                             [op.y.type])
-        self.replace(op, rewriter, [sums, requantize])
+        self.replace(op, rewriter, [*ops, sums, requantize])
 
 
 def host_kernel_op_types() -> set[str]:

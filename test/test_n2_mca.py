@@ -71,7 +71,7 @@ def test_x86_loop_and_its_lanes() -> None:
     assert n2_mca.AVX2.fp32_lanes(region.body) == 8 + 8 + 1 + 4
 
 
-@pytest.mark.parametrize("x86", [False, True], ids=["n2", "x86"])
+@pytest.mark.parametrize("x86", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["n2", "x86"])  # suite time
 def test_table_line_of_the_direct_conv(x86: bool) -> None:
     """The direct conv's loops each get a line: MACs, cycles and MACs per cycle above 0, and
     the share of the target's peak that those make."""

@@ -21,6 +21,7 @@ from ir_helpers import ZOO_INPUT_SHAPES
 from mrvl_dialect.files import staging_prefix
 
 MODELS = ["mnist", "resnet_small", "mobilenet_small", "transformer_block"]
+SLOW = {"mnist", "mobilenet_small"}  # suite time: a CNN and a transformer stay in it
 
 
 def _command(model: Path, name: str, output: Path) -> list[str]:
@@ -45,7 +46,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name for name in MODELS])
 def test_same_input_same_bundle(name: str, zoo_dir: Path, tmp_path: Path) -> None:
     model = zoo_dir / f"{name}.onnx"
     _compile(model, name, tmp_path / "a.tar", 1, tmp_path)
@@ -61,7 +62,7 @@ def _complete_tar(path: Path, reference: dict[str, bytes]) -> bool:
         return {m.name: tar.extractfile(m).read() for m in tar.getmembers()} == reference
 
 
-@pytest.mark.parametrize("kind", ["tar", "folder"])
+@pytest.mark.parametrize("kind", ["tar", pytest.param("folder", marks=pytest.mark.slow)])  # suite time
 def test_killed_compile_leaves_no_half_bundle(kind: str, zoo_dir: Path, tmp_path: Path) -> None:
     """SIGKILL at spread-out moments of a compile over an earlier bundle of another model:
     the output path holds, every time, one of the two complete bundles."""
