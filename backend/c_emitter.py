@@ -973,6 +973,8 @@ class CEmitter:
             fields |= dict(has_clip=1, clip=_c_float(op.clip.value.data))
         fields |= dict(input_forget=int(op.input_forget is not None),
                        linear_before_reset=int(op.linear_before_reset is not None))
+        if op.quantized_hidden is not None:
+            fields |= dict(quantized_hidden=1)
         operands = iter(x[3:])
         inputs = [next(operands) if value is not None else "NULL"
                   for value in (op.B, op.sequence_lens, op.initial_h, op.initial_c, op.P)]

@@ -7,7 +7,10 @@ onnxruntime's quantizers write these (semantics from its ContribOperators.md):
   per column), plus the bias;
 - `DynamicQuantizeMatMul`: A quantized at run time (DynamicQuantizeLinear), then as above;
 - `DynamicQuantizeLSTM`: an LSTM of int8 weights ([directions, rows, 4 * hidden], a scale per
-  direction or per column), as an ONNX LSTM of the dequantized weights;
+  direction or per column) whose X and hidden state are quantized at run time, as an ONNX
+  LSTM of the dequantized weights reading X through DynamicQuantizeLinear and
+  DequantizeLinear; its hidden state's rounding is no ONNX op, so the LSTM's outputs are
+  returned for the importer to mark (`mrvl.quantized_hidden`);
 - `QGemm`, `QLinearAdd`, `QLinearMul`, `QLinearSigmoid`, `QLinearSoftmax`, `QLinearLeakyRelu`, `QLinearConcat`,
   `QLinearGlobalAveragePool`, `QLinearAveragePool` (QOperator format): each input
   dequantized, the float op, the result quantized (DequantizeLinear -> op -> QuantizeLinear),
@@ -35,6 +38,8 @@ class Expansion:
         self.node = node
         self.shapes = shapes
         self.nodes: list[onnx.NodeProto] = []
+        self.quantized_hidden: list[str] = []
+        """Outputs of the recurrent nodes made whose hidden state is quantized at run time."""
 
     def input(self, i: int) -> str:
         return self.node.input[i] if i < len(self.node.input) else ""
@@ -161,11 +166,11 @@ _RECURRENT_ATTRIBUTES = ("activation_alpha", "activation_beta", "activations", "
                          "input_forget")
 
 
-def _dequantized_weights(e: Expansion, w: int, scale: int) -> str:
+def _dequantized_weights(e: Expansion, w: int, scale: int, name: str) -> str:
     """Input w, int8 or uint8 [directions, rows, 4 * hidden], with the scale and zero point at
     inputs `scale` and `scale` + 1 (per direction [D], or per column [D, 4 * hidden]: a static
     shape, an initializer's or a graph input's), as the float weights of an ONNX LSTM:
-    [directions, 4 * hidden, rows]."""
+    [directions, 4 * hidden, rows], named `name` after the node."""
     scale_shape = e.shapes.get(e.input(scale))
     if scale_shape is None:
         raise CompileError(node_label(e.node), f"the scale '{e.input(scale)}' must have a static shape")
@@ -177,15 +182,24 @@ def _dequantized_weights(e: Expansion, w: int, scale: int) -> str:
         zero = e.add("Cast", [e.input(scale + 1)], to=onnx.TensorProto.FLOAT)[0]
         values = e.add("Sub", [values, e.add("Reshape", [zero, shape])[0]])[0]
     scaled = e.add("Mul", [values, e.add("Reshape", [e.input(scale), shape])[0]])[0]
-    return e.add("Transpose", [scaled], perm=[0, 2, 1])[0]
+    return e.add("Transpose", [scaled], [f"{e.node.name or e.node.output[0]}/{name}"], perm=[0, 2, 1])[0]
 
 
 def _dynamic_quantize_lstm(e: Expansion) -> None:
-    """An LSTM of the dequantized weights (onnxruntime quantizes X and the hidden state at run
-    time too; the float LSTM does not, within the activations' quantization error)."""
-    w, r = _dequantized_weights(e, 1, 8), _dequantized_weights(e, 2, 10)
+    """An LSTM of the dequantized weights, its products rounded as onnxruntime's kernel
+    quantizes their left operands at run time: X once for all steps, on the uint8 grid
+    DynamicQuantizeLinear picks for its range (exact as ONNX ops), and the hidden state before
+    each step's product, on the grid of its own range (marked for the importer). With
+    `sequence_lens` onnxruntime takes X's range over the longest sequence's steps only."""
+    w, r = _dequantized_weights(e, 1, 8, "W"), _dequantized_weights(e, 2, 10, "R")
+    prefix = e.node.name or e.node.output[0]
+    x = e.add("DequantizeLinear", e.add("DynamicQuantizeLinear", [e.input(0)], [
+        f"{prefix}/x_quantized", f"{prefix}/x_scale", f"{prefix}/x_zero_point"]), [f"{prefix}/x_rounded"])[0]
     given = {a.name: helper.get_attribute_value(a) for a in e.node.attribute if a.name in _RECURRENT_ATTRIBUTES}
-    e.add("LSTM", [e.input(0), w, r, *[e.input(i) for i in range(3, 8)]], list(e.node.output), **given)
+    e.add("LSTM", [x, w, r, *[e.input(i) for i in range(3, 8)]], list(e.node.output), **given)
+    if e.node.name:
+        e.nodes[-1].name = e.node.name
+    e.quantized_hidden.extend(o for o in e.node.output if o)
 
 
 EXPANSIONS: dict[str, Callable[[Expansion], None]] = {
@@ -205,19 +219,21 @@ EXPANSIONS: dict[str, Callable[[Expansion], None]] = {
 """How each contrib op expands."""
 
 
-def expand_contrib_ops(graph: onnx.GraphProto) -> None:
+def expand_contrib_ops(graph: onnx.GraphProto) -> set[str]:
     """Replace the contrib ops of `EXPANSIONS` in `graph` (and its subgraphs) by their
-    standard definitions, in place."""
+    standard definitions, in place; returns the outputs of the recurrent nodes made whose
+    hidden state is quantized at run time."""
     shapes = {t.name: list(t.dims) for t in graph.initializer}
     for value in graph.input:
         dims = value.type.tensor_type.shape.dim
         if value.name not in shapes and all(d.HasField("dim_value") for d in dims):
             shapes[value.name] = [d.dim_value for d in dims]
     nodes: list[onnx.NodeProto] = []
+    quantized_hidden: set[str] = set()
     changed = False
     for node in graph.node:
         for sub in subgraphs(node):
-            expand_contrib_ops(sub)
+            quantized_hidden |= expand_contrib_ops(sub)
         expand = EXPANSIONS.get(node.op_type) if node.domain == DOMAIN else None
         if expand is None:
             nodes.append(node)
@@ -225,7 +241,9 @@ def expand_contrib_ops(graph: onnx.GraphProto) -> None:
         e = Expansion(node, shapes)
         expand(e)
         nodes.extend(e.nodes)
+        quantized_hidden.update(e.quantized_hidden)
         changed = True
     if changed:
         del graph.node[:]
         graph.node.extend(nodes)
+    return quantized_hidden

@@ -44,6 +44,9 @@ class LoadedModel:
     """Data of the initializers that are not in `model`, by initializer name."""
     base_dir: Path | None = None
     """Where external data files are looked up."""
+    quantized_hidden: set[str] = field(default_factory=set)
+    """Outputs of the LSTMs that stand for onnxruntime's DynamicQuantizeLSTM (the importer
+    marks those ops `mrvl.quantized_hidden`)."""
 
 
 def load_model(path: str | Path, text: bool | None = None) -> LoadedModel:

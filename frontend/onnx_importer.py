@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    UnitAttr,
     f32,
     i32,
     i64,
@@ -44,6 +45,7 @@ from mrvl_dialect.graph import ConstantOp, CustomOp, YieldOp
 from mrvl_dialect.graph_base import OPERAND_SEGMENTS, RESULT_SEGMENTS, OnnxOp, f32_attr
 from mrvl_dialect.graph_ops_gen import ONNX_OPS
 from mrvl_dialect.limits import check_tensor_size
+from mrvl_dialect.mrvl import QUANTIZED_HIDDEN_ATTR
 from mrvl_dialect.locations import node_location, tensor_name_hint
 from mrvl_dialect.shared_attributes import i64_array, i64_attr, tensor_type
 from mrvl_dialect.weights import WeightStore
@@ -269,6 +271,8 @@ class _Importer:
             properties=properties,
             regions=[regions.get(name, Region()) for name, _ in definition.regions],
         )
+        if not self.loaded.quantized_hidden.isdisjoint(node.output):
+            op.attributes[QUANTIZED_HIDDEN_ATTR] = UnitAttr()
         self.verify(op, node)
         return op
 

@@ -543,7 +543,7 @@ def _settle(model: onnx.ModelProto, folder: _Folder) -> tuple[onnx.ModelProto, d
 def make_static(loaded: LoadedModel, input_shapes: dict[str, list[int]]) -> dict[str, onnx.TypeProto]:
     """Upgrade, apply input shapes, and fold until shapes settle; returns the final types."""
     clear_unknown_dims(loaded.model.graph)
-    expand_contrib_ops(loaded.model.graph)
+    loaded.quantized_hidden = expand_contrib_ops(loaded.model.graph)
     loaded.model = upgrade_opset(loaded.model)
     qoperator_as_qdq(loaded.model.graph)
     apply_input_shapes(loaded.model, input_shapes)

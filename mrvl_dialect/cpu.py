@@ -2285,8 +2285,10 @@ class RecurrentOp(CpuOp):
     """One ONNX LSTM, GRU or RNN layer (`kind`), every parameter resolved: `activations`
     lists each direction's functions in full (defaults filled in) with one `alphas` and
     `betas` value each; `clip` (when set) bounds every activation's input; `input_forget`
-    (LSTM) and `linear_before_reset` (GRU) as ONNX's. Optional inputs follow keywords, and
-    each result the model reads (Y, Y_h, Y_c) is named by its keyword.
+    (LSTM) and `linear_before_reset` (GRU) as ONNX's; `quantized_hidden` (LSTM) rounds each
+    sample's hidden state to the uint8 grid of its own range (DynamicQuantizeLinear's) before
+    each step's product, as onnxruntime's DynamicQuantizeLSTM quantizes it. Optional inputs follow
+    keywords, and each result the model reads (Y, Y_h, Y_c) is named by its keyword.
 
         %y, %yh = cpu.recurrent lstm %x, %w, %r bias %b {direction = #cpu<recurrent_direction forward>,
                layout = 0 : i64, activations = [...], alphas = array<f32: ...>, betas = array<f32: ...>}
@@ -2317,6 +2319,7 @@ class RecurrentOp(CpuOp):
     clip = opt_prop_def(_FLOAT)
     input_forget = opt_prop_def(UnitAttr)
     linear_before_reset = opt_prop_def(UnitAttr)
+    quantized_hidden = opt_prop_def(UnitAttr)
 
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True),
                     AttrSizedResultSegments(as_property=True))
@@ -2352,8 +2355,10 @@ class RecurrentOp(CpuOp):
             _check_shape("'B'", shape_of(self.B), [dirs, 2 * gates])
         if self.sequence_lens is not None:
             _check_shape("'sequence_lens'", shape_of(self.sequence_lens), [batch])
-        if kind != RecurrentKind.LSTM and (self.initial_c, self.P, self.Y_c, self.input_forget) != (None,) * 4:
-            raise VerifyException("'initial_c', 'P', 'Y_c' and 'input_forget' are for kind lstm only")
+        if kind != RecurrentKind.LSTM and (self.initial_c, self.P, self.Y_c, self.input_forget,
+                                           self.quantized_hidden) != (None,) * 5:
+            raise VerifyException("'initial_c', 'P', 'Y_c', 'input_forget' and 'quantized_hidden' are for kind "
+                                  "lstm only")
         if kind != RecurrentKind.GRU and self.linear_before_reset is not None:
             raise VerifyException("'linear_before_reset' is for kind gru only")
         state = [batch, dirs, hidden] if self.layout.value.data else [dirs, batch, hidden]

@@ -194,6 +194,11 @@ QUANTIZED_ATTR = "mrvl.quantized"
 """On a layer (and, before layers exist, on the `graph` op it comes from): a
 `QuantizedAttr`, the scales and zero points of the QDQ model around it."""
 
+QUANTIZED_HIDDEN_ATTR = "mrvl.quantized_hidden"
+"""On a `graph.LSTM` imported from onnxruntime's DynamicQuantizeLSTM: the kernel rounds the
+hidden state to the uint8 grid of its own range before each step's product, as that op
+quantizes it at run time (cpu.recurrent's `quantized_hidden`)."""
+
 
 @irdl_attr_definition
 class QuantParamsAttr(ParametrizedAttribute):

@@ -61,6 +61,7 @@ from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp, CustomOp
 from mrvl_dialect.locations import with_op_type
+from mrvl_dialect.mrvl import QUANTIZED_HIDDEN_ATTR
 from mrvl_dialect.shared_attributes import i64_array, i64_attr
 from mrvl_dialect.graph_queries import constant_op, constant_value, node_name, op_type
 
@@ -1200,6 +1201,8 @@ class RecurrentToCpuRecurrent(GraphOpLowering):
             properties["input_forget"] = UnitAttr()
         if isinstance(op, g.GRUOp) and op.linear_before_reset.value.data:
             properties["linear_before_reset"] = UnitAttr()
+        if isinstance(op, g.LSTMOp) and QUANTIZED_HIDDEN_ATTR in op.attributes:
+            properties["quantized_hidden"] = UnitAttr()
         lstm = isinstance(op, g.LSTMOp)
         operands = [op.X, op.W, op.R, op.B, op.sequence_lens, op.initial_h,
                     op.initial_c if lstm else None, op.P if lstm else None]

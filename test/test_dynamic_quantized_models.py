@@ -67,6 +67,9 @@ def test_matches_onnxruntime(name: str, c_workdir: Path, tmp_path: Path) -> None
     bundle = emit_model(model, c_workdir, shapes, name=name)
     with locked(bundle):
         got = run_bundle(bundle, inputs)
+    # The issue allows 2% of scale; X and the LSTMs' hidden states are rounded as onnxruntime
+    # quantizes them, which measures 1e-7 here. A float rounding that moves one value across
+    # a rounding boundary moves the result by up to a few tenths of a percent.
     for output, expected in want.items():
-        result = compare(got[output], expected, tolerance=0.02)
+        result = compare(got[output], expected, tolerance=0.005)
         assert result.ok, f"{name} {output}: {result.describe()}"

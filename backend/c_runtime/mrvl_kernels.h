@@ -170,6 +170,8 @@ typedef struct {
     float clip;
     int input_forget;          /* LSTM: the forget gate is 1 - the input gate */
     int linear_before_reset;   /* GRU: r multiplies H·Rh^T + Rbh, not H before the product */
+    int quantized_hidden;      /* LSTM: each sample's H rounded to the uint8 grid of its range before
+                                  each step's product (onnxruntime's DynamicQuantizeLSTM) */
 } mrvl_recurrent_params;
 
 #ifdef __cplusplus

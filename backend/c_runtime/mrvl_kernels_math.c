@@ -235,3 +235,18 @@ MRVL_NOINLINE static void mish_loop_f32(int64_t count, const float *x, float *y)
 {
     map_vectors(count, x, y, mish_vec, 0.0f, 0.0f);
 }
+
+/* The uint8 grid DynamicQuantizeLinear picks for x[0..count), as onnxruntime computes it: the
+ * range widened to hold 0, scale = range / 255 (1 for a range of 0), the zero point -min /
+ * scale rounded (halves to even) and saturated. */
+static void dynamic_u8_grid(int64_t count, const float *x, float *scale, uint8_t *zero_point)
+{
+    float lo = 0.0f, hi = 0.0f;
+    for (int64_t e = 0; e < count; e++) {
+        lo = x[e] < lo ? x[e] : lo;
+        hi = x[e] > hi ? x[e] : hi;
+    }
+    const float s = hi == lo ? 1.0f : (hi - lo) / 255.0f, z = -lo / s;
+    *scale = s;
+    *zero_point = (uint8_t)rintf(z < 0.0f ? 0.0f : z > 255.0f ? 255.0f : z);
+}

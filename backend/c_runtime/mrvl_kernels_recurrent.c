@@ -64,6 +64,21 @@ static void recurrent_activate(int clip, const mrvl_recurrent_params *p, int f, 
     }
 }
 
+/* x[0..n) rounded to the uint8 grid of its range (quantized as QuantizeLinear does, then
+ * dequantized) into y: the hidden state onnxruntime's DynamicQuantizeLSTM multiplies. */
+static void round_to_dynamic_u8_grid(int64_t n, const float *x, float *y)
+{
+    float s;
+    uint8_t zp;
+    dynamic_u8_grid(n, x, &s, &zp);
+    const float z = (float)zp;
+    for (int64_t i = 0; i < n; i++) {
+        float q = rintf(x[i] / s) + z;
+        q = q < 0.0f ? 0.0f : (q > 255.0f ? 255.0f : q);
+        y[i] = (q - z) * s;
+    }
+}
+
 /* Offset (in hidden-size rows) of sample b's state of direction d in initial_h, Y_h, Y_c. */
 static int64_t recurrent_state_row(const mrvl_recurrent_params *p, int64_t d, int64_t b)
 {
@@ -123,7 +138,14 @@ static int mrvl_recurrent_f32(const mrvl_recurrent_params *p, const float *x, co
             int64_t t = reverse ? seq - 1 - s : s;
             for (int64_t i = 0; i < batch; i++)
                 memcpy(gates + i * gh, xw + (p->batch_major ? i * seq + t : t * batch + i) * gh, (size_t)gh * 4);
-            gemm_packed_b(batch, ncols, h, hs, h, 1, rpack, h * MRVL_GEMM_NR, MRVL_GEMM_NR, gates, gh, NULL);
+            const float *product_h = hs;
+            if (lstm && p->quantized_hidden) {
+                /* Each sample on its own grid, as onnxruntime with a thread per sample (it
+                 * takes the range over ceil(batch / threads) samples at a time). */
+                for (int64_t i = 0; i < batch; i++) round_to_dynamic_u8_grid(h, hs + i * h, extra + i * h);
+                product_h = extra;
+            }
+            gemm_packed_b(batch, ncols, h, product_h, h, 1, rpack, h * MRVL_GEMM_NR, MRVL_GEMM_NR, gates, gh, NULL);
             if (gru) {
                 /* z and r for every sample, then the h gate's product, which reads r. */
                 for (int64_t i = 0; i < batch; i++) recurrent_activate(1, p, f[0], alpha[0], beta[0], gates + i * gh, 2 * h);

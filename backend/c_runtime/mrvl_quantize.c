@@ -80,21 +80,12 @@ MRVL_DEFINE_DEQUANTIZE(i16, int16_t)
 MRVL_DEFINE_DEQUANTIZE(u16, uint16_t)
 MRVL_DEFINE_DEQUANTIZE(i32, int32_t)
 
-/* ONNX DynamicQuantizeLinear, as onnxruntime computes it: the range of x widened to hold
- * 0, scale = range / 255 (1 for a range of 0), the zero point -min / scale rounded (halves
- * to even) and saturated, then x quantized with them as QuantizeLinear does. */
+/* ONNX DynamicQuantizeLinear, as onnxruntime computes it: x quantized as QuantizeLinear
+ * does on the grid dynamic_u8_grid picks for its range. */
 static void mrvl_dynamic_quantize_u8(int64_t count, const float *x, uint8_t *y, float *scale, uint8_t *zero_point)
 {
-    float lo = 0.0f, hi = 0.0f;
-    for (int64_t e = 0; e < count; e++) {
-        lo = x[e] < lo ? x[e] : lo;
-        hi = x[e] > hi ? x[e] : hi;
-    }
-    const float s = hi == lo ? 1.0f : (hi - lo) / 255.0f, z = -lo / s;
-    const uint8_t zp = (uint8_t)rintf(z < 0.0f ? 0.0f : z > 255.0f ? 255.0f : z);
-    for (int64_t e = 0; e < count; e++) y[e] = quantize_one_u8(x[e], s, zp);
-    *scale = s;
-    *zero_point = zp;
+    dynamic_u8_grid(count, x, scale, zero_point);
+    for (int64_t e = 0; e < count; e++) y[e] = quantize_one_u8(x[e], *scale, *zero_point);
 }
 
 /* ONNX MatMulInteger: numpy's matmul of (A - a_zero_point) and (B - b_zero_point), summed

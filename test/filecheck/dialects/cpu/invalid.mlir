@@ -561,7 +561,7 @@ func.func @recurrent_weights(%x: tensor<5x2x3xf32>, %w: tensor<1x12x3xf32>, %r: 
 
 // -----
 
-// CHECK: Operation does not verify: 'initial_c', 'P', 'Y_c' and 'input_forget' are for kind lstm only
+// CHECK: Operation does not verify: 'initial_c', 'P', 'Y_c', 'input_forget' and 'quantized_hidden' are for kind lstm only
 func.func @recurrent_input_forget(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<1x4x4xf32>) -> tensor<1x2x4xf32> {
   %yh = cpu.recurrent rnn %x, %w, %r {direction = #cpu<recurrent_direction forward>, layout = 0 : i64, activations = [#cpu<recurrent_activation tanh>], alphas = array<f32: 0.0>, betas = array<f32: 0.0>, input_forget} : (tensor<5x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>) -> Y_h tensor<1x2x4xf32>
   func.return %yh : tensor<1x2x4xf32>
