@@ -553,6 +553,45 @@ def t5_relative_buckets(g: Builder, seq, path):
     return g.t("Add", [sign, bucket], path)
 
 
+def t5_matmul_weight(g: Builder, rows: int, columns: int) -> str:
+    """A bias-free linear layer's weight, as torch.onnx names the transposed copy it writes."""
+    return g.init(f"onnx::MatMul_{401 + g.count('onnx::MatMul')}", g.normal((rows, columns), 0.2))
+
+
+def t5_attention(g: Builder, x, h, kv, bias, path):
+    """x + T5Attention(h): queries from h, keys and values from kv (h itself, or the encoder's
+    states), no 1/sqrt(d) scaling, `bias` (position bias and mask) added to the scores."""
+    dh = T5_MODEL // T5_HEADS
+    batch = g.size(h, 0, f"{path}.attn")
+
+    def heads(n, source):
+        w = t5_matmul_weight(g, T5_MODEL, T5_MODEL)
+        t = g.view(g.t("MatMul", [source, w], f"{path}.attn.{n}"), [batch, -1, T5_HEADS, dh], f"{path}.attn")
+        return g.t("Transpose", [t], f"{path}.attn", perm=[0, 2, 1, 3])
+
+    q, k, v = heads("q", h), heads("k", kv), heads("v", kv)
+    scores = g.t("MatMul", [q, g.t("Transpose", [k], f"{path}.attn", perm=[0, 1, 3, 2])], f"{path}.attn")
+    weights = g.t("Softmax", [g.t("Add", [scores, bias], f"{path}.attn")], f"{path}.attn", axis=-1)
+    o = g.t("Transpose", [g.t("MatMul", [weights, v], f"{path}.attn")], f"{path}.attn", perm=[0, 2, 1, 3])
+    o = g.view(o, [batch, -1, T5_MODEL], f"{path}.attn")
+    return g.t("Add", [x, g.t("MatMul", [o, t5_matmul_weight(g, T5_MODEL, T5_MODEL)], f"{path}.attn.o")], path)
+
+
+def t5_feed_forward(g: Builder, x, h, path):
+    """x + the gated-GELU (tanh form) feed-forward of h."""
+    wi0, wi1, wo = (t5_matmul_weight(g, *shape) for shape in ((T5_MODEL, T5_FF), (T5_MODEL, T5_FF), (T5_FF, T5_MODEL)))
+    gate = g.t("MatMul", [h, wi0], f"{path}.ff.wi_0")
+    cube = g.t("Mul", [g.t("Pow", [gate, g.const(3.0, f"{path}.ff", np.float32)], f"{path}.ff"),
+                       g.const(0.044715, f"{path}.ff", np.float32)], f"{path}.ff")
+    inner = g.t("Mul", [g.t("Add", [gate, cube], f"{path}.ff"),
+                        g.const(math.sqrt(2 / math.pi), f"{path}.ff", np.float32)], f"{path}.ff")
+    gelu = g.t("Mul", [g.t("Mul", [gate, g.const(0.5, f"{path}.ff", np.float32)], f"{path}.ff"),
+                       g.t("Add", [g.t("Tanh", [inner], f"{path}.ff"), g.const(1.0, f"{path}.ff", np.float32)],
+                           f"{path}.ff")], f"{path}.ff")
+    h = g.t("Mul", [gelu, g.t("MatMul", [h, wi1], f"{path}.ff.wi_1")], f"{path}.ff")
+    return g.t("Add", [x, g.t("MatMul", [h, wo], f"{path}.ff.wo")], path)
+
+
 def t5_encoder() -> onnx.ModelProto:
     """Hugging Face's export of a T5 encoder (flan-t5's layout, two blocks): token embeddings
     gathered from int64 ids with a dynamic batch and length, RMS norms, attention without
@@ -565,42 +604,82 @@ def t5_encoder() -> onnx.ModelProto:
     table = g.param("block.0.attn.relative_attention_bias.weight", g.normal((T5_BUCKETS, T5_HEADS), 0.5))
     bias = g.t("Unsqueeze", [g.t("Transpose", [g.t("Gather", [table, buckets], "bias")], "bias", perm=[2, 0, 1]),
                              g.const([0], "bias")], "bias")
-    dh = T5_MODEL // T5_HEADS
     for block in range(2):
         path = f"block.{block}"
         h = t5_norm(g, x, f"{path}.norm1")
-        batch = g.size(h, 0, f"{path}.attn")
-
-        def heads(n):
-            w = g.init(f"onnx::MatMul_{401 + g.count('onnx::MatMul')}", g.normal((T5_MODEL, T5_MODEL), 0.2))
-            t = g.view(g.t("MatMul", [h, w], f"{path}.attn.{n}"), [batch, -1, T5_HEADS, dh], f"{path}.attn")
-            return g.t("Transpose", [t], f"{path}.attn", perm=[0, 2, 1, 3])
-
-        q, k, v = heads("q"), heads("k"), heads("v")
-        scores = g.t("MatMul", [q, g.t("Transpose", [k], f"{path}.attn", perm=[0, 1, 3, 2])], f"{path}.attn")
-        weights = g.t("Softmax", [g.t("Add", [scores, bias], f"{path}.attn")], f"{path}.attn", axis=-1)
-        o = g.t("Transpose", [g.t("MatMul", [weights, v], f"{path}.attn")], f"{path}.attn", perm=[0, 2, 1, 3])
-        o = g.view(o, [batch, -1, T5_MODEL], f"{path}.attn")
-        w = g.init(f"onnx::MatMul_{401 + g.count('onnx::MatMul')}", g.normal((T5_MODEL, T5_MODEL), 0.2))
-        x = g.t("Add", [x, g.t("MatMul", [o, w], f"{path}.attn.o")], path)
-
-        h = t5_norm(g, x, f"{path}.norm2")
-        wi0, wi1, wo = (g.init(f"onnx::MatMul_{401 + g.count('onnx::MatMul')}", g.normal(shape, 0.2))
-                        for shape in ((T5_MODEL, T5_FF), (T5_MODEL, T5_FF), (T5_FF, T5_MODEL)))
-        gate = g.t("MatMul", [h, wi0], f"{path}.ff.wi_0")
-        cube = g.t("Mul", [g.t("Pow", [gate, g.const(3.0, f"{path}.ff", np.float32)], f"{path}.ff"),
-                           g.const(0.044715, f"{path}.ff", np.float32)], f"{path}.ff")
-        inner = g.t("Mul", [g.t("Add", [gate, cube], f"{path}.ff"),
-                            g.const(math.sqrt(2 / math.pi), f"{path}.ff", np.float32)], f"{path}.ff")
-        gelu = g.t("Mul", [g.t("Mul", [gate, g.const(0.5, f"{path}.ff", np.float32)], f"{path}.ff"),
-                           g.t("Add", [g.t("Tanh", [inner], f"{path}.ff"), g.const(1.0, f"{path}.ff", np.float32)],
-                               f"{path}.ff")], f"{path}.ff")
-        h = g.t("Mul", [gelu, g.t("MatMul", [h, wi1], f"{path}.ff.wi_1")], f"{path}.ff")
-        x = g.t("Add", [x, g.t("MatMul", [h, wo], f"{path}.ff.wo")], path)
+        x = t5_attention(g, x, h, h, bias, path)
+        x = t5_feed_forward(g, x, t5_norm(g, x, f"{path}.norm2"), path)
     t5_norm(g, x, "final_norm")
     g.nodes[-1].output[0] = "last_hidden_state"
     inputs = [helper.make_tensor_value_info("input_ids", onnx.TensorProto.INT64, ["batch", "sequence"])]
     return g.model("main_graph", inputs, [vi("last_hidden_state", ["batch", "sequence", T5_MODEL])], 17)
+
+
+def t5_causal_buckets(g: Builder, seq, path):
+    """T5's unidirectional relative position buckets of a [seq, seq] grid (a decoder's): the
+    distance back to each earlier key, exact below max_exact, logarithmic above, later keys 0."""
+    positions = g.t("Range", [g.const(0, path), seq, g.const(1, path)], path)
+    relative = g.t("Sub", [g.t("Unsqueeze", [positions, g.const([0], path)], path),
+                           g.t("Unsqueeze", [positions, g.const([1], path)], path)], path)
+    distance = g.t("Neg", [g.t("Min", [relative, g.t("ConstantOfShape", [g.t("Shape", [relative], path)], path,
+                                                         value=numpy_helper.from_array(np.zeros(1, np.int64)))],
+                                  path)], path)
+    exact = T5_BUCKETS // 2
+    log_ratio = g.t("Div", [g.t("Log", [g.t("Div", [g.t("Cast", [distance], path, to=1),
+                                                     g.const(float(exact), path, np.float32)], path)], path),
+                            g.const(math.log(T5_MAX_DISTANCE / exact), path, np.float32)], path)
+    large = g.t("Add", [g.const(exact, path), g.t("Cast", [g.t("Mul", [log_ratio, g.const(float(T5_BUCKETS - exact),
+                                                                                      path, np.float32)], path)],
+                                                   path, to=7)], path)
+    large = g.t("Min", [large, g.t("Expand", [g.const(T5_BUCKETS - 1, path), g.t("Shape", [large], path)], path)],
+                path)
+    return g.t("Where", [g.t("Less", [distance, g.const(exact, path)], path), distance, large], path)
+
+
+def t5_extended_mask(g: Builder, mask, path):
+    """(1 - mask) * float32's lowest: 0 where attended, a large negative score elsewhere."""
+    return g.t("Mul", [g.t("Sub", [g.const(1.0, path, np.float32), g.t("Cast", [mask], path, to=1)], path),
+                       g.const(np.finfo(np.float32).min, path, np.float32)], path)
+
+
+def t5_decoder() -> onnx.ModelProto:
+    """Hugging Face's export of a T5 decoder without past keys (flan-t5's decoder_model.onnx
+    layout, two blocks): causal self-attention whose mask compares traced positions (Range,
+    Tile, LessOrEqual) and whose position bias comes from unidirectional buckets, cross
+    attention over the encoder's states under its attention mask, the gated-GELU
+    feed-forward, a final norm and an untied LM head to the vocabulary's logits."""
+    g = Builder(13)
+    x = g.t("Gather", [g.param("shared.weight", g.normal((T5_VOCAB, T5_MODEL), 1.0)), "input_ids"], "embed")
+    batch, seq = g.size("input_ids", 0, "embed"), g.size("input_ids", 1, "embed")
+    # self-attention: causal mask [batch, 1, seq, seq] plus the bucketed position bias
+    positions = g.t("Range", [g.const(0, "mask"), seq, g.const(1, "mask")], "mask")
+    rows = g.t("Unsqueeze", [positions, g.const([0, 1], "mask")], "mask")
+    repeats = g.t("Concat", [g.t("Unsqueeze", [batch, g.const([0], "mask")], "mask"),
+                             g.t("Unsqueeze", [seq, g.const([0], "mask")], "mask"), g.const([1], "mask")], "mask",
+                  axis=0)
+    causal = g.t("LessOrEqual", [g.t("Tile", [rows, repeats], "mask"),
+                                 g.t("Unsqueeze", [positions, g.const([0, 2], "mask")], "mask")], "mask")
+    self_mask = t5_extended_mask(g, g.t("Unsqueeze", [causal, g.const([1], "mask")], "mask"), "mask")
+    buckets = t5_causal_buckets(g, seq, "block.0.attn.bias")
+    table = g.param("block.0.attn.relative_attention_bias.weight", g.normal((T5_BUCKETS, T5_HEADS), 0.5))
+    position = g.t("Unsqueeze", [g.t("Transpose", [g.t("Gather", [table, buckets], "bias")], "bias", perm=[2, 0, 1]),
+                                 g.const([0], "bias")], "bias")
+    self_bias = g.t("Add", [position, self_mask], "bias")
+    cross_bias = t5_extended_mask(g, g.t("Unsqueeze", ["encoder_attention_mask", g.const([1, 2], "cross_mask")],
+                                         "cross_mask"), "cross_mask")
+    for block in range(2):
+        path = f"block.{block}"
+        h = t5_norm(g, x, f"{path}.norm1")
+        x = t5_attention(g, x, h, h, self_bias, path)
+        x = t5_attention(g, x, t5_norm(g, x, f"{path}.norm2"), "encoder_hidden_states", cross_bias, f"{path}.cross")
+        x = t5_feed_forward(g, x, t5_norm(g, x, f"{path}.norm3"), path)
+    h = t5_norm(g, x, "final_norm")
+    g.t("MatMul", [h, t5_matmul_weight(g, T5_MODEL, T5_VOCAB)], "lm_head", outputs=["logits"])
+    inputs = [helper.make_tensor_value_info("input_ids", onnx.TensorProto.INT64, ["batch", "decoder_sequence"]),
+              helper.make_tensor_value_info("encoder_attention_mask", onnx.TensorProto.INT64,
+                                            ["batch", "encoder_sequence"]),
+              vi("encoder_hidden_states", ["batch", "encoder_sequence", T5_MODEL])]
+    return g.model("main_graph", inputs, [vi("logits", ["batch", "decoder_sequence", T5_VOCAB])], 17)
 
 
 # -- Paddle2ONNX (PaddleOCR text recognition) ---------------------------------------------
@@ -1328,6 +1407,7 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "gru_kws": gru_kws,
     "lstm_speaker": lstm_speaker,
     "t5_encoder": t5_encoder,
+    "t5_decoder": t5_decoder,
     "captcha_crnn_stale": captcha_crnn_stale,
     "face_pnet": face_pnet,
     "face_rnet_b16": face_rnet_b16,
@@ -1351,6 +1431,7 @@ INPUT_SHAPES: dict[str, dict[str, list[int]]] = {
     "gru_kws": {"mfcc": [1, 49, 10]},
     "lstm_speaker": {"mels": [1, 50, 40]},
     "t5_encoder": {"input_ids": [1, 12]},
+    "t5_decoder": {"input_ids": [1, 5], "encoder_attention_mask": [1, 12], "encoder_hidden_states": [1, 12, 32]},
     "face_pnet": {"input_1": [1, 3, 60, 80]},
     "keras_nhwc_cnn": {"input_1": [1, 24, 24, 3]},
     "ppocr_det": {"x": [1, 3, 320, 320]},

@@ -39,9 +39,14 @@ def print_ir(module: ModuleOp, **options: bool) -> str:
 
 
 def random_input(rng: np.random.Generator, value: onnx.ValueInfoProto, shape: list[int]) -> np.ndarray:
-    """A seeded input for graph input `value` of `shape`: standard normal floats, or for an
-    integer input (token ids, indices) values in [0, 16), which every table of the zoo has."""
+    """A seeded input for graph input `value` of `shape`: standard normal floats; for an
+    integer input (token ids, indices) values in [0, 16), which every table of the zoo has, or
+    for an attention mask (Hugging Face names them so) ones with the last quarter 0, padding."""
     dtype = onnx.helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type)
+    if np.issubdtype(dtype, np.integer) and value.name.endswith("attention_mask"):
+        mask = np.ones(shape, dtype)
+        mask[..., shape[-1] - shape[-1] // 4:] = 0
+        return mask
     if np.issubdtype(dtype, np.integer):
         return rng.integers(0, 16, shape).astype(dtype)
     return rng.standard_normal(shape).astype(dtype)
