@@ -8,7 +8,7 @@ transformer encoder block, a GRU, an LSTM).
 
 Schemes (`SCHEMES`): int8 is symmetric int8 activations and weights (MLIP's setting),
 uint8 asymmetric uint8 activations and weights; `-per-channel` quantizes Conv/Gemm weights
-per output channel. Dynamic input dims are fixed first (`INPUT_SHAPES`), so the QDQ model
+per output channel. Dynamic input dims are fixed first (the zoo's `INPUT_SHAPES`), so the QDQ model
 compiles without `--input-shape`. Tests import `quantize_model`/`quantize_zoo` and write
 into temporary folders: nothing generated is committed.
 """
@@ -28,17 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "examples") not in sys.path:
     sys.path.append(str(ROOT / "examples"))
 
-INPUT_SHAPES = {  # the zoo's dynamic dims, fixed as the tests fix them
-    "resnet_small": {"input": [1, 3, 64, 64]},
-    "mobilenet_small": {"images": [1, 3, 96, 96]},
-    "mobilenet_v2": {"input": [1, 3, 96, 96]},
-    "squeezenet": {"input": [1, 3, 98, 98]},
-    "yolov3_tiny": {"images": [1, 3, 128, 128]},
-    "transformer_block": {"x": [1, 16, 64]},
-    "gru_kws": {"mfcc": [1, 49, 10]},
-    "lstm_speaker": {"mels": [1, 50, 40]},
-    "t5_encoder": {"input_ids": [1, 12]},
-}
 MIN_OPSET = 13
 """Per-axis QuantizeLinear/DequantizeLinear (per-channel weights) came with opset 13; an
 older model (CNTK's mnist is opset 8) is converted first, as the quantizer does not."""
@@ -179,10 +168,10 @@ def flatten_gemm_biases(model: onnx.ModelProto) -> onnx.ModelProto:
 
 
 def float_model(name: str) -> onnx.ModelProto:
-    """The zoo model `name` with its dynamic input dims fixed (`INPUT_SHAPES`)."""
+    """The zoo model `name` with its dynamic input dims fixed (the zoo's `INPUT_SHAPES`)."""
     import zoo
 
-    return fix_input_shapes(zoo.ZOO[name](), INPUT_SHAPES.get(name, {}))
+    return fix_input_shapes(zoo.ZOO[name](), zoo.INPUT_SHAPES.get(name, {}))
 
 
 def quantize_zoo(name: str, out_dir: Path, scheme: str = "int8", seed: int = 0, quant_format: str = "qdq") -> Path:

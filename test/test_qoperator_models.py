@@ -99,7 +99,7 @@ def sequence_model(folder: Path, name: str, form: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def sequencesall_host_outputs(qop_dir: Path) -> dict:
+def sequences_all_host(qop_dir: Path) -> dict:
     models = {f"{name}_{form}": sequence_model(qop_dir, name, form) for name, form in SEQUENCES}
     return all_host_outputs(qop_dir, models, "sequences")
 
