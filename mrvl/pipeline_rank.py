@@ -90,32 +90,41 @@ def run_stage(comm: MPI.Intracomm, run_dir: Path, progress: np.ndarray) -> None:
 
         comm.Barrier()
         start = time.perf_counter()
-        computing = 0.0
+        computing = computing_cpu = waiting_inputs = waiting_outputs = 0.0
         if not first:
             MPI.Prequest.Startall(receives[0])
         for k in range(frames):
             progress[rank] = k
             side = k % 2
             if not first:
+                waiting_inputs -= time.perf_counter()
                 _wait(receives[side])
+                waiting_inputs += time.perf_counter()
                 if k + 1 < frames:
                     MPI.Prequest.Startall(receives[1 - side])
             if not last:
+                waiting_outputs -= time.perf_counter()
                 _wait(sends[side])  # frame k-2's, from this buffer
+                waiting_outputs += time.perf_counter()
             if fault is not None and fault[0] == k:
                 if fault[1] == "kill":
                     os.kill(os.getpid(), signal.SIGKILL)
                 raise RuntimeError(f"fault injected by {FAULT_VARIABLE}")
-            began = time.perf_counter()
+            began, began_cpu = time.perf_counter(), time.process_time()
             runs[k % period](mlip)
             computing += time.perf_counter() - began
+            computing_cpu += time.process_time() - began_cpu
             if not last:
                 MPI.Prequest.Startall(sends[side])
         if not last:
+            waiting_outputs -= time.perf_counter()
             _wait(sends[0] + sends[1])
+            waiting_outputs += time.perf_counter()
         wall = time.perf_counter() - start
     progress[rank] = frames
-    times = comm.gather((computing, wall), root=size - 1)
+    times = comm.gather({"compute_seconds": computing, "compute_cpu_seconds": computing_cpu,
+                         "waiting_inputs_seconds": waiting_inputs, "waiting_outputs_seconds": waiting_outputs,
+                         "wall_seconds": wall}, root=size - 1)
     if last:
         _save_outputs(Path(launch["outputs"]), {t.name: r for t, r in zip(bundle.outputs, results)})
         report = {"seconds": wall, "stages": times}

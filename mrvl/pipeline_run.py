@@ -143,12 +143,24 @@ def open_pipeline(path: Path) -> Iterator[list[Stage]]:
 
 @dataclass(frozen=True)
 class StageTime:
+    """Where a rank's time went, from the first frame to its last send: computing (wall
+    clock, and the CPU time of those calls: less when other processes take the core),
+    waiting for its inputs, waiting for the next stage to take its outputs, and the rest,
+    the loop's own work (`overhead_seconds`)."""
+
     compute_seconds: float
+    compute_cpu_seconds: float
+    waiting_inputs_seconds: float
+    waiting_outputs_seconds: float
     wall_seconds: float
 
     @property
     def busy(self) -> float:
         return self.compute_seconds / self.wall_seconds if self.wall_seconds else 0.0
+
+    @property
+    def overhead_seconds(self) -> float:
+        return self.wall_seconds - self.compute_seconds - self.waiting_inputs_seconds - self.waiting_outputs_seconds
 
 
 @dataclass(frozen=True)
@@ -272,7 +284,7 @@ def run_pipeline(
             raise error
         report = json.loads((run_dir / REPORT_FILE).read_text(encoding="utf-8"))
         results = _load_inputs(outputs)
-    return PipelineRun(frames, report["seconds"], [StageTime(*s) for s in report["stages"]],
+    return PipelineRun(frames, report["seconds"], [StageTime(**s) for s in report["stages"]],
                        {t.name: results[t.name] for t in stages[-1].outputs})
 
 
@@ -292,7 +304,9 @@ def main(options: argparse.Namespace) -> int:
               f"{result.frames} frames in {duration(result.seconds)}: {result.frames_per_second:.2f} frames/s")
         for index, stage in enumerate(result.stages):
             print(f"  stage {index:<3} busy {stage.busy:6.1%}  (computing {duration(stage.compute_seconds)} "
-                  f"of {duration(stage.wall_seconds)})")
+                  f"of {duration(stage.wall_seconds)}, {duration(stage.compute_cpu_seconds)} of it on the CPU; "
+                  f"waiting {duration(stage.waiting_inputs_seconds)} for inputs, "
+                  f"{duration(stage.waiting_outputs_seconds)} to send)")
         for name, array in result.outputs.items():
             print(_describe(name, array))
     except CompileError as e:

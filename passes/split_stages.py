@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from mrvl.target.cost_model import CostModel, CostModelOptions, host_work, subgraph_work
+from mrvl.target.cost_model import CostModel, CostModelOptions, subgraph_work
 from mrvl.target.options import TargetOptions
 from mrvl_dialect import cpu
 from mrvl_dialect.errors import CompileError
@@ -178,7 +178,7 @@ def stage_costs(module: ModuleOp, model: CostModel) -> StageCosts:
             for s in shares:
                 mlip[s][i + 1] += model.mlip_estimate(work, replace(target, num_tiles=s)).seconds * op.chunk_count()
         else:
-            host[i + 1] += model.host_seconds(host_work(op))
+            host[i + 1] += model.host_op_seconds(op)
     live = live_values(function, ops)
     live_bytes = np.array([sum(value_bytes(v) for v in values) for values in live], dtype=np.float64)
     return StageCosts(host, mlip, calls, live_bytes, model.pipeline.link_bytes_per_s, tiles)
