@@ -31,7 +31,7 @@ import numpy as np
 from mpi4py import MPI
 
 from mrvl.pipeline_run import FAULT_VARIABLE, LAUNCH_FILE, PROGRESS_FILE, REPORT_FILE, error_file
-from mrvl.run import Bundle, HostProgram, _load_inputs, _save_outputs, accelerator, build
+from mrvl.run import Bundle, HostProgram, accelerator, build, load_arrays, save_arrays
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
 
@@ -66,7 +66,7 @@ def run_stage(comm: MPI.Intracomm, run_dir: Path, progress: np.ndarray) -> None:
     with accelerator(program, launch["run_mode"], launch["precision"], launch["simulator"]) as mlip:
         # Inputs: rank 0's from the file, one set per frame (views) or one for all; the others' two receive buffers.
         if first:
-            given = _load_inputs(run_dir / launch["inputs"])
+            given = load_arrays(run_dir / launch["inputs"])
             arrays = [np.ascontiguousarray(given[t.name], t.dtype) for t in bundle.inputs]
             per_frame = any(a.shape != t.shape for a, t in zip(arrays, bundle.inputs))
             input_sets = [[a[k] if a.shape != t.shape else a for a, t in zip(arrays, bundle.inputs)]
@@ -126,7 +126,7 @@ def run_stage(comm: MPI.Intracomm, run_dir: Path, progress: np.ndarray) -> None:
                          "waiting_inputs_seconds": waiting_inputs, "waiting_outputs_seconds": waiting_outputs,
                          "wall_seconds": wall}, root=size - 1)
     if last:
-        _save_outputs(Path(launch["outputs"]), {t.name: r for t, r in zip(bundle.outputs, results)})
+        save_arrays(Path(launch["outputs"]), {t.name: r for t, r in zip(bundle.outputs, results)})
         report = {"seconds": wall, "stages": times}
         write_atomically(run_dir / REPORT_FILE, json.dumps(report).encode())
 

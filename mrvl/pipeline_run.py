@@ -42,7 +42,8 @@ from pathlib import Path
 import numpy as np
 
 from mrvl.backend.bundle import METADATA_FILE
-from mrvl.run import Bundle, Tensor, _describe, _fill, _load_inputs, _numpy_dtype, build, open_bundle
+from mrvl.run import (Bundle, Tensor, build, describe_array, fill_inputs, load_arrays, numpy_dtype, open_bundle,
+                      report_error)
 from mrvl.target.cost_model import duration
 from mrvl_dialect.errors import CompileError
 
@@ -85,7 +86,7 @@ def is_pipeline(path: str | Path) -> bool:
 
 
 def _tensors(entries: list[dict]) -> tuple[Tensor, ...]:
-    return tuple(Tensor(e["name"], _numpy_dtype(e["dtype"]), tuple(int(d) for d in e["shape"])) for e in entries)
+    return tuple(Tensor(e["name"], numpy_dtype(e["dtype"]), tuple(int(d) for d in e["shape"])) for e in entries)
 
 
 def read_stages(root: Path, stack: ExitStack) -> list[Stage]:
@@ -259,7 +260,7 @@ def run_pipeline(
     with open_pipeline(archive) as stages, tempfile.TemporaryDirectory(prefix="mrvl-pipeline-run-") as tmp:
         if ranks is not None and ranks != len(stages):
             raise CompileError("--np", f"is {ranks}; the pipeline has {len(stages)} stages, one rank each")
-        inputs = dict(inputs) if inputs is not None else _fill(stages[0].bundle, fill_mode)
+        inputs = dict(inputs) if inputs is not None else fill_inputs(stages[0].bundle, fill_mode)
         _frame_inputs(stages[0], inputs, frames)
         for stage in stages:
             build(stage.bundle, cc, threads=threads)
@@ -283,7 +284,7 @@ def run_pipeline(
                     pass  # the error line matters more than the log
             raise error
         report = json.loads((run_dir / REPORT_FILE).read_text(encoding="utf-8"))
-        results = _load_inputs(outputs)
+        results = load_arrays(outputs)
     return PipelineRun(frames, report["seconds"], [StageTime(**s) for s in report["stages"]],
                        {t.name: results[t.name] for t in stages[-1].outputs})
 
@@ -295,7 +296,7 @@ def main(options: argparse.Namespace) -> int:
         for flag, given in (("--verify", options.verify), ("--profile", options.profile)):
             if given:
                 raise CompileError(flag, "runs a single bundle: give it a stage's bundle, not the pipeline archive")
-        inputs = _load_inputs(options.inputs) if options.inputs else None
+        inputs = load_arrays(options.inputs) if options.inputs else None
         result = run_pipeline(archive, options.frames, inputs, ranks=options.np, hostfile=options.hostfile,
                               cc=options.cc, threads=options.threads, precision=options.precision,
                               simulator=options.simulator, run_mode=options.run_mode, fill_mode=options.fill_mode,
@@ -308,11 +309,7 @@ def main(options: argparse.Namespace) -> int:
                   f"waiting {duration(stage.waiting_inputs_seconds)} for inputs, "
                   f"{duration(stage.waiting_outputs_seconds)} to send)")
         for name, array in result.outputs.items():
-            print(_describe(name, array))
-    except CompileError as e:
-        print(e.format(options.bundle), file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"error: {options.bundle}: {e.strerror or e}: {e.filename or ''}".rstrip(": "), file=sys.stderr)
-        return 1
+            print(describe_array(name, array))
+    except (CompileError, OSError) as e:
+        return report_error(options.bundle, e)
     return 0
