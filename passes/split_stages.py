@@ -14,6 +14,10 @@ late, a model output produced early) is passed through it. A stage's estimated t
     its subgraphs' MLIP estimate at its share of the tiles + its host kernels' estimate
     + (bytes of its inputs + bytes of its outputs) / [pipeline] link_bytes_per_s
 
+where a host kernel's estimate is its measured time when a `host_profile` timed it
+(`CostModel.host_op_seconds`), so a split on a profile from the machine that runs the
+stages balances what they take there.
+
 and the split minimises the largest (`best_split`: dynamic programming over the cut
 positions and the tile shares, exact). The tile group, the `num_tiles` the subgraphs were
 partitioned for, is shared out among the stages with MLIP work in shares of 1, 2, 4 or 8.
