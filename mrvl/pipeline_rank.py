@@ -14,6 +14,9 @@ tensor's position in the sender's outputs; MPI keeps the messages of one tag in 
 waits by polling with short sleeps, not in MPI_Waitall, which spins and takes a core from
 the stage computing beside it.
 
+Each rank times, for `report.json`, its compute (the wall clock and the process's CPU time
+of those calls), its waits for inputs and for its sends, and its whole loop.
+
 A rank that fails writes `error-<rank>.json` (its stage, frame and message) and calls
 MPI_Abort, which ends every rank. `MRVL_PIPELINE_FAULT=STAGE:FRAME:raise|kill` makes a stage
 fail at a frame, by an exception or by SIGKILL, to test that.
