@@ -33,6 +33,7 @@ import configparser
 import json
 import math
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
@@ -488,9 +489,7 @@ def measured_host_ops(ops: Iterable[dict]) -> dict[str, MeasuredHostOp]:
     """The host kernels of profiled `ops` by label, those whose label names one kernel of
     the profile (a label several share, as the compiler's own transposes do, names none)."""
     labelled = [op for op in ops if isinstance(op.get("label"), str)]
-    counts: dict[str, int] = {}
-    for op in labelled:
-        counts[op["label"]] = counts.get(op["label"], 0) + 1
+    counts = Counter(op["label"] for op in labelled)
     return {op["label"]: MeasuredHostOp(op["kind"], op["macs"], op["seconds"]) for op in labelled
             if op["kind"] in HOST_KINDS and op["seconds"] > 0 and counts[op["label"]] == 1}
 
