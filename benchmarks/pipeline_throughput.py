@@ -17,9 +17,12 @@ count from the first frame to the last frame's outputs, after loading.
 Printed: each stage's estimate and its share of the profiled whole; the median frames/s of
 both and their ratio; for each stage of the median pipeline run, its busy time (compute over
 wall), the CPU time of that compute (below 100% when other processes took the core), and its
-time a frame waiting for inputs, waiting to send and in the loop's own work; whether every
-frame's outputs are the same bits; the processor and the load average, since the cores are
-shared: with N ranks on N cores, anything else running comes off the pipeline's throughput.
+time a frame waiting for inputs, waiting to send and in the loop's own work; the single
+bundle's CPU time over the slowest stage's compute CPU time (the ratio an idle machine would
+give, less the waits: CPU time is less sensitive to other processes than the wall clock);
+whether every frame's outputs are the same bits; the processor and the load average, since
+the cores are shared: with N ranks on N cores, anything else running comes off the
+pipeline's throughput.
 
 Target (issue 32): ResNet-50 all-host, 2 stages, 32 frames, on a 2-core machine: at least
 1.7x the single bundle's frames/s.
@@ -48,19 +51,20 @@ import cnn_models
 from checkouts import machine
 
 
-def single_bundle(bundle_path: Path, frames: dict[str, np.ndarray], count: int) -> tuple[float, dict[str, np.ndarray]]:
-    """Seconds for `count` frames of the bundle in a loop, and the outputs of each frame."""
+def single_bundle(bundle_path: Path, frames: dict[str, np.ndarray],
+                  count: int) -> tuple[float, float, dict[str, np.ndarray]]:
+    """Seconds for `count` frames of the bundle in a loop, the CPU seconds of those, and the outputs of each frame."""
     with open_bundle(bundle_path) as bundle:
         program = HostProgram(bundle, build(bundle, threads=1))
         inputs = [np.ascontiguousarray(frames[t.name], t.dtype) for t in bundle.inputs]
         results = [np.empty((count, *t.shape), t.dtype) for t in bundle.outputs]
         runs = [program.bind([a[k] for a in inputs], [r[k] for r in results]) for k in range(count)]
         with accelerator(program, precision="fp32") as mlip:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             for run in runs:
                 run(mlip)
-            seconds = time.perf_counter() - start
-        return seconds, {t.name: r for t, r in zip(bundle.outputs, results)}
+            seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - start_cpu
+        return seconds, cpu_seconds, {t.name: r for t, r in zip(bundle.outputs, results)}
 
 
 def profile(bundle_path: Path, inputs: dict[str, np.ndarray], repeat: int, path: Path) -> dict[str, float]:
@@ -119,10 +123,11 @@ def main(argv: list[str] | None = None) -> int:
                                 target_file=options.target_file,
                                 host_profile=None if options.assumed_rates else profile_path).output
         shares = stage_shares(archive, measured)
-        loads, singles, pipelines, same = [os.getloadavg()[0]], [], [], True
+        loads, singles, single_cpus, pipelines, same = [os.getloadavg()[0]], [], [], [], True
         for _ in range(options.repeat):
-            single_seconds, single_outputs = single_bundle(whole.output, frames, options.frames)
+            single_seconds, single_cpu, single_outputs = single_bundle(whole.output, frames, options.frames)
             singles.append(options.frames / single_seconds)
+            single_cpus.append(single_cpu)
             pipelines.append(run_pipeline(archive, options.frames, frames, threads=1, precision="fp32"))
             same &= all(np.array_equal(single_outputs[name], a) for name, a in pipelines[-1].outputs.items())
             loads.append(os.getloadavg()[0])
@@ -145,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
               f"on the CPU; a frame: waiting {stage.waiting_inputs_seconds * per_frame:.2f} ms for inputs, "
               f"{stage.waiting_outputs_seconds * per_frame:.2f} ms to send, {stage.overhead_seconds * per_frame:.3f} ms "
               "in the loop")
+    # What an idle machine would give, less the waits: the CPU time of the single bundle's frames
+    # against the slowest stage's.
+    cpu_ratio = statistics.median(single_cpus) / max(stage.compute_cpu_seconds for stage in pipeline.stages)
+    print(f"  on the CPU time alone (compute, not waits or other processes): {cpu_ratio:.2f}x")
     print(f"  each run (single, pipeline): "
           + ", ".join(f"{s:.2f} {p.frames_per_second:.2f}" for s, p in zip(singles, pipelines)))
     print(f"  outputs of every frame bit-identical: {'yes' if same else 'NO'}")
