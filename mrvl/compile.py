@@ -29,8 +29,8 @@ failing mrvl-tmlc leaves its log beside the output, `<output>.tmlc.log`). The bu
 
 `--stages N` (or `--stage-cuts`) cuts the partitioned model into pipeline stages
 (`split-stages`), makes each a bundle as above (`outline_stages`, then `mrvl-host-pipeline`)
-and writes them into one pipeline bundle with `pipeline.json` and the whole model's reports
-(`backend/pipeline_bundle.py`); it prints each stage's estimate and, with `--replicas R`, that
+and writes them into one pipeline bundle with `pipeline.json` and the whole model's reports,
+the whole bundle's with each node's stage (`backend/pipeline_bundle.py`); it prints each stage's estimate and, with `--replicas R`, that
 of R copies (`target/pipeline_model.py`).
 
 `--mattr` takes TVM's attribute string: `sim` or `hw`, `-quantize=fp16|int8` and
@@ -431,6 +431,11 @@ def _compile_pipeline(naming: "OnnxTensors", module: ModuleOp, output: Path, nam
         pipeline_stage.bundle.metadata |= meta
     document = pipeline_document(meta["input_model"]["file"], meta["input_model"]["sha256"],
                                  cost_model.pipeline.link_bytes_per_s, tiles, pipeline_stages)
+    # The whole model's report, as a whole bundle's: its kernels chosen, its weights packed, its workspace planned.
+    for host_pass in MrvlHostPipelinePass(**costs).passes():
+        with stages.stage(host_pass.name):
+            host_pass.apply(Context(), module)
+        stages.after(host_pass.name, module)
     with stages.stage("report"):
         report = build_report(module, cost_model)
         files = report_files(report)

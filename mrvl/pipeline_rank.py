@@ -14,6 +14,9 @@ tensor's position in the sender's outputs; MPI keeps the messages of one tag in 
 waits by polling with short sleeps, not in MPI_Waitall, which spins and takes a core from
 the stage computing beside it.
 
+Each rank times, for `report.json`, its compute (the wall clock and the process's CPU time
+of those calls), its waits for inputs and for its sends, and its whole loop.
+
 A rank that fails writes `error-<rank>.json` (its stage, frame and message) and calls
 MPI_Abort, which ends every rank. `MRVL_PIPELINE_FAULT=STAGE:FRAME:raise|kill` makes a stage
 fail at a frame, by an exception or by SIGKILL, to test that.
@@ -31,7 +34,7 @@ import numpy as np
 from mpi4py import MPI
 
 from mrvl.pipeline_run import FAULT_VARIABLE, LAUNCH_FILE, PROGRESS_FILE, REPORT_FILE, error_file
-from mrvl.run import Bundle, HostProgram, _load_inputs, _save_outputs, accelerator, build
+from mrvl.run import Bundle, HostProgram, accelerator, build, load_arrays, save_arrays
 from mrvl_dialect.errors import CompileError
 from mrvl_dialect.files import write_atomically
 
@@ -66,7 +69,7 @@ def run_stage(comm: MPI.Intracomm, run_dir: Path, progress: np.ndarray) -> None:
     with accelerator(program, launch["run_mode"], launch["precision"], launch["simulator"]) as mlip:
         # Inputs: rank 0's from the file, one set per frame (views) or one for all; the others' two receive buffers.
         if first:
-            given = _load_inputs(run_dir / launch["inputs"])
+            given = load_arrays(run_dir / launch["inputs"])
             arrays = [np.ascontiguousarray(given[t.name], t.dtype) for t in bundle.inputs]
             per_frame = any(a.shape != t.shape for a, t in zip(arrays, bundle.inputs))
             input_sets = [[a[k] if a.shape != t.shape else a for a, t in zip(arrays, bundle.inputs)]
@@ -90,34 +93,43 @@ def run_stage(comm: MPI.Intracomm, run_dir: Path, progress: np.ndarray) -> None:
 
         comm.Barrier()
         start = time.perf_counter()
-        computing = 0.0
+        computing = computing_cpu = waiting_inputs = waiting_outputs = 0.0
         if not first:
             MPI.Prequest.Startall(receives[0])
         for k in range(frames):
             progress[rank] = k
             side = k % 2
             if not first:
+                waiting_inputs -= time.perf_counter()
                 _wait(receives[side])
+                waiting_inputs += time.perf_counter()
                 if k + 1 < frames:
                     MPI.Prequest.Startall(receives[1 - side])
             if not last:
+                waiting_outputs -= time.perf_counter()
                 _wait(sends[side])  # frame k-2's, from this buffer
+                waiting_outputs += time.perf_counter()
             if fault is not None and fault[0] == k:
                 if fault[1] == "kill":
                     os.kill(os.getpid(), signal.SIGKILL)
                 raise RuntimeError(f"fault injected by {FAULT_VARIABLE}")
-            began = time.perf_counter()
+            began, began_cpu = time.perf_counter(), time.process_time()
             runs[k % period](mlip)
             computing += time.perf_counter() - began
+            computing_cpu += time.process_time() - began_cpu
             if not last:
                 MPI.Prequest.Startall(sends[side])
         if not last:
+            waiting_outputs -= time.perf_counter()
             _wait(sends[0] + sends[1])
+            waiting_outputs += time.perf_counter()
         wall = time.perf_counter() - start
     progress[rank] = frames
-    times = comm.gather((computing, wall), root=size - 1)
+    times = comm.gather({"compute_seconds": computing, "compute_cpu_seconds": computing_cpu,
+                         "waiting_inputs_seconds": waiting_inputs, "waiting_outputs_seconds": waiting_outputs,
+                         "wall_seconds": wall}, root=size - 1)
     if last:
-        _save_outputs(Path(launch["outputs"]), {t.name: r for t, r in zip(bundle.outputs, results)})
+        save_arrays(Path(launch["outputs"]), {t.name: r for t, r in zip(bundle.outputs, results)})
         report = {"seconds": wall, "stages": times}
         write_atomically(run_dir / REPORT_FILE, json.dumps(report).encode())
 

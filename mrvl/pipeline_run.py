@@ -42,7 +42,8 @@ from pathlib import Path
 import numpy as np
 
 from mrvl.backend.bundle import METADATA_FILE
-from mrvl.run import Bundle, Tensor, _describe, _fill, _load_inputs, _numpy_dtype, build, open_bundle
+from mrvl.run import (Bundle, Tensor, build, describe_array, fill_inputs, load_arrays, numpy_dtype, open_bundle,
+                      report_error)
 from mrvl.target.cost_model import duration
 from mrvl_dialect.errors import CompileError
 
@@ -85,7 +86,7 @@ def is_pipeline(path: str | Path) -> bool:
 
 
 def _tensors(entries: list[dict]) -> tuple[Tensor, ...]:
-    return tuple(Tensor(e["name"], _numpy_dtype(e["dtype"]), tuple(int(d) for d in e["shape"])) for e in entries)
+    return tuple(Tensor(e["name"], numpy_dtype(e["dtype"]), tuple(int(d) for d in e["shape"])) for e in entries)
 
 
 def read_stages(root: Path, stack: ExitStack) -> list[Stage]:
@@ -143,12 +144,24 @@ def open_pipeline(path: Path) -> Iterator[list[Stage]]:
 
 @dataclass(frozen=True)
 class StageTime:
+    """Where a rank's time went, from the first frame to its last send: computing (wall
+    clock, and the CPU time of those calls: less when other processes take the core),
+    waiting for its inputs, waiting for the next stage to take its outputs, and the rest,
+    the loop's own work (`overhead_seconds`)."""
+
     compute_seconds: float
+    compute_cpu_seconds: float
+    waiting_inputs_seconds: float
+    waiting_outputs_seconds: float
     wall_seconds: float
 
     @property
     def busy(self) -> float:
         return self.compute_seconds / self.wall_seconds if self.wall_seconds else 0.0
+
+    @property
+    def overhead_seconds(self) -> float:
+        return self.wall_seconds - self.compute_seconds - self.waiting_inputs_seconds - self.waiting_outputs_seconds
 
 
 @dataclass(frozen=True)
@@ -247,7 +260,7 @@ def run_pipeline(
     with open_pipeline(archive) as stages, tempfile.TemporaryDirectory(prefix="mrvl-pipeline-run-") as tmp:
         if ranks is not None and ranks != len(stages):
             raise CompileError("--np", f"is {ranks}; the pipeline has {len(stages)} stages, one rank each")
-        inputs = dict(inputs) if inputs is not None else _fill(stages[0].bundle, fill_mode)
+        inputs = dict(inputs) if inputs is not None else fill_inputs(stages[0].bundle, fill_mode)
         _frame_inputs(stages[0], inputs, frames)
         for stage in stages:
             build(stage.bundle, cc, threads=threads)
@@ -271,8 +284,8 @@ def run_pipeline(
                     pass  # the error line matters more than the log
             raise error
         report = json.loads((run_dir / REPORT_FILE).read_text(encoding="utf-8"))
-        results = _load_inputs(outputs)
-    return PipelineRun(frames, report["seconds"], [StageTime(*s) for s in report["stages"]],
+        results = load_arrays(outputs)
+    return PipelineRun(frames, report["seconds"], [StageTime(**s) for s in report["stages"]],
                        {t.name: results[t.name] for t in stages[-1].outputs})
 
 
@@ -283,7 +296,7 @@ def main(options: argparse.Namespace) -> int:
         for flag, given in (("--verify", options.verify), ("--profile", options.profile)):
             if given:
                 raise CompileError(flag, "runs a single bundle: give it a stage's bundle, not the pipeline archive")
-        inputs = _load_inputs(options.inputs) if options.inputs else None
+        inputs = load_arrays(options.inputs) if options.inputs else None
         result = run_pipeline(archive, options.frames, inputs, ranks=options.np, hostfile=options.hostfile,
                               cc=options.cc, threads=options.threads, precision=options.precision,
                               simulator=options.simulator, run_mode=options.run_mode, fill_mode=options.fill_mode,
@@ -292,13 +305,11 @@ def main(options: argparse.Namespace) -> int:
               f"{result.frames} frames in {duration(result.seconds)}: {result.frames_per_second:.2f} frames/s")
         for index, stage in enumerate(result.stages):
             print(f"  stage {index:<3} busy {stage.busy:6.1%}  (computing {duration(stage.compute_seconds)} "
-                  f"of {duration(stage.wall_seconds)})")
+                  f"of {duration(stage.wall_seconds)}, {duration(stage.compute_cpu_seconds)} of it on the CPU; "
+                  f"waiting {duration(stage.waiting_inputs_seconds)} for inputs, "
+                  f"{duration(stage.waiting_outputs_seconds)} to send)")
         for name, array in result.outputs.items():
-            print(_describe(name, array))
-    except CompileError as e:
-        print(e.format(options.bundle), file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"error: {options.bundle}: {e.strerror or e}: {e.filename or ''}".rstrip(": "), file=sys.stderr)
-        return 1
+            print(describe_array(name, array))
+    except (CompileError, OSError) as e:
+        return report_error(options.bundle, e)
     return 0

@@ -93,7 +93,8 @@ RUN_ERRORS = {
 MRVL_ERR_MLIP = -6
 
 
-def _numpy_dtype(name: str) -> np.dtype:
+def numpy_dtype(name: str) -> np.dtype:
+    """The numpy dtype of a tensor's dtype as `metadata.json` names it."""
     # numpy has no bfloat16: its bits travel as uint16.
     return np.dtype(np.uint16) if name == "bfloat16" else np.dtype("bool" if name == "bool" else name)
 
@@ -146,7 +147,7 @@ class Bundle:
 
     @staticmethod
     def _tensor(entry: dict) -> Tensor:
-        return Tensor(entry["name"], _numpy_dtype(entry["dtype"]), tuple(int(d) for d in entry["shape"]))
+        return Tensor(entry["name"], numpy_dtype(entry["dtype"]), tuple(int(d) for d in entry["shape"]))
 
     def source_files(self) -> list[Path]:
         return sorted(p for p in self.path.iterdir() if p.suffix in BUILD_SOURCES or p.name == "Makefile")
@@ -802,7 +803,8 @@ def quantization_steps(model: Path) -> dict[str, float]:
 # --- Command line ---------------------------------------------------------------------
 
 
-def _fill(bundle: Bundle, mode: str) -> dict[str, np.ndarray]:
+def fill_inputs(bundle: Bundle, mode: str) -> dict[str, np.ndarray]:
+    """Inputs for the bundle as `--fill-mode` says: zeros, ones, or random (seed 0)."""
     rng = np.random.default_rng(0)
     filled = {}
     for t in bundle.inputs:
@@ -814,7 +816,8 @@ def _fill(bundle: Bundle, mode: str) -> dict[str, np.ndarray]:
     return filled
 
 
-def _load_inputs(path: Path) -> dict[str, np.ndarray]:
+def load_arrays(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of the .npz file at `path`, by name."""
     try:
         with np.load(path, allow_pickle=False) as data:
             return {k: data[k] for k in data.files}
@@ -822,13 +825,15 @@ def _load_inputs(path: Path) -> dict[str, np.ndarray]:
         raise CompileError(str(path), f"not a readable .npz file: {e}") from None
 
 
-def _save_outputs(path: Path, outputs: Mapping[str, np.ndarray]) -> None:
+def save_arrays(path: Path, outputs: Mapping[str, np.ndarray]) -> None:
+    """Write `outputs` to the .npz file at `path`, whole or not at all."""
     buffer = io.BytesIO()
     np.savez(buffer, **outputs)  # type: ignore[arg-type]
     write_atomically(path, buffer.getvalue())
 
 
-def _describe(name: str, array: np.ndarray) -> str:
+def describe_array(name: str, array: np.ndarray) -> str:
+    """The line mrvl-run prints for an output: its shape and value range."""
     shape = "x".join(map(str, array.shape)) or "scalar"
     if array.size and array.dtype.kind in "fiu":
         a = array.astype(np.float64)
@@ -874,7 +879,7 @@ def main(args: Sequence[str] | None = None) -> int:
         if options.verify and importlib.util.find_spec("onnxruntime") is None:
             raise CompileError("--verify", VERIFY_NEEDS)
         with open_bundle(options.bundle) as bundle:
-            inputs = _load_inputs(options.inputs) if options.inputs else _fill(bundle, options.fill_mode)
+            inputs = load_arrays(options.inputs) if options.inputs else fill_inputs(bundle, options.fill_mode)
             program = HostProgram(bundle, build(bundle, options.cc, profile=options.profile, threads=options.threads))
             with accelerator(program, options.run_mode, options.precision, options.simulator) as mlip:
                 if options.profile:
@@ -886,7 +891,7 @@ def main(args: Sequence[str] | None = None) -> int:
             served = f"; {len(bundle.subgraphs)} accelerator subgraph(s) on {where}" if bundle.subgraphs else ""
             print(f"ran {bundle.model}{served}")
             for name, array in outputs.items():
-                print(_describe(name, array))
+                print(describe_array(name, array))
             if options.profile:
                 print("\n".join(_profile_table(times, options.repeat)))
                 if options.profile_out:
@@ -896,7 +901,7 @@ def main(args: Sequence[str] | None = None) -> int:
                     print(f"(cpu.call_mlip: the time of {where}, not of MLIP)")
                 print("\n".join(_summary_table(summarize_profile(bundle, times))))
             if options.outputs:
-                _save_outputs(options.outputs, outputs)
+                save_arrays(options.outputs, outputs)
             if options.verify:
                 rows = verify(options.verify, inputs, outputs, mlip.precision if bundle.subgraphs else None)
                 print(f"verify against onnxruntime ({options.verify.name}):")
@@ -905,13 +910,18 @@ def main(args: Sequence[str] | None = None) -> int:
                 failed = [row.name for row in rows if not row.comparison.ok]
                 if failed:
                     raise CompileError("--verify", f"{len(failed)} output(s) differ from onnxruntime: {', '.join(failed)}")
-    except CompileError as e:
-        print(e.format(options.bundle), file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"error: {options.bundle}: {e.strerror or e}: {e.filename or ''}".rstrip(": "), file=sys.stderr)
-        return 1
+    except (CompileError, OSError) as e:
+        return report_error(options.bundle, e)
     return 0
+
+
+def report_error(bundle: str, error: CompileError | OSError) -> int:
+    """Print `error` as mrvl-run's one `error:` line about `bundle`; the exit status, 1."""
+    if isinstance(error, CompileError):
+        print(error.format(bundle), file=sys.stderr)
+    else:
+        print(f"error: {bundle}: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

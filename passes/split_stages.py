@@ -14,6 +14,10 @@ late, a model output produced early) is passed through it. A stage's estimated t
     its subgraphs' MLIP estimate at its share of the tiles + its host kernels' estimate
     + (bytes of its inputs + bytes of its outputs) / [pipeline] link_bytes_per_s
 
+where a host kernel's estimate is its measured time when a `host_profile` timed it
+(`CostModel.host_op_seconds`), so a split on a profile from the machine that runs the
+stages balances what they take there.
+
 and the split minimises the largest (`best_split`: dynamic programming over the cut
 positions and the tile shares, exact). The tile group, the `num_tiles` the subgraphs were
 partitioned for, is shared out among the stages with MLIP work in shares of 1, 2, 4 or 8.
@@ -34,7 +38,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from mrvl.target.cost_model import CostModel, CostModelOptions, host_work, subgraph_work
+from mrvl.target.cost_model import CostModel, CostModelOptions, subgraph_work
 from mrvl.target.options import TargetOptions
 from mrvl_dialect import cpu
 from mrvl_dialect.errors import CompileError
@@ -178,7 +182,7 @@ def stage_costs(module: ModuleOp, model: CostModel) -> StageCosts:
             for s in shares:
                 mlip[s][i + 1] += model.mlip_estimate(work, replace(target, num_tiles=s)).seconds * op.chunk_count()
         else:
-            host[i + 1] += model.host_seconds(host_work(op))
+            host[i + 1] += model.host_op_seconds(op)
     live = live_values(function, ops)
     live_bytes = np.array([sum(value_bytes(v) for v in values) for values in live], dtype=np.float64)
     return StageCosts(host, mlip, calls, live_bytes, model.pipeline.link_bytes_per_s, tiles)

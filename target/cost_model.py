@@ -8,7 +8,8 @@ compile is for (`name`) and may override keys of its set. Its defaults are
 `DEFAULT_TARGET_INI` (also `docs/target.ini`; `docs/cost-model.md` explains each value and
 where it comes from); a file given with `target_file` / `--target-file` overrides the keys
 it sets. `host_profile` / `--host-profile` replaces the host throughputs with those measured
-by `mrvl-run --profile --profile-out FILE` on the machine that runs the bundle.
+by `mrvl-run --profile --profile-out FILE` on the machine that runs the bundle, and takes
+the time of each kernel the profile timed as that kernel's estimate.
 
 Estimates, per call and per kernel:
 
@@ -19,7 +20,9 @@ Estimates, per call and per kernel:
   with compute as in Marvell's published run (skipped when `wb_pin_ocm=1` and they fit
   the OCM), and I/O the subgraph's inputs and outputs in the device format;
 - a host kernel: its overhead plus its MACs over the class's MAC rate (`conv`, `matmul`),
-  or, for every other kernel, the bytes it reads and writes over `bytes_per_s`.
+  or, for every other kernel, the bytes it reads and writes over `bytes_per_s`; with a
+  host profile, the kernel's own measured time when the profile timed the same kernel
+  (`host_op_seconds`: the same ONNX nodes, op, class and MACs).
 
 Partitioning (`partition-mrvl`'s `worth-the-call` policy) and legalisation
 (`legalize-mrvl`) weigh these estimates, `select-host-kernels` the conv kernels' overheads;
@@ -30,8 +33,9 @@ import configparser
 import json
 import math
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from pathlib import Path
 
@@ -42,6 +46,7 @@ import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect import cpu, mrvl
 from mrvl_dialect.errors import CompileError, CompileWarning
 from mrvl_dialect.graph import ConstantOp
+from mrvl_dialect.locations import op_label
 from mrvl_dialect.shared_attributes import tensor_shape
 from mrvl.target.options import TargetOptions
 
@@ -248,6 +253,15 @@ class HostWork:
 
 
 @dataclass(frozen=True)
+class MeasuredHostOp:
+    """A host kernel a profile timed: its class and MACs as the profile recorded them, its time a run."""
+
+    kind: str
+    macs: int
+    seconds: float
+
+
+@dataclass(frozen=True)
 class MlipEstimate:
     compute_s: float
     weights_s: float
@@ -276,6 +290,8 @@ class CostModel:
     pipeline: PipelineTarget
     source: str = "target defaults"
     host_source: str = "host assumed"
+    measured_host_ops: Mapping[str, MeasuredHostOp] = field(default_factory=dict)
+    """The host kernels the calibrating profile timed, by label (`op_label`)."""
 
     @classmethod
     def load(cls, target_file: str = "", host_profile: str = "") -> "CostModel":
@@ -309,14 +325,17 @@ class CostModel:
 
     def calibrated(self, profile: str) -> "CostModel":
         """The host rates measured in `profile` (`mrvl-run --profile-out`) for each class it
-        timed; the others, and the overhead, as before."""
-        rates = host_rates(read_profile(profile))
+        timed, and the time of each kernel it timed (`host_op_seconds`); the other rates,
+        and the overhead, as before."""
+        ops = read_profile(profile)
+        rates = host_rates(ops)
         if not rates:
             raise CompileError(profile, "no host kernel with known work: profile a bundle mrvl-compile wrote "
                                "(its report.json holds each kernel's work)")
         names = {"conv": "conv_macs_per_s", "matmul": "matmul_macs_per_s", "memory": "bytes_per_s"}
         host = replace(self.host, **{names[kind]: rate for kind, rate in rates.items()})
-        return replace(self, host=host, host_source=f"host from {Path(profile).name}")
+        return replace(self, host=host, host_source=f"host from {Path(profile).name}",
+                       measured_host_ops=measured_host_ops(ops))
 
     # Estimates
 
@@ -339,6 +358,18 @@ class CostModel:
         if work.kind == "matmul" and work.macs:
             return h.op_overhead_s + work.macs / h.matmul_macs_per_s
         return h.op_overhead_s + work.bytes / h.bytes_per_s
+
+    def host_op_seconds(self, op: Operation) -> float:
+        """`op`'s time as a host kernel: what the calibrating profile measured when it timed
+        the same kernel (its label, class and MACs), else `host_seconds` of its work. One
+        rate per class cannot tell a 7x7 stem conv from a 1x1 one, nor a kernel whose
+        weights stay in cache from one streaming them: a split of a model into pipeline
+        stages balances on what each kernel took."""
+        work = host_work(op)
+        measured = self.measured_host_ops.get(op_label(op))
+        if measured is not None and (measured.kind, measured.macs) == (work.kind, work.macs):
+            return measured.seconds
+        return self.host_seconds(work)
 
 
 @dataclass(frozen=True)
@@ -452,6 +483,15 @@ def host_rates(ops: Iterable[dict]) -> dict[str, float]:
             work[kind] = work.get(kind, 0) + amount
             time[kind] = time.get(kind, 0.0) + op["seconds"]
     return {kind: work[kind] / time[kind] for kind in work}
+
+
+def measured_host_ops(ops: Iterable[dict]) -> dict[str, MeasuredHostOp]:
+    """The host kernels of profiled `ops` by label, those whose label names one kernel of
+    the profile (a label several share, as the compiler's own transposes do, names none)."""
+    labelled = [op for op in ops if isinstance(op.get("label"), str)]
+    counts = Counter(op["label"] for op in labelled)
+    return {op["label"]: MeasuredHostOp(op["kind"], op["macs"], op["seconds"]) for op in labelled
+            if op["kind"] in HOST_KINDS and op["seconds"] > 0 and counts[op["label"]] == 1}
 
 
 # --- Work of IR ops ---------------------------------------------------------------------
@@ -597,8 +637,7 @@ def estimate_program(ops: Iterable[Operation], subgraphs: Iterable[mrvl.Subgraph
             callee = op.callee.root_reference.data
             calls[callee] = calls.get(callee, 0) + op.chunk_count()
         elif isinstance(op, cpu.CpuOp) and op.properties.get("alias") is None:  # an alias runs no code
-            work = host_work(op)
-            host.append(HostOpEstimate(op, work, model.host_seconds(work)))
+            host.append(HostOpEstimate(op, host_work(op), model.host_op_seconds(op)))
     estimates = []
     for subgraph in subgraphs:
         work = subgraph_work(subgraph)

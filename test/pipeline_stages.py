@@ -17,7 +17,7 @@ import onnx
 from onnx import helper
 
 from mrvl.compile import compile_model
-from mrvl.run import _numpy_dtype
+from mrvl.run import numpy_dtype
 
 LINK_BYTES_PER_S = 1.0e9
 
@@ -66,7 +66,7 @@ def _value_types(model: onnx.ModelProto) -> dict[str, onnx.ValueInfoProto]:
 
 
 def _tensor(value: onnx.ValueInfoProto) -> dict:
-    dtype = _numpy_dtype(helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type).name)
+    dtype = numpy_dtype(helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type).name)
     shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
     count = 1
     for d in shape:

@@ -147,8 +147,9 @@ def test_resnet50_sized_at_8_tiles_is_within_the_published_order_of_magnitude():
 
 @pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None, reason="needs cc and make")
 def test_host_calibration_from_a_real_profile(zoo_dir, tmp_path, capsys):
-    """mrvl-run --profile --profile-out on an all-host bundle gives each kernel class's rate;
-    the same bundle's host estimate with those rates is then its measured time."""
+    """mrvl-run --profile --profile-out on an all-host bundle gives each kernel class's rate
+    and each kernel's time; the same model's host estimate with that profile is then its
+    measured time."""
     model = zoo_dir / "resnet_small.onnx"
     shape = ["--input-shape", "input=1x3x64x64"]
     assert mrvl_compile([str(model), *shape, "--no-offload", "-o", str(tmp_path / "host.tar")]) == 0
@@ -173,6 +174,10 @@ def test_host_calibration_from_a_real_profile(zoo_dir, tmp_path, capsys):
     estimate = build_report(again, calibrated).estimate
     measured = sum(op["seconds"] for op in ops)
     assert estimate is not None and estimate.host_seconds == pytest.approx(measured, rel=0.25)
+    # Each kernel the profile timed is estimated at its own time, not at its class's rate.
+    timed = {op["label"]: op["seconds"] for op in ops}
+    kernels = [k for k in estimate.kernels if k.label in timed]
+    assert len(kernels) == len(timed) and all(k.seconds == timed[k.label] for k in kernels)
 
     assert mrvl_compile([str(model), *shape, "--host-profile", str(profile), "-o", str(tmp_path / "mlip.tar")]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("estimated"))

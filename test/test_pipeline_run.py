@@ -2,7 +2,7 @@
 stage, cut by hand (test/pipeline_stages.py: the runner alone) into 2 and 4 stages (4 ranks
 oversubscribe this machine's cores), and as `mrvl-compile --stages 2` cuts it, gives every
 frame's outputs bit for bit as the whole model's bundle does, all-host and with its convs on
-the reference simulator (fp32); so does the zoo's YOLOv8 as `--stages 4` cuts it, its neck's
+the reference simulator (fp32), and with its ranks placed by a hostfile; so does the zoo's YOLOv8 as `--stages 4` cuts it, its neck's
 skips forwarded (slow); and each failure is one `error:` line with exit
 status 1, a failing or killed stage stopping every rank."""
 
@@ -107,6 +107,27 @@ def test_mrvl_compile_stages_run_as_the_whole_bundle(skip_net, tmp_path, capsys)
         for k in range(FRAMES):
             for name, array in run_bundle(skip_net["host", 1], {"x": given["x"][k]}).items():
                 assert np.array_equal(got[name][k], array), f"frame {k}, output {name}"
+
+
+def test_a_hostfile_places_the_ranks(skip_net, tmp_path, capsys):
+    """`--hostfile` goes to mpirun, which then places the ranks on the hosts it lists and no
+    more (no `--oversubscribe`): this machine alone, as Open MPI's hostfile names it, runs
+    the 2 stages in its 2 slots, and refuses them in 1."""
+    hosts = tmp_path / "hosts"
+    hosts.write_text("localhost slots=2\n")
+    outputs = tmp_path / "outputs.npz"
+    status, out, err = _run([skip_net["host", 2], "--frames", FRAMES, "--inputs", skip_net["inputs"],
+                             "--outputs", outputs, "--hostfile", hosts], capsys)
+    assert (status, err) == (0, "") and "2 stages on 2 MPI ranks" in out
+    with np.load(skip_net["inputs"]) as given, np.load(outputs) as got:
+        for k in range(FRAMES):
+            for name, array in run_bundle(skip_net["host", 1], {"x": given["x"][k]}).items():
+                assert np.array_equal(got[name][k], array), f"frame {k}, output {name}"
+
+    hosts.write_text("localhost slots=1\n")
+    status, out, err = _run([skip_net["host", 2], "--frames", FRAMES, "--hostfile", hosts], capsys)
+    assert status == 1 and out == ""
+    assert err.startswith(f"error: {skip_net['host', 2]}: mpirun: failed (exit status 1): There are not enough slots")
 
 
 @pytest.mark.slow

@@ -143,7 +143,8 @@ def yolo_style_detector() -> onnx.ModelProto:
 
 def chain_matches_whole(model: Path, tmp_path: Path, stages: int, **options) -> dict:
     """Compile `model` whole and in `stages` stages, run the stage bundles one after the
-    other on two frames, and check every output bit for bit; the manifest."""
+    other on two frames, and check every output bit for bit, and the archive's report
+    against the whole bundle's; the manifest."""
     whole = compile_model(model, tmp_path / "whole.tar", **options).output
     pipeline = compile_model(model, tmp_path / "pipeline.tar", pipeline_stages=stages, **options).output
     folder = tmp_path / "pipeline"
@@ -152,6 +153,9 @@ def chain_matches_whole(model: Path, tmp_path: Path, stages: int, **options) -> 
     document = json.loads((folder / "pipeline.json").read_text())
     assert not validate(document, SCHEMA)
     assert len(document["stages"]) == stages
+    # The archive's report is the whole model's: its host part lowered as the whole bundle's.
+    whole_report = json.loads(tarfile.open(whole).extractfile("report.json").read())  # type: ignore[union-attr]
+    assert json.loads((folder / "report.json").read_text())["host"] == whole_report["host"]
     rng = np.random.default_rng(0)
     for _ in range(2):
         frame = {t["name"]: rng.standard_normal(t["shape"]).astype(np.float32) for t in document["inputs"]}
