@@ -398,14 +398,28 @@ static void qconv_widen(int64_t n, const uint8_t *restrict in, uint8_t flip, int
     for (int64_t j = 0; j < n; j++) out[j] = (int16_t)((int16_t)(in[j] ^ flip) - zero);
 }
 
+/* Where tap t = u * kw + v of a depthwise conv reads its padded plane, from an output row's
+ * start (`qconv_depthwise_plane`'s layout: rows of stride_w phases, `phase` wide). */
+static void qconv_depthwise_offsets(const mrvl_qconv_params *p, int64_t phase, int64_t *offset)
+{
+    for (int64_t u = 0; u < p->kh; u++)
+        for (int64_t v = 0; v < p->kw; v++) {
+            const int64_t at = v * p->dilation_w;
+            offset[u * p->kw + v] = u * p->dilation_h * p->stride_w * phase + at % p->stride_w * phase +
+                                    at / p->stride_w;
+        }
+}
+
 /* The depthwise conv of one plane: its bytes, flipped and less the zero point, in an int16
  * plane padded with zeros (target/host_kernels.py qconv_scratch_bytes sizes it) whose rows
  * are split into stride_w phases (phase f holds columns f, f + stride_w, ...), so that each
- * tap reads a contiguous run of every row; the sums of the output rows (`qconv_depthwise_row`
- * apart), requantized, and the first ow results of each row copied out. */
+ * tap reads a contiguous run of every row (from `offset`: qconv_depthwise_offsets); the sums
+ * of the output rows (`qconv_depthwise_row` apart), requantized, and the first ow results of
+ * each row copied out. */
 static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *plane, uint8_t flip, int32_t zu,
                                   const int8_t *taps, int32_t zw, int32_t add, float multiplier, int32_t zy,
-                                  int16_t *padded, int32_t *sums, uint8_t *results, uint8_t *out)
+                                  const int64_t *offset, int16_t *padded, int32_t *sums, uint8_t *results,
+                                  uint8_t *out)
 {
     const int64_t sw = p->stride_w, row_length = qconv_depthwise_row(p);
     const int64_t rows = (p->oh - 1) * p->stride_h + (p->kh - 1) * p->dilation_h + 1;
@@ -445,12 +459,7 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
      * in the unpacks' lane order, put back in order once per chunk */
     if (p->kh * p->kw <= 64) {
         const int64_t count = p->kh * p->kw;
-        int64_t offset[64];
         int32_t pair[32];
-        for (int64_t t = 0; t < count; t++) {
-            const int64_t u = t / p->kw, at = (t % p->kw) * p->dilation_w;
-            offset[t] = u * p->dilation_h * sw * phase + (at % sw) * phase + at / sw;
-        }
         for (int64_t t = 0; t < count; t += 2) {
             const int32_t first_w = taps[t] - zw, second_w = t + 1 < count ? taps[t + 1] - zw : 0;
             pair[t / 2] = (int32_t)(((uint32_t)(uint16_t)second_w << 16) | (uint16_t)first_w);
@@ -480,22 +489,18 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
 #else
             int32_t acc[32] = {0};
 #endif
-            for (int64_t u = 0; u < p->kh; u++) {
-                const int16_t *row = padded + (r * p->stride_h + u * p->dilation_h) * sw * phase + s0;
-                for (int64_t v = 0; v < p->kw; v++) {
-                    const int32_t wv = taps[u * p->kw + v] - zw;
-                    const int64_t at = v * p->dilation_w;
-                    const int16_t *src = row + (at % sw) * phase + at / sw;
+            for (int64_t t = 0; t < p->kh * p->kw; t++) {
+                const int32_t wv = taps[t] - zw;
+                const int16_t *src = padded + r * p->stride_h * sw * phase + s0 + offset[t];
 #if defined(__GNUC__)
-                    qconv_i16x16 low, high;
-                    memcpy(&low, src, sizeof low);
-                    memcpy(&high, src + 16, sizeof high);
-                    acc0 += wv * __builtin_convertvector(low, qconv_i32x16);
-                    acc1 += wv * __builtin_convertvector(high, qconv_i32x16);
+                qconv_i16x16 low, high;
+                memcpy(&low, src, sizeof low);
+                memcpy(&high, src + 16, sizeof high);
+                acc0 += wv * __builtin_convertvector(low, qconv_i32x16);
+                acc1 += wv * __builtin_convertvector(high, qconv_i32x16);
 #else
-                    for (int j = 0; j < 32; j++) acc[j] += wv * src[j];
+                for (int j = 0; j < 32; j++) acc[j] += wv * src[j];
 #endif
-                }
             }
 #if defined(__GNUC__)
             memcpy(sums + r * run + s0, &acc0, sizeof acc0);
@@ -553,10 +558,13 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
         int32_t *sums = (int32_t *)(void *)at;
         uint8_t *results = at + (count * 4 + 63) / 64 * 64;
         int16_t *padded = (int16_t *)(void *)(results + (count + 63) / 64 * 64);
+        const int64_t cols = (p->ow - 1) * p->stride_w + (p->kw - 1) * p->dilation_w + 1;
+        int64_t offset[taps];
+        qconv_depthwise_offsets(p, (cols + p->stride_w - 1) / p->stride_w, offset);
         for (int64_t b = 0; b < p->n; b++)
             for (int64_t o = 0; o < p->m; o++)
                 qconv_depthwise_plane(p, (const uint8_t *)x + (b * p->c + o) * p->h * p->w, flip, zu, w + o * taps,
-                                      zw[o], add[o], multiplier[o], zy, padded, sums, results,
+                                      zw[o], add[o], multiplier[o], zy, offset, padded, sums, results,
                                       out + (b * p->m + o) * ohw);
         return;
     }
