@@ -162,7 +162,7 @@ class FoldHostQdqPairsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         walker = PatternRewriteWalker(GreedyRewritePatternApplier([
             QuantizeConcatToConcatOfQuantized(), QuantizeMaxPoolToMaxPoolOfQuantized(),
-            DequantizeQuantizeToRescale()]))
+            DequantizeQuantizeToRescale()], dce_enabled=False))
         for top in list(op.body.block.ops):
             if top.name != SUBGRAPH_OP:
                 for region in top.regions:
