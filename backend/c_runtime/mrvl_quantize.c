@@ -81,26 +81,6 @@ MRVL_DEFINE_DEQUANTIZE(i16, int16_t)
 MRVL_DEFINE_DEQUANTIZE(u16, uint16_t)
 MRVL_DEFINE_DEQUANTIZE(i32, int32_t)
 
-/* QuantizeLinear(DequantizeLinear(x)) of 8-bit integers, one scale and zero point each
- * (cpu.rescale): the results of the 256 inputs in a table, computed as the two kernels above
- * compute them, then one lookup per element. */
-#define MRVL_DEFINE_RESCALE(SUFFIX, TX, X_LO, X_HI, TY, Y_SUFFIX)                                \
-    static void mrvl_rescale_##SUFFIX(int64_t count, const TX *x, const float *x_scale,          \
-                                      const TX *x_zero, const float *y_scale, const TY *y_zero,  \
-                                      TY *y)                                                     \
-    {                                                                                            \
-        TY table[256];                                                                           \
-        for (int v = X_LO; v <= X_HI; v++)                                                       \
-            table[(uint8_t)v] = quantize_one_##Y_SUFFIX(((float)v - (float)*x_zero) * *x_scale, \
-                                                        *y_scale, *y_zero);                      \
-        for (int64_t e = 0; e < count; e++) y[e] = table[(uint8_t)x[e]];                         \
-    }
-
-MRVL_DEFINE_RESCALE(i8i8, int8_t, -128, 127, int8_t, i8)
-MRVL_DEFINE_RESCALE(i8u8, int8_t, -128, 127, uint8_t, u8)
-MRVL_DEFINE_RESCALE(u8i8, uint8_t, 0, 255, int8_t, i8)
-MRVL_DEFINE_RESCALE(u8u8, uint8_t, 0, 255, uint8_t, u8)
-
 /* ONNX DynamicQuantizeLinear, as onnxruntime computes it: the range of x widened to hold
  * 0, scale = range / 255 (1 for a range of 0), the zero point -min / scale rounded (halves
  * to even) and saturated, then x quantized with them as QuantizeLinear does. */
@@ -280,6 +260,26 @@ MRVL_DEFINE_MATMUL_INTEGER(u8u8, uint8_t, uint8_t)
 
 MRVL_DEFINE_MAX_POOL(u8, uint8_t, 0)
 MRVL_DEFINE_MAX_POOL(i8, int8_t, -128)
+
+/* QuantizeLinear(DequantizeLinear(x)) of 8-bit integers, one scale and zero point each
+ * (cpu.rescale): the results of the 256 inputs in a table, computed as the two kernels above
+ * compute them, then one lookup per element. */
+#define MRVL_DEFINE_RESCALE(SUFFIX, TX, X_LO, X_HI, TY, Y_SUFFIX)                                \
+    static void mrvl_rescale_##SUFFIX(int64_t count, const TX *x, const float *x_scale,          \
+                                      const TX *x_zero, const float *y_scale, const TY *y_zero,  \
+                                      TY *y)                                                     \
+    {                                                                                            \
+        TY table[256];                                                                           \
+        for (int v = X_LO; v <= X_HI; v++)                                                       \
+            table[(uint8_t)v] = quantize_one_##Y_SUFFIX(((float)v - (float)*x_zero) * *x_scale, \
+                                                        *y_scale, *y_zero);                      \
+        for (int64_t e = 0; e < count; e++) y[e] = table[(uint8_t)x[e]];                         \
+    }
+
+MRVL_DEFINE_RESCALE(i8i8, int8_t, -128, 127, int8_t, i8)
+MRVL_DEFINE_RESCALE(i8u8, int8_t, -128, 127, uint8_t, u8)
+MRVL_DEFINE_RESCALE(u8i8, uint8_t, 0, 255, int8_t, i8)
+MRVL_DEFINE_RESCALE(u8u8, uint8_t, 0, 255, uint8_t, u8)
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
