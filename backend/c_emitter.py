@@ -662,6 +662,11 @@ class CEmitter:
                 f"{b_columns}, {x[3]}, {x[4]}, {y[0]});"]
 
     @emit.register
+    def _(self, op: cpu.RescaleOp, x: list[str], y: list[str]) -> list[str]:
+        return [f"mrvl_rescale_{_suffix(op.input)}{_suffix(op.output)}({math.prod(_shape(op.input))}, {x[0]}, "
+                f"{x[1]}, {x[2]}, {x[3]}, {x[4]}, {y[0]});"]
+
+    @emit.register
     def _(self, op: cpu.SoftmaxOp, x: list[str], y: list[str]) -> list[str]:
         s, axis = _shape(op.input), op.axis.value.data
         if op.log is not None:

@@ -6,7 +6,7 @@ against our own float32 build of the float network.
 Each network of benchmarks/cnn_models.py named (default resnet18, mobilenet_v2, squeezenet) is
 quantized with onnxruntime's `quantize_static` (`quantized_model`: `quant_pre_process`, then
 uint8 activations and int8 weights per output channel, calibrated on seeded standard-normal
-inputs) in QDQ and in QOperator format (there without its Gemm: see `quantized_model`). Each int8 model is compiled with
+inputs) in QDQ and in QOperator format (the classifier a com.microsoft QGemm). Each int8 model is compiled with
 `mrvl-pipeline{offload=false},mrvl-host-pipeline -t c` and built with its Makefile
 (-march=native), as benchmarks/host_c_vs_onnxruntime.py builds the float one. Outputs are
 checked against onnxruntime's run of the same int8 model first (`allowed_difference`), then
@@ -61,14 +61,9 @@ def quantized_model(model: onnx.ModelProto, out: Path, quant_format: str) -> Pat
         raw, prepared = Path(tmp) / "float.onnx", Path(tmp) / "prepared.onnx"
         onnx.save(model, raw)
         quant_pre_process(str(raw), str(prepared), skip_symbolic_shape=True)
-        # QOperator writes a quantized Gemm as com.microsoft.QGemm, which the importer has no
-        # rule for: the classifier stays float in that format.
-        gemms = ([n.name for n in onnx.load(prepared).graph.node if n.op_type == "Gemm"]
-                 if quant_format == "qoperator" else [])
         quantize_static(str(prepared), str(out), Reader(),
                         quant_format=QuantFormat.QDQ if quant_format == "qdq" else QuantFormat.QOperator,
-                        per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        nodes_to_exclude=gemms)
+                        per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
     return out
 
 

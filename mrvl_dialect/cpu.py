@@ -2630,6 +2630,42 @@ class RequantizeOp(CpuOp):
 
 
 @irdl_op_definition
+class RescaleOp(CpuOp):
+    """An int8 or uint8 tensor moved to another quantization, as ONNX
+    QuantizeLinear(DequantizeLinear(x, x_scale, x_zero_point), y_scale, y_zero_point) computes
+    it (x less its zero point times x_scale in float32, divided by y_scale in float32, rounded
+    halves to even, plus y_zero_point, saturated), each scale and zero point one value: a QDQ
+    model's DequantizeLinear -> QuantizeLinear between two int8 ops, one table lookup per
+    element.
+
+        %y = cpu.rescale %x, %sx, %zx, %sy, %zy
+               : (tensor<1x8x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8x4x4xui8>
+    """
+
+    name = "cpu.rescale"
+
+    input = operand_def(TensorType)
+    x_scale = operand_def(TensorType.constr(f32))
+    x_zero_point = operand_def(TensorType)
+    y_scale = operand_def(TensorType.constr(f32))
+    y_zero_point = operand_def(TensorType)
+    output = result_def(TensorType)
+
+    assembly_format = "$input `,` $x_scale `,` $x_zero_point `,` $y_scale `,` $y_zero_point " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        _check_shape("the result", shape_of(self.output), shape_of(self.input))
+        for side, value, zero_point, scale in (("input", self.input, self.x_zero_point, self.x_scale),
+                                                ("result", self.output, self.y_zero_point, self.y_scale)):
+            if element_type_of(value) not in INTEGER_PRODUCT_TYPES:
+                raise VerifyException(f"the {side} must be int8 or uint8, got {element_type_of(value)}")
+            if element_type_of(zero_point) != element_type_of(value):
+                raise VerifyException(f"the {side}'s zero point must have its element type")
+            if math.prod(shape_of(scale)) != 1 or math.prod(shape_of(zero_point)) != 1:
+                raise VerifyException(f"the {side}'s scale and zero point must be one value each")
+
+
+@irdl_op_definition
 class QLinearConvOp(CpuOp):
     """ONNX QLinearConv in 2-D, NCHW, in one int8 kernel: (x - x_zero_point) convolved with
     (w - w_zero_point), summed in int32 with the int32 bias B, requantized with the
@@ -2777,6 +2813,7 @@ CPU = Dialect(
         MatmulIntegerOp,
         ConvIntegerOp,
         RequantizeOp,
+        RescaleOp,
         QLinearConvOp,
     ],
     [

@@ -9,6 +9,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "chunk-mrvl-batch": ("mrvl.passes.chunk_mrvl_batch", "ChunkMrvlBatchPass"),
     "cleanup-graph": ("mrvl.passes.cleanup_graph", "CleanupGraphPass"),
     "convert-layout": ("mrvl.passes.convert_layout", "ConvertLayoutPass"),
+    "fold-host-qdq-pairs": ("mrvl.passes.fold_host_qdq_pairs", "FoldHostQdqPairsPass"),
     "fuse-cpu-epilogues": ("mrvl.passes.fuse_cpu_epilogues", "FuseCpuEpiloguesPass"),
     "fuse-elementwise": ("mrvl.passes.fuse_elementwise", "FuseElementwisePass"),
     "fuse-host-qdq-convs": ("mrvl.passes.fuse_host_qdq_convs", "FuseHostQdqConvsPass"),

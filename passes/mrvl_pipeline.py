@@ -21,6 +21,7 @@ from mrvl.target.options import TargetPassOptions
 from mrvl.passes.chunk_mrvl_batch import ChunkMrvlBatchPass
 from mrvl.passes.cleanup_graph import CleanupGraphPass
 from mrvl.passes.convert_layout import ConvertLayoutPass
+from mrvl.passes.fold_host_qdq_pairs import FoldHostQdqPairsPass
 from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
 from mrvl.passes.fuse_host_qdq_convs import FuseHostQdqConvsPass
 from mrvl.passes.fuse_elementwise import FuseElementwisePass
@@ -74,6 +75,7 @@ class MrvlPipelinePass(TargetPassOptions, CostModelOptions, ModulePass):
             LowerToCpuPass(),
             FuseCpuEpiloguesPass(),
             FuseHostQdqConvsPass(),
+            FoldHostQdqPairsPass(),
             FuseElementwisePass(),
         )
 

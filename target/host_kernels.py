@@ -215,9 +215,10 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     """Bytes of mrvl_qlinear_conv's scratch: per output channel a multiplier, a constant and a
     zero point; then the sums and results of a plane, the zero-padded int16 plane split into
     stride phases, a padded row and the plane widened to int16 (depthwise); or the column sums,
-    a tile of sums, a packed tile, the im2col rows' offsets and: nothing more for a 1x1 conv of
-    stride 1 without padding, the zero-padded planes and a buffer of results for other convs
-    of stride 1, the im2col rows for the others."""
+    a tile of sums, a packed tile, the im2col rows' offsets and, unless the conv is 1x1 of
+    stride 1 without padding (it reads the input's planes), the zero-padded planes split into
+    stride phases, a padded row and, when the phases' rows are wider than the output's, a
+    buffer of results."""
     def aligned(n: int) -> int:
         return -(-n // 64) * 64
 
@@ -234,11 +235,11 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     mr, nr, k = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR"), cg * kh * kw
     fixed = per_channel + aligned(4 * nr) + aligned(4 * mr * nr) + aligned(-(-k // 4) * 4 * nr) + aligned(8 * k)
     if kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w):
-        return fixed  # the input's planes as they are
-    if strides == [1, 1]:  # zero-padded planes, and the results of rows `width` wide
-        width, height = ow + (kw - 1) * dilations[1], oh + (kh - 1) * dilations[0]
-        return fixed + aligned(cg * height * width + width + nr) + m // op.group.value.data * oh * width
-    return fixed + k * oh * ow  # im2col rows
+        return fixed
+    (sh, sw), (dh, dw) = strides, dilations
+    width, height = -(-((ow - 1) * sw + (kw - 1) * dw + 1) // sw), -(-((oh - 1) * sh + (kh - 1) * dh + 1) // sh)
+    phases = aligned(cg * sh * sw * height * width + width + nr) + aligned(sw * width)
+    return fixed + phases + (m // op.group.value.data * oh * width if width != ow else 0)
 
 
 def packed_weights_floats(op: cpu.ConvOp) -> int:

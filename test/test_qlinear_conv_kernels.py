@@ -2,8 +2,9 @@
 QLinearConv, exactly: uint8 and int8 activations, outputs and weights (uint8 weights packed as
 int8 by -128), scales and zero points per tensor and per output channel, bias, input channels
 not a multiple of four, output channels not a multiple of a panel, positions not a multiple of
-a tile, padding, strides, dilations, groups, several images, the 1x1 conv read straight from
-its input, and the depthwise kernel (with AVX-512 its taps in pairs; more than 64 taps one by
+a tile, padding, strides (a 1x1 conv of stride 2, stride 3 with a dilation), dilations, groups,
+several images, the 1x1 conv read straight from its input, and the depthwise kernel (strides
+1, 2 and 3, padding of either parity; with AVX-512 its taps in pairs, more than 64 taps one by
 one). All cases are one model, built with -march=native (here AVX-512 VNNI), with
 -march=x86-64-v3 (AVX2 without VNNI), with -march=x86-64-v3 -mavxvnni (AVX-VNNI), with the
 baseline ISA (the portable loops) and for -mcpu=neoverse-n2 (usdot) run under qemu."""
@@ -40,6 +41,13 @@ CASES = {
     "u8_stem_7x7": (np.uint8, np.int8, np.uint8, [1, 3, 20, 20], [16, 3, 7, 7], dict(strides=[2, 2], pads=[3, 3, 3, 3]),
                     True, 0),
     "u8w_1x1_wide": (np.uint8, np.uint8, np.uint8, [1, 40, 6, 6], [33, 40, 1, 1], {}, False, 100),
+    "depthwise_i8_stride2_pad1": (np.int8, np.int8, np.int8, [1, 6, 15, 14], [6, 1, 3, 3],
+                                  dict(pads=[1, 1, 1, 1], strides=[2, 2], group=6), True, 0),
+    "depthwise_stride3": (np.uint8, np.int8, np.uint8, [1, 4, 13, 17], [4, 1, 3, 3],
+                          dict(pads=[0, 1, 2, 0], strides=[3, 3], group=4), False, 0),
+    "u8_1x1_stride2": (np.uint8, np.int8, np.uint8, [1, 8, 9, 9], [12, 8, 1, 1], dict(strides=[2, 2]), True, 0),
+    "i8_stride3_dilated": (np.int8, np.int8, np.int8, [1, 5, 14, 13], [7, 5, 3, 3],
+                           dict(strides=[3, 2], dilations=[2, 1], pads=[1, 2, 0, 1]), False, 0),
 }
 
 

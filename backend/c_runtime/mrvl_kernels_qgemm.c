@@ -23,8 +23,8 @@
  * panels, each panel followed by its rows' int32 sums; for the depthwise kernel, (M, kh * kw).
  * Activations are packed at run time, a tile of MRVL_QGEMM_NR output positions at a time, as
  * (K4, NR, 4), from K rows of bytes: the input's planes (a 1x1 conv of stride 1 without
- * padding), the zero-padded planes at each tap's offset (other convs of stride 1), or the
- * rows of an im2col matrix (K, OH * OW).
+ * padding), else the zero-padded planes split into stride phases, each tap's row a run of its
+ * phase from the tap's offset (`qconv_phase_planes`).
  *
  * Included by mrvl_kernels.c after the float families (mrvl_kernels_internal.h: intrinsics,
  * MRVL_UNROLL). */
@@ -316,74 +316,58 @@ static void qconv_pack_tile(const uint8_t *base, const int64_t *rows, int64_t k,
             for (int j = 0; j < 4; j++) column_sums[p] += tile[(q * MRVL_QGEMM_NR + p) * 4 + j];
 }
 
-/* The output positions [*begin, *end) of a row whose tap at offset `shift` (input column
- * s * stride + shift) reads inside a row of `width`. */
-static void qconv_inside(int64_t count, int64_t stride, int64_t shift, int64_t width, int64_t *begin, int64_t *end)
+/* Whether some tap of a conv's window (kernel taps `dilation` apart) lands on phase `phase` of
+ * `stride`: only those phases are built. */
+static int qconv_phase_used(int64_t phase, int64_t stride, int64_t kernel, int64_t dilation)
 {
-    int64_t b = shift >= 0 ? 0 : (-shift + stride - 1) / stride;
-    int64_t e = width - shift <= 0 ? 0 : (width - shift + stride - 1) / stride;
-    e = e < count ? e : count;
-    *begin = b < e ? b : e;
-    *end = e;
+    for (int64_t t = 0; t < kernel && t < stride; t++)
+        if (t * dilation % stride == phase) return 1;
+    return 0;
 }
 
-/* The im2col rows of one image and group: row (ci, u, v) holds, for every output position,
- * the input byte it reads through tap (u, v) of channel ci, the zero point where padding. */
-static void qconv_im2col(const mrvl_qconv_params *p, const uint8_t *planes, uint8_t pad, uint8_t *rows)
+/* The planes of one image and group zero-padded (the zero point's byte) and split into stride
+ * phases: phase (a, b) of channel ci holds the padded plane's rows a, a + stride_h, ... and
+ * columns b, b + stride_w, ..., `height` rows of `width` bytes, at ((ci * stride_h + a) *
+ * stride_w + b) * height * width (`qconv_phase_extent`). Tap (u, v) then reads, for the output
+ * positions r * width + col, one run of bytes: its phase from row u * dilation_h / stride_h,
+ * column v * dilation_w / stride_w (the positions with col >= ow are computed and dropped).
+ * `line` holds a padded row before a stride of 2 or more splits it. */
+static void qconv_phase_planes(const mrvl_qconv_params *p, const uint8_t *planes, uint8_t pad, int64_t width,
+                               int64_t height, uint8_t *phases, uint8_t *line)
 {
-    const int64_t cg = p->c / p->group, ohw = p->oh * p->ow;
+    const int64_t cg = p->c / p->group, sh = p->stride_h, sw = p->stride_w, span = sw * width;
+    const int64_t first = p->pad_left < span ? p->pad_left : span;
+    const int64_t last = p->pad_left + p->w < span ? p->pad_left + p->w : span;
+    const int odd_used = sw == 2 && qconv_phase_used(1, 2, p->kw, p->dilation_w);
     for (int64_t ci = 0; ci < cg; ci++)
-        for (int64_t v = 0; v < p->kw; v++) {
-            int64_t s0, s1;
-            const int64_t shift = v * p->dilation_w - p->pad_left;
-            qconv_inside(p->ow, p->stride_w, shift, p->w, &s0, &s1);
-            for (int64_t u = 0; u < p->kh; u++) {
-                const uint8_t *plane = planes + ci * p->h * p->w;
-                uint8_t *row = rows + ((ci * p->kh + u) * p->kw + v) * ohw;
-                for (int64_t r = 0; r < p->oh; r++) {
-                    const int64_t ih = r * p->stride_h + u * p->dilation_h - p->pad_top;
-                    uint8_t *out = row + r * p->ow;
-                    if (ih < 0 || ih >= p->h) {
-                        memset(out, pad, (size_t)p->ow);
-                        continue;
-                    }
-                    const uint8_t *in = plane + ih * p->w + shift;
-                    memset(out, pad, (size_t)s0);
-                    /* the stride a local (out may alias p) and 2 a constant: the loops vectorise */
-                    const int64_t sw = p->stride_w;
-                    if (sw == 1)
-                        memcpy(out + s0, in + s0, (size_t)(s1 - s0));
-                    else if (sw == 2)
-                        for (int64_t s = s0; s < s1; s++) out[s] = in[2 * s];
-                    else
-                        for (int64_t s = s0; s < s1; s++) out[s] = in[s * sw];
-                    memset(out + s1, pad, (size_t)(p->ow - s1));
-                }
-            }
-        }
-}
-
-/* The planes of one image and group zero-padded (the zero point's byte) to rows of `width`
- * = ow + (kw - 1) * dilation_w bytes, oh + (kh - 1) * dilation_h of them, for a conv of
- * stride 1: the im2col row of tap (u, v) of channel ci is then the padded plane itself from
- * offset (u * dilation_h) * width + v * dilation_w, for the output positions r * width + c
- * (those with c >= ow are computed and dropped). */
-static void qconv_pad_planes(const mrvl_qconv_params *p, const uint8_t *planes, uint8_t pad, int64_t width,
-                             uint8_t *padded)
-{
-    const int64_t cg = p->c / p->group, height = p->oh + (p->kh - 1) * p->dilation_h;
-    const int64_t first = p->pad_left, last = p->pad_left + p->w < width ? p->pad_left + p->w : width;
-    for (int64_t ci = 0; ci < cg; ci++)
-        for (int64_t i = 0; i < height; i++) {
-            uint8_t *row = padded + (ci * height + i) * width;
+        for (int64_t i = 0; i < height * sh; i++) {
+            const int64_t a = i % sh;
+            if (!qconv_phase_used(a, sh, p->kh, p->dilation_h)) continue;
+            uint8_t *row = phases + (ci * sh + a) * sw * height * width + (i / sh) * width;
+            uint8_t *full = sw == 1 ? row : line;
             const int64_t ih = i - p->pad_top;
             if (ih < 0 || ih >= p->h) {
-                memset(row, pad, (size_t)width);
-                continue;
+                memset(full, pad, (size_t)span);
+            } else {
+                memset(full, pad, (size_t)first);
+                memcpy(full + first, planes + (ci * p->h + ih) * p->w, (size_t)(last - first));
+                memset(full + last, pad, (size_t)(span - last));
             }
-            memset(row, pad, (size_t)first);
-            memcpy(row + first, planes + (ci * p->h + ih) * p->w, (size_t)(last - first));
-            memset(row + last, pad, (size_t)(width - last));
+            const int64_t phase_bytes = height * width;
+            if (sw == 2) {
+                uint8_t *even = row, *odd = row + phase_bytes;
+                if (!odd_used)
+                    for (int64_t j = 0; j < width; j++) even[j] = line[2 * j];
+                else
+                    for (int64_t j = 0; j < width; j++) {
+                        even[j] = line[2 * j];
+                        odd[j] = line[2 * j + 1];
+                    }
+            } else if (sw > 2) {
+                for (int64_t b = 0; b < sw; b++)
+                    if (qconv_phase_used(b, sw, p->kw, p->dilation_w))
+                        for (int64_t j = 0; j < width; j++) row[b * phase_bytes + j] = line[j * sw + b];
+            }
         }
 }
 
@@ -414,14 +398,28 @@ static void qconv_widen(int64_t n, const uint8_t *restrict in, uint8_t flip, int
     for (int64_t j = 0; j < n; j++) out[j] = (int16_t)((int16_t)(in[j] ^ flip) - zero);
 }
 
+/* Where tap t = u * kw + v of a depthwise conv reads its padded plane, from an output row's
+ * start (`qconv_depthwise_plane`'s layout: rows of stride_w phases, `phase` wide). */
+static void qconv_depthwise_offsets(const mrvl_qconv_params *p, int64_t phase, int64_t *offset)
+{
+    for (int64_t u = 0; u < p->kh; u++)
+        for (int64_t v = 0; v < p->kw; v++) {
+            const int64_t at = v * p->dilation_w;
+            offset[u * p->kw + v] = u * p->dilation_h * p->stride_w * phase + at % p->stride_w * phase +
+                                    at / p->stride_w;
+        }
+}
+
 /* The depthwise conv of one plane: its bytes, flipped and less the zero point, in an int16
  * plane padded with zeros (target/host_kernels.py qconv_scratch_bytes sizes it) whose rows
  * are split into stride_w phases (phase f holds columns f, f + stride_w, ...), so that each
- * tap reads a contiguous run of every row; the sums of the output rows (`qconv_depthwise_row`
- * apart), requantized, and the first ow results of each row copied out. */
+ * tap reads a contiguous run of every row (from `offset`: qconv_depthwise_offsets); the sums
+ * of the output rows (`qconv_depthwise_row` apart), requantized, and the first ow results of
+ * each row copied out. */
 static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *plane, uint8_t flip, int32_t zu,
                                   const int8_t *taps, int32_t zw, int32_t add, float multiplier, int32_t zy,
-                                  int16_t *padded, int32_t *sums, uint8_t *results, uint8_t *out)
+                                  const int64_t *offset, int16_t *padded, int32_t *sums, uint8_t *results,
+                                  uint8_t *out)
 {
     const int64_t sw = p->stride_w, row_length = qconv_depthwise_row(p);
     const int64_t rows = (p->oh - 1) * p->stride_h + (p->kh - 1) * p->dilation_h + 1;
@@ -461,12 +459,7 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
      * in the unpacks' lane order, put back in order once per chunk */
     if (p->kh * p->kw <= 64) {
         const int64_t count = p->kh * p->kw;
-        int64_t offset[64];
         int32_t pair[32];
-        for (int64_t t = 0; t < count; t++) {
-            const int64_t u = t / p->kw, at = (t % p->kw) * p->dilation_w;
-            offset[t] = u * p->dilation_h * sw * phase + (at % sw) * phase + at / sw;
-        }
         for (int64_t t = 0; t < count; t += 2) {
             const int32_t first_w = taps[t] - zw, second_w = t + 1 < count ? taps[t + 1] - zw : 0;
             pair[t / 2] = (int32_t)(((uint32_t)(uint16_t)second_w << 16) | (uint16_t)first_w);
@@ -496,22 +489,18 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
 #else
             int32_t acc[32] = {0};
 #endif
-            for (int64_t u = 0; u < p->kh; u++) {
-                const int16_t *row = padded + (r * p->stride_h + u * p->dilation_h) * sw * phase + s0;
-                for (int64_t v = 0; v < p->kw; v++) {
-                    const int32_t wv = taps[u * p->kw + v] - zw;
-                    const int64_t at = v * p->dilation_w;
-                    const int16_t *src = row + (at % sw) * phase + at / sw;
+            for (int64_t t = 0; t < p->kh * p->kw; t++) {
+                const int32_t wv = taps[t] - zw;
+                const int16_t *src = padded + r * p->stride_h * sw * phase + s0 + offset[t];
 #if defined(__GNUC__)
-                    qconv_i16x16 low, high;
-                    memcpy(&low, src, sizeof low);
-                    memcpy(&high, src + 16, sizeof high);
-                    acc0 += wv * __builtin_convertvector(low, qconv_i32x16);
-                    acc1 += wv * __builtin_convertvector(high, qconv_i32x16);
+                qconv_i16x16 low, high;
+                memcpy(&low, src, sizeof low);
+                memcpy(&high, src + 16, sizeof high);
+                acc0 += wv * __builtin_convertvector(low, qconv_i32x16);
+                acc1 += wv * __builtin_convertvector(high, qconv_i32x16);
 #else
-                    for (int j = 0; j < 32; j++) acc[j] += wv * src[j];
+                for (int j = 0; j < 32; j++) acc[j] += wv * src[j];
 #endif
-                }
             }
 #if defined(__GNUC__)
             memcpy(sums + r * run + s0, &acc0, sizeof acc0);
@@ -527,8 +516,9 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
 /* ONNX QLinearConv in 2-D, NCHW, as the file's comment describes. `scratch` holds, 64-byte
  * aligned, per output channel the multiplier, constant term and moved weight zero point;
  * then for the depthwise kernel a row of sums and the padded plane, for the GEMM the column
- * sums, a tile of sums, a packed tile and (unless the conv is 1x1 of stride 1 without
- * padding) the im2col rows (target/host_kernels.py qconv_scratch_bytes). A GEMM panel of
+ * sums, a tile of sums, a packed tile, the rows' offsets and (unless the conv is 1x1 of stride
+ * 1 without padding) the planes split into phases, a padded row and a buffer of results
+ * (target/host_kernels.py qconv_scratch_bytes). A GEMM panel of
  * packed weights is followed by the int32 sums of its rows' (packed) weights. */
 static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const float *x_scale, const void *x_zero,
                               const int8_t *w, const float *w_scale, const void *w_zero, const float *y_scale,
@@ -568,10 +558,13 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
         int32_t *sums = (int32_t *)(void *)at;
         uint8_t *results = at + (count * 4 + 63) / 64 * 64;
         int16_t *padded = (int16_t *)(void *)(results + (count + 63) / 64 * 64);
+        const int64_t cols = (p->ow - 1) * p->stride_w + (p->kw - 1) * p->dilation_w + 1;
+        int64_t offset[taps];
+        qconv_depthwise_offsets(p, (cols + p->stride_w - 1) / p->stride_w, offset);
         for (int64_t b = 0; b < p->n; b++)
             for (int64_t o = 0; o < p->m; o++)
                 qconv_depthwise_plane(p, (const uint8_t *)x + (b * p->c + o) * p->h * p->w, flip, zu, w + o * taps,
-                                      zw[o], add[o], multiplier[o], zy, padded, sums, results,
+                                      zw[o], add[o], multiplier[o], zy, offset, padded, sums, results,
                                       out + (b * p->m + o) * ohw);
         return;
     }
@@ -584,36 +577,41 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
     int64_t *rows = (int64_t *)(void *)at;
     at += (k * 8 + 63) / 64 * 64;
     /* How the im2col rows are read: the input's planes (a 1x1 conv of stride 1 without
-     * padding), the zero-padded planes (stride 1: `wide` rows of `width` positions, the
-     * results of the positions past ow dropped from a buffer), or rows copied (im2col). */
+     * padding), or the zero-padded planes split into stride phases (`qconv_phase_planes`): rows
+     * of `width` positions, the results of the positions past ow dropped from a buffer when
+     * there are any. */
     const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
                        p->pad_left == 0 && p->oh == p->h && p->ow == p->w;
-    const int wide = !direct && p->stride_h == 1 && p->stride_w == 1;
-    const int64_t width = wide ? p->ow + (p->kw - 1) * p->dilation_w : p->ow;
-    const int64_t positions = p->oh * width, padded_height = p->oh + (p->kh - 1) * p->dilation_h;
-    uint8_t *planes_copy = at, *results = NULL;
-    if (wide) {
-        results = at + (cg * padded_height * width + width + MRVL_QGEMM_NR + 63) / 64 * 64;
+    const int64_t sh = p->stride_h, sw = p->stride_w;
+    const int64_t width = direct ? p->ow : ((p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + sw) / sw;
+    const int64_t phase_rows = ((p->oh - 1) * sh + (p->kh - 1) * p->dilation_h + sh) / sh;
+    const int64_t positions = p->oh * width, phase_bytes = phase_rows * width;
+    const int staged = width != p->ow;
+    uint8_t *phases = at;
+    uint8_t *line = at + (cg * sh * sw * phase_bytes + width + MRVL_QGEMM_NR + 63) / 64 * 64;
+    uint8_t *results = line + (sw * width + 63) / 64 * 64;
+    if (direct) {
+        for (int64_t i = 0; i < k; i++) rows[i] = i * ohw;
+    } else {
         for (int64_t ci = 0; ci < cg; ci++)
             for (int64_t u = 0; u < p->kh; u++)
-                for (int64_t v = 0; v < p->kw; v++)
-                    rows[(ci * p->kh + u) * p->kw + v] =
-                        (ci * padded_height + u * p->dilation_h) * width + v * p->dilation_w;
-    } else {
-        for (int64_t i = 0; i < k; i++) rows[i] = i * (direct ? p->h * p->w : ohw);
+                for (int64_t v = 0; v < p->kw; v++) {
+                    const int64_t down = u * p->dilation_h, across = v * p->dilation_w;
+                    rows[(ci * p->kh + u) * p->kw + v] = ((ci * sh + down % sh) * sw + across % sw) * phase_bytes +
+                                                         down / sh * width + across / sw;
+                }
     }
     for (int64_t b = 0; b < p->n; b++)
         for (int64_t g = 0; g < p->group; g++) {
             const uint8_t *planes = (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w;
             const uint8_t *base = planes;
-            if (wide)
-                qconv_pad_planes(p, planes, pad, width, planes_copy);
-            else if (!direct)
-                qconv_im2col(p, planes, pad, planes_copy);
-            if (!direct) base = planes_copy;
+            if (!direct) {
+                qconv_phase_planes(p, planes, pad, width, phase_rows, phases, line);
+                base = phases;
+            }
             /* the group's channel o's result for position i: at dst + o * stride + i */
-            uint8_t *dst = wide ? results : out + (b * p->m + g * mg) * ohw;
-            const int64_t stride = wide ? positions : ohw;
+            uint8_t *dst = staged ? results : out + (b * p->m + g * mg) * ohw;
+            const int64_t stride = staged ? positions : ohw;
             for (int64_t first = 0; first < positions; first += MRVL_QGEMM_NR) {
                 const int64_t count = positions - first < MRVL_QGEMM_NR ? positions - first : MRVL_QGEMM_NR;
                 qconv_pack_tile(base, rows, k, first, count, flip, packed, any_zw ? column_sums : NULL);
@@ -636,7 +634,7 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
                                          y_tile + r * stride);
                 }
             }
-            if (wide)
+            if (staged)
                 for (int64_t o = 0; o < mg; o++)
                     for (int64_t r = 0; r < p->oh; r++)
                         memcpy(out + (b * p->m + g * mg + o) * ohw + r * p->ow, results + o * positions + r * width,

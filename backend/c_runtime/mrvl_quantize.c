@@ -1,7 +1,8 @@
 /* mrvl_quantize.c: ONNX QuantizeLinear and DequantizeLinear on the host (cpu.quantize,
  * cpu.dequantize), float32 against int8, uint8, int16, uint16 and int32; DynamicQuantizeLinear
  * (cpu.dynamic_quantize), MatMulInteger (cpu.matmul_integer), ConvInteger (cpu.conv_integer)
- * and their requantization (cpu.requantize) on int8 and uint8; MaxPool on int8 and uint8.
+ * and their requantization (cpu.requantize) on int8 and uint8; a tensor moved from one 8-bit
+ * quantization to another (cpu.rescale); MaxPool on int8 and uint8.
  *
  * Included by the generated `<model>.c` after mrvl_kernels.c (internal linkage, as there).
  * The tensor is viewed as (outer, axis, inner) around the quantization axis; element
@@ -199,36 +200,77 @@ MRVL_DEFINE_MATMUL_INTEGER(u8i8, uint8_t, int8_t)
 MRVL_DEFINE_MATMUL_INTEGER(u8u8, uint8_t, uint8_t)
 
 /* ONNX MaxPool on 8-bit integers (a QOperator model pools its uint8 or int8 tensors as they
- * are): NCHW, up to MRVL_SPATIAL spatial dims, padded positions skipped. */
+ * are, and a QDQ model's DequantizeLinear -> MaxPool -> QuantizeLinear runs so): NCHW, up to
+ * MRVL_SPATIAL spatial dims, padded positions skipped (a window wholly in the padding gives
+ * the type's lowest value). Per output row, the max over the window's input rows first
+ * (`column`, the row padded with the lowest value, which changes no max), then over each
+ * column tap, a run `stride` apart, in whole chunks of 32 positions; both on the stack. */
 #define MRVL_DEFINE_MAX_POOL(SUFFIX, T, LOWEST)                                                  \
+    static void mrvl_max_run_##SUFFIX(int64_t count, int64_t stride, const T *restrict in,       \
+                                      T *restrict y)                                             \
+    {                                                                                            \
+        if (stride == 1) {                                                                       \
+            for (int64_t k = 0; k < count; k++) y[k] = in[k] > y[k] ? in[k] : y[k];              \
+        } else if (stride == 2) {                                                                \
+            for (int64_t k = 0; k < count; k += 32)                                              \
+                for (int j = 0; j < 32; j++)                                                     \
+                    y[k + j] = in[2 * (k + j)] > y[k + j] ? in[2 * (k + j)] : y[k + j];          \
+        } else {                                                                                 \
+            for (int64_t k = 0; k < count; k++) y[k] = in[k * stride] > y[k] ? in[k * stride] : y[k]; \
+        }                                                                                        \
+    }                                                                                            \
     static void mrvl_max_pool_##SUFFIX(const mrvl_pool_params *p, const T *x, T *y)              \
     {                                                                                            \
-        const int64_t plane = p->in[0] * p->in[1] * p->in[2];                                    \
+        const int64_t plane = p->in[0] * p->in[1] * p->in[2], width = p->in[2], ow = p->out[2];  \
+        const int64_t chunks = (ow + 31) / 32 * 32, sw = p->stride[2];                          \
+        const int64_t span = (chunks - 1) * sw + (p->kernel[2] - 1) * p->dilation[2] + 1;        \
+        const int64_t first = p->pad_begin[2] < span ? p->pad_begin[2] : span;                   \
+        const int64_t last = p->pad_begin[2] + width < span ? p->pad_begin[2] + width : span;    \
+        T column[span], row[chunks];                                                             \
+        for (int64_t j = 0; j < span; j++) column[j] = LOWEST;                                   \
         for (int64_t nc = 0; nc < p->n * p->c; nc++, x += plane)                                 \
             for (int64_t od = 0; od < p->out[0]; od++)                                           \
-                for (int64_t oh = 0; oh < p->out[1]; oh++)                                       \
-                    for (int64_t ow = 0; ow < p->out[2]; ow++) {                                 \
-                        T m = LOWEST;                                                            \
-                        for (int64_t a = 0; a < p->kernel[0]; a++) {                             \
-                            const int64_t id = od * p->stride[0] + a * p->dilation[0] - p->pad_begin[0]; \
-                            if (id < 0 || id >= p->in[0]) continue;                              \
-                            for (int64_t b = 0; b < p->kernel[1]; b++) {                         \
-                                const int64_t ih = oh * p->stride[1] + b * p->dilation[1] - p->pad_begin[1]; \
-                                if (ih < 0 || ih >= p->in[1]) continue;                          \
-                                for (int64_t c = 0; c < p->kernel[2]; c++) {                     \
-                                    const int64_t iw = ow * p->stride[2] + c * p->dilation[2] - p->pad_begin[2]; \
-                                    if (iw < 0 || iw >= p->in[2]) continue;                      \
-                                    const T v = x[(id * p->in[1] + ih) * p->in[2] + iw];         \
-                                    m = v > m ? v : m;                                           \
-                                }                                                                \
-                            }                                                                    \
+                for (int64_t oh = 0; oh < p->out[1]; oh++, y += ow) {                            \
+                    for (int64_t j = first; j < last; j++) column[j] = LOWEST;                   \
+                    for (int64_t a = 0; a < p->kernel[0]; a++) {                                 \
+                        const int64_t id = od * p->stride[0] + a * p->dilation[0] - p->pad_begin[0]; \
+                        if (id < 0 || id >= p->in[0]) continue;                                  \
+                        for (int64_t b = 0; b < p->kernel[1]; b++) {                             \
+                            const int64_t ih = oh * p->stride[1] + b * p->dilation[1] - p->pad_begin[1]; \
+                            if (ih >= 0 && ih < p->in[1] && last > first)                        \
+                                mrvl_max_run_##SUFFIX(last - first, 1, x + (id * p->in[1] + ih) * width, \
+                                                      column + first);                           \
                         }                                                                        \
-                        *y++ = m;                                                                \
                     }                                                                            \
+                    for (int64_t s = 0; s < chunks; s++) row[s] = LOWEST;                        \
+                    for (int64_t c = 0; c < p->kernel[2]; c++)                                   \
+                        mrvl_max_run_##SUFFIX(chunks, sw, column + c * p->dilation[2], row);     \
+                    memcpy(y, row, (size_t)ow * sizeof *y);                                      \
+                }                                                                                \
     }
 
 MRVL_DEFINE_MAX_POOL(u8, uint8_t, 0)
 MRVL_DEFINE_MAX_POOL(i8, int8_t, -128)
+
+/* QuantizeLinear(DequantizeLinear(x)) of 8-bit integers, one scale and zero point each
+ * (cpu.rescale): the results of the 256 inputs in a table, computed as the two kernels above
+ * compute them, then one lookup per element. */
+#define MRVL_DEFINE_RESCALE(SUFFIX, TX, X_LO, X_HI, TY, Y_SUFFIX)                                \
+    static void mrvl_rescale_##SUFFIX(int64_t count, const TX *x, const float *x_scale,          \
+                                      const TX *x_zero, const float *y_scale, const TY *y_zero,  \
+                                      TY *y)                                                     \
+    {                                                                                            \
+        TY table[256];                                                                           \
+        for (int v = X_LO; v <= X_HI; v++)                                                       \
+            table[(uint8_t)v] = quantize_one_##Y_SUFFIX(((float)v - (float)*x_zero) * *x_scale, \
+                                                        *y_scale, *y_zero);                      \
+        for (int64_t e = 0; e < count; e++) y[e] = table[(uint8_t)x[e]];                         \
+    }
+
+MRVL_DEFINE_RESCALE(i8i8, int8_t, -128, 127, int8_t, i8)
+MRVL_DEFINE_RESCALE(i8u8, int8_t, -128, 127, uint8_t, u8)
+MRVL_DEFINE_RESCALE(u8i8, uint8_t, 0, 255, int8_t, i8)
+MRVL_DEFINE_RESCALE(u8u8, uint8_t, 0, 255, uint8_t, u8)
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
