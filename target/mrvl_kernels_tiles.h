@@ -128,15 +128,28 @@
  * chain of multiply-adds over the taps. At least as many as the multiply-add's latency times
  * the pipes (4 x 2 on the N2, and on AVX-512's Intel and AMD cores) keep the pipes full: with
  * AArch64's 4-float vectors 8 (4 left the N2's 5x5 loop latency-bound, at 50% of its peak
- * in llvm-mca); with wider ones 4, on which AVX-512 was tuned. TILE is given per target, not
+ * in llvm-mca); with AVX2's 8-float ones in 16 registers also 8 (4: 5x5 40% of Haswell's);
+ * with AVX-512's 4, on which it was tuned. TILE is given per target, not
  * as VECTORS x vector floats, so that host_kernels.py's largest value over targets is the
  * widest target's. */
 #if defined(__aarch64__)
 #define MRVL_DEPTHWISE_VECTORS 8
 #define MRVL_DEPTHWISE_TILE 32
+#elif defined(__AVX__) && !defined(__AVX512F__)
+#define MRVL_DEPTHWISE_VECTORS 8
+#define MRVL_DEPTHWISE_TILE 64
 #else
 #define MRVL_DEPTHWISE_VECTORS 4
 #define MRVL_DEPTHWISE_TILE (4 * MRVL_GEMM_VECTOR_FLOATS)
+#endif
+/* Whether the tile's rows of taps unroll as well as its columns. With AVX2's 8-vector tile,
+ * rolled, gcc passed the sums from row to row through register copies (5x5: 43% of Haswell's
+ * peak in llvm-mca; unrolled 78%); on AArch64, unrolled, the 5x5 tile's weights spilled (66%
+ * of the N2's peak rolled, 43% unrolled); AVX-512's 4-vector tile gains nothing. */
+#if defined(__AVX__) && !defined(__AVX512F__)
+#define MRVL_DEPTHWISE_UNROLL_ROWS 1
+#else
+#define MRVL_DEPTHWISE_UNROLL_ROWS 0
 #endif
 /* The rows layout serves planes at most this many times (the kernel's width - 1) x the stride
  * wide: its masks cost a bitwise and per tap (and at stride s, (s - 1) / s of its grid is
