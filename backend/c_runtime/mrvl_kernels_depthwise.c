@@ -319,12 +319,12 @@ static void depthwise_copy_columns(const mrvl_conv_params *p, const depthwise_ge
         int64_t shift = depthwise_column_shift(p, kx);
         if (shift == 0) continue;
         int64_t phase = kx * p->dilation[2] - p->pad[2] - shift * p->stride[2];
-        const float *src = data + phase * g->phase + p->pad[1] * w;
-        float *dst = (float *)src + depthwise_column_copies(p, kx) * g->channel;
-        copy_row_f32(dst, src, rows * w);
+        float *row0 = data + phase * g->phase + p->pad[1] * w;
+        float *copy = row0 + depthwise_column_copies(p, kx) * g->channel;
+        copy_row_f32(copy, row0, rows * w);
         int64_t lo = shift < 0 ? (w + shift > 0 ? w + shift : 0) : 0, hi = shift < 0 ? w : min_i64(shift, w);
         for (int64_t r = 0; r < rows; r++)
-            for (int64_t j = lo; j < hi; j++) dst[r * w + j] = 0.0f;
+            for (int64_t j = lo; j < hi; j++) copy[r * w + j] = 0.0f;
     }
 }
 
