@@ -128,28 +128,15 @@
  * chain of multiply-adds over the taps. At least as many as the multiply-add's latency times
  * the pipes (4 x 2 on the N2, and on AVX-512's Intel and AMD cores) keep the pipes full: with
  * AArch64's 4-float vectors 8 (4 left the N2's 5x5 loop latency-bound, at 50% of its peak
- * in llvm-mca); with AVX2's 8-float ones in 16 registers also 8 (4: 5x5 40% of Haswell's);
- * with AVX-512's 4, on which it was tuned. TILE is given per target, not
+ * in llvm-mca); with wider ones 4, on which AVX-512 was tuned. TILE is given per target, not
  * as VECTORS x vector floats, so that host_kernels.py's largest value over targets is the
  * widest target's. */
 #if defined(__aarch64__)
 #define MRVL_DEPTHWISE_VECTORS 8
 #define MRVL_DEPTHWISE_TILE 32
-#elif defined(__AVX__) && !defined(__AVX512F__)
-#define MRVL_DEPTHWISE_VECTORS 8
-#define MRVL_DEPTHWISE_TILE 64
 #else
 #define MRVL_DEPTHWISE_VECTORS 4
 #define MRVL_DEPTHWISE_TILE (4 * MRVL_GEMM_VECTOR_FLOATS)
-#endif
-/* Whether the tile's rows of taps unroll as well as its columns. With AVX2's 8-vector tile,
- * rolled, gcc passed the sums from row to row through register copies (5x5: 43% of Haswell's
- * peak in llvm-mca; unrolled 78%); on AArch64, unrolled, the 5x5 tile's weights spilled (66%
- * of the N2's peak rolled, 43% unrolled); AVX-512's 4-vector tile gains nothing. */
-#if defined(__AVX__) && !defined(__AVX512F__)
-#define MRVL_DEPTHWISE_UNROLL_ROWS 1
-#else
-#define MRVL_DEPTHWISE_UNROLL_ROWS 0
 #endif
 /* The rows layout serves planes at most this many times (the kernel's width - 1) x the stride
  * wide: its masks cost a bitwise and per tap (and at stride s, (s - 1) / s of its grid is
@@ -159,6 +146,18 @@
  * (shorter than a pair of vectors, the phases' rows split one float at a time), 56 and 112
  * wide slower. */
 #define MRVL_DEPTHWISE_ROWS_PER_COLUMN 8 /* not to be overridden: host_kernels.py reads it */
+/* Whether the rows layout's kernel columns that read across an edge read copies of the plane
+ * with those columns zeroed (1), or mask their lanes in every multiply-add (0). On the N2 the
+ * masks' ands share the two FP pipes with the multiply-adds (3x3: 40% of its peak in
+ * llvm-mca, 75% on the copies); on x86 the copies cost more than the ands they save (a chain
+ * of 3x3 convs at 14x14x384: 1.3-1.5x the time with AVX-512 and AVX2). A build may set it. */
+#ifndef MRVL_DEPTHWISE_COLUMN_COPIES
+#if defined(__aarch64__)
+#define MRVL_DEPTHWISE_COLUMN_COPIES 1
+#else
+#define MRVL_DEPTHWISE_COLUMN_COPIES 0
+#endif
+#endif
 
 /* Channels of a block of the channel-blocked depthwise conv: a layout the planned scratch
  * shares over targets, so a multiple of every target's vector (1 AVX-512 vector, 2 AVX, 4

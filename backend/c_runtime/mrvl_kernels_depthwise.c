@@ -98,15 +98,13 @@ static MRVL_ALWAYS_INLINE void depthwise_flat(int64_t kd, int64_t kh, int64_t kw
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
     typedef int32_t ivec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
-    /* (the masked loop, for convs of a few channels only, is not one of the hot loops) */
+    /* (with column copies the masked loop serves convs of a few channels only: not a hot loop) */
     if (!masked) MRVL_MCA_BEGIN("depthwise_flat", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
+    else if (!MRVL_DEPTHWISE_COLUMN_COPIES) MRVL_MCA_BEGIN("depthwise_rows", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
     for (int64_t i = 0; i < count; i += MRVL_DEPTHWISE_TILE) {
         vec a[MRVL_DEPTHWISE_VECTORS];
         MRVL_UNROLL for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) a[v] = (vec){0} + bias;
         for (int64_t kz = 0, t = 0; kz < kd; kz++) {
-#if MRVL_DEPTHWISE_UNROLL_ROWS
-            MRVL_UNROLL
-#endif
             for (int64_t ky = 0; ky < kh; ky++) {
                 for (int64_t kx = 0; kx < kw; kx++, t++) {
                     const float *src = base + offset[t] + i;
@@ -125,6 +123,7 @@ static MRVL_ALWAYS_INLINE void depthwise_flat(int64_t kd, int64_t kh, int64_t kw
             *(vec *)(void *)(out + i + v * MRVL_GEMM_VECTOR_FLOATS) = a[v];
     }
     if (!masked) MRVL_MCA_END("depthwise_flat", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
+    else if (!MRVL_DEPTHWISE_COLUMN_COPIES) MRVL_MCA_END("depthwise_rows", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
 #else
     (void)masked;
     for (int64_t i = 0; i < count; i++) {
@@ -311,16 +310,20 @@ static void depthwise_copy_in(const mrvl_conv_params *p, const depthwise_geometr
 
 /* The rows layout at `data` (its input rows written) into the copies of the kernel columns
  * that shift: each one's phase rows, with the columns that it reads across an edge (the last
- * -shift of each row, or the first shift) zeroed; the padding around them is left as it is. */
+ * -shift of each row, or the first shift) zeroed; the padding around them is left as it is.
+ * Per channel: the shifts and phases are stepped along the kernel's columns, not divided out. */
 static void depthwise_copy_columns(const mrvl_conv_params *p, const depthwise_geometry *g, float *data)
 {
-    int64_t rows = p->in[1], w = g->w;
+    int64_t rows = p->in[1], w = g->w, s = p->stride[2];
+    int64_t shift = depthwise_column_shift(p, 0), phase = -p->pad[2] - shift * s, copies = 0;
     for (int64_t kx = 0; kx < p->kernel[2]; kx++) {
-        int64_t shift = depthwise_column_shift(p, kx);
+        int64_t before = shift;
+        if (kx > 0)
+            for (phase += p->dilation[2]; phase >= s; phase -= s) shift++;
+        copies += shift != 0 && (kx == 0 || shift != before);
         if (shift == 0) continue;
-        int64_t phase = kx * p->dilation[2] - p->pad[2] - shift * p->stride[2];
         float *row0 = data + phase * g->phase + p->pad[1] * w;
-        float *copy = row0 + depthwise_column_copies(p, kx) * g->channel;
+        float *copy = row0 + copies * g->channel;
         copy_row_f32(copy, row0, rows * w);
         int64_t lo = shift < 0 ? (w + shift > 0 ? w + shift : 0) : 0, hi = shift < 0 ? w : min_i64(shift, w);
         for (int64_t r = 0; r < rows; r++)
@@ -429,8 +432,8 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
     depthwise_geometry g = depthwise_layout(p);
     int32_t *mask = (int32_t *)(void *)(scratch + p->c * g.channel);
     int32_t *offset = mask + (g.rows ? k[2] * g.flat : 0);
-    int64_t layouts = g.rows ? 1 + depthwise_column_copies(p, k[2] - 1) : 1;
-    int masked = layouts > p->c;
+    int64_t layouts = g.rows && MRVL_DEPTHWISE_COLUMN_COPIES ? 1 + depthwise_column_copies(p, k[2] - 1) : 1;
+    int masked = g.rows && (!MRVL_DEPTHWISE_COLUMN_COPIES || layouts > p->c);
     if (masked) layouts = 1;
     for (int64_t kz = 0, t = 0; kz < k[0]; kz++)
         for (int64_t ky = 0; ky < k[1]; ky++)
