@@ -146,6 +146,18 @@
  * (shorter than a pair of vectors, the phases' rows split one float at a time), 56 and 112
  * wide slower. */
 #define MRVL_DEPTHWISE_ROWS_PER_COLUMN 8 /* not to be overridden: host_kernels.py reads it */
+/* Whether the rows layout's kernel columns that read across an edge read copies of the plane
+ * with those columns zeroed (1), or mask their lanes in every multiply-add (0). On the N2 the
+ * masks' ands share the two FP pipes with the multiply-adds (3x3: 40% of its peak in
+ * llvm-mca, 75% on the copies); on x86 the copies cost more than the ands they save (a chain
+ * of 3x3 convs at 14x14x384: 1.3-1.5x the time with AVX-512 and AVX2). A build may set it. */
+#ifndef MRVL_DEPTHWISE_COLUMN_COPIES
+#if defined(__aarch64__)
+#define MRVL_DEPTHWISE_COLUMN_COPIES 1
+#else
+#define MRVL_DEPTHWISE_COLUMN_COPIES 0
+#endif
+#endif
 
 /* Channels of a block of the channel-blocked depthwise conv: a layout the planned scratch
  * shares over targets, so a multiple of every target's vector (1 AVX-512 vector, 2 AVX, 4

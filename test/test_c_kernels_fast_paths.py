@@ -665,6 +665,13 @@ def test_fast_paths_match_onnxruntime_on_avx2(c_workdir: Path, tmp_path: Path) -
     _program_outputs(tmp_path, c_workdir, "avx2", ["-march=x86-64-v3"], GCC)
 
 
+def test_depthwise_column_copies_match_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
+    """Every case built with the rows layout's column copies (MRVL_DEPTHWISE_COLUMN_COPIES, by
+    default AArch64's only): the rows cases of enough channels read the copies, the others
+    still mask."""
+    _program_outputs(tmp_path, c_workdir, "copies", ["-DMRVL_DEPTHWISE_COLUMN_COPIES=1"], GCC)
+
+
 @pytest.mark.slow  # the AArch64 zoo program (test_cross_compile) runs the same kernels in the fast suite
 @pytest.mark.skipif(CROSS_CC is None, reason="needs aarch64-linux-gnu-gcc")
 def test_fast_paths_run_on_aarch64(c_workdir: Path, tmp_path: Path) -> None:
@@ -821,14 +828,17 @@ def test_fire_concat_is_in_place(c_workdir: Path) -> None:
     assert flat.count("mrvl_flat_conv_f32(&p") == 2
 
 
-def test_depthwise_masks_keep_infinities_out_of_the_next_row(c_workdir: Path) -> None:
-    """In the rows layout a tap across the left or right edge reads the neighbouring row's end,
-    masked off bitwise: an infinity there must not turn the masked lane into a NaN."""
-    model = next(m for n, m in CASES.items() if n.startswith("depthwise_rows_narrow_plane"))
+@pytest.mark.parametrize("case", ["rows_narrow_plane", "rows_5x5_multiplier"])
+def test_depthwise_rows_keep_infinities_out_of_the_next_row(case: str, c_workdir: Path) -> None:
+    """In the rows layout a tap across the left or right edge would read the neighbouring row's
+    end: masked off bitwise (x86), or on AArch64 its kernel column reads a copy with that column
+    zeroed (3x3, 5 channels) unless the conv has fewer channels than copies (5x5, 4 channels).
+    An infinity there must not turn the lane into a NaN."""
+    model = next(m for n, m in CASES.items() if n.startswith(f"depthwise_{case}"))
     inputs = random_inputs(model, 5)
     inputs["x"][0, :, 2, -1] = np.inf
     inputs["x"][0, :, 4, 0] = -np.inf
-    check(model, c_workdir, inputs, name="inf_rows", native=True)
+    check(model, c_workdir, inputs, name=f"inf_{case}", native=True)
 
 
 def test_blocked_depthwise_keeps_infinities_in_their_windows(c_workdir: Path) -> None:

@@ -83,6 +83,10 @@ MODELS = {
     "gemm_packed_rows": single_op("Gemm", [("x", [130, 64])], initializers=[_w("w", [64, 45])]),
     "depthwise_rows": single_op("Conv", [("x", [2, 48, 40, 15])], initializers=[_w("w", [48, 1, 3, 3])], group=48,
                                 pads=[1, 1, 1, 1]),
+    # the rows layout's column copies in the next two channels' layouts: 2 groups of 3 channels
+    # over 3 threads, the last group with the seventh
+    "depthwise_rows_groups": single_op("Conv", [("x", [1, 7, 240, 15])], initializers=[_w("w", [7, 1, 3, 3])],
+                                       group=7, pads=[1, 1, 1, 1]),
     "depthwise_epilogue": _conv([1, 36, 20, 21], [72, 1, 3, 3], "Sigmoid", group=36, pads=[1, 1, 1, 1]),
     "depthwise_phases": single_op("Conv", [("x", [1, 40, 45, 45])], initializers=[_w("w", [40, 1, 3, 3])],
                                   group=40, pads=[1, 1, 1, 1]),
@@ -177,10 +181,11 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
                "flat_in_place": "mrvl_flat_conv_f32", "flat_in_place_last_vector": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32",
                "direct_grouped_prelu": "mrvl_conv_f32", "flat_prelu": "mrvl_flat_conv_f32",
                "pointwise_prelu": "mrvl_pointwise_conv_f32", "depthwise_prelu": "mrvl_depthwise_conv_f32",
+               "depthwise_rows_groups": "mrvl_depthwise_conv_f32",
                "depthwise_blocked_prelu": "mrvl_depthwise_blocked_conv_f32"}
     for name, kernel in kernels.items():
         assert f"{kernel}(&p" in (emit(MODELS[name], c_workdir, name, 2) / f"{name}_t2.c").read_text()
-    assert 48 * 640 * 9 > limit and 40 * 23 * 24 * 25 > limit  # channels x flat grid x taps
+    assert 48 * 640 * 9 > limit and 40 * 23 * 24 * 25 > limit and 7 * 3600 * 9 > limit  # channels x flat grid x taps
     for name in ("gemm_packed_columns", "gemm_packed_rows"):
         assert ".packed_b = 1" in (emit(MODELS[name], c_workdir, name, 2) / f"{name}_t2.c").read_text()
     assert 130 > kernel_macro("GEMM_MC") >= 11  # the row-split product and the column tiles

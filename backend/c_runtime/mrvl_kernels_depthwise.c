@@ -18,8 +18,12 @@
  *   pad, which is phase (kx d - pad) mod s at flat index oy pitch + ox plus the tap's offset.
  *   At stride 1 and an output as large as the input the grid is the output, written in place.
  *   A tap reaching across the left or right edge reads the end of the neighbouring row instead
- *   of padding: a mask per kernel column zeroes those lanes (bitwise, so that an infinity
- *   there cannot make a NaN). The grid holds s - 1 junk rows' worth per output row.
+ *   of padding, so each kernel column that shifts its phase's columns reads a copy of the
+ *   phase with the columns it would read across an edge zeroed (depthwise_copy_columns), the
+ *   layouts of the task's next channels, one per distinct shift: the multiply-adds then need
+ *   no masks. A task with fewer channels than copies (a conv of a few channels) masks those
+ *   lanes per kernel column instead (bitwise, so that an infinity there cannot make a NaN).
+ *   The grid holds s - 1 junk rows' worth per output row.
  * - phases (any other): the plane zero-padded to the extent the windows read and split into
  *   stride phases row by row: phase (py, px) holds padded rows py, py + stride, ... and
  *   columns px, px + stride, ..., each phase row `w` wide. Output (oy, ox) under tap (ky, kx)
@@ -94,8 +98,9 @@ static MRVL_ALWAYS_INLINE void depthwise_flat(int64_t kd, int64_t kh, int64_t kw
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
     typedef int32_t ivec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
-    if (masked) MRVL_MCA_BEGIN("depthwise_rows", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
-    else MRVL_MCA_BEGIN("depthwise_phases", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
+    /* (with column copies the masked loop serves convs of a few channels only: not a hot loop) */
+    if (!masked) MRVL_MCA_BEGIN("depthwise_flat", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
+    else if (!MRVL_DEPTHWISE_COLUMN_COPIES) MRVL_MCA_BEGIN("depthwise_rows", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
     for (int64_t i = 0; i < count; i += MRVL_DEPTHWISE_TILE) {
         vec a[MRVL_DEPTHWISE_VECTORS];
         MRVL_UNROLL for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++) a[v] = (vec){0} + bias;
@@ -117,8 +122,8 @@ static MRVL_ALWAYS_INLINE void depthwise_flat(int64_t kd, int64_t kh, int64_t kw
         MRVL_UNROLL for (int v = 0; v < MRVL_DEPTHWISE_VECTORS; v++)
             *(vec *)(void *)(out + i + v * MRVL_GEMM_VECTOR_FLOATS) = a[v];
     }
-    if (masked) MRVL_MCA_END("depthwise_rows", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
-    else MRVL_MCA_END("depthwise_phases", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
+    if (!masked) MRVL_MCA_END("depthwise_flat", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
+    else if (!MRVL_DEPTHWISE_COLUMN_COPIES) MRVL_MCA_END("depthwise_rows", kh, kw, kd * kh * kw * MRVL_DEPTHWISE_TILE);
 #else
     (void)masked;
     for (int64_t i = 0; i < count; i++) {
@@ -151,8 +156,31 @@ typedef struct {
     const float *x, *w, *b, *r; /* the image's input, the weights, bias and the image's residual (b, r may be NULL) */
     float *y, *scratch;         /* the image's output; the channels' layouts, the masks, the tap offsets */
     const int32_t *mask, *offset;
+    int64_t layouts; /* the layouts a task uses, its first channel's and those of the column copies */
     depthwise_geometry g;
 } depthwise_args;
+
+/* The rows layout's phase columns by which kernel column kx shifts its reads:
+ * floor((kx d - pad) / s), of phase (kx d - pad) mod s. */
+static int64_t depthwise_column_shift(const mrvl_conv_params *p, int64_t kx)
+{
+    int64_t s = p->stride[2], pad = p->pad[2];
+    return (kx * p->dilation[2] - pad + s * pad) / s - pad;
+}
+
+/* The copies that kernel columns 0 .. kx read: one per run of columns of the same nonzero
+ * shift (shifts grow with kx; the columns of one shift read different phases). Kernel column
+ * kx, if it shifts, reads copy depthwise_column_copies(p, kx), the layout that many channels
+ * on. */
+static int64_t depthwise_column_copies(const mrvl_conv_params *p, int64_t kx)
+{
+    int64_t copies = 0;
+    for (int64_t j = 0; j <= kx; j++) {
+        int64_t shift = depthwise_column_shift(p, j);
+        copies += shift != 0 && (j == 0 || shift != depthwise_column_shift(p, j - 1));
+    }
+    return copies;
+}
 
 /* dst[j] = src[j] for j < count: rows of a depthwise conv, often a few floats long (a 7x7
  * plane's), too short for a call to memcpy to pay (the call costs more than the copy).
@@ -280,6 +308,29 @@ static void depthwise_copy_in(const mrvl_conv_params *p, const depthwise_geometr
     }
 }
 
+/* The rows layout at `data` (its input rows written) into the copies of the kernel columns
+ * that shift: each one's phase rows, with the columns that it reads across an edge (the last
+ * -shift of each row, or the first shift) zeroed; the padding around them is left as it is.
+ * Per channel: the shifts and phases are stepped along the kernel's columns, not divided out. */
+static void depthwise_copy_columns(const mrvl_conv_params *p, const depthwise_geometry *g, float *data)
+{
+    int64_t rows = p->in[1], w = g->w, s = p->stride[2];
+    int64_t shift = depthwise_column_shift(p, 0), phase = -p->pad[2] - shift * s, copies = 0;
+    for (int64_t kx = 0; kx < p->kernel[2]; kx++) {
+        int64_t before = shift;
+        if (kx > 0)
+            for (phase += p->dilation[2]; phase >= s; phase -= s) shift++;
+        copies += shift != 0 && (kx == 0 || shift != before);
+        if (shift == 0) continue;
+        float *row0 = data + phase * g->phase + p->pad[1] * w;
+        float *copy = row0 + copies * g->channel;
+        copy_row_f32(copy, row0, rows * w);
+        int64_t lo = shift < 0 ? (w + shift > 0 ? w + shift : 0) : 0, hi = shift < 0 ? w : min_i64(shift, w);
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t j = lo; j < hi; j++) copy[r * w + j] = 0.0f;
+    }
+}
+
 /* dst[j] = src[j] clamped to [low, high] for j < count (at least 16): copy_row_f32 and
  * clamp_f32 in one pass, in runs of 16 floats, each vectors of a max and a min (as
  * clamp_value: a NaN stays), the last run overlapping the one before. A run written as a loop
@@ -299,11 +350,11 @@ static MRVL_ALWAYS_INLINE void copy_clamped_row_f32(float *restrict dst, const f
 /* Output floats a depthwise conv's epilogue takes at a time: planes computed lately, in L1. */
 #define MRVL_DEPTHWISE_EPILOGUE_FLOATS 2048
 
-/* Input channels [begin, end) of one image (an mrvl_task): each channel's layout, then each of
- * its output channels, slice by slice, over the flat grid, then (every few planes) their
- * epilogue. The channels of
- * one task take turns in the layout of the first, `begin`, which no other task uses: its
- * padding is zeroed once. */
+/* Input channels [begin, end) of one image: each channel's layout (and its column copies),
+ * then each of its output channels, slice by slice, over the flat grid, then (every few
+ * planes) their epilogue. The channels of one task take turns in the layout of the first,
+ * `begin`, and the copies in the layouts of the next ones (at least a->layouts channels
+ * a task), which no other task uses: their padding is zeroed once. */
 static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
 {
     const depthwise_args *a = ctx;
@@ -317,9 +368,10 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
      * are copied, not in a pass of its own. */
     int clamped = p->clamp && !a->r && p->activation == MRVL_EPILOGUE_NONE && !p->scale && !p->shift && !g->direct &&
                   out[2] >= 16;
-    memset(layout, 0, (size_t)(g->lead + g->data) * sizeof(float));
+    memset(layout, 0, (size_t)((a->layouts - 1) * g->channel + g->lead + g->data) * sizeof(float));
     for (int64_t ic = begin; ic < end; ic++) {
         depthwise_copy_in(p, g, a->x + ic * volume3(p->in), data);
+        if (a->layouts > 1) depthwise_copy_columns(p, g, data);
         for (int64_t m = ic * mult; m < (ic + 1) * mult; m++) {
             const float *wm = a->w + m * taps;
             float bias = a->b ? a->b[m] : 0.0f, *o = a->y + m * positions;
@@ -328,8 +380,8 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
                 float tail[64]; /* a tile on any target (<= 64 floats), as far as copy_row_f32 can tell */
                 depthwise_flat_kernel(k, data, a->offset, a->mask, g->flat, wm, bias, whole, o);
                 if (whole < positions) {
-                    depthwise_flat_kernel(k, data + whole, a->offset, a->mask + whole, g->flat, wm, bias,
-                                          MRVL_DEPTHWISE_TILE, tail);
+                    depthwise_flat_kernel(k, data + whole, a->offset, a->mask ? a->mask + whole : NULL, g->flat,
+                                          wm, bias, MRVL_DEPTHWISE_TILE, tail);
                     copy_row_f32(o + whole, tail, positions - whole);
                 }
             } else if (g->rows) {
@@ -360,9 +412,19 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
     }
 }
 
+/* depthwise_channels of groups [begin, end) of a->layouts channels (an mrvl_task), the last
+ * group with the channels left over. */
+static void depthwise_groups(const void *ctx, int64_t begin, int64_t end)
+{
+    const depthwise_args *a = ctx;
+    int64_t groups = a->p->c / a->layouts;
+    depthwise_channels(ctx, begin * a->layouts, end == groups ? a->p->c : end * a->layouts);
+}
+
 /* A grouped conv with one input channel per group (depthwise, channel multiplier m/c), on flat
  * planes (depthwise_layout) in `scratch` (depthwise_scratch_floats(p) floats); the input
- * channels of each image split over the threads. */
+ * channels of each image split over the threads, in groups of as many channels as a task
+ * needs layouts. */
 static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
                                     const float *r, float *y, float *scratch)
 {
@@ -370,25 +432,30 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
     depthwise_geometry g = depthwise_layout(p);
     int32_t *mask = (int32_t *)(void *)(scratch + p->c * g.channel);
     int32_t *offset = mask + (g.rows ? k[2] * g.flat : 0);
+    int64_t layouts = g.rows && MRVL_DEPTHWISE_COLUMN_COPIES ? 1 + depthwise_column_copies(p, k[2] - 1) : 1;
+    int masked = g.rows && (!MRVL_DEPTHWISE_COLUMN_COPIES || layouts > p->c);
+    if (masked) layouts = 1;
     for (int64_t kz = 0, t = 0; kz < k[0]; kz++)
         for (int64_t ky = 0; ky < k[1]; ky++)
-            for (int64_t kx = 0; kx < k[2]; kx++, t++)
-                offset[t] = (int32_t)(g.rows ? (kx * d[2] - pad[2] + s[2] * pad[2]) % s[2] * g.phase + ky * d[1] * g.w +
-                                                   (kx * d[2] - pad[2] + s[2] * pad[2]) / s[2] - pad[2]
+            for (int64_t kx = 0; kx < k[2]; kx++, t++) {
+                int64_t shift = depthwise_column_shift(p, kx);
+                offset[t] = (int32_t)(g.rows ? (kx * d[2] - pad[2] - shift * s[2]) * g.phase + ky * d[1] * g.w + shift +
+                                                   (masked || !shift ? 0 : depthwise_column_copies(p, kx) * g.channel)
                                              : ((ky * d[1] % s[1]) * s[2] + kx * d[2] % s[2]) * g.phase +
                                                    (kz * d[0] * g.h + ky * d[1] / s[1]) * g.w + kx * d[2] / s[2]);
-    if (g.rows) /* lane i of kernel column kx: whether input column s (i % pitch) + kx d - pad is inside */
+            }
+    if (masked) /* lane i of kernel column kx: whether input column s (i % pitch) + kx d - pad is inside */
         for (int64_t kx = 0; kx < k[2]; kx++)
             for (int64_t i = 0; i < g.flat; i++) {
                 int64_t col = s[2] * (i % g.pitch) + kx * d[2] - pad[2];
                 mask[kx * g.flat + i] = col >= 0 && col < p->in[2] ? -1 : 0;
             }
-    depthwise_args a = {p, x, w, b, r, y, scratch, g.rows ? mask : NULL, offset, g};
+    depthwise_args a = {p, x, w, b, r, y, scratch, masked ? mask : NULL, offset, layouts, g};
     int64_t plane = volume3(p->in), positions = volume3(p->out);
     for (int64_t n = 0; n < p->n; n++, a.x += p->c * plane, a.y += p->m * positions) {
         a.r = r ? r + n * p->m * positions : NULL;
         if (p->m * g.flat * volume3(k) < MRVL_PARALLEL_MACS) depthwise_channels(&a, 0, p->c);
-        else mrvl_parallel(p->c, depthwise_channels, &a);
+        else mrvl_parallel(p->c / layouts, depthwise_groups, &a);
     }
 }
 
