@@ -437,7 +437,7 @@ def _input_array(tensor: Tensor, inputs: Mapping[str, np.ndarray]) -> np.ndarray
                            f"for {list(tensor.shape)}")
     if not np.can_cast(array.dtype, tensor.dtype, "same_kind"):
         raise CompileError(f"input '{tensor.name}'", f"is {array.dtype}; the bundle takes {tensor.dtype}")
-    return np.ascontiguousarray(array, tensor.dtype)
+    return np.asarray(array, tensor.dtype, order="C")  # ascontiguousarray would make a scalar 1-D
 
 
 def simulation_precision(bundle: Bundle, precision: str | None) -> str:

@@ -246,6 +246,18 @@ def test_broken_bundles(bundles, tmp_path, capsys):
     assert "building the host C failed" in _error([str(source)], capsys)
 
 
+def test_scalar_inputs_run(tmp_path):
+    """A graph input of rank 0 (Range's bounds) is given and bound as a 0-d array."""
+    scalars = [helper.make_tensor_value_info(n, TensorProto.FLOAT, []) for n in ("start", "limit", "delta")]
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    graph = helper.make_graph([helper.make_node("Range", ["start", "limit", "delta"], ["y"], name="r")], "g", scalars, [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.save_model(model, tmp_path / "m.onnx")
+    assert mrvl_compile([str(tmp_path / "m.onnx"), "-o", str(tmp_path / "b.tar")]) == 0
+    got = run_bundle(tmp_path / "b.tar", {"start": np.float32(1), "limit": np.float32(3), "delta": np.float32(0.5)})
+    np.testing.assert_array_equal(got["y"], [1, 1.5, 2, 2.5])
+
+
 def test_no_mlip_runner_is_reported(tmp_path):
     """The same bundle without a runner: the C entry point reports MRVL_ERR_NO_MLIP."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])
