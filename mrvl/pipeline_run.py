@@ -224,8 +224,10 @@ def _failure(run_dir: Path, ranks: int, frames: int, returncode: int, log: str) 
         except ValueError:
             name = f"signal {number}"
         return CompileError(_at(rank, int(progress[rank]), frames), f"its process was ended by {name}")
-    lines = [line.strip() for line in log.splitlines() if line.strip() and not line.startswith("---")]
-    return CompileError("mpirun", f"failed (exit status {returncode}){': ' + lines[0] if lines else ''}")
+    # mpirun's own message: its first paragraph (wrapped over lines, between rules of dashes)
+    paragraphs = [" ".join(text.split()).rstrip(":") for text in
+                  re.split(r"\n\s*\n|^-+$", log, flags=re.M) if text.strip()]
+    return CompileError("mpirun", f"failed (exit status {returncode}){': ' + paragraphs[0] if paragraphs else ''}")
 
 
 def _at(stage: int, frame: int, frames: int) -> str:

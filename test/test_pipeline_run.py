@@ -127,7 +127,8 @@ def test_a_hostfile_places_the_ranks(skip_net, tmp_path, capsys):
     hosts.write_text("localhost slots=1\n")
     status, out, err = _run([skip_net["host", 2], "--frames", FRAMES, "--hostfile", hosts], capsys)
     assert status == 1 and out == ""
-    assert err.startswith(f"error: {skip_net['host', 2]}: mpirun: failed (exit status 1): There are not enough slots")
+    assert err == (f"error: {skip_net['host', 2]}: mpirun: failed (exit status 1): There are not enough slots "
+                   "available in the system to satisfy the 2 slots that were requested by the application\n")
 
 
 @pytest.mark.slow
