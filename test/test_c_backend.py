@@ -665,6 +665,23 @@ def run_program(program: Path, models: list[Bundle], inputs: list[dict[str, np.n
     return results
 
 
+def assert_integers_as_onnxruntime(bundle: Bundle, model: onnx.ModelProto, feeds: dict[str, np.ndarray],
+                                   workdir: Path, flags: list[str], compiler: str | None,
+                                   launcher: list[str] | None = ()) -> None:
+    """`bundle` of `model`, built with `flags` by `compiler` and run on `feeds` (under
+    `launcher`; None: the emulator is absent, so only built), gives onnxruntime's integers bit
+    for bit."""
+    program = build_program([bundle], workdir, flags, compiler=compiler)
+    if launcher is None:
+        pytest.skip("built; qemu-aarch64 is not installed to run it")
+    (outputs,) = run_program(program, [bundle], [feeds], launcher=launcher)
+    got = bundle.by_name(outputs)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for name, expected in zip([o.name for o in session.get_outputs()], session.run(None, feeds)):
+        assert got[name].dtype == expected.dtype, name
+        np.testing.assert_array_equal(got[name], expected, err_msg=name)
+
+
 def test_two_models_link_into_one_program(c_workdir: Path, tmp_path: Path) -> None:
     """Two bundles, each with its own copy of the kernels, in one executable: no symbol
     clash, and each model runs with its own weights."""

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import helper, numpy_helper
 
-from test_c_backend import GCC, Bundle, build_program, c_workdir, emit_model, run_program  # noqa: F401
+from test_c_backend import GCC, Bundle, assert_integers_as_onnxruntime, c_workdir, emit_model  # noqa: F401
 from test_c_kernels_fast_paths import _runs_avx2
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
 
@@ -86,15 +85,7 @@ def _check(tmp_path: Path, c_workdir: Path, suffix: str, flags: list[str], compi
     bundle = Bundle(emit_model(model, c_workdir, name=f"qdq_pairs_{suffix}"), f"qdq_pairs_{suffix}")
     source = (bundle.dir / f"{bundle.model}.c").read_text()
     assert "mrvl_rescale_u8i8(" in source and "mrvl_max_pool_i8(" in source and "mrvl_quantize_" not in source
-    program = build_program([bundle], tmp_path, flags, compiler=compiler)
-    if launcher is None:
-        pytest.skip("built; qemu-aarch64 is not installed to run it")
-    (outputs,) = run_program(program, [bundle], [feeds], launcher=launcher)
-    got = bundle.by_name(outputs)
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    for name, expected in zip([o.name for o in session.get_outputs()], session.run(None, feeds)):
-        assert got[name].dtype == expected.dtype, name
-        np.testing.assert_array_equal(got[name], expected, err_msg=name)
+    assert_integers_as_onnxruntime(bundle, model, feeds, tmp_path, flags, compiler, launcher)
 
 
 def test_native_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
