@@ -14,8 +14,7 @@ import pytest
 from onnx import helper, numpy_helper
 
 from test_c_backend import GCC, Bundle, assert_integers_as_onnxruntime, c_workdir, emit_model  # noqa: F401
-from test_c_kernels_fast_paths import _runs_avx2
-from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
+from integer_kernel_paths import INTEGER_KERNEL_PATHS
 
 pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
@@ -88,20 +87,7 @@ def _check(tmp_path: Path, c_workdir: Path, suffix: str, flags: list[str], compi
     assert_integers_as_onnxruntime(bundle, model, feeds, tmp_path, flags, compiler, launcher)
 
 
-def test_native_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
-    _check(tmp_path, c_workdir, "native", ["-march=native"], GCC)
-
-
-@pytest.mark.skipif(not _runs_avx2(), reason="needs an x86-64 machine with AVX2 and FMA")
-def test_avx2_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
-    _check(tmp_path, c_workdir, "avx2", ["-march=x86-64-v3"], GCC)
-
-
-def test_portable_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
-    _check(tmp_path, c_workdir, "portable", ["-march=x86-64"] if _runs_avx2() else [], GCC)
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(CROSS_CC is None, reason="needs aarch64-linux-gnu-gcc")
-def test_neoverse_n2_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
-    _check(tmp_path, c_workdir, "arm", [*TARGET_FLAGS, "-static"], CROSS_CC, launcher=[QEMU] if QEMU else None)
+@pytest.mark.parametrize("label,flags,compiler,launcher", INTEGER_KERNEL_PATHS)
+def test_matches_onnxruntime(label: str, flags: list[str], compiler: str | None, launcher: list[str] | None,
+                             c_workdir: Path, tmp_path: Path) -> None:
+    _check(tmp_path, c_workdir, label, flags, compiler, launcher)

@@ -9,7 +9,6 @@ one). All cases are one model, built with -march=native (here AVX-512 VNNI), wit
 -march=x86-64-v3 (AVX2 without VNNI), with -march=x86-64-v3 -mavxvnni (AVX-VNNI), with the
 baseline ISA (the portable loops) and for -mcpu=neoverse-n2 (usdot) run under qemu."""
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +17,7 @@ import pytest
 from onnx import helper, numpy_helper
 
 from test_c_backend import GCC, Bundle, assert_integers_as_onnxruntime, c_workdir, emit_model  # noqa: F401
-from test_c_kernels_fast_paths import _runs_avx2
-from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
+from integer_kernel_paths import INTEGER_KERNEL_PATHS
 
 pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
@@ -89,31 +87,7 @@ def _check(tmp_path: Path, c_workdir: Path, suffix: str, flags: list[str], compi
     assert_integers_as_onnxruntime(bundle, model, feeds, tmp_path, flags, compiler, launcher)
 
 
-def test_native_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
-    _check(tmp_path, c_workdir, "native", ["-march=native"], GCC)
-
-
-@pytest.mark.skipif(not _runs_avx2(), reason="needs an x86-64 machine with AVX2 and FMA")
-def test_avx2_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
-    _check(tmp_path, c_workdir, "avx2", ["-march=x86-64-v3"], GCC)
-
-
-def _runs_avx_vnni() -> bool:
-    """Whether this machine runs AVX-VNNI code (vpdpbusd on ymm without AVX-512)."""
-    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
-    return _runs_avx2() and re.search(r"^flags\s*:.*\bavx_vnni\b", flags, re.M) is not None
-
-
-@pytest.mark.skipif(not _runs_avx_vnni(), reason="needs an x86-64 machine with AVX-VNNI")
-def test_avx_vnni_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
-    _check(tmp_path, c_workdir, "avx_vnni", ["-march=x86-64-v3", "-mavxvnni"], GCC)
-
-
-def test_portable_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
-    _check(tmp_path, c_workdir, "portable", ["-march=x86-64"] if _runs_avx2() else [], GCC)
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(CROSS_CC is None, reason="needs aarch64-linux-gnu-gcc")
-def test_neoverse_n2_matches_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
-    _check(tmp_path, c_workdir, "arm", [*TARGET_FLAGS, "-static"], CROSS_CC, launcher=[QEMU] if QEMU else None)
+@pytest.mark.parametrize("label,flags,compiler,launcher", INTEGER_KERNEL_PATHS)
+def test_matches_onnxruntime(label: str, flags: list[str], compiler: str | None, launcher: list[str] | None,
+                             c_workdir: Path, tmp_path: Path) -> None:
+    _check(tmp_path, c_workdir, label, flags, compiler, launcher)
