@@ -615,7 +615,8 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
 # model per opset: gcc compiles each kernel once for all of them, where a build per case took
 # it a second or so each. Alone, in a model of its own (where gcc may inline the kernel into
 # its one call), each case is a slow test, to tell which one fails.
-@pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
+@pytest.mark.parametrize("native", [pytest.param(False, marks=pytest.mark.slow), True],  # suite time: AVX2 and
+                         ids=["baseline", "native"])  # aarch64 (test_cross_compile) stay
 def test_fast_paths_match_onnxruntime(native: bool, c_workdir: Path) -> None:
     check_together(CASES, c_workdir, {name: random_inputs(model, 7) for name, model in CASES.items()}, native)
 
