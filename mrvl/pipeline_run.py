@@ -42,13 +42,12 @@ from pathlib import Path
 import numpy as np
 
 from mrvl.backend.bundle import METADATA_FILE
+from mrvl.backend.pipeline_bundle import PIPELINE_FILE, PIPELINE_FORMAT, PIPELINE_VERSION
 from mrvl.run import (Bundle, Tensor, build, describe_array, fill_inputs, load_arrays, numpy_dtype, open_bundle,
                       report_error)
 from mrvl.target.cost_model import duration
 from mrvl_dialect.errors import CompileError
 
-MANIFEST = "pipeline.json"
-MANIFEST_FORMAT, MANIFEST_VERSION = "mrvl-pipeline", 1
 LAUNCH_FILE, PROGRESS_FILE, REPORT_FILE, OUTPUTS_FILE = "launch.json", "progress.bin", "report.json", "outputs.npz"
 RANK_MODULE = "mrvl.pipeline_rank"
 FAULT_VARIABLE = "MRVL_PIPELINE_FAULT"
@@ -77,10 +76,10 @@ def is_pipeline(path: str | Path) -> bool:
     """Whether `path` is a pipeline archive: a folder or a tar with `pipeline.json` at its top."""
     path = Path(path)
     if path.is_dir():
-        return (path / MANIFEST).is_file()
+        return (path / PIPELINE_FILE).is_file()
     try:
         with tarfile.open(path) as archive:
-            return any(name == MANIFEST for name in archive.getnames())
+            return any(name == PIPELINE_FILE for name in archive.getnames())
     except (tarfile.TarError, OSError):
         return False
 
@@ -94,35 +93,35 @@ def read_stages(root: Path, stack: ExitStack) -> list[Stage]:
     as `stack`, checked against `pipeline.json` and against each other: stage k takes exactly
     what stage k-1 sends."""
     try:
-        manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
-        if (manifest.get("format"), manifest.get("version")) != (MANIFEST_FORMAT, MANIFEST_VERSION):
-            raise CompileError(MANIFEST, f"format {manifest.get('format')!r} version {manifest.get('version')!r}, "
-                               f"expected {MANIFEST_FORMAT!r} version {MANIFEST_VERSION}")
+        manifest = json.loads((root / PIPELINE_FILE).read_text(encoding="utf-8"))
+        if (manifest.get("format"), manifest.get("version")) != (PIPELINE_FORMAT, PIPELINE_VERSION):
+            raise CompileError(PIPELINE_FILE, f"format {manifest.get('format')!r} version {manifest.get('version')!r}, "
+                               f"expected {PIPELINE_FORMAT!r} version {PIPELINE_VERSION}")
         model_inputs, model_outputs = _tensors(manifest["inputs"]), _tensors(manifest["outputs"])
         entries = manifest["stages"]
         stages = []
         for index, entry in enumerate(entries):
             if entry["stage"] != index:
-                raise CompileError(MANIFEST, f"stage {entry['stage']} listed at position {index}")
+                raise CompileError(PIPELINE_FILE, f"stage {entry['stage']} listed at position {index}")
             bundle_path = root / entry["bundle"]
             if not bundle_path.resolve().is_relative_to(root.resolve()):
-                raise CompileError(MANIFEST, f"stage {index}'s bundle {entry['bundle']!r} is outside the archive")
+                raise CompileError(PIPELINE_FILE, f"stage {index}'s bundle {entry['bundle']!r} is outside the archive")
             bundle = stack.enter_context(open_bundle(bundle_path))
             stages.append(Stage(index, bundle, _tensors(entry["inputs"]), _tensors(entry["outputs"])))
     except (ValueError, KeyError, TypeError, AttributeError) as e:
-        raise CompileError(MANIFEST, f"malformed: {type(e).__name__}: {e}") from None
+        raise CompileError(PIPELINE_FILE, f"malformed: {type(e).__name__}: {e}") from None
     if not stages:
-        raise CompileError(MANIFEST, "lists no stages")
+        raise CompileError(PIPELINE_FILE, "lists no stages")
     for stage in stages:
         where = f"stage {stage.index}"
         if (list(stage.inputs), list(stage.outputs)) != (stage.bundle.inputs, stage.bundle.outputs):
-            raise CompileError(where, f"its bundle's inputs and outputs ({METADATA_FILE}) differ from {MANIFEST}'s")
+            raise CompileError(where, f"its bundle's inputs and outputs ({METADATA_FILE}) differ from {PIPELINE_FILE}'s")
     for sent, taken, where in [(model_inputs, stages[0].inputs, "stage 0's inputs"),
                                (stages[-1].outputs, model_outputs, "the model's outputs")] + [
             (a.outputs, b.inputs, f"stage {b.index}'s inputs") for a, b in zip(stages, stages[1:])]:
         if sorted(sent, key=lambda t: t.name) != sorted(taken, key=lambda t: t.name):
             names = ", ".join(sorted({t.name for t in sent} ^ {t.name for t in taken})) or "shapes or dtypes"
-            raise CompileError(MANIFEST, f"{where} are not what comes before them (differ in: {names})")
+            raise CompileError(PIPELINE_FILE, f"{where} are not what comes before them (differ in: {names})")
     return stages
 
 

@@ -2537,6 +2537,22 @@ class MatmulIntegerOp(CpuOp):
                 raise VerifyException(f"{name} must be one value or {per} (a vector), got {list(shape_of(point))}")
 
 
+def _check_integer_conv_2d(op: "ConvIntegerOp | QLinearConvOp", x: tuple[str, Sequence[int]],
+                           w: tuple[str, Sequence[int]], y: Sequence[int]) -> None:
+    """A 2-D integer conv's input `x` and weights `w` (each its name and shape) fit in the op's
+    groups, and `y` is the shape its strides, dilations and pads give."""
+    (x_name, x), (w_name, w) = x, w
+    if len(x) != 4 or len(w) != 4:
+        raise VerifyException(f"{x_name} and {w_name} must have rank 4, got {len(x)} and {len(w)}")
+    group = op.group.value.data
+    if group < 1 or x[1] != w[1] * group or w[0] % group:
+        raise VerifyException(f"{w_name} {list(w)} does not fit {x_name} {list(x)} in {group} groups")
+    strides, dilations, pads = (list(a.get_values()) for a in (op.strides, op.dilations, op.pads))
+    sizes = [(x[2 + i] + pads[i] + pads[2 + i] - dilations[i] * (w[2 + i] - 1) - 1) // strides[i] + 1
+             for i in range(2)]
+    _check_shape("the result", y, [x[0], w[0], *sizes])
+
+
 @irdl_op_definition
 class ConvIntegerOp(CpuOp):
     """ONNX ConvInteger in 2-D: (X - x_zero_point) convolved with (W - w_zero_point), summed in
@@ -2573,15 +2589,7 @@ class ConvIntegerOp(CpuOp):
         for name, value in (("'X'", self.X), ("'W'", self.W)):
             if element_type_of(value) not in INTEGER_PRODUCT_TYPES:
                 raise VerifyException(f"{name} must be int8 or uint8, got {element_type_of(value)}")
-        if len(x) != 4 or len(w) != 4:
-            raise VerifyException(f"'X' and 'W' must have rank 4, got {len(x)} and {len(w)}")
-        group = self.group.value.data
-        if group < 1 or x[1] != w[1] * group or w[0] % group:
-            raise VerifyException(f"'W' {list(w)} does not fit 'X' {list(x)} in {group} groups")
-        strides, dilations, pads = (list(a.get_values()) for a in (self.strides, self.dilations, self.pads))
-        sizes = [(x[2 + i] + pads[i] + pads[2 + i] - dilations[i] * (w[2 + i] - 1) - 1) // strides[i] + 1
-                 for i in range(2)]
-        _check_shape("the result", y, [x[0], w[0], *sizes])
+        _check_integer_conv_2d(self, ("'X'", x), ("'W'", w), y)
         if self.x_zero_point is not None and math.prod(shape_of(self.x_zero_point)) != 1:
             raise VerifyException(f"'x_zero_point' must be one value, got {list(shape_of(self.x_zero_point))}")
         if self.w_zero_point is not None and math.prod(shape_of(self.w_zero_point)) not in (1, w[0]):
@@ -2740,15 +2748,7 @@ class QLinearConvOp(CpuOp):
                                         ("'y_zero_point'", self.y_zero_point, self.y)):
             if element_type_of(zero_point) != element_type_of(value) or math.prod(shape_of(zero_point)) != 1:
                 raise VerifyException(f"{name} must be one value of its tensor's element type")
-        if len(x) != 4 or len(w) != 4:
-            raise VerifyException(f"'x' and 'w' must have rank 4, got {len(x)} and {len(w)}")
-        group = self.group.value.data
-        if group < 1 or x[1] != w[1] * group or w[0] % group:
-            raise VerifyException(f"'w' {list(w)} does not fit 'x' {list(x)} in {group} groups")
-        strides, dilations, pads = (list(a.get_values()) for a in (self.strides, self.dilations, self.pads))
-        sizes = [(x[2 + i] + pads[i] + pads[2 + i] - dilations[i] * (w[2 + i] - 1) - 1) // strides[i] + 1
-                 for i in range(2)]
-        _check_shape("the result", y, [x[0], w[0], *sizes])
+        _check_integer_conv_2d(self, ("'x'", x), ("'w'", w), y)
         for name, value in (("'w_scale'", self.w_scale), ("'w_zero_point'", self.w_zero_point)):
             if math.prod(shape_of(value)) not in (1, w[0]):
                 raise VerifyException(f"{name} must be one value or {w[0]}, got {list(shape_of(value))}")

@@ -164,6 +164,23 @@ def _erase_unused(ops: list[Operation | None], rewriter: PatternRewriter) -> Non
             rewriter.erase(op)
 
 
+def _recorded_int8_operands(
+    compute: Operation, x: SSAValue, w: SSAValue, b: SSAValue | None
+) -> tuple[cpu.DequantizeOp, QuantParamsAttr, np.ndarray, np.ndarray | None] | None:
+    """For a host conv or Gemm whose grids recognize-qdq recorded: the DequantizeLinear that
+    gives its input `x`, its weights' recorded grid, and the values of its constant weights `w`
+    and bias `b` (None when absent); None when one of them is missing."""
+    dequantize, recorded = x.owner, compute.attributes.get(QUANTIZED_ATTR)
+    if (not isinstance(dequantize, cpu.DequantizeOp) or not isinstance(recorded, QuantizedAttr)
+            or not isinstance(recorded.weight, QuantParamsAttr)):
+        return None
+    module = module_of(compute)
+    weights, bias = constant_value(w, module), constant_value(b, module) if b is not None else None
+    if weights is None or (b is not None and bias is None):
+        return None
+    return dequantize, recorded.weight, weights, bias
+
+
 class DequantizeConvQuantizeToQLinearConv(RewritePattern):
     """cpu.quantize(cpu.conv(cpu.dequantize(xq), W, B)) -> cpu.qlinear_conv (see the module
     docstring), matched at the QuantizeLinear."""
@@ -176,15 +193,9 @@ class DequantizeConvQuantizeToQLinearConv(RewritePattern):
                 or conv.R is not None or conv.slope is not None or conv.S is not None or conv.T is not None
                 or conv.activation is not None or conv.packed_weights is not None):
             return
-        dequantize = conv.X.owner
-        recorded = conv.attributes.get(QUANTIZED_ATTR)
-        if (not isinstance(dequantize, cpu.DequantizeOp) or not isinstance(recorded, QuantizedAttr)
-                or not isinstance(weight := recorded.weight, QuantParamsAttr)):
+        if (found := _recorded_int8_operands(conv, conv.X, conv.W, conv.B)) is None:
             return
-        module = module_of(op)
-        w, b = constant_value(conv.W, module), constant_value(conv.B, module) if conv.B is not None else None
-        if w is None or (conv.B is not None and b is None):
-            return
+        dequantize, weight, w, b = found
         properties = {k: v for k, v in conv.properties.items() if k in ("strides", "dilations", "pads", "group")}
         hints = (conv.W.name_hint or "weight", conv.B.name_hint if conv.B is not None and conv.B.name_hint else "bias")
         built = _qlinear_conv(dequantize.input, dequantize, op, w, b, weight, 0, conv.clamp(), properties, hints)
@@ -215,15 +226,9 @@ class DequantizeGemmQuantizeToQLinearConv(RewritePattern):
                 or gemm.trans_a.value.data or gemm.alpha.value.data != 1.0
                 or (gemm.C is not None and gemm.beta.value.data != 1.0)):
             return
-        dequantize = gemm.A.owner
-        recorded = gemm.attributes.get(QUANTIZED_ATTR)
-        if (not isinstance(dequantize, cpu.DequantizeOp) or not isinstance(recorded, QuantizedAttr)
-                or not isinstance(weight := recorded.weight, QuantParamsAttr)):
+        if (found := _recorded_int8_operands(gemm, gemm.A, gemm.B, gemm.C)) is None:
             return
-        module = module_of(op)
-        w, c = constant_value(gemm.B, module), constant_value(gemm.C, module) if gemm.C is not None else None
-        if w is None or (gemm.C is not None and c is None):
-            return
+        dequantize, weight, w, c = found
         (n, k), m = shape_of(gemm.A), shape_of(gemm.Y)[1]
         trans_b = bool(gemm.trans_b.value.data)
         if c is not None and (c.size != m or shape_of(gemm.C)[-1] != m):
