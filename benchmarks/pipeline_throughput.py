@@ -2,13 +2,15 @@
 
     python benchmarks/pipeline_throughput.py [--model resnet50 | MODEL.onnx] [--stages N | --cuts T1,T2,...]
                                              [--frames F] [--repeat R] [--offload] [--assumed-rates]
-                                             [--target-file FILE] [--out DIR]
+                                             [--rebalance] [--target-file FILE] [--out DIR]
 
 In one run: the model (a name of benchmarks/cnn_models.py's MODELS, or an ONNX file) compiled whole
 into one bundle (all-host unless `--offload`), profiled on this machine (`mrvl-run --profile
 --profile-out`), and cut into N stages (`mrvl-compile --stages N --host-profile` that profile:
 the split balances the kernels' measured times; `--assumed-rates` balances the target's
-assumed rates instead; `--cuts` cuts where it says). Then the whole bundle runs F frames in a
+assumed rates instead; `--cuts` cuts where it says). `--rebalance` then runs those stages once
+with `mrvl-run --profile` (each kernel timed as it runs beside the other stages) and cuts again
+on that profile (`mrvl-compile --stages N --host-profile` the pipeline's profile). Then the whole bundle runs F frames in a
 loop in this process, one thread, its buffers bound once (`HostProgram.bind`), and the stages
 the same F frames under `mrvl-run`'s MPI runner (`mrvl.pipeline_run.run_pipeline`), a rank a
 stage; the pair `--repeat` times, taking turns so that both see the same machine. Both times
@@ -43,7 +45,7 @@ import onnx
 from mrvl.backend.pipeline_bundle import PIPELINE_FILE
 from mrvl.compile import compile_model
 from mrvl.target.cost_model import duration
-from mrvl.pipeline_run import open_pipeline, run_pipeline
+from mrvl.pipeline_run import open_pipeline, pipeline_profile_document, run_pipeline
 from mrvl.run import HostProgram, accelerator, build, open_bundle, profile_bundle, profile_document
 from mrvl_dialect.files import write_atomically
 
@@ -98,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--offload", action="store_true", help="compile with MLIP subgraphs (run on the simulator)")
     parser.add_argument("--assumed-rates", action="store_true",
                         help="split on the target's assumed host rates, not on this machine's profile")
+    parser.add_argument("--rebalance", action="store_true",
+                        help="cut again on a profile of the first cut's pipeline run (its kernels beside each other)")
     parser.add_argument("--profile-repeat", type=int, default=10, help="runs the profile averages over (10)")
     parser.add_argument("--target-file", help="the cost model's target description (mrvl-compile --target-file)")
     parser.add_argument("--out", type=Path, help="keep the bundles here (default: a temporary folder)")
@@ -122,6 +126,17 @@ def main(argv: list[str] | None = None) -> int:
                                 pipeline_stages=0 if cuts else options.stages, stage_cuts=cuts,
                                 target_file=options.target_file,
                                 host_profile=None if options.assumed_rates else profile_path).output
+        if options.rebalance and not cuts:
+            first = run_pipeline(archive, options.frames, frames, threads=1, precision="fp32", profile=True)
+            assert first.profiles is not None
+            with open_pipeline(archive) as stages:
+                document = pipeline_profile_document("pipeline", stages, first.profiles, options.frames - 1)
+            profile_path = out / "pipeline-profile.json"
+            write_atomically(profile_path, json.dumps(document, indent=1).encode() + b"\n")
+            measured = {t.label: t.seconds for times in first.profiles for t in times}
+            archive = compile_model(model_path, out / "rebalanced.tar", offload=options.offload,
+                                    pipeline_stages=options.stages, target_file=options.target_file,
+                                    host_profile=profile_path).output
         shares = stage_shares(archive, measured)
         loads, singles, single_cpus, pipelines, same = [os.getloadavg()[0]], [], [], [], True
         for _ in range(options.repeat):
@@ -134,8 +149,9 @@ def main(argv: list[str] | None = None) -> int:
 
     single_fps = statistics.median(singles)
     pipeline = sorted(pipelines, key=lambda p: p.frames_per_second)[len(pipelines) // 2]
-    split = ("after " + ", ".join(cuts) if cuts else
-             f"by mrvl-compile --stages on {'assumed host rates' if options.assumed_rates else 'this profile'}")
+    split = ("after " + ", ".join(cuts) if cuts else "by mrvl-compile --stages on " + (
+        "the first cut's pipeline profile" if options.rebalance else
+        "assumed host rates" if options.assumed_rates else "this profile"))
     print(f"{model_path.stem}, {'partitioned' if options.offload else 'all-host'}, {options.frames} frames, "
           f"median of {options.repeat}; cuts {split}")
     for index, (estimate, share) in enumerate(shares):

@@ -15,7 +15,9 @@ waits by polling with short sleeps, not in MPI_Waitall, which spins and takes a 
 the stage computing beside it.
 
 Each rank times, for `report.json`, its compute (the wall clock and the process's CPU time
-of those calls), its waits for inputs and for its sends, and its whole loop.
+of those calls), its waits for inputs and for its sends, and its whole loop. With `profile`
+in the launch file it runs its bundle's profiling build and reports each op's time over the
+frames after the first: the kernels timed as they run beside the other stages.
 
 A rank that fails writes `error-<rank>.json` (its stage, frame and message) and calls
 MPI_Abort, which ends every rank. `MRVL_PIPELINE_FAULT=STAGE:FRAME:raise|kill` makes a stage
@@ -65,7 +67,8 @@ def run_stage(comm: MPI.Intracomm, run_dir: Path, progress: np.ndarray) -> None:
     frames = launch["frames"]
     bundles = [Bundle(Path(p)) for p in launch["stages"]]
     bundle = bundles[rank]
-    program = HostProgram(bundle, build(bundle, launch["cc"], threads=launch["threads"]))
+    profile = launch["profile"]
+    program = HostProgram(bundle, build(bundle, launch["cc"], profile=profile, threads=launch["threads"]))
     with accelerator(program, launch["run_mode"], launch["precision"], launch["simulator"]) as mlip:
         # Inputs: rank 0's from the file, one set per frame (views) or one for all; the others' two receive buffers.
         if first:
@@ -117,6 +120,8 @@ def run_stage(comm: MPI.Intracomm, run_dir: Path, progress: np.ndarray) -> None:
             runs[k % period](mlip)
             computing += time.perf_counter() - began
             computing_cpu += time.process_time() - began_cpu
+            if profile and k == 0:
+                program.profile_reset()  # the first frame warms up
             if not last:
                 MPI.Prequest.Startall(sends[side])
         if not last:
@@ -127,7 +132,7 @@ def run_stage(comm: MPI.Intracomm, run_dir: Path, progress: np.ndarray) -> None:
     progress[rank] = frames
     times = comm.gather({"compute_seconds": computing, "compute_cpu_seconds": computing_cpu,
                          "waiting_inputs_seconds": waiting_inputs, "waiting_outputs_seconds": waiting_outputs,
-                         "wall_seconds": wall}, root=size - 1)
+                         "wall_seconds": wall, "profile": program.profile() if profile else None}, root=size - 1)
     if last:
         save_arrays(Path(launch["outputs"]), {t.name: r for t, r in zip(bundle.outputs, results)})
         report = {"seconds": wall, "stages": times}

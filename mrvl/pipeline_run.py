@@ -1,6 +1,7 @@
 """`mrvl-run` of a pipeline archive: one stage per MPI rank, frames streaming through.
 
     mrvl-run NAME.tar --frames F [--np N] [--hostfile H] [--inputs X.npz] [--outputs Y.npz] [--threads N]
+                      [--profile [--profile-out profile.json]]
 
 A pipeline archive (`mrvl-compile --stages N`) holds `pipeline.json` and one complete bundle
 per stage; stage k takes exactly what stage k-1 sends (a tensor that skips a stage passes
@@ -17,6 +18,12 @@ RUN_DIR: the run's options (`launch.json`) and inputs, each rank's current frame
 `report.json` and, without `--outputs`, `outputs.npz` from the last rank, `error-<rank>.json`
 from a rank that failed. All are temporary folders under `TMPDIR`: with `--hostfile`, every host must see it at
 the same path (a shared file system), and have the same Python environment.
+
+`--profile` runs each stage's profiling build and prints each stage's ops by their time a
+frame, over the frames after the first: the kernels as they run beside the other stages,
+sharing the caches, memory and cores with them, which a bundle profiled alone does not show.
+`--profile-out` writes that as one profile (each op with its stage), which `mrvl-compile
+--stages N --host-profile` takes to cut the stages again on those times.
 
 A stage that fails stops the whole pipeline (the rank calls MPI_Abort; a rank killed by a
 signal makes mpirun end the others), and this reports it in one `error:` line naming the stage
@@ -43,10 +50,12 @@ import numpy as np
 
 from mrvl.backend.bundle import METADATA_FILE
 from mrvl.backend.pipeline_bundle import PIPELINE_FILE, PIPELINE_FORMAT, PIPELINE_VERSION
-from mrvl.run import (Bundle, Tensor, build, describe_array, fill_inputs, load_arrays, numpy_dtype, open_bundle,
-                      report_error)
+from mrvl.run import (Bundle, OpTime, Tensor, build, describe_array, fill_inputs, load_arrays, numpy_dtype,
+                      open_bundle, profile_header, profile_ops, profile_summary, profile_table, report_error,
+                      summarize_profile, summary_table)
 from mrvl.target.cost_model import duration
 from mrvl_dialect.errors import CompileError
+from mrvl_dialect.files import write_atomically
 
 LAUNCH_FILE, PROGRESS_FILE, REPORT_FILE, OUTPUTS_FILE = "launch.json", "progress.bin", "report.json", "outputs.npz"
 RANK_MODULE = "mrvl.pipeline_rank"
@@ -172,6 +181,8 @@ class PipelineRun:
     """From the start of the first frame to the last frame's outputs, at the last rank."""
     stages: list[StageTime]
     outputs: dict[str, np.ndarray]
+    profiles: list[list[OpTime]] | None = None
+    """With `profile`: each stage's ops and their time a frame, over the frames after the first."""
 
     @property
     def frames_per_second(self) -> float:
@@ -239,17 +250,19 @@ def run_pipeline(
     archive: str | Path, frames: int, inputs: dict[str, np.ndarray] | None = None, *, ranks: int | None = None,
     hostfile: Path | None = None, cc: str | None = None, threads: int | None = None, precision: str = "fp16",
     simulator: str = "auto", run_mode: str = "sim", fill_mode: str = "random", outputs: Path | None = None,
-    log: Path | None = None,
+    log: Path | None = None, profile: bool = False,
 ) -> PipelineRun:
     """Run the pipeline archive `archive` over `frames` frames under mpirun, `ranks` ranks
     (default and only choice: one per stage). `inputs` by name, each of its input's shape or
     with a leading axis of `frames` (default: filled as `fill_mode` says, as mrvl-run does);
     the last rank writes the outputs to `outputs` (.npz) if given; `log` keeps mpirun's output
-    when the run fails. Raises `CompileError` on bad input and on a
+    when the run fails; `profile` times each stage's ops (see the module doc). Raises `CompileError` on bad input and on a
     stage that failed."""
     archive = Path(archive)
     if frames < 1:
         raise CompileError("--frames", f"must be at least 1, got {frames}")
+    if profile and frames < 2:
+        raise CompileError("--profile", f"times the frames after the first: give --frames 2 or more, not {frames}")
     if shutil.which("mpirun") is None:
         raise CompileError("", MPIRUN_MISSING)
     if importlib.util.find_spec("mpi4py") is None:
@@ -264,13 +277,13 @@ def run_pipeline(
         inputs = dict(inputs) if inputs is not None else fill_inputs(stages[0].bundle, fill_mode)
         _frame_inputs(stages[0], inputs, frames)
         for stage in stages:
-            build(stage.bundle, cc, threads=threads)
+            build(stage.bundle, cc, profile=profile, threads=threads)
         run_dir = Path(tmp)
         np.savez(run_dir / "inputs.npz", **inputs)  # type: ignore[arg-type]
         outputs = (outputs or run_dir / OUTPUTS_FILE).absolute()
         launch = {"stages": [str(s.bundle.path) for s in stages], "frames": frames, "inputs": "inputs.npz",
                   "outputs": str(outputs), "cc": cc, "threads": threads, "precision": precision,
-                  "simulator": simulator, "run_mode": run_mode}
+                  "simulator": simulator, "run_mode": run_mode, "profile": profile}
         (run_dir / LAUNCH_FILE).write_text(json.dumps(launch), encoding="utf-8")
         np.full(len(stages), -1, np.int64).tofile(run_dir / PROGRESS_FILE)
         done = subprocess.run(_mpirun_command(len(stages), hostfile, run_dir), stdin=subprocess.DEVNULL,
@@ -286,22 +299,37 @@ def run_pipeline(
             raise error
         report = json.loads((run_dir / REPORT_FILE).read_text(encoding="utf-8"))
         results = load_arrays(outputs)
+    timed = [s.pop("profile") for s in report["stages"]]
+    profiles = [[OpTime(i, label, ns / 1e9 / (frames - 1)) for i, (label, ns) in enumerate(ops)]
+                for ops in timed] if profile else None
     return PipelineRun(frames, report["seconds"], [StageTime(**s) for s in report["stages"]],
-                       {t.name: results[t.name] for t in stages[-1].outputs})
+                       {t.name: results[t.name] for t in stages[-1].outputs}, profiles)
+
+
+def pipeline_profile_document(name: str, stages: list[Stage], profiles: list[list[OpTime]], frames: int) -> dict:
+    """A pipeline run's profile as `--profile-out` writes it: every stage's ops (`profile_ops`,
+    each with its `stage`) in one list, as `mrvl-compile --host-profile` reads them, and each
+    stage's totals; `frames` the frames the times average over."""
+    ops = [op | {"stage": stage.index} for stage, times in zip(stages, profiles, strict=True)
+           for op in profile_ops(stage.bundle, times)]
+    return profile_header(name, frames) | {
+        "ops": ops, "summary": {"stages": [profile_summary(s.bundle, t) for s, t in zip(stages, profiles)]}}
 
 
 def main(options: argparse.Namespace) -> int:
     """`mrvl-run` on a pipeline archive, with mrvl-run's parsed `options`."""
     archive = Path(options.bundle)
     try:
-        for flag, given in (("--verify", options.verify), ("--profile", options.profile)):
-            if given:
-                raise CompileError(flag, "runs a single bundle: give it a stage's bundle, not the pipeline archive")
+        if options.verify:
+            raise CompileError("--verify", "runs a single bundle: give it a stage's bundle, not the pipeline archive")
+        if options.repeat is not None:
+            raise CompileError("--repeat", "is a single bundle's: a pipeline's profile is over its frames after the first")
         inputs = load_arrays(options.inputs) if options.inputs else None
         result = run_pipeline(archive, options.frames, inputs, ranks=options.np, hostfile=options.hostfile,
                               cc=options.cc, threads=options.threads, precision=options.precision,
                               simulator=options.simulator, run_mode=options.run_mode, fill_mode=options.fill_mode,
-                              outputs=options.outputs, log=archive.with_name(f"{archive.name}.mpirun.log"))
+                              outputs=options.outputs, log=archive.with_name(f"{archive.name}.mpirun.log"),
+                              profile=options.profile)
         print(f"ran {archive.name}: {len(result.stages)} stages on {len(result.stages)} MPI ranks, "
               f"{result.frames} frames in {duration(result.seconds)}: {result.frames_per_second:.2f} frames/s")
         for index, stage in enumerate(result.stages):
@@ -311,6 +339,22 @@ def main(options: argparse.Namespace) -> int:
                   f"{duration(stage.waiting_outputs_seconds)} to send)")
         for name, array in result.outputs.items():
             print(describe_array(name, array))
+        if result.profiles is not None:
+            _print_profiles(archive, result, options.profile_out)
     except (CompileError, OSError) as e:
         return report_error(options.bundle, e)
     return 0
+
+
+def _print_profiles(archive: Path, result: PipelineRun, out: Path | None) -> None:
+    """Each stage's profile and totals (`mrvl-run --profile`'s tables), and the document to `out`."""
+    assert result.profiles is not None
+    with open_pipeline(archive) as stages:
+        for stage, times in zip(stages, result.profiles, strict=True):
+            print(f"stage {stage.index} ({stage.bundle.model}):")
+            lines = profile_table(times, result.frames - 1) + summary_table(summarize_profile(stage.bundle, times))
+            print("\n".join(f"  {line}" for line in lines))
+        if out is not None:
+            name = archive.name.removesuffix(".tar")
+            document = pipeline_profile_document(name, stages, result.profiles, result.frames - 1)
+            write_atomically(out, json.dumps(document, indent=1).encode() + b"\n")

@@ -491,6 +491,10 @@ def run_bundle(
             return program.run(inputs, mlip)
 
 
+PROFILE_REPEAT = 20
+"""Runs a bundle's profile averages over unless told (`--repeat`)."""
+
+
 @dataclass(frozen=True)
 class OpTime:
     """One op of a profile: its place in `M_run`, what it computes, its mean time per run."""
@@ -501,7 +505,7 @@ class OpTime:
 
 
 def profile_bundle(
-    bundle: str | Path, inputs: Mapping[str, np.ndarray], *, repeat: int = 20, precision: str | None = None,
+    bundle: str | Path, inputs: Mapping[str, np.ndarray], *, repeat: int = PROFILE_REPEAT, precision: str | None = None,
     simulator: str = "auto", cc: str | None = None, run_mode: str = DEFAULT_TARGET.run_mode,
 ) -> tuple[dict[str, np.ndarray], list[OpTime]]:
     """Build the bundle with per-op timing (cached apart), run it once to warm up, then
@@ -661,10 +665,23 @@ def summarize_profile(bundle: Bundle, times: list[OpTime]) -> ProfileSummary:
 
 def profile_document(bundle: Bundle, times: list[OpTime], repeat: int) -> dict:
     """A profile as `--profile-out` writes it (`target/cost_model.py` reads it): each op
-    with its kind of host time (`host_kind`; "mlip call" for an accelerator call) and its
-    kernel class, MACs, bytes and estimated seconds from the bundle's `report.json`, paired
-    by label in run order (an op the report does not list has no work and calibrates
-    nothing), and the `summarize_profile` totals."""
+    (`profile_ops`) and the `summarize_profile` totals (`profile_summary`)."""
+    return profile_header(bundle.model, repeat) | {"ops": profile_ops(bundle, times),
+                                                   "summary": profile_summary(bundle, times)}
+
+
+def profile_header(model: str, repeat: int) -> dict:
+    """What a profile document says of itself: its format, the model, the runs it averages
+    and the machine that ran them."""
+    return {"format": PROFILE_FORMAT, "version": PROFILE_VERSION, "model": model, "repeat": repeat,
+            "machine": platform.machine(), "cpu": " ".join(_cpu_model().partition(":")[2].split())}
+
+
+def profile_ops(bundle: Bundle, times: list[OpTime]) -> list[dict]:
+    """Each profiled op with its kind of host time (`host_kind`; "mlip call" for an
+    accelerator call) and its kernel class, MACs, bytes and estimated seconds from the
+    bundle's `report.json`, paired by label in run order (an op the report does not list
+    has no work and calibrates nothing)."""
     ops = []
     for t, found in zip(times, estimated_host_ops([t.label for t in times], _report_estimate(bundle)), strict=True):
         kind = host_kind(t.label)
@@ -676,8 +693,13 @@ def profile_document(bundle: Bundle, times: list[OpTime], repeat: int) -> dict:
         else:
             work = {"kind": "memory", "macs": 0, "bytes": 0, "estimated_seconds": None}
         ops.append({"index": t.index, "label": t.label, "seconds": t.seconds, "host_kind": kind or "mlip call", **work})
+    return ops
+
+
+def profile_summary(bundle: Bundle, times: list[OpTime]) -> dict:
+    """The `summarize_profile` totals of a profile, as a profile document holds them."""
     summary = summarize_profile(bundle, times)
-    document = {
+    return {
         "host": [vars(k) for k in summary.host],
         "host_seconds": summary.host_seconds,
         "host_estimated_seconds": summary.host_estimated_seconds,
@@ -686,12 +708,9 @@ def profile_document(bundle: Bundle, times: list[OpTime], repeat: int) -> dict:
         "mlip_estimated_seconds": summary.mlip_estimated_seconds,
         "end_to_end_seconds": summary.end_to_end_seconds,
     }
-    return {"format": PROFILE_FORMAT, "version": PROFILE_VERSION, "model": bundle.model, "repeat": repeat,
-            "machine": platform.machine(), "cpu": " ".join(_cpu_model().partition(":")[2].split()), "ops": ops,
-            "summary": document}
 
 
-def _summary_table(summary: ProfileSummary) -> list[str]:
+def summary_table(summary: ProfileSummary) -> list[str]:
     def estimated(seconds: float | None) -> str:
         return f"{duration(seconds):>10}" if seconds is not None else f"{'-':>10}"
 
@@ -720,7 +739,7 @@ def _summary_table(summary: ProfileSummary) -> list[str]:
     return lines
 
 
-def _profile_table(times: list[OpTime], repeat: int) -> list[str]:
+def profile_table(times: list[OpTime], repeat: int) -> list[str]:
     total = sum(t.seconds for t in times)
     lines = [f"profile over {repeat} run(s), slowest first:", f"  {'op':>4} {'time/run':>12} {'share':>6}  nodes"]
     for t in sorted(times, key=lambda t: (-t.seconds, t.index)):
@@ -857,7 +876,8 @@ def main(args: Sequence[str] | None = None) -> int:
     parser.add_argument("--run-mode", choices=RUN_MODES, default=DEFAULT_TARGET.run_mode,
                         help="sim: accelerator subgraphs on a simulator; hw: on MLIP through libmldpc (the board)")
     parser.add_argument("--profile", action="store_true", help="time every host op (a build with timing compiled in)")
-    parser.add_argument("--repeat", type=int, default=20, metavar="N", help="runs to average a profile over (20)")
+    parser.add_argument("--repeat", type=int, metavar="N",
+                        help=f"runs to average a profile over ({PROFILE_REPEAT}; a pipeline's: its frames after the first)")
     parser.add_argument("--profile-out", type=Path, metavar="FILE",
                         help="also write the profile as JSON (for mrvl-compile --host-profile)")
     parser.add_argument("--threads", type=int, metavar="N",
@@ -869,12 +889,15 @@ def main(args: Sequence[str] | None = None) -> int:
     options = parser.parse_args(args)
     if options.profile_out and not options.profile:
         parser.error("--profile-out needs --profile")
+    if options.repeat is not None and not options.profile:
+        parser.error("--repeat needs --profile")
     from mrvl import pipeline_run  # it runs stage bundles with this module's machinery
 
     if pipeline_run.is_pipeline(options.bundle):
         return pipeline_run.main(options)
     if options.np is not None or options.hostfile is not None or options.frames != 1:
         parser.error("--frames, --np and --hostfile run a pipeline archive (mrvl-compile --stages)")
+    repeat = PROFILE_REPEAT if options.repeat is None else options.repeat
     try:
         if options.verify and importlib.util.find_spec("onnxruntime") is None:
             raise CompileError("--verify", VERIFY_NEEDS)
@@ -883,7 +906,7 @@ def main(args: Sequence[str] | None = None) -> int:
             program = HostProgram(bundle, build(bundle, options.cc, profile=options.profile, threads=options.threads))
             with accelerator(program, options.run_mode, options.precision, options.simulator) as mlip:
                 if options.profile:
-                    outputs, times = _profile(program, inputs, mlip, options.repeat)
+                    outputs, times = _profile(program, inputs, mlip, repeat)
                 else:
                     outputs = program.run(inputs, mlip)
             where = ("MLIP (libmldpc)" if options.run_mode == "hw" else "mrvl-mlsim" if mlip.mlsim
@@ -893,13 +916,13 @@ def main(args: Sequence[str] | None = None) -> int:
             for name, array in outputs.items():
                 print(describe_array(name, array))
             if options.profile:
-                print("\n".join(_profile_table(times, options.repeat)))
+                print("\n".join(profile_table(times, repeat)))
                 if options.profile_out:
-                    document = profile_document(bundle, times, options.repeat)
+                    document = profile_document(bundle, times, repeat)
                     write_atomically(options.profile_out, json.dumps(document, indent=1).encode() + b"\n")
                 if bundle.subgraphs and options.run_mode == "sim":
                     print(f"(cpu.call_mlip: the time of {where}, not of MLIP)")
-                print("\n".join(_summary_table(summarize_profile(bundle, times))))
+                print("\n".join(summary_table(summarize_profile(bundle, times))))
             if options.outputs:
                 save_arrays(options.outputs, outputs)
             if options.verify:

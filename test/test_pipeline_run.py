@@ -3,7 +3,7 @@ stage, cut by hand (test/pipeline_stages.py: the runner alone) into 2 and 4 stag
 oversubscribe this machine's cores), and as `mrvl-compile --stages 2` cuts it, gives every
 frame's outputs bit for bit as the whole model's bundle does, all-host and with its convs on
 the reference simulator (fp32), and with its ranks placed by a hostfile; so does the zoo's YOLOv8 as `--stages 4` cuts it, its neck's
-skips forwarded (slow); and each failure is one `error:` line with exit
+skips forwarded (slow); a profile of the stages running side by side cuts them again; and each failure is one `error:` line with exit
 status 1, a failing or killed stage stopping every rank."""
 
 import io
@@ -219,3 +219,32 @@ def test_stages_must_chain(skip_net, tmp_path, capsys):
     status, _, err = _run([archive, "--frames", 2], capsys)
     assert (status, err) == (1, f"error: {archive}: pipeline.json: stage 1's inputs are not what comes before "
                                 "them (differ in: b)\n")
+
+
+def test_a_pipeline_profile_cuts_the_stages_again(skip_net, tmp_path, capsys):
+    """`--profile` times every stage's kernels as they run beside each other, over the frames
+    after the first; `--profile-out` writes them as one profile that `mrvl-compile --stages
+    --host-profile` reads: each kernel's estimate is then its time in the pipeline."""
+    profile = tmp_path / "profile.json"
+    status, out, err = _run([skip_net["host", 2], "--frames", 3, "--profile", "--profile-out", profile], capsys)
+    assert (status, err) == (0, "")
+    assert "stage 0 (" in out and "stage 1 (" in out and out.count("profile over 2 run(s), slowest first:") == 2
+    ops = json.loads(profile.read_text())["ops"]
+    assert [op["stage"] for op in ops if op["label"].startswith(("a_conv", "d_conv"))] == [0, 1]
+    assert all(op["kind"] in ("conv", "memory") and op["seconds"] > 0 for op in ops)
+
+    archive = compile_model(skip_net["model"], tmp_path / "again.tar", offload=False, pipeline_stages=2,
+                            host_profile=profile).output
+    with tarfile.open(archive) as members:
+        stages = json.load(members.extractfile("pipeline.json"))["stages"]
+    assert sum(s["estimate"]["host_s"] for s in stages) == pytest.approx(sum(op["seconds"] for op in ops))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--frames", 1, "--profile"], "--profile: times the frames after the first: give --frames 2 or more, not 1"),
+    (["--frames", 3, "--profile", "--repeat", 3],
+     "--repeat: is a single bundle's: a pipeline's profile is over its frames after the first"),
+])
+def test_a_pipeline_profile_is_over_its_frames(skip_net, args, message, capsys):
+    status, out, err = _run([skip_net["host", 2], *args], capsys)
+    assert (status, out, err) == (1, "", f"error: {skip_net['host', 2]}: {message}\n")
