@@ -1,4 +1,5 @@
-"""Integer ops on the host against onnxruntime: DynamicQuantizeLinear, MatMulInteger,
+"""Integer ops on the host against onnxruntime: DynamicQuantizeLinear (NaN and infinities too),
+QuantizeLinear of NaN and infinities, MatMulInteger,
 QLinearMatMul, ConvInteger, QLinearConv and MaxPool of uint8, alone and as `quantize_dynamic`
 chains them (the activations quantized at run time, int8 weights, int32 sums rescaled to
 float). Integer
@@ -30,6 +31,12 @@ INPUTS = {
     "a_i8": RNG.integers(-128, 128, (5, 8), dtype=np.int8),
     "h": RNG.normal(0, 1, (2, 6, 8)).astype(np.float32),
     "image": RNG.integers(0, 256, (1, 4, 7, 7), dtype=np.uint8),
+    # NaN is left out of a dynamic range and quantizes to the type's lowest value; an
+    # infinite range gives an infinite scale
+    "with_nan": np.array([1, np.nan, -2, 3, 0.5, 2], np.float32),
+    "minus_inf": np.array([1, -np.inf, 2, 3, 4, 5], np.float32),
+    "plus_inf": np.array([1, np.inf, -2, 3, 0.5, 2], np.float32),
+    "specials": np.array([np.nan, 1, -np.nan, np.inf, -np.inf, 0, 2, np.nan], np.float32),
 }
 
 
@@ -64,6 +71,11 @@ def _model(per_row: bool = True) -> onnx.ModelProto:
         node("DynamicQuantizeLinear", ["negative"], ["n_q", "n_scale", "n_zero"], name="dq_negative"),
         node("DynamicQuantizeLinear", ["positive"], ["p_q", "p_scale", "p_zero"], name="dq_positive"),
         node("DynamicQuantizeLinear", ["zeros"], ["z_q", "z_scale", "z_zero"], name="dq_zeros"),
+        node("DynamicQuantizeLinear", ["with_nan"], ["nan_q", "nan_scale", "nan_zero"], name="dq_with_nan"),
+        node("DynamicQuantizeLinear", ["minus_inf"], ["mi_q", "mi_scale", "mi_zero"], name="dq_minus_inf"),
+        node("DynamicQuantizeLinear", ["plus_inf"], ["pi_q", "pi_scale", "pi_zero"], name="dq_plus_inf"),
+        node("QuantizeLinear", ["specials", "q_a_scale", "q_a_zero"], ["specials_u8"], name="specials_u8"),
+        node("QuantizeLinear", ["specials", "q_a_scale", "q_y_zero_i8"], ["specials_i8"], name="specials_i8"),
         # uint8 x int8, zero points per tensor and per column; a batch of A against one B
         node("MatMulInteger", ["a_u8", "w_i8", "", "w_zero_columns"], ["u8_i8"], name="u8_i8"),
         # int8 x uint8, zero points per tensor
@@ -102,7 +114,8 @@ def _model(per_row: bool = True) -> onnx.ModelProto:
               for name, a in INPUTS.items()]
     outputs = [onnx.ValueInfoProto(name=name) for name in (
         "x_q", "x_scale", "x_zero", "n_q", "n_scale", "n_zero", "p_q", "p_scale", "p_zero", "z_q", "z_scale",
-        "z_zero", "u8_i8", "i8_u8", "h_out", "qlinear_u8", "qlinear_i8", "conv_sums", "qlinear_conv", "pooled",
+        "z_zero", "nan_q", "nan_scale", "nan_zero", "mi_q", "mi_scale", "mi_zero", "pi_q", "pi_scale", "pi_zero",
+        "specials_u8", "specials_i8", "u8_i8", "i8_u8", "h_out", "qlinear_u8", "qlinear_i8", "conv_sums", "qlinear_conv", "pooled",
         *(["i8_rows"] if per_row else []))]
     graph = helper.make_graph(nodes, "integer_ops", inputs, outputs, inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)

@@ -237,7 +237,7 @@ MRVL_NOINLINE static void mish_loop_f32(int64_t count, const float *x, float *y)
 }
 
 /* The uint8 grid DynamicQuantizeLinear picks for x[0..count), as onnxruntime computes it: the
- * range widened to hold 0, scale = range / 255 (1 for a range of 0), the zero point -min /
+ * range of the values not NaN widened to hold 0, scale = range / 255 (1 for a range of 0), the zero point -min /
  * scale rounded (halves to even) and saturated. */
 static void dynamic_u8_grid(int64_t count, const float *x, float *scale, uint8_t *zero_point)
 {
@@ -247,6 +247,8 @@ static void dynamic_u8_grid(int64_t count, const float *x, float *scale, uint8_t
         hi = x[e] > hi ? x[e] : hi;
     }
     const float s = hi == lo ? 1.0f : (hi - lo) / 255.0f, z = -lo / s;
+    /* clamped as std::max(0, std::min(255, z)): a NaN z (an infinite range) gives 255 */
+    const float below = z < 255.0f ? z : 255.0f;
     *scale = s;
-    *zero_point = (uint8_t)rintf(z < 0.0f ? 0.0f : z > 255.0f ? 255.0f : z);
+    *zero_point = (uint8_t)rintf(0.0f < below ? below : 0.0f);
 }

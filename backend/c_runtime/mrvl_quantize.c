@@ -46,12 +46,13 @@ typedef struct {
 /* round(x / scale) + zero_point, saturated to [LO, HI]: the division in float32 and halves
  * to even (rintf, in the default rounding mode), as ONNX's reference computes it; the sum in
  * type W: double, exact for every int32, or for 8- and 16-bit types float, exact wherever
- * it does not saturate (|sum| < 2^24) and vectorised. NaN quantizes to the zero point. */
+ * it does not saturate (|sum| < 2^24) and vectorised. NaN quantizes to LO, as onnxruntime's
+ * kernels give it (ONNX leaves it undefined). */
 #define MRVL_DEFINE_QUANTIZE(SUFFIX, T, LO, HI, W)                                               \
     static T quantize_one_##SUFFIX(float x, float s, T z)                                        \
     {                                                                                            \
         W v = (W)rintf(x / s) + (W)z;                                                            \
-        return (T)(v != v ? (W)z : v < (W)(LO) ? (W)(LO) : v > (W)(HI) ? (W)(HI) : v);           \
+        return (T)(v != v ? (W)(LO) : v < (W)(LO) ? (W)(LO) : v > (W)(HI) ? (W)(HI) : v);        \
     }                                                                                            \
     static void mrvl_quantize_##SUFFIX(const mrvl_quant_params *p, const float *x,               \
                                        const float *scale, const T *zero_point, T *y)            \
