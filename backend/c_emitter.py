@@ -667,6 +667,12 @@ class CEmitter:
                 f"{x[1]}, {x[2]}, {x[3]}, {x[4]}, {y[0]});"]
 
     @emit.register
+    def _(self, op: cpu.QLinearSoftmaxOp, x: list[str], y: list[str]) -> list[str]:
+        s, axis = _shape(op.input), op.axis.value.data
+        return [f"mrvl_qlinear_softmax_{_suffix(op.input)}({math.prod(s[:axis])}, {s[axis]}, "
+                f"{math.prod(s[axis + 1:])}, {x[0]}, {x[1]}, {x[2]}, {x[3]}, {y[0]});"]
+
+    @emit.register
     def _(self, op: cpu.SoftmaxOp, x: list[str], y: list[str]) -> list[str]:
         s, axis = _shape(op.input), op.axis.value.data
         if op.log is not None:

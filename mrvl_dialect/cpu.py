@@ -2674,6 +2674,46 @@ class RescaleOp(CpuOp):
 
 
 @irdl_op_definition
+class QLinearSoftmaxOp(CpuOp):
+    """Softmax of an int8 or uint8 tensor along `axis` into the same type, as onnxruntime's
+    QLinearSoftmax computes it (a QDQ model's DequantizeLinear -> Softmax -> QuantizeLinear,
+    which its QDQ fusion runs so): each value's term exp((x - max) * x_scale) scaled by
+    exp(shift * x_scale), from a table of 256 float32 values made in double (shift = max(0,
+    ln(FLT_MAX / D) - 5) / x_scale for D values along the axis, so that their sum stays
+    finite), summed along the axis in float32; the result round(term * floor(1 / y_scale) /
+    sum) + y_zero_point, in float32, halves to even, clamped to the type's top (it is never
+    below the zero point). The input's zero point cancels.
+
+        %y = cpu.qlinear_softmax %x, %sx, %sy, %zy {axis = 3 : i64}
+               : (tensor<2x4x16x16xui8>, tensor<f32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x16x16xui8>
+    """
+
+    name = "cpu.qlinear_softmax"
+
+    input = operand_def(TensorType)
+    x_scale = operand_def(TensorType.constr(f32))
+    y_scale = operand_def(TensorType.constr(f32))
+    y_zero_point = operand_def(TensorType)
+    output = result_def(TensorType)
+
+    axis = prop_def(_INT)
+
+    assembly_format = "$input `,` $x_scale `,` $y_scale `,` $y_zero_point " + _FUNCTIONAL
+
+    def verify_params(self) -> None:
+        _check_shape("the result", shape_of(self.output), shape_of(self.input))
+        _check_axis("axis", self.axis.value.data, len(shape_of(self.input)))
+        if element_type_of(self.input) not in INTEGER_PRODUCT_TYPES:
+            raise VerifyException(f"the input must be int8 or uint8, got {element_type_of(self.input)}")
+        for value, what in ((self.output, "result"), (self.y_zero_point, "result's zero point")):
+            if element_type_of(value) != element_type_of(self.input):
+                raise VerifyException(f"the {what} must have the input's element type")
+        if math.prod(shape_of(self.x_scale)) != 1 or math.prod(shape_of(self.y_scale)) != 1 or \
+                math.prod(shape_of(self.y_zero_point)) != 1:
+            raise VerifyException("the scales and the zero point must be one value each")
+
+
+@irdl_op_definition
 class QLinearConvOp(CpuOp):
     """ONNX QLinearConv in 2-D, NCHW, in one int8 kernel: (x - x_zero_point) convolved with
     (w - w_zero_point), summed in int32 with the int32 bias B, requantized with the
@@ -2814,6 +2854,7 @@ CPU = Dialect(
         ConvIntegerOp,
         RequantizeOp,
         RescaleOp,
+        QLinearSoftmaxOp,
         QLinearConvOp,
     ],
     [

@@ -13,6 +13,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "fuse-cpu-epilogues": ("mrvl.passes.fuse_cpu_epilogues", "FuseCpuEpiloguesPass"),
     "fuse-elementwise": ("mrvl.passes.fuse_elementwise", "FuseElementwisePass"),
     "fuse-host-qdq-convs": ("mrvl.passes.fuse_host_qdq_convs", "FuseHostQdqConvsPass"),
+    "fuse-host-qdq-softmaxes": ("mrvl.passes.fuse_host_qdq_softmaxes", "FuseHostQdqSoftmaxesPass"),
     "fuse-mrvl": ("mrvl.passes.fuse_mrvl", "FuseMrvlPass"),
     "legalize-mrvl": ("mrvl.passes.legalize_mrvl", "LegalizeMrvlPass"),
     "lower-to-cpu": ("mrvl.passes.lower_to_cpu", "LowerToCpuPass"),

@@ -24,6 +24,7 @@ from mrvl.passes.convert_layout import ConvertLayoutPass
 from mrvl.passes.fold_host_qdq_pairs import FoldHostQdqPairsPass
 from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
 from mrvl.passes.fuse_host_qdq_convs import FuseHostQdqConvsPass
+from mrvl.passes.fuse_host_qdq_softmaxes import FuseHostQdqSoftmaxesPass
 from mrvl.passes.fuse_elementwise import FuseElementwisePass
 from mrvl.passes.fuse_mrvl import FuseMrvlPass
 from mrvl.passes.legalize_mrvl import LegalizeMrvlPass
@@ -75,6 +76,7 @@ class MrvlPipelinePass(TargetPassOptions, CostModelOptions, ModulePass):
             LowerToCpuPass(),
             FuseCpuEpiloguesPass(),
             FuseHostQdqConvsPass(),
+            FuseHostQdqSoftmaxesPass(),
             FoldHostQdqPairsPass(),
             FuseElementwisePass(),
         )

@@ -11,6 +11,7 @@
  * so one struct covers a scale per tensor (all strides 0), per axis (scale_axis 1) and per
  * block of `block` elements along the axis (the scale tensor's own strides).
  */
+#include <float.h>
 #include <math.h>
 
 #if defined(__GNUC__)
@@ -89,6 +90,41 @@ static void mrvl_dynamic_quantize_u8(int64_t count, const float *x, uint8_t *y, 
     dynamic_u8_grid(count, x, scale, zero_point);
     for (int64_t e = 0; e < count; e++) y[e] = quantize_one_u8(x[e], *scale, *zero_point);
 }
+
+/* Softmax of 8-bit integers along an axis of `d` values (cpu.qlinear_softmax: onnxruntime's
+ * QLinearSoftmax), over (outer, d, inner). A value x's term is exp((x - max) * x_scale) times
+ * exp(shift * x_scale), taken from a table of exp((i - 255 + shift) * x_scale) for i = 255 - (max
+ * - x), computed in double and rounded to float; shift = max(0, ln(FLT_MAX / d) - 5) / x_scale
+ * keeps d terms' float sum finite. Each result is round(term * floor(1 / y_scale) / sum) plus
+ * the zero point, in float32 (halves to even), clamped to T's top (it is never below the zero
+ * point). */
+#define MRVL_DEFINE_QLINEAR_SOFTMAX(SUFFIX, T, TOP)                                               \
+    static void mrvl_qlinear_softmax_##SUFFIX(int64_t outer, int64_t d, int64_t inner, const T *x, \
+                                              const float *x_scale, const float *y_scale,        \
+                                              const T *y_zero, T *y)                             \
+    {                                                                                            \
+        float term[256];                                                                         \
+        const double shift = fmax(0.0, log((double)(FLT_MAX / (float)d)) - 5.0) / (double)*x_scale; \
+        for (int i = 0; i < 256; i++) term[i] = (float)exp(((double)i - 255.0 + shift) * (double)*x_scale); \
+        const float y_steps = floorf(1.0f / *y_scale);                                           \
+        for (int64_t o = 0; o < outer; o++)                                                      \
+            for (int64_t i = 0; i < inner; i++) {                                                \
+                const T *row = x + o * d * inner + i;                                            \
+                T *out = y + o * d * inner + i;                                                  \
+                T top = row[0];                                                                  \
+                for (int64_t k = 1; k < d; k++) top = row[k * inner] > top ? row[k * inner] : top; \
+                const float *shifted = term + 255 - (int32_t)top;                                \
+                float sum = 0.0f;                                                                \
+                for (int64_t k = 0; k < d; k++) sum += shifted[row[k * inner]];                  \
+                for (int64_t k = 0; k < d; k++) {                                                \
+                    const int32_t q = (int32_t)nearbyintf(shifted[row[k * inner]] * y_steps / sum) + *y_zero; \
+                    out[k * inner] = (T)(q > TOP ? TOP : q);                                     \
+                }                                                                                \
+            }                                                                                    \
+    }
+
+MRVL_DEFINE_QLINEAR_SOFTMAX(u8, uint8_t, 255)
+MRVL_DEFINE_QLINEAR_SOFTMAX(i8, int8_t, 127)
 
 /* ONNX MatMulInteger: numpy's matmul of (A - a_zero_point) and (B - b_zero_point), summed
  * in int32. A zero point is one value, or one per row of A (a_zero_rows) or per column of B
