@@ -1,7 +1,7 @@
 """Run time of the all-host C against onnxruntime, on the same number of threads.
 
     python benchmarks/host_c_vs_onnxruntime.py [--repeat N] [--threads N] [--clock wall|cpu] [--models NAME ...]
-        [--baseline] [--x86-64-v3]
+        [--baseline] [--x86-64-v3] [--onnxruntime-avx2]
 
 The models are the architectures of benchmarks/cnn_models.py (shapes unlike the zoo's) and
 the zoo's own (`--models zoo` for those only, `--models all` for both; default: the wide set).
@@ -10,7 +10,11 @@ generated Makefile as it stands (-O3 with ARCH_FLAGS=-march=native: this machine
 onnxruntime's MLAS picks at run time); `--baseline` also builds it with `ARCH_FLAGS=` (the
 compiler's baseline ISA, SSE2 on x86-64), `--x86-64-v3` with `ARCH_FLAGS=-march=x86-64-v3`
 (AVX2 and FMA: an AVX2 machine's build on an AVX-512 one, where onnxruntime keeps AVX-512, so
-that ratio is pessimistic). The C `<model>_run` is called through ctypes on one
+that ratio is pessimistic). `--onnxruntime-avx2` runs the benchmark again with
+benchmarks/cpuid_avx2.c preloaded: this process's CPUID then describes an AVX2 machine (no
+AVX-512, AVX-VNNI or AMX; Linux's CPUID faulting), so onnxruntime's MLAS picks the kernels it
+runs on an AVX2-only processor; with `--x86-64-v3` both sides run as on an AVX2 machine of this
+one's clock and caches. The C `<model>_run` is called through ctypes on one
 preallocated workspace; onnxruntime runs the same ONNX file in an InferenceSession with
 intra_op_num_threads=N, inter_op_num_threads=1 and sequential execution, and the C is
 generated with `host_threads=N` when N > 1. Both outputs are compared with mrvl.numerics
@@ -24,7 +28,9 @@ extension: figures of different ISAs do not compare). Target (issue 17): geometr
 
 import argparse
 import ctypes
+import hashlib
 import math
+import os
 import re
 import statistics
 import subprocess
@@ -53,6 +59,35 @@ BUILDERS = {**{name: zoo.ZOO[name] for name in ZOO_MODELS}, **cnn_models.MODELS}
 GROUPS = {"wide": list(cnn_models.MODELS), "zoo": ZOO_MODELS, "all": list(BUILDERS)}
 TARGET_MEAN, TARGET_MAX = 1.0, 1.3
 SAMPLE_SECONDS = 0.005
+CPUID_AVX2 = Path(__file__).resolve().with_name("cpuid_avx2.c")
+
+
+def cpuid_masked() -> bool:
+    """Whether benchmarks/cpuid_avx2.c is preloaded into this process (an error if it is but
+    could not mask CPUID)."""
+    try:
+        masked = ctypes.CDLL(None).mrvl_cpuid_masked()
+    except AttributeError:
+        return False
+    if not masked:
+        raise SystemExit("error: --onnxruntime-avx2: no CPUID faulting here (it needs Linux on x86-64 with the "
+                         "cpuid_fault flag)")
+    return True
+
+
+def rerun_with_avx2_cpuid(argv: list[str]) -> None:
+    """Run this benchmark again, in this process, with benchmarks/cpuid_avx2.c preloaded (built
+    once into the temporary folder)."""
+    digest = hashlib.sha256(CPUID_AVX2.read_bytes()).hexdigest()[:12]
+    library = Path(tempfile.gettempdir()) / f"mrvl-cpuid-avx2-{digest}.so"
+    if not library.exists():
+        partial = library.with_suffix(f".{os.getpid()}.tmp")
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(partial), str(CPUID_AVX2)], check=True)
+        partial.replace(library)
+    before = os.environ.get("LD_PRELOAD", "")
+    os.execve(sys.executable, [sys.executable, str(Path(__file__).resolve()), *argv],
+              dict(os.environ, LD_PRELOAD=" ".join(filter(None, [str(library), before])),
+                   MRVL_CPUID_AVX2_PRELOAD=before))
 
 
 def build(model_path: Path, name: str, shapes: dict[str, list[int]], out: Path, arch_flags: str | None,
@@ -145,9 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--x86-64-v3", action="store_true", help="also build with ARCH_FLAGS=-march=x86-64-v3 (AVX2, FMA)")
     parser.add_argument("--clock", choices=CLOCKS, default="wall",
                         help="wall (default) or cpu: the calling thread's CPU time (1 thread only)")
+    parser.add_argument("--onnxruntime-avx2", action="store_true",
+                        help="onnxruntime on the kernels it picks on an AVX2 machine (CPUID masked)")
     args = parser.parse_args(argv)
     if args.clock == "cpu" and args.threads != 1:
         parser.error("--clock cpu measures one thread: use it with --threads 1")
+    if args.onnxruntime_avx2 and not cpuid_masked():
+        rerun_with_avx2_cpuid(sys.argv[1:] if argv is None else argv)
     names = [n for m in args.models for n in GROUPS.get(m, [m])]
 
     builds = [("native", None)]
@@ -192,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     means = [math.exp(statistics.fmean(math.log(row[2 + b] / row[1]) for row in rows)) for b in range(len(builds))]
     print(f"{'geometric mean':<35}" + "".join(f" {'':>14} {m:>5.2f}x" for m in means))
-    print(f"({machine()}; {args.threads} thread(s) each; {args.clock} clock; median of {args.repeat}; "
+    seen = "; onnxruntime's CPUID masked to AVX2" if args.onnxruntime_avx2 else ""
+    print(f"({machine()}{seen}; {args.threads} thread(s) each; {args.clock} clock; median of {args.repeat}; "
           f"ratio = C time / onnxruntime time; target: geometric mean <= {TARGET_MEAN}x, every model <= {TARGET_MAX}x)")
     return 0
 
