@@ -287,6 +287,33 @@ static int qconv_phase_used(int64_t phase, int64_t stride, int64_t kernel, int64
     return 0;
 }
 
+/* The even bytes of 2 n bytes of `line` into `even`, the odd ones into `odd` (when given). */
+static void qconv_split_pairs(int64_t n, const uint8_t *line, uint8_t *even, uint8_t *odd)
+{
+    int64_t j = 0;
+#if defined(__SSE2__)
+    const __m128i low_bytes = _mm_set1_epi16(0xff);
+    for (; j + 16 <= n; j += 16) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(line + 2 * j));
+        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(line + 2 * j + 16));
+        _mm_storeu_si128((__m128i *)(void *)(even + j),
+                         _mm_packus_epi16(_mm_and_si128(a, low_bytes), _mm_and_si128(b, low_bytes)));
+        if (odd)
+            _mm_storeu_si128((__m128i *)(void *)(odd + j), _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8)));
+    }
+#elif defined(__aarch64__)
+    for (; j + 16 <= n; j += 16) {
+        const uint8x16x2_t pairs = vld2q_u8(line + 2 * j);
+        vst1q_u8(even + j, pairs.val[0]);
+        if (odd) vst1q_u8(odd + j, pairs.val[1]);
+    }
+#endif
+    for (; j < n; j++) {
+        even[j] = line[2 * j];
+        if (odd) odd[j] = line[2 * j + 1];
+    }
+}
+
 /* One plane zero-padded (the zero point's byte) and split into stride phases: phase (a, b)
  * holds the padded plane's rows a, a + stride_h, ... and columns b, b + stride_w, ...,
  * `height` rows of `width` bytes, at (a * stride_w + b) * height * width. Tap (u, v) then
@@ -315,14 +342,7 @@ static void qconv_phase_plane(const mrvl_qconv_params *p, const uint8_t *plane, 
             memset(full + last, pad, (size_t)(span - last));
         }
         if (sw == 2) {
-            uint8_t *even = row, *odd = row + phase_bytes;
-            if (!odd_used)
-                for (int64_t j = 0; j < width; j++) even[j] = line[2 * j];
-            else
-                for (int64_t j = 0; j < width; j++) {
-                    even[j] = line[2 * j];
-                    odd[j] = line[2 * j + 1];
-                }
+            qconv_split_pairs(width, line, row, odd_used ? row + phase_bytes : NULL);
         } else if (sw > 2) {
             for (int64_t b = 0; b < sw; b++)
                 if (qconv_phase_used(b, sw, p->kw, p->dilation_w))
