@@ -124,6 +124,34 @@ static void qgemm_tile_requantized(int64_t quads, int64_t taps, const int64_t *o
         }
     }
 }
+
+/* The sums of a panel's rows at one position of a 1x1 conv, the quads of its K4 = `quads`
+ * steps `quad_stride` apart from a: sum[r] = sum over q of w[q, r, ..] * a[q * quad_stride ..].
+ * A tile of NR positions would leave all but a few of its lanes idle (a classifier on one
+ * image has one position): here each vpdpbusd takes two steps of the panel's 8 rows. */
+#define MRVL_QGEMM_MATRIX_VECTOR 1
+static void qgemv_panel(int64_t quads, int64_t quad_stride, const int8_t *w, const uint8_t *a,
+                        int32_t sum[MRVL_QGEMM_MR])
+{
+    __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
+    int64_t q = 0;
+    for (; q + 4 <= quads; q += 4, w += 16 * MRVL_QGEMM_MR) {
+        int32_t quad[4];
+        for (int j = 0; j < 4; j++) memcpy(&quad[j], a + (q + j) * quad_stride, 4);
+        const __m512i a01 = _mm512_mask_set1_epi32(_mm512_set1_epi32(quad[0]), 0xff00, quad[1]);
+        const __m512i a23 = _mm512_mask_set1_epi32(_mm512_set1_epi32(quad[2]), 0xff00, quad[3]);
+        acc0 = _mm512_dpbusd_epi32(acc0, a01, _mm512_loadu_si512(w));
+        acc1 = _mm512_dpbusd_epi32(acc1, a23, _mm512_loadu_si512(w + 64));
+    }
+    for (; q < quads; q++, w += 4 * MRVL_QGEMM_MR) {
+        int32_t quad;
+        memcpy(&quad, a + q * quad_stride, 4);
+        acc0 = _mm512_dpbusd_epi32(acc0, _mm512_maskz_set1_epi32(0x00ff, quad), _mm512_maskz_loadu_epi32(0x00ff, w));
+    }
+    const __m512i both = _mm512_add_epi32(acc0, acc1);
+    _mm256_storeu_si256((__m256i *)(void *)sum,
+                        _mm256_add_epi32(_mm512_castsi512_si256(both), _mm512_extracti64x4_epi64(both, 1)));
+}
 #elif defined(MRVL_QGEMM_AVX_VNNI) || defined(MRVL_QGEMM_AVX2)
 static void qgemm_tile(int64_t quads, int64_t taps, const int64_t *offset, int64_t quad_stride, const int8_t *w,
                        const uint8_t *a, int32_t *tile)
@@ -641,6 +669,24 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
             /* the group's channel o's result for position i: at dst + o * stride + i */
             uint8_t *dst = staged ? results : out + (b * p->m + g * mg) * ohw;
             const int64_t stride = staged ? positions : ohw;
+#if defined(MRVL_QGEMM_MATRIX_VECTOR)
+            if (direct && positions <= MRVL_QGEMM_VECTOR_POSITIONS) {
+                for (int64_t panel = 0; panel < panels; panel++) {
+                    const int64_t height = mg - panel * MRVL_QGEMM_MR < MRVL_QGEMM_MR ? mg - panel * MRVL_QGEMM_MR
+                                                                                     : MRVL_QGEMM_MR;
+                    const int64_t local = panel * MRVL_QGEMM_MR, o = g * mg + local;
+                    for (int64_t i = 0; i < positions; i++) {
+                        int32_t sum[MRVL_QGEMM_MR];
+                        qgemv_panel(quads, quad_stride, w + (g * panels + panel) * panel_bytes, quad_planes + 4 * i,
+                                    sum);
+                        for (int64_t r = 0; r < height; r++)
+                            qconv_requantize(1, sum + r, add[o + r], zw[o + r], any_zw ? column_sums + i : NULL,
+                                             multiplier[o + r], zy, p->y_min, p->y_max, dst + (local + r) * stride + i);
+                    }
+                }
+                continue;
+            }
+#endif
             for (int64_t block = 0; block < positions; block += MRVL_QGEMM_BLOCK) {
                 const int64_t end = positions - block < MRVL_QGEMM_BLOCK ? positions : block + MRVL_QGEMM_BLOCK;
                 for (int64_t panel = 0; panel < panels; panel++) {
