@@ -315,28 +315,34 @@ static int qconv_phase_used(int64_t phase, int64_t stride, int64_t kernel, int64
     return 0;
 }
 
-/* The even bytes of 2 n bytes of `line` into `even`, the odd ones into `odd` (when given). */
+/* The even bytes of 2 n bytes of `line` into `even`, the odd ones into `odd` (when given):
+ * 16 at a time, the last 16 overlapping the ones before (nothing is written past n: the
+ * phases' rows lie next to each other). */
 static void qconv_split_pairs(int64_t n, const uint8_t *line, uint8_t *even, uint8_t *odd)
 {
-    int64_t j = 0;
+#if defined(__SSE2__) || defined(__aarch64__)
+    if (n >= 16) {
+        for (int64_t j = 0;; j += 16) {
+            if (j + 16 > n) j = n - 16;
 #if defined(__SSE2__)
-    const __m128i low_bytes = _mm_set1_epi16(0xff);
-    for (; j + 16 <= n; j += 16) {
-        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(line + 2 * j));
-        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(line + 2 * j + 16));
-        _mm_storeu_si128((__m128i *)(void *)(even + j),
-                         _mm_packus_epi16(_mm_and_si128(a, low_bytes), _mm_and_si128(b, low_bytes)));
-        if (odd)
-            _mm_storeu_si128((__m128i *)(void *)(odd + j), _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8)));
-    }
-#elif defined(__aarch64__)
-    for (; j + 16 <= n; j += 16) {
-        const uint8x16x2_t pairs = vld2q_u8(line + 2 * j);
-        vst1q_u8(even + j, pairs.val[0]);
-        if (odd) vst1q_u8(odd + j, pairs.val[1]);
+            const __m128i low_bytes = _mm_set1_epi16(0xff);
+            const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(line + 2 * j));
+            const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(line + 2 * j + 16));
+            _mm_storeu_si128((__m128i *)(void *)(even + j),
+                             _mm_packus_epi16(_mm_and_si128(a, low_bytes), _mm_and_si128(b, low_bytes)));
+            if (odd)
+                _mm_storeu_si128((__m128i *)(void *)(odd + j),
+                                 _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8)));
+#else
+            const uint8x16x2_t pairs = vld2q_u8(line + 2 * j);
+            vst1q_u8(even + j, pairs.val[0]);
+            if (odd) vst1q_u8(odd + j, pairs.val[1]);
+#endif
+            if (j + 16 == n) return;
+        }
     }
 #endif
-    for (; j < n; j++) {
+    for (int64_t j = 0; j < n; j++) {
         even[j] = line[2 * j];
         if (odd) odd[j] = line[2 * j + 1];
     }
