@@ -70,6 +70,9 @@ static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t quads, int64_t taps, const int
         for (int64_t t = 0; t < taps; t++, w += 4 * MRVL_QGEMM_MR) {
             const __m512i a0 = _mm512_loadu_si512(a + offset[t]);
             const __m512i a1 = _mm512_loadu_si512(a + offset[t] + 64);
+            /* the next quad's run of this tap, a plane away, which the prefetchers miss */
+            _mm_prefetch((const char *)(a + quad_stride + offset[t]), _MM_HINT_T0);
+            _mm_prefetch((const char *)(a + quad_stride + offset[t] + 64), _MM_HINT_T0);
             MRVL_UNROLL
             for (int r = 0; r < MRVL_QGEMM_MR; r++) {
                 int32_t quad;
