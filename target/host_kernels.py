@@ -217,10 +217,11 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     """Bytes of mrvl_qlinear_conv's scratch: per output channel a multiplier, a constant and a
     zero point; then the sums and results of a plane, the zero-padded int16 plane split into
     stride phases, a padded row and the plane widened to int16 (depthwise); or a tile of sums,
-    the taps' offsets, the column sums, the quad planes (with room for a tile and a row read
-    past their end), four planes to interleave, a padded row and, when the planes' rows are
-    wider than the output's, a buffer of results. The planes are the input's for a 1x1 conv of
-    stride 1 without padding, else its zero-padded planes split into stride phases."""
+    the offsets of the GEMM's steps (the taps, or a 1x1 conv's quads), the column sums, the
+    quad planes (with room for a tile and a row read past their end), four planes to
+    interleave, a padded row and, when the planes' rows are wider than the output's, a buffer
+    of results. The planes are the input's for a 1x1 conv of stride 1 without padding, else
+    its zero-padded planes split into stride phases."""
     def aligned(n: int) -> int:
         return -(-n // 64) * 64
 
@@ -241,8 +242,10 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     else:
         width, height = -(-((ow - 1) * sw + (kw - 1) * dw + 1) // sw), -(-((oh - 1) * sh + (kh - 1) * dh + 1) // sh)
         area = sh * sw * height * width
-    quad_planes = 4 * -(-cg // 4) * area + 4 * (width + nr)
-    return (per_channel + aligned(4 * mr * nr) + aligned(8 * kh * kw) + aligned(4 * oh * width) + aligned(quad_planes)
+    quads = -(-cg // 4)
+    steps = quads if kh * kw == 1 else kh * kw  # the offsets of the GEMM's inner loop
+    quad_planes = 4 * quads * area + 4 * (width + nr)
+    return (per_channel + aligned(4 * mr * nr) + aligned(8 * steps) + aligned(4 * oh * width) + aligned(quad_planes)
             + aligned(4 * area) + aligned(sw * width) + (m // op.group.value.data * oh * width if width != ow else 0))
 
 

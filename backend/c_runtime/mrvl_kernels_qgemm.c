@@ -55,24 +55,25 @@ typedef struct {
     int32_t y_min, y_max; /* the output range: the type's, narrowed by a fused Relu or Clip */
 } mrvl_qconv_params;
 
-/* One tile of int32 sums: tile[r * NR + p] = sum over the panel's K4 = quads * taps steps of
+/* One tile of int32 sums: tile[r * NR + p] = sum over the panel's K4 = runs * steps steps of
  * w[q, r, ..] * a[.., p, ..], w a panel (K4, MR, 4) of int8 and the activations read in place
- * from the quad planes (`qconv_quad_planes`): step q = cq * taps + t reads NR positions of 4
- * bytes at a + cq * quad_stride + offset[t]. */
+ * from the quad planes (`qconv_quad_planes`): step q = run * steps + s reads NR positions of 4
+ * bytes at a + run * run_stride + offset[s] (runs the quads and steps the taps, or for a conv
+ * of one tap, one run whose steps are the quads). */
 #if defined(MRVL_QGEMM_AVX512_VNNI)
 /* The tile's sums in registers (once inlined): sum[r][v] for rows r, 16 positions per v. */
-static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t quads, int64_t taps, const int64_t *offset, int64_t quad_stride,
+static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
                                           const int8_t *w, const uint8_t *a, __m512i sum[MRVL_QGEMM_MR][2])
 {
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = _mm512_setzero_si512();
-    for (int64_t cq = 0; cq < quads; cq++, a += quad_stride)
-        for (int64_t t = 0; t < taps; t++, w += 4 * MRVL_QGEMM_MR) {
-            const __m512i a0 = _mm512_loadu_si512(a + offset[t]);
-            const __m512i a1 = _mm512_loadu_si512(a + offset[t] + 64);
-            /* the next quad's run of this tap, a plane away, which the prefetchers miss */
-            _mm_prefetch((const char *)(a + quad_stride + offset[t]), _MM_HINT_T0);
-            _mm_prefetch((const char *)(a + quad_stride + offset[t] + 64), _MM_HINT_T0);
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR) {
+            const __m512i a0 = _mm512_loadu_si512(a + offset[s]);
+            const __m512i a1 = _mm512_loadu_si512(a + offset[s] + 64);
+            /* the next run's bytes of this step, a plane away, which the prefetchers miss */
+            _mm_prefetch((const char *)(a + run_stride + offset[s]), _MM_HINT_T0);
+            _mm_prefetch((const char *)(a + run_stride + offset[s] + 64), _MM_HINT_T0);
             MRVL_UNROLL
             for (int r = 0; r < MRVL_QGEMM_MR; r++) {
                 int32_t quad;
@@ -84,11 +85,11 @@ static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t quads, int64_t taps, const int
         }
 }
 
-static void qgemm_tile(int64_t quads, int64_t taps, const int64_t *offset, int64_t quad_stride, const int8_t *w,
+static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
                        const uint8_t *a, int32_t *tile)
 {
     __m512i sum[MRVL_QGEMM_MR][2];
-    qgemm_sums(quads, taps, offset, quad_stride, w, a, sum);
+    qgemm_sums(runs, steps, offset, run_stride, w, a, sum);
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) {
         _mm512_storeu_si512(tile + r * MRVL_QGEMM_NR, sum[r][0]);
@@ -102,13 +103,13 @@ static void qgemm_tile(int64_t quads, int64_t taps, const int64_t *offset, int64
  * float32 times multiplier[r], clamped, rounded by the default rounding mode (halves to
  * even), plus the zero point, narrowed to bytes. */
 #define MRVL_QGEMM_FUSED_STORE 1
-static void qgemm_tile_requantized(int64_t quads, int64_t taps, const int64_t *offset, int64_t quad_stride,
+static void qgemm_tile_requantized(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
                                    const int8_t *w, const uint8_t *a, int64_t height, int64_t count,
                                    const int32_t *add, const float *multiplier, int32_t zero_point, int32_t lo,
                                    int32_t hi, uint8_t *y, int64_t row_stride)
 {
     __m512i sum[MRVL_QGEMM_MR][2];
-    qgemm_sums(quads, taps, offset, quad_stride, w, a, sum);
+    qgemm_sums(runs, steps, offset, run_stride, w, a, sum);
     const __m512 low = _mm512_set1_ps((float)(lo - zero_point)), high = _mm512_set1_ps((float)(hi - zero_point));
     const __m512i zp = _mm512_set1_epi32(zero_point);
     const __mmask16 stored[2] = {(__mmask16)(count >= 16 ? 0xffff : (1u << count) - 1),
@@ -156,7 +157,7 @@ static void qgemv_panel(int64_t quads, int64_t quad_stride, const int8_t *w, con
                         _mm256_add_epi32(_mm512_castsi512_si256(both), _mm512_extracti64x4_epi64(both, 1)));
 }
 #elif defined(MRVL_QGEMM_AVX_VNNI) || defined(MRVL_QGEMM_AVX2)
-static void qgemm_tile(int64_t quads, int64_t taps, const int64_t *offset, int64_t quad_stride, const int8_t *w,
+static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
                        const uint8_t *a, int32_t *tile)
 {
     __m256i sum[MRVL_QGEMM_MR];
@@ -165,9 +166,9 @@ static void qgemm_tile(int64_t quads, int64_t taps, const int64_t *offset, int64
 #if defined(MRVL_QGEMM_AVX2)
     const __m256i low_bytes = _mm256_set1_epi16(0xff);
 #endif
-    for (int64_t cq = 0; cq < quads; cq++, a += quad_stride)
-        for (int64_t t = 0; t < taps; t++, w += 4 * MRVL_QGEMM_MR) {
-            const __m256i av = _mm256_loadu_si256((const __m256i *)(const void *)(a + offset[t]));
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR) {
+            const __m256i av = _mm256_loadu_si256((const __m256i *)(const void *)(a + offset[s]));
 #if defined(MRVL_QGEMM_AVX2)
             /* Without VNNI, exactly: pmaddwd on 16-bit halves (vpmaddubsw's int16 sums of two
              * u8 x s8 products would saturate). Even k of each quad in the low byte of each
@@ -196,15 +197,15 @@ static void qgemm_tile(int64_t quads, int64_t taps, const int64_t *offset, int64
 #define MRVL_QGEMM_USDOT_ROW(r, wv, lane)                                                        \
     sum[r][0] = vusdotq_laneq_s32(sum[r][0], a0, wv, lane);                                     \
     sum[r][1] = vusdotq_laneq_s32(sum[r][1], a1, wv, lane)
-static void qgemm_tile(int64_t quads, int64_t taps, const int64_t *offset, int64_t quad_stride, const int8_t *w,
+static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
                        const uint8_t *a, int32_t *tile)
 {
     int32x4_t sum[MRVL_QGEMM_MR][2];
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = vdupq_n_s32(0);
-    for (int64_t cq = 0; cq < quads; cq++, a += quad_stride)
-        for (int64_t t = 0; t < taps; t++, w += 4 * MRVL_QGEMM_MR) {
-            const uint8x16_t a0 = vld1q_u8(a + offset[t]), a1 = vld1q_u8(a + offset[t] + 16);
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR) {
+            const uint8x16_t a0 = vld1q_u8(a + offset[s]), a1 = vld1q_u8(a + offset[s] + 16);
             const int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16);
             MRVL_QGEMM_USDOT_ROW(0, w0, 0);
             MRVL_QGEMM_USDOT_ROW(1, w0, 1);
@@ -223,16 +224,16 @@ static void qgemm_tile(int64_t quads, int64_t taps, const int64_t *offset, int64
 }
 #undef MRVL_QGEMM_USDOT_ROW
 #else
-static void qgemm_tile(int64_t quads, int64_t taps, const int64_t *offset, int64_t quad_stride, const int8_t *w,
+static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
                        const uint8_t *a, int32_t *tile)
 {
     int32_t sum[MRVL_QGEMM_MR][MRVL_QGEMM_NR] = {{0}};
-    for (int64_t cq = 0; cq < quads; cq++, a += quad_stride)
-        for (int64_t t = 0; t < taps; t++, w += 4 * MRVL_QGEMM_MR)
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR)
             for (int r = 0; r < MRVL_QGEMM_MR; r++)
                 for (int p = 0; p < MRVL_QGEMM_NR; p++)
                     for (int j = 0; j < 4; j++)
-                        sum[r][p] += (int32_t)w[r * 4 + j] * (int32_t)a[offset[t] + p * 4 + j];
+                        sum[r][p] += (int32_t)w[r * 4 + j] * (int32_t)a[offset[s] + p * 4 + j];
     memcpy(tile, sum, sizeof sum);
 }
 #endif
@@ -430,19 +431,20 @@ static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes,
     }
 }
 
-/* The sum of each of `count` positions' K bytes in the quad planes (the position's term of a
- * nonzero weight zero point). */
-static void qconv_column_sums(int64_t count, int64_t quads, int64_t taps, const int64_t *offset, int64_t quad_stride,
+/* The sum of each of `count` positions' K bytes in the quad planes, read as the GEMM reads
+ * them (the position's term of a nonzero weight zero point). */
+static void qconv_column_sums(int64_t count, int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
                               const uint8_t *a, int32_t *column_sums)
 {
     for (int64_t i = 0; i < count; i++) {
         int32_t sum = 0;
-        for (int64_t cq = 0; cq < quads; cq++)
-            for (int64_t t = 0; t < taps; t++)
-                for (int j = 0; j < 4; j++) sum += a[cq * quad_stride + offset[t] + 4 * i + j];
+        for (int64_t run = 0; run < runs; run++)
+            for (int64_t s = 0; s < steps; s++)
+                for (int j = 0; j < 4; j++) sum += a[run * run_stride + offset[s] + 4 * i + j];
         column_sums[i] = sum;
     }
 }
+
 static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
 {
     if (!zero_point) return 0;
@@ -650,11 +652,14 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
     const int64_t phase_rows = ((p->oh - 1) * sh + (p->kh - 1) * p->dilation_h + sh) / sh;
     const int64_t area = direct ? p->h * p->w : sh * sw * phase_rows * width, positions = p->oh * width;
     const int64_t quad_stride = 4 * area;
+    /* the GEMM's steps: quads (runs) of taps (steps), or for a conv of one tap its quads as the
+     * steps of one run (the inner loop over all of K) */
+    const int64_t runs = taps == 1 ? 1 : quads, steps = taps == 1 ? quads : taps;
     const int staged = width != p->ow;
     int32_t *tile = (int32_t *)(void *)at;
     at += (MRVL_QGEMM_MR * MRVL_QGEMM_NR * 4 + 63) / 64 * 64;
     int64_t *offset = (int64_t *)(void *)at;
-    at += (taps * 8 + 63) / 64 * 64;
+    at += (steps * 8 + 63) / 64 * 64;
     int32_t *column_sums = (int32_t *)(void *)at;
     at += (positions * 4 + 63) / 64 * 64;
     /* a tile reads up to NR positions past the last, and a tap up to a row further */
@@ -670,11 +675,13 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
             offset[u * p->kw + v] = 4 * ((down % sh * sw + across % sw) * phase_rows * width + down / sh * width +
                                          across / sw);
         }
+    if (taps == 1)
+        for (int64_t cq = 1; cq < quads; cq++) offset[cq] = offset[0] + cq * quad_stride;
     for (int64_t b = 0; b < p->n; b++)
         for (int64_t g = 0; g < p->group; g++) {
             qconv_quad_planes(p, (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w, direct, pad, flip, width,
                               phase_rows, area, quad_planes, planes4, line);
-            if (any_zw) qconv_column_sums(positions, quads, taps, offset, quad_stride, quad_planes, column_sums);
+            if (any_zw) qconv_column_sums(positions, runs, steps, offset, quad_stride, quad_planes, column_sums);
             /* the group's channel o's result for position i: at dst + o * stride + i */
             uint8_t *dst = staged ? results : out + (b * p->m + g * mg) * ohw;
             const int64_t stride = staged ? positions : ohw;
@@ -709,12 +716,12 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
                         uint8_t *y_tile = dst + local * stride + first;
 #if defined(MRVL_QGEMM_FUSED_STORE)
                         if (!any_zw) {
-                            qgemm_tile_requantized(quads, taps, offset, quad_stride, w_panel, a, height, count,
+                            qgemm_tile_requantized(runs, steps, offset, quad_stride, w_panel, a, height, count,
                                                    add + o, multiplier + o, zy, p->y_min, p->y_max, y_tile, stride);
                             continue;
                         }
 #endif
-                        qgemm_tile(quads, taps, offset, quad_stride, w_panel, a, tile);
+                        qgemm_tile(runs, steps, offset, quad_stride, w_panel, a, tile);
                         for (int64_t r = 0; r < height; r++)
                             qconv_requantize(count, tile + r * MRVL_QGEMM_NR, add[o + r], zw[o + r],
                                              any_zw ? column_sums + first : NULL, multiplier[o + r], zy, p->y_min,
