@@ -218,8 +218,8 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     zero point; then the sums and results of a plane, the zero-padded int16 plane split into
     stride phases, a padded row and the plane widened to int16 (depthwise); or a tile of sums,
     the offsets of the GEMM's steps (the taps, or a 1x1 conv's quads), the column sums, the
-    quad planes (with room for a tile and a row read past their end), four planes to
-    interleave, a padded row and, when the planes' rows are wider than the output's, a buffer
+    quad planes (with room for a tile and a row read past their end), the bytes of missing
+    channels and padding rows and, when the planes' rows are wider than the output's, a buffer
     of results. The planes are the input's for a 1x1 conv of stride 1 without padding, else
     its zero-padded planes split into stride phases."""
     def aligned(n: int) -> int:
@@ -239,14 +239,16 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     (sh, sw), (dh, dw) = strides, dilations
     if kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w):
         width, area = ow, h * w
+        fill = area  # a plane of the missing channels
     else:
         width, height = -(-((ow - 1) * sw + (kw - 1) * dw + 1) // sw), -(-((oh - 1) * sh + (kh - 1) * dh + 1) // sh)
         area = sh * sw * height * width
+        fill = 2 * w  # a row of the missing channels, a padding row
     quads = -(-cg // 4)
     steps = quads if kh * kw == 1 else kh * kw  # the offsets of the GEMM's inner loop
     quad_planes = 4 * quads * area + 4 * (width + nr)
     return (per_channel + aligned(4 * mr * nr) + aligned(8 * steps) + aligned(4 * oh * width) + aligned(quad_planes)
-            + aligned(4 * area) + aligned(sw * width) + (m // op.group.value.data * oh * width if width != ow else 0))
+            + aligned(fill) + (m // op.group.value.data * oh * width if width != ow else 0))
 
 
 def packed_weights_floats(op: cpu.ConvOp) -> int:

@@ -310,6 +310,40 @@ static void qconv_interleave(int64_t n, const uint8_t *r0, const uint8_t *r1, co
     }
 }
 
+/* Four rows of 16 bytes at every second byte (r[0], r[2], ... r[30]), flipped by `flip`,
+ * interleaved: out[4 p + j] = row j's byte 2 p. */
+static MRVL_ALWAYS_INLINE void qconv_interleave16_even(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                                                       const uint8_t *r3, uint8_t flip, uint8_t *out)
+{
+#if defined(__SSE2__)
+    const __m128i low_bytes = _mm_set1_epi16(0xff);
+    uint8_t even[4][16];
+    const uint8_t *rows[4] = {r0, r1, r2, r3};
+    for (int j = 0; j < 4; j++) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)rows[j]);
+        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(rows[j] + 16));
+        _mm_storeu_si128((__m128i *)(void *)even[j],
+                         _mm_packus_epi16(_mm_and_si128(a, low_bytes), _mm_and_si128(b, low_bytes)));
+    }
+    qconv_interleave16(even[0], even[1], even[2], even[3], flip, out);
+#elif defined(__aarch64__)
+    const uint8x16_t f = vdupq_n_u8(flip);
+    uint8x16x4_t rows;
+    rows.val[0] = veorq_u8(vld2q_u8(r0).val[0], f);
+    rows.val[1] = veorq_u8(vld2q_u8(r1).val[0], f);
+    rows.val[2] = veorq_u8(vld2q_u8(r2).val[0], f);
+    rows.val[3] = veorq_u8(vld2q_u8(r3).val[0], f);
+    vst4q_u8(out, rows);
+#else
+    for (int p = 0; p < 16; p++) {
+        out[4 * p] = r0[2 * p] ^ flip;
+        out[4 * p + 1] = r1[2 * p] ^ flip;
+        out[4 * p + 2] = r2[2 * p] ^ flip;
+        out[4 * p + 3] = r3[2 * p] ^ flip;
+    }
+#endif
+}
+
 /* Whether some tap of a conv's window (kernel taps `dilation` apart) lands on phase `phase` of
  * `stride`: only those phases are built. */
 static int qconv_phase_used(int64_t phase, int64_t stride, int64_t kernel, int64_t dilation)
@@ -319,116 +353,78 @@ static int qconv_phase_used(int64_t phase, int64_t stride, int64_t kernel, int64
     return 0;
 }
 
-/* The even bytes of 2 n bytes of `line` into `even`, the odd ones into `odd` (when given):
- * 16 at a time, the last 16 overlapping the ones before (nothing is written past n: the
- * phases' rows lie next to each other). */
-static void qconv_split_pairs(int64_t n, const uint8_t *line, uint8_t *even, uint8_t *odd)
+/* One row of `width` positions of a quad plane's column phase b: out[4 j + k] = row k's byte
+ * at column j * stride_w + b of the padded row (row[k] is the unpadded row, `edge[k]` the
+ * byte of its padding columns), flipped. Runs of 16 positions inside the row go through
+ * vectors (strides 1 and 2), the rest byte by byte. */
+static void qconv_quad_row(const mrvl_qconv_params *p, const uint8_t *const row[4], const uint8_t edge[4], int64_t b,
+                           int64_t width, uint8_t flip, uint8_t *out)
 {
-#if defined(__SSE2__) || defined(__aarch64__)
-    if (n >= 16) {
-        for (int64_t j = 0;; j += 16) {
-            if (j + 16 > n) j = n - 16;
-#if defined(__SSE2__)
-            const __m128i low_bytes = _mm_set1_epi16(0xff);
-            const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(line + 2 * j));
-            const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(line + 2 * j + 16));
-            _mm_storeu_si128((__m128i *)(void *)(even + j),
-                             _mm_packus_epi16(_mm_and_si128(a, low_bytes), _mm_and_si128(b, low_bytes)));
-            if (odd)
-                _mm_storeu_si128((__m128i *)(void *)(odd + j),
-                                 _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8)));
-#else
-            const uint8x16x2_t pairs = vld2q_u8(line + 2 * j);
-            vst1q_u8(even + j, pairs.val[0]);
-            if (odd) vst1q_u8(odd + j, pairs.val[1]);
-#endif
-            if (j + 16 == n) return;
+    const int64_t sw = p->stride_w, shift = b - p->pad_left; /* column j reads the row at j * sw + shift */
+    int64_t j = 0;
+    if (sw <= 2) {
+        const int64_t first = shift >= 0 ? 0 : (-shift + sw - 1) / sw; /* the first j inside the row */
+        for (; j < first && j < width; j++)
+            for (int k = 0; k < 4; k++) out[4 * j + k] = edge[k] ^ flip;
+        /* 16 positions read 16 * sw bytes from column j * sw + shift, all inside the row */
+        for (; j + 16 <= width && (j + 16) * sw + shift <= p->w; j += 16) {
+            const int64_t at = j * sw + shift;
+            if (sw == 1)
+                qconv_interleave16(row[0] + at, row[1] + at, row[2] + at, row[3] + at, flip, out + 4 * j);
+            else
+                qconv_interleave16_even(row[0] + at, row[1] + at, row[2] + at, row[3] + at, flip, out + 4 * j);
         }
     }
-#endif
-    for (int64_t j = 0; j < n; j++) {
-        even[j] = line[2 * j];
-        if (odd) odd[j] = line[2 * j + 1];
-    }
-}
-
-/* One plane zero-padded (the zero point's byte) and split into stride phases: phase (a, b)
- * holds the padded plane's rows a, a + stride_h, ... and columns b, b + stride_w, ...,
- * `height` rows of `width` bytes, at (a * stride_w + b) * height * width. Tap (u, v) then
- * reads, for the output positions r * width + col, one run of bytes: its phase from row
- * u * dilation_h / stride_h, column v * dilation_w / stride_w (the positions with col >= ow
- * are computed and dropped). `line` holds a padded row before a stride of 2 or more splits
- * it. */
-static void qconv_phase_plane(const mrvl_qconv_params *p, const uint8_t *plane, uint8_t pad, int64_t width,
-                              int64_t height, uint8_t *phases, uint8_t *line)
-{
-    const int64_t sh = p->stride_h, sw = p->stride_w, span = sw * width, phase_bytes = height * width;
-    const int64_t first = p->pad_left < span ? p->pad_left : span;
-    const int64_t last = p->pad_left + p->w < span ? p->pad_left + p->w : span;
-    const int odd_used = sw == 2 && qconv_phase_used(1, 2, p->kw, p->dilation_w);
-    for (int64_t i = 0; i < height * sh; i++) {
-        const int64_t a = i % sh;
-        if (!qconv_phase_used(a, sh, p->kh, p->dilation_h)) continue;
-        uint8_t *row = phases + a * sw * phase_bytes + (i / sh) * width;
-        uint8_t *full = sw == 1 ? row : line;
-        const int64_t ih = i - p->pad_top;
-        if (ih < 0 || ih >= p->h) {
-            memset(full, pad, (size_t)span);
-        } else {
-            memset(full, pad, (size_t)first);
-            memcpy(full + first, plane + ih * p->w, (size_t)(last - first));
-            memset(full + last, pad, (size_t)(span - last));
-        }
-        if (sw == 2) {
-            qconv_split_pairs(width, line, row, odd_used ? row + phase_bytes : NULL);
-        } else if (sw > 2) {
-            for (int64_t b = 0; b < sw; b++)
-                if (qconv_phase_used(b, sw, p->kw, p->dilation_w))
-                    for (int64_t j = 0; j < width; j++) row[b * phase_bytes + j] = line[j * sw + b];
-        }
+    for (; j < width; j++) {
+        const int64_t at = j * sw + shift;
+        for (int k = 0; k < 4; k++) out[4 * j + k] = (at >= 0 && at < p->w ? row[k][at] : edge[k]) ^ flip;
     }
 }
 
 /* The quad planes of one image and group, the GEMM's activations read in place: the input
- * channels in quads (the last one completed with zeros), each quad's four planes (`area` bytes
- * each: the input's planes when `direct`, else `qconv_phase_plane`'s, built in `planes4`)
- * interleaved and flipped, quad cq's byte 4 i + j channel 4 cq + j's byte i, at cq * 4 * area.
- * Four consecutive k of the packed weights (four channels at one tap) then meet four bytes
- * of one position, and each tap of a tile reads one contiguous run, which the hardware
- * prefetchers follow: nothing is packed per tile, and a tap's runs over the channels are
- * the only copies of the input. */
+ * channels in quads (the last one completed with zeros), each quad's four planes interleaved
+ * and flipped, quad cq's byte 4 i + j channel 4 cq + j's byte i, at cq * 4 * area. The planes
+ * are the input's (`direct`), else the zero-padded planes (the zero point's byte) split into
+ * stride phases: phase (a, b) holds the padded plane's rows a, a + stride_h, ... and columns
+ * b, b + stride_w, ..., `height` rows of `width` positions, at (a * stride_w + b) * height *
+ * width, so that tap (u, v) reads, for the output positions r * width + col, one run: its
+ * phase from row u * dilation_h / stride_h, column v * dilation_w / stride_w (the positions
+ * with col >= ow are computed and dropped). Four consecutive k of the packed weights (four
+ * channels at one tap) then meet four bytes of one position, and each tap of a tile reads
+ * one contiguous run: nothing is packed per tile. `fill` holds `area` bytes for a direct
+ * conv, else 2 w: the rows of the quad's missing channels and of the padding rows. */
 static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes, int direct, uint8_t pad, uint8_t flip,
-                              int64_t width, int64_t height, int64_t area, uint8_t *quad_planes, uint8_t *planes4,
-                              uint8_t *line)
+                              int64_t width, int64_t height, int64_t area, uint8_t *quad_planes, uint8_t *fill)
 {
     const int64_t cg = p->c / p->group, quads = (cg + 3) / 4, sh = p->stride_h, sw = p->stride_w;
-    const int64_t run = direct ? area : height * width;
-    for (int64_t cq = 0; cq < quads; cq++) {
-        const uint8_t *src[4];
-        for (int64_t j = 0; j < 4; j++) {
-            const int64_t c = 4 * cq + j;
-            uint8_t *own = planes4 + j * area;
-            if (c >= cg) {
-                memset(own, flip, (size_t)area); /* flipped to zero */
-                src[j] = own;
-            } else if (direct) {
-                src[j] = planes + c * p->h * p->w;
-            } else {
-                qconv_phase_plane(p, planes + c * p->h * p->w, pad, width, height, own, line);
-                src[j] = own;
-            }
+    if (direct) {
+        memset(fill, flip, (size_t)area); /* flipped to zero */
+        for (int64_t cq = 0; cq < quads; cq++) {
+            const uint8_t *src[4];
+            for (int64_t k = 0; k < 4; k++) src[k] = 4 * cq + k < cg ? planes + (4 * cq + k) * area : fill;
+            qconv_interleave(area, src[0], src[1], src[2], src[3], flip, quad_planes + cq * 4 * area);
         }
-        uint8_t *out = quad_planes + cq * 4 * area;
-        for (int64_t a = 0; a < (direct ? 1 : sh); a++)
-            for (int64_t b = 0; b < (direct ? 1 : sw); b++) {
-                if (!direct && !(qconv_phase_used(a, sh, p->kh, p->dilation_h) &&
-                                 qconv_phase_used(b, sw, p->kw, p->dilation_w)))
-                    continue;
-                const int64_t from = (a * sw + b) * run;
-                qconv_interleave(run, src[0] + from, src[1] + from, src[2] + from, src[3] + from, flip,
-                                 out + 4 * from);
-            }
+        return;
     }
+    uint8_t *missing = fill, *padding = fill + p->w;
+    memset(missing, flip, (size_t)p->w);
+    memset(padding, pad, (size_t)p->w);
+    for (int64_t cq = 0; cq < quads; cq++)
+        for (int64_t i = 0; i < height * sh; i++) {
+            const int64_t a = i % sh, ih = i - p->pad_top;
+            if (!qconv_phase_used(a, sh, p->kh, p->dilation_h)) continue;
+            const uint8_t *row[4];
+            uint8_t edge[4];
+            for (int64_t k = 0; k < 4; k++) {
+                const int64_t c = 4 * cq + k;
+                row[k] = c >= cg ? missing : ih >= 0 && ih < p->h ? planes + (c * p->h + ih) * p->w : padding;
+                edge[k] = c >= cg ? flip : pad;
+            }
+            for (int64_t b = 0; b < sw; b++)
+                if (qconv_phase_used(b, sw, p->kw, p->dilation_w))
+                    qconv_quad_row(p, row, edge, b, width, flip,
+                                   quad_planes + 4 * (cq * area + ((a * sw + b) * height + i / sh) * width));
+        }
 }
 
 /* The sum of each of `count` positions' K bytes in the quad planes, read as the GEMM reads
@@ -590,8 +586,9 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
 /* ONNX QLinearConv in 2-D, NCHW, as the file's comment describes. `scratch` holds, 64-byte
  * aligned, per output channel the multiplier, constant term and moved weight zero point;
  * then for the depthwise kernel a row of sums and the padded plane, for the GEMM a tile of
- * sums, the taps' offsets, the column sums, the quad planes, four planes to interleave, a
- * padded row and a buffer of results (target/host_kernels.py qconv_scratch_bytes). A GEMM
+ * sums, the offsets of its steps, the column sums, the quad planes, the bytes of missing
+ * channels and padding rows and a buffer of results (target/host_kernels.py
+ * qconv_scratch_bytes). A GEMM
  * panel of packed weights is followed by the int32 sums of its rows' (packed) weights. */
 static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const float *x_scale, const void *x_zero,
                               const int8_t *w, const float *w_scale, const void *w_zero, const float *y_scale,
@@ -665,10 +662,8 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
     /* a tile reads up to NR positions past the last, and a tap up to a row further */
     uint8_t *quad_planes = at;
     at += (quads * quad_stride + 4 * (width + MRVL_QGEMM_NR) + 63) / 64 * 64;
-    uint8_t *planes4 = at;
-    at += (4 * area + 63) / 64 * 64;
-    uint8_t *line = at;
-    uint8_t *results = line + (sw * width + 63) / 64 * 64;
+    uint8_t *fill = at;
+    uint8_t *results = fill + ((direct ? area : 2 * p->w) + 63) / 64 * 64;
     for (int64_t u = 0; u < p->kh; u++)
         for (int64_t v = 0; v < p->kw; v++) {
             const int64_t down = u * p->dilation_h, across = v * p->dilation_w;
@@ -680,7 +675,7 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
     for (int64_t b = 0; b < p->n; b++)
         for (int64_t g = 0; g < p->group; g++) {
             qconv_quad_planes(p, (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w, direct, pad, flip, width,
-                              phase_rows, area, quad_planes, planes4, line);
+                              phase_rows, area, quad_planes, fill);
             if (any_zw) qconv_column_sums(positions, runs, steps, offset, quad_stride, quad_planes, column_sums);
             /* the group's channel o's result for position i: at dst + o * stride + i */
             uint8_t *dst = staged ? results : out + (b * p->m + g * mg) * ohw;
