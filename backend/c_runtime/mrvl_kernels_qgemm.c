@@ -398,7 +398,7 @@ static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes,
 {
     const int64_t cg = p->c / p->group, quads = (cg + 3) / 4, sh = p->stride_h, sw = p->stride_w;
     if (direct) {
-        memset(fill, flip, (size_t)area); /* flipped to zero */
+        if (cg % 4) memset(fill, flip, (size_t)area); /* flipped to zero */
         for (int64_t cq = 0; cq < quads; cq++) {
             const uint8_t *src[4];
             for (int64_t k = 0; k < 4; k++) src[k] = 4 * cq + k < cg ? planes + (4 * cq + k) * area : fill;
