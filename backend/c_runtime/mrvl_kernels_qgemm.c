@@ -588,8 +588,8 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
  * then for the depthwise kernel a row of sums and the padded plane, for the GEMM a tile of
  * sums, the offsets of its steps, the column sums, the quad planes, the bytes of missing
  * channels and padding rows and a buffer of results (target/host_kernels.py
- * qconv_scratch_bytes). A GEMM
- * panel of packed weights is followed by the int32 sums of its rows' (packed) weights. */
+ * qconv_scratch_bytes). A GEMM panel of packed weights is followed by the int32 sums of its
+ * rows' (packed) weights. */
 static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const float *x_scale, const void *x_zero,
                               const int8_t *w, const float *w_scale, const void *w_zero, const float *y_scale,
                               const void *y_zero, const int32_t *bias, void *y, void *scratch)
