@@ -194,31 +194,34 @@ def pack_gemm_weights(b: np.ndarray) -> np.ndarray:
 def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray:
     """int8 or uint8 conv weights (M, C/group, kh, kw) in mrvl_qlinear_conv's layout, as int8
     bytes (uint8 weights moved by -128): for a depthwise conv (M, kh * kw); else, per group,
-    panels of MRVL_QGEMM_MR output channels, each (K4, MR, 4) for K = C/group * kh * kw padded
-    with zeros to K4 * 4 (four consecutive k of a channel side by side), the channels padded
+    panels of MRVL_QGEMM_MR output channels, each (K4, MR, 4) with K4 = quads * kh * kw: the
+    input channels in quads (the last completed with zeros), quad by quad each tap's four
+    channels side by side (the order of the kernel's quad planes), the output channels padded
     with zeros to whole panels, and after each panel the MR int32 sums of its rows (little
     endian, the byte order of both hosts): (group * panels, (K4 * 4 + 4) * MR)."""
     values = w.astype(np.int16) - (128 if w.dtype == np.uint8 else 0)
-    m = w.shape[0]
+    m, cg, taps = w.shape[0], w.shape[1], math.prod(w.shape[2:])
     if depthwise:
         return values.reshape(m, -1).astype(np.int8)
-    mr, mg, k = kernel_macro("QGEMM_MR"), m // group, math.prod(w.shape[1:])
-    panels, k4 = -(-mg // mr), -(-k // 4)
-    padded = np.zeros((group, panels * mr, k4 * 4), np.int8)
-    padded[:, :mg, :k] = values.reshape(group, mg, k)
-    quads = padded.reshape(group * panels, mr, k4, 4).transpose(0, 2, 1, 3).reshape(group * panels, -1)
-    sums = padded.astype(np.int32).sum(axis=2).reshape(group * panels, mr).astype("<i4")
-    return np.ascontiguousarray(np.concatenate([quads, sums.view(np.int8)], axis=1))
+    mr, mg, quads = kernel_macro("QGEMM_MR"), m // group, -(-cg // 4)
+    panels, k4 = -(-mg // mr), quads * taps
+    padded = np.zeros((group, panels * mr, quads * 4, taps), np.int8)
+    padded[:, :mg, :cg] = values.reshape(group, mg, cg, taps)
+    quads_of_taps = padded.reshape(group * panels, mr, quads, 4, taps).transpose(0, 2, 4, 1, 3)
+    sums = padded.astype(np.int32).sum(axis=(2, 3)).reshape(group * panels, mr).astype("<i4")
+    return np.ascontiguousarray(np.concatenate([quads_of_taps.reshape(group * panels, k4 * mr * 4),
+                                                sums.view(np.int8)], axis=1))
 
 
 def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     """Bytes of mrvl_qlinear_conv's scratch: per output channel a multiplier, a constant and a
     zero point; then the sums and results of a plane, the zero-padded int16 plane split into
-    stride phases, a padded row and the plane widened to int16 (depthwise); or the column sums,
-    a tile of sums, a packed tile, the im2col rows' offsets and, unless the conv is 1x1 of
-    stride 1 without padding (it reads the input's planes), the zero-padded planes split into
-    stride phases, a padded row and, when the phases' rows are wider than the output's, a
-    buffer of results."""
+    stride phases, a padded row and the plane widened to int16 (depthwise); or a tile of sums,
+    the offsets of the GEMM's steps (the taps, or a 1x1 conv's quads), the column sums, the
+    quad planes (with room for a tile and a row read past their end), the bytes of missing
+    channels and padding rows and, when the planes' rows are wider than the output's, a buffer
+    of results. The planes are the input's for a 1x1 conv of stride 1 without padding, else
+    its zero-padded planes split into stride phases."""
     def aligned(n: int) -> int:
         return -(-n // 64) * 64
 
@@ -232,14 +235,20 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
         phases = strides[1] * -(-cols // strides[1])
         plane = rows * phases + (kw - 1) * dilations[1] + 32 + phases + 64 + h * w  # padded, line, widened
         return per_channel + aligned(4 * count) + aligned(count) + 2 * plane
-    mr, nr, k = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR"), cg * kh * kw
-    fixed = per_channel + aligned(4 * nr) + aligned(4 * mr * nr) + aligned(-(-k // 4) * 4 * nr) + aligned(8 * k)
-    if kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w):
-        return fixed
+    mr, nr = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR")
     (sh, sw), (dh, dw) = strides, dilations
-    width, height = -(-((ow - 1) * sw + (kw - 1) * dw + 1) // sw), -(-((oh - 1) * sh + (kh - 1) * dh + 1) // sh)
-    phases = aligned(cg * sh * sw * height * width + width + nr) + aligned(sw * width)
-    return fixed + phases + (m // op.group.value.data * oh * width if width != ow else 0)
+    if kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w):
+        width, area = ow, h * w
+        fill = area  # a plane of the missing channels
+    else:
+        width, height = -(-((ow - 1) * sw + (kw - 1) * dw + 1) // sw), -(-((oh - 1) * sh + (kh - 1) * dh + 1) // sh)
+        area = sh * sw * height * width
+        fill = 2 * w  # a row of the missing channels, a padding row
+    quads = -(-cg // 4)
+    steps = quads if kh * kw == 1 else kh * kw  # the offsets of the GEMM's inner loop
+    quad_planes = 4 * quads * area + 4 * (width + nr)
+    return (per_channel + aligned(4 * mr * nr) + aligned(8 * steps) + aligned(4 * oh * width) + aligned(quad_planes)
+            + aligned(fill) + (m // op.group.value.data * oh * width if width != ow else 0))
 
 
 def packed_weights_floats(op: cpu.ConvOp) -> int:

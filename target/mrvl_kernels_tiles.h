@@ -76,6 +76,13 @@
 #else
 #define MRVL_QGEMM_NR 8
 #endif
+/* Output positions every panel of weights passes over before the next block: a block's
+ * activations stay in L1 over the panels, and a deep conv on a small plane (ResNet's last
+ * stage: 63 positions, 2.4 MB of weights) reads its weights from memory once, not per tile. */
+#define MRVL_QGEMM_BLOCK (2 * MRVL_QGEMM_NR)
+/* A 1x1 conv of at most this many positions (a classifier's Gemm) runs as matrix-vector
+ * products where the target has them (AVX-512: qgemv_panel). */
+#define MRVL_QGEMM_VECTOR_POSITIONS 2
 
 /* --- Convolution (mrvl_kernels_conv.c) ---------------------------------------------- */
 

@@ -3,7 +3,11 @@ QLinearConv, exactly: uint8 and int8 activations, outputs and weights (uint8 wei
 int8 by -128), scales and zero points per tensor and per output channel, bias, input channels
 not a multiple of four, output channels not a multiple of a panel, positions not a multiple of
 a tile, padding, strides (a 1x1 conv of stride 2, stride 3 with a dilation), dilations, groups,
-several images, the 1x1 conv read straight from its input, and the depthwise kernel (strides
+several images, the 1x1 conv read straight from its input, rows wide enough for the vector
+loops that build the quad planes (strides 1 and 2, either side of the padding), a 1x1 conv of
+one or two positions
+(a classifier: matrix-vector products on AVX-512; K not a multiple of four quads, a weight
+zero point), and the depthwise kernel (strides
 1, 2 and 3, padding of either parity; with AVX-512 its taps in pairs, more than 64 taps one by
 one). All cases are one model, built with -march=native (here AVX-512 VNNI), with
 -march=x86-64-v3 (AVX2 without VNNI), with -march=x86-64-v3 -mavxvnni (AVX-VNNI), with the
@@ -45,6 +49,12 @@ CASES = {
     "u8_1x1_stride2": (np.uint8, np.int8, np.uint8, [1, 8, 9, 9], [12, 8, 1, 1], dict(strides=[2, 2]), True, 0),
     "i8_stride3_dilated": (np.int8, np.int8, np.int8, [1, 5, 14, 13], [7, 5, 3, 3],
                            dict(strides=[3, 2], dilations=[2, 1], pads=[1, 2, 0, 1]), False, 0),
+    "u8_wide_stride2": (np.uint8, np.int8, np.uint8, [1, 5, 6, 70], [6, 5, 3, 3], dict(strides=[2, 2], pads=[1, 1, 1, 1]),
+                        True, 0),
+    "i8_wide_pad2": (np.int8, np.int8, np.int8, [1, 6, 4, 45], [5, 6, 3, 3], dict(pads=[1, 2, 1, 2]), False, 0),
+    "i8_classifier": (np.int8, np.int8, np.int8, [2, 37, 1, 1], [19, 37, 1, 1], {}, True, 0),
+    "u8w_classifier": (np.uint8, np.uint8, np.uint8, [1, 70, 1, 1], [12, 70, 1, 1], {}, False, 125),
+    "u8_two_positions": (np.uint8, np.int8, np.uint8, [1, 16, 1, 2], [9, 16, 1, 1], {}, True, 0),
 }
 
 

@@ -18,13 +18,14 @@
  * point. A fused Relu or Clip narrows the output range.
  *
  * Weights (target/host_kernels.py pack_qconv_weights): for the GEMM, per group, panels of
- * MRVL_QGEMM_MR output channels, each (K4, MR, 4): four consecutive k of one channel next to
- * each other, K = C/group * kh * kw in ONNX's order, zero-padded to K4 * 4 and to whole
- * panels, each panel followed by its rows' int32 sums; for the depthwise kernel, (M, kh * kw).
- * Activations are packed at run time, a tile of MRVL_QGEMM_NR output positions at a time, as
- * (K4, NR, 4), from K rows of bytes: the input's planes (a 1x1 conv of stride 1 without
- * padding), else the zero-padded planes split into stride phases, each tap's row a run of its
- * phase from the tap's offset (`qconv_phase_planes`).
+ * MRVL_QGEMM_MR output channels, each (K4, MR, 4) with K4 = quads * kh * kw: the input
+ * channels in quads (the last completed with zeros), quad by quad the four channels of each
+ * tap next to each other, the panels zero-padded to whole, each followed by its rows' int32
+ * sums; for the depthwise kernel, (M, kh * kw). The activations are interleaved the same way
+ * once per image and group, not per tile (`qconv_quad_planes`): four channels' bytes of a
+ * position side by side, in the input's planes (a 1x1 conv of stride 1 without padding),
+ * else in the zero-padded planes split into stride phases, so each tap reads one run of
+ * positions from its offset, a tile of MRVL_QGEMM_NR positions a contiguous load.
  *
  * Included by mrvl_kernels.c after the float families (mrvl_kernels_internal.h: intrinsics,
  * MRVL_UNROLL). */
@@ -54,33 +55,41 @@ typedef struct {
     int32_t y_min, y_max; /* the output range: the type's, narrowed by a fused Relu or Clip */
 } mrvl_qconv_params;
 
-/* One tile of int32 sums: tile[r * NR + p] = sum over K4 * 4 of w[.., r, ..] * a[.., p, ..],
- * w a panel (K4, MR, 4) of int8, a a tile (K4, NR, 4) of uint8. */
+/* One tile of int32 sums: tile[r * NR + p] = sum over the panel's K4 = runs * steps steps of
+ * w[q, r, ..] * a[.., p, ..], w a panel (K4, MR, 4) of int8 and the activations read in place
+ * from the quad planes (`qconv_quad_planes`): step q = run * steps + s reads NR positions of 4
+ * bytes at a + run * run_stride + offset[s] (runs the quads and steps the taps, or for a conv
+ * of one tap, one run whose steps are the quads). */
 #if defined(MRVL_QGEMM_AVX512_VNNI)
 /* The tile's sums in registers (once inlined): sum[r][v] for rows r, 16 positions per v. */
-static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t k4, const int8_t *w, const uint8_t *a,
-                                          __m512i sum[MRVL_QGEMM_MR][2])
+static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
+                                          const int8_t *w, const uint8_t *a, __m512i sum[MRVL_QGEMM_MR][2])
 {
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = _mm512_setzero_si512();
-    for (int64_t q = 0; q < k4; q++) {
-        const __m512i a0 = _mm512_loadu_si512(a + q * 4 * MRVL_QGEMM_NR);
-        const __m512i a1 = _mm512_loadu_si512(a + q * 4 * MRVL_QGEMM_NR + 64);
-        MRVL_UNROLL
-        for (int r = 0; r < MRVL_QGEMM_MR; r++) {
-            int32_t quad;
-            memcpy(&quad, w + (q * MRVL_QGEMM_MR + r) * 4, 4);
-            const __m512i wb = _mm512_set1_epi32(quad);
-            sum[r][0] = _mm512_dpbusd_epi32(sum[r][0], a0, wb);
-            sum[r][1] = _mm512_dpbusd_epi32(sum[r][1], a1, wb);
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR) {
+            const __m512i a0 = _mm512_loadu_si512(a + offset[s]);
+            const __m512i a1 = _mm512_loadu_si512(a + offset[s] + 64);
+            /* the next run's bytes of this step, a plane away, which the prefetchers miss */
+            _mm_prefetch((const char *)(a + run_stride + offset[s]), _MM_HINT_T0);
+            _mm_prefetch((const char *)(a + run_stride + offset[s] + 64), _MM_HINT_T0);
+            MRVL_UNROLL
+            for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+                int32_t quad;
+                memcpy(&quad, w + r * 4, 4);
+                const __m512i wb = _mm512_set1_epi32(quad);
+                sum[r][0] = _mm512_dpbusd_epi32(sum[r][0], a0, wb);
+                sum[r][1] = _mm512_dpbusd_epi32(sum[r][1], a1, wb);
+            }
         }
-    }
 }
 
-static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
+                       const uint8_t *a, int32_t *tile)
 {
     __m512i sum[MRVL_QGEMM_MR][2];
-    qgemm_sums(k4, w, a, sum);
+    qgemm_sums(runs, steps, offset, run_stride, w, a, sum);
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) {
         _mm512_storeu_si512(tile + r * MRVL_QGEMM_NR, sum[r][0]);
@@ -94,12 +103,13 @@ static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *t
  * float32 times multiplier[r], clamped, rounded by the default rounding mode (halves to
  * even), plus the zero point, narrowed to bytes. */
 #define MRVL_QGEMM_FUSED_STORE 1
-static void qgemm_tile_requantized(int64_t k4, const int8_t *w, const uint8_t *a, int64_t height, int64_t count,
+static void qgemm_tile_requantized(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
+                                   const int8_t *w, const uint8_t *a, int64_t height, int64_t count,
                                    const int32_t *add, const float *multiplier, int32_t zero_point, int32_t lo,
                                    int32_t hi, uint8_t *y, int64_t row_stride)
 {
     __m512i sum[MRVL_QGEMM_MR][2];
-    qgemm_sums(k4, w, a, sum);
+    qgemm_sums(runs, steps, offset, run_stride, w, a, sum);
     const __m512 low = _mm512_set1_ps((float)(lo - zero_point)), high = _mm512_set1_ps((float)(hi - zero_point));
     const __m512i zp = _mm512_set1_epi32(zero_point);
     const __mmask16 stored[2] = {(__mmask16)(count >= 16 ? 0xffff : (1u << count) - 1),
@@ -107,19 +117,48 @@ static void qgemm_tile_requantized(int64_t k4, const int8_t *w, const uint8_t *a
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) {
         if (r >= height) break;
-        const __m512i offset = _mm512_set1_epi32(add[r]);
+        const __m512i add_r = _mm512_set1_epi32(add[r]);
         const __m512 scale = _mm512_set1_ps(multiplier[r]);
         MRVL_UNROLL
         for (int v = 0; v < 2; v++) {
-            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(sum[r][v], offset)), scale);
+            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(sum[r][v], add_r)), scale);
             f = _mm512_min_ps(_mm512_max_ps(f, low), high);
             const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), zp);
             _mm_mask_storeu_epi8(y + r * row_stride + 16 * v, stored[v], _mm512_cvtepi32_epi8(q));
         }
     }
 }
+
+/* The sums of a panel's rows at one position of a 1x1 conv, the quads of its K4 = `quads`
+ * steps `quad_stride` apart from a: sum[r] = sum over q of w[q, r, ..] * a[q * quad_stride ..].
+ * A tile of NR positions would leave all but a few of its lanes idle (a classifier on one
+ * image has one position): here each vpdpbusd takes two steps of the panel's 8 rows. */
+#define MRVL_QGEMM_MATRIX_VECTOR 1
+static void qgemv_panel(int64_t quads, int64_t quad_stride, const int8_t *w, const uint8_t *a,
+                        int32_t sum[MRVL_QGEMM_MR])
+{
+    __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
+    int64_t q = 0;
+    for (; q + 4 <= quads; q += 4, w += 16 * MRVL_QGEMM_MR) {
+        int32_t quad[4];
+        for (int j = 0; j < 4; j++) memcpy(&quad[j], a + (q + j) * quad_stride, 4);
+        const __m512i a01 = _mm512_mask_set1_epi32(_mm512_set1_epi32(quad[0]), 0xff00, quad[1]);
+        const __m512i a23 = _mm512_mask_set1_epi32(_mm512_set1_epi32(quad[2]), 0xff00, quad[3]);
+        acc0 = _mm512_dpbusd_epi32(acc0, a01, _mm512_loadu_si512(w));
+        acc1 = _mm512_dpbusd_epi32(acc1, a23, _mm512_loadu_si512(w + 64));
+    }
+    for (; q < quads; q++, w += 4 * MRVL_QGEMM_MR) {
+        int32_t quad;
+        memcpy(&quad, a + q * quad_stride, 4);
+        acc0 = _mm512_dpbusd_epi32(acc0, _mm512_maskz_set1_epi32(0x00ff, quad), _mm512_maskz_loadu_epi32(0x00ff, w));
+    }
+    const __m512i both = _mm512_add_epi32(acc0, acc1);
+    _mm256_storeu_si256((__m256i *)(void *)sum,
+                        _mm256_add_epi32(_mm512_castsi512_si256(both), _mm512_extracti64x4_epi64(both, 1)));
+}
 #elif defined(MRVL_QGEMM_AVX_VNNI) || defined(MRVL_QGEMM_AVX2)
-static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
+                       const uint8_t *a, int32_t *tile)
 {
     __m256i sum[MRVL_QGEMM_MR];
     MRVL_UNROLL
@@ -127,28 +166,29 @@ static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *t
 #if defined(MRVL_QGEMM_AVX2)
     const __m256i low_bytes = _mm256_set1_epi16(0xff);
 #endif
-    for (int64_t q = 0; q < k4; q++) {
-        const __m256i av = _mm256_loadu_si256((const __m256i *)(const void *)(a + q * 4 * MRVL_QGEMM_NR));
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR) {
+            const __m256i av = _mm256_loadu_si256((const __m256i *)(const void *)(a + offset[s]));
 #if defined(MRVL_QGEMM_AVX2)
-        /* Without VNNI, exactly: pmaddwd on 16-bit halves (vpmaddubsw's int16 sums of two
-         * u8 x s8 products would saturate). Even k of each quad in the low byte of each
-         * 16-bit lane, odd k in the high byte. */
-        const __m256i a_even = _mm256_and_si256(av, low_bytes), a_odd = _mm256_srli_epi16(av, 8);
+            /* Without VNNI, exactly: pmaddwd on 16-bit halves (vpmaddubsw's int16 sums of two
+             * u8 x s8 products would saturate). Even k of each quad in the low byte of each
+             * 16-bit lane, odd k in the high byte. */
+            const __m256i a_even = _mm256_and_si256(av, low_bytes), a_odd = _mm256_srli_epi16(av, 8);
 #endif
-        MRVL_UNROLL
-        for (int r = 0; r < MRVL_QGEMM_MR; r++) {
-            int32_t quad;
-            memcpy(&quad, w + (q * MRVL_QGEMM_MR + r) * 4, 4);
-            const __m256i wb = _mm256_set1_epi32(quad);
+            MRVL_UNROLL
+            for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+                int32_t quad;
+                memcpy(&quad, w + r * 4, 4);
+                const __m256i wb = _mm256_set1_epi32(quad);
 #if defined(MRVL_QGEMM_AVX_VNNI)
-            sum[r] = _mm256_dpbusd_avx_epi32(sum[r], av, wb);
+                sum[r] = _mm256_dpbusd_avx_epi32(sum[r], av, wb);
 #else
-            const __m256i w_even = _mm256_srai_epi16(_mm256_slli_epi16(wb, 8), 8), w_odd = _mm256_srai_epi16(wb, 8);
-            sum[r] = _mm256_add_epi32(sum[r], _mm256_add_epi32(_mm256_madd_epi16(a_even, w_even),
-                                                               _mm256_madd_epi16(a_odd, w_odd)));
+                const __m256i w_even = _mm256_srai_epi16(_mm256_slli_epi16(wb, 8), 8), w_odd = _mm256_srai_epi16(wb, 8);
+                sum[r] = _mm256_add_epi32(sum[r], _mm256_add_epi32(_mm256_madd_epi16(a_even, w_even),
+                                                                   _mm256_madd_epi16(a_odd, w_odd)));
 #endif
+            }
         }
-    }
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) _mm256_storeu_si256((__m256i *)(void *)(tile + r * MRVL_QGEMM_NR), sum[r]);
 }
@@ -157,23 +197,25 @@ static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *t
 #define MRVL_QGEMM_USDOT_ROW(r, wv, lane)                                                        \
     sum[r][0] = vusdotq_laneq_s32(sum[r][0], a0, wv, lane);                                     \
     sum[r][1] = vusdotq_laneq_s32(sum[r][1], a1, wv, lane)
-static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
+                       const uint8_t *a, int32_t *tile)
 {
     int32x4_t sum[MRVL_QGEMM_MR][2];
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = vdupq_n_s32(0);
-    for (int64_t q = 0; q < k4; q++) {
-        const uint8x16_t a0 = vld1q_u8(a + q * 4 * MRVL_QGEMM_NR), a1 = vld1q_u8(a + q * 4 * MRVL_QGEMM_NR + 16);
-        const int8x16_t w0 = vld1q_s8(w + q * 4 * MRVL_QGEMM_MR), w1 = vld1q_s8(w + q * 4 * MRVL_QGEMM_MR + 16);
-        MRVL_QGEMM_USDOT_ROW(0, w0, 0);
-        MRVL_QGEMM_USDOT_ROW(1, w0, 1);
-        MRVL_QGEMM_USDOT_ROW(2, w0, 2);
-        MRVL_QGEMM_USDOT_ROW(3, w0, 3);
-        MRVL_QGEMM_USDOT_ROW(4, w1, 0);
-        MRVL_QGEMM_USDOT_ROW(5, w1, 1);
-        MRVL_QGEMM_USDOT_ROW(6, w1, 2);
-        MRVL_QGEMM_USDOT_ROW(7, w1, 3);
-    }
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR) {
+            const uint8x16_t a0 = vld1q_u8(a + offset[s]), a1 = vld1q_u8(a + offset[s] + 16);
+            const int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16);
+            MRVL_QGEMM_USDOT_ROW(0, w0, 0);
+            MRVL_QGEMM_USDOT_ROW(1, w0, 1);
+            MRVL_QGEMM_USDOT_ROW(2, w0, 2);
+            MRVL_QGEMM_USDOT_ROW(3, w0, 3);
+            MRVL_QGEMM_USDOT_ROW(4, w1, 0);
+            MRVL_QGEMM_USDOT_ROW(5, w1, 1);
+            MRVL_QGEMM_USDOT_ROW(6, w1, 2);
+            MRVL_QGEMM_USDOT_ROW(7, w1, 3);
+        }
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) {
         vst1q_s32(tile + r * MRVL_QGEMM_NR, sum[r][0]);
@@ -182,19 +224,19 @@ static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *t
 }
 #undef MRVL_QGEMM_USDOT_ROW
 #else
-static void qgemm_tile(int64_t k4, const int8_t *w, const uint8_t *a, int32_t *tile)
+static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
+                       const uint8_t *a, int32_t *tile)
 {
     int32_t sum[MRVL_QGEMM_MR][MRVL_QGEMM_NR] = {{0}};
-    for (int64_t q = 0; q < k4; q++)
-        for (int r = 0; r < MRVL_QGEMM_MR; r++)
-            for (int p = 0; p < MRVL_QGEMM_NR; p++)
-                for (int j = 0; j < 4; j++)
-                    sum[r][p] += (int32_t)w[(q * MRVL_QGEMM_MR + r) * 4 + j] *
-                                 (int32_t)a[(q * MRVL_QGEMM_NR + p) * 4 + j];
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR)
+            for (int r = 0; r < MRVL_QGEMM_MR; r++)
+                for (int p = 0; p < MRVL_QGEMM_NR; p++)
+                    for (int j = 0; j < 4; j++)
+                        sum[r][p] += (int32_t)w[r * 4 + j] * (int32_t)a[offset[s] + p * 4 + j];
     memcpy(tile, sum, sizeof sum);
 }
 #endif
-
 /* Requantizes `count` sums of one output channel into y (see the file's comment): `add` is the
  * channel's constant term (bias and zero-point terms), `zw` times column_sums[i] (when given)
  * the position's. */
@@ -254,66 +296,52 @@ static MRVL_ALWAYS_INLINE void qconv_interleave16(const uint8_t *r0, const uint8
 #endif
 }
 
-/* Four rows of 8 bytes, flipped by `flip`, interleaved: out[4 p + j] = row j's byte p. */
-static MRVL_ALWAYS_INLINE void qconv_interleave8(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
-                                                 const uint8_t *r3, uint8_t flip, uint8_t *out)
+/* Four runs of n bytes, flipped by `flip`, interleaved: out[4 p + j] = run j's byte p. */
+static void qconv_interleave(int64_t n, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
+                             uint8_t flip, uint8_t *out)
 {
-#if defined(__SSE2__)
-    const __m128i f = _mm_set1_epi8((char)flip);
-    const __m128i a = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r0), f);
-    const __m128i b = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r1), f);
-    const __m128i c = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r2), f);
-    const __m128i d = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)r3), f);
-    const __m128i ab = _mm_unpacklo_epi8(a, b), cd = _mm_unpacklo_epi8(c, d);
-    _mm_storeu_si128((__m128i *)(void *)out, _mm_unpacklo_epi16(ab, cd));
-    _mm_storeu_si128((__m128i *)(void *)(out + 16), _mm_unpackhi_epi16(ab, cd));
-#elif defined(__aarch64__)
-    const uint8x8_t f = vdup_n_u8(flip);
-    uint8x8x4_t rows;
-    rows.val[0] = veor_u8(vld1_u8(r0), f);
-    rows.val[1] = veor_u8(vld1_u8(r1), f);
-    rows.val[2] = veor_u8(vld1_u8(r2), f);
-    rows.val[3] = veor_u8(vld1_u8(r3), f);
-    vst4_u8(out, rows);
-#else
-    for (int p = 0; p < 8; p++) {
+    int64_t p = 0;
+    for (; p + 16 <= n; p += 16) qconv_interleave16(r0 + p, r1 + p, r2 + p, r3 + p, flip, out + 4 * p);
+    for (; p < n; p++) {
         out[4 * p] = r0[p] ^ flip;
         out[4 * p + 1] = r1[p] ^ flip;
         out[4 * p + 2] = r2[p] ^ flip;
         out[4 * p + 3] = r3[p] ^ flip;
     }
-#endif
 }
 
-/* A tile of `count` (<= NR) output positions from K rows of bytes, row k at base + rows[k],
- * starting at each row's `first`: (K4, NR, 4), flipped by `flip`, zero beyond K and count;
- * with column_sums, the sum of each position's K bytes. */
-static void qconv_pack_tile(const uint8_t *base, const int64_t *rows, int64_t k, int64_t first, int64_t count,
-                            uint8_t flip, uint8_t *tile, int32_t *column_sums)
+/* Four rows of 16 bytes at every second byte (r[0], r[2], ... r[30]), flipped by `flip`,
+ * interleaved: out[4 p + j] = row j's byte 2 p. */
+static MRVL_ALWAYS_INLINE void qconv_interleave16_even(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                                                       const uint8_t *r3, uint8_t flip, uint8_t *out)
 {
-    const int64_t k4 = (k + 3) / 4;
-    for (int64_t q = 0; q < k4; q++) {
-        const uint8_t *src[4];
-        for (int j = 0; j < 4; j++) src[j] = 4 * q + j < k ? base + rows[4 * q + j] + first : NULL;
-        uint8_t *dst = tile + q * 4 * MRVL_QGEMM_NR;
-        if (count == MRVL_QGEMM_NR && src[3]) {
-#if MRVL_QGEMM_NR % 16 == 0
-            for (int p = 0; p < MRVL_QGEMM_NR; p += 16)
-                qconv_interleave16(src[0] + p, src[1] + p, src[2] + p, src[3] + p, flip, dst + 4 * p);
-#else
-            for (int p = 0; p < MRVL_QGEMM_NR; p += 8)
-                qconv_interleave8(src[0] + p, src[1] + p, src[2] + p, src[3] + p, flip, dst + 4 * p);
-#endif
-            continue;
-        }
-        for (int j = 0; j < 4; j++)
-            for (int64_t p = 0; p < MRVL_QGEMM_NR; p++) dst[4 * p + j] = src[j] && p < count ? src[j][p] ^ flip : 0;
+#if defined(__SSE2__)
+    const __m128i low_bytes = _mm_set1_epi16(0xff);
+    uint8_t even[4][16];
+    const uint8_t *rows[4] = {r0, r1, r2, r3};
+    for (int j = 0; j < 4; j++) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)rows[j]);
+        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(rows[j] + 16));
+        _mm_storeu_si128((__m128i *)(void *)even[j],
+                         _mm_packus_epi16(_mm_and_si128(a, low_bytes), _mm_and_si128(b, low_bytes)));
     }
-    if (!column_sums) return;
-    for (int64_t p = 0; p < MRVL_QGEMM_NR; p++) column_sums[p] = 0;
-    for (int64_t q = 0; q < k4; q++)
-        for (int64_t p = 0; p < MRVL_QGEMM_NR; p++)
-            for (int j = 0; j < 4; j++) column_sums[p] += tile[(q * MRVL_QGEMM_NR + p) * 4 + j];
+    qconv_interleave16(even[0], even[1], even[2], even[3], flip, out);
+#elif defined(__aarch64__)
+    const uint8x16_t f = vdupq_n_u8(flip);
+    uint8x16x4_t rows;
+    rows.val[0] = veorq_u8(vld2q_u8(r0).val[0], f);
+    rows.val[1] = veorq_u8(vld2q_u8(r1).val[0], f);
+    rows.val[2] = veorq_u8(vld2q_u8(r2).val[0], f);
+    rows.val[3] = veorq_u8(vld2q_u8(r3).val[0], f);
+    vst4q_u8(out, rows);
+#else
+    for (int p = 0; p < 16; p++) {
+        out[4 * p] = r0[2 * p] ^ flip;
+        out[4 * p + 1] = r1[2 * p] ^ flip;
+        out[4 * p + 2] = r2[2 * p] ^ flip;
+        out[4 * p + 3] = r3[2 * p] ^ flip;
+    }
+#endif
 }
 
 /* Whether some tap of a conv's window (kernel taps `dilation` apart) lands on phase `phase` of
@@ -325,50 +353,92 @@ static int qconv_phase_used(int64_t phase, int64_t stride, int64_t kernel, int64
     return 0;
 }
 
-/* The planes of one image and group zero-padded (the zero point's byte) and split into stride
- * phases: phase (a, b) of channel ci holds the padded plane's rows a, a + stride_h, ... and
- * columns b, b + stride_w, ..., `height` rows of `width` bytes, at ((ci * stride_h + a) *
- * stride_w + b) * height * width (`qconv_phase_extent`). Tap (u, v) then reads, for the output
- * positions r * width + col, one run of bytes: its phase from row u * dilation_h / stride_h,
- * column v * dilation_w / stride_w (the positions with col >= ow are computed and dropped).
- * `line` holds a padded row before a stride of 2 or more splits it. */
-static void qconv_phase_planes(const mrvl_qconv_params *p, const uint8_t *planes, uint8_t pad, int64_t width,
-                               int64_t height, uint8_t *phases, uint8_t *line)
+/* One row of `width` positions of a quad plane's column phase b: out[4 j + k] = row k's byte
+ * at column j * stride_w + b of the padded row (row[k] is the unpadded row, `edge[k]` the
+ * byte of its padding columns), flipped. Runs of 16 positions inside the row go through
+ * vectors (strides 1 and 2), the rest byte by byte. */
+static void qconv_quad_row(const mrvl_qconv_params *p, const uint8_t *const row[4], const uint8_t edge[4], int64_t b,
+                           int64_t width, uint8_t flip, uint8_t *out)
 {
-    const int64_t cg = p->c / p->group, sh = p->stride_h, sw = p->stride_w, span = sw * width;
-    const int64_t first = p->pad_left < span ? p->pad_left : span;
-    const int64_t last = p->pad_left + p->w < span ? p->pad_left + p->w : span;
-    const int odd_used = sw == 2 && qconv_phase_used(1, 2, p->kw, p->dilation_w);
-    for (int64_t ci = 0; ci < cg; ci++)
-        for (int64_t i = 0; i < height * sh; i++) {
-            const int64_t a = i % sh;
-            if (!qconv_phase_used(a, sh, p->kh, p->dilation_h)) continue;
-            uint8_t *row = phases + (ci * sh + a) * sw * height * width + (i / sh) * width;
-            uint8_t *full = sw == 1 ? row : line;
-            const int64_t ih = i - p->pad_top;
-            if (ih < 0 || ih >= p->h) {
-                memset(full, pad, (size_t)span);
-            } else {
-                memset(full, pad, (size_t)first);
-                memcpy(full + first, planes + (ci * p->h + ih) * p->w, (size_t)(last - first));
-                memset(full + last, pad, (size_t)(span - last));
-            }
-            const int64_t phase_bytes = height * width;
-            if (sw == 2) {
-                uint8_t *even = row, *odd = row + phase_bytes;
-                if (!odd_used)
-                    for (int64_t j = 0; j < width; j++) even[j] = line[2 * j];
-                else
-                    for (int64_t j = 0; j < width; j++) {
-                        even[j] = line[2 * j];
-                        odd[j] = line[2 * j + 1];
-                    }
-            } else if (sw > 2) {
-                for (int64_t b = 0; b < sw; b++)
-                    if (qconv_phase_used(b, sw, p->kw, p->dilation_w))
-                        for (int64_t j = 0; j < width; j++) row[b * phase_bytes + j] = line[j * sw + b];
-            }
+    const int64_t sw = p->stride_w, shift = b - p->pad_left; /* column j reads the row at j * sw + shift */
+    int64_t j = 0;
+    if (sw <= 2) {
+        const int64_t first = shift >= 0 ? 0 : (-shift + sw - 1) / sw; /* the first j inside the row */
+        for (; j < first && j < width; j++)
+            for (int k = 0; k < 4; k++) out[4 * j + k] = edge[k] ^ flip;
+        /* 16 positions read 16 * sw bytes from column j * sw + shift, all inside the row */
+        for (; j + 16 <= width && (j + 16) * sw + shift <= p->w; j += 16) {
+            const int64_t at = j * sw + shift;
+            if (sw == 1)
+                qconv_interleave16(row[0] + at, row[1] + at, row[2] + at, row[3] + at, flip, out + 4 * j);
+            else
+                qconv_interleave16_even(row[0] + at, row[1] + at, row[2] + at, row[3] + at, flip, out + 4 * j);
         }
+    }
+    for (; j < width; j++) {
+        const int64_t at = j * sw + shift;
+        for (int k = 0; k < 4; k++) out[4 * j + k] = (at >= 0 && at < p->w ? row[k][at] : edge[k]) ^ flip;
+    }
+}
+
+/* The quad planes of one image and group, the GEMM's activations read in place: the input
+ * channels in quads (the last one completed with zeros), each quad's four planes interleaved
+ * and flipped, quad cq's byte 4 i + j channel 4 cq + j's byte i, at cq * 4 * area. The planes
+ * are the input's (`direct`), else the zero-padded planes (the zero point's byte) split into
+ * stride phases: phase (a, b) holds the padded plane's rows a, a + stride_h, ... and columns
+ * b, b + stride_w, ..., `height` rows of `width` positions, at (a * stride_w + b) * height *
+ * width, so that tap (u, v) reads, for the output positions r * width + col, one run: its
+ * phase from row u * dilation_h / stride_h, column v * dilation_w / stride_w (the positions
+ * with col >= ow are computed and dropped). Four consecutive k of the packed weights (four
+ * channels at one tap) then meet four bytes of one position, and each tap of a tile reads
+ * one contiguous run: nothing is packed per tile. `fill` holds `area` bytes for a direct
+ * conv, else 2 w: the rows of the quad's missing channels and of the padding rows. */
+static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes, int direct, uint8_t pad, uint8_t flip,
+                              int64_t width, int64_t height, int64_t area, uint8_t *quad_planes, uint8_t *fill)
+{
+    const int64_t cg = p->c / p->group, quads = (cg + 3) / 4, sh = p->stride_h, sw = p->stride_w;
+    if (direct) {
+        if (cg % 4) memset(fill, flip, (size_t)area); /* flipped to zero */
+        for (int64_t cq = 0; cq < quads; cq++) {
+            const uint8_t *src[4];
+            for (int64_t k = 0; k < 4; k++) src[k] = 4 * cq + k < cg ? planes + (4 * cq + k) * area : fill;
+            qconv_interleave(area, src[0], src[1], src[2], src[3], flip, quad_planes + cq * 4 * area);
+        }
+        return;
+    }
+    uint8_t *missing = fill, *padding = fill + p->w;
+    memset(missing, flip, (size_t)p->w);
+    memset(padding, pad, (size_t)p->w);
+    for (int64_t cq = 0; cq < quads; cq++)
+        for (int64_t i = 0; i < height * sh; i++) {
+            const int64_t a = i % sh, ih = i - p->pad_top;
+            if (!qconv_phase_used(a, sh, p->kh, p->dilation_h)) continue;
+            const uint8_t *row[4];
+            uint8_t edge[4];
+            for (int64_t k = 0; k < 4; k++) {
+                const int64_t c = 4 * cq + k;
+                row[k] = c >= cg ? missing : ih >= 0 && ih < p->h ? planes + (c * p->h + ih) * p->w : padding;
+                edge[k] = c >= cg ? flip : pad;
+            }
+            for (int64_t b = 0; b < sw; b++)
+                if (qconv_phase_used(b, sw, p->kw, p->dilation_w))
+                    qconv_quad_row(p, row, edge, b, width, flip,
+                                   quad_planes + 4 * (cq * area + ((a * sw + b) * height + i / sh) * width));
+        }
+}
+
+/* The sum of each of `count` positions' K bytes in the quad planes, read as the GEMM reads
+ * them (the position's term of a nonzero weight zero point). */
+static void qconv_column_sums(int64_t count, int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
+                              const uint8_t *a, int32_t *column_sums)
+{
+    for (int64_t i = 0; i < count; i++) {
+        int32_t sum = 0;
+        for (int64_t run = 0; run < runs; run++)
+            for (int64_t s = 0; s < steps; s++)
+                for (int j = 0; j < 4; j++) sum += a[run * run_stride + offset[s] + 4 * i + j];
+        column_sums[i] = sum;
+    }
 }
 
 static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
@@ -515,18 +585,18 @@ static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *pla
 
 /* ONNX QLinearConv in 2-D, NCHW, as the file's comment describes. `scratch` holds, 64-byte
  * aligned, per output channel the multiplier, constant term and moved weight zero point;
- * then for the depthwise kernel a row of sums and the padded plane, for the GEMM the column
- * sums, a tile of sums, a packed tile, the rows' offsets and (unless the conv is 1x1 of stride
- * 1 without padding) the planes split into phases, a padded row and a buffer of results
- * (target/host_kernels.py qconv_scratch_bytes). A GEMM panel of
- * packed weights is followed by the int32 sums of its rows' (packed) weights. */
+ * then for the depthwise kernel a row of sums and the padded plane, for the GEMM a tile of
+ * sums, the offsets of its steps, the column sums, the quad planes, the bytes of missing
+ * channels and padding rows and a buffer of results (target/host_kernels.py
+ * qconv_scratch_bytes). A GEMM panel of packed weights is followed by the int32 sums of its
+ * rows' (packed) weights. */
 static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const float *x_scale, const void *x_zero,
                               const int8_t *w, const float *w_scale, const void *w_zero, const float *y_scale,
                               const void *y_zero, const int32_t *bias, void *y, void *scratch)
 {
     const int64_t cg = p->c / p->group, mg = p->m / p->group, taps = p->kh * p->kw, k = cg * taps;
-    const int64_t k4 = (k + 3) / 4, panels = (mg + MRVL_QGEMM_MR - 1) / MRVL_QGEMM_MR, ohw = p->oh * p->ow;
-    const int64_t panel_bytes = (k4 * 4 + 4) * MRVL_QGEMM_MR;
+    const int64_t quads = (cg + 3) / 4, panels = (mg + MRVL_QGEMM_MR - 1) / MRVL_QGEMM_MR, ohw = p->oh * p->ow;
+    const int64_t panel_bytes = (quads * taps * 4 + 4) * MRVL_QGEMM_MR;
     const uint8_t flip = p->x_signed ? 0x80 : 0;
     const int32_t zx = qconv_zero(x_zero, p->x_signed, 0), zu = zx + (p->x_signed ? 128 : 0);
     const int32_t zy = qconv_zero(y_zero, p->y_signed, 0);
@@ -547,7 +617,7 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
         if (!p->depthwise) { /* the zero-point terms; the depthwise kernel subtracts the zero points */
             const int64_t g = o / mg, row = o % mg;
             int32_t w_sum;
-            memcpy(&w_sum, w + (g * panels + row / MRVL_QGEMM_MR) * panel_bytes + k4 * 4 * MRVL_QGEMM_MR +
+            memcpy(&w_sum, w + (g * panels + row / MRVL_QGEMM_MR) * panel_bytes + quads * taps * 4 * MRVL_QGEMM_MR +
                                4 * (row % MRVL_QGEMM_MR), 4);
             add[o] += -zu * w_sum + (int32_t)k * zu * zw[o];
         }
@@ -568,70 +638,90 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
                                       out + (b * p->m + o) * ohw);
         return;
     }
-    int32_t *column_sums = (int32_t *)(void *)at;
-    at += (MRVL_QGEMM_NR * 4 + 63) / 64 * 64;
-    int32_t *tile = (int32_t *)(void *)at;
-    at += (MRVL_QGEMM_MR * MRVL_QGEMM_NR * 4 + 63) / 64 * 64;
-    uint8_t *packed = at;
-    at += (k4 * 4 * MRVL_QGEMM_NR + 63) / 64 * 64;
-    int64_t *rows = (int64_t *)(void *)at;
-    at += (k * 8 + 63) / 64 * 64;
-    /* How the im2col rows are read: the input's planes (a 1x1 conv of stride 1 without
-     * padding), or the zero-padded planes split into stride phases (`qconv_phase_planes`): rows
-     * of `width` positions, the results of the positions past ow dropped from a buffer when
-     * there are any. */
+    /* How the GEMM reads its activations (`qconv_quad_planes`): from planes of `area` bytes,
+     * the input's (a 1x1 conv of stride 1 without padding), or its zero-padded planes split
+     * into stride phases, rows of `width` positions, the results of the positions past ow
+     * dropped from a buffer when there are any. */
     const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
                        p->pad_left == 0 && p->oh == p->h && p->ow == p->w;
     const int64_t sh = p->stride_h, sw = p->stride_w;
     const int64_t width = direct ? p->ow : ((p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + sw) / sw;
     const int64_t phase_rows = ((p->oh - 1) * sh + (p->kh - 1) * p->dilation_h + sh) / sh;
-    const int64_t positions = p->oh * width, phase_bytes = phase_rows * width;
+    const int64_t area = direct ? p->h * p->w : sh * sw * phase_rows * width, positions = p->oh * width;
+    const int64_t quad_stride = 4 * area;
+    /* the GEMM's steps: quads (runs) of taps (steps), or for a conv of one tap its quads as the
+     * steps of one run (the inner loop over all of K) */
+    const int64_t runs = taps == 1 ? 1 : quads, steps = taps == 1 ? quads : taps;
     const int staged = width != p->ow;
-    uint8_t *phases = at;
-    uint8_t *line = at + (cg * sh * sw * phase_bytes + width + MRVL_QGEMM_NR + 63) / 64 * 64;
-    uint8_t *results = line + (sw * width + 63) / 64 * 64;
-    if (direct) {
-        for (int64_t i = 0; i < k; i++) rows[i] = i * ohw;
-    } else {
-        for (int64_t ci = 0; ci < cg; ci++)
-            for (int64_t u = 0; u < p->kh; u++)
-                for (int64_t v = 0; v < p->kw; v++) {
-                    const int64_t down = u * p->dilation_h, across = v * p->dilation_w;
-                    rows[(ci * p->kh + u) * p->kw + v] = ((ci * sh + down % sh) * sw + across % sw) * phase_bytes +
-                                                         down / sh * width + across / sw;
-                }
-    }
+    int32_t *tile = (int32_t *)(void *)at;
+    at += (MRVL_QGEMM_MR * MRVL_QGEMM_NR * 4 + 63) / 64 * 64;
+    int64_t *offset = (int64_t *)(void *)at;
+    at += (steps * 8 + 63) / 64 * 64;
+    int32_t *column_sums = (int32_t *)(void *)at;
+    at += (positions * 4 + 63) / 64 * 64;
+    /* a tile reads up to NR positions past the last, and a tap up to a row further */
+    uint8_t *quad_planes = at;
+    at += (quads * quad_stride + 4 * (width + MRVL_QGEMM_NR) + 63) / 64 * 64;
+    uint8_t *fill = at;
+    uint8_t *results = fill + ((direct ? area : 2 * p->w) + 63) / 64 * 64;
+    for (int64_t u = 0; u < p->kh; u++)
+        for (int64_t v = 0; v < p->kw; v++) {
+            const int64_t down = u * p->dilation_h, across = v * p->dilation_w;
+            offset[u * p->kw + v] = 4 * ((down % sh * sw + across % sw) * phase_rows * width + down / sh * width +
+                                         across / sw);
+        }
+    if (taps == 1)
+        for (int64_t cq = 1; cq < quads; cq++) offset[cq] = offset[0] + cq * quad_stride;
     for (int64_t b = 0; b < p->n; b++)
         for (int64_t g = 0; g < p->group; g++) {
-            const uint8_t *planes = (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w;
-            const uint8_t *base = planes;
-            if (!direct) {
-                qconv_phase_planes(p, planes, pad, width, phase_rows, phases, line);
-                base = phases;
-            }
+            qconv_quad_planes(p, (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w, direct, pad, flip, width,
+                              phase_rows, area, quad_planes, fill);
+            if (any_zw) qconv_column_sums(positions, runs, steps, offset, quad_stride, quad_planes, column_sums);
             /* the group's channel o's result for position i: at dst + o * stride + i */
             uint8_t *dst = staged ? results : out + (b * p->m + g * mg) * ohw;
             const int64_t stride = staged ? positions : ohw;
-            for (int64_t first = 0; first < positions; first += MRVL_QGEMM_NR) {
-                const int64_t count = positions - first < MRVL_QGEMM_NR ? positions - first : MRVL_QGEMM_NR;
-                qconv_pack_tile(base, rows, k, first, count, flip, packed, any_zw ? column_sums : NULL);
+#if defined(MRVL_QGEMM_MATRIX_VECTOR)
+            if (direct && positions <= MRVL_QGEMM_VECTOR_POSITIONS) {
                 for (int64_t panel = 0; panel < panels; panel++) {
                     const int64_t height = mg - panel * MRVL_QGEMM_MR < MRVL_QGEMM_MR ? mg - panel * MRVL_QGEMM_MR
                                                                                      : MRVL_QGEMM_MR;
                     const int64_t local = panel * MRVL_QGEMM_MR, o = g * mg + local;
-                    uint8_t *y_tile = dst + local * stride + first;
-#if defined(MRVL_QGEMM_FUSED_STORE)
-                    if (!any_zw) {
-                        qgemm_tile_requantized(k4, w + (g * panels + panel) * panel_bytes, packed, height, count,
-                                               add + o, multiplier + o, zy, p->y_min, p->y_max, y_tile, stride);
-                        continue;
+                    for (int64_t i = 0; i < positions; i++) {
+                        int32_t sum[MRVL_QGEMM_MR];
+                        qgemv_panel(quads, quad_stride, w + (g * panels + panel) * panel_bytes, quad_planes + 4 * i,
+                                    sum);
+                        for (int64_t r = 0; r < height; r++)
+                            qconv_requantize(1, sum + r, add[o + r], zw[o + r], any_zw ? column_sums + i : NULL,
+                                             multiplier[o + r], zy, p->y_min, p->y_max, dst + (local + r) * stride + i);
                     }
+                }
+                continue;
+            }
 #endif
-                    qgemm_tile(k4, w + (g * panels + panel) * panel_bytes, packed, tile);
-                    for (int64_t r = 0; r < height; r++)
-                        qconv_requantize(count, tile + r * MRVL_QGEMM_NR, add[o + r], zw[o + r],
-                                         any_zw ? column_sums : NULL, multiplier[o + r], zy, p->y_min, p->y_max,
-                                         y_tile + r * stride);
+            for (int64_t block = 0; block < positions; block += MRVL_QGEMM_BLOCK) {
+                const int64_t end = positions - block < MRVL_QGEMM_BLOCK ? positions : block + MRVL_QGEMM_BLOCK;
+                for (int64_t panel = 0; panel < panels; panel++) {
+                    const int64_t height = mg - panel * MRVL_QGEMM_MR < MRVL_QGEMM_MR ? mg - panel * MRVL_QGEMM_MR
+                                                                                     : MRVL_QGEMM_MR;
+                    const int64_t local = panel * MRVL_QGEMM_MR, o = g * mg + local;
+                    const int8_t *w_panel = w + (g * panels + panel) * panel_bytes;
+                    for (int64_t first = block; first < end; first += MRVL_QGEMM_NR) {
+                        const int64_t count = end - first < MRVL_QGEMM_NR ? end - first : MRVL_QGEMM_NR;
+                        const uint8_t *a = quad_planes + 4 * first;
+                        uint8_t *y_tile = dst + local * stride + first;
+#if defined(MRVL_QGEMM_FUSED_STORE)
+                        if (!any_zw) {
+                            qgemm_tile_requantized(runs, steps, offset, quad_stride, w_panel, a, height, count,
+                                                   add + o, multiplier + o, zy, p->y_min, p->y_max, y_tile, stride);
+                            continue;
+                        }
+#endif
+                        qgemm_tile(runs, steps, offset, quad_stride, w_panel, a, tile);
+                        for (int64_t r = 0; r < height; r++)
+                            qconv_requantize(count, tile + r * MRVL_QGEMM_NR, add[o + r], zw[o + r],
+                                             any_zw ? column_sums + first : NULL, multiplier[o + r], zy, p->y_min,
+                                             p->y_max, y_tile + r * stride);
+                    }
                 }
             }
             if (staged)
