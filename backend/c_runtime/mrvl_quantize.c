@@ -2,7 +2,8 @@
  * cpu.dequantize), float32 against int8, uint8, int16, uint16 and int32; DynamicQuantizeLinear
  * (cpu.dynamic_quantize), MatMulInteger (cpu.matmul_integer), ConvInteger (cpu.conv_integer)
  * and their requantization (cpu.requantize) on int8 and uint8; a tensor moved from one 8-bit
- * quantization to another (cpu.rescale); MaxPool on int8 and uint8.
+ * quantization to another (cpu.rescale); MaxPool on int8 and uint8; onnxruntime's QLinearAdd
+ * (cpu.qlinear_add).
  *
  * Included by the generated `<model>.c` after mrvl_kernels.c (internal linkage, as there).
  * The tensor is viewed as (outer, axis, inner) around the quantization axis; element
@@ -421,6 +422,27 @@ MRVL_DEFINE_RESCALE(i8i8, int8_t, -128, 127, int8_t, i8)
 MRVL_DEFINE_RESCALE(i8u8, int8_t, -128, 127, uint8_t, u8)
 MRVL_DEFINE_RESCALE(u8i8, uint8_t, 0, 255, int8_t, i8)
 MRVL_DEFINE_RESCALE(u8u8, uint8_t, 0, 255, uint8_t, u8)
+
+/* onnxruntime's QLinearAdd of two 8-bit tensors of one shape (cpu.qlinear_add), as its AVX2
+ * kernel computes it: the ratios of the inputs' scales to the output's and the constant part
+ * in float32, each value converted to float32 and multiplied in with a fused multiply-add
+ * (one rounding, so every target gives the same bytes), rounded halves to even, saturated. */
+#define MRVL_DEFINE_QLINEAR_ADD(SUFFIX, T, LO, HI)                                               \
+    static void mrvl_qlinear_add_##SUFFIX(int64_t count, const T *a, const float *a_scale,       \
+                                          const T *a_zero, const T *b, const float *b_scale,     \
+                                          const T *b_zero, const float *y_scale, const T *y_zero, \
+                                          T *restrict y)                                         \
+    {                                                                                            \
+        const float ra = *a_scale / *y_scale, rb = *b_scale / *y_scale;                          \
+        const float constant = (float)*y_zero - fmaf(ra, (float)*a_zero, rb * (float)*b_zero);   \
+        for (int64_t e = 0; e < count; e++) {                                                    \
+            const float v = fmaf((float)a[e], ra, fmaf((float)b[e], rb, constant));              \
+            y[e] = (T)(int32_t)rintf(v < (LO) ? (LO) : v > (HI) ? (HI) : v);                     \
+        }                                                                                        \
+    }
+
+MRVL_DEFINE_QLINEAR_ADD(u8, uint8_t, 0.0f, 255.0f)
+MRVL_DEFINE_QLINEAR_ADD(i8, int8_t, -128.0f, 127.0f)
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
