@@ -203,10 +203,11 @@ MRVL_DEFINE_MATMUL_INTEGER(i8u8, int8_t, uint8_t)
 MRVL_DEFINE_MATMUL_INTEGER(u8i8, uint8_t, int8_t)
 MRVL_DEFINE_MATMUL_INTEGER(u8u8, uint8_t, uint8_t)
 
-/* The stride-2 columns of a max pool row in vectors: y[s] = max over taps c of
- * in[2 s + c * dilation]. A vector of 16-bit lanes loaded at in + 2 s + o holds in[2 s + o]
- * in each lane's low byte, so the bytewise max over the taps' loads holds each output in a
- * low byte (the high bytes are discarded), and two such vectors pack into one of outputs. */
+/* A max pool's output row of stride 2 over `rows` input rows, in vectors: y[s] = max over
+ * rows r and taps c of in[r][2 s + c * dilation]. A vector of 16-bit lanes loaded at
+ * in[r] + 2 s + o holds in[r][2 s + o] in each lane's low byte, so the bytewise max over the
+ * loads holds each output in a low byte (the high bytes are discarded), and two such vectors
+ * pack into one of outputs. */
 #if defined(__AVX512BW__)
 #define MRVL_MAX_POOL_VECTOR 64
 typedef __m512i mrvl_max_pool_vector;
@@ -258,42 +259,46 @@ static inline void mrvl_max_pool_store_low_bytes(void *y, __m128i a, __m128i b)
 
 #if defined(MRVL_MAX_POOL_VECTOR) && !defined(__aarch64__)
 #define MRVL_DEFINE_MAX_TAPS_STRIDE2(SUFFIX, T, NEON)                                            \
-    static void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation,    \
-                                               const T *in, T *y)                                \
+    static void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation, int64_t rows, \
+                                               const T *const *in, T *y)                         \
     {                                                                                            \
         const int64_t half = MRVL_MAX_POOL_VECTOR / 2;                                           \
         for (int64_t s = 0; s < count; s += MRVL_MAX_POOL_VECTOR) {                              \
-            const T *at = in + 2 * s;                                                            \
-            mrvl_max_pool_vector first = mrvl_max_pool_load(at);                                 \
-            mrvl_max_pool_vector second = mrvl_max_pool_load(at + 2 * half);                     \
-            for (int64_t c = 1; c < taps; c++) {                                                 \
-                first = mrvl_max_pool_max_##SUFFIX(first, mrvl_max_pool_load(at + c * dilation)); \
-                second = mrvl_max_pool_max_##SUFFIX(second, mrvl_max_pool_load(at + c * dilation + 2 * half)); \
-            }                                                                                    \
+            mrvl_max_pool_vector first = mrvl_max_pool_load(in[0] + 2 * s);                      \
+            mrvl_max_pool_vector second = mrvl_max_pool_load(in[0] + 2 * s + 2 * half);          \
+            for (int64_t r = 0; r < rows; r++)                                                   \
+                for (int64_t c = r == 0; c < taps; c++) {                                        \
+                    const T *at = in[r] + 2 * s + c * dilation;                                  \
+                    first = mrvl_max_pool_max_##SUFFIX(first, mrvl_max_pool_load(at));           \
+                    second = mrvl_max_pool_max_##SUFFIX(second, mrvl_max_pool_load(at + 2 * half)); \
+                }                                                                                \
             mrvl_max_pool_store_low_bytes(y + s, first, second);                                 \
         }                                                                                        \
     }
 #elif defined(__aarch64__)
 #define MRVL_DEFINE_MAX_TAPS_STRIDE2(SUFFIX, T, NEON)                                            \
-    static void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation,    \
-                                               const T *in, T *y)                                \
+    static void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation, int64_t rows, \
+                                               const T *const *in, T *y)                         \
     {                                                                                            \
         for (int64_t s = 0; s < count; s += MRVL_MAX_POOL_VECTOR) {                              \
-            const T *at = in + 2 * s;                                                            \
-            __typeof__(vld2q_##NEON(at).val[0]) acc = vld2q_##NEON(at).val[0];                   \
-            for (int64_t c = 1; c < taps; c++) acc = vmaxq_##NEON(acc, vld2q_##NEON(at + c * dilation).val[0]); \
+            __typeof__(vld2q_##NEON(in[0]).val[0]) acc = vld2q_##NEON(in[0] + 2 * s).val[0];     \
+            for (int64_t r = 0; r < rows; r++)                                                   \
+                for (int64_t c = r == 0; c < taps; c++)                                          \
+                    acc = vmaxq_##NEON(acc, vld2q_##NEON(in[r] + 2 * s + c * dilation).val[0]);  \
             vst1q_##NEON(y + s, acc);                                                            \
         }                                                                                        \
     }
 #else
 #define MRVL_MAX_POOL_VECTOR 1
 #define MRVL_DEFINE_MAX_TAPS_STRIDE2(SUFFIX, T, NEON)                                            \
-    static void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation,    \
-                                               const T *in, T *y)                                \
+    static void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation, int64_t rows, \
+                                               const T *const *in, T *y)                         \
     {                                                                                            \
         for (int64_t s = 0; s < count; s++) {                                                    \
-            T m = in[2 * s];                                                                     \
-            for (int64_t c = 1; c < taps; c++) m = in[2 * s + c * dilation] > m ? in[2 * s + c * dilation] : m; \
+            T m = in[0][2 * s];                                                                  \
+            for (int64_t r = 0; r < rows; r++)                                                   \
+                for (int64_t c = r == 0; c < taps; c++)                                          \
+                    m = in[r][2 * s + c * dilation] > m ? in[r][2 * s + c * dilation] : m;       \
             y[s] = m;                                                                            \
         }                                                                                        \
     }
@@ -302,11 +307,13 @@ static inline void mrvl_max_pool_store_low_bytes(void *y, __m128i a, __m128i b)
 /* ONNX MaxPool on 8-bit integers (a QOperator model pools its uint8 or int8 tensors as they
  * are, and a QDQ model's DequantizeLinear -> MaxPool -> QuantizeLinear runs so): NCHW, up to
  * MRVL_SPATIAL spatial dims, padded positions skipped (a window wholly in the padding gives
- * the type's lowest value). Per output row, the max over the window's input rows first
- * (`column`, the row padded with the lowest value, which changes no max), then over each
- * column tap: with stride 2 in vectors (above), with stride 1 a vectorised run per tap. The
- * row is computed in whole vectors of outputs, straight into y while the vector's excess
- * lands on rows not computed yet, through `row` at the end of y. */
+ * the type's lowest value). With stride 2 and no output's window past its row's ends, an
+ * output row is the max over the window's input rows and column taps in vectors (above),
+ * read where they are: no store is read back, so no load waits for one to forward. Otherwise
+ * the max over the window's rows first (`column`, the row padded with the lowest value,
+ * which changes no max), then over each column tap: with stride 2 in vectors, else a
+ * vectorised run per tap. The row is computed in whole vectors of outputs, straight into y
+ * while the vector's excess lands on rows not computed yet, through `row` at the end of y. */
 static int64_t mrvl_round_up_max_pool(int64_t count)
 {
     return (count + MRVL_MAX_POOL_VECTOR - 1) / MRVL_MAX_POOL_VECTOR * MRVL_MAX_POOL_VECTOR;
@@ -334,37 +341,48 @@ static int64_t mrvl_round_up_max_pool(int64_t count)
         const int64_t right = (ow - 1) * sw + (taps - 1) * dw + 1; /* what the outputs read */   \
         const T *const x_end = x + p->n * p->c * plane;                                          \
         T *const y_end = y + p->n * p->c * p->out[0] * p->out[1] * ow;                           \
+        /* with stride 2 and every output's window inside its row, the rows are read where they  \
+         * are (reach: how far the vectors read from a row's start) */                           \
+        const int inside_row = p->pad_begin[2] == 0 && right <= width;                           \
+        const int64_t reach = 2 * chunks + (taps - 1) * dw;                                      \
         T column[span > first + whole ? span : first + whole], row[chunks];                      \
+        const T *in[p->kernel[0] * p->kernel[1]];                                                \
         for (int64_t j = 0; j < span; j++) column[j] = LOWEST;                                   \
         for (int64_t nc = 0; nc < p->n * p->c; nc++, x += plane)                                 \
             for (int64_t od = 0; od < p->out[0]; od++)                                           \
                 for (int64_t oh = 0; oh < p->out[1]; oh++, y += ow) {                            \
-                    int rows = 0;                                                                \
+                    int64_t rows = 0;                                                            \
                     for (int64_t a = 0; a < p->kernel[0]; a++) {                                 \
                         const int64_t id = od * p->stride[0] + a * p->dilation[0] - p->pad_begin[0]; \
                         if (id < 0 || id >= p->in[0]) continue;                                  \
                         for (int64_t b = 0; b < p->kernel[1]; b++) {                             \
                             const int64_t ih = oh * p->stride[1] + b * p->dilation[1] - p->pad_begin[1]; \
-                            if (ih < 0 || ih >= p->in[1] || inside <= 0) continue;               \
-                            const T *in = x + (id * p->in[1] + ih) * width;                      \
-                            const int64_t count = x_end - in >= whole ? whole : inside;          \
-                            T *restrict to = column + first;                                     \
-                            if (rows++ == 0)                                                     \
-                                for (int64_t j = 0; j < count; j++) to[j] = in[j];               \
-                            else                                                                 \
-                                for (int64_t j = 0; j < count; j++) to[j] = in[j] > to[j] ? in[j] : to[j]; \
+                            if (ih >= 0 && ih < p->in[1]) in[rows++] = x + (id * p->in[1] + ih) * width; \
                         }                                                                        \
                     }                                                                            \
-                    if (rows == 0)                                                               \
-                        for (int64_t j = first; j < last; j++) column[j] = LOWEST;               \
-                    for (int64_t j = last; j < right; j++) column[j] = LOWEST;                   \
                     T *out = y_end - y >= chunks ? y : row;                                      \
-                    if (sw == 2) {                                                               \
-                        mrvl_max_taps_stride2_##SUFFIX(chunks, taps, dw, column, out);           \
+                    if (sw == 2 && inside_row && rows > 0 && x_end - in[rows - 1] >= reach) {    \
+                        mrvl_max_taps_stride2_##SUFFIX(chunks, taps, dw, rows, in, out);         \
                     } else {                                                                     \
-                        for (int64_t s = 0; s < chunks; s++) out[s] = LOWEST;                    \
-                        for (int64_t c = 0; c < taps; c++)                                       \
-                            mrvl_max_run_##SUFFIX(chunks, sw, column + c * dw, out);             \
+                        for (int64_t r = 0; r < rows && inside > 0; r++) {                       \
+                            const int64_t count = x_end - in[r] >= whole ? whole : inside;       \
+                            T *restrict to = column + first;                                     \
+                            if (r == 0)                                                          \
+                                for (int64_t j = 0; j < count; j++) to[j] = in[r][j];            \
+                            else                                                                 \
+                                for (int64_t j = 0; j < count; j++) to[j] = in[r][j] > to[j] ? in[r][j] : to[j]; \
+                        }                                                                        \
+                        if (rows == 0)                                                           \
+                            for (int64_t j = first; j < last; j++) column[j] = LOWEST;           \
+                        for (int64_t j = last; j < right; j++) column[j] = LOWEST;               \
+                        if (sw == 2) {                                                           \
+                            const T *padded = column;                                            \
+                            mrvl_max_taps_stride2_##SUFFIX(chunks, taps, dw, 1, &padded, out);   \
+                        } else {                                                                 \
+                            for (int64_t s = 0; s < chunks; s++) out[s] = LOWEST;                \
+                            for (int64_t c = 0; c < taps; c++)                                   \
+                                mrvl_max_run_##SUFFIX(chunks, sw, column + c * dw, out);         \
+                        }                                                                        \
                     }                                                                            \
                     if (out == row) memcpy(y, row, (size_t)ow * sizeof *y);                      \
                 }                                                                                \
