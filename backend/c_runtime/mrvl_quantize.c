@@ -259,8 +259,8 @@ static inline void mrvl_max_pool_store_low_bytes(void *y, __m128i a, __m128i b)
 
 #if defined(MRVL_MAX_POOL_VECTOR) && !defined(__aarch64__)
 #define MRVL_DEFINE_MAX_TAPS_STRIDE2(SUFFIX, T, NEON)                                            \
-    static void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation, int64_t rows, \
-                                               const T *const *in, T *y)                         \
+    static MRVL_ALWAYS_INLINE void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation, \
+                                                                  int64_t rows, const T *const *in, T *y) \
     {                                                                                            \
         const int64_t half = MRVL_MAX_POOL_VECTOR / 2;                                           \
         for (int64_t s = 0; s < count; s += MRVL_MAX_POOL_VECTOR) {                              \
@@ -277,8 +277,8 @@ static inline void mrvl_max_pool_store_low_bytes(void *y, __m128i a, __m128i b)
     }
 #elif defined(__aarch64__)
 #define MRVL_DEFINE_MAX_TAPS_STRIDE2(SUFFIX, T, NEON)                                            \
-    static void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation, int64_t rows, \
-                                               const T *const *in, T *y)                         \
+    static MRVL_ALWAYS_INLINE void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation, \
+                                                                  int64_t rows, const T *const *in, T *y) \
     {                                                                                            \
         for (int64_t s = 0; s < count; s += MRVL_MAX_POOL_VECTOR) {                              \
             __typeof__(vld2q_##NEON(in[0]).val[0]) acc = vld2q_##NEON(in[0] + 2 * s).val[0];     \
@@ -291,8 +291,8 @@ static inline void mrvl_max_pool_store_low_bytes(void *y, __m128i a, __m128i b)
 #else
 #define MRVL_MAX_POOL_VECTOR 1
 #define MRVL_DEFINE_MAX_TAPS_STRIDE2(SUFFIX, T, NEON)                                            \
-    static void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation, int64_t rows, \
-                                               const T *const *in, T *y)                         \
+    static MRVL_ALWAYS_INLINE void mrvl_max_taps_stride2_##SUFFIX(int64_t count, int64_t taps, int64_t dilation, \
+                                                                  int64_t rows, const T *const *in, T *y) \
     {                                                                                            \
         for (int64_t s = 0; s < count; s++) {                                                    \
             T m = in[0][2 * s];                                                                  \
@@ -362,7 +362,10 @@ static int64_t mrvl_round_up_max_pool(int64_t count)
                     }                                                                            \
                     T *out = y_end - y >= chunks ? y : row;                                      \
                     if (sw == 2 && inside_row && rows > 0 && x_end - in[rows - 1] >= reach) {    \
-                        mrvl_max_taps_stride2_##SUFFIX(chunks, taps, dw, rows, in, out);         \
+                        if (taps == 3 && dw == 1 && rows == 3) /* the common window, unrolled */ \
+                            mrvl_max_taps_stride2_##SUFFIX(chunks, 3, 1, 3, in, out);            \
+                        else                                                                     \
+                            mrvl_max_taps_stride2_##SUFFIX(chunks, taps, dw, rows, in, out);     \
                     } else {                                                                     \
                         for (int64_t r = 0; r < rows && inside > 0; r++) {                       \
                             const int64_t count = x_end - in[r] >= whole ? whole : inside;       \
