@@ -63,7 +63,7 @@ FLOAT32_BYTES = 4
 HOST_PRECISION = "fp32"
 """The host kernels' arithmetic."""
 HOST_INT8_PRECISION = "int8"
-"""The arithmetic of the host's int8 conv and add kernels (`cpu.qlinear_conv`, `cpu.qlinear_add`)."""
+"""The arithmetic of the host's int8 conv kernel (`cpu.qlinear_conv`)."""
 
 
 @dataclass(frozen=True)
@@ -269,8 +269,7 @@ def build_report(module: ModuleOp, cost_model: CostModel) -> Report:
         if mrvl.QUANTIZED_ATTR in op.attributes and not isinstance(op, SubgraphOp):
             subgraph = op.parent_op()
             precision = (subgraph.quantize.data if isinstance(subgraph, SubgraphOp)
-                         else HOST_INT8_PRECISION if isinstance(op, cpu.QLinearConvOp | cpu.QLinearAddOp)
-                         else HOST_PRECISION)
+                         else HOST_INT8_PRECISION if isinstance(op, cpu.QLinearConvOp) else HOST_PRECISION)
             for node in nodes:
                 quantized.setdefault(node.name, precision)
         if isinstance(op, ConstantOp):
