@@ -673,6 +673,10 @@ class CEmitter:
                 f"{math.prod(s[axis + 1:])}, {x[0]}, {x[1]}, {x[2]}, {x[3]}, {y[0]});"]
 
     @emit.register
+    def _(self, op: cpu.QLinearAddOp, x: list[str], y: list[str]) -> list[str]:
+        return [f"mrvl_qlinear_add_{_suffix(op.output)}({math.prod(_shape(op.output))}, {', '.join(x)}, {y[0]});"]
+
+    @emit.register
     def _(self, op: cpu.SoftmaxOp, x: list[str], y: list[str]) -> list[str]:
         s, axis = _shape(op.input), op.axis.value.data
         if op.log is not None:

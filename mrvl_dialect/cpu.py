@@ -2714,6 +2714,50 @@ class QLinearSoftmaxOp(CpuOp):
 
 
 @irdl_op_definition
+class QLinearAddOp(CpuOp):
+    """onnxruntime's QLinearAdd of two int8 or uint8 tensors of one shape and type, each
+    scale and zero point one value, as its AVX2 kernel (MLAS) computes it: with the ratios
+    ra = a_scale / y_scale and rb = b_scale / y_scale and the constant
+    c = y_zero_point - fma(ra, a_zero_point, rb * b_zero_point), all in float32,
+    y = saturate(rint(fma(a, ra, fma(b, rb, c)))), rounding halves to even. A QDQ model's
+    DequantizeLinear(a), DequantizeLinear(b) -> Add -> QuantizeLinear on the host, which
+    onnxruntime fuses into this op.
+
+        %y = cpu.qlinear_add %a, %sa, %za, %b, %sb, %zb, %sy, %zy
+               : (tensor<1x8x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<1x8x4x4xui8>, tensor<f32>, tensor<ui8>,
+                  tensor<f32>, tensor<ui8>) -> tensor<1x8x4x4xui8>
+    """
+
+    name = "cpu.qlinear_add"
+
+    a = operand_def(TensorType)
+    a_scale = operand_def(TensorType.constr(f32))
+    a_zero_point = operand_def(TensorType)
+    b = operand_def(TensorType)
+    b_scale = operand_def(TensorType.constr(f32))
+    b_zero_point = operand_def(TensorType)
+    y_scale = operand_def(TensorType.constr(f32))
+    y_zero_point = operand_def(TensorType)
+    output = result_def(TensorType)
+
+    assembly_format = ("$a `,` $a_scale `,` $a_zero_point `,` $b `,` $b_scale `,` $b_zero_point `,` $y_scale `,` "
+                       "$y_zero_point " + _FUNCTIONAL)
+
+    def verify_params(self) -> None:
+        element = element_type_of(self.output)
+        if element not in INTEGER_PRODUCT_TYPES:
+            raise VerifyException(f"the result must be int8 or uint8, got {element}")
+        for side, value, scale, zero_point in (("'a'", self.a, self.a_scale, self.a_zero_point),
+                                                ("'b'", self.b, self.b_scale, self.b_zero_point),
+                                                ("the result", self.output, self.y_scale, self.y_zero_point)):
+            _check_shape(side, shape_of(value), shape_of(self.output))
+            if element_type_of(value) != element or element_type_of(zero_point) != element:
+                raise VerifyException(f"{side} and its zero point must have the result's element type {element}")
+            if math.prod(shape_of(scale)) != 1 or math.prod(shape_of(zero_point)) != 1:
+                raise VerifyException(f"{side}'s scale and zero point must be one value each")
+
+
+@irdl_op_definition
 class QLinearConvOp(CpuOp):
     """ONNX QLinearConv in 2-D, NCHW, in one int8 kernel: (x - x_zero_point) convolved with
     (w - w_zero_point), summed in int32 with the int32 bias B, requantized with the
@@ -2855,6 +2899,7 @@ CPU = Dialect(
         RequantizeOp,
         RescaleOp,
         QLinearSoftmaxOp,
+        QLinearAddOp,
         QLinearConvOp,
     ],
     [

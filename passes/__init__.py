@@ -12,6 +12,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "fold-host-qdq-pairs": ("mrvl.passes.fold_host_qdq_pairs", "FoldHostQdqPairsPass"),
     "fuse-cpu-epilogues": ("mrvl.passes.fuse_cpu_epilogues", "FuseCpuEpiloguesPass"),
     "fuse-elementwise": ("mrvl.passes.fuse_elementwise", "FuseElementwisePass"),
+    "fuse-host-qdq-adds": ("mrvl.passes.fuse_host_qdq_adds", "FuseHostQdqAddsPass"),
     "fuse-host-qdq-convs": ("mrvl.passes.fuse_host_qdq_convs", "FuseHostQdqConvsPass"),
     "fuse-host-qdq-softmaxes": ("mrvl.passes.fuse_host_qdq_softmaxes", "FuseHostQdqSoftmaxesPass"),
     "fuse-mrvl": ("mrvl.passes.fuse_mrvl", "FuseMrvlPass"),

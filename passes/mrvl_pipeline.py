@@ -2,7 +2,7 @@
 
     recognize-qdq -> cleanup-graph -> legalize-mrvl -> place-ops -> partition-mrvl -> chunk-mrvl-batch
     -> restore-host-qdq -> fuse-mrvl -> convert-layout -> lower-to-cpu -> fuse-cpu-epilogues
-    -> fuse-elementwise
+    -> fuse-host-qdq-convs -> fuse-host-qdq-adds -> fold-host-qdq-pairs -> fuse-elementwise
 
 `mrvl-opt model.onnx -p 'mrvl-pipeline{num_tiles=4 quantize=fp16}'` runs it;
 `MrvlPipelinePass(...).passes()` lists the stages with their options, so any stage of a
@@ -23,6 +23,7 @@ from mrvl.passes.cleanup_graph import CleanupGraphPass
 from mrvl.passes.convert_layout import ConvertLayoutPass
 from mrvl.passes.fold_host_qdq_pairs import FoldHostQdqPairsPass
 from mrvl.passes.fuse_cpu_epilogues import FuseCpuEpiloguesPass
+from mrvl.passes.fuse_host_qdq_adds import FuseHostQdqAddsPass
 from mrvl.passes.fuse_host_qdq_convs import FuseHostQdqConvsPass
 from mrvl.passes.fuse_host_qdq_softmaxes import FuseHostQdqSoftmaxesPass
 from mrvl.passes.fuse_elementwise import FuseElementwisePass
@@ -77,6 +78,7 @@ class MrvlPipelinePass(TargetPassOptions, CostModelOptions, ModulePass):
             FuseCpuEpiloguesPass(),
             FuseHostQdqConvsPass(),
             FuseHostQdqSoftmaxesPass(),
+            FuseHostQdqAddsPass(),
             FoldHostQdqPairsPass(),
             FuseElementwisePass(),
         )

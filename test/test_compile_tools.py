@@ -167,8 +167,8 @@ def test_timing_and_ir_dumps(zoo_dir: Path, tmp_path: Path, capsys: pytest.Captu
                            "--print-ir-after-all", "--dump-dir", str(dump), "-v"], capsys)
     assert rc == 0
     passes = ["recognize-qdq", "cleanup-graph", "legalize-mrvl", "place-ops", "partition-mrvl", "chunk-mrvl-batch",
-                  "restore-host-qdq",
-              "fuse-mrvl", "convert-layout", "lower-to-cpu", "fuse-cpu-epilogues", "fuse-host-qdq-convs", "fold-host-qdq-pairs",
+              "restore-host-qdq", "fuse-mrvl", "convert-layout", "lower-to-cpu", "fuse-cpu-epilogues",
+              "fuse-host-qdq-convs", "fuse-host-qdq-softmaxes", "fuse-host-qdq-adds", "fold-host-qdq-pairs",
               "fuse-elementwise"]
     report = stdout[stdout.index("... Execution time report ..."):]
     assert "Total Execution Time:" in report and report.rstrip().endswith("(100.0%)  Total")
@@ -177,7 +177,7 @@ def test_timing_and_ir_dumps(zoo_dir: Path, tmp_path: Path, capsys: pytest.Captu
         assert f"  {name}\n" in report
     assert [p.name for p in sorted(dump.iterdir())] == [
         f"{i:02d}-{name}.mlir" for i, name in enumerate(["import-onnx", *passes, "select-host-kernels", "plan-host-memory"])]
-    assert "cpu.workspace = #cpu.workspace<" in (dump / "16-plan-host-memory.mlir").read_text()
+    assert "cpu.workspace = #cpu.workspace<" in (dump / "17-plan-host-memory.mlir").read_text()
     assert "mrvl.subgraph @tvmgen_mrvl_main_0" in (dump / "10-lower-to-cpu.mlir").read_text()
     assert "graph.Conv" in (dump / "00-import-onnx.mlir").read_text()
     for name in ["import-onnx", *passes, "select-host-kernels", "plan-host-memory"]:

@@ -726,3 +726,19 @@ func.func @qlinear_conv_packed_without_shape(%x: tensor<1x4x5x5xui8>, %s: tensor
   %y = cpu.qlinear_conv %x, %s, %zx, %w, %s, %zw, %s, %zx {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, packed_weights} : (tensor<1x4x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<1x320xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<1x6x5x5xui8>
   func.return %y : tensor<1x6x5x5xui8>
 }
+
+// -----
+
+// CHECK: Operation does not verify: 'b' and its zero point must have the result's element type ui8
+func.func @qlinear_add_mixed_types(%a: tensor<4xui8>, %b: tensor<4xi8>, %s: tensor<f32>, %z: tensor<ui8>, %zi: tensor<i8>) -> tensor<4xui8> {
+  %y = cpu.qlinear_add %a, %s, %z, %b, %s, %zi, %s, %z : (tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<4xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+  func.return %y : tensor<4xui8>
+}
+
+// -----
+
+// CHECK: Operation does not verify: 'b' must have shape [4], got [1]
+func.func @qlinear_add_broadcast(%a: tensor<4xui8>, %b: tensor<1xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4xui8> {
+  %y = cpu.qlinear_add %a, %s, %z, %b, %s, %z, %s, %z : (tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<1xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+  func.return %y : tensor<4xui8>
+}

@@ -394,6 +394,16 @@ func.func @conv_integer(%x: tensor<1x4x5x5xui8>, %w: tensor<6x2x3x3xi8>, %zx: te
 
 // -----
 
+// onnxruntime's QLinearAdd: two int8 tensors and the result, each with its scale and zero point.
+// CHECK-LABEL: func.func @qlinear_add(
+// CHECK-NEXT:    %y = cpu.qlinear_add %a, %s, %z, %b, %s, %z, %s, %z : (tensor<1x4x5x5xi8>, tensor<f32>, tensor<i8>, tensor<1x4x5x5xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x4x5x5xi8>
+func.func @qlinear_add(%a: tensor<1x4x5x5xi8>, %b: tensor<1x4x5x5xi8>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<1x4x5x5xi8> {
+  %y = cpu.qlinear_add %a, %s, %z, %b, %s, %z, %s, %z : (tensor<1x4x5x5xi8>, tensor<f32>, tensor<i8>, tensor<1x4x5x5xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x4x5x5xi8>
+  func.return %y : tensor<1x4x5x5xi8>
+}
+
+// -----
+
 // QLinearConv in one int8 kernel: every scale and zero point an operand, a quantized clamp;
 // packed, the weights' ONNX shape a property.
 // CHECK-LABEL: func.func @qlinear_conv(
