@@ -38,21 +38,9 @@ from xdsl.rewriter import InsertPoint
 
 import mrvl_dialect.cpu as cpu
 from mrvl_dialect.cpu import element_type_of
-from mrvl_dialect.graph_queries import constant_value, module_of
 from mrvl_dialect.locations import fused_location
 from mrvl.passes.lower_to_cpu import SUBGRAPH_OP
-
-
-def _grid(op: cpu.QuantizeOp | cpu.DequantizeOp) -> tuple[np.float32, int] | None:
-    """The one scale and zero point of `op`, whose integers are int8 or uint8; None otherwise."""
-    if (op.zero_point is None or op.block_size.value.data != 0
-            or element_type_of(op.quantized()) not in cpu.INTEGER_PRODUCT_TYPES):
-        return None
-    module = module_of(op)
-    scale, zero_point = constant_value(op.scale, module), constant_value(op.zero_point, module)
-    if scale is None or zero_point is None or scale.size != 1 or zero_point.size != 1:
-        return None
-    return np.float32(scale.reshape(())), int(zero_point.reshape(()))
+from mrvl.passes.qdq_tensors import erase_if_unused, host_grid
 
 
 def _rescaled_values(x_type, x_grid: tuple[np.float32, int], y_type, y_grid: tuple[np.float32, int]) -> np.ndarray:
@@ -70,7 +58,7 @@ def _requantized(dequantize: cpu.DequantizeOp, quantize: cpu.QuantizeOp, rewrite
     """`dequantize`'s integers quantized as `quantize` quantizes: themselves when that gives
     each value back, else a `cpu.rescale` inserted before `before`; None when either op has no
     single 8-bit grid."""
-    x_grid, y_grid = _grid(dequantize), _grid(quantize)
+    x_grid, y_grid = host_grid(dequantize), host_grid(quantize)
     if x_grid is None or y_grid is None:
         return None
     x, x_type, y_type = dequantize.input, element_type_of(dequantize.input), element_type_of(quantize.output)
@@ -86,11 +74,6 @@ def _requantized(dequantize: cpu.DequantizeOp, quantize: cpu.QuantizeOp, rewrite
     return rescale.results[0]
 
 
-def _erase_if_unused(op: Operation | None, rewriter: PatternRewriter) -> None:
-    if isinstance(op, Operation) and not any(r.uses for r in op.results):
-        rewriter.erase(op)
-
-
 class DequantizeQuantizeToRescale(RewritePattern):
     """cpu.quantize(cpu.dequantize(x)) -> x or cpu.rescale(x), matched at the QuantizeLinear."""
 
@@ -103,7 +86,7 @@ class DequantizeQuantizeToRescale(RewritePattern):
         if value is not dequantize.input:
             value.name_hint = op.output.name_hint
         rewriter.replace(op, [], [value])
-        _erase_if_unused(dequantize, rewriter)
+        erase_if_unused(dequantize, rewriter)
 
 
 class QuantizeConcatToConcatOfQuantized(RewritePattern):
@@ -116,7 +99,7 @@ class QuantizeConcatToConcatOfQuantized(RewritePattern):
         dequantizes = [v.owner for v in concat.inputs]
         if (not concat.output.has_one_use() or concat.in_place is not None
                 or not all(isinstance(d, cpu.DequantizeOp) for d in dequantizes)
-                or any(_grid(d) is None for d in dequantizes) or _grid(op) is None):
+                or any(host_grid(d) is None for d in dequantizes) or host_grid(op) is None):
             return
         inputs = [_requantized(d, op, rewriter, concat) for d in dequantizes]
         joined = cpu.ConcatOp.build(operands=[inputs], result_types=[op.output.type],
@@ -127,7 +110,7 @@ class QuantizeConcatToConcatOfQuantized(RewritePattern):
         rewriter.replace(op, joined)
         rewriter.erase(concat)
         for dequantize in dict.fromkeys(dequantizes):
-            _erase_if_unused(dequantize, rewriter)
+            erase_if_unused(dequantize, rewriter)
 
 
 class QuantizeMaxPoolToMaxPoolOfQuantized(RewritePattern):
@@ -140,7 +123,7 @@ class QuantizeMaxPoolToMaxPoolOfQuantized(RewritePattern):
         dequantize = pool.input.owner
         if (pool.kind.data != cpu.PoolKind.MAX or pool.indices is not None or pool.channels_last is not None
                 or not pool.output.has_one_use() or not isinstance(dequantize, cpu.DequantizeOp)
-                or _grid(dequantize) is None or _grid(op) is None):
+                or host_grid(dequantize) is None or host_grid(op) is None):
             return
         x = _requantized(dequantize, op, rewriter, pool)
         pooled = cpu.PoolOp.build(operands=[x], result_types=[op.output.type, None], properties=dict(pool.properties))
@@ -149,7 +132,7 @@ class QuantizeMaxPoolToMaxPoolOfQuantized(RewritePattern):
         pooled.results[0].name_hint = op.output.name_hint
         rewriter.replace(op, pooled, [pooled.output])
         rewriter.erase(pool)
-        _erase_if_unused(dequantize, rewriter)
+        erase_if_unused(dequantize, rewriter)
 
 
 @dataclass(frozen=True)

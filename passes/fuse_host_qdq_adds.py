@@ -29,18 +29,9 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 
 import mrvl_dialect.cpu as cpu
 from mrvl_dialect.cpu import element_type_of, shape_of
-from mrvl_dialect.graph_queries import constant_value, module_of
 from mrvl_dialect.locations import fused_location
 from mrvl.passes.lower_to_cpu import SUBGRAPH_OP
-
-
-def _one_grid(op: cpu.QuantizeOp | cpu.DequantizeOp) -> bool:
-    """Whether `op` has one constant scale and one constant zero point."""
-    if op.zero_point is None or op.block_size.value.data != 0:
-        return False
-    module = module_of(op)
-    scale, zero_point = constant_value(op.scale, module), constant_value(op.zero_point, module)
-    return scale is not None and zero_point is not None and scale.size == 1 and zero_point.size == 1
+from mrvl.passes.qdq_tensors import erase_if_unused, host_grid
 
 
 class DequantizeAddQuantizeToQLinearAdd(RewritePattern):
@@ -56,7 +47,7 @@ class DequantizeAddQuantizeToQLinearAdd(RewritePattern):
                 or not isinstance(a, cpu.DequantizeOp) or not isinstance(b, cpu.DequantizeOp)
                 or element not in cpu.INTEGER_PRODUCT_TYPES
                 or any(element_type_of(d.input) != element or shape_of(d.input) != shape for d in (a, b))
-                or not all(_one_grid(q) for q in (a, b, op))):
+                or any(host_grid(q) is None for q in (a, b, op))):
             return
         qadd = cpu.QLinearAddOp.build(
             operands=[a.input, a.scale, a.zero_point, b.input, b.scale, b.zero_point, op.scale, op.zero_point],
@@ -68,8 +59,7 @@ class DequantizeAddQuantizeToQLinearAdd(RewritePattern):
         rewriter.replace(op, qadd)
         rewriter.erase(add)
         for dequantize in dict.fromkeys((a, b)):
-            if not dequantize.output.uses:
-                rewriter.erase(dequantize)
+            erase_if_unused(dequantize, rewriter)
 
 
 @dataclass(frozen=True)

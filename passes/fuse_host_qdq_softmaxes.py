@@ -22,8 +22,8 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 import mrvl_dialect.cpu as cpu
 from mrvl_dialect.cpu import element_type_of
 from mrvl_dialect.locations import fused_location
-from mrvl.passes.fold_host_qdq_pairs import _erase_if_unused as erase_if_unused, _grid as single_grid
 from mrvl.passes.lower_to_cpu import SUBGRAPH_OP
+from mrvl.passes.qdq_tensors import erase_if_unused, host_grid
 
 
 class QuantizeSoftmaxToQLinearSoftmax(RewritePattern):
@@ -35,7 +35,7 @@ class QuantizeSoftmaxToQLinearSoftmax(RewritePattern):
             return
         dequantize = softmax.input.owner
         if (softmax.log is not None or not softmax.output.has_one_use() or not isinstance(dequantize, cpu.DequantizeOp)
-                or single_grid(dequantize) is None or single_grid(op) is None
+                or host_grid(dequantize) is None or host_grid(op) is None
                 or element_type_of(dequantize.input) != element_type_of(op.output)):
             return
         fused = cpu.QLinearSoftmaxOp.build(operands=[dequantize.input, dequantize.scale, op.scale, op.zero_point],

@@ -1,5 +1,6 @@
 """What the QDQ passes share: reading a QuantizeLinear's or DequantizeLinear's scale and zero
-point, and the tensor-type state of a rounded tensor.
+point (a graph op's, or a host `cpu.quantize`'s and `cpu.dequantize`'s), and the tensor-type
+state of a rounded tensor.
 
 `recognize-qdq` takes a QDQ model's activation QuantizeLinear -> DequantizeLinear pairs off
 the graph and folds its weight DequantizeLinears; what each pair or fold did is carried on
@@ -20,12 +21,14 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
+import mrvl_dialect.cpu as cpu
 import mrvl_dialect.graph_ops_gen as g
 from mrvl_dialect.element_types import BY_XDSL
 from mrvl_dialect.graph import ConstantOp
-from mrvl_dialect.graph_queries import constant_op, constant_value
+from mrvl_dialect.graph_queries import constant_op, constant_value, module_of
 from mrvl_dialect.locations import node_location
 from mrvl_dialect.mrvl import QUANTIZED_ATTR, QuantizedAttr, QuantParamsAttr, RoundedAttr, SubgraphOp
 
@@ -64,6 +67,25 @@ def dequantized(op: g.DequantizeLinearOp, x: np.ndarray) -> np.ndarray:
             shape[axis] = -1
             scale, zero = scale.reshape(shape), zero.reshape(shape)
     return ((x.astype(np.float32) - zero) * scale).astype(np.float32)
+
+
+def host_grid(op: cpu.QuantizeOp | cpu.DequantizeOp) -> tuple[np.float32, int] | None:
+    """The one scale and zero point of a host quantize or dequantize whose integers are int8
+    or uint8; None otherwise (a scale per axis or block, or operands not constant)."""
+    if (op.zero_point is None or op.block_size.value.data != 0
+            or cpu.element_type_of(op.quantized()) not in cpu.INTEGER_PRODUCT_TYPES):
+        return None
+    module = module_of(op)
+    scale, zero_point = constant_value(op.scale, module), constant_value(op.zero_point, module)
+    if scale is None or zero_point is None or scale.size != 1 or zero_point.size != 1:
+        return None
+    return np.float32(scale.reshape(())), int(zero_point.reshape(()))
+
+
+def erase_if_unused(op: Operation | None, rewriter: PatternRewriter) -> None:
+    """Erase `op` (a dequantize a fused group read) once nothing reads it."""
+    if isinstance(op, Operation) and not any(r.uses for r in op.results):
+        rewriter.erase(op)
 
 
 def scalar_constant(value: float | int, element_type: Attribute, before: InsertPoint, name: str) -> SSAValue:

@@ -175,9 +175,10 @@ def test_timing_and_ir_dumps(zoo_dir: Path, tmp_path: Path, capsys: pytest.Captu
     for name in ["import-onnx", "mrvl-pipeline", *passes, "select-host-kernels", "plan-host-memory", "emit-c-and-json", "report",
                  "write-bundle", "mrvl-tmlc"]:
         assert f"  {name}\n" in report
-    assert [p.name for p in sorted(dump.iterdir())] == [
-        f"{i:02d}-{name}.mlir" for i, name in enumerate(["import-onnx", *passes, "select-host-kernels", "plan-host-memory"])]
-    assert "cpu.workspace = #cpu.workspace<" in (dump / "17-plan-host-memory.mlir").read_text()
+    dumps = [f"{i:02d}-{name}.mlir" for i, name in enumerate(["import-onnx", *passes, "select-host-kernels",
+                                                             "plan-host-memory"])]
+    assert [p.name for p in sorted(dump.iterdir())] == dumps
+    assert "cpu.workspace = #cpu.workspace<" in (dump / dumps[-1]).read_text()
     assert "mrvl.subgraph @tvmgen_mrvl_main_0" in (dump / "10-lower-to-cpu.mlir").read_text()
     assert "graph.Conv" in (dump / "00-import-onnx.mlir").read_text()
     for name in ["import-onnx", *passes, "select-host-kernels", "plan-host-memory"]:

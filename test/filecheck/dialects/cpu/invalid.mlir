@@ -729,6 +729,14 @@ func.func @qlinear_conv_packed_without_shape(%x: tensor<1x4x5x5xui8>, %s: tensor
 
 // -----
 
+// CHECK: Operation does not verify: the result must have the input's element type
+func.func @qlinear_softmax_mixed_types(%x: tensor<4x8xui8>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<4x8xi8> {
+  %y = cpu.qlinear_softmax %x, %s, %s, %z {axis = 1 : i64} : (tensor<4x8xui8>, tensor<f32>, tensor<f32>, tensor<i8>) -> tensor<4x8xi8>
+  func.return %y : tensor<4x8xi8>
+}
+
+// -----
+
 // CHECK: Operation does not verify: 'b' and its zero point must have the result's element type ui8
 func.func @qlinear_add_mixed_types(%a: tensor<4xui8>, %b: tensor<4xi8>, %s: tensor<f32>, %z: tensor<ui8>, %zi: tensor<i8>) -> tensor<4xui8> {
   %y = cpu.qlinear_add %a, %s, %z, %b, %s, %zi, %s, %z : (tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<4xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>

@@ -394,6 +394,16 @@ func.func @conv_integer(%x: tensor<1x4x5x5xui8>, %w: tensor<6x2x3x3xi8>, %zx: te
 
 // -----
 
+// onnxruntime's QLinearSoftmax: uint8 along the last axis, the input's zero point not needed.
+// CHECK-LABEL: func.func @qlinear_softmax(
+// CHECK-NEXT:    %y = cpu.qlinear_softmax %x, %sx, %sy, %z {axis = 2 : i64} : (tensor<2x4x16xui8>, tensor<f32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x16xui8>
+func.func @qlinear_softmax(%x: tensor<2x4x16xui8>, %sx: tensor<f32>, %sy: tensor<f32>, %z: tensor<ui8>) -> tensor<2x4x16xui8> {
+  %y = cpu.qlinear_softmax %x, %sx, %sy, %z {axis = 2 : i64} : (tensor<2x4x16xui8>, tensor<f32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x16xui8>
+  func.return %y : tensor<2x4x16xui8>
+}
+
+// -----
+
 // onnxruntime's QLinearAdd: two int8 tensors and the result, each with its scale and zero point.
 // CHECK-LABEL: func.func @qlinear_add(
 // CHECK-NEXT:    %y = cpu.qlinear_add %a, %s, %z, %b, %s, %z, %s, %z : (tensor<1x4x5x5xi8>, tensor<f32>, tensor<i8>, tensor<1x4x5x5xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x4x5x5xi8>
