@@ -227,7 +227,9 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     per_channel = 3 * aligned(4 * m)
     if op.is_depthwise():  # qconv_depthwise and qdw_width of mrvl_kernels_qdepthwise.c
         (sh, sw), (dh, dw), chunk = strides, dilations, kernel_macro("QDW_CHUNK")
-        width = -(-max(pads[1] + w, (ow - 1) * sw + (kw - 1) * dw + 1) // (2 * sw)) * 2 * sw
+        width = -(-((ow - 1) * sw + (kw - 1) * dw + 1) // sw) * sw
+        if sw == 1 and width % 2 and -(-oh * (width + 1) // chunk) == -(-oh * width // chunk):
+            width += 1
         height = -(-((oh - 1) * sh + (kh - 1) * dh + 1) // sh)
         positions = -(-oh * width // sw // chunk) * chunk
         return per_channel + aligned(positions + 16) + 2 * (sh * height * width + width + (chunk + 1) * sw + 32)

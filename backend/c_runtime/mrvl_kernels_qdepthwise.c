@@ -63,13 +63,17 @@ static MRVL_ALWAYS_INLINE void qdw_widen(int64_t n, const uint8_t *restrict in, 
     for (int64_t k = 0; k < n; k++) out[k] = (int16_t)((int16_t)(in[k] ^ flip) - zero);
 }
 
-/* The plane's geometry (see the file's comment): `width` columns, `height` rows per phase. */
+/* The plane's geometry (see the file's comment): `width` columns, `height` rows per phase.
+ * The padded row is rounded up to a multiple of stride_w; a stride of 1 rounds it to even (the
+ * taps then share the x86 loops' pair loads row after row) unless that takes one more chunk. */
 static int64_t qdw_width(const mrvl_qconv_params *p)
 {
-    const int64_t cols = p->pad_left + p->w > (p->ow - 1) * p->stride_w + (p->kw - 1) * p->dilation_w + 1
-                             ? p->pad_left + p->w
-                             : (p->ow - 1) * p->stride_w + (p->kw - 1) * p->dilation_w + 1;
-    return (cols + 2 * p->stride_w - 1) / (2 * p->stride_w) * (2 * p->stride_w);
+    const int64_t sw = p->stride_w, cols = (p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + 1;
+    const int64_t width = (cols + sw - 1) / sw * sw;
+    const int64_t chunks = (p->oh * width + MRVL_QDW_CHUNK - 1) / MRVL_QDW_CHUNK;
+    if (sw == 1 && width % 2 && (p->oh * (width + 1) + MRVL_QDW_CHUNK - 1) / MRVL_QDW_CHUNK == chunks)
+        return width + 1;
+    return width;
 }
 
 static int64_t qdw_height(const mrvl_qconv_params *p)
@@ -88,39 +92,65 @@ static void qdw_offsets(const mrvl_qconv_params *p, int64_t width, int64_t heigh
         }
 }
 
-/* The phases of one channel's plane. Only the input's part is written: the padding is where
- * every channel has it, zeroed once by the caller. */
-static void qdw_plane(const mrvl_qconv_params *p, const uint8_t *plane, uint8_t flip, int16_t zu, int64_t width,
-                      int64_t height, int16_t *phases)
+/* Where qdw_plane writes the input's rows: row ih of the input (the first `count` rows that
+ * some tap reads) at element destination[ih] of the phases, from its column 0. */
+static int64_t qdw_rows(const mrvl_qconv_params *p, int64_t width, int64_t height, int64_t *destination)
 {
     const int64_t sh = p->stride_h;
-    for (int64_t i = 0; i < height * sh; i++) {
-        const int64_t ih = i - p->pad_top;
-        if (ih < 0 || ih >= p->h || !qconv_phase_used(i % sh, sh, p->kh, p->dilation_h)) continue;
-        qdw_widen(p->w, plane + ih * p->w, flip, zu, phases + (i % sh * height + i / sh) * width + p->pad_left);
+    int64_t count = 0;
+    for (int64_t ih = 0; ih < p->h; ih++) {
+        const int64_t i = ih + p->pad_top; /* the padded row */
+        if (i >= height * sh) break;
+        destination[ih] = qconv_phase_used(i % sh, sh, p->kh, p->dilation_h)
+                              ? (i % sh * height + i / sh) * width + p->pad_left : -1;
+        count = ih + 1;
     }
+    return count;
+}
+
+/* The phases of one channel's plane: its rows (qdw_rows) widened, each up to the padded row's
+ * end. Only the input's part is written: the padding is where every channel has it, zeroed
+ * once by the caller. */
+static void qdw_plane(const mrvl_qconv_params *p, const uint8_t *plane, uint8_t flip, int16_t zu, int64_t width,
+                      int64_t rows, const int64_t *destination, int16_t *phases)
+{
+    const int64_t columns = width - p->pad_left < p->w ? width - p->pad_left : p->w;
+    for (int64_t ih = 0; ih < rows; ih++)
+        if (destination[ih] >= 0) qdw_widen(columns, plane + ih * p->w, flip, zu, phases + destination[ih]);
 }
 
 #if defined(__AVX512BW__) || defined(__AVX2__)
 #define MRVL_QDW_PAIRS 1
 #define MRVL_QDW_PAIR_TAPS 128 /* up to 11x11 */
 /* The terms of the x86 loops (see the file's comment): term k loads at element 2 * lane[k] from
- * a chunk's first; each tap's weight goes into half half[g][t] of pair term[g][t] of group g
- * (stride 1: the even and the odd positions; stride 2: the chunk's two halves, one list). */
+ * a chunk's first; in group g (stride 1: the even and the odd positions; stride 2: the chunk's
+ * two halves, one list) its pair of weights is tap tap[g][k][0]'s and tap[g][k][1]'s (-1: none). */
 typedef struct {
     int64_t count;
     int64_t lane[2 * MRVL_QDW_PAIR_TAPS];
-    int64_t term[2][MRVL_QDW_PAIR_TAPS];
-    int half[2][MRVL_QDW_PAIR_TAPS];
+    int16_t tap[2][2 * MRVL_QDW_PAIR_TAPS][2];
 } qdw_terms;
 
 static void qdw_terms_add(qdw_terms *terms, int g, int64_t t, int64_t element)
 {
     int64_t k = 0;
     while (k < terms->count && terms->lane[k] != element / 2) k++;
-    if (k == terms->count) terms->lane[terms->count++] = element / 2;
-    terms->term[g][t] = k;
-    terms->half[g][t] = (int)(element % 2);
+    if (k == terms->count) {
+        terms->lane[terms->count++] = element / 2;
+        terms->tap[0][k][0] = terms->tap[0][k][1] = terms->tap[1][k][0] = terms->tap[1][k][1] = -1;
+    }
+    terms->tap[g][k][element % 2] = (int16_t)t;
+}
+
+/* Term k's pairs of weights, its taps' from `w`: pair[g][k] */
+static void qdw_pairs(const qdw_terms *terms, const int16_t *w, int32_t (*pair)[2 * MRVL_QDW_PAIR_TAPS])
+{
+    for (int g = 0; g < 2; g++)
+        for (int64_t k = 0; k < terms->count; k++) {
+            const int16_t first = terms->tap[g][k][0], second = terms->tap[g][k][1];
+            pair[g][k] = (int32_t)((uint32_t)(uint16_t)(second >= 0 ? w[second] : 0) << 16 |
+                                   (uint16_t)(first >= 0 ? w[first] : 0));
+        }
 }
 
 /* Whether the pair loops take a conv: strides of 1 or 2, at most MRVL_QDW_PAIR_TAPS taps */
@@ -312,8 +342,9 @@ static void qconv_depthwise(const mrvl_qconv_params *p, const uint8_t *x, uint8_
     int16_t *phases = (int16_t *)(void *)(scratch + (positions + 16 + 63) / 64 * 64);
     /* the padding, and what a chunk past the last position reads past the plane (dropped) */
     memset(phases, 0, (size_t)(p->stride_h * height * width + width + (MRVL_QDW_CHUNK + 1) * sw + 32) * sizeof *phases);
-    int64_t offset[taps];
+    int64_t offset[taps], destination[p->h];
     qdw_offsets(p, width, height, offset);
+    const int64_t rows = qdw_rows(p, width, height, destination);
 #if defined(MRVL_QDW_PAIRS)
     qdw_terms terms;
     const int pairs = qdw_terms_of(p, offset, &terms);
@@ -323,15 +354,11 @@ static void qconv_depthwise(const mrvl_qconv_params *p, const uint8_t *x, uint8_
     const uint8_t *end = y + p->n * p->m * ohw;
     for (int64_t b = 0; b < p->n; b++)
         for (int64_t o = 0; o < p->m; o++) {
-            qdw_plane(p, x + (b * p->c + o) * p->h * p->w, flip, (int16_t)zu, width, height, phases);
+            qdw_plane(p, x + (b * p->c + o) * p->h * p->w, flip, (int16_t)zu, width, rows, destination, phases);
             for (int64_t t = 0; t < taps; t++) weights[t] = (int16_t)(w[o * taps + t] - zw[o]);
 #if defined(MRVL_QDW_PAIRS)
             if (pairs) {
-                for (int g = 0; g < 2; g++) {
-                    for (int64_t k = 0; k < terms.count; k++) pair[g][k] = 0;
-                    for (int64_t t = 0; t < taps; t++)
-                        pair[g][terms.term[g][t]] |= (int32_t)((uint32_t)(uint16_t)weights[t] << 16 * terms.half[g][t]);
-                }
+                qdw_pairs(&terms, weights, pair);
                 qdw_pair_dispatch(sw, positions, phases, &terms, pair, add[o], multiplier[o], zy, p->y_min,
                                   p->y_max, results);
             } else
