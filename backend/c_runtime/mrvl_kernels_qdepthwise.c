@@ -124,32 +124,32 @@ static void qdw_plane(const mrvl_qconv_params *p, const uint8_t *plane, uint8_t 
 #define MRVL_QDW_PAIR_TAPS 128 /* up to 11x11 */
 /* The terms of the x86 loops (see the file's comment): term k loads at element 2 * lane[k] from
  * a chunk's first; in group g (stride 1: the even and the odd positions; stride 2: the chunk's
- * two halves, one list) its pair of weights is tap tap[g][k][0]'s and tap[g][k][1]'s (-1: none). */
+ * two halves, one list) its pair of weights is tap tap[g][k][0]'s and tap[g][k][1]'s, the taps
+ * numbered from 0, `none` (the count of taps) standing for a zero weight. */
 typedef struct {
     int64_t count;
     int64_t lane[2 * MRVL_QDW_PAIR_TAPS];
     int16_t tap[2][2 * MRVL_QDW_PAIR_TAPS][2];
 } qdw_terms;
 
-static void qdw_terms_add(qdw_terms *terms, int g, int64_t t, int64_t element)
+static void qdw_terms_add(qdw_terms *terms, int g, int64_t t, int64_t element, int16_t none)
 {
     int64_t k = 0;
     while (k < terms->count && terms->lane[k] != element / 2) k++;
     if (k == terms->count) {
         terms->lane[terms->count++] = element / 2;
-        terms->tap[0][k][0] = terms->tap[0][k][1] = terms->tap[1][k][0] = terms->tap[1][k][1] = -1;
+        terms->tap[0][k][0] = terms->tap[0][k][1] = terms->tap[1][k][0] = terms->tap[1][k][1] = none;
     }
     terms->tap[g][k][element % 2] = (int16_t)t;
 }
 
-/* Term k's pairs of weights, its taps' from `w`: pair[g][k] */
+/* Term k's pairs of weights, its taps' from `w` (w[none] = 0): pair[g][k] */
 static void qdw_pairs(const qdw_terms *terms, const int16_t *w, int32_t (*pair)[2 * MRVL_QDW_PAIR_TAPS])
 {
     for (int g = 0; g < 2; g++)
         for (int64_t k = 0; k < terms->count; k++) {
-            const int16_t first = terms->tap[g][k][0], second = terms->tap[g][k][1];
-            pair[g][k] = (int32_t)((uint32_t)(uint16_t)(second >= 0 ? w[second] : 0) << 16 |
-                                   (uint16_t)(first >= 0 ? w[first] : 0));
+            pair[g][k] = (int32_t)((uint32_t)(uint16_t)w[terms->tap[g][k][1]] << 16 |
+                                   (uint16_t)w[terms->tap[g][k][0]]);
         }
 }
 
@@ -160,8 +160,8 @@ static int qdw_terms_of(const mrvl_qconv_params *p, const int64_t *offset, qdw_t
     terms->count = 0;
     if (p->stride_w > 2 || taps > MRVL_QDW_PAIR_TAPS) return 0;
     for (int64_t t = 0; t < taps; t++) {
-        qdw_terms_add(terms, 0, t, offset[t]);
-        qdw_terms_add(terms, 1, t, offset[t] + (p->stride_w == 1));
+        qdw_terms_add(terms, 0, t, offset[t], (int16_t)taps);
+        qdw_terms_add(terms, 1, t, offset[t] + (p->stride_w == 1), (int16_t)taps);
     }
     return 1;
 }
@@ -254,13 +254,15 @@ static MRVL_ALWAYS_INLINE void qdw_pair_chunks(int64_t sw, int64_t count, int64_
 }
 
 /* qdw_pair_chunks, its loop over the terms unrolled for the common counts: 6 (3x3 of stride 1
- * or 2) and 15 (5x5) */
+ * or 2), 7 (3x3 of stride 1 on rows of odd width) and 15 (5x5) */
 static void qdw_pair_dispatch(int64_t sw, int64_t positions, const int16_t *base, const qdw_terms *terms,
                               const int32_t (*pair)[2 * MRVL_QDW_PAIR_TAPS], int32_t add, float multiplier, int32_t zy,
                               int32_t lo, int32_t hi, uint8_t *results)
 {
     if (sw == 1 && terms->count == 6)
         qdw_pair_chunks(1, 6, positions, base, terms, pair, add, multiplier, zy, lo, hi, results);
+    else if (sw == 1 && terms->count == 7)
+        qdw_pair_chunks(1, 7, positions, base, terms, pair, add, multiplier, zy, lo, hi, results);
     else if (sw == 1 && terms->count == 15)
         qdw_pair_chunks(1, 15, positions, base, terms, pair, add, multiplier, zy, lo, hi, results);
     else if (sw == 1)
@@ -350,7 +352,8 @@ static void qconv_depthwise(const mrvl_qconv_params *p, const uint8_t *x, uint8_
     const int pairs = qdw_terms_of(p, offset, &terms);
     int32_t pair[2][2 * MRVL_QDW_PAIR_TAPS];
 #endif
-    int16_t weights[taps];
+    int16_t weights[taps + 1]; /* and a zero, a term's missing tap */
+    weights[taps] = 0;
     const uint8_t *end = y + p->n * p->m * ohw;
     for (int64_t b = 0; b < p->n; b++)
         for (int64_t o = 0; o < p->m; o++) {
