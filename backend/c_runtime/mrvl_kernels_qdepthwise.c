@@ -115,6 +115,20 @@ static void qdw_plane(const mrvl_qconv_params *p, const uint8_t *plane, uint8_t 
                       int64_t rows, const int64_t *destination, int16_t *phases)
 {
     const int64_t columns = width - p->pad_left < p->w ? width - p->pad_left : p->w;
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+    if (columns <= 32) { /* a row in one masked vector: no loop per row (small planes) */
+        const __mmask32 mask = columns >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << columns) - 1;
+        const __m512i zero16 = _mm512_set1_epi16(zu);
+        const __m256i f = _mm256_set1_epi8((char)flip);
+        for (int64_t ih = 0; ih < rows; ih++)
+            if (destination[ih] >= 0) {
+                const __m256i bytes = _mm256_xor_si256(_mm256_maskz_loadu_epi8(mask, plane + ih * p->w), f);
+                _mm512_mask_storeu_epi16(phases + destination[ih], mask,
+                                         _mm512_sub_epi16(_mm512_cvtepu8_epi16(bytes), zero16));
+            }
+        return;
+    }
+#endif
     for (int64_t ih = 0; ih < rows; ih++)
         if (destination[ih] >= 0) qdw_widen(columns, plane + ih * p->w, flip, zu, phases + destination[ih]);
 }
@@ -143,16 +157,6 @@ static void qdw_terms_add(qdw_terms *terms, int g, int64_t t, int64_t element, i
     terms->tap[g][k][element % 2] = (int16_t)t;
 }
 
-/* Term k's pairs of weights, its taps' from `w` (w[none] = 0): pair[g][k] */
-static void qdw_pairs(const qdw_terms *terms, const int16_t *w, int32_t (*pair)[2 * MRVL_QDW_PAIR_TAPS])
-{
-    for (int g = 0; g < 2; g++)
-        for (int64_t k = 0; k < terms->count; k++) {
-            pair[g][k] = (int32_t)((uint32_t)(uint16_t)w[terms->tap[g][k][1]] << 16 |
-                                   (uint16_t)w[terms->tap[g][k][0]]);
-        }
-}
-
 /* Whether the pair loops take a conv: strides of 1 or 2, at most MRVL_QDW_PAIR_TAPS taps */
 static int qdw_terms_of(const mrvl_qconv_params *p, const int64_t *offset, qdw_terms *terms)
 {
@@ -168,14 +172,21 @@ static int qdw_terms_of(const mrvl_qconv_params *p, const int64_t *offset, qdw_t
 
 /* The sums of the chunks from `base` on, requantized into results: sum * multiplier, clamped to
  * lo..hi less the zero point, rounded halves to even (the default rounding mode), plus the zero
- * point, its low byte. `pair[g][k]` is term k's pair of weights in group g. */
+ * point, its low byte. `w` holds the taps' weights less the zero point, and a zero (qdw_terms). */
 static MRVL_ALWAYS_INLINE void qdw_pair_chunks(int64_t sw, int64_t count, int64_t positions, const int16_t *base,
-                                               const qdw_terms *terms,
-                                               const int32_t (*pair)[2 * MRVL_QDW_PAIR_TAPS], int32_t add,
+                                               const qdw_terms *terms, const int16_t *w, int32_t add,
                                                float multiplier, int32_t zy, int32_t lo, int32_t hi,
                                                uint8_t *results)
 {
     const float low = (float)(lo - zy), high = (float)(hi - zy);
+    /* term k's pairs of weights, its taps' (w[none] = 0): in registers once the loops unroll */
+    int32_t pair[2][count];
+    MRVL_UNROLL
+    for (int64_t k = 0; k < count; k++) {
+        MRVL_UNROLL
+        for (int g = 0; g < 2; g++)
+            pair[g][k] = (int32_t)((uint32_t)(uint16_t)w[terms->tap[g][k][1]] << 16 | (uint16_t)w[terms->tap[g][k][0]]);
+    }
     const int32_t *second = sw == 1 ? pair[1] : pair[0]; /* stride 2: one list */
 #if defined(__AVX512BW__)
     const __m512 scale = _mm512_set1_ps(multiplier), low_v = _mm512_set1_ps(low), high_v = _mm512_set1_ps(high);
@@ -256,23 +267,23 @@ static MRVL_ALWAYS_INLINE void qdw_pair_chunks(int64_t sw, int64_t count, int64_
 /* qdw_pair_chunks, its loop over the terms unrolled for the common counts: 6 (3x3 of stride 1
  * or 2), 7 (3x3 of stride 1 on rows of odd width) and 15 (5x5) */
 static void qdw_pair_dispatch(int64_t sw, int64_t positions, const int16_t *base, const qdw_terms *terms,
-                              const int32_t (*pair)[2 * MRVL_QDW_PAIR_TAPS], int32_t add, float multiplier, int32_t zy,
-                              int32_t lo, int32_t hi, uint8_t *results)
+                              const int16_t *w, int32_t add, float multiplier, int32_t zy, int32_t lo, int32_t hi,
+                              uint8_t *results)
 {
     if (sw == 1 && terms->count == 6)
-        qdw_pair_chunks(1, 6, positions, base, terms, pair, add, multiplier, zy, lo, hi, results);
+        qdw_pair_chunks(1, 6, positions, base, terms, w, add, multiplier, zy, lo, hi, results);
     else if (sw == 1 && terms->count == 7)
-        qdw_pair_chunks(1, 7, positions, base, terms, pair, add, multiplier, zy, lo, hi, results);
+        qdw_pair_chunks(1, 7, positions, base, terms, w, add, multiplier, zy, lo, hi, results);
     else if (sw == 1 && terms->count == 15)
-        qdw_pair_chunks(1, 15, positions, base, terms, pair, add, multiplier, zy, lo, hi, results);
+        qdw_pair_chunks(1, 15, positions, base, terms, w, add, multiplier, zy, lo, hi, results);
     else if (sw == 1)
-        qdw_pair_chunks(1, terms->count, positions, base, terms, pair, add, multiplier, zy, lo, hi, results);
+        qdw_pair_chunks(1, terms->count, positions, base, terms, w, add, multiplier, zy, lo, hi, results);
     else if (terms->count == 6)
-        qdw_pair_chunks(2, 6, positions, base, terms, pair, add, multiplier, zy, lo, hi, results);
+        qdw_pair_chunks(2, 6, positions, base, terms, w, add, multiplier, zy, lo, hi, results);
     else if (terms->count == 15)
-        qdw_pair_chunks(2, 15, positions, base, terms, pair, add, multiplier, zy, lo, hi, results);
+        qdw_pair_chunks(2, 15, positions, base, terms, w, add, multiplier, zy, lo, hi, results);
     else
-        qdw_pair_chunks(2, terms->count, positions, base, terms, pair, add, multiplier, zy, lo, hi, results);
+        qdw_pair_chunks(2, terms->count, positions, base, terms, w, add, multiplier, zy, lo, hi, results);
 }
 #endif
 
@@ -350,7 +361,6 @@ static void qconv_depthwise(const mrvl_qconv_params *p, const uint8_t *x, uint8_
 #if defined(MRVL_QDW_PAIRS)
     qdw_terms terms;
     const int pairs = qdw_terms_of(p, offset, &terms);
-    int32_t pair[2][2 * MRVL_QDW_PAIR_TAPS];
 #endif
     int16_t weights[taps + 1]; /* and a zero, a term's missing tap */
     weights[taps] = 0;
@@ -361,8 +371,7 @@ static void qconv_depthwise(const mrvl_qconv_params *p, const uint8_t *x, uint8_
             for (int64_t t = 0; t < taps; t++) weights[t] = (int16_t)(w[o * taps + t] - zw[o]);
 #if defined(MRVL_QDW_PAIRS)
             if (pairs) {
-                qdw_pairs(&terms, weights, pair);
-                qdw_pair_dispatch(sw, positions, phases, &terms, pair, add[o], multiplier[o], zy, p->y_min,
+                qdw_pair_dispatch(sw, positions, phases, &terms, weights, add[o], multiplier[o], zy, p->y_min,
                                   p->y_max, results);
             } else
 #endif
@@ -376,8 +385,13 @@ static void qconv_depthwise(const mrvl_qconv_params *p, const uint8_t *x, uint8_
                 qdw_tap_chunks(sw, taps, positions, phases, offset, weights, add[o], multiplier[o], zy, p->y_min,
                                p->y_max, results);
             /* the rows out, 16 bytes at a time: an overrun lands on a later row (of this channel
-             * or the next), written after it; the reads stay in the row of results */
+             * or the next), written after it; the reads stay in the row of results. Rows of at
+             * most 16 (small planes) in one copy each, when the last one's overrun is in bounds */
             uint8_t *out = y + (b * p->m + o) * ohw;
+            if (p->ow <= 16 && out + (p->oh - 1) * p->ow + 16 <= end) {
+                for (int64_t r = 0; r < p->oh; r++) memcpy(out + r * p->ow, results + r * row, 16);
+                continue;
+            }
             for (int64_t r = 0; r < p->oh; r++) {
                 const uint8_t *from = results + r * row;
                 uint8_t *to = out + r * p->ow;
