@@ -215,26 +215,28 @@ def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray
 
 def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     """Bytes of mrvl_qlinear_conv's scratch: per output channel a multiplier, a constant and a
-    zero point; then the sums and results of a plane, the zero-padded int16 plane split into
-    stride phases, a padded row and the plane widened to int16 (depthwise); or a tile of sums,
+    zero point; then a row of results and the zero-padded int16 plane, its rows split into
+    stride phases, with what a chunk reads past it (depthwise); or a tile of sums,
     the offsets of the GEMM's steps (the taps, or a 1x1 conv's quads), the column sums, the
     quad planes (with room for a tile and a row read past their end), the bytes of missing
     channels and padding rows and, when the planes' rows are wider than the output's, a buffer
     of results. The planes are the input's for a 1x1 conv of stride 1 without padding, else
     its zero-padded planes split into stride phases."""
+
     def aligned(n: int) -> int:
         return -(-n // 64) * 64
 
     (n, c, h, w), (m, cg, kh, kw), (_, _, oh, ow) = cpu.shape_of(op.x), op.weights_shape(), cpu.shape_of(op.y)
     strides, dilations, pads = (list(a.get_values()) for a in (op.strides, op.dilations, op.pads))
     per_channel = 3 * aligned(4 * m)
-    if op.is_depthwise():  # qconv_depthwise_row, qconv_depthwise_plane
-        rows = (oh - 1) * strides[0] + (kh - 1) * dilations[0] + 1
-        cols = (ow - 1) * strides[1] + (kw - 1) * dilations[1] + 1
-        count = -(-oh * (cols if strides == [1, 1] else -(-ow // 32) * 32) // 32) * 32
-        phases = strides[1] * -(-cols // strides[1])
-        plane = rows * phases + (kw - 1) * dilations[1] + 32 + phases + 64 + h * w  # padded, line, widened
-        return per_channel + aligned(4 * count) + aligned(count) + 2 * plane
+    if op.is_depthwise():  # qconv_depthwise and qdw_width of mrvl_kernels_qdepthwise.c
+        (sh, sw), (dh, dw), chunk = strides, dilations, kernel_macro("QDW_CHUNK")
+        width = -(-((ow - 1) * sw + (kw - 1) * dw + 1) // sw) * sw
+        if sw == 1 and width % 2 and -(-oh * (width + 1) // chunk) == -(-oh * width // chunk):
+            width += 1
+        height = -(-((oh - 1) * sh + (kh - 1) * dh + 1) // sh)
+        positions = -(-oh * width // sw // chunk) * chunk
+        return per_channel + aligned(positions + 16) + 2 * (sh * height * width + width + (chunk + 1) * sw + 32)
     mr, nr = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR")
     (sh, sw), (dh, dw) = strides, dilations
     if kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w):

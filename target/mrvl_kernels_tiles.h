@@ -180,4 +180,11 @@
 #define MRVL_DEPTHWISE_BLOCK_TILE 2
 #endif
 
+/* --- Integer depthwise convolution (mrvl_kernels_qdepthwise.c) ----------------------- */
+
+/* Output positions summed at once: a target's registers of int32 sums (2 zmm; AVX2 twice 2
+ * ymm; NEON 8 q-registers), the same on every target since the scratch is sized for whole
+ * chunks (host_kernels.py qconv_scratch_bytes). */
+#define MRVL_QDW_CHUNK 32
+
 #endif

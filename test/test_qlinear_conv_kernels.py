@@ -5,13 +5,14 @@ not a multiple of four, output channels not a multiple of a panel, positions not
 a tile, padding, strides (a 1x1 conv of stride 2, stride 3 with a dilation), dilations, groups,
 several images, the 1x1 conv read straight from its input, rows wide enough for the vector
 loops that build the quad planes (strides 1 and 2, either side of the padding), a 1x1 conv of
-one or two positions
-(a classifier: matrix-vector products on AVX-512; K not a multiple of four quads, a weight
-zero point), and the depthwise kernel (strides
-1, 2 and 3, padding of either parity; with AVX-512 its taps in pairs, more than 64 taps one by
-one). All cases are one model, built with -march=native (here AVX-512 VNNI), with
--march=x86-64-v3 (AVX2 without VNNI), with -march=x86-64-v3 -mavxvnni (AVX-VNNI), with the
-baseline ISA (the portable loops) and for -mcpu=neoverse-n2 (usdot) run under qemu."""
+one or two positions (a classifier: matrix-vector products on AVX-512; K not a multiple of
+four quads, a weight zero point), and the depthwise kernel (mrvl_kernels_qdepthwise.c: strides
+1, 2 and 3 and mixed, dilations, 3x3, 5x5, 9x9 and 13x13 windows (on x86 more than 128 taps
+take the plain loops), padding of either parity and asymmetric, rows narrower and wider than a
+vector, small planes of odd width, several images). All cases are one model, built with
+-march=native (here AVX-512 VNNI), with -march=x86-64-v3 (AVX2 without VNNI), with
+-march=x86-64-v3 -mavxvnni (AVX-VNNI), with the baseline ISA (the portable loops) and for
+-mcpu=neoverse-n2 (usdot; the depthwise kernel's smlal) run under qemu."""
 
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from onnx import helper, numpy_helper
 
 from test_c_backend import GCC, Bundle, assert_integers_as_onnxruntime, c_workdir, emit_model  # noqa: F401
 from integer_kernel_paths import INTEGER_KERNEL_PATHS
+from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 
 pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
@@ -55,6 +57,20 @@ CASES = {
     "i8_classifier": (np.int8, np.int8, np.int8, [2, 37, 1, 1], [19, 37, 1, 1], {}, True, 0),
     "u8w_classifier": (np.uint8, np.uint8, np.uint8, [1, 70, 1, 1], [12, 70, 1, 1], {}, False, 125),
     "u8_two_positions": (np.uint8, np.int8, np.uint8, [1, 16, 1, 2], [9, 16, 1, 1], {}, True, 0),
+    "depthwise_i8_5x5_asymmetric": (np.int8, np.int8, np.int8, [1, 7, 19, 37], [7, 1, 5, 5],
+                                    dict(pads=[2, 1, 1, 3], group=7), True, 0),
+    "depthwise_u8w_5x5_stride2": (np.uint8, np.uint8, np.uint8, [1, 4, 21, 45], [4, 1, 5, 5],
+                                  dict(pads=[2, 2, 2, 2], strides=[2, 2], group=4), True, 117),
+    "depthwise_dilated_stride2x1": (np.uint8, np.int8, np.uint8, [1, 5, 17, 70], [5, 1, 3, 3],
+                                    dict(strides=[2, 1], dilations=[2, 2], pads=[2, 0, 1, 2], group=5), False, 0),
+    "depthwise_i8_stride1x2_dilated": (np.int8, np.int8, np.int8, [1, 5, 20, 71], [5, 1, 3, 3],
+                                       dict(strides=[1, 2], dilations=[1, 2], pads=[1, 0, 1, 2], group=5), True, 0),
+    "depthwise_7x7_two_images": (np.uint8, np.int8, np.uint8, [2, 20, 7, 7], [20, 1, 3, 3],
+                                 dict(pads=[1, 1, 1, 1], group=20), True, 0),
+    "depthwise_stride2_wide_odd_pad": (np.uint8, np.int8, np.uint8, [1, 3, 14, 130], [3, 1, 3, 3],
+                                       dict(pads=[0, 1, 1, 0], strides=[2, 2], group=3), False, 0),
+    "depthwise_13x13": (np.uint8, np.int8, np.uint8, [1, 2, 15, 15], [2, 1, 13, 13], dict(pads=[6, 6, 6, 6], group=2),
+                        False, 0),
 }
 
 
@@ -101,3 +117,13 @@ def _check(tmp_path: Path, c_workdir: Path, suffix: str, flags: list[str], compi
 def test_matches_onnxruntime(label: str, flags: list[str], compiler: str | None, launcher: list[str] | None,
                              c_workdir: Path, tmp_path: Path) -> None:
     _check(tmp_path, c_workdir, label, flags, compiler, launcher)
+
+
+def test_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:
+    """The same model built for this machine's vector units with AddressSanitizer and
+    UndefinedBehaviorSanitizer: no kernel reads or writes past its tensors (the depthwise
+    kernel's masked loads, and its copies out 16 bytes at a time short of the output's end),
+    nor does undefined behaviour, and the results are still exact."""
+    if not _sanitizers_link(tmp_path):
+        pytest.skip("gcc cannot link -fsanitize=address,undefined here")
+    _check(tmp_path, c_workdir, "asan", [*SANITIZE, "-march=native"], GCC)

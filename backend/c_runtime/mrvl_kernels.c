@@ -31,6 +31,7 @@
 #include "mrvl_kernels_resize.c"
 #include "mrvl_kernels_recurrent.c"
 #include "mrvl_kernels_qgemm.c"
+#include "mrvl_kernels_qdepthwise.c"
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop

@@ -447,149 +447,17 @@ static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
     return is_signed ? (int32_t)((const int8_t *)zero_point)[i] : (int32_t)((const uint8_t *)zero_point)[i];
 }
 
-/* Sums and results per row of a depthwise conv's output: a stride-1 conv computes whole rows
- * of the padded plane (`cols` wide, the positions past ow dropped), others rows of ow rounded
- * up to 32 positions; either way the loops run in whole chunks of 32. */
-static int64_t qconv_depthwise_row(const mrvl_qconv_params *p)
-{
-    const int64_t cols = (p->ow - 1) * p->stride_w + (p->kw - 1) * p->dilation_w + 1;
-    return p->stride_h == 1 && p->stride_w == 1 ? cols : (p->ow + 31) / 32 * 32;
-}
-
-#if defined(__GNUC__)
-/* 16 lanes of a depthwise conv's inputs and sums (GCC's vector extension) */
-typedef int16_t qconv_i16x16 __attribute__((vector_size(32)));
-typedef int32_t qconv_i32x16 __attribute__((vector_size(64)));
-#endif
-
-/* out[j] = (in[j] ^ flip) - zero for n bytes: a row of a depthwise conv's plane, widened */
-static void qconv_widen(int64_t n, const uint8_t *restrict in, uint8_t flip, int16_t zero, int16_t *restrict out)
-{
-    for (int64_t j = 0; j < n; j++) out[j] = (int16_t)((int16_t)(in[j] ^ flip) - zero);
-}
-
-/* Where tap t = u * kw + v of a depthwise conv reads its padded plane, from an output row's
- * start (`qconv_depthwise_plane`'s layout: rows of stride_w phases, `phase` wide). */
-static void qconv_depthwise_offsets(const mrvl_qconv_params *p, int64_t phase, int64_t *offset)
-{
-    for (int64_t u = 0; u < p->kh; u++)
-        for (int64_t v = 0; v < p->kw; v++) {
-            const int64_t at = v * p->dilation_w;
-            offset[u * p->kw + v] = u * p->dilation_h * p->stride_w * phase + at % p->stride_w * phase +
-                                    at / p->stride_w;
-        }
-}
-
-/* The depthwise conv of one plane: its bytes, flipped and less the zero point, in an int16
- * plane padded with zeros (target/host_kernels.py qconv_scratch_bytes sizes it) whose rows
- * are split into stride_w phases (phase f holds columns f, f + stride_w, ...), so that each
- * tap reads a contiguous run of every row (from `offset`: qconv_depthwise_offsets); the sums
- * of the output rows (`qconv_depthwise_row` apart), requantized, and the first ow results of
- * each row copied out. */
-static void qconv_depthwise_plane(const mrvl_qconv_params *p, const uint8_t *plane, uint8_t flip, int32_t zu,
-                                  const int8_t *taps, int32_t zw, int32_t add, float multiplier, int32_t zy,
-                                  const int64_t *offset, int16_t *padded, int32_t *sums, uint8_t *results,
-                                  uint8_t *out)
-{
-    const int64_t sw = p->stride_w, row_length = qconv_depthwise_row(p);
-    const int64_t rows = (p->oh - 1) * p->stride_h + (p->kh - 1) * p->dilation_h + 1;
-    const int64_t cols = (p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + 1, phase = (cols + sw - 1) / sw;
-    /* the plane widened in one run (`wide`), each row then copied into the padded plane, or for
-     * a stride of 2 or more into `line` and split into phases from there; the loops of stride
-     * 2 run in whole chunks of 32, past the row's end into the next (written after it) */
-    int16_t *line = padded + rows * sw * phase + (p->kw - 1) * p->dilation_w + 32;
-    int16_t *wide = line + sw * phase + 64;
-    const int64_t first = p->pad_left, last = p->pad_left + p->w < cols ? p->pad_left + p->w : cols;
-    qconv_widen(p->h * p->w, plane, flip, (int16_t)zu, wide);
-    for (int64_t i = 0; i < rows; i++) {
-        int16_t *row = padded + i * sw * phase, *full = sw == 1 ? row : line;
-        const int64_t ih = i - p->pad_top;
-        if (ih >= 0 && ih < p->h) {
-            memset(full, 0, (size_t)first * sizeof *full);
-            memcpy(full + first, wide + ih * p->w, (size_t)(last - first) * sizeof *full);
-            memset(full + last, 0, (size_t)(sw * phase - last) * sizeof *full);
-        } else {
-            memset(full, 0, (size_t)(sw * phase) * sizeof *full);
-        }
-        if (sw == 2) {
-            const int64_t chunks = (phase + 31) / 32 * 32;
-            for (int64_t j = 0; j < chunks; j++) row[j] = line[2 * j];
-            for (int64_t j = 0; j < chunks; j++) row[phase + j] = line[2 * j + 1];
-        } else if (sw > 2) {
-            for (int64_t f = 0; f < sw; f++)
-                for (int64_t j = 0; j < phase; j++) row[f * phase + j] = line[j * sw + f];
-        }
-    }
-    /* a stride-1 conv as one run over all its rows, else row by row */
-    const int64_t runs = sw == 1 && p->stride_h == 1 ? 1 : p->oh;
-    const int64_t run = runs == 1 ? (p->oh * row_length + 31) / 32 * 32 : row_length;
-#if defined(__AVX512BW__)
-    /* AVX-512: the taps two at a time, their inputs interleaved as int16 pairs for vpmaddwd
-     * (two products summed per lane; each |product| <= 255 * 255, exact); the sums come out
-     * in the unpacks' lane order, put back in order once per chunk */
-    if (p->kh * p->kw <= 64) {
-        const int64_t count = p->kh * p->kw;
-        int32_t pair[32];
-        for (int64_t t = 0; t < count; t += 2) {
-            const int32_t first_w = taps[t] - zw, second_w = t + 1 < count ? taps[t + 1] - zw : 0;
-            pair[t / 2] = (int32_t)(((uint32_t)(uint16_t)second_w << 16) | (uint16_t)first_w);
-        }
-        const __m512i order0 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-        const __m512i order1 = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-        for (int64_t r = 0; r < runs; r++)
-            for (int64_t s0 = 0; s0 < run; s0 += 32) {
-                const int16_t *base = padded + r * p->stride_h * sw * phase + s0;
-                __m512i low = _mm512_setzero_si512(), high = _mm512_setzero_si512();
-                for (int64_t t = 0; t < count; t += 2) {
-                    const __m512i a = _mm512_loadu_si512(base + offset[t]);
-                    const __m512i b = t + 1 < count ? _mm512_loadu_si512(base + offset[t + 1]) : a;
-                    const __m512i w2 = _mm512_set1_epi32(pair[t / 2]);
-                    low = _mm512_add_epi32(low, _mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), w2));
-                    high = _mm512_add_epi32(high, _mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), w2));
-                }
-                _mm512_storeu_si512(sums + r * run + s0, _mm512_permutex2var_epi32(low, order0, high));
-                _mm512_storeu_si512(sums + r * run + s0 + 16, _mm512_permutex2var_epi32(low, order1, high));
-            }
-    } else
-#endif
-    for (int64_t r = 0; r < runs; r++)
-        for (int64_t s0 = 0; s0 < run; s0 += 32) { /* 32 sums kept in registers over every tap */
-#if defined(__GNUC__)
-            qconv_i32x16 acc0 = {0}, acc1 = {0};
-#else
-            int32_t acc[32] = {0};
-#endif
-            for (int64_t t = 0; t < p->kh * p->kw; t++) {
-                const int32_t wv = taps[t] - zw;
-                const int16_t *src = padded + r * p->stride_h * sw * phase + s0 + offset[t];
-#if defined(__GNUC__)
-                qconv_i16x16 low, high;
-                memcpy(&low, src, sizeof low);
-                memcpy(&high, src + 16, sizeof high);
-                acc0 += wv * __builtin_convertvector(low, qconv_i32x16);
-                acc1 += wv * __builtin_convertvector(high, qconv_i32x16);
-#else
-                for (int j = 0; j < 32; j++) acc[j] += wv * src[j];
-#endif
-            }
-#if defined(__GNUC__)
-            memcpy(sums + r * run + s0, &acc0, sizeof acc0);
-            memcpy(sums + r * run + s0 + 16, &acc1, sizeof acc1);
-#else
-            memcpy(sums + r * run + s0, acc, sizeof acc);
-#endif
-        }
-    qconv_requantize(runs * run, sums, add, 0, NULL, multiplier, zy, p->y_min, p->y_max, results);
-    for (int64_t r = 0; r < p->oh; r++) memcpy(out + r * p->ow, results + r * row_length, (size_t)p->ow);
-}
+/* The depthwise conv, in mrvl_kernels_qdepthwise.c (included after this file). */
+static void qconv_depthwise(const mrvl_qconv_params *p, const uint8_t *x, uint8_t flip, int32_t zu, const int8_t *w,
+                            const int32_t *zw, const int32_t *add, const float *multiplier, int32_t zy, uint8_t *y,
+                            unsigned char *scratch);
 
 /* ONNX QLinearConv in 2-D, NCHW, as the file's comment describes. `scratch` holds, 64-byte
  * aligned, per output channel the multiplier, constant term and moved weight zero point;
- * then for the depthwise kernel a row of sums and the padded plane, for the GEMM a tile of
- * sums, the offsets of its steps, the column sums, the quad planes, the bytes of missing
- * channels and padding rows and a buffer of results (target/host_kernels.py
- * qconv_scratch_bytes). A GEMM panel of packed weights is followed by the int32 sums of its
- * rows' (packed) weights. */
+ * then for the depthwise kernel its row of results and phases, for the GEMM a tile of sums,
+ * the offsets of its steps, the column sums, the quad planes, the bytes of missing channels and
+ * padding rows and a buffer of results (target/host_kernels.py qconv_scratch_bytes). A GEMM
+ * panel of packed weights is followed by the int32 sums of its rows' (packed) weights. */
 static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const float *x_scale, const void *x_zero,
                               const int8_t *w, const float *w_scale, const void *w_zero, const float *y_scale,
                               const void *y_zero, const int32_t *bias, void *y, void *scratch)
@@ -623,19 +491,8 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
         }
     }
     uint8_t *out = y;
-    if (p->depthwise) {
-        const int64_t count = (p->oh * qconv_depthwise_row(p) + 15) / 16 * 16;
-        int32_t *sums = (int32_t *)(void *)at;
-        uint8_t *results = at + (count * 4 + 63) / 64 * 64;
-        int16_t *padded = (int16_t *)(void *)(results + (count + 63) / 64 * 64);
-        const int64_t cols = (p->ow - 1) * p->stride_w + (p->kw - 1) * p->dilation_w + 1;
-        int64_t offset[taps];
-        qconv_depthwise_offsets(p, (cols + p->stride_w - 1) / p->stride_w, offset);
-        for (int64_t b = 0; b < p->n; b++)
-            for (int64_t o = 0; o < p->m; o++)
-                qconv_depthwise_plane(p, (const uint8_t *)x + (b * p->c + o) * p->h * p->w, flip, zu, w + o * taps,
-                                      zw[o], add[o], multiplier[o], zy, offset, padded, sums, results,
-                                      out + (b * p->m + o) * ohw);
+    if (p->depthwise) { /* mrvl_kernels_qdepthwise.c */
+        qconv_depthwise(p, x, flip, zu, w, zw, add, multiplier, zy, out, at);
         return;
     }
     /* How the GEMM reads its activations (`qconv_quad_planes`): from planes of `area` bytes,
