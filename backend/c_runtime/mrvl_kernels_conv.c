@@ -556,9 +556,11 @@ typedef struct {
     float *y;                     /* the group's output */
 } flat_args;
 
-/* Output floats of a group above which an expanding in-place flat conv takes its items
- * channel-major (mrvl_flat_conv_f32): a quarter of the L2 cache of the cores it was timed on. */
-#define MRVL_FLAT_CHANNEL_MAJOR_FLOATS (1 << 18)
+/* An expanding in-place flat conv of more output planes and floats a group than these takes
+ * its items channel-major (mrvl_flat_conv_f32); the floats are the L2 cache of the cores it was
+ * timed on (fewer planes or a smaller output ran faster position-major). */
+#define MRVL_FLAT_CHANNEL_MAJOR_PLANES 64
+#define MRVL_FLAT_CHANNEL_MAJOR_FLOATS (1 << 19)
 
 /* Column phases whose valid columns flat_copy works out once (more: per row). */
 #define MRVL_FLAT_COPY_PHASES 8
@@ -790,9 +792,10 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
     /* Position-major, each tile writes a run into every one of the group's output planes;
      * channel-major, each block's planes are written in one sweep and the input is read again
      * per block. An expanding 1x1 conv read in place (few input channels: little to read
-     * again) whose output outgrows the caches goes channel-major: all its planes written a run
-     * at a time cost it more than its multiply-adds. */
-    int channel_major = in_place && cg < mg && mg * positions > MRVL_FLAT_CHANNEL_MAJOR_FLOATS;
+     * again) of many planes whose output outgrows the caches goes channel-major: all its planes
+     * written a run at a time cost it more than its multiply-adds. */
+    int channel_major = in_place && cg < mg && mg > MRVL_FLAT_CHANNEL_MAJOR_PLANES &&
+                        mg * positions > MRVL_FLAT_CHANNEL_MAJOR_FLOATS;
     int serial = positions * mg * depth < MRVL_PARALLEL_MACS;
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
