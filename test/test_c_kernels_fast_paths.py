@@ -175,6 +175,11 @@ CASES["direct_deep_long_tiles_14x14"] = _conv_then(ACTIVATIONS["leaky_relu"], sh
 # 1x1 in place on 14 x 14: the last tile 4 positions (1 vector summed, read from the tail copy)
 CASES["flat_in_place_last_vector_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 32, 14, 14], w=[40, 32, 1, 1],
                                                      residual=True)
+# An expanding 1x1 in place of more than MRVL_FLAT_CHANNEL_MAJOR_PLANES planes whose output
+# (67 x 89 x 89 floats an image) outgrows MRVL_FLAT_CHANNEL_MAJOR_FLOATS: channel block after
+# channel block, the last block 3 channels
+CASES["flat_in_place_channel_major_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], shape=[2, 8, 89, 89],
+                                                                      w=[67, 8, 1, 1], residual=True)
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
 CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 35, [35, 1, 1], shift=False)

@@ -549,11 +549,18 @@ typedef struct {
     const float *tail;            /* in place: the last tile's floats of each channel (else NULL) */
     const int32_t *tail_tap;      /* and their tap table */
     int64_t depth, mg, blocks, count; /* blocks of MRVL_FLAT_MR channels; flat positions */
+    int channel_major;            /* the items channel block after channel block (flat_tiles) */
     const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
     const float *slope;           /* the group's PRelu slopes (may be NULL) */
     const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
     float *y;                     /* the group's output */
 } flat_args;
+
+/* An expanding in-place flat conv of more output planes and floats a group than these takes
+ * its items channel-major (mrvl_flat_conv_f32); the floats are the L2 cache of the cores it was
+ * timed on (fewer planes or a smaller output ran faster position-major). */
+#define MRVL_FLAT_CHANNEL_MAJOR_PLANES 64
+#define MRVL_FLAT_CHANNEL_MAJOR_FLOATS (1 << 19)
 
 /* Column phases whose valid columns flat_copy works out once (more: per row). */
 #define MRVL_FLAT_COPY_PHASES 8
@@ -665,13 +672,14 @@ static MRVL_ALWAYS_INLINE void copy_run(float *y, const float *a, int64_t len)
 }
 
 /* Items [begin, end) of a group of mrvl_flat_conv_f32: item t * blocks + jb is flat tile t
- * (positions [t, t + 1) * MRVL_FLAT_TILE) of channel block jb. */
+ * (positions [t, t + 1) * MRVL_FLAT_TILE) of channel block jb, or with channel_major item
+ * jb * tiles + t. */
 static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
 {
     const flat_args *a = ctx;
     const mrvl_conv_params *p = a->p;
     const int64_t *out = p->out, *q = a->q;
-    int64_t positions = volume3(out), tile = -1;
+    int64_t positions = volume3(out), tile = -1, tiles = (a->count + MRVL_FLAT_TILE - 1) / MRVL_FLAT_TILE;
     /* The tile's runs of output positions: run k is acc[.][at[k]...] to output position
      * first[k] on, len[k] long (a run ends with its output row or the tile; rows without
      * junk columns after them, a kernel 1 wide, run on into the next). */
@@ -679,7 +687,8 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
     int64_t at[MRVL_FLAT_TILE], first[MRVL_FLAT_TILE], len[MRVL_FLAT_TILE];
     int runs = 0;
     for (int64_t item = begin; item < end; item++) {
-        int64_t t = item / a->blocks, j0 = item % a->blocks * MRVL_FLAT_MR;
+        int64_t t = a->channel_major ? item % tiles : item / a->blocks;
+        int64_t j0 = (a->channel_major ? item / tiles : item % a->blocks) * MRVL_FLAT_MR;
         int64_t i0 = t * MRVL_FLAT_TILE, i1 = min_i64(i0 + MRVL_FLAT_TILE, a->count);
         if (t != tile) {
             tile = t;
@@ -780,13 +789,20 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
                 }
     int64_t blocks = (mg + MRVL_FLAT_MR - 1) / MRVL_FLAT_MR;
     int64_t items = (count + MRVL_FLAT_TILE - 1) / MRVL_FLAT_TILE * blocks;
+    /* Position-major, each tile writes a run into every one of the group's output planes;
+     * channel-major, each block's planes are written in one sweep and the input is read again
+     * per block. An expanding 1x1 conv read in place (few input channels: little to read
+     * again) of many planes whose output outgrows the caches goes channel-major: all its planes
+     * written a run at a time cost it more than its multiply-adds. */
+    int channel_major = in_place && cg < mg && mg > MRVL_FLAT_CHANNEL_MAJOR_PLANES &&
+                        mg * positions > MRVL_FLAT_CHANNEL_MAJOR_FLOATS;
     int serial = positions * mg * depth < MRVL_PARALLEL_MACS;
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
             float *yg = y + n * conv_y_batch(p) + g * mg * positions;
             const float *xg = x + (n * p->c + g * cg) * plane;
             flat_args args = {p, xg, scratch, in_place ? xg : scratch, {q[0], q[1], q[2]}, channel_floats, tap,
-                              tail, tail_tap, depth, mg, blocks, count,
+                              tail, tail_tap, depth, mg, blocks, count, channel_major,
                               packed + g * conv_packed_group_floats(mg, depth), b ? b + g * mg : NULL,
                               r ? r + (n * p->m + g * mg) * positions : NULL, p->slope ? p->slope + g * mg : NULL,
                               p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg};
