@@ -6,15 +6,15 @@
 
 In one run: the model (a name of benchmarks/cnn_models.py's MODELS, or an ONNX file) compiled whole
 into one bundle (all-host unless `--offload`), profiled on this machine (`mrvl-run --profile
---profile-out`), and cut into N stages (`mrvl-compile --stages N --host-profile` that profile:
-the split balances the kernels' measured times; `--assumed-rates` balances the target's
-assumed rates instead; `--cuts` cuts where it says). `--rebalance` then runs those stages once
-with `mrvl-run --profile` (each kernel timed as it runs beside the other stages) and cuts again
-on that profile (`mrvl-compile --stages N --host-profile` the pipeline's profile). Then the whole bundle runs F frames in a
-loop in this process, one thread, its buffers bound once (`HostProgram.bind`), and the stages
-the same F frames under `mrvl-run`'s MPI runner (`mrvl.pipeline_run.run_pipeline`), a rank a
-stage; the pair `--repeat` times, taking turns so that both see the same machine. Both times
-count from the first frame to the last frame's outputs, after loading.
+--profile-out`), and cut into N stages (`mrvl-compile --stages N --host-profile` that profile: the
+split balances the kernels' measured times; `--assumed-rates` balances the target's assumed rates
+instead; `--cuts` cuts where it says). `--rebalance` then runs those stages once with `mrvl-run
+--profile` (each kernel timed as it runs beside the other stages) and cuts again on that profile
+(`mrvl-compile --stages N --host-profile` the pipeline's profile). Then the whole bundle runs F
+frames in a loop in this process, one thread, its buffers bound once (`HostProgram.bind`), and the
+stages the same F frames under `mrvl-run`'s MPI runner (`mrvl.pipeline_run.run_pipeline`), a rank a
+stage; the pair `--repeat` times, taking turns so that both see the same machine. Both times count
+from the first frame to the last frame's outputs, after loading.
 
 Printed: each stage's estimate and its share of the profiled whole; the median frames/s of
 both and their ratio; for each stage of the median pipeline run, its busy time (compute over

@@ -256,8 +256,8 @@ def run_pipeline(
     (default and only choice: one per stage). `inputs` by name, each of its input's shape or
     with a leading axis of `frames` (default: filled as `fill_mode` says, as mrvl-run does);
     the last rank writes the outputs to `outputs` (.npz) if given; `log` keeps mpirun's output
-    when the run fails; `profile` times each stage's ops (see the module doc). Raises `CompileError` on bad input and on a
-    stage that failed."""
+    when the run fails; `profile` times each stage's ops (see the module doc). Raises
+    `CompileError` on bad input and on a stage that failed."""
     archive = Path(archive)
     if frames < 1:
         raise CompileError("--frames", f"must be at least 1, got {frames}")
