@@ -648,6 +648,7 @@ def _program_outputs(tmp_path: Path, c_workdir: Path, suffix: str, flags: list[s
                                        for name, value in b.by_name(values).items()})
 
 
+@pytest.mark.slow  # suite time; the int8 kernels' sanitizer build (test_qlinear_conv_kernels) stays in the suite
 def test_fast_paths_are_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:
     if not _sanitizers_link(tmp_path):
         pytest.skip("gcc cannot link -fsanitize=address,undefined here")
@@ -671,6 +672,7 @@ def test_fast_paths_match_onnxruntime_on_avx2(c_workdir: Path, tmp_path: Path) -
     _program_outputs(tmp_path, c_workdir, "avx2", ["-march=x86-64-v3"], GCC)
 
 
+@pytest.mark.slow  # suite time; the AArch64 zoo program (test_cross_compile) reads the copies in the fast suite
 def test_depthwise_column_copies_match_onnxruntime(c_workdir: Path, tmp_path: Path) -> None:
     """Every case built with the rows layout's column copies (MRVL_DEPTHWISE_COLUMN_COPIES, by
     default AArch64's only): the rows cases of enough channels read the copies, the others

@@ -81,7 +81,9 @@ def _run(args: list[str], capsys) -> tuple[int, str, str]:
     return status, captured.out, captured.err
 
 
-@pytest.mark.parametrize("place, stages, precision", RUNS)
+@pytest.mark.parametrize("place, stages, precision", [
+    pytest.param(*run, marks=pytest.mark.slow) if run == ("host", 4, "fp16") else run  # suite time
+    for run in RUNS])
 def test_frames_match_the_whole_bundle(skip_net, place, stages, precision, tmp_path, capsys):
     outputs = tmp_path / "outputs.npz"
     status, out, err = _run([skip_net[place, stages], "--frames", FRAMES, "--inputs", skip_net["inputs"],
