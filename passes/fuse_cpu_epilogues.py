@@ -58,7 +58,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.graph_queries import constant_value, module_of
 from mrvl_dialect.locations import fused_location
 from mrvl_dialect.weights import WeightStore
-from mrvl.passes.lower_to_cpu import SUBGRAPH_OP, float_attr
+from mrvl.passes.lower_to_cpu import float_attr, host_regions
 
 
 def own_properties(op: Operation) -> dict[str, Attribute]:
@@ -585,7 +585,5 @@ class FuseCpuEpiloguesPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(list(EPILOGUES)))
-        for top in list(op.body.block.ops):
-            if top.name != SUBGRAPH_OP:
-                for region in top.regions:
-                    walker.rewrite_region(region)
+        for region in host_regions(op):
+            walker.rewrite_region(region)

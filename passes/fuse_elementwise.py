@@ -46,7 +46,7 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.locations import fused_location
 from mrvl_dialect.mrvl import REASONS_ATTR
 from mrvl.passes.fuse_cpu_epilogues import scalar_constant
-from mrvl.passes.lower_to_cpu import SUBGRAPH_OP
+from mrvl.passes.lower_to_cpu import host_regions
 
 Emit = Callable[[Operation], SSAValue]
 """Appends a scalar op to the body being built and gives its result."""
@@ -229,8 +229,6 @@ class FuseElementwisePass(ModulePass):
     name = "fuse-elementwise"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for top in list(op.body.block.ops):
-            if top.name != SUBGRAPH_OP:
-                for region in top.regions:
-                    for block in region.blocks:
-                        fuse_block(block)
+        for region in host_regions(op):
+            for block in region.blocks:
+                fuse_block(block)

@@ -64,7 +64,7 @@ from mrvl_dialect.graph_queries import constant_value, module_of
 from mrvl_dialect.locations import fused_location
 from mrvl_dialect.mrvl import QUANTIZED_ATTR, QuantizedAttr, QuantParamsAttr
 from mrvl_dialect.weights import WeightStore
-from mrvl.passes.lower_to_cpu import SUBGRAPH_OP
+from mrvl.passes.lower_to_cpu import host_regions
 
 
 def _integers_of(values: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, dtype: type) -> np.ndarray | None:
@@ -274,7 +274,5 @@ class FuseHostQdqConvsPass(ModulePass):
         walker = PatternRewriteWalker(GreedyRewritePatternApplier([DequantizeConvQuantizeToQLinearConv(),
                                                                    DequantizeGemmQuantizeToQLinearConv()],
                                                                   dce_enabled=False))
-        for top in list(op.body.block.ops):
-            if top.name != SUBGRAPH_OP:
-                for region in top.regions:
-                    walker.rewrite_region(region)
+        for region in host_regions(op):
+            walker.rewrite_region(region)

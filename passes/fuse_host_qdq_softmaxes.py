@@ -22,7 +22,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 import mrvl_dialect.cpu as cpu
 from mrvl_dialect.cpu import element_type_of
 from mrvl_dialect.locations import fused_location
-from mrvl.passes.lower_to_cpu import SUBGRAPH_OP
+from mrvl.passes.lower_to_cpu import host_regions
 from mrvl.passes.qdq_tensors import erase_if_unused, host_grid
 
 
@@ -56,7 +56,5 @@ class FuseHostQdqSoftmaxesPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         walker = PatternRewriteWalker(QuantizeSoftmaxToQLinearSoftmax(), apply_recursively=False)
-        for top in list(op.body.block.ops):
-            if top.name != SUBGRAPH_OP:
-                for region in top.regions:
-                    walker.rewrite_region(region)
+        for region in host_regions(op):
+            walker.rewrite_region(region)

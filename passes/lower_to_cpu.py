@@ -14,7 +14,7 @@ Errors name the ONNX node, as `node 'topk1' (TopK): no host kernel for TopK`.
 """
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import (
     i32,
 )
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -67,6 +67,16 @@ from mrvl_dialect.graph_queries import constant_op, constant_value, node_name, o
 
 SUBGRAPH_OP = "mrvl.subgraph"
 """Ops inside an op of this name run on the accelerator and are left alone."""
+
+
+def host_regions(module: ModuleOp) -> Iterator[Region]:
+    """The regions of `module`'s top-level ops other than accelerator subgraphs: where the host
+    ops a host pass rewrites live."""
+    for top in list(module.body.block.ops):
+        if top.name != SUBGRAPH_OP:
+            yield from top.regions
+
+
 KEPT_GRAPH_OPS = frozenset({"graph.constant", "graph.yield"})
 """`graph` ops the host keeps: constants (the C emitter's data) and region terminators."""
 
@@ -1457,10 +1467,8 @@ class LowerToCpuPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         walker = PatternRewriteWalker(GreedyRewritePatternApplier([LoweringsByOpClass([p() for p in PATTERNS])]))
-        for top in list(op.body.block.ops):
-            if top.name != SUBGRAPH_OP:
-                for region in top.regions:
-                    walker.rewrite_region(region)
+        for region in host_regions(op):
+            walker.rewrite_region(region)
         if self.allow_unsupported:
             return
         for nested in op.walk():
