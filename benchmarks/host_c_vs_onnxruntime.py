@@ -75,9 +75,9 @@ def cpuid_masked() -> bool:
     return True
 
 
-def rerun_with_avx2_cpuid(argv: list[str]) -> None:
-    """Run this benchmark again, in this process, with benchmarks/cpuid_avx2.c preloaded (built
-    once into the temporary folder)."""
+def rerun_with_avx2_cpuid(argv: list[str], script: Path = Path(__file__)) -> None:
+    """Run `script` (this benchmark) again, in this process, with benchmarks/cpuid_avx2.c
+    preloaded (built once into the temporary folder)."""
     digest = hashlib.sha256(CPUID_AVX2.read_bytes()).hexdigest()[:12]
     library = Path(tempfile.gettempdir()) / f"mrvl-cpuid-avx2-{digest}.so"
     if not library.exists():
@@ -85,20 +85,22 @@ def rerun_with_avx2_cpuid(argv: list[str]) -> None:
         subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(partial), str(CPUID_AVX2)], check=True)
         partial.replace(library)
     before = os.environ.get("LD_PRELOAD", "")
-    os.execve(sys.executable, [sys.executable, str(Path(__file__).resolve()), *argv],
+    os.execve(sys.executable, [sys.executable, str(script.resolve()), *argv],
               dict(os.environ, LD_PRELOAD=" ".join(filter(None, [str(library), before])),
                    MRVL_CPUID_AVX2_PRELOAD=before))
 
 
 def build(model_path: Path, name: str, shapes: dict[str, list[int]], out: Path, arch_flags: str | None,
-          threads: int = 1) -> Path:
+          threads: int = 1, profile: bool = False) -> Path:
+    """The model's all-host C library, built in `out`; with per-op timing when `profile`
+    (`make PROFILE=1`)."""
     target = f"c{{model={name}" + (f" host_threads={threads}" if threads > 1 else "") + "}"
     args = [str(model_path), "-p", "mrvl-pipeline{offload=false},mrvl-host-pipeline", "-t", target, "-o", str(out)]
     for input_name, dims in shapes.items():
         args += ["--input-shape", f"{input_name}={'x'.join(map(str, dims))}"]
     if mrvl_opt(args) != 0:
         raise SystemExit(f"error: mrvl-opt failed on {model_path}")
-    make = ["make", "-s", "-C", str(out), f"lib{name}.so"]
+    make = ["make", "-s", "-C", str(out), f"lib{name}.so", *(["PROFILE=1"] if profile else [])]
     if arch_flags is not None:
         make.append(f"ARCH_FLAGS={arch_flags}")
     subprocess.run(make, check=True)
@@ -159,8 +161,13 @@ def median_seconds(runs: list, repeat: int, clock=time.perf_counter) -> list[flo
     return [statistics.median(times) for times in samples]
 
 
-def onnxruntime_session(path: Path, threads: int) -> ort.InferenceSession:
+def onnxruntime_session(path: Path, threads: int, profile_prefix: str | None = None) -> ort.InferenceSession:
+    """A session on `threads` intra-op threads; profiling each node into a JSON file named
+    after `profile_prefix` when given (`end_profiling` returns its path)."""
     options = ort.SessionOptions()
+    if profile_prefix is not None:
+        options.enable_profiling = True
+        options.profile_file_prefix = profile_prefix
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
