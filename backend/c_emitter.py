@@ -399,7 +399,8 @@ class CEmitter:
 
     @emit.register
     def _(self, op: cpu.MatmulOp, x: list[str], y: list[str]) -> list[str]:
-        fields = _matmul_fields(op) | dict(packed_b=int(op.packed_b is not None))
+        fields = _matmul_fields(op) | dict(packed_b=int(op.packed_b is not None),
+                                            transposed_b=int(op.transposed_b is not None))
         bias = x[2] if op.C is not None else "NULL"
         scratch = "scratch" if op.scratch is not None else "NULL"
         params = self.params("mrvl_matmul_params", fields | self.epilogue_params(op))
@@ -1184,6 +1185,9 @@ class CEmitter:
                 shape, layout = reader.weights_shape(), f", packed for mrvl_conv_f32, {reader.group.value.data} group(s)"
             elif reader is not None:
                 shape, layout = reader.weights_shape(), ", packed for the GEMM"
+            elif (matmul := next((use.operation for use in value.uses if use.index == 1 and isinstance(
+                    use.operation, cpu.MatmulOp) and use.operation.transposed_b is not None), None)):
+                layout = f", the transpose of the matmul's B{list(matmul.weights_shape())}"
             table.append((names(value.name_hint or "weight"), offset, array.nbytes,
                           f"{_ctype(value).onnx}{list(shape)}{layout}"))
         return blob, table

@@ -50,8 +50,10 @@ def label_nodes(label: str) -> list[str]:
 
 
 def onnx_node_of(name: str, onnx_names: set[str]) -> str | None:
-    """The ONNX node an onnxruntime node is named after: its own name, or the longest ONNX
-    name it starts with followed by `_` (onnxruntime's suffixes: `_nchwc`, `_token_12`)."""
+    """The ONNX node an onnxruntime node is named after: its own name (its last word: `fused
+    gemm_40`), or the longest ONNX name that starts it followed by `_` (onnxruntime's suffixes:
+    `_nchwc`, `_token_12`)."""
+    name = name.split(" ")[-1]
     if name in onnx_names:
         return name
     prefixes = [n for n in onnx_names if name.startswith(n + "_")]

@@ -1064,6 +1064,8 @@ class GemmOp(CpuOp):
 def _unpacked_b_shape(op: "GemmOp | MatmulOp", transposed: bool = False) -> tuple[int, ...]:
     """B's shape as the op's kernel would read it unpacked: (K, N), or (N, K) `transposed`."""
     b = shape_of(op.B)
+    if isinstance(op, MatmulOp) and op.transposed_b is not None:
+        return b[::-1]
     if op.packed_b is None:
         return b
     k, n = b[1], shape_of(op.Y)[-1]
@@ -1121,6 +1123,9 @@ class MatmulOp(CpuOp):
     packed_b = opt_prop_def(UnitAttr)
     """B is a (K, N) matrix in the packed layout of the GEMM kernel (`plan-host-memory`), as
     `cpu.gemm`'s `packed_b`."""
+    transposed_b = opt_prop_def(UnitAttr)
+    """B holds the transpose (N, K) of a (K, N) matrix, for a product of a few rows that dots
+    them with B's rows (`plan-host-memory`)."""
 
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
     assembly_format = ("$A `,` $B (`bias` $C^)? (`slope` $slope^)? attr-dict `:` `(` type($A) `,` type($B) `)` "
@@ -1141,6 +1146,8 @@ class MatmulOp(CpuOp):
 
     def verify_params(self) -> None:
         _check_packed_b(self)
+        if self.transposed_b is not None and (self.packed_b is not None or len(shape_of(self.B)) != 2):
+            raise VerifyException("a transposed 'B' must be one matrix, not packed")
         a, b = shape_of(self.A), self.weights_shape()
         expected = matmul_shape(a, b)
         if expected is None:

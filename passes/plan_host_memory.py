@@ -10,7 +10,11 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   panel: fewer columns would mostly be padding), becomes a packed constant
   (`pack_conv_weights`, one per distinct group count; `pack_gemm_weights` of B', one per
   transposition), in the weight store, right before it; the op gets `packed_weights` (conv)
-  or `packed_b`, and the constant goes when nothing else reads it. Weights the IR carries no
+  or `packed_b`, and the constant goes when nothing else reads it. A product of at most
+  GEMM_DOT_ROWS rows (`reads_rows_of_b`: a fully connected layer on a sample or a few) reads
+  B's (N, K) rows instead, one dot product each, streaming B from memory once: its (K, N) B
+  becomes the transposed constant (a `cpu.gemm` gets trans_b, a `cpu.matmul` `transposed_b`)
+  and a transposed B stays as it is. Weights the IR carries no
   data for stay (the C emitter names them); run-time weights of a `direct` or `flat` conv are
   packed into the front of its scratch (`packing_floats`); the int8 or uint8 weights of a
   `cpu.qlinear_conv` become int8 constants in its kernel's layout (`pack_qconv_weights`:
@@ -66,6 +70,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    BoolAttr,
     ComplexType,
     DenseArrayBase,
     DenseResourceAttr,
@@ -87,7 +92,8 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.weights import WeightStore
 from mrvl_dialect.graph_queries import constant_value
 from mrvl.target.host_kernels import (contiguous_strides, elementwise_loop_into, kernel_macro, pack_conv_weights,
-                                      pack_gemm_weights, pack_qconv_weights, packed_weights_floats, scratch_bytes)
+                                      pack_gemm_weights, pack_qconv_weights, packed_weights_floats,
+                                      reads_rows_of_b, scratch_bytes)
 
 WORKSPACE_ALIGN = 64
 """Alignment (bytes) of the workspace and of every tensor and scratch area in it."""
@@ -117,8 +123,9 @@ def tensor_bytes(value: SSAValue) -> int:
 def packed_layout(op: Operation, operand: int) -> tuple[str, int] | None:
     """The packed layout operand `operand` of `op` is read in when it is the float32 weights of
     a kernel that reads them packed, and not packed yet: ("conv", group count) or ("gemm",
-    1 when B is transposed, else 0); ("qconv", group count) for the int8 weights of a
-    `cpu.qlinear_conv`; None otherwise."""
+    1 when B is transposed, else 0); ("rows", 0) for the (K, N) B of a product that dots a
+    few rows of A with B's rows (`reads_rows_of_b`), which reads B transposed; ("qconv", group
+    count) for the int8 weights of a `cpu.qlinear_conv`; None otherwise."""
     if isinstance(op, cpu.QLinearConvOp):
         if operand != 3 or op.packed_weights is not None:
             return None
@@ -130,6 +137,10 @@ def packed_layout(op: Operation, operand: int) -> tuple[str, int] | None:
         return ("conv", op.group.value.data) if packed else None
     if not isinstance(op, cpu.GemmOp | cpu.MatmulOp) or op.packed_b is not None:
         return None
+    if isinstance(op, cpu.MatmulOp) and op.transposed_b is not None:
+        return None
+    if reads_rows_of_b(op):
+        return None if isinstance(op, cpu.GemmOp) and op.trans_b.value.data else ("rows", 0)
     if len(cpu.shape_of(op.B)) != 2 or len(cpu.shape_of(op.A)) < 2:
         return None
     if 2 * cpu.shape_of(op.Y)[-1] < kernel_macro("GEMM_PANEL"):
@@ -151,6 +162,8 @@ def packed_constant(array: np.ndarray, layout: tuple[str, int]) -> np.ndarray:
         return pack_qconv_weights(array, parameter, depthwise)
     if kind == "conv":
         return pack_conv_weights(array, parameter)
+    if kind == "rows":
+        return np.ascontiguousarray(array.T)
     return pack_gemm_weights(array.T if parameter else array)
 
 
@@ -165,8 +178,8 @@ def pack_weights(block: Block, module: ModuleOp) -> None:
                 readers[layout].append(use.operation)
         if not readers or (array := constant_value(value, module)) is None:
             continue
-        name = f"{value.name_hint or 'weight'}_packed"
         for layout in sorted(readers):
+            name = f"{value.name_hint or 'weight'}_{'transposed' if layout[0] == 'rows' else 'packed'}"
             packed = packed_constant(array, layout)
             element = i8 if layout[0] == "qconv" else f32
             attr = DenseResourceAttr.from_params(store.add(name, packed), TensorType(element, packed.shape))
@@ -183,7 +196,12 @@ def pack_weights(block: Block, module: ModuleOp) -> None:
                         op.properties["w_shift"] = IntegerAttr(128, i64)
                     continue
                 op.operands[1] = replacement.output
-                op.properties["packed_weights" if layout[0] == "conv" else "packed_b"] = UnitAttr()
+                if layout[0] == "rows" and isinstance(op, cpu.GemmOp):
+                    op.properties["trans_b"] = BoolAttr.from_bool(True)
+                elif layout[0] == "rows":
+                    op.properties["transposed_b"] = UnitAttr()
+                else:
+                    op.properties["packed_weights" if layout[0] == "conv" else "packed_b"] = UnitAttr()
         if not value.uses:
             block.erase_op(constant)
 

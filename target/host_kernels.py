@@ -88,6 +88,18 @@ def gemm_pack_floats(m: int, n: int, k: int, contiguous_a: bool = False, packed_
     return min(k, kernel_macro("GEMM_KC")) * (b_part + a_part)
 
 
+def reads_rows_of_b(op: cpu.GemmOp | cpu.MatmulOp) -> bool:
+    """Whether the product is at most GEMM_DOT_ROWS rows of A, each dotted with B's (N, K)
+    rows (gemm_dots): a fully connected layer on a few samples, whose B, larger than the
+    caches, is then streamed from memory once, where the packed GEMM would wait on a tile's
+    few sums. A cpu.gemm must read A untransposed; a cpu.matmul's B must be one matrix."""
+    rows = kernel_macro("GEMM_DOT_ROWS")
+    if isinstance(op, cpu.GemmOp):
+        return not op.trans_a.value.data and cpu.shape_of(op.Y)[0] <= rows
+    a, b = cpu.shape_of(op.A), op.weights_shape()
+    return len(b) == 2 and math.prod(a[:-1]) <= rows
+
+
 # --- Convolutions ---------------------------------------------------------------------
 
 
@@ -475,9 +487,9 @@ def scratch_bytes(op: Operation) -> int:
         k = cpu.shape_of(op.A)[0 if trans_a else 1]
         if op.packed_b is not None:
             return 4 * gemm_pack_floats(m, n, k, packed_b=True) if trans_a else 0
-        if m > kernel_macro("GEMM_DOT_ROWS") or trans_a or not trans_b:
+        if not (reads_rows_of_b(op) and trans_b):
             return 4 * gemm_pack_floats(m, n, k, contiguous_a=not trans_a)
-    if isinstance(op, cpu.MatmulOp) and op.packed_b is None:
+    if isinstance(op, cpu.MatmulOp) and op.packed_b is None and op.transposed_b is None:
         a2, b2, batch = matmul_shapes(op)
         return 4 * gemm_pack_floats(a2[-2] * math.prod(batch), b2[-1], a2[-1], contiguous_a=True)
     if isinstance(op, cpu.TopKOp):  # two index arrays, one line at a time

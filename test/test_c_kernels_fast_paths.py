@@ -393,12 +393,20 @@ CASES |= LINEARS
 for _rows, (_n_out, _depth) in {1: (15, 37), 2: (13, 100), 3: (11, 21), 4: (9, 64)}.items():
     CASES[f"gemm_dots_{_rows}_rows"] = single_op("Gemm", [("x", [_rows, _depth])], transB=1,
                                                  initializers=[_w("w", [_n_out, _depth]), _w("c", [_n_out], seed=2)])
+# the same from a (K, N) B, which plan-host-memory stores transposed: a Gemm without transB, a
+# MatMul of a vector and of 1, 2 (a batch of 1-row matrices, stacked) and 4 rows with its bias
+# and Relu fused
+CASES["gemm_dots_b_transposed"] = single_op("Gemm", [("x", [3, 45])],
+                                            initializers=[_w("w", [45, 70]), _w("c", [70], seed=2)])
+CASES["matmul_dots_vector"] = single_op("MatMul", [("x", [50])], initializers=[_w("w", [50, 33])])
+for _rows, _shape in {1: [1, 1, 40], 2: [2, 1, 33], 4: [1, 4, 100]}.items():
+    CASES[f"matmul_dots_{_rows}_rows"] = _linear([_n("Relu", ["a"], ["y"])], _shape, 70, [70])
 
-# weights packed at compile time: few rows by column tiles (1, 5, 7 and 14 rows: each tile
+# weights packed at compile time: few rows by column tiles (5, 7, 13 and 14 rows: each tile
 # height of every target, a short last row tile), a ragged last panel, a depth past
 # MRVL_GEMM_KC with a ragged block; more rows than MRVL_GEMM_MC in blocks; A transposed (packed
 # at run time)
-for _rows in (1, 5, 7, 14):
+for _rows in (5, 7, 13, 14):
     CASES[f"gemm_packed_rows_{_rows}"] = single_op("Gemm", [("x", [_rows, 300])], transB=1,
                                                    initializers=[_w("w", [70, 300]), _w("c", [70], seed=2)])
 CASES["gemm_packed_tall"] = single_op("Gemm", [("x", [100, 40])], initializers=[_w("w", [40, 50]), _w("c", [50], 2)])
@@ -760,6 +768,15 @@ def test_bias_and_activation_fuse_into_the_matmul(name: str, c_workdir: Path) ->
     call = next(line for line in text.splitlines() if "mrvl_matmul_f32(&p" in line)
     assert call.split(", ")[3] != "NULL", "the matmul has no bias"
     assert (".clamp = 1" in text or ".activation = MRVL_EPILOGUE_" in text) == (name != "matmul_bias")
+
+
+@pytest.mark.parametrize("name", ["gemm_dots_b_transposed", *(n for n in CASES if n.startswith("matmul_dots_"))])
+def test_few_rows_dot_b_transposed(name: str, c_workdir: Path) -> None:
+    """A product of at most MRVL_GEMM_DOT_ROWS rows with a (K, N) constant B reads B's
+    transpose, stored so at compile time, not packed panels."""
+    text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
+    transposed = r"\.transposed_b = 1" if "mrvl_matmul_f32(&p" in text else r"\.trans_b = -?1,"  # a true i1 is -1
+    assert re.search(transposed, text) and ".packed_b = 0" in text
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if n.startswith("conv_transpose_nhwc_")])

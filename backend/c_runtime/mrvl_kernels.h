@@ -116,6 +116,8 @@ typedef struct {
     int64_t b_batch_stride[MRVL_MAX_RANK];
     int64_t m, k, n;
     int packed_b;                          /* B (k, n), shared by the batch, packed at compile time */
+    int transposed_b;                      /* B given as its (n, k) transpose, shared; m * batch rows
+                                              at most MRVL_GEMM_DOT_ROWS (gemm_dots) */
     int clamp;                             /* then clamped to [min, max] (a fused Relu or Clip) */
     float min, max;
     int activation;                        /* then this enum mrvl_epilogue_kind, with its alpha and beta */

@@ -337,6 +337,15 @@ static void gemm_dots(const void *ctx, int64_t begin, int64_t end)
         for (int64_t i = 0; i < g->m; i++) g->y[i * g->n + j] += dot_f32(g->k, g->a + i * g->k, g->b + j * g->k);
 }
 
+/* y[i][j] += a's row i . b's row j: gemm_dots over B's rows, on the threads when the
+ * product is large enough. */
+static void gemm_dot_products(int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *y)
+{
+    gemm_dot_args args = {m, n, k, a, b, y};
+    if (m * n * k < MRVL_PARALLEL_MACS) gemm_dots(&args, 0, n);
+    else mrvl_parallel(n, gemm_dots, &args); /* B's rows over the threads */
+}
+
 /* y (m, n) = alpha * A' B' + beta * C; c may be NULL. With p->packed_b, b is B' packed at
  * compile time (gemm_prepacked; `scratch` as its apack). Else `scratch`:
  * MRVL_GEMM_PACK_FLOATS(m, n, k) floats unless trans_b and m <= MRVL_GEMM_DOT_ROWS (then
@@ -354,9 +363,7 @@ static void mrvl_gemm_f32(const mrvl_gemm_params *p, const float *a, const float
     if (p->packed_b) {
         gemm_prepacked(m, n, k, a, a_rs, a_cs, b, y, n, scratch);
     } else if (p->trans_b && m <= MRVL_GEMM_DOT_ROWS && !p->trans_a) {
-        gemm_dot_args args = {m, n, k, a, b, y};
-        if (m * n * k < MRVL_PARALLEL_MACS) gemm_dots(&args, 0, n);
-        else mrvl_parallel(n, gemm_dots, &args); /* B's rows over the threads */
+        gemm_dot_products(m, n, k, a, b, y);
     } else {
         gemm_acc_f32(m, n, k, a, a_rs, a_cs, b, p->trans_b ? 1 : n, p->trans_b ? k : 1, y, n, scratch);
     }
@@ -378,7 +385,9 @@ static void activate_f32(int activation, float alpha, float beta, int64_t count,
  * where the sums start, the rest one pass over the result. A batch whose B is shared and
  * whose A matrices are consecutive is one product of m * batch rows. With p->packed_b, b is
  * the one (k, n) B of every batch packed at compile time (gemm_prepacked), and `scratch` is
- * unused; else it is MRVL_GEMM_PACK_FLOATS(m * batch, n, k) floats. */
+ * unused; with p->transposed_b, b is that B's (n, k) transpose, dotted with the few rows of
+ * A (gemm_dot_products), and `scratch` unused; else it is MRVL_GEMM_PACK_FLOATS(m * batch,
+ * n, k) floats. */
 static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const float *b, const float *bias,
                             float *y, float *scratch)
 {
@@ -401,7 +410,8 @@ static void mrvl_matmul_f32(const mrvl_matmul_params *p, const float *a, const f
     else
         fill_rows_f32(rows * batches, p->n, NULL, y, p->n);
     for (int64_t t = 0; t < batches; t++) {
-        if (p->packed_b) gemm_prepacked(rows, p->n, p->k, a + ao, p->k, 1, b, y + t * rows * p->n, p->n, NULL);
+        if (p->transposed_b) gemm_dot_products(rows, p->n, p->k, a + ao, b, y + t * rows * p->n);
+        else if (p->packed_b) gemm_prepacked(rows, p->n, p->k, a + ao, p->k, 1, b, y + t * rows * p->n, p->n, NULL);
         else gemm_acc_f32(rows, p->n, p->k, a + ao, p->k, 1, b + bo, p->n, 1, y + t * rows * p->n, p->n, scratch);
         for (int d = p->batch_rank - 1; d >= 0; d--) {
             idx[d]++;

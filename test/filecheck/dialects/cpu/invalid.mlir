@@ -545,6 +545,14 @@ func.func @packed_b_too_small(%x: tensor<2x8xf32>, %b: tensor<1x8x32xf32>) -> te
 
 // -----
 
+// CHECK: Operation does not verify: a transposed 'B' must be one matrix, not packed
+func.func @transposed_b_batched(%x: tensor<2x1x8xf32>, %b: tensor<2x4x8xf32>) -> tensor<2x1x4xf32> {
+  %y = cpu.matmul %x, %b {transposed_b} : (tensor<2x1x8xf32>, tensor<2x4x8xf32>) -> tensor<2x1x4xf32>
+  func.return %y : tensor<2x1x4xf32>
+}
+
+// -----
+
 // CHECK: Operation does not verify: 'activations' must have 2 values (1 per direction), got 1: ['tanh']
 func.func @recurrent_activations(%x: tensor<5x2x3xf32>, %w: tensor<2x4x3xf32>, %r: tensor<2x4x4xf32>) -> tensor<2x2x4xf32> {
   %yh = cpu.recurrent rnn %x, %w, %r {direction = #cpu<recurrent_direction bidirectional>, layout = 0 : i64, activations = [#cpu<recurrent_activation tanh>], alphas = array<f32: 0.0>, betas = array<f32: 0.0>} : (tensor<5x2x3xf32>, tensor<2x4x3xf32>, tensor<2x4x4xf32>) -> Y_h tensor<2x2x4xf32>
