@@ -51,12 +51,12 @@ def label_nodes(label: str) -> list[str]:
 
 def onnx_node_of(name: str, onnx_names: set[str]) -> str | None:
     """The ONNX node an onnxruntime node is named after: its own name (its last word: `fused
-    gemm_40`), or the longest ONNX name that starts it followed by `_` (onnxruntime's suffixes:
-    `_nchwc`, `_token_12`)."""
+    gemm_40`), or the longest ONNX name that starts it followed by `_` or `/` (onnxruntime's
+    suffixes: `_nchwc`, `_token_12`, `/QuickGeluFusion/`)."""
     name = name.split(" ")[-1]
     if name in onnx_names:
         return name
-    prefixes = [n for n in onnx_names if name.startswith(n + "_")]
+    prefixes = [n for n in onnx_names if name.startswith((n + "_", n + "/"))]
     return max(prefixes, key=len) if prefixes else None
 
 
