@@ -47,8 +47,9 @@ static int64_t nearest_source(const mrvl_resize_params *p, int d, int64_t o)
 /* Row by row of the last dim: the source columns are worked out once per block of
  * MRVL_RESIZE_COLUMNS and serve every row, the outer dims' source once per row, so the
  * float coordinate arithmetic is not repeated for every element. A block whose columns are
- * the source's own (channels last: the last dim is not resized) is one copy per row. Rows
- * lie p->out_row elements apart (a slice of a concat's output), or follow each other. */
+ * the source's own (channels last: the last dim is not resized) is one copy per row, and so
+ * is a row with the same source row as the one before (an upsampled plane's repeated rows).
+ * Rows lie p->out_row elements apart (a slice of a concat's output), or follow each other. */
 #define MRVL_RESIZE_COLUMNS 256
 static void mrvl_resize_nearest(const mrvl_resize_params *p, const void *x, void *y, size_t elem)
 {
@@ -76,11 +77,13 @@ static void mrvl_resize_nearest(const mrvl_resize_params *p, const void *x, void
         }
         int64_t part[MRVL_MAX_RANK] = {0}; /* each outer dim's share of the source offset, kept as idx moves */
         for (int d = 0; d + 1 < r; d++) part[d] = nearest_source(p, d, 0) * stride[d];
-        for (int64_t row = 0; row < rows; row++) {
+        for (int64_t row = 0, previous = -1; row < rows; row++) {
             int64_t src = 0;
             for (int d = 0; d + 1 < r; d++) src += part[d];
             char *o = out + (row * out_row + j0) * (int64_t)elem;
-            if (own) {
+            if (src == previous) {
+                memcpy(o, o - out_row * (int64_t)elem, (size_t)cols * elem);
+            } else if (own) {
                 memcpy(o, in + (src + j0) * (int64_t)elem, (size_t)cols * elem);
             } else if (elem == 4) {
                 const float *f = (const float *)(const void *)(in + src * 4);
@@ -89,6 +92,7 @@ static void mrvl_resize_nearest(const mrvl_resize_params *p, const void *x, void
                 for (int64_t j = 0; j < cols; j++)
                     memcpy(o + j * (int64_t)elem, in + (src + column[j]) * (int64_t)elem, elem);
             }
+            previous = src;
             for (int d = r - 2; d >= 0; d--) {
                 int done = ++idx[d] < p->out_shape[d];
                 if (!done) idx[d] = 0;
