@@ -34,6 +34,7 @@ from functools import singledispatchmethod
 import numpy as np
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
+    BoolAttr,
     FloatAttr,
     IntegerType,
     ModuleOp,
@@ -157,6 +158,11 @@ def _matmul_fields(op: cpu.MatmulOp | cpu.MatmulIntegerOp) -> dict[str, object]:
     b_bs = [s * k * n for s in broadcast_strides(b2[:-2], batch)]
     return dict(batch_rank=len(batch), batch=_array(batch or [0]), a_batch_stride=_array(a_bs or [0]),
                 b_batch_stride=_array(b_bs or [0]), m=m, k=k, n=n)
+
+
+def _flag(attr: BoolAttr) -> int:
+    """1 or 0 (a true i1 holds -1)."""
+    return int(bool(attr.value.data))
 
 
 def _bytes(value: SSAValue) -> int:
@@ -389,7 +395,7 @@ class CEmitter:
         a = _shape(op.A)
         k = a[0] if op.trans_a.value.data else a[1]
         c_strides = broadcast_strides(_shape(op.C), (m, n)) if op.C is not None else [0, 0]
-        fields = dict(m=m, n=n, k=k, trans_a=int(op.trans_a.value.data), trans_b=int(op.trans_b.value.data),
+        fields = dict(m=m, n=n, k=k, trans_a=_flag(op.trans_a), trans_b=_flag(op.trans_b),
                       alpha=_c_float(op.alpha.value.data), beta=_c_float(op.beta.value.data),
                       c_row_stride=c_strides[0], c_col_stride=c_strides[1], packed_b=int(op.packed_b is not None))
         c = x[2] if op.C is not None else "NULL"
@@ -713,7 +719,7 @@ class CEmitter:
                                   ("pad_begin", pads[:rank], 0), ("pad_end", pads[rank:], 0)):
             fields[key] = _array([fill] * lead + list(values))
         fields |= dict(is_max=int(op.kind.data == cpu.PoolKind.MAX),
-                       count_include_pad=int(op.count_include_pad.value.data))
+                       count_include_pad=_flag(op.count_include_pad))
         if op.indices is not None:
             column_major = op.storage_order.value.data  # type: ignore[union-attr]
             return [*self.params("mrvl_pool_params", fields),
@@ -844,7 +850,7 @@ class CEmitter:
                       nearest_mode={"FLOOR": "MRVL_NEAREST_FLOOR", "CEIL": "MRVL_NEAREST_CEIL"}.get(
                           op.nearest_mode.data.name, f"MRVL_{op.nearest_mode.data.name}"),
                       cubic_coeff_a=_c_float(op.cubic_coeff_a.value.data),
-                      exclude_outside=int(op.exclude_outside.value.data))
+                      exclude_outside=_flag(op.exclude_outside))
         if cropping:
             roi = list(op.roi.get_values())  # type: ignore[union-attr]
             starts, ends = roi[:len(s)], roi[len(s):]
@@ -894,7 +900,7 @@ class CEmitter:
     def _(self, op: cpu.ArgReduceOp, x: list[str], y: list[str]) -> list[str]:
         suffix = _suffix(op.input)
         is_max = int(op.kind.data == cpu.ArgReduceKind.MAX)
-        last = int(op.select_last_index.value.data)
+        last = _flag(op.select_last_index)
         return [f"mrvl_arg_reduce_{suffix}({is_max}, {last}, {self.axis_split(op.input, op.axis.value.data)}, "
                 f"{x[0]}, {y[0]});"]
 
@@ -906,15 +912,15 @@ class CEmitter:
     @emit.register
     def _(self, op: cpu.CumulativeOp, x: list[str], y: list[str]) -> list[str]:
         suffix = _suffix(op.input)
-        flags = [int(op.kind.data == cpu.CumulativeKind.PROD), int(op.exclusive.value.data),
-                 int(op.reverse.value.data)]
+        flags = [int(op.kind.data == cpu.CumulativeKind.PROD), _flag(op.exclusive),
+                 _flag(op.reverse)]
         return [f"mrvl_cumulative_{suffix}({', '.join(map(str, flags))}, "
                 f"{self.axis_split(op.input, op.axis.value.data)}, {x[0]}, {y[0]});"]
 
     @emit.register
     def _(self, op: cpu.TopKOp, x: list[str], y: list[str]) -> list[str]:
         suffix = _suffix(op.input)
-        return [f"mrvl_top_k_{suffix}({int(op.largest.value.data)}, {self.axis_split(op.input, op.axis.value.data)}, "
+        return [f"mrvl_top_k_{suffix}({_flag(op.largest)}, {self.axis_split(op.input, op.axis.value.data)}, "
                 f"{op.k.value.data}, {x[0]}, {y[0]}, {y[1]}, (int64_t *)(void *)scratch);"]
 
     @emit.register
@@ -936,7 +942,7 @@ class CEmitter:
         s = _shape(op.input)
         rows, cols = s[-2], s[-1]
         k = min(max(op.k.value.data, -rows), cols)  # beyond these the triangle is all or nothing
-        return [f"mrvl_trilu({int(op.upper.value.data)}, {k}, {math.prod(s[:-2])}, {rows}, {cols}, {x[0]}, {y[0]}, "
+        return [f"mrvl_trilu({_flag(op.upper)}, {k}, {math.prod(s[:-2])}, {rows}, {cols}, {x[0]}, {y[0]}, "
                 f"{_ctype(op.output).size});"]
 
     @emit.register
