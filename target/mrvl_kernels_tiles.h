@@ -107,6 +107,15 @@
  * weights from memory, once per channel block, faster than the hardware prefetchers fetch
  * them (64 rows beat 8, 32 and 128). */
 #define MRVL_CONV_PREFETCH_ROWS 64
+/* Whether the position tiles of a channel-major conv fetch their shares of the next channel
+ * block's weights (mrvl_kernels_conv.c conv_next_block_step): a pointer more in the inner
+ * loop, for which AVX-512's tile of 12 row pointers has no register left (its loop spilled
+ * and ran 3-14% slower); elsewhere a block's first tile fetches its weights alone. */
+#if defined(__AVX512F__)
+#define MRVL_CONV_NEXT_BLOCK_PREFETCH 0
+#else
+#define MRVL_CONV_NEXT_BLOCK_PREFETCH 1
+#endif
 /* Packed output channels are rounded up to a multiple of this (zeros), the widest tile. */
 #define MRVL_CONV_CHANNEL_ALIGN 32
 

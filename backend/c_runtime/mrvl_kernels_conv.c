@@ -384,7 +384,9 @@ static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_arg
         const float *bv[MRVL_GEMM_VECTORS];
         const char *ahead[MRVL_GEMM_VECTORS];
         /* A narrow tile's group is one block of channels. */
-        int64_t step = vecs == MRVL_GEMM_VECTORS ? conv_next_block_step(a, t, tiles, j0 + width) : 0;
+        int64_t step = MRVL_CONV_NEXT_BLOCK_PREFETCH && vecs == MRVL_GEMM_VECTORS
+                           ? conv_next_block_step(a, t, tiles, j0 + width)
+                           : 0;
         for (int v = 0; v < vecs; v++) {
             int64_t ch = j0 + v * MRVL_GEMM_VECTOR_FLOATS, next = ch + width;
             bv[v] = a->w + ch / MRVL_CONV_PANEL * depth * MRVL_CONV_PANEL + ch % MRVL_CONV_PANEL;
