@@ -42,9 +42,9 @@
 #endif
 
 /* How many rows of B ahead gemm_tile's short tiles ask the caches for the row they will
- * multiply: a fully connected layer on a few rows streams its weights from memory once, faster than the
- * hardware prefetchers fetch them (VGG's 4096 -> 512 on one row, weights not cached: 32 rows
- * took 0.86-0.88x the time of none, 16 and 64 1.02x of 32). */
+ * multiply: a fully connected layer on a few rows streams its weights from memory once,
+ * faster than the hardware prefetchers fetch them (VGG's 4096 -> 512 on one row, weights not
+ * cached: 32 rows took 0.86-0.88x the time of none, 16 and 64 1.02x of 32). */
 #define MRVL_GEMM_PREFETCH_ROWS 32
 
 /* Block sizes of gemm_acc_f32: a packed KC x NC block of B (at most 256 KiB) stays in L2, a

@@ -48,7 +48,7 @@ static void mrvl_conv_pack_weights_f32(const mrvl_conv_params *p, const float *w
  * for the mr x (vecs vectors) tile; vector v of the channels is read at b[v] + r *
  * MRVL_CONV_PANEL. Each element of A is one broadcast times B's vectors, summed in order.
  * Each row asks the caches for a line of each panel at ahead[v], `step` bytes further on
- * every row (conv_prefetch). Always inlined with constant mr and vecs (conv_tiles_wide,
+ * every row (conv_next_block_step). Always inlined with constant mr and vecs (conv_tiles_wide,
  * conv_tiles_narrow), so that the sums stay in registers. */
 static MRVL_ALWAYS_INLINE void conv_micro(int mr, int vecs, int64_t depth, const float *const *row,
                                           const int32_t *tap, const float *const *b, const char *const *ahead,
@@ -339,8 +339,8 @@ static int64_t conv_tile_count(int64_t positions, int64_t mr)
  * block each fetch a share of its lines, at most one a row. A deep conv on a small plane
  * reads its weights from memory once, a block at a time: a block's first tile fetching them
  * alone (its own lines, MRVL_CONV_PREFETCH_ROWS ahead) waits on memory, which delivers them
- * several times slower than it multiplies them; spread over the tiles before, they arrive
- * while those compute. */
+ * several times slower than it multiplies them; fetched by the tiles of the block before,
+ * they arrive while those compute. */
 static int64_t conv_next_block_step(const conv_tiles_args *a, int64_t t, int64_t tiles, int64_t next)
 {
     if (!a->channel_major || t == 0 || next >= a->mg) return 0;
