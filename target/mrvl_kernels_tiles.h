@@ -41,6 +41,12 @@
 #define MRVL_GEMM_PANEL_MR MRVL_GEMM_MR
 #endif
 
+/* How many rows of B ahead gemm_tile's short tiles ask the caches for the row they will
+ * multiply: a fully connected layer on a few rows streams its weights from memory once,
+ * faster than the hardware prefetchers fetch them (VGG's 4096 -> 512 on one row, weights not
+ * cached: 32 rows took 0.86-0.88x the time of none, 16 and 64 1.02x of 32). */
+#define MRVL_GEMM_PREFETCH_ROWS 32
+
 /* Block sizes of gemm_acc_f32: a packed KC x NC block of B (at most 256 KiB) stays in L2, a
  * packed MC x KC block of A (at most 96 KiB) in L2 too, and one KC x NR panel of B in L1
  * while the MC rows of A pass over it. */
@@ -107,6 +113,15 @@
  * weights from memory, once per channel block, faster than the hardware prefetchers fetch
  * them (64 rows beat 8, 32 and 128). */
 #define MRVL_CONV_PREFETCH_ROWS 64
+/* Whether the position tiles of a channel-major conv fetch their shares of the next channel
+ * block's weights (mrvl_kernels_conv.c conv_next_block_step): a pointer more in the inner
+ * loop, for which AVX-512's tile of 12 row pointers has no register left (its loop spilled
+ * and ran 3-14% slower); elsewhere a block's first tile fetches its weights alone. */
+#if defined(__AVX512F__)
+#define MRVL_CONV_NEXT_BLOCK_PREFETCH 0
+#else
+#define MRVL_CONV_NEXT_BLOCK_PREFETCH 1
+#endif
 /* Packed output channels are rounded up to a multiple of this (zeros), the widest tile. */
 #define MRVL_CONV_CHANNEL_ALIGN 32
 

@@ -162,6 +162,10 @@ CASES["direct_deep_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], shape=[2
                                              pads=[1, 1, 1, 1])
 CASES["direct_deep_narrow_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[1, 64, 2, 11], w=[12, 64, 3, 3],
                                                  residual=True, pads=[1, 1, 1, 1])
+# Channel-major, each tile after a block's first fetches its share of the next block's
+# weights: a plane of two tiles of 6 positions (AVX2), three blocks of 16 channels.
+CASES["direct_deep_two_tiles_next_block"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 96, 3, 4],
+                                                       w=[48, 96, 3, 3], pads=[1, 1, 1, 1])
 CASES["direct_short_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[2, 96, 4, 4], w=[40, 96, 3, 3],
                                               pads=[1, 1, 1, 1])  # 4 x 4: two tiles of 8 positions on AVX-512
 # Planes a few positions past whole tiles of 12 (16 narrow) on AVX-512, the last tiles a position

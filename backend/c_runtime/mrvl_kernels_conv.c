@@ -47,24 +47,30 @@ static void mrvl_conv_pack_weights_f32(const mrvl_conv_params *p, const float *w
 /* out[i * vecs * VF + j] = sum over r < depth of row[i][tap[r]] * channel j of packed row r,
  * for the mr x (vecs vectors) tile; vector v of the channels is read at b[v] + r *
  * MRVL_CONV_PANEL. Each element of A is one broadcast times B's vectors, summed in order.
- * Always inlined with constant mr and vecs (conv_tiles_wide, conv_tiles_narrow), so that the
- * sums stay in registers. */
+ * Each row asks the caches for a line of each panel at ahead[v], `step` bytes further on
+ * every row (conv_next_block_step). Always inlined with constant mr and vecs (conv_tiles_wide,
+ * conv_tiles_narrow), so that the sums stay in registers. */
 static MRVL_ALWAYS_INLINE void conv_micro(int mr, int vecs, int64_t depth, const float *const *row,
-                                          const int32_t *tap, const float *const *b, float *out)
+                                          const int32_t *tap, const float *const *b, const char *const *ahead,
+                                          int64_t step, float *out)
 {
     int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
     vec acc[MRVL_CONV_NARROW_MR + MRVL_CONV_LONG_TILES][MRVL_GEMM_VECTORS];
+    const char *line[MRVL_GEMM_VECTORS];
     for (int i = 0; i < mr; i++)
         for (int v = 0; v < vecs; v++) acc[i][v] = (vec){0};
+    for (int v = 0; v < vecs; v++) line[v] = ahead[v];
     MRVL_MCA_BEGIN("conv_direct", mr, width, mr * width);
     for (int64_t r = 0; r < depth; r++) {
         int32_t t = tap[r];
         vec bv[MRVL_GEMM_VECTORS];
         for (int v = 0; v < vecs; v++) bv[v] = *(const vec *)(const void *)(b[v] + r * MRVL_CONV_PANEL);
-        for (int v = 0; v < vecs; v += MRVL_CONV_PANEL / MRVL_GEMM_VECTOR_FLOATS) /* a line per panel */
-            __builtin_prefetch(b[v] + (r + MRVL_CONV_PREFETCH_ROWS) * MRVL_CONV_PANEL);
+        for (int v = 0; v < vecs; v += MRVL_CONV_PANEL / MRVL_GEMM_VECTOR_FLOATS) { /* a line per panel */
+            __builtin_prefetch(line[v]);
+            line[v] += step;
+        }
         for (int i = 0; i < mr; i++) {
             float x = row[i][t];
             for (int v = 0; v < vecs; v++) acc[i][v] += bv[v] * x;
@@ -76,6 +82,7 @@ static MRVL_ALWAYS_INLINE void conv_micro(int mr, int vecs, int64_t depth, const
             for (int j = 0; j < MRVL_GEMM_VECTOR_FLOATS; j++)
                 out[i * width + v * MRVL_GEMM_VECTOR_FLOATS + j] = acc[i][v][j];
 #else
+    (void)ahead, (void)step;
     for (int i = 0; i < mr * width; i++) out[i] = 0.0f;
     for (int64_t r = 0; r < depth; r++)
         for (int i = 0; i < mr; i++)
@@ -291,14 +298,15 @@ typedef struct {
 /* The mr x (vecs vectors) tile of rows `row` (positions o0...) and channels j0..., summed and
  * stored; rows of it are output positions. */
 static MRVL_ALWAYS_INLINE void conv_tile(int mr, int vecs, const conv_tiles_args *a, const float *const *row,
-                                         const float *const *bv, int64_t o0, int64_t j0, int64_t rows)
+                                         const float *const *bv, const char *const *ahead, int64_t step,
+                                         int64_t o0, int64_t j0, int64_t rows)
 {
     int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
     int64_t positions = a->positions;
     float acc[(MRVL_CONV_NARROW_MR + MRVL_CONV_LONG_TILES) * MRVL_GEMM_NR];
     int64_t cols = min_i64(width, a->mg - j0);
     float *y = a->y + j0 * positions + o0;
-    conv_micro(mr, vecs, a->depth, row, a->tap, bv, acc);
+    conv_micro(mr, vecs, a->depth, row, a->tap, bv, ahead, step, acc);
     conv_tile_epilogue(a->p, mr, width, acc, a->b ? a->b + j0 : NULL, a->r ? a->r + j0 * positions + o0 : NULL,
                        a->slope ? a->slope + j0 : NULL, a->scale ? a->scale + j0 : NULL,
                        a->shift ? a->shift + j0 : NULL, positions, rows, cols);
@@ -320,6 +328,23 @@ static int64_t conv_tile_count(int64_t positions, int64_t mr)
 {
     int64_t longer = conv_long_tiles(positions, mr);
     return (positions - longer * (mr + 1) + mr - 1) / mr + longer;
+}
+
+/* Bytes of a row of a weight panel. */
+#define MRVL_CONV_ROW_BYTES ((int64_t)(MRVL_CONV_PANEL * sizeof(float)))
+
+/* How far the line conv_micro asks the caches for moves on per row, in bytes, when position
+ * tile t of `tiles` fetches its part of the next channel block's panels (that block from
+ * channel `next` on), else 0: channel-major, where there is a next block, tiles 1... of a
+ * block each fetch a share of its lines, at most one a row. A deep conv on a small plane
+ * reads its weights from memory once, a block at a time: a block's first tile fetching them
+ * alone (its own lines, MRVL_CONV_PREFETCH_ROWS ahead) waits on memory, which delivers them
+ * several times slower than it multiplies them; fetched by the tiles of the block before,
+ * they arrive while those compute. */
+static int64_t conv_next_block_step(const conv_tiles_args *a, int64_t t, int64_t tiles, int64_t next)
+{
+    if (!a->channel_major || t == 0 || next >= a->mg) return 0;
+    return (MRVL_CONV_ROW_BYTES + tiles - 2) / (tiles - 1);
 }
 
 /* Items [begin, end) of a group: tiles of mr positions (the last ones long, or the last
@@ -357,20 +382,29 @@ static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_arg
             }
         }
         const float *bv[MRVL_GEMM_VECTORS];
+        const char *ahead[MRVL_GEMM_VECTORS];
+        /* A narrow tile's group is one block of channels. */
+        int64_t step = MRVL_CONV_NEXT_BLOCK_PREFETCH && vecs == MRVL_GEMM_VECTORS
+                           ? conv_next_block_step(a, t, tiles, j0 + width)
+                           : 0;
         for (int v = 0; v < vecs; v++) {
-            int64_t ch = j0 + v * MRVL_GEMM_VECTOR_FLOATS;
+            int64_t ch = j0 + v * MRVL_GEMM_VECTOR_FLOATS, next = ch + width;
             bv[v] = a->w + ch / MRVL_CONV_PANEL * depth * MRVL_CONV_PANEL + ch % MRVL_CONV_PANEL;
+            ahead[v] = step ? (const char *)(a->w + next / MRVL_CONV_PANEL * depth * MRVL_CONV_PANEL) +
+                                  (t - 1) * step * depth
+                            : (const char *)(bv[v] + MRVL_CONV_PREFETCH_ROWS * MRVL_CONV_PANEL);
         }
+        if (!step) step = MRVL_CONV_ROW_BYTES;
         /* A short tile is computed by the shortest of a quarter, half and three quarters of
          * the tile that holds it (its rows past the end repeat the last position, their sums
          * dropped), not by a whole one (a 4 x 5 plane is a tile of 12 positions and 8). Single
          * rows read each weight vector for two multiply-adds: that costs more than the few
          * rows dropped. */
-        if (rows > mr) conv_tile(mr + MRVL_CONV_LONG_TILES, vecs, a, row, bv, o0, j0, rows);
-        else if (rows <= mr / 4) conv_tile(mr / 4, vecs, a, row, bv, o0, j0, rows);
-        else if (rows <= mr / 2) conv_tile(mr / 2, vecs, a, row, bv, o0, j0, rows);
-        else if (rows <= 3 * mr / 4) conv_tile(3 * mr / 4, vecs, a, row, bv, o0, j0, rows);
-        else conv_tile(mr, vecs, a, row, bv, o0, j0, rows);
+        if (rows > mr) conv_tile(mr + MRVL_CONV_LONG_TILES, vecs, a, row, bv, ahead, step, o0, j0, rows);
+        else if (rows <= mr / 4) conv_tile(mr / 4, vecs, a, row, bv, ahead, step, o0, j0, rows);
+        else if (rows <= mr / 2) conv_tile(mr / 2, vecs, a, row, bv, ahead, step, o0, j0, rows);
+        else if (rows <= 3 * mr / 4) conv_tile(3 * mr / 4, vecs, a, row, bv, ahead, step, o0, j0, rows);
+        else conv_tile(mr, vecs, a, row, bv, ahead, step, o0, j0, rows);
     }
 }
 
