@@ -11,7 +11,8 @@
  * broadcast element of A, so no sum is reassociated. Always inlined with a constant mr (at
  * most MR, or MRVL_GEMM_PANEL_MR for gemm_panels: gemm_micro), so that a short tile does
  * only its own rows' multiply-adds. A tile of at most half MR rows, whose B streams past
- * few multiply-adds a row (a fully connected layer on one sample), asks the caches for B's
+ * few multiply-adds a row (a product of few rows whose B is not read by rows: a run-time
+ * (K, N) B, a transposed A), asks the caches for B's
  * row MRVL_GEMM_PREFETCH_ROWS on (in fuller tiles the prefetch costs the 4-wide front end of
  * a Haswell 4% of the 6 x 16 loop). With GCC's
  * vector extension (gcc, clang) the accumulators are explicit vectors of
