@@ -194,16 +194,16 @@ def pack_gemm_weights(b: np.ndarray) -> np.ndarray:
 def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray:
     """int8 or uint8 conv weights (M, C/group, kh, kw) in mrvl_qlinear_conv's layout, as int8
     bytes (uint8 weights moved by -128): for a depthwise conv (M, kh * kw); else, per group,
-    panels of MRVL_QGEMM_MR output channels, each (K4, MR, 4) with K4 = quads * kh * kw: the
+    panels of MRVL_QGEMM_PANEL output channels, each (K4, PANEL, 4) with K4 = quads * kh * kw: the
     input channels in quads (the last completed with zeros), quad by quad each tap's four
     channels side by side (the order of the kernel's quad planes), the output channels padded
     with zeros to whole panels, and after each panel the MR int32 sums of its rows (little
-    endian, the byte order of both hosts): (group * panels, (K4 * 4 + 4) * MR)."""
+    endian, the byte order of both hosts): (group * panels, (K4 * 4 + 4) * PANEL)."""
     values = w.astype(np.int16) - (128 if w.dtype == np.uint8 else 0)
     m, cg, taps = w.shape[0], w.shape[1], math.prod(w.shape[2:])
     if depthwise:
         return values.reshape(m, -1).astype(np.int8)
-    mr, mg, quads = kernel_macro("QGEMM_MR"), m // group, -(-cg // 4)
+    mr, mg, quads = kernel_macro("QGEMM_PANEL"), m // group, -(-cg // 4)
     panels, k4 = -(-mg // mr), quads * taps
     padded = np.zeros((group, panels * mr, quads * 4, taps), np.int8)
     padded[:, :mg, :cg] = values.reshape(group, mg, cg, taps)
