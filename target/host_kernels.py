@@ -218,9 +218,9 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     zero point; then a row of results and the zero-padded int16 plane, its rows split into
     stride phases, with what a chunk reads past it (depthwise); or a tile of sums,
     the offsets of the GEMM's steps (the taps, or a 1x1 conv's quads), the column sums, the
-    quad planes (with room for a tile and a row read past their end), the bytes of missing
-    channels and padding rows and, when the planes' rows are wider than the output's, a buffer
-    of results. The planes are the input's for a 1x1 conv of stride 1 without padding, else
+    quad planes (with room for a tile and a row read past their end), a missing channel's plane
+    (and for a conv that is not direct first a quad's planes interleaved) and, when the planes'
+    rows are wider than the output's, a buffer of results. The planes are the input's for a 1x1 conv of stride 1 without padding, else
     its zero-padded planes split into stride phases."""
 
     def aligned(n: int) -> int:
@@ -245,7 +245,7 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     else:
         width, height = -(-((ow - 1) * sw + (kw - 1) * dw + 1) // sw), -(-((oh - 1) * sh + (kh - 1) * dh + 1) // sh)
         area = sh * sw * height * width
-        fill = 2 * w  # a row of the missing channels, a padding row
+        fill = 5 * h * w  # a quad's planes interleaved, a missing channel's plane
     quads = -(-cg // 4)
     steps = quads if kh * kw == 1 else kh * kw  # the offsets of the GEMM's inner loop
     quad_planes = 4 * quads * area + 4 * (width + nr)

@@ -547,40 +547,6 @@ static void qconv_interleave(int64_t n, const uint8_t *r0, const uint8_t *r1, co
     }
 }
 
-/* Four rows of 16 bytes at every second byte (r[0], r[2], ... r[30]), flipped by `flip`,
- * interleaved: out[4 p + j] = row j's byte 2 p. */
-static MRVL_ALWAYS_INLINE void qconv_interleave16_even(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
-                                                       const uint8_t *r3, uint8_t flip, uint8_t *out)
-{
-#if defined(__SSE2__)
-    const __m128i low_bytes = _mm_set1_epi16(0xff);
-    uint8_t even[4][16];
-    const uint8_t *rows[4] = {r0, r1, r2, r3};
-    for (int j = 0; j < 4; j++) {
-        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)rows[j]);
-        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(rows[j] + 16));
-        _mm_storeu_si128((__m128i *)(void *)even[j],
-                         _mm_packus_epi16(_mm_and_si128(a, low_bytes), _mm_and_si128(b, low_bytes)));
-    }
-    qconv_interleave16(even[0], even[1], even[2], even[3], flip, out);
-#elif defined(__aarch64__)
-    const uint8x16_t f = vdupq_n_u8(flip);
-    uint8x16x4_t rows;
-    rows.val[0] = veorq_u8(vld2q_u8(r0).val[0], f);
-    rows.val[1] = veorq_u8(vld2q_u8(r1).val[0], f);
-    rows.val[2] = veorq_u8(vld2q_u8(r2).val[0], f);
-    rows.val[3] = veorq_u8(vld2q_u8(r3).val[0], f);
-    vst4q_u8(out, rows);
-#else
-    for (int p = 0; p < 16; p++) {
-        out[4 * p] = r0[2 * p] ^ flip;
-        out[4 * p + 1] = r1[2 * p] ^ flip;
-        out[4 * p + 2] = r2[2 * p] ^ flip;
-        out[4 * p + 3] = r3[2 * p] ^ flip;
-    }
-#endif
-}
-
 /* Whether some tap of a conv's window (kernel taps `dilation` apart) lands on phase `phase` of
  * `stride`: only those phases are built. */
 static int qconv_phase_used(int64_t phase, int64_t stride, int64_t kernel, int64_t dilation)
@@ -588,34 +554,6 @@ static int qconv_phase_used(int64_t phase, int64_t stride, int64_t kernel, int64
     for (int64_t t = 0; t < kernel && t < stride; t++)
         if (t * dilation % stride == phase) return 1;
     return 0;
-}
-
-/* One row of `width` positions of a quad plane's column phase b: out[4 j + k] = row k's byte
- * at column j * stride_w + b of the padded row (row[k] is the unpadded row, `edge[k]` the
- * byte of its padding columns), flipped. Runs of 16 positions inside the row go through
- * vectors (strides 1 and 2), the rest byte by byte. */
-static void qconv_quad_row(const mrvl_qconv_params *p, const uint8_t *const row[4], const uint8_t edge[4], int64_t b,
-                           int64_t width, uint8_t flip, uint8_t *out)
-{
-    const int64_t sw = p->stride_w, shift = b - p->pad_left; /* column j reads the row at j * sw + shift */
-    int64_t j = 0;
-    if (sw <= 2) {
-        const int64_t first = shift >= 0 ? 0 : (-shift + sw - 1) / sw; /* the first j inside the row */
-        for (; j < first && j < width; j++)
-            for (int k = 0; k < 4; k++) out[4 * j + k] = edge[k] ^ flip;
-        /* 16 positions read 16 * sw bytes from column j * sw + shift, all inside the row */
-        for (; j + 16 <= width && (j + 16) * sw + shift <= p->w; j += 16) {
-            const int64_t at = j * sw + shift;
-            if (sw == 1)
-                qconv_interleave16(row[0] + at, row[1] + at, row[2] + at, row[3] + at, flip, out + 4 * j);
-            else
-                qconv_interleave16_even(row[0] + at, row[1] + at, row[2] + at, row[3] + at, flip, out + 4 * j);
-        }
-    }
-    for (; j < width; j++) {
-        const int64_t at = j * sw + shift;
-        for (int k = 0; k < 4; k++) out[4 * j + k] = (at >= 0 && at < p->w ? row[k][at] : edge[k]) ^ flip;
-    }
 }
 
 /* The quad planes of one image and group, the GEMM's activations read in place: the input
@@ -628,8 +566,8 @@ static void qconv_quad_row(const mrvl_qconv_params *p, const uint8_t *const row[
  * phase from row u * dilation_h / stride_h, column v * dilation_w / stride_w (the positions
  * with col >= ow are computed and dropped). Four consecutive k of the packed weights (four
  * channels at one tap) then meet four bytes of one position, and each tap of a tile reads
- * one contiguous run: nothing is packed per tile. `fill` holds `area` bytes for a direct
- * conv, else 2 w: the rows of the quad's missing channels and of the padding rows. */
+ * one contiguous run: nothing is packed per tile. `fill` holds a missing channel's plane
+ * (`area` bytes for a direct conv), else first a quad's four planes interleaved (4 h w bytes). */
 static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes, int direct, uint8_t pad, uint8_t flip,
                               int64_t width, int64_t height, int64_t area, uint8_t *quad_planes, uint8_t *fill)
 {
@@ -643,25 +581,43 @@ static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes,
         }
         return;
     }
-    uint8_t *missing = fill, *padding = fill + p->w;
-    memset(missing, flip, (size_t)p->w);
-    memset(padding, pad, (size_t)p->w);
-    for (int64_t cq = 0; cq < quads; cq++)
-        for (int64_t i = 0; i < height * sh; i++) {
-            const int64_t a = i % sh, ih = i - p->pad_top;
-            if (!qconv_phase_used(a, sh, p->kh, p->dilation_h)) continue;
-            const uint8_t *row[4];
-            uint8_t edge[4];
-            for (int64_t k = 0; k < 4; k++) {
-                const int64_t c = 4 * cq + k;
-                row[k] = c >= cg ? missing : ih >= 0 && ih < p->h ? planes + (c * p->h + ih) * p->w : padding;
-                edge[k] = c >= cg ? flip : pad;
-            }
-            for (int64_t b = 0; b < sw; b++)
-                if (qconv_phase_used(b, sw, p->kw, p->dilation_w))
-                    qconv_quad_row(p, row, edge, b, width, flip,
-                                   quad_planes + 4 * (cq * area + ((a * sw + b) * height + i / sh) * width));
+    /* per quad its four planes interleaved as they are, then copied a position (four bytes) at
+     * a time into the phases' rows, the padding columns and rows the zero point's bytes */
+    const int64_t plane = p->h * p->w;
+    uint8_t *interleaved = fill, *missing = fill + 4 * plane;
+    if (cg % 4) memset(missing, flip, (size_t)plane); /* flipped to zero */
+    for (int64_t cq = 0; cq < quads; cq++) {
+        const uint8_t *src[4];
+        uint8_t edge[4];
+        for (int64_t k = 0; k < 4; k++) {
+            src[k] = 4 * cq + k < cg ? planes + (4 * cq + k) * plane : missing;
+            edge[k] = 4 * cq + k < cg ? (uint8_t)(pad ^ flip) : 0;
         }
+        qconv_interleave(plane, src[0], src[1], src[2], src[3], flip, interleaved);
+        for (int64_t a = 0; a < sh; a++)
+            for (int64_t b = 0; b < sw; b++) {
+                if (!qconv_phase_used(a, sh, p->kh, p->dilation_h) || !qconv_phase_used(b, sw, p->kw, p->dilation_w))
+                    continue;
+                /* the phase's columns j in [first, end) read the row's column j * sw + b - pad_left */
+                const int64_t first = min_i64(width, p->pad_left > b ? (p->pad_left - b + sw - 1) / sw : 0);
+                const int64_t last_column = p->w - 1 + p->pad_left - b; /* the row's last, from phase column 0 */
+                const int64_t end = last_column < 0 ? first : min_i64(width, last_column / sw + 1);
+                const int64_t inner = end > first ? end - first : 0;
+                for (int64_t r = 0; r < height; r++) {
+                    const int64_t ih = r * sh + a - p->pad_top;
+                    uint8_t *dst = quad_planes + 4 * (cq * area + ((a * sw + b) * height + r) * width);
+                    const int inside = ih >= 0 && ih < p->h;
+                    for (int64_t j = 0; j < (inside ? first : width); j++) memcpy(dst + 4 * j, edge, 4);
+                    if (!inside) continue;
+                    const uint8_t *from = interleaved + 4 * (ih * p->w + first * sw + b - p->pad_left);
+                    if (sw == 1)
+                        memcpy(dst + 4 * first, from, (size_t)(4 * inner));
+                    else
+                        for (int64_t j = 0; j < inner; j++) memcpy(dst + 4 * (first + j), from + 4 * j * sw, 4);
+                    for (int64_t j = first + inner; j < width; j++) memcpy(dst + 4 * j, edge, 4);
+                }
+            }
+    }
 }
 
 /* The sum of each of `count` positions' K bytes in the quad planes, read as the GEMM reads
@@ -776,7 +732,7 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
     uint8_t *quad_planes = at;
     at += (quads * quad_stride + 4 * (width + MRVL_QGEMM_NR) + 63) / 64 * 64;
     uint8_t *fill = at;
-    uint8_t *results = fill + ((direct ? area : 2 * p->w) + 63) / 64 * 64;
+    uint8_t *results = fill + ((direct ? area : 5 * p->h * p->w) + 63) / 64 * 64;
     for (int64_t u = 0; u < p->kh; u++)
         for (int64_t v = 0; v < p->kw; v++) {
             const int64_t down = u * p->dilation_h, across = v * p->dilation_w;
