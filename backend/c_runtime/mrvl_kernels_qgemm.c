@@ -547,6 +547,24 @@ static void qconv_interleave(int64_t n, const uint8_t *r0, const uint8_t *r1, co
     }
 }
 
+/* n four-byte positions from every second of src's: out[4 j + k] = src[8 j + k]. The vectors
+ * read one position past the last (2 n - 1). */
+static void qconv_every_second(int64_t n, const uint8_t *src, uint8_t *out)
+{
+    int64_t j = 0;
+#if defined(__SSE2__)
+    for (; j + 4 <= n; j += 4) {
+        const __m128 a = _mm_loadu_ps((const float *)(const void *)(src + 8 * j));
+        const __m128 b = _mm_loadu_ps((const float *)(const void *)(src + 8 * j + 16));
+        _mm_storeu_ps((float *)(void *)(out + 4 * j), _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+    }
+#elif defined(__aarch64__)
+    for (; j + 4 <= n; j += 4)
+        vst1q_u32((uint32_t *)(void *)(out + 4 * j), vld2q_u32((const uint32_t *)(const void *)(src + 8 * j)).val[0]);
+#endif
+    for (; j < n; j++) memcpy(out + 4 * j, src + 8 * j, 4);
+}
+
 /* Whether some tap of a conv's window (kernel taps `dilation` apart) lands on phase `phase` of
  * `stride`: only those phases are built. */
 static int qconv_phase_used(int64_t phase, int64_t stride, int64_t kernel, int64_t dilation)
@@ -567,7 +585,8 @@ static int qconv_phase_used(int64_t phase, int64_t stride, int64_t kernel, int64
  * with col >= ow are computed and dropped). Four consecutive k of the packed weights (four
  * channels at one tap) then meet four bytes of one position, and each tap of a tile reads
  * one contiguous run: nothing is packed per tile. `fill` holds a missing channel's plane
- * (`area` bytes for a direct conv), else first a quad's four planes interleaved (4 h w bytes). */
+ * (`area` bytes for a direct conv), else first a quad's four planes interleaved (4 h w bytes,
+ * the plane after them what qconv_every_second reads past their end). */
 static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes, int direct, uint8_t pad, uint8_t flip,
                               int64_t width, int64_t height, int64_t area, uint8_t *quad_planes, uint8_t *fill)
 {
@@ -612,6 +631,8 @@ static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes,
                     const uint8_t *from = interleaved + 4 * (ih * p->w + first * sw + b - p->pad_left);
                     if (sw == 1)
                         memcpy(dst + 4 * first, from, (size_t)(4 * inner));
+                    else if (sw == 2)
+                        qconv_every_second(inner, from, dst + 4 * first);
                     else
                         for (int64_t j = 0; j < inner; j++) memcpy(dst + 4 * (first + j), from + 4 * j * sw, 4);
                     for (int64_t j = first + inner; j < width; j++) memcpy(dst + 4 * j, edge, 4);
