@@ -399,6 +399,9 @@ static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64
 /* The channel tile's sums (see the channel tile of AVX-512): tile[j * MRVL_QGEMM_PANEL + r] for
  * positions j and the panel's rows r, 4 rows a vector; the four positions' quads in the lanes of
  * one vector, each multiplied by sudot by lane. */
+#if MRVL_QGEMM_CHANNEL_POSITIONS != 4
+#error "qgemm_channel_sums takes the quads of four positions, the lanes of one vector"
+#endif
 #define MRVL_QGEMM_SUDOT_POSITION(j)                                                                    \
     MRVL_UNROLL                                                                                         \
     for (int v = 0; v < 4; v++) sum[j][v] = vsudotq_laneq_s32(sum[j][v], wv[v], ab, j)
@@ -486,6 +489,9 @@ static void qconv_requantize(int64_t count, const int32_t *restrict sums, int32_
 }
 
 #if !defined(MRVL_QGEMM_CHANNEL_FUSED)
+#if MRVL_QGEMM_CHANNEL_PANELS != 1 || MRVL_QGEMM_CHANNEL_POSITIONS * MRVL_QGEMM_PANEL > MRVL_QGEMM_MR * MRVL_QGEMM_NR
+#error "qgemm_channel_sums sums one panel into the scratch's tile of MRVL_QGEMM_MR x MRVL_QGEMM_NR sums"
+#endif
 /* A channel tile's sums (qgemm_channel_sums) requantized: the first `count` positions of its
  * first `height` rows stored at y, row_stride apart; column_sums (when given) the positions'. */
 static void qgemm_channel_requantize(const int32_t *tile, const int32_t *column_sums, int64_t height, int64_t count,
@@ -787,7 +793,7 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
                 continue;
             }
 #endif
-            if (channel_tiles) {
+            if (channel_tiles) { /* output positions only: stored in place, not staged */
                 uint8_t *y_group = out + (b * p->m + g * mg) * ohw;
                 for (int64_t panel = 0; panel < panels; panel += MRVL_QGEMM_CHANNEL_PANELS) {
                     const int64_t count_panels = min_i64(panels - panel, MRVL_QGEMM_CHANNEL_PANELS);
