@@ -206,16 +206,16 @@ def pack_gemm_weights(b: np.ndarray) -> np.ndarray:
 def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray:
     """int8 or uint8 conv weights (M, C/group, kh, kw) in mrvl_qlinear_conv's layout, as int8
     bytes (uint8 weights moved by -128): for a depthwise conv (M, kh * kw); else, per group,
-    panels of MRVL_QGEMM_MR output channels, each (K4, MR, 4) with K4 = quads * kh * kw: the
+    panels of MRVL_QGEMM_PANEL output channels, each (K4, PANEL, 4) with K4 = quads * kh * kw: the
     input channels in quads (the last completed with zeros), quad by quad each tap's four
     channels side by side (the order of the kernel's quad planes), the output channels padded
     with zeros to whole panels, and after each panel the MR int32 sums of its rows (little
-    endian, the byte order of both hosts): (group * panels, (K4 * 4 + 4) * MR)."""
+    endian, the byte order of both hosts): (group * panels, (K4 * 4 + 4) * PANEL)."""
     values = w.astype(np.int16) - (128 if w.dtype == np.uint8 else 0)
     m, cg, taps = w.shape[0], w.shape[1], math.prod(w.shape[2:])
     if depthwise:
         return values.reshape(m, -1).astype(np.int8)
-    mr, mg, quads = kernel_macro("QGEMM_MR"), m // group, -(-cg // 4)
+    mr, mg, quads = kernel_macro("QGEMM_PANEL"), m // group, -(-cg // 4)
     panels, k4 = -(-mg // mr), quads * taps
     padded = np.zeros((group, panels * mr, quads * 4, taps), np.int8)
     padded[:, :mg, :cg] = values.reshape(group, mg, cg, taps)
@@ -230,9 +230,9 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     zero point; then a row of results and the zero-padded int16 plane, its rows split into
     stride phases, with what a chunk reads past it (depthwise); or a tile of sums,
     the offsets of the GEMM's steps (the taps, or a 1x1 conv's quads), the column sums, the
-    quad planes (with room for a tile and a row read past their end), the bytes of missing
-    channels and padding rows and, when the planes' rows are wider than the output's, a buffer
-    of results. The planes are the input's for a 1x1 conv of stride 1 without padding, else
+    quad planes (with room for a tile and a row read past their end), a missing channel's plane
+    (and for a conv that is not direct first a quad's planes interleaved) and, when the planes'
+    rows are wider than the output's, a buffer of results. The planes are the input's for a 1x1 conv of stride 1 without padding, else
     its zero-padded planes split into stride phases."""
 
     def aligned(n: int) -> int:
@@ -257,7 +257,7 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     else:
         width, height = -(-((ow - 1) * sw + (kw - 1) * dw + 1) // sw), -(-((oh - 1) * sh + (kh - 1) * dh + 1) // sh)
         area = sh * sw * height * width
-        fill = 2 * w  # a row of the missing channels, a padding row
+        fill = 5 * h * w  # a quad's planes interleaved, a missing channel's plane
     quads = -(-cg // 4)
     steps = quads if kh * kw == 1 else kh * kw  # the offsets of the GEMM's inner loop
     quad_planes = 4 * quads * area + 4 * (width + nr)

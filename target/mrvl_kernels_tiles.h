@@ -72,15 +72,28 @@
 
 /* The register tile of the int8 GEMM: MR output channels by NR output positions of int32
  * sums, each step taking four input channels (the depth of one dot-product instruction:
- * vpdpbusd, usdot). MR is one for every target, since the weights are packed at compile time
- * in panels of MR rows (target/host_kernels.py pack_qconv_weights); NR fills the registers:
- * AVX-512 with VNNI 16 sums of 2 zmm each; elsewhere 8 (AVX2: 8 ymm of 16; NEON: 16 of 32
- * q-registers, 4 positions each; the portable loops). */
+ * vpdpbusd, usdot). The weights are packed at compile time in panels of PANEL rows
+ * (target/host_kernels.py pack_qconv_weights), one layout for every target: a panel's step is
+ * one AVX-512 vector of 16 output channels (the channel tile's), and a tile of MR rows reads
+ * half of it. NR fills the registers: AVX-512 with VNNI 16 sums of 2 zmm each; elsewhere 8
+ * (AVX2: 8 ymm of 16; NEON: 16 of 32 q-registers, 4 positions each; the portable loops). */
 #define MRVL_QGEMM_MR 8
+#define MRVL_QGEMM_PANEL 16 /* not to be overridden: host_kernels.py reads it */
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__)
 #define MRVL_QGEMM_NR 32
 #else
 #define MRVL_QGEMM_NR 8
+#endif
+/* The channel tile (small planes): MRVL_QGEMM_CHANNEL_POSITIONS output positions by
+ * MRVL_QGEMM_CHANNEL_PANELS panels of weights, the output channels in the vector lanes and each
+ * position's four bytes of a step broadcast: AVX-512 6 x 4 (24 zmm of sums, 4 of weights);
+ * elsewhere 4 positions by one panel (AVX2: 8 ymm of sums; NEON: 16 q-registers). */
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define MRVL_QGEMM_CHANNEL_POSITIONS 6
+#define MRVL_QGEMM_CHANNEL_PANELS 4
+#else
+#define MRVL_QGEMM_CHANNEL_POSITIONS 4
+#define MRVL_QGEMM_CHANNEL_PANELS 1
 #endif
 /* Output positions every panel of weights passes over before the next block: a block's
  * activations stay in L1 over the panels, and a deep conv on a small plane (ResNet's last

@@ -3,7 +3,8 @@ QLinearConv, exactly: uint8 and int8 activations, outputs and weights (uint8 wei
 int8 by -128), scales and zero points per tensor and per output channel, bias, input channels
 not a multiple of four, output channels not a multiple of a panel, positions not a multiple of
 a tile, padding, strides (a 1x1 conv of stride 2, stride 3 with a dilation), dilations, groups,
-several images, the 1x1 conv read straight from its input, rows wide enough for the vector
+several images, the 1x1 conv read straight from its input, small planes on channel tiles (several
+panels, the last partly filled, groups, a weight zero point), rows wide enough for the vector
 loops that build the quad planes (strides 1 and 2, either side of the padding), a 1x1 conv of
 one or two positions (a classifier: matrix-vector products on AVX-512; K not a multiple of
 four quads, a weight zero point), and the depthwise kernel (mrvl_kernels_qdepthwise.c: strides
@@ -12,7 +13,7 @@ take the plain loops), padding of either parity and asymmetric, rows narrower an
 vector, small planes of odd width, several images). All cases are one model, built with
 -march=native (here AVX-512 VNNI), with -march=x86-64-v3 (AVX2 without VNNI), with
 -march=x86-64-v3 -mavxvnni (AVX-VNNI), with the baseline ISA (the portable loops) and for
--mcpu=neoverse-n2 (usdot; the depthwise kernel's smlal) run under qemu."""
+-mcpu=neoverse-n2 (usdot, sudot; the depthwise kernel's smlal) run under qemu."""
 
 from pathlib import Path
 
@@ -69,6 +70,10 @@ CASES = {
                                  dict(pads=[1, 1, 1, 1], group=20), True, 0),
     "depthwise_stride2_wide_odd_pad": (np.uint8, np.int8, np.uint8, [1, 3, 14, 130], [3, 1, 3, 3],
                                        dict(pads=[0, 1, 1, 0], strides=[2, 2], group=3), False, 0),
+    "u8_groups_channel_tiles": (np.uint8, np.int8, np.uint8, [1, 16, 7, 7], [32, 8, 3, 3],
+                                dict(pads=[1, 1, 1, 1], group=2), True, 0),
+    "u8w_channel_tiles_many_panels": (np.uint8, np.uint8, np.uint8, [1, 20, 7, 7], [90, 20, 3, 3],
+                                      dict(pads=[1, 1, 1, 1]), True, 7),
     "depthwise_13x13": (np.uint8, np.int8, np.uint8, [1, 2, 15, 15], [2, 1, 13, 13], dict(pads=[6, 6, 6, 6], group=2),
                         False, 0),
 }

@@ -18,7 +18,7 @@
  * point. A fused Relu or Clip narrows the output range.
  *
  * Weights (target/host_kernels.py pack_qconv_weights): for the GEMM, per group, panels of
- * MRVL_QGEMM_MR output channels, each (K4, MR, 4) with K4 = quads * kh * kw: the input
+ * MRVL_QGEMM_PANEL output channels, each (K4, PANEL, 4) with K4 = quads * kh * kw: the input
  * channels in quads (the last completed with zeros), quad by quad the four channels of each
  * tap next to each other, the panels zero-padded to whole, each followed by its rows' int32
  * sums; for the depthwise kernel, (M, kh * kw). The activations are interleaved the same way
@@ -26,6 +26,12 @@
  * position side by side, in the input's planes (a 1x1 conv of stride 1 without padding),
  * else in the zero-padded planes split into stride phases, so each tap reads one run of
  * positions from its offset, a tile of MRVL_QGEMM_NR positions a contiguous load.
+ *
+ * Two tile shapes: MRVL_QGEMM_MR rows of a panel by MRVL_QGEMM_NR positions, the positions in
+ * the vector lanes and a weight's four bytes broadcast; on small planes (qgemm_channel_tiles_pay)
+ * MRVL_QGEMM_CHANNEL_POSITIONS positions by whole panels, the output channels in the lanes and
+ * a position's four bytes broadcast, so that only output positions are computed, not the
+ * planes' padding columns nor a last tile's positions past the end.
  *
  * Included by mrvl_kernels.c after the float families (mrvl_kernels_internal.h: intrinsics,
  * MRVL_UNROLL). */
@@ -68,7 +74,7 @@ static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t runs, int64_t steps, const int
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = _mm512_setzero_si512();
     for (int64_t run = 0; run < runs; run++, a += run_stride)
-        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR) {
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL) {
             const __m512i a0 = _mm512_loadu_si512(a + offset[s]);
             const __m512i a1 = _mm512_loadu_si512(a + offset[s] + 64);
             /* the next run's bytes of this step, a plane away, which the prefetchers miss */
@@ -132,29 +138,145 @@ static void qgemm_tile_requantized(int64_t runs, int64_t steps, const int64_t *o
 /* The sums of a panel's rows at one position of a 1x1 conv, the quads of its K4 = `quads`
  * steps `quad_stride` apart from a: sum[r] = sum over q of w[q, r, ..] * a[q * quad_stride ..].
  * A tile of NR positions would leave all but a few of its lanes idle (a classifier on one
- * image has one position): here each vpdpbusd takes two steps of the panel's 8 rows. */
+ * image has one position): here each vpdpbusd takes one step of the panel's 16 rows. */
 #define MRVL_QGEMM_MATRIX_VECTOR 1
 static void qgemv_panel(int64_t quads, int64_t quad_stride, const int8_t *w, const uint8_t *a,
-                        int32_t sum[MRVL_QGEMM_MR])
+                        int32_t sum[MRVL_QGEMM_PANEL])
 {
-    __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
+    /* four chains of sums, so that each vpdpbusd waits on one four back */
+    __m512i acc[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
     int64_t q = 0;
-    for (; q + 4 <= quads; q += 4, w += 16 * MRVL_QGEMM_MR) {
-        int32_t quad[4];
-        for (int j = 0; j < 4; j++) memcpy(&quad[j], a + (q + j) * quad_stride, 4);
-        const __m512i a01 = _mm512_mask_set1_epi32(_mm512_set1_epi32(quad[0]), 0xff00, quad[1]);
-        const __m512i a23 = _mm512_mask_set1_epi32(_mm512_set1_epi32(quad[2]), 0xff00, quad[3]);
-        acc0 = _mm512_dpbusd_epi32(acc0, a01, _mm512_loadu_si512(w));
-        acc1 = _mm512_dpbusd_epi32(acc1, a23, _mm512_loadu_si512(w + 64));
-    }
-    for (; q < quads; q++, w += 4 * MRVL_QGEMM_MR) {
+    for (; q + 4 <= quads; q += 4, w += 16 * MRVL_QGEMM_PANEL)
+        MRVL_UNROLL
+        for (int j = 0; j < 4; j++) {
+            int32_t quad;
+            memcpy(&quad, a + (q + j) * quad_stride, 4);
+            const __m512i wv = _mm512_loadu_si512(w + 4 * MRVL_QGEMM_PANEL * j);
+            acc[j] = _mm512_dpbusd_epi32(acc[j], _mm512_set1_epi32(quad), wv);
+        }
+    for (; q < quads; q++, w += 4 * MRVL_QGEMM_PANEL) {
         int32_t quad;
         memcpy(&quad, a + q * quad_stride, 4);
-        acc0 = _mm512_dpbusd_epi32(acc0, _mm512_maskz_set1_epi32(0x00ff, quad), _mm512_maskz_loadu_epi32(0x00ff, w));
+        acc[0] = _mm512_dpbusd_epi32(acc[0], _mm512_set1_epi32(quad), _mm512_loadu_si512(w));
     }
-    const __m512i both = _mm512_add_epi32(acc0, acc1);
-    _mm256_storeu_si256((__m256i *)(void *)sum,
-                        _mm256_add_epi32(_mm512_castsi512_si256(both), _mm512_extracti64x4_epi64(both, 1)));
+    _mm512_storeu_si512(sum, _mm512_add_epi32(_mm512_add_epi32(acc[0], acc[1]), _mm512_add_epi32(acc[2], acc[3])));
+}
+
+/* The channel tile's sums in registers (once inlined): sum[j][v] for positions j and the 16
+ * rows of panel v, `panels` (a constant) of them panel_bytes apart from w. */
+static MRVL_ALWAYS_INLINE void qgemm_channel_vectors(const int panels, int64_t runs, int64_t steps,
+                                                     const int64_t *offset, int64_t run_stride, const int8_t *w,
+                                                     int64_t panel_bytes, const uint8_t *a, const int64_t *place,
+                                                     __m512i sum[][MRVL_QGEMM_CHANNEL_PANELS])
+{
+    MRVL_UNROLL
+    for (int j = 0; j < MRVL_QGEMM_CHANNEL_POSITIONS; j++)
+        MRVL_UNROLL
+        for (int v = 0; v < panels; v++) sum[j][v] = _mm512_setzero_si512();
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL) {
+            const uint8_t *step = a + offset[s];
+            __m512i wv[MRVL_QGEMM_CHANNEL_PANELS];
+            MRVL_UNROLL
+            for (int v = 0; v < panels; v++) wv[v] = _mm512_loadu_si512(w + v * panel_bytes);
+            MRVL_UNROLL
+            for (int j = 0; j < MRVL_QGEMM_CHANNEL_POSITIONS; j++) {
+                int32_t quad;
+                memcpy(&quad, step + place[j], 4);
+                const __m512i ab = _mm512_set1_epi32(quad);
+                MRVL_UNROLL
+                for (int v = 0; v < panels; v++) sum[j][v] = _mm512_dpbusd_epi32(sum[j][v], ab, wv[v]);
+            }
+        }
+}
+
+/* The first `height` of 16 rows of `count` (at most 8) bytes, row_stride apart at y, from r[j]
+ * (position j's byte of each row): an 8 x 16 transpose of bytes. */
+static MRVL_ALWAYS_INLINE void qgemm_channel_store(const __m128i r[8], int64_t count, int64_t height, uint8_t *y,
+                                                   int64_t row_stride)
+{
+    __m128i pairs[8], quads[8], rows[8];
+    for (int j = 0; j < 4; j++) {
+        pairs[2 * j] = _mm_unpacklo_epi8(r[2 * j], r[2 * j + 1]);
+        pairs[2 * j + 1] = _mm_unpackhi_epi8(r[2 * j], r[2 * j + 1]);
+    }
+    for (int h = 0; h < 2; h++)
+        for (int k = 0; k < 2; k++) {
+            quads[4 * h + 2 * k] = _mm_unpacklo_epi16(pairs[4 * h + k], pairs[4 * h + k + 2]);
+            quads[4 * h + 2 * k + 1] = _mm_unpackhi_epi16(pairs[4 * h + k], pairs[4 * h + k + 2]);
+        }
+    for (int k = 0; k < 4; k++) {
+        rows[2 * k] = _mm_unpacklo_epi32(quads[k], quads[k + 4]);
+        rows[2 * k + 1] = _mm_unpackhi_epi32(quads[k], quads[k + 4]);
+    }
+    const __mmask16 stored = (__mmask16)((1u << count) - 1);
+    for (int l = 0; l < 16 && l < height; l++) {
+        const __m128i row = l % 2 ? _mm_unpackhi_epi64(rows[l / 2], rows[l / 2]) : rows[l / 2];
+        _mm_mask_storeu_epi8(y + l * row_stride, stored, row);
+    }
+}
+
+/* A channel tile of `panels` (a constant) panels requantized: the first `count` positions of its
+ * first `height` rows stored at y, row_stride apart (qconv_requantize's arithmetic on a panel's
+ * 16 rows at once; with column sums, their weight zero points' term). */
+static MRVL_ALWAYS_INLINE void qgemm_channel_tile_panels(const int panels, int64_t runs, int64_t steps,
+                                                         const int64_t *offset, int64_t run_stride, const int8_t *w,
+                                                         int64_t panel_bytes, const uint8_t *a, const int64_t *place,
+                                                         const int32_t *column_sums, int64_t height, int64_t count,
+                                                         const int32_t *add, const int32_t *zw,
+                                                         const float *multiplier, int32_t zero_point, int32_t lo,
+                                                         int32_t hi, uint8_t *y, int64_t row_stride)
+{
+    __m512i sum[MRVL_QGEMM_CHANNEL_POSITIONS][MRVL_QGEMM_CHANNEL_PANELS];
+    qgemm_channel_vectors(panels, runs, steps, offset, run_stride, w, panel_bytes, a, place, sum);
+    const __m512 low = _mm512_set1_ps((float)(lo - zero_point)), high = _mm512_set1_ps((float)(hi - zero_point));
+    const __m512i zp = _mm512_set1_epi32(zero_point);
+    MRVL_UNROLL
+    for (int v = 0; v < panels; v++) {
+        if (16 * v >= height) break;
+        const int64_t rows = height - 16 * v;
+        const __mmask16 valid = (__mmask16)(rows >= 16 ? 0xffff : (1u << rows) - 1);
+        const __m512i add_v = _mm512_maskz_loadu_epi32(valid, add + 16 * v);
+        const __m512i zw_v = _mm512_maskz_loadu_epi32(valid, zw + 16 * v);
+        const __m512 scale = _mm512_maskz_loadu_ps(valid, multiplier + 16 * v);
+        __m128i r[8];
+        MRVL_UNROLL
+        for (int j = 0; j < MRVL_QGEMM_CHANNEL_POSITIONS; j++) {
+            __m512i total = _mm512_add_epi32(sum[j][v], add_v);
+            if (column_sums)
+                total = _mm512_sub_epi32(total, _mm512_mullo_epi32(zw_v, _mm512_set1_epi32(column_sums[j])));
+            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(total), scale);
+            f = _mm512_min_ps(_mm512_max_ps(f, low), high);
+            r[j] = _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(f), zp));
+        }
+        for (int j = MRVL_QGEMM_CHANNEL_POSITIONS; j < 8; j++) r[j] = r[0];
+        qgemm_channel_store(r, count, rows, y + 16 * v * row_stride, row_stride);
+    }
+}
+
+/* qgemm_channel_tile_panels for 1 to MRVL_QGEMM_CHANNEL_PANELS panels. */
+#define MRVL_QGEMM_CHANNEL_FUSED 1
+static void qgemm_channel_tile_requantized(int64_t panels, int64_t runs, int64_t steps, const int64_t *offset,
+                                           int64_t run_stride, const int8_t *w, int64_t panel_bytes, const uint8_t *a,
+                                           const int64_t *place, const int32_t *column_sums, int64_t height,
+                                           int64_t count, const int32_t *add, const int32_t *zw,
+                                           const float *multiplier, int32_t zero_point, int32_t lo, int32_t hi,
+                                           uint8_t *y, int64_t row_stride)
+{
+#define MRVL_QGEMM_CHANNEL_CASE(n)                                                                              \
+    case n:                                                                                                     \
+        qgemm_channel_tile_panels(n, runs, steps, offset, run_stride, w, panel_bytes, a, place, column_sums,    \
+                                  height, count, add, zw, multiplier, zero_point, lo, hi, y, row_stride);       \
+        break
+    switch (panels) {
+        MRVL_QGEMM_CHANNEL_CASE(1);
+        MRVL_QGEMM_CHANNEL_CASE(2);
+        MRVL_QGEMM_CHANNEL_CASE(3);
+        default:
+            qgemm_channel_tile_panels(4, runs, steps, offset, run_stride, w, panel_bytes, a, place, column_sums, height,
+                                      count, add, zw, multiplier, zero_point, lo, hi, y, row_stride);
+    }
+#undef MRVL_QGEMM_CHANNEL_CASE
 }
 #elif defined(MRVL_QGEMM_AVX_VNNI) || defined(MRVL_QGEMM_AVX2)
 static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
@@ -167,7 +289,7 @@ static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64
     const __m256i low_bytes = _mm256_set1_epi16(0xff);
 #endif
     for (int64_t run = 0; run < runs; run++, a += run_stride)
-        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR) {
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL) {
             const __m256i av = _mm256_loadu_si256((const __m256i *)(const void *)(a + offset[s]));
 #if defined(MRVL_QGEMM_AVX2)
             /* Without VNNI, exactly: pmaddwd on 16-bit halves (vpmaddubsw's int16 sums of two
@@ -192,6 +314,56 @@ static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) _mm256_storeu_si256((__m256i *)(void *)(tile + r * MRVL_QGEMM_NR), sum[r]);
 }
+
+/* The channel tile's sums (see the channel tile of AVX-512): tile[j * MRVL_QGEMM_PANEL + r] for
+ * positions j and the panel's rows r, 8 rows a vector. */
+static void qgemm_channel_sums(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
+                               const uint8_t *a, const int64_t *place, int32_t *tile)
+{
+    __m256i sum[MRVL_QGEMM_CHANNEL_POSITIONS][2];
+    MRVL_UNROLL
+    for (int j = 0; j < MRVL_QGEMM_CHANNEL_POSITIONS; j++) sum[j][0] = sum[j][1] = _mm256_setzero_si256();
+#if defined(MRVL_QGEMM_AVX2)
+    const __m256i low_bytes = _mm256_set1_epi16(0xff);
+#endif
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL) {
+            const uint8_t *step = a + offset[s];
+            __m256i wv[2];
+            MRVL_UNROLL
+            for (int v = 0; v < 2; v++) wv[v] = _mm256_loadu_si256((const __m256i *)(const void *)(w + 32 * v));
+#if defined(MRVL_QGEMM_AVX2)
+            /* qgemm_tile's pmaddwd on 16-bit halves */
+            __m256i w_even[2], w_odd[2];
+            MRVL_UNROLL
+            for (int v = 0; v < 2; v++) {
+                w_even[v] = _mm256_srai_epi16(_mm256_slli_epi16(wv[v], 8), 8);
+                w_odd[v] = _mm256_srai_epi16(wv[v], 8);
+            }
+#endif
+            MRVL_UNROLL
+            for (int j = 0; j < MRVL_QGEMM_CHANNEL_POSITIONS; j++) {
+                int32_t quad;
+                memcpy(&quad, step + place[j], 4);
+                const __m256i ab = _mm256_set1_epi32(quad);
+#if defined(MRVL_QGEMM_AVX_VNNI)
+                MRVL_UNROLL
+                for (int v = 0; v < 2; v++) sum[j][v] = _mm256_dpbusd_avx_epi32(sum[j][v], ab, wv[v]);
+#else
+                const __m256i a_even = _mm256_and_si256(ab, low_bytes), a_odd = _mm256_srli_epi16(ab, 8);
+                MRVL_UNROLL
+                for (int v = 0; v < 2; v++)
+                    sum[j][v] = _mm256_add_epi32(sum[j][v], _mm256_add_epi32(_mm256_madd_epi16(a_even, w_even[v]),
+                                                                             _mm256_madd_epi16(a_odd, w_odd[v])));
+#endif
+            }
+        }
+    MRVL_UNROLL
+    for (int j = 0; j < MRVL_QGEMM_CHANNEL_POSITIONS; j++)
+        MRVL_UNROLL
+        for (int v = 0; v < 2; v++)
+            _mm256_storeu_si256((__m256i *)(void *)(tile + j * MRVL_QGEMM_PANEL + 8 * v), sum[j][v]);
+}
 #elif defined(MRVL_QGEMM_USDOT)
 /* usdot by lane: each of the two weight vectors holds the quads of four channels. */
 #define MRVL_QGEMM_USDOT_ROW(r, wv, lane)                                                        \
@@ -204,7 +376,7 @@ static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = vdupq_n_s32(0);
     for (int64_t run = 0; run < runs; run++, a += run_stride)
-        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR) {
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL) {
             const uint8x16_t a0 = vld1q_u8(a + offset[s]), a1 = vld1q_u8(a + offset[s] + 16);
             const int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16);
             MRVL_QGEMM_USDOT_ROW(0, w0, 0);
@@ -223,17 +395,71 @@ static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64
     }
 }
 #undef MRVL_QGEMM_USDOT_ROW
+
+/* The channel tile's sums (see the channel tile of AVX-512): tile[j * MRVL_QGEMM_PANEL + r] for
+ * positions j and the panel's rows r, 4 rows a vector; the four positions' quads in the lanes of
+ * one vector, each multiplied by sudot by lane. */
+#if MRVL_QGEMM_CHANNEL_POSITIONS != 4
+#error "qgemm_channel_sums takes the quads of four positions, the lanes of one vector"
+#endif
+#define MRVL_QGEMM_SUDOT_POSITION(j)                                                                    \
+    MRVL_UNROLL                                                                                         \
+    for (int v = 0; v < 4; v++) sum[j][v] = vsudotq_laneq_s32(sum[j][v], wv[v], ab, j)
+static void qgemm_channel_sums(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
+                               const uint8_t *a, const int64_t *place, int32_t *tile)
+{
+    int32x4_t sum[4][4];
+    MRVL_UNROLL
+    for (int j = 0; j < 4; j++)
+        MRVL_UNROLL
+        for (int v = 0; v < 4; v++) sum[j][v] = vdupq_n_s32(0);
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL) {
+            const uint8_t *step = a + offset[s];
+            int8x16_t wv[4];
+            MRVL_UNROLL
+            for (int v = 0; v < 4; v++) wv[v] = vld1q_s8(w + 16 * v);
+            uint32_t quads[4];
+            MRVL_UNROLL
+            for (int j = 0; j < 4; j++) memcpy(&quads[j], step + place[j], 4);
+            const uint8x16_t ab = vreinterpretq_u8_u32(vld1q_u32(quads));
+            MRVL_QGEMM_SUDOT_POSITION(0);
+            MRVL_QGEMM_SUDOT_POSITION(1);
+            MRVL_QGEMM_SUDOT_POSITION(2);
+            MRVL_QGEMM_SUDOT_POSITION(3);
+        }
+    MRVL_UNROLL
+    for (int j = 0; j < 4; j++)
+        MRVL_UNROLL
+        for (int v = 0; v < 4; v++) vst1q_s32(tile + j * MRVL_QGEMM_PANEL + 4 * v, sum[j][v]);
+}
+#undef MRVL_QGEMM_SUDOT_POSITION
 #else
 static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
                        const uint8_t *a, int32_t *tile)
 {
     int32_t sum[MRVL_QGEMM_MR][MRVL_QGEMM_NR] = {{0}};
     for (int64_t run = 0; run < runs; run++, a += run_stride)
-        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_MR)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL)
             for (int r = 0; r < MRVL_QGEMM_MR; r++)
                 for (int p = 0; p < MRVL_QGEMM_NR; p++)
                     for (int j = 0; j < 4; j++)
                         sum[r][p] += (int32_t)w[r * 4 + j] * (int32_t)a[offset[s] + p * 4 + j];
+    memcpy(tile, sum, sizeof sum);
+}
+
+/* The channel tile's sums (see the channel tile of AVX-512): tile[j * MRVL_QGEMM_PANEL + r] for
+ * positions j and the panel's rows r. */
+static void qgemm_channel_sums(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
+                               const uint8_t *a, const int64_t *place, int32_t *tile)
+{
+    int32_t sum[MRVL_QGEMM_CHANNEL_POSITIONS][MRVL_QGEMM_PANEL] = {{0}};
+    for (int64_t run = 0; run < runs; run++, a += run_stride)
+        for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL)
+            for (int j = 0; j < MRVL_QGEMM_CHANNEL_POSITIONS; j++)
+                for (int r = 0; r < MRVL_QGEMM_PANEL; r++)
+                    for (int k = 0; k < 4; k++)
+                        sum[j][r] += (int32_t)w[r * 4 + k] * (int32_t)a[offset[s] + place[j] + k];
     memcpy(tile, sum, sizeof sum);
 }
 #endif
@@ -261,6 +487,23 @@ static void qconv_requantize(int64_t count, const int32_t *restrict sums, int32_
         y[i] = (uint8_t)((int32_t)rintf(v) + zero_point);
     }
 }
+
+#if !defined(MRVL_QGEMM_CHANNEL_FUSED)
+#if MRVL_QGEMM_CHANNEL_PANELS != 1 || MRVL_QGEMM_CHANNEL_POSITIONS * MRVL_QGEMM_PANEL > MRVL_QGEMM_MR * MRVL_QGEMM_NR
+#error "qgemm_channel_sums sums one panel into the scratch's tile of MRVL_QGEMM_MR x MRVL_QGEMM_NR sums"
+#endif
+/* A channel tile's sums (qgemm_channel_sums) requantized: the first `count` positions of its
+ * first `height` rows stored at y, row_stride apart; column_sums (when given) the positions'. */
+static void qgemm_channel_requantize(const int32_t *tile, const int32_t *column_sums, int64_t height, int64_t count,
+                                     const int32_t *add, const int32_t *zw, const float *multiplier,
+                                     int32_t zero_point, int32_t lo, int32_t hi, uint8_t *y, int64_t row_stride)
+{
+    for (int64_t r = 0; r < height; r++)
+        for (int64_t j = 0; j < count; j++)
+            qconv_requantize(1, tile + j * MRVL_QGEMM_PANEL + r, add[r], zw[r], column_sums ? column_sums + j : NULL,
+                             multiplier[r], zero_point, lo, hi, y + r * row_stride + j);
+}
+#endif
 
 /* Four rows of 16 bytes, flipped by `flip`, interleaved: out[4 p + j] = row j's byte p. */
 static MRVL_ALWAYS_INLINE void qconv_interleave16(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
@@ -310,38 +553,22 @@ static void qconv_interleave(int64_t n, const uint8_t *r0, const uint8_t *r1, co
     }
 }
 
-/* Four rows of 16 bytes at every second byte (r[0], r[2], ... r[30]), flipped by `flip`,
- * interleaved: out[4 p + j] = row j's byte 2 p. */
-static MRVL_ALWAYS_INLINE void qconv_interleave16_even(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
-                                                       const uint8_t *r3, uint8_t flip, uint8_t *out)
+/* n four-byte positions from every second of src's: out[4 j + k] = src[8 j + k]. The vectors
+ * read one position past the last (2 n - 1). */
+static void qconv_every_second(int64_t n, const uint8_t *src, uint8_t *out)
 {
+    int64_t j = 0;
 #if defined(__SSE2__)
-    const __m128i low_bytes = _mm_set1_epi16(0xff);
-    uint8_t even[4][16];
-    const uint8_t *rows[4] = {r0, r1, r2, r3};
-    for (int j = 0; j < 4; j++) {
-        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)rows[j]);
-        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(rows[j] + 16));
-        _mm_storeu_si128((__m128i *)(void *)even[j],
-                         _mm_packus_epi16(_mm_and_si128(a, low_bytes), _mm_and_si128(b, low_bytes)));
+    for (; j + 4 <= n; j += 4) {
+        const __m128 a = _mm_loadu_ps((const float *)(const void *)(src + 8 * j));
+        const __m128 b = _mm_loadu_ps((const float *)(const void *)(src + 8 * j + 16));
+        _mm_storeu_ps((float *)(void *)(out + 4 * j), _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
     }
-    qconv_interleave16(even[0], even[1], even[2], even[3], flip, out);
 #elif defined(__aarch64__)
-    const uint8x16_t f = vdupq_n_u8(flip);
-    uint8x16x4_t rows;
-    rows.val[0] = veorq_u8(vld2q_u8(r0).val[0], f);
-    rows.val[1] = veorq_u8(vld2q_u8(r1).val[0], f);
-    rows.val[2] = veorq_u8(vld2q_u8(r2).val[0], f);
-    rows.val[3] = veorq_u8(vld2q_u8(r3).val[0], f);
-    vst4q_u8(out, rows);
-#else
-    for (int p = 0; p < 16; p++) {
-        out[4 * p] = r0[2 * p] ^ flip;
-        out[4 * p + 1] = r1[2 * p] ^ flip;
-        out[4 * p + 2] = r2[2 * p] ^ flip;
-        out[4 * p + 3] = r3[2 * p] ^ flip;
-    }
+    for (; j + 4 <= n; j += 4)
+        vst1q_u32((uint32_t *)(void *)(out + 4 * j), vld2q_u32((const uint32_t *)(const void *)(src + 8 * j)).val[0]);
 #endif
+    for (; j < n; j++) memcpy(out + 4 * j, src + 8 * j, 4);
 }
 
 /* Whether some tap of a conv's window (kernel taps `dilation` apart) lands on phase `phase` of
@@ -351,34 +578,6 @@ static int qconv_phase_used(int64_t phase, int64_t stride, int64_t kernel, int64
     for (int64_t t = 0; t < kernel && t < stride; t++)
         if (t * dilation % stride == phase) return 1;
     return 0;
-}
-
-/* One row of `width` positions of a quad plane's column phase b: out[4 j + k] = row k's byte
- * at column j * stride_w + b of the padded row (row[k] is the unpadded row, `edge[k]` the
- * byte of its padding columns), flipped. Runs of 16 positions inside the row go through
- * vectors (strides 1 and 2), the rest byte by byte. */
-static void qconv_quad_row(const mrvl_qconv_params *p, const uint8_t *const row[4], const uint8_t edge[4], int64_t b,
-                           int64_t width, uint8_t flip, uint8_t *out)
-{
-    const int64_t sw = p->stride_w, shift = b - p->pad_left; /* column j reads the row at j * sw + shift */
-    int64_t j = 0;
-    if (sw <= 2) {
-        const int64_t first = shift >= 0 ? 0 : (-shift + sw - 1) / sw; /* the first j inside the row */
-        for (; j < first && j < width; j++)
-            for (int k = 0; k < 4; k++) out[4 * j + k] = edge[k] ^ flip;
-        /* 16 positions read 16 * sw bytes from column j * sw + shift, all inside the row */
-        for (; j + 16 <= width && (j + 16) * sw + shift <= p->w; j += 16) {
-            const int64_t at = j * sw + shift;
-            if (sw == 1)
-                qconv_interleave16(row[0] + at, row[1] + at, row[2] + at, row[3] + at, flip, out + 4 * j);
-            else
-                qconv_interleave16_even(row[0] + at, row[1] + at, row[2] + at, row[3] + at, flip, out + 4 * j);
-        }
-    }
-    for (; j < width; j++) {
-        const int64_t at = j * sw + shift;
-        for (int k = 0; k < 4; k++) out[4 * j + k] = (at >= 0 && at < p->w ? row[k][at] : edge[k]) ^ flip;
-    }
 }
 
 /* The quad planes of one image and group, the GEMM's activations read in place: the input
@@ -391,8 +590,9 @@ static void qconv_quad_row(const mrvl_qconv_params *p, const uint8_t *const row[
  * phase from row u * dilation_h / stride_h, column v * dilation_w / stride_w (the positions
  * with col >= ow are computed and dropped). Four consecutive k of the packed weights (four
  * channels at one tap) then meet four bytes of one position, and each tap of a tile reads
- * one contiguous run: nothing is packed per tile. `fill` holds `area` bytes for a direct
- * conv, else 2 w: the rows of the quad's missing channels and of the padding rows. */
+ * one contiguous run: nothing is packed per tile. `fill` holds a missing channel's plane
+ * (`area` bytes for a direct conv), else first a quad's four planes interleaved (4 h w bytes,
+ * the plane after them what qconv_every_second reads past their end). */
 static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes, int direct, uint8_t pad, uint8_t flip,
                               int64_t width, int64_t height, int64_t area, uint8_t *quad_planes, uint8_t *fill)
 {
@@ -406,25 +606,45 @@ static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes,
         }
         return;
     }
-    uint8_t *missing = fill, *padding = fill + p->w;
-    memset(missing, flip, (size_t)p->w);
-    memset(padding, pad, (size_t)p->w);
-    for (int64_t cq = 0; cq < quads; cq++)
-        for (int64_t i = 0; i < height * sh; i++) {
-            const int64_t a = i % sh, ih = i - p->pad_top;
-            if (!qconv_phase_used(a, sh, p->kh, p->dilation_h)) continue;
-            const uint8_t *row[4];
-            uint8_t edge[4];
-            for (int64_t k = 0; k < 4; k++) {
-                const int64_t c = 4 * cq + k;
-                row[k] = c >= cg ? missing : ih >= 0 && ih < p->h ? planes + (c * p->h + ih) * p->w : padding;
-                edge[k] = c >= cg ? flip : pad;
-            }
-            for (int64_t b = 0; b < sw; b++)
-                if (qconv_phase_used(b, sw, p->kw, p->dilation_w))
-                    qconv_quad_row(p, row, edge, b, width, flip,
-                                   quad_planes + 4 * (cq * area + ((a * sw + b) * height + i / sh) * width));
+    /* per quad its four planes interleaved as they are, then copied a position (four bytes) at
+     * a time into the phases' rows, the padding columns and rows the zero point's bytes */
+    const int64_t plane = p->h * p->w;
+    uint8_t *interleaved = fill, *missing = fill + 4 * plane;
+    if (cg % 4) memset(missing, flip, (size_t)plane); /* flipped to zero */
+    for (int64_t cq = 0; cq < quads; cq++) {
+        const uint8_t *src[4];
+        uint8_t edge[4];
+        for (int64_t k = 0; k < 4; k++) {
+            src[k] = 4 * cq + k < cg ? planes + (4 * cq + k) * plane : missing;
+            edge[k] = 4 * cq + k < cg ? (uint8_t)(pad ^ flip) : 0;
         }
+        qconv_interleave(plane, src[0], src[1], src[2], src[3], flip, interleaved);
+        for (int64_t a = 0; a < sh; a++)
+            for (int64_t b = 0; b < sw; b++) {
+                if (!qconv_phase_used(a, sh, p->kh, p->dilation_h) || !qconv_phase_used(b, sw, p->kw, p->dilation_w))
+                    continue;
+                /* the phase's columns j in [first, end) read the row's column j * sw + b - pad_left */
+                const int64_t first = min_i64(width, p->pad_left > b ? (p->pad_left - b + sw - 1) / sw : 0);
+                const int64_t last_column = p->w - 1 + p->pad_left - b; /* the row's last, from phase column 0 */
+                const int64_t end = last_column < 0 ? first : min_i64(width, last_column / sw + 1);
+                const int64_t inner = end > first ? end - first : 0;
+                for (int64_t r = 0; r < height; r++) {
+                    const int64_t ih = r * sh + a - p->pad_top;
+                    uint8_t *dst = quad_planes + 4 * (cq * area + ((a * sw + b) * height + r) * width);
+                    const int inside = ih >= 0 && ih < p->h;
+                    for (int64_t j = 0; j < (inside ? first : width); j++) memcpy(dst + 4 * j, edge, 4);
+                    if (!inside) continue;
+                    const uint8_t *from = interleaved + 4 * (ih * p->w + first * sw + b - p->pad_left);
+                    if (sw == 1)
+                        memcpy(dst + 4 * first, from, (size_t)(4 * inner));
+                    else if (sw == 2)
+                        qconv_every_second(inner, from, dst + 4 * first);
+                    else
+                        for (int64_t j = 0; j < inner; j++) memcpy(dst + 4 * (first + j), from + 4 * j * sw, 4);
+                    for (int64_t j = first + inner; j < width; j++) memcpy(dst + 4 * j, edge, 4);
+                }
+            }
+    }
 }
 
 /* The sum of each of `count` positions' K bytes in the quad planes, read as the GEMM reads
@@ -447,6 +667,24 @@ static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
     return is_signed ? (int32_t)((const int8_t *)zero_point)[i] : (int32_t)((const uint8_t *)zero_point)[i];
 }
 
+/* Whether a conv of `rows` output channels (per group) and `ohw` output positions, `positions`
+ * in its quad planes (with the planes' padding columns), runs on channel tiles (positions
+ * broadcast, output channels in the lanes), not on tiles of MRVL_QGEMM_NR positions (positions
+ * in the lanes): a choice of tile shape inside this kernel, by the sums each computes, when the
+ * channel tiles' are at most 90% of the others'. On small planes the planes' padding columns
+ * and a whole last tile of NR positions are most of the waste (AVX-512, 3x3 convs: 64
+ * positions computed for 49 at 7x7, 224 for 196 at 14x14), which channel tiles, a few
+ * positions each and only output positions, avoid; on larger planes the tiles of positions run
+ * faster (at 28x28, 56x56 on AVX-512: they read a weight per 32 sums, a channel tile reads 4
+ * vectors of them per 24). */
+static int qgemm_channel_tiles_pay(int64_t rows, int64_t positions, int64_t ohw)
+{
+    const int64_t mr = MRVL_QGEMM_MR, nr = MRVL_QGEMM_NR, panel = MRVL_QGEMM_PANEL, pc = MRVL_QGEMM_CHANNEL_POSITIONS;
+    const int64_t channel_sums = (rows + panel - 1) / panel * panel * ((ohw + pc - 1) / pc * pc);
+    const int64_t position_sums = (rows + mr - 1) / mr * mr * ((positions + nr - 1) / nr * nr);
+    return channel_sums * 10 <= position_sums * 9;
+}
+
 /* The depthwise conv, in mrvl_kernels_qdepthwise.c (included after this file). */
 static void qconv_depthwise(const mrvl_qconv_params *p, const uint8_t *x, uint8_t flip, int32_t zu, const int8_t *w,
                             const int32_t *zw, const int32_t *add, const float *multiplier, int32_t zy, uint8_t *y,
@@ -463,8 +701,8 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
                               const void *y_zero, const int32_t *bias, void *y, void *scratch)
 {
     const int64_t cg = p->c / p->group, mg = p->m / p->group, taps = p->kh * p->kw, k = cg * taps;
-    const int64_t quads = (cg + 3) / 4, panels = (mg + MRVL_QGEMM_MR - 1) / MRVL_QGEMM_MR, ohw = p->oh * p->ow;
-    const int64_t panel_bytes = (quads * taps * 4 + 4) * MRVL_QGEMM_MR;
+    const int64_t quads = (cg + 3) / 4, panels = (mg + MRVL_QGEMM_PANEL - 1) / MRVL_QGEMM_PANEL, ohw = p->oh * p->ow;
+    const int64_t panel_bytes = (quads * taps * 4 + 4) * MRVL_QGEMM_PANEL;
     const uint8_t flip = p->x_signed ? 0x80 : 0;
     const int32_t zx = qconv_zero(x_zero, p->x_signed, 0), zu = zx + (p->x_signed ? 128 : 0);
     const int32_t zy = qconv_zero(y_zero, p->y_signed, 0);
@@ -485,8 +723,8 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
         if (!p->depthwise) { /* the zero-point terms; the depthwise kernel subtracts the zero points */
             const int64_t g = o / mg, row = o % mg;
             int32_t w_sum;
-            memcpy(&w_sum, w + (g * panels + row / MRVL_QGEMM_MR) * panel_bytes + quads * taps * 4 * MRVL_QGEMM_MR +
-                               4 * (row % MRVL_QGEMM_MR), 4);
+            memcpy(&w_sum, w + (g * panels + row / MRVL_QGEMM_PANEL) * panel_bytes +
+                               quads * taps * 4 * MRVL_QGEMM_PANEL + 4 * (row % MRVL_QGEMM_PANEL), 4);
             add[o] += -zu * w_sum + (int32_t)k * zu * zw[o];
         }
     }
@@ -510,6 +748,7 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
      * steps of one run (the inner loop over all of K) */
     const int64_t runs = taps == 1 ? 1 : quads, steps = taps == 1 ? quads : taps;
     const int staged = width != p->ow;
+    const int channel_tiles = qgemm_channel_tiles_pay(mg, positions, ohw);
     int32_t *tile = (int32_t *)(void *)at;
     at += (MRVL_QGEMM_MR * MRVL_QGEMM_NR * 4 + 63) / 64 * 64;
     int64_t *offset = (int64_t *)(void *)at;
@@ -520,7 +759,7 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
     uint8_t *quad_planes = at;
     at += (quads * quad_stride + 4 * (width + MRVL_QGEMM_NR) + 63) / 64 * 64;
     uint8_t *fill = at;
-    uint8_t *results = fill + ((direct ? area : 2 * p->w) + 63) / 64 * 64;
+    uint8_t *results = fill + ((direct ? area : 5 * p->h * p->w) + 63) / 64 * 64;
     for (int64_t u = 0; u < p->kh; u++)
         for (int64_t v = 0; v < p->kw; v++) {
             const int64_t down = u * p->dilation_h, across = v * p->dilation_w;
@@ -540,11 +779,10 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
 #if defined(MRVL_QGEMM_MATRIX_VECTOR)
             if (direct && positions <= MRVL_QGEMM_VECTOR_POSITIONS) {
                 for (int64_t panel = 0; panel < panels; panel++) {
-                    const int64_t height = mg - panel * MRVL_QGEMM_MR < MRVL_QGEMM_MR ? mg - panel * MRVL_QGEMM_MR
-                                                                                     : MRVL_QGEMM_MR;
-                    const int64_t local = panel * MRVL_QGEMM_MR, o = g * mg + local;
+                    const int64_t local = panel * MRVL_QGEMM_PANEL, o = g * mg + local;
+                    const int64_t height = mg - local < MRVL_QGEMM_PANEL ? mg - local : MRVL_QGEMM_PANEL;
                     for (int64_t i = 0; i < positions; i++) {
-                        int32_t sum[MRVL_QGEMM_MR];
+                        int32_t sum[MRVL_QGEMM_PANEL];
                         qgemv_panel(quads, quad_stride, w + (g * panels + panel) * panel_bytes, quad_planes + 4 * i,
                                     sum);
                         for (int64_t r = 0; r < height; r++)
@@ -555,13 +793,47 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
                 continue;
             }
 #endif
+            if (channel_tiles) { /* output positions only: stored in place, not staged */
+                uint8_t *y_group = out + (b * p->m + g * mg) * ohw;
+                for (int64_t panel = 0; panel < panels; panel += MRVL_QGEMM_CHANNEL_PANELS) {
+                    const int64_t count_panels = min_i64(panels - panel, MRVL_QGEMM_CHANNEL_PANELS);
+                    const int64_t local = panel * MRVL_QGEMM_PANEL, o = g * mg + local;
+                    const int64_t height = min_i64(mg - local, count_panels * MRVL_QGEMM_PANEL);
+                    const int8_t *w_panels = w + (g * panels + panel) * panel_bytes;
+                    for (int64_t first = 0; first < ohw; first += MRVL_QGEMM_CHANNEL_POSITIONS) {
+                        uint8_t *y_tile = y_group + local * ohw + first;
+                        const int64_t count = min_i64(ohw - first, MRVL_QGEMM_CHANNEL_POSITIONS);
+                        /* the tile's positions in the quad planes (past the last, the last again) */
+                        int64_t place[MRVL_QGEMM_CHANNEL_POSITIONS];
+                        int32_t place_sums[MRVL_QGEMM_CHANNEL_POSITIONS];
+                        for (int64_t j = 0; j < MRVL_QGEMM_CHANNEL_POSITIONS; j++) {
+                            const int64_t i = first + (j < count ? j : count - 1);
+                            place[j] = i / p->ow * width + i % p->ow;
+                            place_sums[j] = any_zw ? column_sums[place[j]] : 0;
+                            place[j] *= 4;
+                        }
+#if defined(MRVL_QGEMM_CHANNEL_FUSED)
+                        qgemm_channel_tile_requantized(count_panels, runs, steps, offset, quad_stride, w_panels,
+                                                       panel_bytes, quad_planes, place, any_zw ? place_sums : NULL,
+                                                       height, count, add + o, zw + o, multiplier + o, zy, p->y_min,
+                                                       p->y_max, y_tile, ohw);
+#else
+                        qgemm_channel_sums(runs, steps, offset, quad_stride, w_panels, quad_planes, place, tile);
+                        qgemm_channel_requantize(tile, any_zw ? place_sums : NULL, height, count, add + o, zw + o,
+                                                 multiplier + o, zy, p->y_min, p->y_max, y_tile, ohw);
+#endif
+                    }
+                }
+                continue;
+            }
             for (int64_t block = 0; block < positions; block += MRVL_QGEMM_BLOCK) {
                 const int64_t end = positions - block < MRVL_QGEMM_BLOCK ? positions : block + MRVL_QGEMM_BLOCK;
-                for (int64_t panel = 0; panel < panels; panel++) {
-                    const int64_t height = mg - panel * MRVL_QGEMM_MR < MRVL_QGEMM_MR ? mg - panel * MRVL_QGEMM_MR
-                                                                                     : MRVL_QGEMM_MR;
-                    const int64_t local = panel * MRVL_QGEMM_MR, o = g * mg + local;
-                    const int8_t *w_panel = w + (g * panels + panel) * panel_bytes;
+                /* MR rows at a time: a panel's rows in tiles, each reading its rows' part of
+                 * every step of the panel */
+                for (int64_t local = 0; local < mg; local += MRVL_QGEMM_MR) {
+                    const int64_t height = mg - local < MRVL_QGEMM_MR ? mg - local : MRVL_QGEMM_MR, o = g * mg + local;
+                    const int8_t *w_panel = w + (g * panels + local / MRVL_QGEMM_PANEL) * panel_bytes +
+                                            4 * (local % MRVL_QGEMM_PANEL);
                     for (int64_t first = block; first < end; first += MRVL_QGEMM_NR) {
                         const int64_t count = end - first < MRVL_QGEMM_NR ? end - first : MRVL_QGEMM_NR;
                         const uint8_t *a = quad_planes + 4 * first;
