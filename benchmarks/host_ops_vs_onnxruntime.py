@@ -2,8 +2,10 @@
 for the same ONNX nodes, the fastest of many runs on each side.
 
     python benchmarks/host_ops_vs_onnxruntime.py MODEL [--runs N] [--top K] [--x86-64-v3] [--onnxruntime-avx2]
+        [--quantized qdq|qoperator]
 
-MODEL is one of host_c_vs_onnxruntime.py's. The C is built as that benchmark builds it, with
+MODEL is one of host_c_vs_onnxruntime.py's; with `--quantized`, its int8 model as
+host_int8_vs_onnxruntime.py quantizes it (both sides run the same int8 model). The C is built as that benchmark builds it, with
 per-op timing (`make PROFILE=1`, as `mrvl-run --profile`); onnxruntime runs one intra-op
 thread with its node profiler on. Outputs are compared first. Each side runs N times and each
 op keeps its fastest run: on a shared machine a median per op still carries the load, and
@@ -33,6 +35,7 @@ import onnx
 
 from host_c_vs_onnxruntime import (BUILDERS, ZOO_MODELS, CModel, build, cpuid_masked, onnxruntime_session,
                                    rerun_with_avx2_cpuid)
+from host_int8_vs_onnxruntime import FORMATS, allowed_difference, quantized_model
 from checkouts import machine
 from ir_helpers import ZOO_INPUT_SHAPES
 
@@ -96,14 +99,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--x86-64-v3", action="store_true", help="build the C with ARCH_FLAGS=-march=x86-64-v3")
     parser.add_argument("--onnxruntime-avx2", action="store_true",
                         help="onnxruntime on the kernels it picks on an AVX2 machine (CPUID masked)")
+    parser.add_argument("--quantized", choices=FORMATS, help="the model quantized to int8 in this format")
     args = parser.parse_args(argv)
     if args.onnxruntime_avx2 and not cpuid_masked():
         rerun_with_avx2_cpuid(sys.argv[1:] if argv is None else argv, Path(__file__))
-    name = args.model
+    name = args.model if args.quantized is None else f"{args.model}_{args.quantized}"
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp, f"{name}.onnx")
-        model_proto = BUILDERS[name]()
+        model_proto = BUILDERS[args.model]()
+        if args.quantized is not None:
+            model_proto = onnx.load(quantized_model(model_proto, path, args.quantized))
         onnx.save(model_proto, path)
         shapes = ZOO_INPUT_SHAPES.get(name, {}) if name in ZOO_MODELS else {}
         session = onnxruntime_session(path, 1)
@@ -116,7 +122,12 @@ def main(argv: list[str] | None = None) -> int:
         program = CModel(out, name, inputs)
         program()
         for got, want in zip(program.outputs, expected):
-            if not (result := compare(got, want.reshape(got.shape))).ok:
+            want = want.reshape(got.shape)
+            if args.quantized is not None:
+                allowed = allowed_difference(model_proto, want)
+                if (off := float(np.max(np.abs(got - want)))) > allowed * (1 + 1e-6):
+                    raise SystemExit(f"error: {name}: max |difference| {off:.4g} (allowed {allowed:.4g})")
+            elif not (result := compare(got, want)).ok:
                 raise SystemExit(f"error: {name}: {result.describe()}")
         labels, c_times = fastest_c_ops(program, name, args.runs)
 
@@ -149,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{c_total / ort_total:.2f}x")
     seen = "; onnxruntime's CPUID masked to AVX2" if args.onnxruntime_avx2 else ""
     build_flags = "-march=x86-64-v3" if args.x86_64_v3 else "-march=native"
-    print(f"({machine()}{seen}; C built with {build_flags}; 1 thread each; fastest of {args.runs} runs per op)")
+    model = f"{args.model}, int8 {args.quantized}" if args.quantized else args.model
+    print(f"({model}; {machine()}{seen}; C built with {build_flags}; 1 thread each; fastest of {args.runs} runs per op)")
     return 0
 
 
