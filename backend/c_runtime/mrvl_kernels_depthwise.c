@@ -521,11 +521,28 @@ static MRVL_ALWAYS_INLINE void depthwise_pairs_vectors(int64_t kh, int64_t kw, i
     }
 }
 
+/* The two rows' vectors at ox (depthwise_pairs_vectors) put in order, clamped to [lower, upper]
+ * where `clamped`, and stored at out + ox (the second, if `two`, a row of out_w later). */
+static MRVL_ALWAYS_INLINE void depthwise_pairs_store(const pairs_vec acc[2], int two, int clamped, pairs_vec lower,
+                                                     pairs_vec upper, int64_t out_w, int64_t ox, float *out)
+{
+    for (int i = 0; i < 1 + two; i++) {
+#if defined(__clang__)
+        pairs_vec v = __builtin_shufflevector(acc[i], acc[i], MRVL_PAIRS_ORDER);
+#else
+        pairs_vec v = __builtin_shuffle(acc[i], (pairs_ivec){MRVL_PAIRS_ORDER});
+#endif
+        if (clamped) v = pool_min(upper, pool_max(lower, v));
+        *(pairs_vec *)(void *)(out + i * out_w + ox) = v;
+    }
+}
+
 /* Output rows oy and oy + 1 (if `two`) of one output channel (weights w) from its input plane,
- * into out and out + the output's width (vectors put in order, clamped to [low, high] where
- * `clamped`): the rows' whole vectors, the last one overlapping the one before where the width
- * is not a multiple of VF; the input rows above and below the plane read `zeros` (a row of
- * them). */
+ * into out and out + the output's width (clamped to [min, max] where `clamped`): the rows'
+ * whole vectors, the last one overlapping the one before where the width is not a multiple of
+ * VF; the first vector, if its pairs start left of the row, then those whose pairs lie inside
+ * it, then the rest through depthwise_pairs_edge. The input rows above and below the plane
+ * read `zeros` (a row of them). */
 static MRVL_ALWAYS_INLINE void depthwise_pairs_rows(int64_t kh, int64_t kw, int64_t pad, const mrvl_conv_params *p,
                                                     const float *plane, const float *zeros, int64_t oy, int two,
                                                     const float *restrict w, float bias, int clamped,
@@ -536,23 +553,24 @@ static MRVL_ALWAYS_INLINE void depthwise_pairs_rows(int64_t kh, int64_t kw, int6
     const float *rows[MRVL_DEPTHWISE_PAIRS_ROWS + 2];
     for (int64_t r = 0; r < kh + 2; r++)
         rows[r] = iy0 + r >= 0 && iy0 + r < height ? plane + (iy0 + r) * width : zeros;
-    pairs_vec lower = (pairs_vec){0} + p->min, upper = (pairs_vec){0} + p->max;
-    for (int64_t ox = 0;; ox += PAIRS_VF) {
-        if (ox + PAIRS_VF > out_w) ox = out_w - PAIRS_VF;
-        pairs_vec acc[2];
-        if (2 * ox + reach_lo >= 0 && 2 * ox + reach_hi <= width)
-            depthwise_pairs_vectors(kh, kw, pad, 0, rows, width, ox, w, bias, t, acc);
-        else depthwise_pairs_vectors(kh, kw, pad, 1, rows, width, ox, w, bias, t, acc);
-        for (int i = 0; i < 1 + two; i++) {
-#if defined(__clang__)
-            pairs_vec v = __builtin_shufflevector(acc[i], acc[i], MRVL_PAIRS_ORDER);
-#else
-            pairs_vec v = __builtin_shuffle(acc[i], (pairs_ivec){MRVL_PAIRS_ORDER});
-#endif
-            if (clamped) v = pool_min(upper, pool_max(lower, v));
-            *(pairs_vec *)(void *)(out + i * out_w + ox) = v;
-        }
-        if (ox + PAIRS_VF == out_w) break;
+    pairs_vec lower = (pairs_vec){0} + p->min, upper = (pairs_vec){0} + p->max, acc[2];
+    int64_t ox = 0;
+    if (reach_lo < 0) {
+        depthwise_pairs_vectors(kh, kw, pad, 1, rows, width, 0, w, bias, t, acc);
+        depthwise_pairs_store(acc, two, clamped, lower, upper, out_w, 0, out);
+        ox = PAIRS_VF;
+    }
+    /* (marked where the pad is a constant too: gcc also threads the generic call into a 3x3 copy) */
+    if (__builtin_constant_p(pad)) MRVL_MCA_BEGIN("depthwise_pairs", kh, kw, 2 * kh * kw * PAIRS_VF);
+    for (; ox + PAIRS_VF <= out_w && 2 * ox + reach_hi <= width; ox += PAIRS_VF) {
+        depthwise_pairs_vectors(kh, kw, pad, 0, rows, width, ox, w, bias, t, acc);
+        depthwise_pairs_store(acc, two, clamped, lower, upper, out_w, ox, out);
+    }
+    if (__builtin_constant_p(pad)) MRVL_MCA_END("depthwise_pairs", kh, kw, 2 * kh * kw * PAIRS_VF);
+    for (; ox < out_w; ox += PAIRS_VF) {
+        int64_t at = min_i64(ox, out_w - PAIRS_VF);
+        depthwise_pairs_vectors(kh, kw, pad, 1, rows, width, at, w, bias, t, acc);
+        depthwise_pairs_store(acc, two, clamped, lower, upper, out_w, at, out);
     }
 }
 #endif
@@ -563,7 +581,7 @@ static MRVL_ALWAYS_INLINE void depthwise_pairs_rows(int64_t kh, int64_t kw, int6
  * 1.3x the rows layout's time, 14 in 2 0.9x). */
 static int depthwise_pairs_fits(const mrvl_conv_params *p)
 {
-#if defined(__GNUC__)
+#if defined(__GNUC__) && MRVL_DEPTHWISE_PAIRS
     const int64_t *k = p->kernel, *s = p->stride, *d = p->dilation;
     return k[0] == 1 && p->in[0] == 1 && p->out[0] == 1 && s[1] == 2 && s[2] == 2 && d[1] == 1 && d[2] == 1 &&
            p->out[2] >= MRVL_GEMM_VECTOR_FLOATS && p->in[2] >= MRVL_GEMM_VECTOR_FLOATS && p->pad[2] < k[2] &&
