@@ -194,6 +194,19 @@
 #endif
 #endif
 
+/* Whether stride-2 depthwise convs with output rows at least a vector wide read their input
+ * planes in place, de-interleaving pairs of vectors in registers (1), rather than copying
+ * each plane into column phases first (0). On x86 that took 0.65-0.9x the time; on the N2 the
+ * shuffles share the two FP pipes with the multiply-adds (3x3: 36% of its peak in llvm-mca),
+ * and no timing says it gains there. A build may set it. */
+#ifndef MRVL_DEPTHWISE_PAIRS
+#if defined(__aarch64__)
+#define MRVL_DEPTHWISE_PAIRS 0
+#else
+#define MRVL_DEPTHWISE_PAIRS 1
+#endif
+#endif
+
 /* Channels of a block of the channel-blocked depthwise conv: a layout the planned scratch
  * shares over targets, so a multiple of every target's vector (1 AVX-512 vector, 2 AVX, 4
  * NEON ones a position), not a register tile. */

@@ -257,6 +257,21 @@ DEPTHWISE = {
 for (_name, _attrs), _act in zip(DEPTHWISE.items(), itertools.cycle(ACTIVATIONS)):
     CASES[f"depthwise_{_name}_{_act}"] = _conv_then(ACTIVATIONS[_act], **_attrs)
 
+# Stride 2 read in place (mrvl_kernels.c depthwise_pairs_rows) where the output rows are whole
+# vectors or nearly (on every x86 target; 64 wide for AVX-512's 16 floats): an odd width (the
+# last pair past the row's end) and height (a last row alone), batch 2, a 5x5 kernel with a
+# channel multiplier, no padding before (a pad the generic loop takes), a ReLU6 clamped as
+# rows are stored.
+PAIRS = {
+    "batch2": dict(shape=[2, 3, 34, 64], w=[3, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=3),
+    "odd_width": dict(shape=[1, 4, 21, 95], w=[4, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=4),
+    "5x5_multiplier": dict(shape=[1, 3, 19, 64], w=[6, 1, 5, 5], pads=[2, 2, 2, 2], strides=[2, 2], group=3),
+    "pad_after": dict(shape=[1, 3, 16, 64], w=[3, 1, 3, 3], pads=[0, 0, 1, 1], strides=[2, 2], group=3),
+}
+for (_name, _attrs), _act in zip(PAIRS.items(), itertools.cycle(ACTIVATIONS)):
+    CASES[f"depthwise_pairs_{_name}_{_act}"] = _conv_then(ACTIVATIONS[_act], **_attrs)
+CASES["depthwise_pairs_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, **PAIRS["batch2"])
+
 # The channel-blocked depthwise kernel (mrvl_kernels.c depthwise_blocked_layout): channel
 # counts not a multiple of the block, 3x3 and 5x5 at strides 1, 2 and 3, even and odd widths,
 # uneven, no and dilated padding, the last column unread, a 3x7 kernel and 1-D convs through the
@@ -892,7 +907,8 @@ def test_blocked_depthwise_keeps_infinities_in_their_windows(c_workdir: Path) ->
     check(model, c_workdir, inputs, name="inf_blocked", native=True)
 
 
-CLAMP_NANS = ["depthwise_residual_clip", "blocked_7x7_residual_clip", "depthwise_clip", "depthwise_stride2_clip"]
+CLAMP_NANS = ["depthwise_residual_clip", "blocked_7x7_residual_clip", "depthwise_clip", "depthwise_stride2_clip",
+              "depthwise_pairs_clip"]
 
 
 def _clamp_nan_inputs(name: str) -> dict[str, np.ndarray]:

@@ -412,6 +412,231 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
     }
 }
 
+/* A depthwise conv at stride 2 reads its input planes where they are when its output rows
+ * are at least a vector wide (depthwise_pairs_fits): each vector of MRVL_GEMM_VECTOR_FLOATS
+ * outputs of a row takes, per kernel column, the even or the odd floats of the 2 vectors of
+ * input row from the pair of columns its first output's window reaches there, de-interleaved
+ * in registers by one shuffle. No copy of the plane is made (splitting a 112-wide plane into
+ * column phases took longer than the multiply-adds), and no lane is junk. The shuffle is the
+ * one x86's shufps does, which keeps each 128-bit lane's floats in it: the outputs come out
+ * in an order of their own (MRVL_PAIRS_EVENS' lanes hold outputs 0, 1, VF / 2, VF / 2 + 1, 2,
+ * ...), the same for every tap, so each vector of sums is put in order once, as it is stored
+ * (MRVL_PAIRS_ORDER); on AArch64 (4 floats) the order is the plain one (uzp1, uzp2). Vectors
+ * whose pairs reach across the row's left or right end read them through depthwise_pairs_edge,
+ * which reads inside the row only and zeroes the padding's lanes. */
+#if defined(__GNUC__)
+#if MRVL_GEMM_VECTOR_FLOATS == 16
+#define MRVL_PAIRS_EVENS 0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30
+#define MRVL_PAIRS_ODDS 1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31
+#define MRVL_PAIRS_ORDER 0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15
+#elif MRVL_GEMM_VECTOR_FLOATS == 8
+#define MRVL_PAIRS_EVENS 0, 2, 8, 10, 4, 6, 12, 14
+#define MRVL_PAIRS_ODDS 1, 3, 9, 11, 5, 7, 13, 15
+#define MRVL_PAIRS_ORDER 0, 1, 4, 5, 2, 3, 6, 7
+#else
+#define MRVL_PAIRS_EVENS 0, 2, 4, 6
+#define MRVL_PAIRS_ODDS 1, 3, 5, 7
+#define MRVL_PAIRS_ORDER 0, 1, 2, 3
+#endif
+enum { PAIRS_VF = MRVL_GEMM_VECTOR_FLOATS };
+/* Kernel rows the in-place stride-2 conv takes (its row pointers). */
+#define MRVL_DEPTHWISE_PAIRS_ROWS 16
+typedef float pairs_vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+typedef int32_t pairs_ivec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4)));
+
+/* The lanes of a vector moved by s (0 < s < VF) toward lane 0 (`down`, lanes s .. VF - 1 to
+ * 0 .. VF - s - 1) or away from it (`up`), the lanes left over zeroed: a permutation and a
+ * mask each, made once per conv. */
+typedef struct {
+    pairs_ivec down[PAIRS_VF], down_keep[PAIRS_VF], up[PAIRS_VF], up_keep[PAIRS_VF];
+} depthwise_pairs_shifts;
+
+static void depthwise_pairs_shifts_init(depthwise_pairs_shifts *t)
+{
+    for (int s = 0; s < PAIRS_VF; s++)
+        for (int j = 0; j < PAIRS_VF; j++) {
+            t->down[s][j] = j + s < PAIRS_VF ? j + s : 0;
+            t->down_keep[s][j] = j + s < PAIRS_VF ? -1 : 0;
+            t->up[s][j] = j >= s ? j - s : 0;
+            t->up_keep[s][j] = j >= s ? -1 : 0;
+        }
+}
+
+/* row[at + j] for the lanes j whose column at + j is in [0, width), 0 in the others (bitwise:
+ * no float from outside the row makes a NaN), reading the row's first or last vector only
+ * (width >= VF). */
+static inline pairs_vec depthwise_pairs_edge(const float *row, int64_t at, int64_t width,
+                                             const depthwise_pairs_shifts *t)
+{
+    if (at >= 0 && at + PAIRS_VF <= width) return *(const pairs_vec *)(const void *)(row + at);
+    if (at <= -PAIRS_VF || at >= width) return (pairs_vec){0};
+    if (at < 0) {
+        pairs_vec v = *(const pairs_vec *)(const void *)row;
+        return (pairs_vec)((pairs_ivec)__builtin_shuffle(v, t->up[-at]) & t->up_keep[-at]);
+    }
+    int64_t s = at + PAIRS_VF - width;
+    pairs_vec v = *(const pairs_vec *)(const void *)(row + width - PAIRS_VF);
+    return (pairs_vec)((pairs_ivec)__builtin_shuffle(v, t->down[s]) & t->down_keep[s]);
+}
+
+/* floor(q / 2) */
+static inline int64_t floor_half(int64_t q) { return (q - (q < 0)) / 2; }
+
+/* The vectors of outputs ox .. ox + VF - 1 of two rows, oy and oy + 1, in MRVL_PAIRS_ORDER's
+ * order (acc[0], acc[1]): the bias plus, over the kernel rows and columns, the tap's weight
+ * times the even or odd floats of the pair at column 2 ox + 2 floor((kx - pad) / 2) of input
+ * row ky (row oy) or ky + 2 (row oy + 1) of `rows` (each `width` floats; a row of zeros for
+ * the padding), read through depthwise_pairs_edge where `edge`. Each input row is
+ * de-interleaved once for both output rows (they share kh - 2 rows), and the two sums are
+ * chains of multiply-adds of their own. Always inlined with a constant kernel and pad where
+ * they are the usual ones, and a constant `edge`, so that the taps unroll and the kernel
+ * columns that read one pair share its loads. */
+static MRVL_ALWAYS_INLINE void depthwise_pairs_vectors(int64_t kh, int64_t kw, int64_t pad, int edge,
+                                                       const float *const *rows, int64_t width, int64_t ox,
+                                                       const float *restrict w, float bias,
+                                                       const depthwise_pairs_shifts *t, pairs_vec acc[2])
+{
+    acc[0] = acc[1] = (pairs_vec){0} + bias;
+    MRVL_UNROLL for (int64_t r = 0; r < kh + 2; r++) {
+        const float *row = rows[r];
+        MRVL_UNROLL for (int64_t kx = 0; kx < kw; kx++) {
+            int64_t q = kx - pad, at = 2 * ox + 2 * floor_half(q);
+            pairs_vec lo, hi, x;
+            if (edge) {
+                lo = depthwise_pairs_edge(row, at, width, t);
+                hi = depthwise_pairs_edge(row, at + PAIRS_VF, width, t);
+            } else {
+                lo = *(const pairs_vec *)(const void *)(row + at);
+                hi = *(const pairs_vec *)(const void *)(row + at + PAIRS_VF);
+            }
+#if defined(__clang__)
+            x = q & 1 ? __builtin_shufflevector(lo, hi, MRVL_PAIRS_ODDS) : __builtin_shufflevector(lo, hi, MRVL_PAIRS_EVENS);
+#else
+            x = q & 1 ? __builtin_shuffle(lo, hi, (pairs_ivec){MRVL_PAIRS_ODDS})
+                      : __builtin_shuffle(lo, hi, (pairs_ivec){MRVL_PAIRS_EVENS});
+#endif
+            if (r < kh) acc[0] += x * w[r * kw + kx];
+            if (r >= 2) acc[1] += x * w[(r - 2) * kw + kx];
+        }
+    }
+}
+
+/* The two rows' vectors at ox (depthwise_pairs_vectors) put in order, clamped to [lower, upper]
+ * where `clamped`, and stored at out + ox (the second, if `two`, a row of out_w later). */
+static MRVL_ALWAYS_INLINE void depthwise_pairs_store(const pairs_vec acc[2], int two, int clamped, pairs_vec lower,
+                                                     pairs_vec upper, int64_t out_w, int64_t ox, float *out)
+{
+    for (int i = 0; i < 1 + two; i++) {
+#if defined(__clang__)
+        pairs_vec v = __builtin_shufflevector(acc[i], acc[i], MRVL_PAIRS_ORDER);
+#else
+        pairs_vec v = __builtin_shuffle(acc[i], (pairs_ivec){MRVL_PAIRS_ORDER});
+#endif
+        if (clamped) v = pool_min(upper, pool_max(lower, v));
+        *(pairs_vec *)(void *)(out + i * out_w + ox) = v;
+    }
+}
+
+/* Output rows oy and oy + 1 (if `two`) of one output channel (weights w) from its input plane,
+ * into out and out + the output's width (clamped to [min, max] where `clamped`): the rows'
+ * whole vectors, the last one overlapping the one before where the width is not a multiple of
+ * VF; the first vector, if its pairs start left of the row, then those whose pairs lie inside
+ * it, then the rest through depthwise_pairs_edge. The input rows above and below the plane
+ * read `zeros` (a row of them). */
+static MRVL_ALWAYS_INLINE void depthwise_pairs_rows(int64_t kh, int64_t kw, int64_t pad, const mrvl_conv_params *p,
+                                                    const float *plane, const float *zeros, int64_t oy, int two,
+                                                    const float *restrict w, float bias, int clamped,
+                                                    const depthwise_pairs_shifts *t, float *restrict out)
+{
+    int64_t height = p->in[1], width = p->in[2], out_w = p->out[2], iy0 = 2 * oy - p->pad[1];
+    int64_t reach_lo = 2 * floor_half(-pad), reach_hi = 2 * floor_half(kw - 1 - pad) + 2 * PAIRS_VF;
+    const float *rows[MRVL_DEPTHWISE_PAIRS_ROWS + 2];
+    for (int64_t r = 0; r < kh + 2; r++)
+        rows[r] = iy0 + r >= 0 && iy0 + r < height ? plane + (iy0 + r) * width : zeros;
+    pairs_vec lower = (pairs_vec){0} + p->min, upper = (pairs_vec){0} + p->max, acc[2];
+    int64_t ox = 0;
+    if (reach_lo < 0) {
+        depthwise_pairs_vectors(kh, kw, pad, 1, rows, width, 0, w, bias, t, acc);
+        depthwise_pairs_store(acc, two, clamped, lower, upper, out_w, 0, out);
+        ox = PAIRS_VF;
+    }
+    /* (marked where the pad is a constant too: gcc also threads the generic call into a 3x3 copy) */
+    if (__builtin_constant_p(pad)) MRVL_MCA_BEGIN("depthwise_pairs", kh, kw, 2 * kh * kw * PAIRS_VF);
+    for (; ox + PAIRS_VF <= out_w && 2 * ox + reach_hi <= width; ox += PAIRS_VF) {
+        depthwise_pairs_vectors(kh, kw, pad, 0, rows, width, ox, w, bias, t, acc);
+        depthwise_pairs_store(acc, two, clamped, lower, upper, out_w, ox, out);
+    }
+    if (__builtin_constant_p(pad)) MRVL_MCA_END("depthwise_pairs", kh, kw, 2 * kh * kw * PAIRS_VF);
+    for (; ox < out_w; ox += PAIRS_VF) {
+        int64_t at = min_i64(ox, out_w - PAIRS_VF);
+        depthwise_pairs_vectors(kh, kw, pad, 1, rows, width, at, w, bias, t, acc);
+        depthwise_pairs_store(acc, two, clamped, lower, upper, out_w, at, out);
+    }
+}
+#endif
+
+/* Whether a depthwise conv reads its planes in place at stride 2 (depthwise_pairs_rows): 2D,
+ * strides 2, no dilation, output rows at least a vector wide, of which the last vector's
+ * overlap recomputes at most a quarter more (x86-64-v3: 10 outputs a row in 2 vectors took
+ * 1.3x the rows layout's time, 14 in 2 0.9x). */
+static int depthwise_pairs_fits(const mrvl_conv_params *p)
+{
+#if defined(__GNUC__) && MRVL_DEPTHWISE_PAIRS
+    const int64_t *k = p->kernel, *s = p->stride, *d = p->dilation;
+    return k[0] == 1 && p->in[0] == 1 && p->out[0] == 1 && s[1] == 2 && s[2] == 2 && d[1] == 1 && d[2] == 1 &&
+           p->out[2] >= MRVL_GEMM_VECTOR_FLOATS && p->in[2] >= MRVL_GEMM_VECTOR_FLOATS && p->pad[2] < k[2] &&
+           k[1] <= MRVL_DEPTHWISE_PAIRS_ROWS &&
+           4 * ((p->out[2] + MRVL_GEMM_VECTOR_FLOATS - 1) / MRVL_GEMM_VECTOR_FLOATS * MRVL_GEMM_VECTOR_FLOATS) <=
+               5 * p->out[2];
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
+/* Input channels [begin, end) of one image (an mrvl_task) by depthwise_pairs_row, row after
+ * row of each output plane, 3x3 and 5x5 kernels unrolled; the epilogue (unless a clamp alone,
+ * applied as rows are stored) every few planes as depthwise_channels runs it. */
+static void depthwise_pairs_channels(const void *ctx, int64_t begin, int64_t end)
+{
+#if defined(__GNUC__)
+    const depthwise_args *a = ctx;
+    const mrvl_conv_params *p = a->p;
+    const int64_t *k = p->kernel;
+    int64_t mult = p->m / p->c, taps = k[1] * k[2], positions = p->out[1] * p->out[2], pad = p->pad[2];
+    int64_t pending = begin * mult;
+    int clamped = p->clamp && !a->r && p->activation == MRVL_EPILOGUE_NONE && !p->scale && !p->shift && !p->slope;
+    depthwise_pairs_shifts t;
+    depthwise_pairs_shifts_init(&t);
+    float *zeros = a->scratch + begin * a->g.channel; /* this task's: a channel's layout is longer than a row */
+    memset(zeros, 0, (size_t)p->in[2] * sizeof(float));
+    for (int64_t ic = begin; ic < end; ic++) {
+        const float *plane = a->x + ic * p->in[1] * p->in[2];
+        for (int64_t m = ic * mult; m < (ic + 1) * mult; m++) {
+            const float *wm = a->w + m * taps;
+            float bias = a->b ? a->b[m] : 0.0f, *o = a->y + m * positions;
+            for (int64_t oy = 0; oy < p->out[1]; oy += 2) {
+                float *rows = o + oy * p->out[2];
+                int two = oy + 1 < p->out[1];
+                if (k[1] == 3 && k[2] == 3 && pad == 1)
+                    depthwise_pairs_rows(3, 3, 1, p, plane, zeros, oy, two, wm, bias, clamped, &t, rows);
+                else if (k[1] == 5 && k[2] == 5 && pad == 2)
+                    depthwise_pairs_rows(5, 5, 2, p, plane, zeros, oy, two, wm, bias, clamped, &t, rows);
+                else depthwise_pairs_rows(k[1], k[2], pad, p, plane, zeros, oy, two, wm, bias, clamped, &t, rows);
+            }
+        }
+        int64_t next = (ic + 1) * mult;
+        if (!clamped && ((next - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || ic + 1 == end)) {
+            conv_epilogue(p, (next - pending) * positions, positions, pending,
+                          a->r ? a->r + pending * positions : NULL, a->y + pending * positions);
+            pending = next;
+        }
+    }
+#else
+    (void)ctx, (void)begin, (void)end;
+#endif
+}
+
 /* depthwise_channels of groups [begin, end) of a->layouts channels (an mrvl_task), the last
  * group with the channels left over. */
 static void depthwise_groups(const void *ctx, int64_t begin, int64_t end)
@@ -429,6 +654,16 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
                                     const float *r, float *y, float *scratch)
 {
     const int64_t *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
+    if (depthwise_pairs_fits(p)) {
+        depthwise_args a = {p, x, w, b, r, y, scratch, NULL, NULL, 1, depthwise_layout(p)};
+        int64_t plane = volume3(p->in), positions = volume3(p->out);
+        for (int64_t n = 0; n < p->n; n++, a.x += p->c * plane, a.y += p->m * positions) {
+            a.r = r ? r + n * p->m * positions : NULL;
+            if (p->m * positions * volume3(k) < MRVL_PARALLEL_MACS) depthwise_pairs_channels(&a, 0, p->c);
+            else mrvl_parallel(p->c, depthwise_pairs_channels, &a);
+        }
+        return;
+    }
     depthwise_geometry g = depthwise_layout(p);
     int32_t *mask = (int32_t *)(void *)(scratch + p->c * g.channel);
     int32_t *offset = mask + (g.rows ? k[2] * g.flat : 0);
