@@ -482,6 +482,31 @@ static inline pairs_vec depthwise_pairs_edge(const float *row, int64_t at, int64
 /* floor(q / 2) */
 static inline int64_t floor_half(int64_t q) { return (q - (q < 0)) / 2; }
 
+/* Kernel row r's tap kx of depthwise_pairs_vectors (below), added into acc. */
+static MRVL_ALWAYS_INLINE void depthwise_pairs_tap(int64_t r, int64_t kx, int64_t kh, int64_t kw, int64_t pad,
+                                                   int edge, const float *row, int64_t width, int64_t ox,
+                                                   const float *restrict w, const depthwise_pairs_shifts *t,
+                                                   pairs_vec acc[2])
+{
+    int64_t q = kx - pad, at = 2 * ox + 2 * floor_half(q);
+    pairs_vec lo, hi, x;
+    if (edge) {
+        lo = depthwise_pairs_edge(row, at, width, t);
+        hi = depthwise_pairs_edge(row, at + PAIRS_VF, width, t);
+    } else {
+        lo = *(const pairs_vec *)(const void *)(row + at);
+        hi = *(const pairs_vec *)(const void *)(row + at + PAIRS_VF);
+    }
+#if defined(__clang__)
+    x = q & 1 ? __builtin_shufflevector(lo, hi, MRVL_PAIRS_ODDS) : __builtin_shufflevector(lo, hi, MRVL_PAIRS_EVENS);
+#else
+    x = q & 1 ? __builtin_shuffle(lo, hi, (pairs_ivec){MRVL_PAIRS_ODDS})
+              : __builtin_shuffle(lo, hi, (pairs_ivec){MRVL_PAIRS_EVENS});
+#endif
+    if (r < kh) acc[0] += x * w[r * kw + kx];
+    if (r >= 2) acc[1] += x * w[(r - 2) * kw + kx];
+}
+
 /* The vectors of outputs ox .. ox + VF - 1 of two rows, oy and oy + 1, in MRVL_PAIRS_ORDER's
  * order (acc[0], acc[1]): the bias plus, over the kernel rows and columns, the tap's weight
  * times the even or odd floats of the pair at column 2 ox + 2 floor((kx - pad) / 2) of input
@@ -497,27 +522,16 @@ static MRVL_ALWAYS_INLINE void depthwise_pairs_vectors(int64_t kh, int64_t kw, i
                                                        const depthwise_pairs_shifts *t, pairs_vec acc[2])
 {
     acc[0] = acc[1] = (pairs_vec){0} + bias;
-    MRVL_UNROLL for (int64_t r = 0; r < kh + 2; r++) {
-        const float *row = rows[r];
-        MRVL_UNROLL for (int64_t kx = 0; kx < kw; kx++) {
-            int64_t q = kx - pad, at = 2 * ox + 2 * floor_half(q);
-            pairs_vec lo, hi, x;
-            if (edge) {
-                lo = depthwise_pairs_edge(row, at, width, t);
-                hi = depthwise_pairs_edge(row, at + PAIRS_VF, width, t);
-            } else {
-                lo = *(const pairs_vec *)(const void *)(row + at);
-                hi = *(const pairs_vec *)(const void *)(row + at + PAIRS_VF);
-            }
-#if defined(__clang__)
-            x = q & 1 ? __builtin_shufflevector(lo, hi, MRVL_PAIRS_ODDS) : __builtin_shufflevector(lo, hi, MRVL_PAIRS_EVENS);
-#else
-            x = q & 1 ? __builtin_shuffle(lo, hi, (pairs_ivec){MRVL_PAIRS_ODDS})
-                      : __builtin_shuffle(lo, hi, (pairs_ivec){MRVL_PAIRS_EVENS});
-#endif
-            if (r < kh) acc[0] += x * w[r * kw + kx];
-            if (r >= 2) acc[1] += x * w[(r - 2) * kw + kx];
-        }
+    /* Unrolled only for a constant kernel: forced unrolling of loops of unknown count (the
+     * generic call) made megabytes of code and most of a build's time. */
+    if (__builtin_constant_p(kh) && __builtin_constant_p(kw)) {
+        MRVL_UNROLL for (int64_t r = 0; r < kh + 2; r++)
+            MRVL_UNROLL for (int64_t kx = 0; kx < kw; kx++)
+                depthwise_pairs_tap(r, kx, kh, kw, pad, edge, rows[r], width, ox, w, t, acc);
+    } else {
+        for (int64_t r = 0; r < kh + 2; r++)
+            for (int64_t kx = 0; kx < kw; kx++)
+                depthwise_pairs_tap(r, kx, kh, kw, pad, edge, rows[r], width, ox, w, t, acc);
     }
 }
 
