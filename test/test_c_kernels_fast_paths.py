@@ -536,7 +536,7 @@ def _resize(shape: list[int], scales: list[float], **attrs) -> onnx.ModelProto:
 CASES["resize_linear_up_two_blocks"] = _resize([1, 2, 5, 150], [1, 1, 4, 2])
 # nearest resize: an upsampled row copied from the row before (also across channels upsampled:
 # a plane's first row repeats the last plane's when both read one source plane), in two
-# column blocks; downsampling, where no row repeats
+# column blocks, their columns doubled by shuffles and a tail; downsampling, where no row repeats
 for _name, (_shape, _scales) in {"up_two_blocks": ([1, 2, 5, 150], [1, 1, 2, 2]),
                                  "up_channels": ([1, 2, 3, 4], [1, 2, 3, 1]),
                                  "down": ([2, 3, 17, 23], [1, 1, 0.5, 0.6])}.items():
@@ -544,6 +544,11 @@ for _name, (_shape, _scales) in {"up_two_blocks": ([1, 2, 5, 150], [1, 1, 2, 2])
         onnx.numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
         onnx.numpy_helper.from_array(np.array(_scales, np.float32), "sc")], mode="nearest",
         coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+# a 2x nearest upsample in ONNX's default modes (half_pixel, round_prefer_floor) doubles its
+# columns too: 26 of them, three shuffled runs of 8 and a tail of 2
+CASES["resize_nearest_up_half_pixel"] = single_op("Resize", [("x", [1, 3, 4, 13])], initializers=[
+    onnx.numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+    onnx.numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "sc")], mode="nearest")
 CASES["resize_linear_down"] = _resize([2, 3, 17, 23], [1, 1, 0.6, 0.5])
 CASES["resize_linear_align_corners"] = _resize([1, 2, 6, 7], [1, 1, 2.5, 3],
                                                coordinate_transformation_mode="align_corners")

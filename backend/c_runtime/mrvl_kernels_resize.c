@@ -49,8 +49,26 @@ static int64_t nearest_source(const mrvl_resize_params *p, int d, int64_t o)
  * float coordinate arithmetic is not repeated for every element. A block whose columns are
  * the source's own (channels last: the last dim is not resized) is one copy per row, and so
  * is a row with the same source row as the one before (an upsampled plane's repeated rows).
- * Rows lie p->out_row elements apart (a slice of a concat's output), or follow each other. */
+ * Float columns that take each source column twice in turn (a 2x upsample) are doubled four
+ * at a time by shuffles (resize_double_columns), not gathered one by one. Rows lie p->out_row
+ * elements apart (a slice of a concat's output), or follow each other. */
 #define MRVL_RESIZE_COLUMNS 256
+
+/* y[j] = x[j / 2] for j < n. */
+static void resize_double_columns(float *restrict y, const float *restrict x, int64_t n)
+{
+    int64_t j = 0;
+#if defined(__GNUC__)
+    typedef float vec4 __attribute__((vector_size(16), aligned(4)));
+    typedef int32_t ivec4 __attribute__((vector_size(16)));
+    for (; j + 8 <= n; j += 8) {
+        vec4 v = *(const vec4 *)(const void *)(x + j / 2);
+        *(vec4 *)(void *)(y + j) = __builtin_shuffle(v, (ivec4){0, 0, 1, 1});
+        *(vec4 *)(void *)(y + j + 4) = __builtin_shuffle(v, (ivec4){2, 2, 3, 3});
+    }
+#endif
+    for (; j < n; j++) y[j] = x[j / 2];
+}
 static void mrvl_resize_nearest(const mrvl_resize_params *p, const void *x, void *y, size_t elem)
 {
     const char *in = (const char *)x;
@@ -70,10 +88,11 @@ static void mrvl_resize_nearest(const mrvl_resize_params *p, const void *x, void
     for (int64_t j0 = 0; j0 < last; j0 += MRVL_RESIZE_COLUMNS) {
         int64_t cols = min_i64(MRVL_RESIZE_COLUMNS, last - j0), column[MRVL_RESIZE_COLUMNS];
         int64_t idx[MRVL_MAX_RANK] = {0};
-        int own = 1;
+        int own = 1, doubled = elem == 4;
         for (int64_t j = 0; j < cols; j++) {
             column[j] = nearest_source(p, r - 1, j0 + j);
             own &= column[j] == j0 + j;
+            doubled &= column[j] == column[0] + j / 2;
         }
         int64_t part[MRVL_MAX_RANK] = {0}; /* each outer dim's share of the source offset, kept as idx moves */
         for (int d = 0; d + 1 < r; d++) part[d] = nearest_source(p, d, 0) * stride[d];
@@ -85,6 +104,8 @@ static void mrvl_resize_nearest(const mrvl_resize_params *p, const void *x, void
                 memcpy(o, o - out_row * (int64_t)elem, (size_t)cols * elem);
             } else if (own) {
                 memcpy(o, in + (src + j0) * (int64_t)elem, (size_t)cols * elem);
+            } else if (doubled) {
+                resize_double_columns((float *)(void *)o, (const float *)(const void *)in + src + column[0], cols);
             } else if (elem == 4) {
                 const float *f = (const float *)(const void *)(in + src * 4);
                 for (int64_t j = 0; j < cols; j++) ((float *)(void *)o)[j] = f[column[j]];
