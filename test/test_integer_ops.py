@@ -36,7 +36,8 @@ INPUTS = {
     "with_nan": np.array([1, np.nan, -2, 3, 0.5, 2], np.float32),
     "minus_inf": np.array([1, -np.inf, 2, 3, 4, 5], np.float32),
     "plus_inf": np.array([1, np.inf, -2, 3, 0.5, 2], np.float32),
-    "specials": np.array([np.nan, 1, -np.nan, np.inf, -np.inf, 0, 2, np.nan], np.float32),
+    # over several vectors of each target's quantize loop, and a tail
+    "specials": np.tile(np.array([np.nan, 1, -np.nan, np.inf, -np.inf, 0, 2, np.nan, -3], np.float32), 5),
 }
 
 

@@ -57,7 +57,8 @@ typedef struct {
     static T quantize_one_##SUFFIX(float x, float s, T z)                                        \
     {                                                                                            \
         W v = (W)rintf(x / s) + (W)z;                                                            \
-        return (T)(v != v ? (W)(LO) : v < (W)(LO) ? (W)(LO) : v > (W)(HI) ? (W)(HI) : v);        \
+        v = v >= (W)(LO) ? v : (W)(LO); /* NaN too; as selects, the flat loop vectorises */      \
+        return (T)(v <= (W)(HI) ? v : (W)(HI));                                                  \
     }                                                                                            \
     static void mrvl_quantize_##SUFFIX(const mrvl_quant_params *p, const float *x,               \
                                        const float *scale, const T *zero_point, T *y)            \
