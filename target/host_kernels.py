@@ -227,7 +227,7 @@ def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray
 
 def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     """Bytes of mrvl_qlinear_conv's scratch: per output channel a multiplier, a constant and a
-    zero point; then a row of results and the zero-padded int16 plane, its rows split into
+    zero point; then two rows of results and the zero-padded int16 plane, its rows split into
     stride phases, with what a chunk reads past it (depthwise); or a tile of sums,
     the offsets of the GEMM's steps (the taps, or a 1x1 conv's quads), the column sums, the
     quad planes (with room for a tile and a row read past their end), a missing channel's plane
@@ -248,7 +248,7 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
             width += 1
         height = -(-((oh - 1) * sh + (kh - 1) * dh + 1) // sh)
         positions = -(-oh * width // sw // chunk) * chunk
-        return per_channel + aligned(positions + 16) + 2 * (sh * height * width + width + (chunk + 1) * sw + 32)
+        return per_channel + 2 * aligned(positions + 16) + 2 * (sh * height * width + width + (chunk + 1) * sw + 32)
     mr, nr = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR")
     (sh, sw), (dh, dw) = strides, dilations
     if kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w):
