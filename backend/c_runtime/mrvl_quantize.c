@@ -481,11 +481,41 @@ MRVL_DEFINE_RESCALE(i8u8, int8_t, -128, 127, uint8_t, u8)
 MRVL_DEFINE_RESCALE(u8i8, uint8_t, 0, 255, int8_t, i8)
 MRVL_DEFINE_RESCALE(u8u8, uint8_t, 0, 255, uint8_t, u8)
 
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+/* 16 elements of qlinear_add (below) in float32: the fused multiply-adds of the scalar loop,
+ * clamped, rounded by the default rounding mode (halves to even, as rintf), as int32. */
+static MRVL_ALWAYS_INLINE __m512i mrvl_qlinear_add16(__m512i a, __m512i b, __m512 ra, __m512 rb, __m512 constant,
+                                                     __m512 lo, __m512 hi)
+{
+    const __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), ra,
+                                     _mm512_fmadd_ps(_mm512_cvtepi32_ps(b), rb, constant));
+    return _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(v, lo), hi));
+}
+/* 16 bytes at a time (the last ones masked), widened straight from memory: the compiler's
+ * vectorisation of the scalar loop widened in three steps and clamped through compares and
+ * blends (1.4x onnxruntime's time on ResNet-50's 56x56 Adds). */
+#define MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI)                                                  \
+    do {                                                                                         \
+        const __m512 ra_v = _mm512_set1_ps(ra), rb_v = _mm512_set1_ps(rb);                       \
+        const __m512 constant_v = _mm512_set1_ps(constant);                                      \
+        const __m512 lo_v = _mm512_set1_ps(LO), hi_v = _mm512_set1_ps(HI);                       \
+        for (; e < count; e += 16) {                                                             \
+            const __mmask16 in = count - e >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (count - e)) - 1); \
+            const __m512i av = WIDEN(_mm_maskz_loadu_epi8(in, a + e));                           \
+            const __m512i bv = WIDEN(_mm_maskz_loadu_epi8(in, b + e));                           \
+            _mm_mask_storeu_epi8(y + e, in, _mm512_cvtepi32_epi8(mrvl_qlinear_add16(av, bv, ra_v, rb_v, \
+                                                                                    constant_v, lo_v, hi_v))); \
+        }                                                                                        \
+    } while (0)
+#else
+#define MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI) ((void)0)
+#endif
+
 /* onnxruntime's QLinearAdd of two 8-bit tensors of one shape (cpu.qlinear_add), as its AVX2
  * kernel computes it: the ratios of the inputs' scales to the output's and the constant part
  * in float32, each value converted to float32 and multiplied in with a fused multiply-add
  * (one rounding, so every target gives the same bytes), rounded halves to even, saturated. */
-#define MRVL_DEFINE_QLINEAR_ADD(SUFFIX, T, LO, HI)                                               \
+#define MRVL_DEFINE_QLINEAR_ADD(SUFFIX, T, LO, HI, WIDEN)                                        \
     static void mrvl_qlinear_add_##SUFFIX(int64_t count, const T *a, const float *a_scale,       \
                                           const T *a_zero, const T *b, const float *b_scale,     \
                                           const T *b_zero, const float *y_scale, const T *y_zero, \
@@ -493,14 +523,16 @@ MRVL_DEFINE_RESCALE(u8u8, uint8_t, 0, 255, uint8_t, u8)
     {                                                                                            \
         const float ra = *a_scale / *y_scale, rb = *b_scale / *y_scale;                          \
         const float constant = (float)*y_zero - fmaf(ra, (float)*a_zero, rb * (float)*b_zero);   \
-        for (int64_t e = 0; e < count; e++) {                                                    \
+        int64_t e = 0;                                                                           \
+        MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI);                                                 \
+        for (; e < count; e++) {                                                                 \
             const float v = fmaf((float)a[e], ra, fmaf((float)b[e], rb, constant));              \
             y[e] = (T)(int32_t)rintf(v < (LO) ? (LO) : v > (HI) ? (HI) : v);                     \
         }                                                                                        \
     }
 
-MRVL_DEFINE_QLINEAR_ADD(u8, uint8_t, 0.0f, 255.0f)
-MRVL_DEFINE_QLINEAR_ADD(i8, int8_t, -128.0f, 127.0f)
+MRVL_DEFINE_QLINEAR_ADD(u8, uint8_t, 0.0f, 255.0f, _mm512_cvtepu8_epi32)
+MRVL_DEFINE_QLINEAR_ADD(i8, int8_t, -128.0f, 127.0f, _mm512_cvtepi8_epi32)
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
