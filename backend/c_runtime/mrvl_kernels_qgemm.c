@@ -671,18 +671,19 @@ static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
  * in its quad planes (with the planes' padding columns), runs on channel tiles (positions
  * broadcast, output channels in the lanes), not on tiles of MRVL_QGEMM_NR positions (positions
  * in the lanes): a choice of tile shape inside this kernel, by the sums each computes, when the
- * channel tiles' are at most 90% of the others'. On small planes the planes' padding columns
- * and a whole last tile of NR positions are most of the waste (AVX-512, 3x3 convs: 64
- * positions computed for 49 at 7x7, 224 for 196 at 14x14), which channel tiles, a few
- * positions each and only output positions, avoid; on larger planes the tiles of positions run
- * faster (at 28x28, 56x56 on AVX-512: they read a weight per 32 sums, a channel tile reads 4
- * vectors of them per 24). */
+ * channel tiles' are at most MRVL_QGEMM_CHANNEL_PERCENT of the others'. On small planes the
+ * planes' padding columns and a whole last tile of NR positions are most of the waste
+ * (AVX-512, 3x3 convs: 64 positions computed for 49 at 7x7, 224 for 196 at 14x14, 864 for 784
+ * at 28x28), which channel tiles, a few positions each and only output positions, avoid; where
+ * the two compute nearly the same sums the tiles of positions run faster (1x1 convs at 28x28,
+ * 56x56 on AVX-512: they read a weight per 32 sums, a channel tile reads 4 vectors of them per
+ * 24). */
 static int qgemm_channel_tiles_pay(int64_t rows, int64_t positions, int64_t ohw)
 {
     const int64_t mr = MRVL_QGEMM_MR, nr = MRVL_QGEMM_NR, panel = MRVL_QGEMM_PANEL, pc = MRVL_QGEMM_CHANNEL_POSITIONS;
     const int64_t channel_sums = (rows + panel - 1) / panel * panel * ((ohw + pc - 1) / pc * pc);
     const int64_t position_sums = (rows + mr - 1) / mr * mr * ((positions + nr - 1) / nr * nr);
-    return channel_sums * 10 <= position_sums * 9;
+    return channel_sums * 100 <= position_sums * MRVL_QGEMM_CHANNEL_PERCENT;
 }
 
 /* The depthwise conv, in mrvl_kernels_qdepthwise.c (included after this file). */
