@@ -344,9 +344,10 @@ static inline void mrvl_max_pool_store_low_bytes(void *y, __m128i a, __m128i b)
 /* ONNX MaxPool on 8-bit integers (a QOperator model pools its uint8 or int8 tensors as they
  * are, and a QDQ model's DequantizeLinear -> MaxPool -> QuantizeLinear runs so): NCHW, up to
  * MRVL_SPATIAL spatial dims, padded positions skipped (a window wholly in the padding gives
- * the type's lowest value). With stride 2 and no output's window past its row's ends, an
+ * the type's lowest value). With stride 2 and no output's window past its row's end, an
  * output row is the max over the window's input rows and column taps in vectors (above),
- * read where they are: no store is read back, so no load waits for one to forward. Otherwise
+ * read where they are: no store is read back, so no load waits for one to forward (the few
+ * outputs whose windows reach into the left padding are taken again over the row). Otherwise
  * the max over the window's rows first (`column`, the row padded with the lowest value,
  * which changes no max), then over each column tap: with stride 2 in vectors, else a
  * vectorised run per tap. The row is computed in whole vectors of outputs, straight into y
@@ -378,10 +379,15 @@ static int64_t mrvl_round_up_max_pool(int64_t count)
         const int64_t right = (ow - 1) * sw + (taps - 1) * dw + 1; /* what the outputs read */   \
         const T *const x_end = x + p->n * p->c * plane;                                          \
         T *const y_end = y + p->n * p->c * p->out[0] * p->out[1] * ow;                           \
-        /* with stride 2 and every output's window inside its row, the rows are read where they  \
-         * are (reach: how far the vectors read from a row's start) */                           \
-        const int inside_row = p->pad_begin[2] == 0 && right <= width;                           \
+        /* with stride 2 and no output's window past its row's end, the rows are read where they \
+         * are, from pad_left before their start (reach: how far the vectors read from there);   \
+         * the first `lead` outputs, whose windows reach into the left padding, are then taken   \
+         * again over their columns inside the row */                                           \
+        const int64_t pad_left = p->pad_begin[2];                                                \
+        const int inside_row = right <= pad_left + width;                                        \
         const int64_t reach = 2 * chunks + (taps - 1) * dw;                                      \
+        const int64_t lead = (pad_left + 1) / 2 < ow ? (pad_left + 1) / 2 : ow;                  \
+        const T *const x_begin = x;                                                              \
         T column[span > first + whole ? span : first + whole], row[chunks];                      \
         const T *in[p->kernel[0] * p->kernel[1]];                                                \
         for (int64_t j = 0; j < span; j++) column[j] = LOWEST;                                   \
@@ -398,11 +404,21 @@ static int64_t mrvl_round_up_max_pool(int64_t count)
                         }                                                                        \
                     }                                                                            \
                     T *out = y_end - y >= chunks ? y : row;                                      \
-                    if (sw == 2 && inside_row && rows > 0 && x_end - in[rows - 1] >= reach) {    \
+                    if (sw == 2 && inside_row && rows > 0 && in[0] - x_begin >= pad_left &&     \
+                        x_end - in[rows - 1] + pad_left >= reach) {                              \
+                        for (int64_t r = 0; r < rows; r++) in[r] -= pad_left;                    \
                         if (taps == 3 && dw == 1 && rows == 3) /* the common window, unrolled */ \
                             mrvl_max_taps_stride2_##SUFFIX(chunks, 3, 1, 3, in, out);            \
                         else                                                                     \
                             mrvl_max_taps_stride2_##SUFFIX(chunks, taps, dw, rows, in, out);     \
+                        for (int64_t s = 0; s < lead; s++) {                                     \
+                            T m = LOWEST;                                                        \
+                            for (int64_t c = 0; c < taps; c++)                                   \
+                                if (2 * s + c * dw >= pad_left)                                  \
+                                    for (int64_t r = 0; r < rows; r++)                           \
+                                        m = in[r][2 * s + c * dw] > m ? in[r][2 * s + c * dw] : m; \
+                            out[s] = m;                                                          \
+                        }                                                                        \
                     } else {                                                                     \
                         for (int64_t r = 0; r < rows && inside > 0; r++) {                       \
                             const int64_t count = x_end - in[r] >= whole ? whole : inside;       \
