@@ -16,6 +16,7 @@ from onnx import helper, numpy_helper
 
 from test_c_backend import GCC, Bundle, assert_integers_as_onnxruntime, c_workdir, emit_model  # noqa: F401
 from integer_kernel_paths import INTEGER_KERNEL_PATHS
+from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 
 pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
@@ -95,3 +96,12 @@ def _check(tmp_path: Path, c_workdir: Path, suffix: str, flags: list[str], compi
 def test_matches_onnxruntime(label: str, flags: list[str], compiler: str | None, launcher: list[str] | None,
                              c_workdir: Path, tmp_path: Path) -> None:
     _check(tmp_path, c_workdir, label, flags, compiler, launcher)
+
+
+def test_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:
+    """The same model built for this machine's vector units with AddressSanitizer and
+    UndefinedBehaviorSanitizer: the MaxPools' vectors, read in place from before a padded row's
+    start and past its end, stay inside the input, and the results are still exact."""
+    if not _sanitizers_link(tmp_path):
+        pytest.skip("gcc cannot link -fsanitize=address,undefined here")
+    _check(tmp_path, c_workdir, "asan", [*SANITIZE, "-march=native"], GCC)
