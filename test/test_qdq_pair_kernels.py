@@ -1,10 +1,11 @@
 """The int8 kernels `fold-host-qdq-pairs` leaves on the host against onnxruntime, exactly: a
-DequantizeLinear -> QuantizeLinear between two grids (`cpu.rescale`, each of int8 and uint8 to
-each, saturating), a Concat of DequantizeLinears quantized (one input on the output's grid,
-one rescaled), and MaxPools of int8 and uint8 between a DequantizeLinear and a
-QuantizeLinear of one grid (strides 1, 2 and 3, padding, dilation, ceil_mode, rows of more than
-one vector of outputs, 64 bytes with AVX-512). All cases are one model, built with -march=native, with -march=x86-64-v3, with
-the baseline ISA and for -mcpu=neoverse-n2 run under qemu."""
+DequantizeLinear -> QuantizeLinear between two grids (`cpu.rescale`, each of int8 and uint8 to each,
+saturating), a Concat of DequantizeLinears quantized (one input on the output's grid, one rescaled),
+and MaxPools of int8 and uint8 between a DequantizeLinear and a QuantizeLinear of one grid (strides
+1, 2 and 3, padding, dilation, ceil_mode, rows of more than one vector of outputs, 64 bytes with
+AVX-512; a stem's 3x3 window of stride 2 and padding 1). All cases are one model, built with
+-march=native, with -march=x86-64-v3, with the baseline ISA and for -mcpu=neoverse-n2 run under
+qemu."""
 
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from onnx import helper, numpy_helper
 
 from test_c_backend import GCC, Bundle, assert_integers_as_onnxruntime, c_workdir, emit_model  # noqa: F401
 from integer_kernel_paths import INTEGER_KERNEL_PATHS
+from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 
 pytestmark = [pytest.mark.skipif(GCC is None, reason="needs gcc")]
 
@@ -31,6 +33,7 @@ POOLS = {
     "i8_3x3_pad": (np.int8, -4, [2, 2, 9, 11], dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1])),
     "i8_3x2_s2_dilated_pad": (np.int8, 5, [1, 2, 13, 150], dict(kernel_shape=[3, 2], strides=[2, 2], dilations=[1, 2],
                                                                 pads=[1, 1, 0, 1])),
+    "u8_3x3_s2_pad_stem": (np.uint8, 3, [1, 2, 12, 140], dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
     "u8_2x3_s3_dilated": (np.uint8, 0, [1, 2, 20, 50], dict(kernel_shape=[2, 3], strides=[3, 3], dilations=[2, 2],
                                                              pads=[0, 2, 1, 2])),
 }
@@ -93,3 +96,12 @@ def _check(tmp_path: Path, c_workdir: Path, suffix: str, flags: list[str], compi
 def test_matches_onnxruntime(label: str, flags: list[str], compiler: str | None, launcher: list[str] | None,
                              c_workdir: Path, tmp_path: Path) -> None:
     _check(tmp_path, c_workdir, label, flags, compiler, launcher)
+
+
+def test_clean_under_sanitizers(c_workdir: Path, tmp_path: Path) -> None:
+    """The same model built for this machine's vector units with AddressSanitizer and
+    UndefinedBehaviorSanitizer: the MaxPools' vectors, read in place from before a padded row's
+    start and past its end, stay inside the input, and the results are still exact."""
+    if not _sanitizers_link(tmp_path):
+        pytest.skip("gcc cannot link -fsanitize=address,undefined here")
+    _check(tmp_path, c_workdir, "asan", [*SANITIZE, "-march=native"], GCC)

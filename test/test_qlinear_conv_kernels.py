@@ -1,19 +1,19 @@
 """The int8 convolution kernel (`cpu.qlinear_conv`, mrvl_kernels_qgemm.c) against onnxruntime's
-QLinearConv, exactly: uint8 and int8 activations, outputs and weights (uint8 weights packed as
-int8 by -128), scales and zero points per tensor and per output channel, bias, input channels
-not a multiple of four, output channels not a multiple of a panel, positions not a multiple of
-a tile, padding, strides (a 1x1 conv of stride 2, stride 3 with a dilation), dilations, groups,
-several images, the 1x1 conv read straight from its input, small planes on channel tiles (several
-panels, the last partly filled, groups, a weight zero point), rows wide enough for the vector
-loops that build the quad planes (strides 1 and 2, either side of the padding), a 1x1 conv of
-one or two positions (a classifier: matrix-vector products on AVX-512; K not a multiple of
-four quads, a weight zero point), and the depthwise kernel (mrvl_kernels_qdepthwise.c: strides
-1, 2 and 3 and mixed, dilations, 3x3, 5x5, 9x9 and 13x13 windows (on x86 more than 128 taps
+QLinearConv, exactly: uint8 and int8 activations, outputs and weights (uint8 weights packed as int8
+by -128), scales and zero points per tensor and per output channel, bias, input channels not a
+multiple of four, output channels not a multiple of a panel, positions not a multiple of a tile,
+padding, strides (a 1x1 conv of stride 2, stride 3 with a dilation), dilations, groups, several
+images, the 1x1 conv read straight from its input, small planes on channel tiles (several panels,
+the last partly filled, groups, a weight zero point, last tiles of 1, 2 and 3 positions), rows wide
+enough for the vector loops that build the quad planes (strides 1 and 2, either side of the
+padding), a 1x1 conv of one or two positions (a classifier: matrix-vector products on AVX-512; K not
+a multiple of four quads, a weight zero point), and the depthwise kernel (mrvl_kernels_qdepthwise.c:
+strides 1, 2 and 3 and mixed, dilations, 3x3, 5x5, 9x9 and 13x13 windows (on x86 more than 128 taps
 take the plain loops), padding of either parity and asymmetric, rows narrower and wider than a
 vector, small planes of odd width, several images). All cases are one model, built with
--march=native (here AVX-512 VNNI), with -march=x86-64-v3 (AVX2 without VNNI), with
--march=x86-64-v3 -mavxvnni (AVX-VNNI), with the baseline ISA (the portable loops) and for
--mcpu=neoverse-n2 (usdot, sudot; the depthwise kernel's smlal) run under qemu."""
+-march=native (here AVX-512 VNNI), with -march=x86-64-v3 (AVX2 without VNNI), with -march=x86-64-v3
+-mavxvnni (AVX-VNNI), with the baseline ISA (the portable loops) and for -mcpu=neoverse-n2 (usdot,
+sudot; the depthwise kernel's smlal) run under qemu."""
 
 from pathlib import Path
 
@@ -76,6 +76,8 @@ CASES = {
                                       dict(pads=[1, 1, 1, 1]), True, 7),
     "depthwise_13x13": (np.uint8, np.int8, np.uint8, [1, 2, 15, 15], [2, 1, 13, 13], dict(pads=[6, 6, 6, 6], group=2),
                         False, 0),
+    "i8_channel_tiles_last_two": (np.int8, np.int8, np.int8, [1, 12, 8, 7], [20, 12, 3, 3], dict(pads=[1, 1, 1, 1]),
+                                  True, 0),
 }
 
 

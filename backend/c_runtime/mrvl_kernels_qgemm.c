@@ -162,15 +162,15 @@ static void qgemv_panel(int64_t quads, int64_t quad_stride, const int8_t *w, con
     _mm512_storeu_si512(sum, _mm512_add_epi32(_mm512_add_epi32(acc[0], acc[1]), _mm512_add_epi32(acc[2], acc[3])));
 }
 
-/* The channel tile's sums in registers (once inlined): sum[j][v] for positions j and the 16
- * rows of panel v, `panels` (a constant) of them panel_bytes apart from w. */
-static MRVL_ALWAYS_INLINE void qgemm_channel_vectors(const int panels, int64_t runs, int64_t steps,
+/* The channel tile's sums in registers (once inlined): sum[j][v] for `positions` positions j
+ * and the 16 rows of panel v, `panels` of them panel_bytes apart from w (both constants). */
+static MRVL_ALWAYS_INLINE void qgemm_channel_vectors(const int panels, const int positions, int64_t runs, int64_t steps,
                                                      const int64_t *offset, int64_t run_stride, const int8_t *w,
                                                      int64_t panel_bytes, const uint8_t *a, const int64_t *place,
                                                      __m512i sum[][MRVL_QGEMM_CHANNEL_PANELS])
 {
     MRVL_UNROLL
-    for (int j = 0; j < MRVL_QGEMM_CHANNEL_POSITIONS; j++)
+    for (int j = 0; j < positions; j++)
         MRVL_UNROLL
         for (int v = 0; v < panels; v++) sum[j][v] = _mm512_setzero_si512();
     for (int64_t run = 0; run < runs; run++, a += run_stride)
@@ -180,7 +180,7 @@ static MRVL_ALWAYS_INLINE void qgemm_channel_vectors(const int panels, int64_t r
             MRVL_UNROLL
             for (int v = 0; v < panels; v++) wv[v] = _mm512_loadu_si512(w + v * panel_bytes);
             MRVL_UNROLL
-            for (int j = 0; j < MRVL_QGEMM_CHANNEL_POSITIONS; j++) {
+            for (int j = 0; j < positions; j++) {
                 int32_t quad;
                 memcpy(&quad, step + place[j], 4);
                 const __m512i ab = _mm512_set1_epi32(quad);
@@ -216,19 +216,21 @@ static MRVL_ALWAYS_INLINE void qgemm_channel_store(const __m128i r[8], int64_t c
     }
 }
 
-/* A channel tile of `panels` (a constant) panels requantized: the first `count` positions of its
- * first `height` rows stored at y, row_stride apart (qconv_requantize's arithmetic on a panel's
- * 16 rows at once; with column sums, their weight zero points' term). */
-static MRVL_ALWAYS_INLINE void qgemm_channel_tile_panels(const int panels, int64_t runs, int64_t steps,
-                                                         const int64_t *offset, int64_t run_stride, const int8_t *w,
-                                                         int64_t panel_bytes, const uint8_t *a, const int64_t *place,
-                                                         const int32_t *column_sums, int64_t height, int64_t count,
-                                                         const int32_t *add, const int32_t *zw,
-                                                         const float *multiplier, int32_t zero_point, int32_t lo,
-                                                         int32_t hi, uint8_t *y, int64_t row_stride)
+/* A channel tile of `panels` panels by `positions` positions (constants) requantized: the
+ * first `count` positions of its first `height` rows stored at y, row_stride apart
+ * (qconv_requantize's arithmetic on a panel's 16 rows at once; with column sums, their weight
+ * zero points' term). */
+static MRVL_ALWAYS_INLINE void qgemm_channel_tile_panels(const int panels, const int positions, int64_t runs,
+                                                         int64_t steps, const int64_t *offset, int64_t run_stride,
+                                                         const int8_t *w, int64_t panel_bytes, const uint8_t *a,
+                                                         const int64_t *place, const int32_t *column_sums,
+                                                         int64_t height, int64_t count, const int32_t *add,
+                                                         const int32_t *zw, const float *multiplier,
+                                                         int32_t zero_point, int32_t lo, int32_t hi, uint8_t *y,
+                                                         int64_t row_stride)
 {
     __m512i sum[MRVL_QGEMM_CHANNEL_POSITIONS][MRVL_QGEMM_CHANNEL_PANELS];
-    qgemm_channel_vectors(panels, runs, steps, offset, run_stride, w, panel_bytes, a, place, sum);
+    qgemm_channel_vectors(panels, positions, runs, steps, offset, run_stride, w, panel_bytes, a, place, sum);
     const __m512 low = _mm512_set1_ps((float)(lo - zero_point)), high = _mm512_set1_ps((float)(hi - zero_point));
     const __m512i zp = _mm512_set1_epi32(zero_point);
     MRVL_UNROLL
@@ -241,7 +243,7 @@ static MRVL_ALWAYS_INLINE void qgemm_channel_tile_panels(const int panels, int64
         const __m512 scale = _mm512_maskz_loadu_ps(valid, multiplier + 16 * v);
         __m128i r[8];
         MRVL_UNROLL
-        for (int j = 0; j < MRVL_QGEMM_CHANNEL_POSITIONS; j++) {
+        for (int j = 0; j < positions; j++) {
             __m512i total = _mm512_add_epi32(sum[j][v], add_v);
             if (column_sums)
                 total = _mm512_sub_epi32(total, _mm512_mullo_epi32(zw_v, _mm512_set1_epi32(column_sums[j])));
@@ -249,13 +251,18 @@ static MRVL_ALWAYS_INLINE void qgemm_channel_tile_panels(const int panels, int64
             f = _mm512_min_ps(_mm512_max_ps(f, low), high);
             r[j] = _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(f), zp));
         }
-        for (int j = MRVL_QGEMM_CHANNEL_POSITIONS; j < 8; j++) r[j] = r[0];
+        for (int j = positions; j < 8; j++) r[j] = r[0];
         qgemm_channel_store(r, count, rows, y + 16 * v * row_stride, row_stride);
     }
 }
 
-/* qgemm_channel_tile_panels for 1 to MRVL_QGEMM_CHANNEL_PANELS panels. */
+/* qgemm_channel_tile_panels for 1 to MRVL_QGEMM_CHANNEL_PANELS panels; a last tile of fewer
+ * positions on 2 or 4 of them, not 6 (a 7x7 plane's last tile has one position: its sums were
+ * a ninth of the conv's). */
 #define MRVL_QGEMM_CHANNEL_FUSED 1
+#if MRVL_QGEMM_CHANNEL_POSITIONS != 6 || MRVL_QGEMM_CHANNEL_PANELS != 4
+#error "qgemm_channel_tile_requantized takes tiles of 2, 4 and 6 positions by 1 to 4 panels"
+#endif
 static void qgemm_channel_tile_requantized(int64_t panels, int64_t runs, int64_t steps, const int64_t *offset,
                                            int64_t run_stride, const int8_t *w, int64_t panel_bytes, const uint8_t *a,
                                            const int64_t *place, const int32_t *column_sums, int64_t height,
@@ -263,20 +270,27 @@ static void qgemm_channel_tile_requantized(int64_t panels, int64_t runs, int64_t
                                            const float *multiplier, int32_t zero_point, int32_t lo, int32_t hi,
                                            uint8_t *y, int64_t row_stride)
 {
+#define MRVL_QGEMM_CHANNEL_TILE(n, positions)                                                                   \
+    qgemm_channel_tile_panels(n, positions, runs, steps, offset, run_stride, w, panel_bytes, a, place,         \
+                              column_sums, height, count, add, zw, multiplier, zero_point, lo, hi, y, row_stride)
 #define MRVL_QGEMM_CHANNEL_CASE(n)                                                                              \
     case n:                                                                                                     \
-        qgemm_channel_tile_panels(n, runs, steps, offset, run_stride, w, panel_bytes, a, place, column_sums,    \
-                                  height, count, add, zw, multiplier, zero_point, lo, hi, y, row_stride);       \
+        if (count <= 2)                                                                                         \
+            MRVL_QGEMM_CHANNEL_TILE(n, 2);                                                                      \
+        else if (count <= 4)                                                                                    \
+            MRVL_QGEMM_CHANNEL_TILE(n, 4);                                                                      \
+        else                                                                                                    \
+            MRVL_QGEMM_CHANNEL_TILE(n, 6);                                                                      \
         break
     switch (panels) {
         MRVL_QGEMM_CHANNEL_CASE(1);
         MRVL_QGEMM_CHANNEL_CASE(2);
         MRVL_QGEMM_CHANNEL_CASE(3);
         default:
-            qgemm_channel_tile_panels(4, runs, steps, offset, run_stride, w, panel_bytes, a, place, column_sums, height,
-                                      count, add, zw, multiplier, zero_point, lo, hi, y, row_stride);
+            MRVL_QGEMM_CHANNEL_CASE(4);
     }
 #undef MRVL_QGEMM_CHANNEL_CASE
+#undef MRVL_QGEMM_CHANNEL_TILE
 }
 #elif defined(MRVL_QGEMM_AVX_VNNI) || defined(MRVL_QGEMM_AVX2)
 static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride, const int8_t *w,
@@ -671,18 +685,19 @@ static int32_t qconv_zero(const void *zero_point, int is_signed, int64_t i)
  * in its quad planes (with the planes' padding columns), runs on channel tiles (positions
  * broadcast, output channels in the lanes), not on tiles of MRVL_QGEMM_NR positions (positions
  * in the lanes): a choice of tile shape inside this kernel, by the sums each computes, when the
- * channel tiles' are at most 90% of the others'. On small planes the planes' padding columns
- * and a whole last tile of NR positions are most of the waste (AVX-512, 3x3 convs: 64
- * positions computed for 49 at 7x7, 224 for 196 at 14x14), which channel tiles, a few
- * positions each and only output positions, avoid; on larger planes the tiles of positions run
- * faster (at 28x28, 56x56 on AVX-512: they read a weight per 32 sums, a channel tile reads 4
- * vectors of them per 24). */
+ * channel tiles' are at most MRVL_QGEMM_CHANNEL_PERCENT of the others'. On small planes the
+ * planes' padding columns and a whole last tile of NR positions are most of the waste
+ * (AVX-512, 3x3 convs: 64 positions computed for 49 at 7x7, 224 for 196 at 14x14, 864 for 784
+ * at 28x28), which channel tiles, a few positions each and only output positions, avoid; where
+ * the two compute nearly the same sums the tiles of positions run faster (1x1 convs at 28x28,
+ * 56x56 on AVX-512: they read a weight per 32 sums, a channel tile reads 4 vectors of them per
+ * 24). */
 static int qgemm_channel_tiles_pay(int64_t rows, int64_t positions, int64_t ohw)
 {
     const int64_t mr = MRVL_QGEMM_MR, nr = MRVL_QGEMM_NR, panel = MRVL_QGEMM_PANEL, pc = MRVL_QGEMM_CHANNEL_POSITIONS;
     const int64_t channel_sums = (rows + panel - 1) / panel * panel * ((ohw + pc - 1) / pc * pc);
     const int64_t position_sums = (rows + mr - 1) / mr * mr * ((positions + nr - 1) / nr * nr);
-    return channel_sums * 10 <= position_sums * 9;
+    return channel_sums * 100 <= position_sums * MRVL_QGEMM_CHANNEL_PERCENT;
 }
 
 /* The depthwise conv, in mrvl_kernels_qdepthwise.c (included after this file). */

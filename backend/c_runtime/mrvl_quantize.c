@@ -345,9 +345,10 @@ static inline void mrvl_max_pool_store_low_bytes(void *y, __m128i a, __m128i b)
 /* ONNX MaxPool on 8-bit integers (a QOperator model pools its uint8 or int8 tensors as they
  * are, and a QDQ model's DequantizeLinear -> MaxPool -> QuantizeLinear runs so): NCHW, up to
  * MRVL_SPATIAL spatial dims, padded positions skipped (a window wholly in the padding gives
- * the type's lowest value). With stride 2 and no output's window past its row's ends, an
+ * the type's lowest value). With stride 2 and no output's window past its row's end, an
  * output row is the max over the window's input rows and column taps in vectors (above),
- * read where they are: no store is read back, so no load waits for one to forward. Otherwise
+ * read where they are: no store is read back, so no load waits for one to forward (the few
+ * outputs whose windows reach into the left padding are taken again over the row). Otherwise
  * the max over the window's rows first (`column`, the row padded with the lowest value,
  * which changes no max), then over each column tap: with stride 2 in vectors, else a
  * vectorised run per tap. The row is computed in whole vectors of outputs, straight into y
@@ -379,10 +380,15 @@ static int64_t mrvl_round_up_max_pool(int64_t count)
         const int64_t right = (ow - 1) * sw + (taps - 1) * dw + 1; /* what the outputs read */   \
         const T *const x_end = x + p->n * p->c * plane;                                          \
         T *const y_end = y + p->n * p->c * p->out[0] * p->out[1] * ow;                           \
-        /* with stride 2 and every output's window inside its row, the rows are read where they  \
-         * are (reach: how far the vectors read from a row's start) */                           \
-        const int inside_row = p->pad_begin[2] == 0 && right <= width;                           \
+        /* with stride 2 and no output's window past its row's end, the rows are read where they \
+         * are, from pad_left before their start (reach: how far the vectors read from there);   \
+         * the first `lead` outputs, whose windows reach into the left padding, are then taken   \
+         * again over their columns inside the row */                                           \
+        const int64_t pad_left = p->pad_begin[2];                                                \
+        const int inside_row = right <= pad_left + width;                                        \
         const int64_t reach = 2 * chunks + (taps - 1) * dw;                                      \
+        const int64_t lead = (pad_left + 1) / 2 < ow ? (pad_left + 1) / 2 : ow;                  \
+        const T *const x_begin = x;                                                              \
         T column[span > first + whole ? span : first + whole], row[chunks];                      \
         const T *in[p->kernel[0] * p->kernel[1]];                                                \
         for (int64_t j = 0; j < span; j++) column[j] = LOWEST;                                   \
@@ -399,11 +405,21 @@ static int64_t mrvl_round_up_max_pool(int64_t count)
                         }                                                                        \
                     }                                                                            \
                     T *out = y_end - y >= chunks ? y : row;                                      \
-                    if (sw == 2 && inside_row && rows > 0 && x_end - in[rows - 1] >= reach) {    \
+                    if (sw == 2 && inside_row && rows > 0 && in[0] - x_begin >= pad_left &&     \
+                        x_end - in[rows - 1] + pad_left >= reach) {                              \
+                        for (int64_t r = 0; r < rows; r++) in[r] -= pad_left;                    \
                         if (taps == 3 && dw == 1 && rows == 3) /* the common window, unrolled */ \
                             mrvl_max_taps_stride2_##SUFFIX(chunks, 3, 1, 3, in, out);            \
                         else                                                                     \
                             mrvl_max_taps_stride2_##SUFFIX(chunks, taps, dw, rows, in, out);     \
+                        for (int64_t s = 0; s < lead; s++) {                                     \
+                            T m = LOWEST;                                                        \
+                            for (int64_t c = 0; c < taps; c++)                                   \
+                                if (2 * s + c * dw >= pad_left)                                  \
+                                    for (int64_t r = 0; r < rows; r++)                           \
+                                        m = in[r][2 * s + c * dw] > m ? in[r][2 * s + c * dw] : m; \
+                            out[s] = m;                                                          \
+                        }                                                                        \
                     } else {                                                                     \
                         for (int64_t r = 0; r < rows && inside > 0; r++) {                       \
                             const int64_t count = x_end - in[r] >= whole ? whole : inside;       \
@@ -482,11 +498,41 @@ MRVL_DEFINE_RESCALE(i8u8, int8_t, -128, 127, uint8_t, u8)
 MRVL_DEFINE_RESCALE(u8i8, uint8_t, 0, 255, int8_t, i8)
 MRVL_DEFINE_RESCALE(u8u8, uint8_t, 0, 255, uint8_t, u8)
 
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+/* 16 elements of qlinear_add (below) in float32: the fused multiply-adds of the scalar loop,
+ * clamped, rounded by the default rounding mode (halves to even, as rintf), as int32. */
+static MRVL_ALWAYS_INLINE __m512i mrvl_qlinear_add16(__m512i a, __m512i b, __m512 ra, __m512 rb, __m512 constant,
+                                                     __m512 lo, __m512 hi)
+{
+    const __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), ra,
+                                     _mm512_fmadd_ps(_mm512_cvtepi32_ps(b), rb, constant));
+    return _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(v, lo), hi));
+}
+/* 16 bytes at a time (the last ones masked), widened straight from memory: the compiler's
+ * vectorisation of the scalar loop widened in three steps and clamped through compares and
+ * blends (1.4x onnxruntime's time on ResNet-50's 56x56 Adds). */
+#define MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI)                                                  \
+    do {                                                                                         \
+        const __m512 ra_v = _mm512_set1_ps(ra), rb_v = _mm512_set1_ps(rb);                       \
+        const __m512 constant_v = _mm512_set1_ps(constant);                                      \
+        const __m512 lo_v = _mm512_set1_ps(LO), hi_v = _mm512_set1_ps(HI);                       \
+        for (; e < count; e += 16) {                                                             \
+            const __mmask16 in = count - e >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (count - e)) - 1); \
+            const __m512i av = WIDEN(_mm_maskz_loadu_epi8(in, a + e));                           \
+            const __m512i bv = WIDEN(_mm_maskz_loadu_epi8(in, b + e));                           \
+            _mm_mask_storeu_epi8(y + e, in, _mm512_cvtepi32_epi8(mrvl_qlinear_add16(av, bv, ra_v, rb_v, \
+                                                                                    constant_v, lo_v, hi_v))); \
+        }                                                                                        \
+    } while (0)
+#else
+#define MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI) ((void)0)
+#endif
+
 /* onnxruntime's QLinearAdd of two 8-bit tensors of one shape (cpu.qlinear_add), as its AVX2
  * kernel computes it: the ratios of the inputs' scales to the output's and the constant part
  * in float32, each value converted to float32 and multiplied in with a fused multiply-add
  * (one rounding, so every target gives the same bytes), rounded halves to even, saturated. */
-#define MRVL_DEFINE_QLINEAR_ADD(SUFFIX, T, LO, HI)                                               \
+#define MRVL_DEFINE_QLINEAR_ADD(SUFFIX, T, LO, HI, WIDEN)                                        \
     static void mrvl_qlinear_add_##SUFFIX(int64_t count, const T *a, const float *a_scale,       \
                                           const T *a_zero, const T *b, const float *b_scale,     \
                                           const T *b_zero, const float *y_scale, const T *y_zero, \
@@ -494,14 +540,16 @@ MRVL_DEFINE_RESCALE(u8u8, uint8_t, 0, 255, uint8_t, u8)
     {                                                                                            \
         const float ra = *a_scale / *y_scale, rb = *b_scale / *y_scale;                          \
         const float constant = (float)*y_zero - fmaf(ra, (float)*a_zero, rb * (float)*b_zero);   \
-        for (int64_t e = 0; e < count; e++) {                                                    \
+        int64_t e = 0;                                                                           \
+        MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI);                                                 \
+        for (; e < count; e++) {                                                                 \
             const float v = fmaf((float)a[e], ra, fmaf((float)b[e], rb, constant));              \
             y[e] = (T)(int32_t)rintf(v < (LO) ? (LO) : v > (HI) ? (HI) : v);                     \
         }                                                                                        \
     }
 
-MRVL_DEFINE_QLINEAR_ADD(u8, uint8_t, 0.0f, 255.0f)
-MRVL_DEFINE_QLINEAR_ADD(i8, int8_t, -128.0f, 127.0f)
+MRVL_DEFINE_QLINEAR_ADD(u8, uint8_t, 0.0f, 255.0f, _mm512_cvtepu8_epi32)
+MRVL_DEFINE_QLINEAR_ADD(i8, int8_t, -128.0f, 127.0f, _mm512_cvtepi8_epi32)
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
