@@ -677,7 +677,7 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
                  MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
-            memcpy(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS, &sum[i][v], sizeof sum[i][v]);
+            *(pool_vec *)(void *)(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS) = sum[i][v];
 #else
     (void)vecs;
     for (int i = 0; i < MRVL_FLAT_MR; i++)
@@ -718,6 +718,7 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
      * first[k] on, len[k] long (a run ends with its output row or the tile; rows without
      * junk columns after them, a kernel 1 wide, run on into the next). */
     int64_t row_junk = q[2] - out[2];
+    int no_junk = !row_junk && q[1] == out[1]; /* flat positions are output positions (1x1 in place) */
     int64_t at[MRVL_FLAT_TILE], first[MRVL_FLAT_TILE], len[MRVL_FLAT_TILE];
     int runs = 0;
     for (int64_t item = begin; item < end; item++) {
@@ -727,7 +728,8 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         if (t != tile) {
             tile = t;
             runs = 0;
-            for (int64_t i = i0; i < i1;) {
+            if (no_junk) at[0] = 0, first[0] = i0, len[0] = i1 - i0, runs = 1;
+            for (int64_t i = no_junk ? i1 : i0; i < i1;) {
                 int64_t ox = i % q[2], oy = i / q[2] % q[1], oz = i / q[2] / q[1];
                 if (ox < out[2] && oy < out[1]) {
                     at[runs] = i - i0;
@@ -740,7 +742,7 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
             }
         }
         int channels = (int)min_i64(MRVL_FLAT_MR, a->mg - j0);
-        float bias[MRVL_FLAT_MR] = {0}, acc[MRVL_FLAT_MR][MRVL_FLAT_TILE];
+        float bias[MRVL_FLAT_MR] = {0}, acc[MRVL_FLAT_MR][MRVL_FLAT_TILE] MRVL_POOL_ALIGNED;
         if (a->b)
             for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = i < channels ? a->b[j0 + i] : 0.0f;
         int at_tail = a->tail && i0 + MRVL_FLAT_TILE > a->count; /* would read past the input */
