@@ -284,9 +284,10 @@ static MRVL_ALWAYS_INLINE void conv_store_transposed(int mr, int width, const fl
 /* What the tiles of one image and group of mrvl_conv_f32 read and write. */
 typedef struct {
     const mrvl_conv_params *p;
-    const float *base;            /* the (padded) input of the group */
+    const float *base;            /* the input of the group (a padded or transposed copy) */
     int64_t dims[MRVL_SPATIAL];   /* its extent */
     const int32_t *tap;           /* the tap table */
+    int64_t pitch;                /* floats from an input position to the next: 1, or the channels' */
     int64_t depth, mg, positions;
     int channel_major;            /* the items channel block after channel block (conv_tiles) */
     const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
@@ -372,7 +373,7 @@ static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_arg
             rows = t < whole ? min_i64(mr, positions - o0) : mr + 1;
             for (int i = 0; i < mr + MRVL_CONV_LONG_TILES; i++) {
                 if (i < rows) {
-                    corner = a->base + (at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2];
+                    corner = a->base + ((at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2]) * a->pitch;
                     if (++at[2] == out[2]) {
                         at[2] = 0;
                         if (++at[1] == out[1]) at[1] = 0, at[0]++;
@@ -442,13 +443,27 @@ static int conv_short_tiles_pay(int64_t positions)
            conv_tile_rows(positions, MRVL_CONV_SHORT_MR) * 108 < conv_tile_rows(positions, MRVL_CONV_MR) * 100;
 }
 
-/* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) and the
- * tap table (plan-host-memory reserves the same: target/host_kernels.py conv_scratch_floats). */
+/* Whether mrvl_conv_f32 reads a group's input transposed, position-major (channels
+ * contiguous): a 1x1 conv that does not pad, on a plane of at most MRVL_CONV_TRANSPOSED_PLANE
+ * positions. Read in place, each row of a tile broadcasts one float a channel, from a line of
+ * its own per channel (a plane apart), and a deep input outgrows L1 before its lines are used
+ * again; transposed, the rows of a tile are runs of the channels, each line read once for
+ * several. */
+static int conv_transposes_input(const mrvl_conv_params *p)
+{
+    int64_t dims[MRVL_SPATIAL];
+    return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) && volume3(p->in) <= MRVL_CONV_TRANSPOSED_PLANE;
+}
+
+/* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) or its
+ * transposed input (conv_transposes_input), and the tap table (plan-host-memory reserves the
+ * same: target/host_kernels.py conv_scratch_floats). */
 static int64_t conv_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t dims[MRVL_SPATIAL];
     int padded = conv_read_extent(p, dims);
-    return (padded ? p->c / p->group * volume3(dims) : 0) + p->c / p->group * volume3(p->kernel);
+    int64_t copy = padded || conv_transposes_input(p) ? p->c / p->group * volume3(dims) : 0;
+    return copy + p->c / p->group * volume3(p->kernel);
 }
 
 /* Floats from an image of a conv's output to the next: p->y_batch when the output is a slice
@@ -468,7 +483,7 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
     int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(p->out), plane = volume3(p->in);
     int64_t depth = cg * volume3(k), dims[MRVL_SPATIAL];
     int narrow = mg <= MRVL_GEMM_NR / 2;
-    int padded = conv_read_extent(p, dims);
+    int padded = conv_read_extent(p, dims), transposed = conv_transposes_input(p);
     int64_t pplane = volume3(dims);
     int short_tiles = !narrow && conv_short_tiles_pay(positions);
     int64_t mr = narrow ? MRVL_CONV_NARROW_MR : short_tiles ? MRVL_CONV_SHORT_MR : MRVL_CONV_MR;
@@ -481,13 +496,14 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
      * than the caches) go channel-major. */
     int channel_major = conv_packed_group_floats(mg, depth) > cg * pplane;
     float *xpad = scratch;
-    int32_t *tap = (int32_t *)(void *)(scratch + (padded ? cg * pplane : 0));
+    int32_t *tap = (int32_t *)(void *)(scratch + (padded || transposed ? cg * pplane : 0));
     int64_t row = 0;
     for (int64_t c = 0; c < cg; c++)
         for (int64_t kz = 0; kz < k[0]; kz++)
             for (int64_t ky = 0; ky < k[1]; ky++)
                 for (int64_t kx = 0; kx < k[2]; kx++)
-                    tap[row++] = (int32_t)(c * pplane + (kz * d[0] * dims[1] + ky * d[1]) * dims[2] + kx * d[2]);
+                    tap[row++] = (int32_t)(transposed ? c : c * pplane + (kz * d[0] * dims[1] + ky * d[1]) * dims[2] +
+                                                                kx * d[2]);
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
             const float *base = x + (n * p->c + g * cg) * plane;
@@ -496,8 +512,13 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
             if (padded) {
                 conv_pad_input(p, cg, base, dims, xpad);
                 base = xpad;
+            } else if (transposed) {
+                for (int64_t o = 0; o < pplane; o++)
+                    for (int64_t c = 0; c < cg; c++) xpad[o * cg + c] = base[c * pplane + o];
+                base = xpad;
             }
-            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, depth, mg, positions, channel_major,
+            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, transposed ? cg : 1, depth, mg,
+                                    positions, channel_major,
                                     wg, b ? b + g * mg : NULL, r ? r + (n * p->m + g * mg) * positions : NULL,
                                     p->slope ? p->slope + g * mg : NULL, p->scale ? p->scale + g * mg : NULL,
                                     p->shift ? p->shift + g * mg : NULL, yg};
