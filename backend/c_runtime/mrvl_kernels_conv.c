@@ -455,6 +455,18 @@ static int conv_transposes_input(const mrvl_conv_params *p)
     return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) && volume3(p->in) <= MRVL_CONV_TRANSPOSED_PLANE;
 }
 
+/* The cg planes of `positions` floats at x into xt position-major (xt[o * cg + c]), 8 channels
+ * at a time: each position's 8 floats one contiguous write, from 8 planes read in order. */
+static void conv_transpose_input(int64_t cg, int64_t positions, const float *x, float *restrict xt)
+{
+    int64_t c0 = 0;
+    for (; c0 + 8 <= cg; c0 += 8)
+        for (int64_t o = 0; o < positions; o++)
+            for (int c = 0; c < 8; c++) xt[o * cg + c0 + c] = x[(c0 + c) * positions + o];
+    for (; c0 < cg; c0++)
+        for (int64_t o = 0; o < positions; o++) xt[o * cg + c0] = x[c0 * positions + o];
+}
+
 /* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) or its
  * transposed input (conv_transposes_input), and the tap table (plan-host-memory reserves the
  * same: target/host_kernels.py conv_scratch_floats). */
@@ -513,8 +525,7 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
                 conv_pad_input(p, cg, base, dims, xpad);
                 base = xpad;
             } else if (transposed) {
-                for (int64_t o = 0; o < pplane; o++)
-                    for (int64_t c = 0; c < cg; c++) xpad[o * cg + c] = base[c * pplane + o];
+                conv_transpose_input(cg, pplane, base, xpad);
                 base = xpad;
             }
             conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, transposed ? cg : 1, depth, mg,
