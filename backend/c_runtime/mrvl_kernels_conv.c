@@ -674,10 +674,14 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 /* acc[i][j] = bias[i] + the sum over r < depth of x[tap[r] + j] * w[r * MRVL_CONV_PANEL + i]
  * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers: each input vector feeds
  * MRVL_FLAT_MR multiply-adds and each broadcast weight `vecs` (of MRVL_FLAT_VECTORS; a last
- * tile of fewer positions sums fewer vectors, bias in the rest), summed in order. Always
- * inlined with constant vecs. */
+ * tile of fewer positions sums fewer vectors, bias in the rest), summed in order. With y (a
+ * tile of MRVL_FLAT_VECTORS vectors that is one run of output positions), its first `channels`
+ * rows are stored from the registers instead, to y (rows `positions` apart) plus the residual r
+ * (laid out as y; may be NULL), clamped to [low, high]. Always inlined with constant vecs. */
 static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *x, const int32_t *tap,
-                                          const float *w, const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE])
+                                          const float *w, const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE],
+                                          float *y, const float *r, int64_t positions, int channels, float low,
+                                          float high)
 {
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
@@ -707,6 +711,18 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
     }
     MRVL_MCA_END("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
                  MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    if (y) {
+        pool_vec lower = (pool_vec){0} + low, upper = (pool_vec){0} + high;
+        MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++)
+            if (i < channels)
+                for (int v = 0; v < MRVL_FLAT_VECTORS; v++) {
+                    int64_t at = i * positions + v * MRVL_GEMM_VECTOR_FLOATS;
+                    pool_vec o = sum[i][v];
+                    if (r) o += *(const vec *)(const void *)(r + at);
+                    *(vec *)(void *)(y + at) = pool_min(upper, pool_max(lower, o));
+                }
+        return;
+    }
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
             *(pool_vec *)(void *)(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS) = sum[i][v];
@@ -717,6 +733,10 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL)
         for (int i = 0; i < MRVL_FLAT_MR; i++)
             for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] += x[tap[r] + j] * w[i];
+    if (y)
+        for (int i = 0; i < channels; i++)
+            for (int j = 0; j < MRVL_FLAT_TILE; j++)
+                y[i * positions + j] = clamp_value(acc[i][j] + (r ? r[i * positions + j] : 0.0f), low, high);
 #endif
 }
 
@@ -783,23 +803,20 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
         /* The last tile sums only the vectors that hold positions (a 14 x 14 plane is 4 tiles
          * of 48 and 4 positions: 1 vector, not 3). */
-        if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) flat_micro(1, a->depth, src, tap, w, bias, acc);
-        else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) flat_micro(2, a->depth, src, tap, w, bias, acc);
-        else flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc);
-        /* A tile that is one run of output positions and needs at most a residual and a clamp
-         * (a Relu, a Clip) is stored in one pass that reads the residual and clamps. */
-        if (runs == 1 && len[0] == MRVL_FLAT_TILE && p->activation == MRVL_EPILOGUE_NONE && !a->scale && !a->shift) {
-            float low = p->clamp ? p->min : -INFINITY, high = p->clamp ? p->max : INFINITY;
-            for (int i = 0; i < channels; i++) {
-                float *yo = a->y + (j0 + i) * positions + first[0];
-                if (a->r) {
-                    const float *ro = a->r + (j0 + i) * positions + first[0];
-                    for (int j = 0; j < MRVL_FLAT_TILE; j++) yo[j] = clamp_value(acc[i][j] + ro[j], low, high);
-                } else {
-                    for (int j = 0; j < MRVL_FLAT_TILE; j++) yo[j] = clamp_value(acc[i][j], low, high);
-                }
-            }
+        if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) {
+            flat_micro(1, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, 0.0f, 0.0f);
+        } else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) {
+            flat_micro(2, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, 0.0f, 0.0f);
+        } else if (runs == 1 && len[0] == MRVL_FLAT_TILE && p->activation == MRVL_EPILOGUE_NONE && !a->scale &&
+                   !a->shift) {
+            /* One run of output positions needing at most a residual and a clamp (a Relu, a
+             * Clip): stored from the registers. */
+            int64_t at = j0 * positions + first[0];
+            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, a->y + at, a->r ? a->r + at : NULL,
+                       positions, channels, p->clamp ? p->min : -INFINITY, p->clamp ? p->max : INFINITY);
             continue;
+        } else {
+            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, 0.0f, 0.0f);
         }
         /* The epilogue in ONNX's order: residual, clamp, activation (a PRelu per channel), scale
          * and shift. */
