@@ -677,12 +677,15 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
  * tile of fewer positions sums fewer vectors, bias in the rest), summed in order. With y (a
  * tile of MRVL_FLAT_VECTORS vectors that is one run of output positions), its first `channels`
  * rows are stored from the registers instead, to y (rows `positions` apart) plus the residual r
- * (laid out as y; may be NULL), clamped to [low, high]. Always inlined with constant vecs. */
+ * (laid out as y; may be NULL), then p's clamp and LeakyRelu (as conv_epilogue).
+ * Always inlined with constant vecs. */
 static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *x, const int32_t *tap,
                                           const float *w, const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE],
-                                          float *y, const float *r, int64_t positions, int channels, float low,
-                                          float high)
+                                          float *y, const float *r, int64_t positions, int channels,
+                                          const mrvl_conv_params *p)
 {
+    float low = y && p->clamp ? p->min : -INFINITY, high = y && p->clamp ? p->max : INFINITY;
+    int leaky = y && p->activation == MRVL_EPILOGUE_LEAKY_RELU;
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
     vec sum[MRVL_FLAT_MR][MRVL_FLAT_VECTORS];
@@ -712,14 +715,19 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
     MRVL_MCA_END("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
                  MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
     if (y) {
-        pool_vec lower = (pool_vec){0} + low, upper = (pool_vec){0} + high;
+        pool_vec lower = (pool_vec){0} + low, upper = (pool_vec){0} + high, zero = {0};
         MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++)
             if (i < channels)
                 for (int v = 0; v < MRVL_FLAT_VECTORS; v++) {
                     int64_t at = i * positions + v * MRVL_GEMM_VECTOR_FLOATS;
                     pool_vec o = sum[i][v];
                     if (r) o += *(const vec *)(const void *)(r + at);
-                    *(vec *)(void *)(y + at) = pool_min(upper, pool_max(lower, o));
+                    o = pool_min(upper, pool_max(lower, o));
+                    if (leaky) { /* prelu_value's parts, lane by lane */
+                        pool_mask negative = (pool_mask)(o < zero);
+                        o = pool_select(negative, zero, o) + p->alpha * pool_select(negative, o, zero);
+                    }
+                    *(vec *)(void *)(y + at) = o;
                 }
         return;
     }
@@ -735,8 +743,10 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
             for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] += x[tap[r] + j] * w[i];
     if (y)
         for (int i = 0; i < channels; i++)
-            for (int j = 0; j < MRVL_FLAT_TILE; j++)
-                y[i * positions + j] = clamp_value(acc[i][j] + (r ? r[i * positions + j] : 0.0f), low, high);
+            for (int j = 0; j < MRVL_FLAT_TILE; j++) {
+                float o = clamp_value(acc[i][j] + (r ? r[i * positions + j] : 0.0f), low, high);
+                y[i * positions + j] = leaky ? prelu_value(o, p->alpha) : o;
+            }
 #endif
 }
 
@@ -804,19 +814,19 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         /* The last tile sums only the vectors that hold positions (a 14 x 14 plane is 4 tiles
          * of 48 and 4 positions: 1 vector, not 3). */
         if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) {
-            flat_micro(1, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, 0.0f, 0.0f);
+            flat_micro(1, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
         } else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) {
-            flat_micro(2, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, 0.0f, 0.0f);
-        } else if (runs == 1 && len[0] == MRVL_FLAT_TILE && p->activation == MRVL_EPILOGUE_NONE && !a->scale &&
-                   !a->shift) {
-            /* One run of output positions needing at most a residual and a clamp (a Relu, a
-             * Clip): stored from the registers. */
+            flat_micro(2, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
+        } else if (runs == 1 && len[0] == MRVL_FLAT_TILE && !a->scale && !a->shift &&
+                   (p->activation == MRVL_EPILOGUE_NONE || p->activation == MRVL_EPILOGUE_LEAKY_RELU)) {
+            /* One run of output positions needing at most a residual, a clamp (a Relu, a Clip)
+             * and a LeakyRelu: stored from the registers. */
             int64_t at = j0 * positions + first[0];
             flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, a->y + at, a->r ? a->r + at : NULL,
-                       positions, channels, p->clamp ? p->min : -INFINITY, p->clamp ? p->max : INFINITY);
+                       positions, channels, p);
             continue;
         } else {
-            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, 0.0f, 0.0f);
+            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
         }
         /* The epilogue in ONNX's order: residual, clamp, activation (a PRelu per channel), scale
          * and shift. */
