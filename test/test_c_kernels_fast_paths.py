@@ -176,6 +176,13 @@ CASES["direct_deep_long_tiles_narrow_silu"] = _conv_then(ACTIVATIONS["silu"], sh
                                                          pads=[1, 1, 1, 1])
 CASES["direct_deep_long_tiles_14x14"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 64, 14, 14],
                                                    w=[64, 64, 3, 3], pads=[1, 1, 1, 1])
+# 1x1 convs on planes of at most MRVL_CONV_TRANSPOSED_PLANE positions, their input read
+# transposed (AVX2): 7 x 7 (8 tiles of 6 positions and 1 of 1), and stride 2 on 8 x 8 (60
+# channels: 7 blocks of 8 and 4 transposed one at a time).
+CASES["direct_1x1_transposed_residual_clip_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[2, 192, 7, 7],
+                                                                  w=[96, 192, 1, 1], residual=True, clip=True)
+CASES["direct_1x1_stride2_transposed_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 60, 8, 8],
+                                                         w=[48, 60, 1, 1], strides=[2, 2])
 # 1x1 in place on 14 x 14: the last tile 4 positions (1 vector summed, read from the tail copy)
 CASES["flat_in_place_last_vector_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 32, 14, 14], w=[40, 32, 1, 1],
                                                      residual=True)
@@ -184,6 +191,9 @@ CASES["flat_in_place_last_vector_silu"] = _conv_then(ACTIVATIONS["silu"], shape=
 # channel block, the last block 3 channels
 CASES["flat_in_place_channel_major_residual_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], shape=[2, 8, 89, 89],
                                                                       w=[67, 8, 1, 1], residual=True)
+# 1x1 in place, tiles of one run stored from the registers: the residual, the clip and the LeakyRelu
+CASES["flat_in_place_residual_clip_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 16, 24, 24],
+                                                             w=[20, 16, 1, 1], residual=True, clip=True)
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
 CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 35, [35, 1, 1], shift=False)

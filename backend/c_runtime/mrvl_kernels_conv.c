@@ -284,9 +284,10 @@ static MRVL_ALWAYS_INLINE void conv_store_transposed(int mr, int width, const fl
 /* What the tiles of one image and group of mrvl_conv_f32 read and write. */
 typedef struct {
     const mrvl_conv_params *p;
-    const float *base;            /* the (padded) input of the group */
+    const float *base;            /* the input of the group (a padded or transposed copy) */
     int64_t dims[MRVL_SPATIAL];   /* its extent */
     const int32_t *tap;           /* the tap table */
+    int64_t pitch;                /* floats from an input position to the next: 1, or the channels' */
     int64_t depth, mg, positions;
     int channel_major;            /* the items channel block after channel block (conv_tiles) */
     const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
@@ -372,7 +373,7 @@ static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_arg
             rows = t < whole ? min_i64(mr, positions - o0) : mr + 1;
             for (int i = 0; i < mr + MRVL_CONV_LONG_TILES; i++) {
                 if (i < rows) {
-                    corner = a->base + (at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2];
+                    corner = a->base + ((at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2]) * a->pitch;
                     if (++at[2] == out[2]) {
                         at[2] = 0;
                         if (++at[1] == out[1]) at[1] = 0, at[0]++;
@@ -442,13 +443,39 @@ static int conv_short_tiles_pay(int64_t positions)
            conv_tile_rows(positions, MRVL_CONV_SHORT_MR) * 108 < conv_tile_rows(positions, MRVL_CONV_MR) * 100;
 }
 
-/* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) and the
- * tap table (plan-host-memory reserves the same: target/host_kernels.py conv_scratch_floats). */
+/* Whether mrvl_conv_f32 reads a group's input transposed, position-major (channels
+ * contiguous): a 1x1 conv that does not pad, on a plane of at most MRVL_CONV_TRANSPOSED_PLANE
+ * positions. Read in place, each row of a tile broadcasts one float a channel, from a line of
+ * its own per channel (a plane apart), and a deep input outgrows L1 before its lines are used
+ * again; transposed, the rows of a tile are runs of the channels, each line read once for
+ * several. */
+static int conv_transposes_input(const mrvl_conv_params *p)
+{
+    int64_t dims[MRVL_SPATIAL];
+    return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) && volume3(p->in) <= MRVL_CONV_TRANSPOSED_PLANE;
+}
+
+/* The cg planes of `positions` floats at x into xt position-major (xt[o * cg + c]), 8 channels
+ * at a time: each position's 8 floats one contiguous write, from 8 planes read in order. */
+static void conv_transpose_input(int64_t cg, int64_t positions, const float *x, float *restrict xt)
+{
+    int64_t c0 = 0;
+    for (; c0 + 8 <= cg; c0 += 8)
+        for (int64_t o = 0; o < positions; o++)
+            for (int c = 0; c < 8; c++) xt[o * cg + c0 + c] = x[(c0 + c) * positions + o];
+    for (; c0 < cg; c0++)
+        for (int64_t o = 0; o < positions; o++) xt[o * cg + c0] = x[c0 * positions + o];
+}
+
+/* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) or its
+ * transposed input (conv_transposes_input), and the tap table (plan-host-memory reserves the
+ * same: target/host_kernels.py conv_scratch_floats). */
 static int64_t conv_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t dims[MRVL_SPATIAL];
     int padded = conv_read_extent(p, dims);
-    return (padded ? p->c / p->group * volume3(dims) : 0) + p->c / p->group * volume3(p->kernel);
+    int64_t copy = padded || conv_transposes_input(p) ? p->c / p->group * volume3(dims) : 0;
+    return copy + p->c / p->group * volume3(p->kernel);
 }
 
 /* Floats from an image of a conv's output to the next: p->y_batch when the output is a slice
@@ -468,7 +495,7 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
     int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(p->out), plane = volume3(p->in);
     int64_t depth = cg * volume3(k), dims[MRVL_SPATIAL];
     int narrow = mg <= MRVL_GEMM_NR / 2;
-    int padded = conv_read_extent(p, dims);
+    int padded = conv_read_extent(p, dims), transposed = conv_transposes_input(p);
     int64_t pplane = volume3(dims);
     int short_tiles = !narrow && conv_short_tiles_pay(positions);
     int64_t mr = narrow ? MRVL_CONV_NARROW_MR : short_tiles ? MRVL_CONV_SHORT_MR : MRVL_CONV_MR;
@@ -481,13 +508,14 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
      * than the caches) go channel-major. */
     int channel_major = conv_packed_group_floats(mg, depth) > cg * pplane;
     float *xpad = scratch;
-    int32_t *tap = (int32_t *)(void *)(scratch + (padded ? cg * pplane : 0));
+    int32_t *tap = (int32_t *)(void *)(scratch + (padded || transposed ? cg * pplane : 0));
     int64_t row = 0;
     for (int64_t c = 0; c < cg; c++)
         for (int64_t kz = 0; kz < k[0]; kz++)
             for (int64_t ky = 0; ky < k[1]; ky++)
                 for (int64_t kx = 0; kx < k[2]; kx++)
-                    tap[row++] = (int32_t)(c * pplane + (kz * d[0] * dims[1] + ky * d[1]) * dims[2] + kx * d[2]);
+                    tap[row++] = (int32_t)(transposed ? c : c * pplane + (kz * d[0] * dims[1] + ky * d[1]) * dims[2] +
+                                                                kx * d[2]);
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
             const float *base = x + (n * p->c + g * cg) * plane;
@@ -496,8 +524,12 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
             if (padded) {
                 conv_pad_input(p, cg, base, dims, xpad);
                 base = xpad;
+            } else if (transposed) {
+                conv_transpose_input(cg, pplane, base, xpad);
+                base = xpad;
             }
-            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, depth, mg, positions, channel_major,
+            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, transposed ? cg : 1, depth, mg,
+                                    positions, channel_major,
                                     wg, b ? b + g * mg : NULL, r ? r + (n * p->m + g * mg) * positions : NULL,
                                     p->slope ? p->slope + g * mg : NULL, p->scale ? p->scale + g * mg : NULL,
                                     p->shift ? p->shift + g * mg : NULL, yg};
@@ -642,11 +674,18 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 /* acc[i][j] = bias[i] + the sum over r < depth of x[tap[r] + j] * w[r * MRVL_CONV_PANEL + i]
  * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers: each input vector feeds
  * MRVL_FLAT_MR multiply-adds and each broadcast weight `vecs` (of MRVL_FLAT_VECTORS; a last
- * tile of fewer positions sums fewer vectors, bias in the rest), summed in order. Always
- * inlined with constant vecs. */
+ * tile of fewer positions sums fewer vectors, bias in the rest), summed in order. With y (a
+ * tile of MRVL_FLAT_VECTORS vectors that is one run of output positions), its first `channels`
+ * rows are stored from the registers instead, to y (rows `positions` apart) plus the residual r
+ * (laid out as y; may be NULL), then p's clamp and LeakyRelu (as conv_epilogue).
+ * Always inlined with constant vecs. */
 static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *x, const int32_t *tap,
-                                          const float *w, const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE])
+                                          const float *w, const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE],
+                                          float *y, const float *r, int64_t positions, int channels,
+                                          const mrvl_conv_params *p)
 {
+    float low = y && p->clamp ? p->min : -INFINITY, high = y && p->clamp ? p->max : INFINITY;
+    int leaky = y && p->activation == MRVL_EPILOGUE_LEAKY_RELU;
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
     vec sum[MRVL_FLAT_MR][MRVL_FLAT_VECTORS];
@@ -675,9 +714,26 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
     }
     MRVL_MCA_END("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
                  MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    if (y) {
+        pool_vec lower = (pool_vec){0} + low, upper = (pool_vec){0} + high, zero = {0};
+        MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++)
+            if (i < channels)
+                for (int v = 0; v < MRVL_FLAT_VECTORS; v++) {
+                    int64_t at = i * positions + v * MRVL_GEMM_VECTOR_FLOATS;
+                    pool_vec o = sum[i][v];
+                    if (r) o += *(const vec *)(const void *)(r + at);
+                    o = pool_min(upper, pool_max(lower, o));
+                    if (leaky) { /* prelu_value's parts, lane by lane */
+                        pool_mask negative = (pool_mask)(o < zero);
+                        o = pool_select(negative, zero, o) + p->alpha * pool_select(negative, o, zero);
+                    }
+                    *(vec *)(void *)(y + at) = o;
+                }
+        return;
+    }
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
-            memcpy(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS, &sum[i][v], sizeof sum[i][v]);
+            *(pool_vec *)(void *)(acc[i] + v * MRVL_GEMM_VECTOR_FLOATS) = sum[i][v];
 #else
     (void)vecs;
     for (int i = 0; i < MRVL_FLAT_MR; i++)
@@ -685,6 +741,12 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL)
         for (int i = 0; i < MRVL_FLAT_MR; i++)
             for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] += x[tap[r] + j] * w[i];
+    if (y)
+        for (int i = 0; i < channels; i++)
+            for (int j = 0; j < MRVL_FLAT_TILE; j++) {
+                float o = clamp_value(acc[i][j] + (r ? r[i * positions + j] : 0.0f), low, high);
+                y[i * positions + j] = leaky ? prelu_value(o, p->alpha) : o;
+            }
 #endif
 }
 
@@ -718,6 +780,7 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
      * first[k] on, len[k] long (a run ends with its output row or the tile; rows without
      * junk columns after them, a kernel 1 wide, run on into the next). */
     int64_t row_junk = q[2] - out[2];
+    int no_junk = !row_junk && q[1] == out[1]; /* flat positions are output positions (1x1 in place) */
     int64_t at[MRVL_FLAT_TILE], first[MRVL_FLAT_TILE], len[MRVL_FLAT_TILE];
     int runs = 0;
     for (int64_t item = begin; item < end; item++) {
@@ -727,7 +790,8 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         if (t != tile) {
             tile = t;
             runs = 0;
-            for (int64_t i = i0; i < i1;) {
+            if (no_junk) at[0] = 0, first[0] = i0, len[0] = i1 - i0, runs = 1;
+            for (int64_t i = no_junk ? i1 : i0; i < i1;) {
                 int64_t ox = i % q[2], oy = i / q[2] % q[1], oz = i / q[2] / q[1];
                 if (ox < out[2] && oy < out[1]) {
                     at[runs] = i - i0;
@@ -740,7 +804,7 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
             }
         }
         int channels = (int)min_i64(MRVL_FLAT_MR, a->mg - j0);
-        float bias[MRVL_FLAT_MR] = {0}, acc[MRVL_FLAT_MR][MRVL_FLAT_TILE];
+        float bias[MRVL_FLAT_MR] = {0}, acc[MRVL_FLAT_MR][MRVL_FLAT_TILE] MRVL_POOL_ALIGNED;
         if (a->b)
             for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = i < channels ? a->b[j0 + i] : 0.0f;
         int at_tail = a->tail && i0 + MRVL_FLAT_TILE > a->count; /* would read past the input */
@@ -749,23 +813,20 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
         /* The last tile sums only the vectors that hold positions (a 14 x 14 plane is 4 tiles
          * of 48 and 4 positions: 1 vector, not 3). */
-        if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) flat_micro(1, a->depth, src, tap, w, bias, acc);
-        else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) flat_micro(2, a->depth, src, tap, w, bias, acc);
-        else flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc);
-        /* A tile that is one run of output positions and needs at most a residual and a clamp
-         * (a Relu, a Clip) is stored in one pass that reads the residual and clamps. */
-        if (runs == 1 && len[0] == MRVL_FLAT_TILE && p->activation == MRVL_EPILOGUE_NONE && !a->scale && !a->shift) {
-            float low = p->clamp ? p->min : -INFINITY, high = p->clamp ? p->max : INFINITY;
-            for (int i = 0; i < channels; i++) {
-                float *yo = a->y + (j0 + i) * positions + first[0];
-                if (a->r) {
-                    const float *ro = a->r + (j0 + i) * positions + first[0];
-                    for (int j = 0; j < MRVL_FLAT_TILE; j++) yo[j] = clamp_value(acc[i][j] + ro[j], low, high);
-                } else {
-                    for (int j = 0; j < MRVL_FLAT_TILE; j++) yo[j] = clamp_value(acc[i][j], low, high);
-                }
-            }
+        if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) {
+            flat_micro(1, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
+        } else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) {
+            flat_micro(2, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
+        } else if (runs == 1 && len[0] == MRVL_FLAT_TILE && !a->scale && !a->shift &&
+                   (p->activation == MRVL_EPILOGUE_NONE || p->activation == MRVL_EPILOGUE_LEAKY_RELU)) {
+            /* One run of output positions needing at most a residual, a clamp (a Relu, a Clip)
+             * and a LeakyRelu: stored from the registers. */
+            int64_t at = j0 * positions + first[0];
+            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, a->y + at, a->r ? a->r + at : NULL,
+                       positions, channels, p);
             continue;
+        } else {
+            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
         }
         /* The epilogue in ONNX's order: residual, clamp, activation (a PRelu per channel), scale
          * and shift. */
