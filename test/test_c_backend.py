@@ -59,6 +59,7 @@ class Built(Bundle):
 
     def __init__(self, directory: Path, model: str, library: Path):
         super().__init__(directory, model)
+        self.library = library
         self.lib = ctypes.CDLL(str(library))
         assert self.lib[f"{model}_load_weights"](str(directory / f"{model}_weights.bin").encode()) == 0
 

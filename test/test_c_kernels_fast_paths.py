@@ -678,6 +678,24 @@ def test_fast_paths_match_onnxruntime(native: bool, c_workdir: Path) -> None:
     check_together(CASES, c_workdir, {name: random_inputs(model, 7) for name, model in CASES.items()}, native)
 
 
+# The largest function a build of every fast path may hold: a forced unroll (MRVL_UNROLL) over a
+# loop of unknown count once made one 2.2 MB of code, and gcc took 70 s a build that held it.
+FUNCTION_BYTES = 128 * 1024
+
+
+@pytest.mark.skipif(GCC is None, reason="needs gcc")
+def test_no_kernel_function_is_huge(c_workdir: Path) -> None:
+    """The native build of every case (test_fast_paths_match_onnxruntime's), function by function."""
+    for group, model in merged(CASES).items():
+        library = compile_model(model, c_workdir, name=f"{group}_native", native=True).library
+        listing = subprocess.run(["nm", "--size-sort", "-S", "--defined-only", str(library)], capture_output=True,
+                                 text=True, check=True).stdout
+        sizes = {fields[3]: int(fields[1], 16) for fields in (line.split() for line in listing.splitlines())
+                 if len(fields) == 4 and fields[2] in "tT"}
+        name, size = max(sizes.items(), key=lambda item: item[1])
+        assert size <= FUNCTION_BYTES, f"{name} is {size} bytes of code in {library.name}"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("native", [False, True], ids=["baseline", "native"])
 @pytest.mark.parametrize("name", sorted(CASES))
