@@ -207,6 +207,30 @@
 #endif
 #endif
 
+/* Whether 3x3 depthwise convs padded by 1 at stride 1 (or 2, on small planes) compute each
+ * output plane as contiguous vectors from a copy of the input plane (or its parity phases),
+ * two masks a vector (1), rather than in the flat or channel-blocked layouts (0), whichever
+ * of the two kernels host_kernels.py picks. On x86 that took 0.45-0.75x the time on MobileNets'
+ * planes (7x7 to 112x112, both strides; the channel-blocked layout's transposes and the flat
+ * one's per-plane calls and copies cost more than the multiply-adds there). On the N2 its masks,
+ * sums of columns and NaN-keeping clamp share the two FP pipes with the multiply-adds (3x3
+ * with ReLU6 at stride 1: 43% of its peak in llvm-mca), and no timing says it gains there.
+ * A build may set it. */
+#ifndef MRVL_DEPTHWISE_SMALL
+#if defined(__aarch64__)
+#define MRVL_DEPTHWISE_SMALL 0
+#else
+#define MRVL_DEPTHWISE_SMALL 1
+#endif
+#endif
+/* Output positions up to which a 3x3 depthwise conv at stride 2 runs on small planes
+ * (mrvl_kernels_depthwise.c depthwise_small_fits; at stride 1 any plane does): splitting each
+ * plane into its four parity phases costs more than reading it in place (depthwise_pairs)
+ * on larger ones (x86-64-v3: 28x28 outputs 0.9x the time, 56x56 1.3x). A build may set it. */
+#ifndef MRVL_DEPTHWISE_SMALL_POSITIONS
+#define MRVL_DEPTHWISE_SMALL_POSITIONS 1024
+#endif
+
 /* Channels of a block of the channel-blocked depthwise conv: a layout the planned scratch
  * shares over targets, so a multiple of every target's vector (1 AVX-512 vector, 2 AVX, 4
  * NEON ones a position), not a register tile. */

@@ -75,13 +75,55 @@ static depthwise_geometry depthwise_layout(const mrvl_conv_params *p)
     return g;
 }
 
+/* A small plane's layout (depthwise_small_channels), for 3x3 kernels padded by 1 at stride 1
+ * (output as large as the input) or 2 (half of it, even sides): each output vector is a run
+ * of contiguous output positions (flat, no junk columns), and each tap reads a run as long
+ * at a fixed offset from a copy of the plane, whole (stride 1) or split into its four
+ * row-and-column parity phases (stride 2: the phase holding the tap's parities is one
+ * output-sized plane, pitch the output's width). A zero row and one float before each (and
+ * after the whole plane at stride 1) stand for the padding above and below; the lanes a tap
+ * of the left or right kernel column reads across an edge are masked, once per column sum.
+ * `phase`: floats from one phase's data to the next; `channel`: the floats of one copy (at
+ * stride 2 and the plane's column halves on their way in, depthwise_small_copy_in). */
+static int depthwise_small_shape(const mrvl_conv_params *p)
+{
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    return k[0] == 1 && k[1] == 3 && k[2] == 3 && in[0] == 1 && out[0] == 1 && d[1] == 1 && d[2] == 1 &&
+           p->pad[1] == 1 && p->pad[2] == 1 && s[1] == s[2] && p->m == p->c &&
+           ((s[1] == 1 && out[1] == in[1] && out[2] == in[2]) ||
+            (s[1] == 2 && 2 * out[1] == in[1] && 2 * out[2] == in[2]));
+}
+
+static int64_t depthwise_small_phase(const mrvl_conv_params *p)
+{
+    return p->stride[1] == 1 ? 0 : p->out[2] + 1 + p->out[1] * p->out[2];
+}
+
+static int64_t depthwise_small_channel(const mrvl_conv_params *p)
+{
+    int64_t plane = p->in[1] * p->in[2];
+    return p->stride[1] == 1 ? plane + 2 * (p->in[2] + 1) : 4 * depthwise_small_phase(p) + plane;
+}
+
+/* Floats of scratch the small planes' path needs, where it may run (0 elsewhere): two column
+ * masks per output vector and a layout per channel. Both depthwise kernels, which hand such
+ * convs to it, reserve at least this much. */
+static int64_t depthwise_small_scratch_floats(const mrvl_conv_params *p)
+{
+    if (!depthwise_small_shape(p)) return 0;
+    int64_t vectors = (p->out[1] * p->out[2] + MRVL_GEMM_VECTOR_FLOATS - 1) / MRVL_GEMM_VECTOR_FLOATS;
+    return 2 * vectors * MRVL_GEMM_VECTOR_FLOATS + p->c * depthwise_small_channel(p);
+}
+
 /* Floats of scratch mrvl_depthwise_conv_f32 needs: a layout per input channel (each task uses
  * the one of its first channel, so that the threads share none), the rows layout's column
- * masks, and the tap offsets (target/host_kernels.py depthwise_scratch_floats). */
+ * masks, and the tap offsets; or, if more, the small planes' (target/host_kernels.py
+ * depthwise_scratch_floats). */
 static int64_t depthwise_scratch_floats(const mrvl_conv_params *p)
 {
     depthwise_geometry g = depthwise_layout(p);
-    return p->c * g.channel + (g.rows ? p->kernel[2] * g.flat : 0) + volume3(p->kernel);
+    int64_t floats = p->c * g.channel + (g.rows ? p->kernel[2] * g.flat : 0) + volume3(p->kernel);
+    return max_i64(floats, depthwise_small_scratch_floats(p));
 }
 
 /* out[i] = bias + the sum over the taps t = (kz, ky, kx) of w[t] * base[offset[t] + i] (lanes
@@ -660,6 +702,164 @@ static void depthwise_groups(const void *ctx, int64_t begin, int64_t end)
     depthwise_channels(ctx, begin * a->layouts, end == groups ? a->p->c : end * a->layouts);
 }
 
+/* Whether a depthwise conv runs on small planes (depthwise_small_conv_f32), whichever of the
+ * two depthwise kernels it was given to: on targets that take the path (MRVL_DEPTHWISE_SMALL),
+ * the shape depthwise_small_shape takes, output planes at least a vector (the last vector
+ * overlaps the one before) and, at stride 2, at most MRVL_DEPTHWISE_SMALL_POSITIONS positions. */
+static int depthwise_small_fits(const mrvl_conv_params *p)
+{
+#if defined(__GNUC__)
+    int64_t positions = p->out[1] * p->out[2];
+    return MRVL_DEPTHWISE_SMALL && depthwise_small_shape(p) && positions >= MRVL_GEMM_VECTOR_FLOATS &&
+           (p->stride[1] == 1 || positions <= MRVL_DEPTHWISE_SMALL_POSITIONS);
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
+#if defined(__GNUC__)
+typedef float small_vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+typedef int32_t small_ivec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+
+/* One output plane of a small conv at stride s (1 or 2) from the plane's copy at `data`
+ * (depthwise_small_shape): vectors of `positions` contiguous outputs, the last overlapping the
+ * one before; each three column sums of the kernel's rows (the middle one from the bias), the
+ * left one (and at stride 1 the right one) and-ed with its mask of the vector (masks: left and
+ * right per vector), clamped to [low, high] where `clamped`. Three chains of multiply-adds,
+ * two masks a vector rather than one per tap. Always inlined with a constant stride and
+ * `clamped`: the tap rows' pointers and the loads' offsets within them constants. */
+static MRVL_ALWAYS_INLINE void depthwise_small_plane(int s, int clamped, const float *data, int64_t phase,
+                                                     int64_t width, int64_t positions, const int32_t *masks,
+                                                     const float *restrict w, float bias, float low, float high,
+                                                     float *restrict out)
+{
+    enum { VF = MRVL_GEMM_VECTOR_FLOATS };
+    /* Kernel row ky's input for output 0, its taps kx at run[ky][kx] + at[ky][kx]: at stride 1
+     * one row, columns -1, 0, 1; at stride 2 the even columns' phase (kx 1) and the odd ones'
+     * (kx 0 one column left of kx 2) of the rows' phases (ky 1 even rows, 0 and 2 odd ones,
+     * 0 a row up). */
+    const float *run[3][2];
+    int at[3][3];
+    for (int ky = 0; ky < 3; ky++) {
+        if (s == 1) {
+            run[ky][0] = run[ky][1] = data + (ky - 1) * width - 1;
+            at[ky][0] = 0, at[ky][1] = 1, at[ky][2] = 2;
+        } else {
+            const float *row = data + (ky != 1) * 2 * phase - (ky == 0) * width;
+            run[ky][0] = row - 1 + phase, run[ky][1] = row;
+            at[ky][0] = 0, at[ky][1] = 0, at[ky][2] = 1;
+        }
+    }
+    small_vec wt[3][3], lower = (small_vec){0} + low, upper = (small_vec){0} + high;
+    for (int ky = 0; ky < 3; ky++)
+        for (int kx = 0; kx < 3; kx++) wt[ky][kx] = (small_vec){0} + w[ky * 3 + kx];
+#define MRVL_TAP(ky, kx) (*(const small_vec *)(const void *)(run[ky][(kx) == 1] + at[ky][kx] + i) * wt[ky][kx])
+    if (clamped) MRVL_MCA_BEGIN("depthwise_small_clamped", 3, s, 9 * VF);
+    else MRVL_MCA_BEGIN("depthwise_small", 3, s, 9 * VF);
+    for (int64_t v = 0; v < positions; v += VF, masks += 2 * VF) {
+        int64_t i = v + VF <= positions ? v : positions - VF;
+        small_vec left = MRVL_TAP(0, 0) + MRVL_TAP(1, 0) + MRVL_TAP(2, 0);
+        small_vec middle = bias + MRVL_TAP(0, 1) + MRVL_TAP(1, 1) + MRVL_TAP(2, 1);
+        small_vec right = MRVL_TAP(0, 2) + MRVL_TAP(1, 2) + MRVL_TAP(2, 2);
+        small_vec sum = middle + (small_vec)((small_ivec)left & *(const small_ivec *)(const void *)masks);
+        sum += s == 1 ? (small_vec)((small_ivec)right & *(const small_ivec *)(const void *)(masks + VF)) : right;
+        if (clamped) sum = pool_min(upper, pool_max(lower, sum));
+        *(small_vec *)(void *)(out + i) = sum;
+    }
+    if (clamped) MRVL_MCA_END("depthwise_small_clamped", 3, s, 9 * VF);
+    else MRVL_MCA_END("depthwise_small", 3, s, 9 * VF);
+#undef MRVL_TAP
+}
+
+/* Input plane `plane` into its small layout at `data` (depthwise_small_shape); the padding
+ * around it is left as it is. At stride 2 the plane is split by column parity (rows of an
+ * even width: the flat plane's parity is the column's), whole or row by row where rows are a
+ * pair of vectors or more, each row's halves into the phases of its row's parity. */
+static void depthwise_small_copy_in(const mrvl_conv_params *p, const float *plane, float *scratch, float *data)
+{
+    int64_t h = p->in[1], width = p->in[2], half = width / 2, phase = depthwise_small_phase(p);
+    if (p->stride[1] == 1) {
+        copy_row_f32(data, plane, h * width);
+        return;
+    }
+    if (width >= 2 * MRVL_POOL_VF) {
+        for (int64_t r = 0; r < h; r++) {
+            float *even = data + (r & 1) * 2 * phase + r / 2 * half;
+            split_columns_f32(even, even + phase, plane + r * width, width);
+        }
+        return;
+    }
+    float *evens = scratch, *odds = scratch + h * half; /* the plane's even and odd columns, rows of `half` */
+    split_columns_f32(evens, odds, plane, h * width);
+    for (int64_t r = 0; r < h; r++) {
+        float *even = data + (r & 1) * 2 * phase + r / 2 * half;
+        copy_row_f32(even, evens + r * half, half);
+        copy_row_f32(even + phase, odds + r * half, half);
+    }
+}
+#endif
+
+/* Channels [begin, end) of one image (an mrvl_task) on small planes: each plane copied into
+ * the layout of channel `begin`, which no other task uses (its padding zeroed once), its
+ * output plane computed (depthwise_small_plane) and, every few planes, their epilogue (unless
+ * a clamp alone, applied as vectors are stored). */
+static void depthwise_small_channels(const void *ctx, int64_t begin, int64_t end)
+{
+#if defined(__GNUC__)
+    const depthwise_args *a = ctx;
+    const mrvl_conv_params *p = a->p;
+    int64_t positions = p->out[1] * p->out[2], width = p->out[2], pending = begin, s = p->stride[1];
+    int64_t channel = depthwise_small_channel(p), phase = depthwise_small_phase(p);
+    int clamped = p->clamp && !a->r && p->activation == MRVL_EPILOGUE_NONE && !p->scale && !p->shift && !p->slope;
+    float *layout = a->scratch + begin * channel, *data = layout + width + 1;
+    memset(layout, 0, (size_t)channel * sizeof(float));
+    for (int64_t c = begin; c < end; c++) {
+        const float *wc = a->w + c * 9;
+        float bias = a->b ? a->b[c] : 0.0f, *o = a->y + c * positions;
+        depthwise_small_copy_in(p, a->x + c * p->in[1] * p->in[2], layout + 4 * phase, data);
+#define MRVL_PLANE(S, CLAMPED) \
+    depthwise_small_plane(S, CLAMPED, data, phase, width, positions, a->mask, wc, bias, p->min, p->max, o)
+        if (s == 1 && clamped) MRVL_PLANE(1, 1);
+        else if (s == 1) MRVL_PLANE(1, 0);
+        else if (clamped) MRVL_PLANE(2, 1);
+        else MRVL_PLANE(2, 0);
+#undef MRVL_PLANE
+        if (!clamped && ((c + 1 - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || c + 1 == end)) {
+            conv_epilogue(p, (c + 1 - pending) * positions, positions, pending,
+                          a->r ? a->r + pending * positions : NULL, a->y + pending * positions);
+            pending = c + 1;
+        }
+    }
+#else
+    (void)ctx, (void)begin, (void)end;
+#endif
+}
+
+/* A depthwise conv on small planes (depthwise_small_fits) in `scratch`
+ * (depthwise_small_scratch_floats(p) floats): the column masks (lane j of vector v's left
+ * (right) mask: whether its column is not the first (last)), then the channels of each image
+ * split over the threads. */
+static void depthwise_small_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
+                                     const float *r, float *y, float *scratch)
+{
+    enum { VF = MRVL_GEMM_VECTOR_FLOATS };
+    int64_t positions = p->out[1] * p->out[2], vectors = (positions + VF - 1) / VF;
+    int32_t *mask = (int32_t *)(void *)scratch;
+    for (int64_t v = 0; v < vectors; v++)
+        for (int64_t j = 0; j < VF; j++) {
+            int64_t col = (min_i64(v * VF, positions - VF) + j) % p->out[2];
+            mask[2 * v * VF + j] = col > 0 ? -1 : 0;
+            mask[(2 * v + 1) * VF + j] = col < p->out[2] - 1 ? -1 : 0;
+        }
+    depthwise_args a = {p, x, w, b, r, y, scratch + 2 * vectors * VF, mask, NULL, 1, depthwise_layout(p)};
+    for (int64_t n = 0; n < p->n; n++, a.x += p->c * volume3(p->in), a.y += conv_y_batch(p)) {
+        a.r = r ? r + n * p->m * positions : NULL;
+        if (p->m * positions * 9 < MRVL_PARALLEL_MACS) depthwise_small_channels(&a, 0, p->c);
+        else mrvl_parallel(p->c, depthwise_small_channels, &a);
+    }
+}
+
 /* A grouped conv with one input channel per group (depthwise, channel multiplier m/c), on flat
  * planes (depthwise_layout) in `scratch` (depthwise_scratch_floats(p) floats); the input
  * channels of each image split over the threads, in groups of as many channels as a task
@@ -668,6 +868,10 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
                                     const float *r, float *y, float *scratch)
 {
     const int64_t *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
+    if (depthwise_small_fits(p)) {
+        depthwise_small_conv_f32(p, x, w, b, r, y, scratch);
+        return;
+    }
     if (depthwise_pairs_fits(p)) {
         depthwise_args a = {p, x, w, b, r, y, scratch, NULL, NULL, 1, depthwise_layout(p)};
         int64_t plane = volume3(p->in), positions = volume3(p->out);
@@ -744,7 +948,7 @@ static depthwise_blocked_geometry depthwise_blocked_layout(const mrvl_conv_param
 static int64_t depthwise_blocked_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t blocks = (p->c + MRVL_DEPTHWISE_BLOCK - 1) / MRVL_DEPTHWISE_BLOCK;
-    return blocks * depthwise_blocked_layout(p).block + volume3(p->kernel);
+    return max_i64(blocks * depthwise_blocked_layout(p).block + volume3(p->kernel), depthwise_small_scratch_floats(p));
 }
 
 #if defined(__GNUC__)
@@ -1018,6 +1222,10 @@ static void mrvl_depthwise_blocked_conv_f32(const mrvl_conv_params *p, const flo
                                             const float *b, const float *r, float *y, float *scratch)
 {
     const int64_t *k = p->kernel, *d = p->dilation;
+    if (depthwise_small_fits(p)) {
+        depthwise_small_conv_f32(p, x, w, b, r, y, scratch);
+        return;
+    }
     depthwise_blocked_geometry g = depthwise_blocked_layout(p);
     int64_t blocks = (p->c + MRVL_DEPTHWISE_BLOCK - 1) / MRVL_DEPTHWISE_BLOCK;
     int32_t *offset = (int32_t *)(void *)(scratch + blocks * g.block);
