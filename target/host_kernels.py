@@ -349,15 +349,16 @@ def depthwise_small_scratch_floats(op: cpu.ConvOp) -> int:
     """depthwise_small_scratch_floats of mrvl_kernels_depthwise.c, which both depthwise
     kernels' scratch holds: for a `depthwise_small_shape` conv, two masks per output vector and
     per channel the plane with a zero row and float before and after it (stride 1) or its four
-    parity phases, each after a zero row and float, and the plane's column halves on their way
-    in (stride 2); 0 for any other."""
+    parity phases, each after a zero row and float and before a vector's gap, and two vectors
+    for the plane's last rows on their way in (stride 2); 0 for any other."""
     if not depthwise_small_shape(op):
         return 0
     xs = cpu.shape_of(op.X)
     inp, out, _, strides, _, _ = _depthwise_dims(op)
-    plane, phase = inp[1] * inp[2], out[2] + 1 + out[1] * out[2]
-    channel = plane + 2 * (inp[2] + 1) if strides[1] == 1 else 4 * phase + plane
-    return 2 * _round_up(out[1] * out[2], kernel_macro("GEMM_VECTOR_FLOATS")) + xs[1] * channel
+    vector = kernel_macro("GEMM_VECTOR_FLOATS")
+    phase = out[2] + 1 + out[1] * out[2] + vector
+    channel = inp[1] * inp[2] + 2 * (inp[2] + 1) if strides[1] == 1 else 4 * phase + 2 * vector
+    return 2 * _round_up(out[1] * out[2], vector) + xs[1] * channel
 
 
 def depthwise_is_blocked(op: cpu.ConvOp) -> bool:

@@ -83,8 +83,9 @@ static depthwise_geometry depthwise_layout(const mrvl_conv_params *p)
  * output-sized plane, pitch the output's width). A zero row and one float before each (and
  * after the whole plane at stride 1) stand for the padding above and below; the lanes a tap
  * of the left or right kernel column reads across an edge are masked, once per column sum.
- * `phase`: floats from one phase's data to the next; `channel`: the floats of one copy (at
- * stride 2 and the plane's column halves on their way in, depthwise_small_copy_in). */
+ * `phase`: floats from one phase's data to the next (a vector's gap after each, which the
+ * copy's vectors may run into); `channel`: the floats of one copy (at stride 2 and the two
+ * vectors of depthwise_small_copy_in's `last`). */
 static int depthwise_small_shape(const mrvl_conv_params *p)
 {
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
@@ -96,13 +97,13 @@ static int depthwise_small_shape(const mrvl_conv_params *p)
 
 static int64_t depthwise_small_phase(const mrvl_conv_params *p)
 {
-    return p->stride[1] == 1 ? 0 : p->out[2] + 1 + p->out[1] * p->out[2];
+    return p->stride[1] == 1 ? 0 : p->out[2] + 1 + p->out[1] * p->out[2] + MRVL_GEMM_VECTOR_FLOATS;
 }
 
 static int64_t depthwise_small_channel(const mrvl_conv_params *p)
 {
     int64_t plane = p->in[1] * p->in[2];
-    return p->stride[1] == 1 ? plane + 2 * (p->in[2] + 1) : 4 * depthwise_small_phase(p) + plane;
+    return p->stride[1] == 1 ? plane + 2 * (p->in[2] + 1) : 4 * depthwise_small_phase(p) + 2 * MRVL_GEMM_VECTOR_FLOATS;
 }
 
 /* Floats of scratch the small planes' path needs, where it may run (0 elsewhere): two column
@@ -200,6 +201,7 @@ typedef struct {
     const int32_t *mask, *offset;
     int64_t layouts; /* the layouts a task uses, its first channel's and those of the column copies */
     depthwise_geometry g;
+    const float *x_end; /* the end of the whole input (depthwise_small_channels' reads stop there) */
 } depthwise_args;
 
 /* The rows layout's phase columns by which kernel column kx shifts its reads:
@@ -773,29 +775,35 @@ static MRVL_ALWAYS_INLINE void depthwise_small_plane(int s, int clamped, const f
 }
 
 /* Input plane `plane` into its small layout at `data` (depthwise_small_shape); the padding
- * around it is left as it is. At stride 2 the plane is split by column parity (rows of an
- * even width: the flat plane's parity is the column's), whole or row by row where rows are a
- * pair of vectors or more, each row's halves into the phases of its row's parity. */
-static void depthwise_small_copy_in(const mrvl_conv_params *p, const float *plane, float *scratch, float *data)
+ * around it is left as it is. At stride 2 each row is split by column parity into the phases
+ * of its row's parity: in pairs of vectors, the last overlapping the one before, where rows
+ * are a pair of vectors or more; else one pair a row, which reads on into the next rows (and
+ * planes) and whose halves run past the row's (depthwise_small_phase's gap takes them, the
+ * next row's overwrite them); rows whose pair would read past the input's `end` are read from
+ * `last` (2 vectors, the rest of them zero). */
+static void depthwise_small_copy_in(const mrvl_conv_params *p, const float *plane, const float *end, float *last,
+                                    float *data)
 {
     int64_t h = p->in[1], width = p->in[2], half = width / 2, phase = depthwise_small_phase(p);
     if (p->stride[1] == 1) {
         copy_row_f32(data, plane, h * width);
         return;
     }
-    if (width >= 2 * MRVL_POOL_VF) {
-        for (int64_t r = 0; r < h; r++) {
-            float *even = data + (r & 1) * 2 * phase + r / 2 * half;
-            split_columns_f32(even, even + phase, plane + r * width, width);
-        }
-        return;
-    }
-    float *evens = scratch, *odds = scratch + h * half; /* the plane's even and odd columns, rows of `half` */
-    split_columns_f32(evens, odds, plane, h * width);
     for (int64_t r = 0; r < h; r++) {
         float *even = data + (r & 1) * 2 * phase + r / 2 * half;
-        copy_row_f32(even, evens + r * half, half);
-        copy_row_f32(even + phase, odds + r * half, half);
+        const float *src = plane + r * width;
+        if (width >= 2 * MRVL_POOL_VF) {
+            split_columns_f32(even, even + phase, src, width);
+            continue;
+        }
+        if (src + 2 * MRVL_POOL_VF > end) { /* (copied vectors read back at once: rare, it stalls) */
+            copy_row_f32(last, src, width);
+            src = last;
+        }
+        pool_vec evens, odds;
+        pool_deinterleave(pool_load(src), pool_load(src + MRVL_POOL_VF), &evens, &odds);
+        pool_store(even, evens);
+        pool_store(even + phase, odds);
     }
 }
 #endif
@@ -817,7 +825,7 @@ static void depthwise_small_channels(const void *ctx, int64_t begin, int64_t end
     for (int64_t c = begin; c < end; c++) {
         const float *wc = a->w + c * 9;
         float bias = a->b ? a->b[c] : 0.0f, *o = a->y + c * positions;
-        depthwise_small_copy_in(p, a->x + c * p->in[1] * p->in[2], layout + 4 * phase, data);
+        depthwise_small_copy_in(p, a->x + c * p->in[1] * p->in[2], a->x_end, layout + 4 * phase, data);
 #define MRVL_PLANE(S, CLAMPED) \
     depthwise_small_plane(S, CLAMPED, data, phase, width, positions, a->mask, wc, bias, p->min, p->max, o)
         if (s == 1 && clamped) MRVL_PLANE(1, 1);
@@ -852,7 +860,8 @@ static void depthwise_small_conv_f32(const mrvl_conv_params *p, const float *x, 
             mask[2 * v * VF + j] = col > 0 ? -1 : 0;
             mask[(2 * v + 1) * VF + j] = col < p->out[2] - 1 ? -1 : 0;
         }
-    depthwise_args a = {p, x, w, b, r, y, scratch + 2 * vectors * VF, mask, NULL, 1, depthwise_layout(p)};
+    depthwise_args a = {p, x, w, b, r, y, scratch + 2 * vectors * VF, mask, NULL, 1, depthwise_layout(p),
+                        x + p->n * p->c * volume3(p->in)};
     for (int64_t n = 0; n < p->n; n++, a.x += p->c * volume3(p->in), a.y += conv_y_batch(p)) {
         a.r = r ? r + n * p->m * positions : NULL;
         if (p->m * positions * 9 < MRVL_PARALLEL_MACS) depthwise_small_channels(&a, 0, p->c);
@@ -873,7 +882,7 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
         return;
     }
     if (depthwise_pairs_fits(p)) {
-        depthwise_args a = {p, x, w, b, r, y, scratch, NULL, NULL, 1, depthwise_layout(p)};
+        depthwise_args a = {p, x, w, b, r, y, scratch, NULL, NULL, 1, depthwise_layout(p), NULL};
         int64_t plane = volume3(p->in), positions = volume3(p->out);
         for (int64_t n = 0; n < p->n; n++, a.x += p->c * plane, a.y += p->m * positions) {
             a.r = r ? r + n * p->m * positions : NULL;
@@ -903,7 +912,7 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
                 int64_t col = s[2] * (i % g.pitch) + kx * d[2] - pad[2];
                 mask[kx * g.flat + i] = col >= 0 && col < p->in[2] ? -1 : 0;
             }
-    depthwise_args a = {p, x, w, b, r, y, scratch, masked ? mask : NULL, offset, layouts, g};
+    depthwise_args a = {p, x, w, b, r, y, scratch, masked ? mask : NULL, offset, layouts, g, NULL};
     int64_t plane = volume3(p->in), positions = volume3(p->out);
     for (int64_t n = 0; n < p->n; n++, a.x += p->c * plane, a.y += p->m * positions) {
         a.r = r ? r + n * p->m * positions : NULL;
