@@ -774,6 +774,22 @@ static MRVL_ALWAYS_INLINE void depthwise_small_plane(int s, int clamped, const f
 #undef MRVL_TAP
 }
 
+/* The even and odd floats of 2 vectors at src (of which `count` are the row's) to evens and
+ * odds, a vector each; read from `last` (its floats past `count` zero) where they would reach
+ * past `end` (the copied vectors read back at once stall, but the input's last rows only). */
+static MRVL_ALWAYS_INLINE void depthwise_small_split(const float *src, const float *end, float *last, int64_t count,
+                                                     float *evens, float *odds)
+{
+    if (src + 2 * MRVL_POOL_VF > end) {
+        copy_row_f32(last, src, min_i64(count, 2 * MRVL_POOL_VF));
+        src = last;
+    }
+    pool_vec even, odd;
+    pool_deinterleave(pool_load(src), pool_load(src + MRVL_POOL_VF), &even, &odd);
+    pool_store(evens, even);
+    pool_store(odds, odd);
+}
+
 /* Input plane `plane` into its small layout at `data` (depthwise_small_shape); the padding
  * around it is left as it is. At stride 2 each row is split by column parity into the phases
  * of its row's parity: in pairs of vectors, the last overlapping the one before, where rows
@@ -791,19 +807,13 @@ static void depthwise_small_copy_in(const mrvl_conv_params *p, const float *plan
     }
     for (int64_t r = 0; r < h; r++) {
         float *even = data + (r & 1) * 2 * phase + r / 2 * half;
-        const float *src = plane + r * width;
-        if (width >= 2 * MRVL_POOL_VF) {
-            split_columns_f32(even, even + phase, src, width);
+        const float *row = plane + r * width;
+        if (width <= 2 * MRVL_POOL_VF) {
+            depthwise_small_split(row, end, last, width, even, even + phase);
             continue;
         }
-        if (src + 2 * MRVL_POOL_VF > end) { /* (copied vectors read back at once: rare, it stalls) */
-            copy_row_f32(last, src, width);
-            src = last;
-        }
-        pool_vec evens, odds;
-        pool_deinterleave(pool_load(src), pool_load(src + MRVL_POOL_VF), &evens, &odds);
-        pool_store(even, evens);
-        pool_store(even + phase, odds);
+        for (int64_t t = 0; t < width; t += 2 * MRVL_POOL_VF)
+            depthwise_small_split(row + t, end, last, width - t, even + t / 2, even + phase + t / 2);
     }
 }
 #endif
