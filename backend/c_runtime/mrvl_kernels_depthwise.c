@@ -785,7 +785,15 @@ static MRVL_ALWAYS_INLINE void depthwise_small_split(const float *src, const flo
         src = last;
     }
     pool_vec even, odd;
+#if MRVL_POOL_VF == 8 && !defined(__clang__)
+    /* AVX: shufps in each 128-bit lane, then one permutation a vector (MRVL_PAIRS_*), where
+     * pool_deinterleave's shuffle took two permutations and a blend */
+    pool_vec a = pool_load(src), b = pool_load(src + MRVL_POOL_VF);
+    even = __builtin_shuffle(__builtin_shuffle(a, b, (pairs_ivec){MRVL_PAIRS_EVENS}), (pairs_ivec){MRVL_PAIRS_ORDER});
+    odd = __builtin_shuffle(__builtin_shuffle(a, b, (pairs_ivec){MRVL_PAIRS_ODDS}), (pairs_ivec){MRVL_PAIRS_ORDER});
+#else
     pool_deinterleave(pool_load(src), pool_load(src + MRVL_POOL_VF), &even, &odd);
+#endif
     pool_store(evens, even);
     pool_store(odds, odd);
 }
