@@ -355,10 +355,10 @@ def depthwise_small_scratch_floats(op: cpu.ConvOp) -> int:
         return 0
     xs = cpu.shape_of(op.X)
     inp, out, _, strides, _, _ = _depthwise_dims(op)
-    vector = kernel_macro("GEMM_VECTOR_FLOATS")
+    vector, lanes = kernel_macro("GEMM_VECTOR_FLOATS"), kernel_macro("DEPTHWISE_SMALL_FLOATS")
     phase = out[2] + 1 + out[1] * out[2] + vector
     channel = inp[1] * inp[2] + 2 * (inp[2] + 1) if strides[1] == 1 else 4 * phase + 2 * vector
-    return 2 * _round_up(out[1] * out[2], vector) + xs[1] * channel
+    return 2 * _round_up(out[1] * out[2], lanes) + xs[1] * channel
 
 
 def depthwise_is_blocked(op: cpu.ConvOp) -> bool:

@@ -223,6 +223,15 @@
 #define MRVL_DEPTHWISE_SMALL 1
 #endif
 #endif
+/* Floats of the small planes' vectors: with AVX-512 half vectors too, which Zen 4 runs at
+ * the same multiply-adds a cycle: MobileNets' 7x7 planes fill 49 of 56 lanes, not of 64, and
+ * their per-vector masks and sums cost less (AVX-512, ReLU6: 7x7 0.8x the time, 10x10 0.85x,
+ * 14x14 1.2x, where twice the loads a multiply-add tell). */
+#if defined(__AVX__)
+#define MRVL_DEPTHWISE_SMALL_FLOATS 8
+#else
+#define MRVL_DEPTHWISE_SMALL_FLOATS 4 /* the vector of SSE and NEON */
+#endif
 /* Output positions up to which a 3x3 depthwise conv at stride 2 runs on small planes
  * (mrvl_kernels_depthwise.c depthwise_small_fits; at stride 1 any plane does): splitting each
  * plane into its four parity phases costs more than reading it in place (depthwise_pairs)

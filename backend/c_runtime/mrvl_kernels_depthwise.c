@@ -112,8 +112,8 @@ static int64_t depthwise_small_channel(const mrvl_conv_params *p)
 static int64_t depthwise_small_scratch_floats(const mrvl_conv_params *p)
 {
     if (!depthwise_small_shape(p)) return 0;
-    int64_t vectors = (p->out[1] * p->out[2] + MRVL_GEMM_VECTOR_FLOATS - 1) / MRVL_GEMM_VECTOR_FLOATS;
-    return 2 * vectors * MRVL_GEMM_VECTOR_FLOATS + p->c * depthwise_small_channel(p);
+    int64_t vectors = (p->out[1] * p->out[2] + MRVL_DEPTHWISE_SMALL_FLOATS - 1) / MRVL_DEPTHWISE_SMALL_FLOATS;
+    return 2 * vectors * MRVL_DEPTHWISE_SMALL_FLOATS + p->c * depthwise_small_channel(p);
 }
 
 /* Floats of scratch mrvl_depthwise_conv_f32 needs: a layout per input channel (each task uses
@@ -712,7 +712,7 @@ static int depthwise_small_fits(const mrvl_conv_params *p)
 {
 #if defined(__GNUC__)
     int64_t positions = p->out[1] * p->out[2];
-    return MRVL_DEPTHWISE_SMALL && depthwise_small_shape(p) && positions >= MRVL_GEMM_VECTOR_FLOATS &&
+    return MRVL_DEPTHWISE_SMALL && depthwise_small_shape(p) && positions >= MRVL_DEPTHWISE_SMALL_FLOATS &&
            (p->stride[1] == 1 || positions <= MRVL_DEPTHWISE_SMALL_POSITIONS);
 #else
     (void)p;
@@ -721,8 +721,19 @@ static int depthwise_small_fits(const mrvl_conv_params *p)
 }
 
 #if defined(__GNUC__)
-typedef float small_vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
-typedef int32_t small_ivec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+typedef float small_vec __attribute__((vector_size(MRVL_DEPTHWISE_SMALL_FLOATS * 4), aligned(4)));
+typedef int32_t small_ivec __attribute__((vector_size(MRVL_DEPTHWISE_SMALL_FLOATS * 4), aligned(4)));
+
+/* v clamped to [lower, upper] as clamp_value (a NaN stays): pool_max and pool_min, on AVX-512's
+ * half vectors too. */
+static inline small_vec small_clamp(small_vec v, small_vec lower, small_vec upper)
+{
+#if MRVL_DEPTHWISE_SMALL_FLOATS == 8 && MRVL_POOL_VF == 16
+    return (small_vec)_mm256_min_ps((__m256)upper, _mm256_max_ps((__m256)lower, (__m256)v));
+#else
+    return pool_min(upper, pool_max(lower, v));
+#endif
+}
 
 /* One output plane of a small conv at stride s (1 or 2) from the plane's copy at `data`
  * (depthwise_small_shape): vectors of `positions` contiguous outputs, the last overlapping the
@@ -736,7 +747,7 @@ static MRVL_ALWAYS_INLINE void depthwise_small_plane(int s, int clamped, const f
                                                      const float *restrict w, float bias, float low, float high,
                                                      float *restrict out)
 {
-    enum { VF = MRVL_GEMM_VECTOR_FLOATS };
+    enum { VF = MRVL_DEPTHWISE_SMALL_FLOATS };
     /* Kernel row ky's input for output 0, its taps kx at run[ky][kx] + at[ky][kx]: at stride 1
      * one row, columns -1, 0, 1; at stride 2 the even columns' phase (kx 1) and the odd ones'
      * (kx 0 one column left of kx 2) of the rows' phases (ky 1 even rows, 0 and 2 odd ones,
@@ -766,7 +777,7 @@ static MRVL_ALWAYS_INLINE void depthwise_small_plane(int s, int clamped, const f
         small_vec right = MRVL_TAP(0, 2) + MRVL_TAP(1, 2) + MRVL_TAP(2, 2);
         small_vec sum = middle + (small_vec)((small_ivec)left & *(const small_ivec *)(const void *)masks);
         sum += s == 1 ? (small_vec)((small_ivec)right & *(const small_ivec *)(const void *)(masks + VF)) : right;
-        if (clamped) sum = pool_min(upper, pool_max(lower, sum));
+        if (clamped) sum = small_clamp(sum, lower, upper);
         *(small_vec *)(void *)(out + i) = sum;
     }
     if (clamped) MRVL_MCA_END("depthwise_small_clamped", 3, s, 9 * VF);
@@ -869,7 +880,7 @@ static void depthwise_small_channels(const void *ctx, int64_t begin, int64_t end
 static void depthwise_small_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
                                      const float *r, float *y, float *scratch)
 {
-    enum { VF = MRVL_GEMM_VECTOR_FLOATS };
+    enum { VF = MRVL_DEPTHWISE_SMALL_FLOATS };
     int64_t positions = p->out[1] * p->out[2], vectors = (positions + VF - 1) / VF;
     int32_t *mask = (int32_t *)(void *)scratch;
     for (int64_t v = 0; v < vectors; v++)
