@@ -809,6 +809,24 @@ static MRVL_ALWAYS_INLINE void depthwise_small_split(const float *src, const flo
     pool_store(odds, odd);
 }
 
+#if MRVL_DEPTHWISE_SMALL_FLOATS == 8 && MRVL_POOL_VF == 16 && !defined(__clang__)
+/* depthwise_small_split on half vectors, as AVX's (AVX-512's rows of up to 16 floats: whole
+ * vectors stored 16 floats a phase row of at most 8, and across cache lines every time). */
+static MRVL_ALWAYS_INLINE void depthwise_small_split_half(const float *src, const float *end, float *last,
+                                                          int64_t count, float *evens, float *odds)
+{
+    if (src + 16 > end) {
+        copy_row_f32(last, src, min_i64(count, 16));
+        src = last;
+    }
+    small_vec a = *(const small_vec *)(const void *)src, b = *(const small_vec *)(const void *)(src + 8);
+    *(small_vec *)(void *)evens = __builtin_shuffle(__builtin_shuffle(a, b, (small_ivec){0, 2, 8, 10, 4, 6, 12, 14}),
+                                                    (small_ivec){0, 1, 4, 5, 2, 3, 6, 7});
+    *(small_vec *)(void *)odds = __builtin_shuffle(__builtin_shuffle(a, b, (small_ivec){1, 3, 9, 11, 5, 7, 13, 15}),
+                                                   (small_ivec){0, 1, 4, 5, 2, 3, 6, 7});
+}
+#endif
+
 /* Input plane `plane` into its small layout at `data` (depthwise_small_shape); the padding
  * around it is left as it is. At stride 2 each row is split by column parity into the phases
  * of its row's parity: in pairs of vectors, the last overlapping the one before, where rows
@@ -827,6 +845,12 @@ static void depthwise_small_copy_in(const mrvl_conv_params *p, const float *plan
     for (int64_t r = 0; r < h; r++) {
         float *even = data + (r & 1) * 2 * phase + r / 2 * half;
         const float *row = plane + r * width;
+#if MRVL_DEPTHWISE_SMALL_FLOATS == 8 && MRVL_POOL_VF == 16 && !defined(__clang__)
+        if (width <= 16) {
+            depthwise_small_split_half(row, end, last, width, even, even + phase);
+            continue;
+        }
+#endif
         if (width <= 2 * MRVL_POOL_VF) {
             depthwise_small_split(row, end, last, width, even, even + phase);
             continue;
