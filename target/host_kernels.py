@@ -337,6 +337,34 @@ def _depthwise_dims(op: cpu.ConvOp) -> tuple[list[int], ...]:
     return inp, out, kernel, strides, dilations, pads
 
 
+def depthwise_small_shape(op: cpu.ConvOp) -> bool:
+    """depthwise_small_shape of mrvl_kernels_depthwise.c: a 3x3 depthwise conv (channel
+    multiplier 1, no depth dim) padded by 1, at stride 1 with an output as large as its input
+    or at stride 2 with half of it (even sides), which either depthwise kernel hands to its
+    small planes' path where the target takes it."""
+    xs, ys = cpu.shape_of(op.X), cpu.shape_of(op.Y)
+    inp, out, kernel, strides, dilations, pads = _depthwise_dims(op)
+    return (ys[1] == xs[1] and inp[0] == 1 and kernel == [1, 3, 3] and dilations[1:] == [1, 1]
+            and pads[1:] == [1, 1] and strides[1] == strides[2]
+            and ((strides[1] == 1 and out == inp) or (strides[1] == 2 and [2 * o for o in out[1:]] == inp[1:])))
+
+
+def depthwise_small_scratch_floats(op: cpu.ConvOp) -> int:
+    """depthwise_small_scratch_floats of mrvl_kernels_depthwise.c, which both depthwise
+    kernels' scratch holds: for a `depthwise_small_shape` conv, two masks per output vector and
+    per channel the plane with a zero row and float before and after it (stride 1) or its four
+    parity phases, each after a zero row and float and before a vector's gap, and two vectors
+    for the plane's last rows on their way in (stride 2); 0 for any other."""
+    if not depthwise_small_shape(op):
+        return 0
+    xs = cpu.shape_of(op.X)
+    inp, out, _, strides, _, _ = _depthwise_dims(op)
+    vector, lanes = kernel_macro("GEMM_VECTOR_FLOATS"), kernel_macro("DEPTHWISE_SMALL_FLOATS")
+    phase = out[2] + 1 + out[1] * out[2] + vector
+    channel = inp[1] * inp[2] + 2 * (inp[2] + 1) if strides[1] == 1 else 4 * phase + 2 * vector
+    return 2 * _round_up(out[1] * out[2], lanes) + xs[1] * channel
+
+
 def depthwise_is_blocked(op: cpu.ConvOp) -> bool:
     """Whether a depthwise conv (one input channel per group) runs channel-blocked,
     mrvl_depthwise_blocked_conv_f32 (channel multiplier 1, no depth dim), rather than on flat
@@ -355,14 +383,14 @@ def depthwise_blocked_scratch_floats(op: cpu.ConvOp) -> int:
     """depthwise_blocked_scratch_floats of mrvl_kernels_depthwise.c (depthwise_blocked_layout): per block
     of channels, its padded input position-major (as far as the windows read, and the slack
     the last tiles read), the output grid (rows rounded up to whole tiles), the weights and
-    the bias; the tap offsets."""
+    the bias; the tap offsets. Or, if more, the small planes' (`depthwise_small_scratch_floats`)."""
     xs = cpu.shape_of(op.X)
     _, out, kernel, strides, dilations, _ = _depthwise_dims(op)
     block, tile = kernel_macro("DEPTHWISE_BLOCK"), kernel_macro("DEPTHWISE_BLOCK_TILE")
     h, w = ((o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out[1:], strides[1:], kernel[1:], dilations[1:]))
     pitch = -(-out[2] // tile) * tile
     layout = h * w + strides[2] * (pitch - out[2]) + out[1] * pitch + math.prod(kernel) + 1
-    return -(-xs[1] // block) * block * layout + math.prod(kernel)
+    return max(-(-xs[1] // block) * block * layout + math.prod(kernel), depthwise_small_scratch_floats(op))
 
 
 def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
@@ -370,7 +398,7 @@ def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
     plane in the rows layout (equal strides dividing the width, one slice, padding at most the
     kernel's, a narrow plane: split into column phases) or in the phases layout, the slack the
     last tile's junk reads, and the grid unless the conv writes it in place; the rows layout's
-    column masks; the tap offsets."""
+    column masks; the tap offsets. Or, if more, the small planes' (`depthwise_small_scratch_floats`)."""
     xs = cpu.shape_of(op.X)
     inp, out, kernel, strides, dilations, pads = _depthwise_dims(op)
     reach = [(k - 1) * d for k, d in zip(kernel, dilations)]
@@ -389,7 +417,8 @@ def depthwise_scratch_floats(op: cpu.ConvOp) -> int:
     tile = kernel_macro("DEPTHWISE_TILE")
     flat = -(-out[1] * pitch // tile) * tile
     channel = 2 * before + data + tile + w + (0 if direct else flat)
-    return xs[1] * channel + (kernel[2] * flat if rows_layout else 0) + math.prod(kernel)
+    return max(xs[1] * channel + (kernel[2] * flat if rows_layout else 0) + math.prod(kernel),
+               depthwise_small_scratch_floats(op))
 
 
 CONV_TRANSPOSE_DOT_CHANNELS = 4

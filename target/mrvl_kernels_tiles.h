@@ -222,6 +222,42 @@
 #endif
 #endif
 
+/* Whether 3x3 depthwise convs padded by 1 at stride 1 (or 2, on small planes) compute each
+ * output plane as contiguous vectors from a copy of the input plane (or its parity phases),
+ * two masks a vector (1), rather than in the flat or channel-blocked layouts (0), whichever
+ * of the two kernels host_kernels.py picks. On x86 that took 0.45-0.75x the time on MobileNets'
+ * planes (7x7 to 112x112, both strides; the channel-blocked layout's transposes and the flat
+ * one's per-plane calls and copies cost more than the multiply-adds there). On the N2 its masks,
+ * sums of columns and NaN-keeping clamp share the two FP pipes with the multiply-adds (3x3
+ * with ReLU6 at stride 1: 43% of its peak in llvm-mca), and no timing says it gains there.
+ * A build may set it. */
+#ifndef MRVL_DEPTHWISE_SMALL
+#if defined(__aarch64__)
+#define MRVL_DEPTHWISE_SMALL 0
+#else
+#define MRVL_DEPTHWISE_SMALL 1
+#endif
+#endif
+/* Floats of the small planes' vectors: with AVX-512 half vectors too, which Zen 4 runs at
+ * the same multiply-adds a cycle: MobileNets' 7x7 planes fill 49 of 56 lanes, not of 64, and
+ * their per-vector masks and sums cost less (AVX-512, ReLU6: 7x7 0.8x the time, 10x10 0.85x,
+ * 14x14 1.2x, where twice the loads a multiply-add tell). */
+#if defined(__AVX__)
+#define MRVL_DEPTHWISE_SMALL_FLOATS 8
+#else
+#define MRVL_DEPTHWISE_SMALL_FLOATS 4 /* the vector of SSE and NEON */
+#endif
+/* Input floats a plane up to which the small planes' path copies each plane a channel ahead
+ * of the one it computes (x86: 14x14 planes 0.7x the time, 56x56 1.05x). */
+#define MRVL_DEPTHWISE_SMALL_AHEAD_FLOATS 512
+/* Output positions up to which a 3x3 depthwise conv at stride 2 runs on small planes
+ * (mrvl_kernels_depthwise.c depthwise_small_fits; at stride 1 any plane does): splitting each
+ * plane into its four parity phases costs more than reading it in place (depthwise_pairs)
+ * on larger ones (x86-64-v3: 28x28 outputs 0.9x the time, 56x56 1.3x). A build may set it. */
+#ifndef MRVL_DEPTHWISE_SMALL_POSITIONS
+#define MRVL_DEPTHWISE_SMALL_POSITIONS 1024
+#endif
+
 /* Channels of a block of the channel-blocked depthwise conv: a layout the planned scratch
  * shares over targets, so a multiple of every target's vector (1 AVX-512 vector, 2 AVX, 4
  * NEON ones a position), not a register tile. */

@@ -132,8 +132,8 @@ CONVS = {  # the direct (tiled), flat, pointwise, depthwise and channel-blocked 
     "direct": dict(shape=[2, 24, 6, 7], w=[37, 24, 3, 3], pads=[1, 1, 1, 1]),
     "flat": dict(shape=[2, 3, 13, 37], w=[19, 3, 3, 3], pads=[1, 1, 1, 1]),
     "pointwise": dict(shape=[1, 32, 7, 8], w=[35, 32, 1, 1]),  # 7 x 8: the flat tile would waste 40%
-    "depthwise": dict(shape=[1, 6, 12, 19], w=[6, 1, 3, 3], pads=[1, 1, 1, 1], group=6),
-    "blocked": dict(shape=[1, 20, 9, 11], w=[20, 1, 3, 3], pads=[1, 1, 1, 1], group=20),  # a block and 4 channels
+    "depthwise": dict(shape=[1, 6, 12, 19], w=[6, 1, 3, 3], pads=[1, 2, 1, 0], group=6),  # not small (its pads)
+    "blocked": dict(shape=[1, 20, 9, 11], w=[20, 1, 3, 3], pads=[1, 2, 1, 0], group=20),  # a block and 4 channels
 }
 for _act, _nodes in ACTIVATIONS.items():
     for _conv, _attrs in CONVS.items():
@@ -219,7 +219,7 @@ CASES["depthwise_residual_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], re
 # a clamp alone: each row clamped as it is copied out of the grid (phases, rows, stride 2)
 CASES["depthwise_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, **CONVS["depthwise"])
 CASES["depthwise_rows_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, shape=[1, 5, 15, 16],
-                                          w=[5, 1, 3, 3], pads=[1, 1, 1, 1], group=5)
+                                          w=[5, 1, 3, 3], pads=[1, 2, 1, 0], group=5)
 CASES["depthwise_stride2_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, shape=[2, 5, 40, 45],
                                              w=[5, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=5)
 CASES["blocked_relu_affine"] = _affine(CONVS["blocked"], 20, [20, 1, 1])
@@ -238,7 +238,7 @@ CASES["direct_residual"] = _conv_then([_n("Identity", ["a"], ["y"])], residual=T
 # asymmetric and no padding, 1-D wide).
 DEPTHWISE = {
     "rows_5x5_multiplier": dict(shape=[1, 4, 9, 13], w=[8, 1, 5, 5], pads=[2, 2, 2, 2], group=4),
-    "rows_narrow_plane": dict(shape=[1, 5, 15, 16], w=[5, 1, 3, 3], pads=[1, 1, 1, 1], group=5),
+    "rows_narrow_plane": dict(shape=[1, 5, 15, 16], w=[5, 1, 3, 3], pads=[1, 2, 1, 0], group=5),
     "rows_dilated": dict(shape=[1, 3, 17, 12], w=[3, 1, 3, 3], pads=[2, 2, 2, 2], dilations=[2, 2], group=3),
     "rows_3x7": dict(shape=[1, 5, 10, 21], w=[5, 1, 3, 7], pads=[1, 3, 1, 3], group=5),
     "rows_1d_multiplier": dict(shape=[1, 4, 29], w=[8, 1, 5], pads=[2, 2], group=4),
@@ -282,13 +282,38 @@ for (_name, _attrs), _act in zip(PAIRS.items(), itertools.cycle(ACTIVATIONS)):
     CASES[f"depthwise_pairs_{_name}_{_act}"] = _conv_then(ACTIVATIONS[_act], **_attrs)
 CASES["depthwise_pairs_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, **PAIRS["batch2"])
 
+# Small planes (mrvl_kernels.c depthwise_small_conv_f32: 3x3 padded by 1, contiguous output
+# vectors, the last overlapping), from the flat kernel (planes of more than 10x10 outputs) and
+# from the channel-blocked one (host_kernels.py depthwise_is_blocked): stride 1 on a plane
+# narrower and one wider than a vector, batch 2; stride 2 split into parity phases through
+# the plane's column halves (rows narrower than a pair of vectors on every target) and row by
+# row (128 wide); a ReLU6 clamped as vectors are stored, alone and after a residual.
+SMALL = {
+    "9x23": dict(shape=[1, 6, 9, 23], w=[6, 1, 3, 3], pads=[1, 1, 1, 1], group=6),
+    "stride2_wide": dict(shape=[1, 4, 12, 128], w=[4, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=4),
+    "stride2_narrow": dict(shape=[2, 10, 40, 14], w=[10, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=10),
+}
+SMALL_BLOCKED = {
+    "7x7_batch2": dict(shape=[2, 33, 7, 7], w=[33, 1, 3, 3], pads=[1, 1, 1, 1], group=33),
+    "stride2": dict(shape=[2, 10, 14, 12], w=[10, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=10),
+}
+for (_name, _attrs), _act in zip(SMALL.items(), itertools.cycle(ACTIVATIONS)):
+    CASES[f"depthwise_small_{_name}_{_act}"] = _conv_then(ACTIVATIONS[_act], **_attrs)
+for (_name, _attrs), _act in zip(SMALL_BLOCKED.items(), itertools.cycle(ACTIVATIONS)):
+    CASES[f"blocked_small_{_name}_{_act}"] = _conv_then(ACTIVATIONS[_act], **_attrs)
+CASES["depthwise_small_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], clip=True, **SMALL["stride2_narrow"])
+CASES["depthwise_small_residual_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], residual=True, clip=True,
+                                                    **SMALL["9x23"])
+CASES["blocked_small_residual_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], residual=True, clip=True,
+                                                  **SMALL_BLOCKED["7x7_batch2"])
+
 # The channel-blocked depthwise kernel (mrvl_kernels.c depthwise_blocked_layout): channel
 # counts not a multiple of the block, 3x3 and 5x5 at strides 1, 2 and 3, even and odd widths,
 # uneven, no and dilated padding, the last column unread, a 3x7 kernel and 1-D convs through the
 # generic loop, batch 2, planes transposed in and out in several batches and in one (7x7),
 # planes narrower than a vector and a tile.
 BLOCKED = {
-    "7x7_batch2": dict(shape=[2, 33, 7, 7], w=[33, 1, 3, 3], pads=[1, 1, 1, 1], group=33),
+    "7x7_batch2": dict(shape=[2, 33, 7, 7], w=[33, 1, 5, 5], pads=[2, 2, 2, 2], group=33),
     "5x5_many_batches": dict(shape=[1, 18, 20, 23], w=[18, 1, 5, 5], pads=[2, 2, 2, 2], group=18),
     "5x5_stride2_uneven_pads": dict(shape=[1, 17, 17, 16], w=[17, 1, 5, 5], pads=[2, 1, 1, 2], strides=[2, 2],
                                     group=17),
@@ -344,6 +369,7 @@ CASES["depthwise_residual_clip_prelu"] = _conv_prelu([6, 1, 1], residual=True, c
 CASES["depthwise_rows_stride2_prelu"] = _conv_prelu([5, 1, 1], **DEPTHWISE["rows_stride2"])
 CASES["depthwise_rows_5x5_multiplier_prelu"] = _conv_prelu([8, 1, 1], **DEPTHWISE["rows_5x5_multiplier"])
 CASES["depthwise_phases_stride2_odd_width_prelu"] = _conv_prelu([5, 1, 1], **DEPTHWISE["phases_stride2_odd_width"])
+CASES["depthwise_small_stride2_prelu"] = _conv_prelu([10, 1, 1], **SMALL["stride2_narrow"])
 CASES["blocked_7x7_batch2_residual_prelu"] = _conv_prelu([33, 1, 1], residual=True, **BLOCKED["7x7_batch2"])
 CASES["blocked_stride2_odd_width_prelu"] = _conv_prelu([1], **BLOCKED["stride2_odd_width"])
 for _conv in ("direct", "flat", "depthwise", "blocked"):
@@ -662,7 +688,8 @@ def test_activations_fuse_into_the_conv(name: str, c_workdir: Path) -> None:
     elif name.startswith("depthwise") and name.endswith("_clip") and "residual" not in name:  # a clamp alone
         assert ".clamp = 1" in text and ".activation" not in text
     elif name in ("direct_residual", "direct_residual_relu", "depthwise_residual_clip",
-                  "blocked_7x7_residual_clip"):  # no activation
+                  "blocked_7x7_residual_clip", "depthwise_small_residual_clip",
+                  "blocked_small_residual_clip"):  # no activation
         assert "x2, x3, y0" in text and (".clamp = 1" in text) == name.endswith(("relu", "clip"))
     else:
         assert ".activation = MRVL_EPILOGUE_" in text
@@ -915,12 +942,13 @@ def test_fire_concat_is_in_place(c_workdir: Path) -> None:
     assert flat.count("mrvl_flat_conv_f32(&p") == 2
 
 
-@pytest.mark.parametrize("case", ["rows_narrow_plane", "rows_5x5_multiplier"])
+@pytest.mark.parametrize("case", ["rows_narrow_plane", "rows_5x5_multiplier", "small_9x23", "small_clip"])
 def test_depthwise_rows_keep_infinities_out_of_the_next_row(case: str, c_workdir: Path) -> None:
     """In the rows layout a tap across the left or right edge would read the neighbouring row's
     end: masked off bitwise (x86), or on AArch64 its kernel column reads a copy with that column
-    zeroed (3x3, 5 channels) unless the conv has fewer channels than copies (5x5, 4 channels).
-    An infinity there must not turn the lane into a NaN."""
+    zeroed (3x3, 5 channels) unless the conv has fewer channels than copies (5x5, 4 channels);
+    on small planes each kernel column's sum is masked. An infinity there must not turn the
+    lane into a NaN."""
     model = next(m for n, m in CASES.items() if n.startswith(f"depthwise_{case}"))
     inputs = random_inputs(model, 5)
     inputs["x"][0, :, 2, -1] = np.inf
@@ -941,7 +969,8 @@ def test_blocked_depthwise_keeps_infinities_in_their_windows(c_workdir: Path) ->
 
 
 CLAMP_NANS = ["depthwise_residual_clip", "blocked_7x7_residual_clip", "depthwise_clip", "depthwise_stride2_clip",
-              "depthwise_pairs_clip"]
+              "depthwise_pairs_clip", "depthwise_small_clip", "depthwise_small_residual_clip",
+              "blocked_small_residual_clip"]
 
 
 def _clamp_nan_inputs(name: str) -> dict[str, np.ndarray]:

@@ -4,8 +4,8 @@ split, short last tiles and long ones; the flat conv, its input copy and tiles, 
 their images into a concat's output a batch stride apart; the pointwise conv and GEMM through
 the row-split product; a fully connected layer's dot products; a GEMM on weights packed at
 compile time, by column tiles and row-split; the pool, in bands, direct, in row pairs and in
-grids; the depthwise conv in both layouts, over its channels, and channel-blocked, over its
-blocks; the transposed conv by output channels, and channels-last by output rows), on work large enough to be split,
+grids; the depthwise conv in both layouts and on small planes, over its channels, and
+channel-blocked, over its blocks; the transposed conv by output channels, and channels-last by output rows), on work large enough to be split,
 gives the same output bits with 1 and 3 threads (an uneven split) and matches onnxruntime (mrvl/numerics.py);
 the same models run clean under ThreadSanitizer, and built for aarch64 (-mcpu=neoverse-n2) under
 qemu. The models are built side by side in one (each kernel compiled once); each alone, as
@@ -82,14 +82,21 @@ MODELS = {
     "gemm_packed_columns": single_op("Gemm", [("x", [11, 300])], initializers=[_w("w", [131, 300])], transB=1),
     "gemm_packed_rows": single_op("Gemm", [("x", [130, 64])], initializers=[_w("w", [64, 45])]),
     "depthwise_rows": single_op("Conv", [("x", [2, 48, 40, 15])], initializers=[_w("w", [48, 1, 3, 3])], group=48,
-                                pads=[1, 1, 1, 1]),
+                                pads=[1, 2, 1, 0]),  # (not small planes': its pads)
     # the rows layout's column copies in the next two channels' layouts: 2 groups of 3 channels
     # over 3 threads, the last group with the seventh
     "depthwise_rows_groups": single_op("Conv", [("x", [1, 7, 240, 15])], initializers=[_w("w", [7, 1, 3, 3])],
-                                       group=7, pads=[1, 1, 1, 1]),
+                                       group=7, pads=[1, 2, 1, 0]),
     "depthwise_epilogue": _conv([1, 36, 20, 21], [72, 1, 3, 3], "Sigmoid", group=36, pads=[1, 1, 1, 1]),
     "depthwise_phases": single_op("Conv", [("x", [1, 40, 45, 45])], initializers=[_w("w", [40, 1, 3, 3])],
-                                  group=40, pads=[1, 1, 1, 1]),
+                                  group=40, pads=[1, 2, 1, 0]),
+    # small planes (3x3 padded by 1): copied a channel ahead (14x14) by each thread, stride 2
+    # from the channel-blocked kernel with an epilogue, and a plane copied as it is computed
+    "depthwise_small": _conv([1, 200, 14, 14], [200, 1, 3, 3], "Relu", group=200, pads=[1, 1, 1, 1]),
+    "depthwise_small_stride2": _conv([1, 480, 14, 14], [480, 1, 3, 3], "Sigmoid", group=480, pads=[1, 1, 1, 1],
+                                     strides=[2, 2]),
+    "depthwise_small_wide": single_op("Conv", [("x", [1, 120, 28, 28])], initializers=[_w("w", [120, 1, 3, 3])],
+                                      group=120, pads=[1, 1, 1, 1], strides=[2, 2]),
     # channel-blocked: 3 blocks of channels (the last of 8), batch 2
     "depthwise_blocked": _conv([2, 40, 45, 45], [40, 1, 5, 5], "Relu", group=40, pads=[2, 2, 2, 2], strides=[2, 2]),
     "conv_transpose_rows": single_op("ConvTranspose", [("x", [2, 16, 20, 21])],
@@ -173,6 +180,7 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     assert 40 * 50 * 19 * 27 > limit and 21 * 25 * 20 * 72 > limit and 35 * 64 * 128 * 9 > limit
     assert 16 * 64 * 128 * 9 > limit and 1200 * 16 * 72 > limit and 1200 * 24 * 8 > limit
     assert 49 * 32 * 64 * 9 > limit  # direct_grouped_prelu, per group
+    assert 200 * 196 * 9 > limit and 480 * 49 * 9 > limit and 120 * 196 * 9 > limit  # the small planes
     assert "in place: its inputs were written" in (emit(MODELS["concat_in_place"], c_workdir, "concat_in_place", 2)
                                                    / "concat_in_place_t2.c").read_text()
     kernels = {"direct_wide": "mrvl_conv_f32", "direct_narrow": "mrvl_conv_f32", "direct_deep": "mrvl_conv_f32",

@@ -58,7 +58,8 @@ def test_integer_macros_only() -> None:
 
 
 # Depthwise convs in both of the kernel's layouts (rows: stride 1, output as large as the
-# input; phases: any other), 1-D to 3-D: input shape, weights shape, conv attributes.
+# input; phases: any other) and on small planes, 1-D to 3-D: input shape, weights shape, conv
+# attributes.
 DEPTHWISE = [
     ([1, 6, 7, 7], [6, 1, 3, 3], dict(pads=[1, 1, 1, 1])),
     ([2, 4, 9, 13], [8, 1, 5, 5], dict(pads=[2, 2, 2, 2])),
@@ -73,6 +74,8 @@ DEPTHWISE = [
     ([1, 4, 5, 6, 7], [8, 1, 3, 3, 3], dict(pads=[1, 1, 1, 1, 1, 1], strides=[1, 2, 2])),
     ([1, 20, 56, 56], [20, 1, 3, 3], dict(pads=[1, 1, 1, 1], strides=[2, 2])),
     ([1, 33, 14, 15], [33, 1, 5, 5], dict(pads=[4, 4, 4, 4], dilations=[2, 2])),
+    ([2, 5, 14, 12], [5, 1, 3, 3], dict(pads=[1, 1, 1, 1], strides=[2, 2])),  # small planes, at stride 2 too
+    ([1, 7, 40, 14], [7, 1, 3, 3], dict(pads=[1, 1, 1, 1], strides=[2, 2])),
 ]
 
 

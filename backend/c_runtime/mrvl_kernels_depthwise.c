@@ -75,13 +75,56 @@ static depthwise_geometry depthwise_layout(const mrvl_conv_params *p)
     return g;
 }
 
+/* A small plane's layout (depthwise_small_channels), for 3x3 kernels padded by 1 at stride 1
+ * (output as large as the input) or 2 (half of it, even sides): each output vector is a run
+ * of contiguous output positions (flat, no junk columns), and each tap reads a run as long
+ * at a fixed offset from a copy of the plane, whole (stride 1) or split into its four
+ * row-and-column parity phases (stride 2: the phase holding the tap's parities is one
+ * output-sized plane, pitch the output's width). A zero row and one float before each (and
+ * after the whole plane at stride 1) stand for the padding above and below; the lanes a tap
+ * of the left or right kernel column reads across an edge are masked, once per column sum.
+ * `phase`: floats from one phase's data to the next (a vector's gap after each, which the
+ * copy's vectors may run into); `channel`: the floats of one copy (at stride 2 and the two
+ * vectors of depthwise_small_copy_in's `last`). */
+static int depthwise_small_shape(const mrvl_conv_params *p)
+{
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride, *d = p->dilation;
+    return k[0] == 1 && k[1] == 3 && k[2] == 3 && in[0] == 1 && out[0] == 1 && d[1] == 1 && d[2] == 1 &&
+           p->pad[1] == 1 && p->pad[2] == 1 && s[1] == s[2] && p->m == p->c &&
+           ((s[1] == 1 && out[1] == in[1] && out[2] == in[2]) ||
+            (s[1] == 2 && 2 * out[1] == in[1] && 2 * out[2] == in[2]));
+}
+
+static int64_t depthwise_small_phase(const mrvl_conv_params *p)
+{
+    return p->stride[1] == 1 ? 0 : p->out[2] + 1 + p->out[1] * p->out[2] + MRVL_GEMM_VECTOR_FLOATS;
+}
+
+static int64_t depthwise_small_channel(const mrvl_conv_params *p)
+{
+    int64_t plane = p->in[1] * p->in[2];
+    return p->stride[1] == 1 ? plane + 2 * (p->in[2] + 1) : 4 * depthwise_small_phase(p) + 2 * MRVL_GEMM_VECTOR_FLOATS;
+}
+
+/* Floats of scratch the small planes' path needs, where it may run (0 elsewhere): two column
+ * masks per output vector and a layout per channel. Both depthwise kernels, which hand such
+ * convs to it, reserve at least this much. */
+static int64_t depthwise_small_scratch_floats(const mrvl_conv_params *p)
+{
+    if (!depthwise_small_shape(p)) return 0;
+    int64_t vectors = (p->out[1] * p->out[2] + MRVL_DEPTHWISE_SMALL_FLOATS - 1) / MRVL_DEPTHWISE_SMALL_FLOATS;
+    return 2 * vectors * MRVL_DEPTHWISE_SMALL_FLOATS + p->c * depthwise_small_channel(p);
+}
+
 /* Floats of scratch mrvl_depthwise_conv_f32 needs: a layout per input channel (each task uses
  * the one of its first channel, so that the threads share none), the rows layout's column
- * masks, and the tap offsets (target/host_kernels.py depthwise_scratch_floats). */
+ * masks, and the tap offsets; or, if more, the small planes' (target/host_kernels.py
+ * depthwise_scratch_floats). */
 static int64_t depthwise_scratch_floats(const mrvl_conv_params *p)
 {
     depthwise_geometry g = depthwise_layout(p);
-    return p->c * g.channel + (g.rows ? p->kernel[2] * g.flat : 0) + volume3(p->kernel);
+    int64_t floats = p->c * g.channel + (g.rows ? p->kernel[2] * g.flat : 0) + volume3(p->kernel);
+    return max_i64(floats, depthwise_small_scratch_floats(p));
 }
 
 /* out[i] = bias + the sum over the taps t = (kz, ky, kx) of w[t] * base[offset[t] + i] (lanes
@@ -158,6 +201,7 @@ typedef struct {
     const int32_t *mask, *offset;
     int64_t layouts; /* the layouts a task uses, its first channel's and those of the column copies */
     depthwise_geometry g;
+    const float *x_end; /* the end of the whole input (depthwise_small_channels' reads stop there) */
 } depthwise_args;
 
 /* The rows layout's phase columns by which kernel column kx shifts its reads:
@@ -660,6 +704,231 @@ static void depthwise_groups(const void *ctx, int64_t begin, int64_t end)
     depthwise_channels(ctx, begin * a->layouts, end == groups ? a->p->c : end * a->layouts);
 }
 
+/* Whether a depthwise conv runs on small planes (depthwise_small_conv_f32), whichever of the
+ * two depthwise kernels it was given to: on targets that take the path (MRVL_DEPTHWISE_SMALL),
+ * the shape depthwise_small_shape takes, output planes at least a vector (the last vector
+ * overlaps the one before) and, at stride 2, at most MRVL_DEPTHWISE_SMALL_POSITIONS positions. */
+static int depthwise_small_fits(const mrvl_conv_params *p)
+{
+#if defined(__GNUC__)
+    int64_t positions = p->out[1] * p->out[2];
+    return MRVL_DEPTHWISE_SMALL && depthwise_small_shape(p) && positions >= MRVL_DEPTHWISE_SMALL_FLOATS &&
+           (p->stride[1] == 1 || positions <= MRVL_DEPTHWISE_SMALL_POSITIONS);
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
+#if defined(__GNUC__)
+typedef float small_vec __attribute__((vector_size(MRVL_DEPTHWISE_SMALL_FLOATS * 4), aligned(4)));
+typedef int32_t small_ivec __attribute__((vector_size(MRVL_DEPTHWISE_SMALL_FLOATS * 4), aligned(4)));
+
+/* v clamped to [lower, upper] as clamp_value (a NaN stays): pool_max and pool_min, on AVX-512's
+ * half vectors too. */
+static inline small_vec small_clamp(small_vec v, small_vec lower, small_vec upper)
+{
+#if MRVL_DEPTHWISE_SMALL_FLOATS == 8 && MRVL_POOL_VF == 16
+    return (small_vec)_mm256_min_ps((__m256)upper, _mm256_max_ps((__m256)lower, (__m256)v));
+#else
+    return pool_min(upper, pool_max(lower, v));
+#endif
+}
+
+/* One output plane of a small conv at stride s (1 or 2) from the plane's copy at `data`
+ * (depthwise_small_shape): vectors of `positions` contiguous outputs, the last overlapping the
+ * one before; each three column sums of the kernel's rows (the middle one from the bias), the
+ * left one (and at stride 1 the right one) and-ed with its mask of the vector (masks: left and
+ * right per vector), clamped to [low, high] where `clamped`. Three chains of multiply-adds,
+ * two masks a vector rather than one per tap. Always inlined with a constant stride and
+ * `clamped`: the tap rows' pointers and the loads' offsets within them constants. */
+static MRVL_ALWAYS_INLINE void depthwise_small_plane(int s, int clamped, const float *data, int64_t phase,
+                                                     int64_t width, int64_t positions, const int32_t *masks,
+                                                     const float *restrict w, float bias, float low, float high,
+                                                     float *restrict out)
+{
+    enum { VF = MRVL_DEPTHWISE_SMALL_FLOATS };
+    /* Kernel row ky's input for output 0, its taps kx at run[ky][kx] + at[ky][kx]: at stride 1
+     * one row, columns -1, 0, 1; at stride 2 the even columns' phase (kx 1) and the odd ones'
+     * (kx 0 one column left of kx 2) of the rows' phases (ky 1 even rows, 0 and 2 odd ones,
+     * 0 a row up). */
+    const float *run[3][2];
+    int at[3][3];
+    for (int ky = 0; ky < 3; ky++) {
+        if (s == 1) {
+            run[ky][0] = run[ky][1] = data + (ky - 1) * width - 1;
+            at[ky][0] = 0, at[ky][1] = 1, at[ky][2] = 2;
+        } else {
+            const float *row = data + (ky != 1) * 2 * phase - (ky == 0) * width;
+            run[ky][0] = row - 1 + phase, run[ky][1] = row;
+            at[ky][0] = 0, at[ky][1] = 0, at[ky][2] = 1;
+        }
+    }
+    small_vec wt[3][3], lower = (small_vec){0} + low, upper = (small_vec){0} + high;
+    for (int ky = 0; ky < 3; ky++)
+        for (int kx = 0; kx < 3; kx++) wt[ky][kx] = (small_vec){0} + w[ky * 3 + kx];
+#define MRVL_TAP(ky, kx) (*(const small_vec *)(const void *)(run[ky][(kx) == 1] + at[ky][kx] + i) * wt[ky][kx])
+    if (clamped) MRVL_MCA_BEGIN("depthwise_small_clamped", 3, s, 9 * VF);
+    else MRVL_MCA_BEGIN("depthwise_small", 3, s, 9 * VF);
+    for (int64_t v = 0; v < positions; v += VF, masks += 2 * VF) {
+        int64_t i = v + VF <= positions ? v : positions - VF;
+        small_vec left = MRVL_TAP(0, 0) + MRVL_TAP(1, 0) + MRVL_TAP(2, 0);
+        small_vec middle = bias + MRVL_TAP(0, 1) + MRVL_TAP(1, 1) + MRVL_TAP(2, 1);
+        small_vec right = MRVL_TAP(0, 2) + MRVL_TAP(1, 2) + MRVL_TAP(2, 2);
+        small_vec sum = middle + (small_vec)((small_ivec)left & *(const small_ivec *)(const void *)masks);
+        sum += s == 1 ? (small_vec)((small_ivec)right & *(const small_ivec *)(const void *)(masks + VF)) : right;
+        if (clamped) sum = small_clamp(sum, lower, upper);
+        *(small_vec *)(void *)(out + i) = sum;
+    }
+    if (clamped) MRVL_MCA_END("depthwise_small_clamped", 3, s, 9 * VF);
+    else MRVL_MCA_END("depthwise_small", 3, s, 9 * VF);
+#undef MRVL_TAP
+}
+
+/* The even and odd floats of 2 vectors at src (of which `count` are the row's) to evens and
+ * odds, a vector each; read from `last` (its floats past `count` zero) where they would reach
+ * past `end` (the copied vectors read back at once stall, but the input's last rows only). */
+static MRVL_ALWAYS_INLINE void depthwise_small_split(const float *src, const float *end, float *last, int64_t count,
+                                                     float *evens, float *odds)
+{
+    if (src + 2 * MRVL_POOL_VF > end) {
+        copy_row_f32(last, src, min_i64(count, 2 * MRVL_POOL_VF));
+        src = last;
+    }
+    pool_vec even, odd;
+#if MRVL_POOL_VF == 8 && !defined(__clang__)
+    /* AVX: shufps in each 128-bit lane, then one permutation a vector (MRVL_PAIRS_*), where
+     * pool_deinterleave's shuffle took two permutations and a blend */
+    pool_vec a = pool_load(src), b = pool_load(src + MRVL_POOL_VF);
+    even = __builtin_shuffle(__builtin_shuffle(a, b, (pairs_ivec){MRVL_PAIRS_EVENS}), (pairs_ivec){MRVL_PAIRS_ORDER});
+    odd = __builtin_shuffle(__builtin_shuffle(a, b, (pairs_ivec){MRVL_PAIRS_ODDS}), (pairs_ivec){MRVL_PAIRS_ORDER});
+#else
+    pool_deinterleave(pool_load(src), pool_load(src + MRVL_POOL_VF), &even, &odd);
+#endif
+    pool_store(evens, even);
+    pool_store(odds, odd);
+}
+
+#if MRVL_DEPTHWISE_SMALL_FLOATS == 8 && MRVL_POOL_VF == 16 && !defined(__clang__)
+/* depthwise_small_split on half vectors, as AVX's (AVX-512's rows of up to 16 floats: whole
+ * vectors stored 16 floats a phase row of at most 8, and across cache lines every time). */
+static MRVL_ALWAYS_INLINE void depthwise_small_split_half(const float *src, const float *end, float *last,
+                                                          int64_t count, float *evens, float *odds)
+{
+    if (src + 16 > end) {
+        copy_row_f32(last, src, min_i64(count, 16));
+        src = last;
+    }
+    small_vec a = *(const small_vec *)(const void *)src, b = *(const small_vec *)(const void *)(src + 8);
+    *(small_vec *)(void *)evens = __builtin_shuffle(__builtin_shuffle(a, b, (small_ivec){0, 2, 8, 10, 4, 6, 12, 14}),
+                                                    (small_ivec){0, 1, 4, 5, 2, 3, 6, 7});
+    *(small_vec *)(void *)odds = __builtin_shuffle(__builtin_shuffle(a, b, (small_ivec){1, 3, 9, 11, 5, 7, 13, 15}),
+                                                   (small_ivec){0, 1, 4, 5, 2, 3, 6, 7});
+}
+#endif
+
+/* Input plane `plane` into its small layout at `data` (depthwise_small_shape); the padding
+ * around it is left as it is. At stride 2 each row is split by column parity into the phases
+ * of its row's parity: in pairs of vectors, the last overlapping the one before, where rows
+ * are a pair of vectors or more; else one pair a row, which reads on into the next rows (and
+ * planes) and whose halves run past the row's (depthwise_small_phase's gap takes them, the
+ * next row's overwrite them); rows whose pair would read past the input's `end` are read from
+ * `last` (2 vectors, the rest of them zero). */
+static void depthwise_small_copy_in(const mrvl_conv_params *p, const float *plane, const float *end, float *last,
+                                    float *data)
+{
+    int64_t h = p->in[1], width = p->in[2], half = width / 2, phase = depthwise_small_phase(p);
+    if (p->stride[1] == 1) {
+        copy_row_f32(data, plane, h * width);
+        return;
+    }
+    for (int64_t r = 0; r < h; r++) {
+        float *even = data + (r & 1) * 2 * phase + r / 2 * half;
+        const float *row = plane + r * width;
+#if MRVL_DEPTHWISE_SMALL_FLOATS == 8 && MRVL_POOL_VF == 16 && !defined(__clang__)
+        if (width <= 16) {
+            depthwise_small_split_half(row, end, last, width, even, even + phase);
+            continue;
+        }
+#endif
+        if (width <= 2 * MRVL_POOL_VF) {
+            depthwise_small_split(row, end, last, width, even, even + phase);
+            continue;
+        }
+        for (int64_t t = 0; t < width; t += 2 * MRVL_POOL_VF)
+            depthwise_small_split(row + t, end, last, width - t, even + t / 2, even + phase + t / 2);
+    }
+}
+#endif
+
+/* Channels [begin, end) of one image (an mrvl_task) on small planes: each plane copied into
+ * the layout of channel `begin` (or by turns of `begin` and `begin` + 1), which no other task
+ * uses (their padding zeroed once), its output plane computed (depthwise_small_plane) and,
+ * every few planes, their epilogue (unless a clamp alone, applied as vectors are stored). */
+static void depthwise_small_channels(const void *ctx, int64_t begin, int64_t end)
+{
+#if defined(__GNUC__)
+    const depthwise_args *a = ctx;
+    const mrvl_conv_params *p = a->p;
+    int64_t positions = p->out[1] * p->out[2], width = p->out[2], pending = begin, s = p->stride[1];
+    int64_t channel = depthwise_small_channel(p), phase = depthwise_small_phase(p);
+    int clamped = p->clamp && !a->r && p->activation == MRVL_EPILOGUE_NONE && !p->scale && !p->shift && !p->slope;
+    int64_t plane = p->in[1] * p->in[2];
+    /* Small planes are copied a channel ahead, into the next channel's layout: the conv's loads
+     * from a copy just made waited on its stores (x86: 14x14 planes took 1.4x the time). */
+    int ahead = end - begin > 1 && plane <= MRVL_DEPTHWISE_SMALL_AHEAD_FLOATS;
+    float *layout[2] = {a->scratch + begin * channel, a->scratch + (begin + ahead) * channel};
+    memset(layout[0], 0, (size_t)((1 + ahead) * channel) * sizeof(float));
+    if (ahead) depthwise_small_copy_in(p, a->x + begin * plane, a->x_end, layout[0] + 4 * phase, layout[0] + width + 1);
+    for (int64_t c = begin; c < end; c++) {
+        const float *wc = a->w + c * 9;
+        float bias = a->b ? a->b[c] : 0.0f, *o = a->y + c * positions, *data = layout[(c - begin) & ahead] + width + 1;
+        float *next = layout[(c + ahead - begin) & ahead];
+        if (!ahead || c + 1 < end)
+            depthwise_small_copy_in(p, a->x + (c + ahead) * plane, a->x_end, next + 4 * phase, next + width + 1);
+#define MRVL_PLANE(S, CLAMPED) \
+    depthwise_small_plane(S, CLAMPED, data, phase, width, positions, a->mask, wc, bias, p->min, p->max, o)
+        if (s == 1 && clamped) MRVL_PLANE(1, 1);
+        else if (s == 1) MRVL_PLANE(1, 0);
+        else if (clamped) MRVL_PLANE(2, 1);
+        else MRVL_PLANE(2, 0);
+#undef MRVL_PLANE
+        if (!clamped && ((c + 1 - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || c + 1 == end)) {
+            conv_epilogue(p, (c + 1 - pending) * positions, positions, pending,
+                          a->r ? a->r + pending * positions : NULL, a->y + pending * positions);
+            pending = c + 1;
+        }
+    }
+#else
+    (void)ctx, (void)begin, (void)end;
+#endif
+}
+
+/* A depthwise conv on small planes (depthwise_small_fits) in `scratch`
+ * (depthwise_small_scratch_floats(p) floats): the column masks (lane j of vector v's left
+ * (right) mask: whether its column is not the first (last)), then the channels of each image
+ * split over the threads. */
+static void depthwise_small_conv_f32(const mrvl_conv_params *p, const float *x, const float *w, const float *b,
+                                     const float *r, float *y, float *scratch)
+{
+    enum { VF = MRVL_DEPTHWISE_SMALL_FLOATS };
+    int64_t positions = p->out[1] * p->out[2], vectors = (positions + VF - 1) / VF;
+    int32_t *mask = (int32_t *)(void *)scratch;
+    for (int64_t v = 0; v < vectors; v++)
+        for (int64_t j = 0; j < VF; j++) {
+            int64_t col = (min_i64(v * VF, positions - VF) + j) % p->out[2];
+            mask[2 * v * VF + j] = col > 0 ? -1 : 0;
+            mask[(2 * v + 1) * VF + j] = col < p->out[2] - 1 ? -1 : 0;
+        }
+    depthwise_args a = {p, x, w, b, r, y, scratch + 2 * vectors * VF, mask, NULL, 1, depthwise_layout(p),
+                        x + p->n * p->c * volume3(p->in)};
+    for (int64_t n = 0; n < p->n; n++, a.x += p->c * volume3(p->in), a.y += conv_y_batch(p)) {
+        a.r = r ? r + n * p->m * positions : NULL;
+        if (p->m * positions * 9 < MRVL_PARALLEL_MACS) depthwise_small_channels(&a, 0, p->c);
+        else mrvl_parallel(p->c, depthwise_small_channels, &a);
+    }
+}
+
 /* A grouped conv with one input channel per group (depthwise, channel multiplier m/c), on flat
  * planes (depthwise_layout) in `scratch` (depthwise_scratch_floats(p) floats); the input
  * channels of each image split over the threads, in groups of as many channels as a task
@@ -668,8 +937,12 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
                                     const float *r, float *y, float *scratch)
 {
     const int64_t *k = p->kernel, *s = p->stride, *d = p->dilation, *pad = p->pad;
+    if (depthwise_small_fits(p)) {
+        depthwise_small_conv_f32(p, x, w, b, r, y, scratch);
+        return;
+    }
     if (depthwise_pairs_fits(p)) {
-        depthwise_args a = {p, x, w, b, r, y, scratch, NULL, NULL, 1, depthwise_layout(p)};
+        depthwise_args a = {p, x, w, b, r, y, scratch, NULL, NULL, 1, depthwise_layout(p), NULL};
         int64_t plane = volume3(p->in), positions = volume3(p->out);
         for (int64_t n = 0; n < p->n; n++, a.x += p->c * plane, a.y += p->m * positions) {
             a.r = r ? r + n * p->m * positions : NULL;
@@ -699,7 +972,7 @@ static void mrvl_depthwise_conv_f32(const mrvl_conv_params *p, const float *x, c
                 int64_t col = s[2] * (i % g.pitch) + kx * d[2] - pad[2];
                 mask[kx * g.flat + i] = col >= 0 && col < p->in[2] ? -1 : 0;
             }
-    depthwise_args a = {p, x, w, b, r, y, scratch, masked ? mask : NULL, offset, layouts, g};
+    depthwise_args a = {p, x, w, b, r, y, scratch, masked ? mask : NULL, offset, layouts, g, NULL};
     int64_t plane = volume3(p->in), positions = volume3(p->out);
     for (int64_t n = 0; n < p->n; n++, a.x += p->c * plane, a.y += p->m * positions) {
         a.r = r ? r + n * p->m * positions : NULL;
@@ -744,7 +1017,7 @@ static depthwise_blocked_geometry depthwise_blocked_layout(const mrvl_conv_param
 static int64_t depthwise_blocked_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t blocks = (p->c + MRVL_DEPTHWISE_BLOCK - 1) / MRVL_DEPTHWISE_BLOCK;
-    return blocks * depthwise_blocked_layout(p).block + volume3(p->kernel);
+    return max_i64(blocks * depthwise_blocked_layout(p).block + volume3(p->kernel), depthwise_small_scratch_floats(p));
 }
 
 #if defined(__GNUC__)
@@ -1018,6 +1291,10 @@ static void mrvl_depthwise_blocked_conv_f32(const mrvl_conv_params *p, const flo
                                             const float *b, const float *r, float *y, float *scratch)
 {
     const int64_t *k = p->kernel, *d = p->dilation;
+    if (depthwise_small_fits(p)) {
+        depthwise_small_conv_f32(p, x, w, b, r, y, scratch);
+        return;
+    }
     depthwise_blocked_geometry g = depthwise_blocked_layout(p);
     int64_t blocks = (p->c + MRVL_DEPTHWISE_BLOCK - 1) / MRVL_DEPTHWISE_BLOCK;
     int32_t *offset = (int32_t *)(void *)(scratch + blocks * g.block);

@@ -18,6 +18,7 @@
 #include "mrvl_kernels_tiles.h"
 
 static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* Before a loop over a register tile's rows or vectors: unrolled completely before gcc's
  * scalar replacement, so that the tile's array of vector sums becomes registers. Left to the
