@@ -394,6 +394,19 @@ static MRVL_ALWAYS_INLINE void copy_clamped_row_f32(float *restrict dst, const f
 /* Output floats a depthwise conv's epilogue takes at a time: planes computed lately, in L1. */
 #define MRVL_DEPTHWISE_EPILOGUE_FLOATS 2048
 
+/* The epilogue over output planes [pending, next), computed since the last, once they fill the
+ * caches' share or the task's planes end (`last`): a call per plane costs much of a small
+ * plane's conv (MobileNet's 7x7). None where a clamp alone was applied as the planes were
+ * stored (`clamped`). Returns the first plane still pending. */
+static int64_t depthwise_epilogue_due(const depthwise_args *a, int clamped, int64_t pending, int64_t next, int last)
+{
+    int64_t positions = volume3(a->p->out);
+    if (clamped || ((next - pending) * positions < MRVL_DEPTHWISE_EPILOGUE_FLOATS && !last)) return pending;
+    conv_epilogue(a->p, (next - pending) * positions, positions, pending, a->r ? a->r + pending * positions : NULL,
+                  a->y + pending * positions);
+    return next;
+}
+
 /* Input channels [begin, end) of one image: each channel's layout (and its column copies),
  * then each of its output channels, slice by slice, over the flat grid, then (every few
  * planes) their epilogue. The channels of one task take turns in the layout of the first,
@@ -445,14 +458,7 @@ static void depthwise_channels(const void *ctx, int64_t begin, int64_t end)
                 }
             }
         }
-        /* The epilogue over the planes since the last, once they fill the caches' share (a
-         * call per plane costs much of a small plane's conv: MobileNet's 7x7). */
-        int64_t next = (ic + 1) * mult;
-        if (!clamped && ((next - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || ic + 1 == end)) {
-            conv_epilogue(p, (next - pending) * positions, positions, pending,
-                          a->r ? a->r + pending * positions : NULL, a->y + pending * positions);
-            pending = next;
-        }
+        pending = depthwise_epilogue_due(a, clamped, pending, (ic + 1) * mult, ic + 1 == end);
     }
 }
 
@@ -683,12 +689,7 @@ static void depthwise_pairs_channels(const void *ctx, int64_t begin, int64_t end
                 else depthwise_pairs_rows(k[1], k[2], pad, p, plane, zeros, oy, two, wm, bias, clamped, &t, rows);
             }
         }
-        int64_t next = (ic + 1) * mult;
-        if (!clamped && ((next - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || ic + 1 == end)) {
-            conv_epilogue(p, (next - pending) * positions, positions, pending,
-                          a->r ? a->r + pending * positions : NULL, a->y + pending * positions);
-            pending = next;
-        }
+        pending = depthwise_epilogue_due(a, clamped, pending, (ic + 1) * mult, ic + 1 == end);
     }
 #else
     (void)ctx, (void)begin, (void)end;
@@ -893,11 +894,7 @@ static void depthwise_small_channels(const void *ctx, int64_t begin, int64_t end
         else if (clamped) MRVL_PLANE(2, 1);
         else MRVL_PLANE(2, 0);
 #undef MRVL_PLANE
-        if (!clamped && ((c + 1 - pending) * positions >= MRVL_DEPTHWISE_EPILOGUE_FLOATS || c + 1 == end)) {
-            conv_epilogue(p, (c + 1 - pending) * positions, positions, pending,
-                          a->r ? a->r + pending * positions : NULL, a->y + pending * positions);
-            pending = c + 1;
-        }
+        pending = depthwise_epilogue_due(a, clamped, pending, c + 1, c + 1 == end);
     }
 #else
     (void)ctx, (void)begin, (void)end;
