@@ -194,6 +194,9 @@ CASES["flat_in_place_channel_major_residual_hard_swish"] = _conv_then(ACTIVATION
 # 1x1 in place, tiles of one run stored from the registers: the residual, the clip and the LeakyRelu
 CASES["flat_in_place_residual_clip_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 16, 24, 24],
                                                              w=[20, 16, 1, 1], residual=True, clip=True)
+# ... and a HardSwish after the clip (its own copy of the loop; the clip first, as ONNX orders them)
+CASES["flat_in_place_residual_clip_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], shape=[1, 16, 24, 24],
+                                                             w=[20, 16, 1, 1], residual=True, clip=True)
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
 CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 35, [35, 1, 1], shift=False)

@@ -750,6 +750,19 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
 #endif
 }
 
+/* p's HardSwish or SiLU over `channels` rows of MRVL_FLAT_TILE floats at y (`positions`
+ * apart), in place: inlined, where a call per row would cost as much as the rows. */
+static void flat_activate_rows(const mrvl_conv_params *p, int channels, int64_t positions, float *y)
+{
+    for (int i = 0; i < channels; i++) {
+        float *row = y + i * positions;
+        if (p->activation == MRVL_EPILOGUE_HARD_SWISH)
+            map_vectors(MRVL_FLAT_TILE, row, row, hard_swish_vec, 1.0f / 6.0f, 0.5f);
+        else
+            map_vectors(MRVL_FLAT_TILE, row, row, silu_vec, 0.0f, 0.0f);
+    }
+}
+
 /* y[j] = a[j] for j < len <= MRVL_FLAT_TILE: whole vectors, then halves down to one float,
  * each a copy of constant size in a loop of constant count (moves; a copy loop would become a
  * call to memcpy, which costs more than these runs). */
@@ -818,12 +831,16 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         } else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) {
             flat_micro(2, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
         } else if (runs == 1 && len[0] == MRVL_FLAT_TILE && !a->scale && !a->shift &&
-                   (p->activation == MRVL_EPILOGUE_NONE || p->activation == MRVL_EPILOGUE_LEAKY_RELU)) {
+                   (p->activation == MRVL_EPILOGUE_NONE || p->activation == MRVL_EPILOGUE_LEAKY_RELU ||
+                    p->activation == MRVL_EPILOGUE_HARD_SWISH || p->activation == MRVL_EPILOGUE_SILU)) {
             /* One run of output positions needing at most a residual, a clamp (a Relu, a Clip)
-             * and a LeakyRelu: stored from the registers. */
+             * and a LeakyRelu: stored from the registers; a HardSwish or SiLU then runs over the
+             * rows stored, in L1. */
             int64_t at = j0 * positions + first[0];
             flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, a->y + at, a->r ? a->r + at : NULL,
                        positions, channels, p);
+            if (p->activation == MRVL_EPILOGUE_HARD_SWISH || p->activation == MRVL_EPILOGUE_SILU)
+                flat_activate_rows(p, channels, positions, a->y + at);
             continue;
         } else {
             flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
