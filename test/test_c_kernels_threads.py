@@ -21,6 +21,7 @@ import onnx
 import pytest
 from mrvl.compile import main as compile_main
 from mrvl.opt import main as mrvl_opt
+from mrvl.target import host_kernels
 from mrvl.target.host_kernels import kernel_macro
 from onnx import TensorProto, helper
 from test_c_backend import (GCC, Built, Bundle, _w, assert_cases_close, build_program, c_workdir, gcc,  # noqa: F401
@@ -223,6 +224,54 @@ def test_threads_are_clean_under_thread_sanitizer(c_workdir: Path, tmp_path: Pat
         pytest.skip("gcc cannot build and run -fsanitize=thread here")
     env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1:exitcode=66")
     _run_all(tmp_path, c_workdir, ["-fsanitize=thread", "-g", "-O1"], GCC, env=env)
+
+
+RUNTIME = Path(host_kernels.__file__).resolve().parents[1] / "backend" / "c_runtime"
+TARGET = Path(host_kernels.__file__).resolve().parent
+POOL_STRESS = r"""
+#include <stdio.h>
+#include "mrvl_kernels.c"
+static int runs[64];
+static void mark(const void *ctx, int64_t begin, int64_t end)
+{
+    (void)ctx;
+    for (int64_t i = begin; i < end; i++) __atomic_add_fetch(&runs[i], 1, __ATOMIC_RELAXED);
+}
+int main(void)
+{
+    for (int call = 0; call < CALLS; call++) {
+        int64_t count = 2 + call % 62;
+        mrvl_parallel(count, mark, NULL);
+        for (int64_t i = 0; i < 64; i++) {
+            if (runs[i] != (i < count)) {
+                printf("call %d of %lld items: item %lld ran %d times\n", call, (long long)count, (long long)i, runs[i]);
+                return 1;
+            }
+            runs[i] = 0;
+        }
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("sanitizer", ["none", "thread"])
+def test_the_pool_runs_each_item_once(sanitizer: str, tmp_path: Path) -> None:
+    """Back-to-back parallel calls of every size up to 64 items on 3 threads: every item of each
+    call runs exactly once, however the chunks are claimed (a worker that wakes late must not run
+    a chunk of a call that has ended), and the pool is clean under ThreadSanitizer."""
+    flags = ["-O2"]
+    if sanitizer == "thread":
+        if not _tsan_links(tmp_path):
+            pytest.skip("gcc cannot build and run -fsanitize=thread here")
+        flags = ["-O1", "-g", "-fsanitize=thread"]
+    (tmp_path / "pool.c").write_text(POOL_STRESS)
+    calls = 20000 if sanitizer == "thread" else 200000
+    subprocess.run([GCC, "-std=c11", "-w", *flags, "-DMRVL_HOST_THREADS=3", f"-DCALLS={calls}", f"-I{RUNTIME}", f"-I{TARGET}",
+                    "pool.c", "-o", "pool", "-pthread", "-lm"], cwd=tmp_path, check=True)
+    done = subprocess.run([str(tmp_path / "pool")], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, TSAN_OPTIONS="halt_on_error=1:exitcode=66"))
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.mark.slow  # threads are checked natively (test_threads_give_the_same_bits), the kernels on AArch64 by the zoo program
