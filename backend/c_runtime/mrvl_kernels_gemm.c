@@ -263,11 +263,18 @@ typedef struct {
 #if defined(__GNUC__)
 /* Accumulator vectors of a gemm_dot_tile (rows x MRVL_GEMM_DOT_COLS(rows) dot products),
  * held in registers next to a vector of each row of A and of B (AVX-512 and NEON have 32
- * vector registers, the rest 16). */
+ * vector registers, the rest 16: 12 sums there, A read by the multiply-adds from memory). */
 #if defined(__AVX512F__) || !(defined(__x86_64__) || defined(__i386__))
 #define MRVL_GEMM_DOT_TILE 16
 #else
-#define MRVL_GEMM_DOT_TILE 8
+#define MRVL_GEMM_DOT_TILE 12
+#endif
+/* The cache B's rows are prefetched into: L2 on x86, where a prefetch into L1 evicts the rows
+ * of A the next tile reads again (a 4 x 2048 A fills a 32 KiB L1). */
+#if defined(__x86_64__) || defined(__i386__)
+#define MRVL_GEMM_DOT_PREFETCH_LOCALITY 1
+#else
+#define MRVL_GEMM_DOT_PREFETCH_LOCALITY 3
 #endif
 
 /* y[i][j] += a's row i . b's row j for i < rows (rows and cols constants once inlined) and
@@ -292,7 +299,7 @@ static MRVL_ALWAYS_INLINE void gemm_dot_tile(int64_t k, const int rows, const in
             vec vb;
             /* B streams from memory, several rows at once: a prefetch 4 KiB ahead in each keeps
              * up where the hardware prefetcher alone does not (a prefetch past the end is no access). */
-            __builtin_prefetch(bj[j] + p + 1024);
+            __builtin_prefetch(bj[j] + p + 1024, 0, MRVL_GEMM_DOT_PREFETCH_LOCALITY);
             memcpy(&vb, bj[j] + p, sizeof(vec));
             for (int i = 0; i < rows; i++) {
                 vec va;
