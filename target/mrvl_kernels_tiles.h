@@ -271,6 +271,18 @@
 #else
 #define MRVL_DEPTHWISE_BLOCK_TILE 2
 #endif
+/* The largest stride at which a tile of the channel-blocked conv loads each input position of a
+ * kernel row once for all its windows (depthwise_blocked_tile_rows; 0: never). Measured on a
+ * Zen 4 (5x5 on 240 x 28 x 28: 221 -> 190 us native, 236 -> 193 us at AVX2; 5x5/2 on
+ * 144 x 56 x 56 at AVX2 237 -> 214 us, but native 223 -> 293 us); N2's llvm-mca gives the
+ * one-load-a-tap loop 100% of its peak and this one 75-83%. */
+#if defined(__AVX512F__)
+#define MRVL_DEPTHWISE_BLOCKED_SHARED_STRIDE 1
+#elif defined(__AVX2__)
+#define MRVL_DEPTHWISE_BLOCKED_SHARED_STRIDE 2
+#else
+#define MRVL_DEPTHWISE_BLOCKED_SHARED_STRIDE 0
+#endif
 
 /* --- Integer depthwise convolution (mrvl_kernels_qdepthwise.c) ----------------------- */
 

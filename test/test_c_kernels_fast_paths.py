@@ -312,9 +312,10 @@ CASES["blocked_small_residual_clip"] = _conv_then([_n("Identity", ["a"], ["y"])]
 
 # The channel-blocked depthwise kernel (mrvl_kernels.c depthwise_blocked_layout): channel
 # counts not a multiple of the block, 3x3 and 5x5 at strides 1, 2 and 3, even and odd widths,
-# uneven, no and dilated padding, the last column unread, a 3x7 kernel and 1-D convs through the
-# generic loop, batch 2, planes transposed in and out in several batches and in one (7x7),
-# planes narrower than a vector and a tile.
+# uneven, no and dilated padding (along the rows only: a row's loads still shared), the last
+# column unread, a 3x7 kernel and 1-D convs through the generic loop, batch 2, planes
+# transposed in and out in several batches and in one (7x7), planes narrower than a vector and a
+# tile.
 BLOCKED = {
     "7x7_batch2": dict(shape=[2, 33, 7, 7], w=[33, 1, 5, 5], pads=[2, 2, 2, 2], group=33),
     "5x5_many_batches": dict(shape=[1, 18, 20, 23], w=[18, 1, 5, 5], pads=[2, 2, 2, 2], group=18),
@@ -323,6 +324,7 @@ BLOCKED = {
     "stride2_odd_width": dict(shape=[1, 24, 18, 17], w=[24, 1, 3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=24),
     "stride3": dict(shape=[1, 16, 13, 15], w=[16, 1, 3, 3], pads=[1, 1, 1, 1], strides=[3, 3], group=16),
     "dilated": dict(shape=[1, 16, 9, 10], w=[16, 1, 3, 3], pads=[2, 2, 2, 2], dilations=[2, 2], group=16),
+    "dilated_rows": dict(shape=[1, 16, 11, 10], w=[16, 1, 5, 5], pads=[4, 2, 4, 2], dilations=[2, 1], group=16),
     "valid": dict(shape=[1, 7, 12, 12], w=[7, 1, 3, 3], group=7),
     "last_column_unread": dict(shape=[1, 3, 10, 40], w=[3, 1, 2, 2], pads=[1, 1, 0, 0], strides=[2, 2], group=3),
     "3x7": dict(shape=[1, 5, 6, 15], w=[5, 1, 3, 7], pads=[1, 3, 1, 3], group=5),

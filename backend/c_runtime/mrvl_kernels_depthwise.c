@@ -1057,6 +1057,38 @@ static MRVL_ALWAYS_INLINE void depthwise_blocked_tile(int64_t taps, int64_t sx, 
 #endif
 }
 
+/* depthwise_blocked_tile for a kernel kh x kw with its taps adjacent along the rows (no
+ * dilation there), stride sx: each input position of a kernel row loaded once and used by every
+ * window of the tile that reads it ((TILE - 1) * sx + kw loads a row for kw * TILE multiply-adds,
+ * not one load each), the taps added in the same order. Always inlined with constants. */
+static MRVL_ALWAYS_INLINE void depthwise_blocked_tile_rows(int kh, int kw, int sx, const float *in,
+                                                           const int32_t *offset, const float *restrict w,
+                                                           const float *restrict bias, float *restrict out)
+{
+#if defined(__GNUC__)
+    enum { SPAN = (MRVL_DEPTHWISE_BLOCK_TILE - 1) * 2 + 5 };
+    dw_vec acc[MRVL_DEPTHWISE_BLOCK_TILE][DW_VECS];
+    for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+        for (int v = 0; v < DW_VECS; v++) acc[r][v] = *(const dw_vec *)(const void *)(bias + v * DW_VF);
+    for (int ky = 0; ky < kh; ky++) {
+        const float *row = in + offset[ky * kw];
+        for (int v = 0; v < DW_VECS; v++) {
+            dw_vec x[SPAN];
+            for (int i = 0; i < (MRVL_DEPTHWISE_BLOCK_TILE - 1) * sx + kw; i++)
+                x[i] = *(const dw_vec *)(const void *)(row + i * MRVL_DEPTHWISE_BLOCK + v * DW_VF);
+            for (int kx = 0; kx < kw; kx++) {
+                dw_vec wt = *(const dw_vec *)(const void *)(w + (ky * kw + kx) * MRVL_DEPTHWISE_BLOCK + v * DW_VF);
+                for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++) acc[r][v] += x[r * sx + kx] * wt;
+            }
+        }
+    }
+    for (int r = 0; r < MRVL_DEPTHWISE_BLOCK_TILE; r++)
+        for (int v = 0; v < DW_VECS; v++) *(dw_vec *)(void *)(out + r * MRVL_DEPTHWISE_BLOCK + v * DW_VF) = acc[r][v];
+#else
+    depthwise_blocked_tile(kh * kw, sx, in, offset, w, bias, out);
+#endif
+}
+
 /* The tiles of output row `oy` (depthwise_blocked_tile), for 3x3 and 5x5 kernels at strides
  * 1 and 2 and any other. */
 static void depthwise_blocked_row(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, const float *in,
@@ -1074,12 +1106,26 @@ static void depthwise_blocked_row(const mrvl_conv_params *p, const depthwise_blo
                                    grid + ox * MRVL_DEPTHWISE_BLOCK);                                         \
         MRVL_MCA_END("depthwise_blocked", TAPS, SX, (TAPS) * MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK);   \
     } while (0)
-    if (taps == 9 && k[1] == 3 && sx == 1) MRVL_ROW(9, 1);
+#define MRVL_ROW_LOADS_SHARED(K, SX)                                                                          \
+    do {                                                                                                      \
+        MRVL_MCA_BEGIN("depthwise_blocked_rows", K, SX, (K) * (K) * MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK); \
+        for (int64_t ox = 0; ox < g->pitch; ox += MRVL_DEPTHWISE_BLOCK_TILE)                                 \
+            depthwise_blocked_tile_rows(K, K, SX, in + ox * (SX) * MRVL_DEPTHWISE_BLOCK, offset, w, bias,     \
+                                        grid + ox * MRVL_DEPTHWISE_BLOCK);                                    \
+        MRVL_MCA_END("depthwise_blocked_rows", K, SX, (K) * (K) * MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK); \
+    } while (0)
+    int shared = sx <= MRVL_DEPTHWISE_BLOCKED_SHARED_STRIDE && p->dilation[2] == 1;
+    if (taps == 9 && k[1] == 3 && sx == 1 && shared) MRVL_ROW_LOADS_SHARED(3, 1);
+    else if (taps == 9 && k[1] == 3 && sx == 2 && shared) MRVL_ROW_LOADS_SHARED(3, 2);
+    else if (taps == 25 && k[1] == 5 && sx == 1 && shared) MRVL_ROW_LOADS_SHARED(5, 1);
+    else if (taps == 25 && k[1] == 5 && sx == 2 && shared) MRVL_ROW_LOADS_SHARED(5, 2);
+    else if (taps == 9 && k[1] == 3 && sx == 1) MRVL_ROW(9, 1);
     else if (taps == 9 && k[1] == 3 && sx == 2) MRVL_ROW(9, 2);
     else if (taps == 25 && k[1] == 5 && sx == 1) MRVL_ROW(25, 1);
     else if (taps == 25 && k[1] == 5 && sx == 2) MRVL_ROW(25, 2);
     else MRVL_ROW(taps, sx);
 #undef MRVL_ROW
+#undef MRVL_ROW_LOADS_SHARED
 }
 
 /* Input positions [begin, end) (flat indices of the planes of channels c0 .. c0 + count) into
