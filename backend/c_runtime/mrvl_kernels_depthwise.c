@@ -1271,6 +1271,23 @@ static void depthwise_blocked_out(const mrvl_conv_params *p, const depthwise_blo
 #endif
 }
 
+/* Zeros in the block's padded input where depthwise_blocked_in writes nothing (the padding
+ * around the input positions the windows read, and the slack after them): once a task, not
+ * the whole layout (a task may be one chunk of a few blocks). */
+static void depthwise_blocked_zero_border(const mrvl_conv_params *p, const depthwise_blocked_geometry *g, float *input)
+{
+    const size_t position = MRVL_DEPTHWISE_BLOCK * sizeof(float);
+    int64_t top = min_i64(p->pad[1], g->h), bottom = min_i64(p->pad[1] + p->in[1], g->h);
+    int64_t left = min_i64(p->pad[2], g->w), right = min_i64(p->pad[2] + p->in[2], g->w);
+    memset(input, 0, (size_t)(top * g->w) * position);
+    for (int64_t row = top; row < bottom; row++) {
+        float *at = input + row * g->w * MRVL_DEPTHWISE_BLOCK;
+        memset(at, 0, (size_t)left * position);
+        memset(at + right * MRVL_DEPTHWISE_BLOCK, 0, (size_t)(g->w - right) * position);
+    }
+    memset(input + bottom * g->w * MRVL_DEPTHWISE_BLOCK, 0, (size_t)(g->input - bottom * g->w) * position);
+}
+
 /* What the channel blocks of one image of mrvl_depthwise_blocked_conv_f32 read and write. */
 typedef struct {
     const mrvl_conv_params *p;
@@ -1297,7 +1314,7 @@ static void depthwise_blocked_channels(const void *ctx, int64_t begin, int64_t e
     int64_t taps = k[1] * k[2], plane = in[1] * in[2], positions = out[1] * out[2];
     float *input = a->scratch + begin * g->block, *grid = input + g->input * MRVL_DEPTHWISE_BLOCK;
     float *w = grid + g->grid * MRVL_DEPTHWISE_BLOCK, *bias = w + taps * MRVL_DEPTHWISE_BLOCK;
-    memset(input, 0, (size_t)g->input * MRVL_DEPTHWISE_BLOCK * sizeof(float));
+    depthwise_blocked_zero_border(p, g, input);
     for (int64_t block = begin; block < end; block++) {
         int64_t c0 = block * MRVL_DEPTHWISE_BLOCK, count = min_i64(MRVL_DEPTHWISE_BLOCK, p->c - c0);
         depthwise_blocked_weights(a->w + c0 * taps, taps, count, (p->c - c0) * taps, w);
