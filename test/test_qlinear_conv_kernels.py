@@ -80,6 +80,16 @@ CASES = {
                                   True, 0),
 }
 
+# QDQ groups DequantizeLinear -> Conv -> Relu -> QuantizeLinear, whose Relu clamps the output
+# to its zero point, above the type's lowest value: name: (x and y type, x shape, w shape,
+# attributes, y zero point); int8 weights per output channel, with a bias.
+RELU_CASES = {
+    "u8_relu_3x3": (np.uint8, [1, 8, 12, 12], [11, 8, 3, 3], dict(pads=[1, 1, 1, 1]), 90),
+    "i8_relu_1x1": (np.int8, [1, 12, 10, 10], [19, 12, 1, 1], {}, 0),
+    "u8_relu_channel_tiles": (np.uint8, [1, 16, 7, 7], [40, 16, 3, 3], dict(pads=[1, 1, 1, 1]), 70),
+    "i8_relu_channel_tiles": (np.int8, [1, 8, 5, 5], [21, 8, 3, 3], dict(pads=[1, 1, 1, 1]), -20),
+}
+
 
 def _range(dtype) -> tuple[int, int]:
     return (0, 256) if dtype == np.uint8 else (-128, 128)
@@ -108,6 +118,35 @@ def _model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         operands = [f"{name}_{k}" for k in ("x", "x_scale", "x_zero", "w", "w_scale", "w_zero", "y_scale", "y_zero",
                                             "bias")]
         nodes.append(helper.make_node("QLinearConv", operands, [f"{name}_y"], name=name, **attrs))
+    for name, (tx, xs, ws, attrs, y_zero) in RELU_CASES.items():
+        m = ws[0]
+        feeds[f"{name}_x"] = rng.integers(*_range(tx), xs).astype(tx)
+        x_scale, w_scale = np.float32(rng.uniform(0.01, 0.05)), rng.uniform(0.002, 0.02, m).astype(np.float32)
+        values = {
+            "x_scale": x_scale,
+            "x_zero": tx(rng.integers(*_range(tx))),
+            "w": rng.integers(-128, 128, ws).astype(np.int8),
+            "w_scale": w_scale,
+            "w_zero": np.zeros(m, np.int8),
+            "bias": rng.integers(-5000, 5000, m).astype(np.int32),
+            "bias_scale": (x_scale * w_scale).astype(np.float32),
+            "bias_zero": np.zeros(m, np.int32),
+            "y_scale": np.float32(rng.uniform(0.05, 0.3)),
+            "y_zero": tx(y_zero),
+        }
+        inits += [numpy_helper.from_array(v, f"{name}_{k}") for k, v in values.items()]
+        inputs.append(helper.make_tensor_value_info(f"{name}_x", helper.np_dtype_to_tensor_dtype(np.dtype(tx)), xs))
+        outputs.append(onnx.ValueInfoProto(name=f"{name}_y"))
+        nodes += [
+            helper.make_node("DequantizeLinear", [f"{name}_{k}" for k in ("x", "x_scale", "x_zero")], [f"{name}_xf"]),
+            helper.make_node("DequantizeLinear", [f"{name}_{k}" for k in ("w", "w_scale", "w_zero")], [f"{name}_wf"],
+                             axis=0),
+            helper.make_node("DequantizeLinear", [f"{name}_{k}" for k in ("bias", "bias_scale", "bias_zero")],
+                             [f"{name}_bf"], axis=0),
+            helper.make_node("Conv", [f"{name}_xf", f"{name}_wf", f"{name}_bf"], [f"{name}_c"], name=name, **attrs),
+            helper.make_node("Relu", [f"{name}_c"], [f"{name}_r"]),
+            helper.make_node("QuantizeLinear", [f"{name}_r", f"{name}_y_scale", f"{name}_y_zero"], [f"{name}_y"]),
+        ]
     graph = helper.make_graph(nodes, "qlinear_convs", inputs, outputs, inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), feeds
 

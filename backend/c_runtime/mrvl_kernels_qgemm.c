@@ -67,12 +67,14 @@ typedef struct {
  * bytes at a + run * run_stride + offset[s] (runs the quads and steps the taps, or for a conv
  * of one tap, one run whose steps are the quads). */
 #if defined(MRVL_QGEMM_AVX512_VNNI)
-/* The tile's sums in registers (once inlined): sum[r][v] for rows r, 16 positions per v. */
+/* The tile's sums in registers (once inlined): sum[r][v] for rows r, 16 positions per v, each
+ * from start[r] (from 0 without `start`). */
 static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
-                                          const int8_t *w, const uint8_t *a, __m512i sum[MRVL_QGEMM_MR][2])
+                                          const int8_t *w, const uint8_t *a, const int32_t *start,
+                                          __m512i sum[MRVL_QGEMM_MR][2])
 {
     MRVL_UNROLL
-    for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = _mm512_setzero_si512();
+    for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = start ? _mm512_set1_epi32(start[r]) : _mm512_setzero_si512();
     for (int64_t run = 0; run < runs; run++, a += run_stride)
         for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL) {
             const __m512i a0 = _mm512_loadu_si512(a + offset[s]);
@@ -95,7 +97,7 @@ static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64
                        const uint8_t *a, int32_t *tile)
 {
     __m512i sum[MRVL_QGEMM_MR][2];
-    qgemm_sums(runs, steps, offset, run_stride, w, a, sum);
+    qgemm_sums(runs, steps, offset, run_stride, w, a, NULL, sum);
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) {
         _mm512_storeu_si512(tile + r * MRVL_QGEMM_NR, sum[r][0]);
@@ -105,33 +107,40 @@ static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64
 
 /* qgemm_tile with the requantization (qconv_requantize's, without column sums) done on the
  * sums in registers, the first `count` positions of the first `height` rows stored a row_stride
- * apart (masked: a partial tile writes nothing past them): sum + add[r] in
- * float32 times multiplier[r], clamped, rounded by the default rounding mode (halves to
- * even), plus the zero point, narrowed to bytes. */
+ * apart (masked: a partial tile writes nothing past them): the sums from add[r], in float32
+ * times multiplier[r], at most hi less the zero point (so no conversion overflows upwards; one
+ * below int32 saturates downwards), rounded by the default rounding mode (halves to even),
+ * plus the zero point and narrowed with saturation two rows at a time (mrvl_narrow64), at least
+ * lo. Rounding and then clamping to the integer bounds equals clamping and then rounding. */
 #define MRVL_QGEMM_FUSED_STORE 1
+#if MRVL_QGEMM_MR % 2
+#error "qgemm_tile_requantized narrows the tile's rows in pairs"
+#endif
 static void qgemm_tile_requantized(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
                                    const int8_t *w, const uint8_t *a, int64_t height, int64_t count,
-                                   const int32_t *add, const float *multiplier, int32_t zero_point, int32_t lo,
-                                   int32_t hi, uint8_t *y, int64_t row_stride)
+                                   const int32_t *add, const float *multiplier, int32_t zero_point, int y_signed,
+                                   int32_t lo, int32_t hi, uint8_t *y, int64_t row_stride)
 {
     __m512i sum[MRVL_QGEMM_MR][2];
-    qgemm_sums(runs, steps, offset, run_stride, w, a, sum);
-    const __m512 low = _mm512_set1_ps((float)(lo - zero_point)), high = _mm512_set1_ps((float)(hi - zero_point));
-    const __m512i zp = _mm512_set1_epi32(zero_point);
-    const __mmask16 stored[2] = {(__mmask16)(count >= 16 ? 0xffff : (1u << count) - 1),
-                                 (__mmask16)(count >= 32 ? 0xffff : count <= 16 ? 0 : (1u << (count - 16)) - 1)};
+    qgemm_sums(runs, steps, offset, run_stride, w, a, add, sum);
+    const __m512 high = _mm512_set1_ps((float)(hi - zero_point));
+    const __m512i zp16 = _mm512_set1_epi16((int16_t)zero_point), low = _mm512_set1_epi8((char)lo);
+    const __mmask32 stored = count >= 32 ? (__mmask32)0xffffffffu : (__mmask32)((1u << count) - 1);
     MRVL_UNROLL
-    for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+    for (int r = 0; r < MRVL_QGEMM_MR; r += 2) {
         if (r >= height) break;
-        const __m512i add_r = _mm512_set1_epi32(add[r]);
-        const __m512 scale = _mm512_set1_ps(multiplier[r]);
+        __m512i q[4];
         MRVL_UNROLL
-        for (int v = 0; v < 2; v++) {
-            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(sum[r][v], add_r)), scale);
-            f = _mm512_min_ps(_mm512_max_ps(f, low), high);
-            const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), zp);
-            _mm_mask_storeu_epi8(y + r * row_stride + 16 * v, stored[v], _mm512_cvtepi32_epi8(q));
+        for (int v = 0; v < 4; v++) {
+            const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(sum[r + v / 2][v % 2]),
+                                           _mm512_set1_ps(multiplier[r + v / 2]));
+            q[v] = _mm512_cvtps_epi32(_mm512_min_ps(f, high));
         }
+        __m512i bytes = mrvl_narrow64(q[0], q[1], q[2], q[3], zp16, y_signed);
+        bytes = y_signed ? _mm512_max_epi8(bytes, low) : _mm512_max_epu8(bytes, low);
+        _mm256_mask_storeu_epi8(y + r * row_stride, stored, _mm512_castsi512_si256(bytes));
+        if (r + 1 < height)
+            _mm256_mask_storeu_epi8(y + (r + 1) * row_stride, stored, _mm512_extracti64x4_epi64(bytes, 1));
     }
 }
 
@@ -163,16 +172,18 @@ static void qgemv_panel(int64_t quads, int64_t quad_stride, const int8_t *w, con
 }
 
 /* The channel tile's sums in registers (once inlined): sum[j][v] for `positions` positions j
- * and the 16 rows of panel v, `panels` of them panel_bytes apart from w (both constants). */
+ * and the 16 rows of panel v, `panels` of them panel_bytes apart from w (both constants), each
+ * from start[v]'s lanes. */
 static MRVL_ALWAYS_INLINE void qgemm_channel_vectors(const int panels, const int positions, int64_t runs, int64_t steps,
                                                      const int64_t *offset, int64_t run_stride, const int8_t *w,
                                                      int64_t panel_bytes, const uint8_t *a, const int64_t *place,
+                                                     const __m512i start[MRVL_QGEMM_CHANNEL_PANELS],
                                                      __m512i sum[][MRVL_QGEMM_CHANNEL_PANELS])
 {
     MRVL_UNROLL
     for (int j = 0; j < positions; j++)
         MRVL_UNROLL
-        for (int v = 0; v < panels; v++) sum[j][v] = _mm512_setzero_si512();
+        for (int v = 0; v < panels; v++) sum[j][v] = start[v];
     for (int64_t run = 0; run < runs; run++, a += run_stride)
         for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL) {
             const uint8_t *step = a + offset[s];
@@ -190,69 +201,75 @@ static MRVL_ALWAYS_INLINE void qgemm_channel_vectors(const int panels, const int
         }
 }
 
-/* The first `height` of 16 rows of `count` (at most 8) bytes, row_stride apart at y, from r[j]
- * (position j's byte of each row): an 8 x 16 transpose of bytes. */
-static MRVL_ALWAYS_INLINE void qgemm_channel_store(const __m128i r[8], int64_t count, int64_t height, uint8_t *y,
-                                                   int64_t row_stride)
+/* The first `height` of 16 rows of `count` (at most 8) bytes, row_stride apart at y, from the
+ * bytes of positions 0, 2, 4, 6 (`even`, 16 rows each) and 1, 3, 5, 7 (`odd`): an 8 x 16
+ * transpose of bytes. Interleaving the two gives each 128-bit lane L the pairs of positions
+ * 2L and 2L + 1, row by row; one permutation of 16-bit pairs then puts a row's four pairs side
+ * by side, rows 0-7 from the low halves of the lanes and rows 8-15 from the high ones. */
+static MRVL_ALWAYS_INLINE void qgemm_channel_store(__m512i even, __m512i odd, int64_t count, int64_t height,
+                                                   uint8_t *y, int64_t row_stride)
 {
-    __m128i pairs[8], quads[8], rows[8];
-    for (int j = 0; j < 4; j++) {
-        pairs[2 * j] = _mm_unpacklo_epi8(r[2 * j], r[2 * j + 1]);
-        pairs[2 * j + 1] = _mm_unpackhi_epi8(r[2 * j], r[2 * j + 1]);
-    }
-    for (int h = 0; h < 2; h++)
-        for (int k = 0; k < 2; k++) {
-            quads[4 * h + 2 * k] = _mm_unpacklo_epi16(pairs[4 * h + k], pairs[4 * h + k + 2]);
-            quads[4 * h + 2 * k + 1] = _mm_unpackhi_epi16(pairs[4 * h + k], pairs[4 * h + k + 2]);
-        }
-    for (int k = 0; k < 4; k++) {
-        rows[2 * k] = _mm_unpacklo_epi32(quads[k], quads[k + 4]);
-        rows[2 * k + 1] = _mm_unpackhi_epi32(quads[k], quads[k + 4]);
-    }
+    const __m512i rows_of_pairs = _mm512_set_epi16(31, 23, 15, 7, 30, 22, 14, 6, 29, 21, 13, 5, 28, 20, 12, 4, 27, 19,
+                                                   11, 3, 26, 18, 10, 2, 25, 17, 9, 1, 24, 16, 8, 0);
+    const __m512i rows[2] = {_mm512_permutexvar_epi16(rows_of_pairs, _mm512_unpacklo_epi8(even, odd)),
+                             _mm512_permutexvar_epi16(rows_of_pairs, _mm512_unpackhi_epi8(even, odd))};
+    /* row l is the 8 bytes of rows[l / 8] at 8 * (l % 8); the odd ones stored from 8 bytes back */
     const __mmask16 stored = (__mmask16)((1u << count) - 1);
-    for (int l = 0; l < 16 && l < height; l++) {
-        const __m128i row = l % 2 ? _mm_unpackhi_epi64(rows[l / 2], rows[l / 2]) : rows[l / 2];
-        _mm_mask_storeu_epi8(y + l * row_stride, stored, row);
+    const __m128i lanes[8] = {_mm512_castsi512_si128(rows[0]),         _mm512_extracti32x4_epi32(rows[0], 1),
+                              _mm512_extracti32x4_epi32(rows[0], 2), _mm512_extracti32x4_epi32(rows[0], 3),
+                              _mm512_castsi512_si128(rows[1]),         _mm512_extracti32x4_epi32(rows[1], 1),
+                              _mm512_extracti32x4_epi32(rows[1], 2), _mm512_extracti32x4_epi32(rows[1], 3)};
+    for (int l = 0; l < 16 && l < height; l += 2) {
+        const __m128i two = lanes[l / 2];
+        _mm_mask_storeu_epi8(y + l * row_stride, stored, two);
+        if (l + 1 < height) _mm_mask_storeu_epi8(y + (l + 1) * row_stride - 8, (__mmask16)(stored << 8), two);
     }
 }
 
 /* A channel tile of `panels` panels by `positions` positions (constants) requantized: the
  * first `count` positions of its first `height` rows stored at y, row_stride apart
- * (qconv_requantize's arithmetic on a panel's 16 rows at once; with column sums, their weight
- * zero points' term). */
+ * (qgemm_tile_requantized's arithmetic on a panel's 16 rows at once; with column sums, their
+ * weight zero points' term). */
 static MRVL_ALWAYS_INLINE void qgemm_channel_tile_panels(const int panels, const int positions, int64_t runs,
                                                          int64_t steps, const int64_t *offset, int64_t run_stride,
                                                          const int8_t *w, int64_t panel_bytes, const uint8_t *a,
                                                          const int64_t *place, const int32_t *column_sums,
                                                          int64_t height, int64_t count, const int32_t *add,
                                                          const int32_t *zw, const float *multiplier,
-                                                         int32_t zero_point, int32_t lo, int32_t hi, uint8_t *y,
-                                                         int64_t row_stride)
+                                                         int32_t zero_point, int y_signed, int32_t lo, int32_t hi,
+                                                         uint8_t *y, int64_t row_stride)
 {
+    __mmask16 valid[MRVL_QGEMM_CHANNEL_PANELS];
+    __m512i start[MRVL_QGEMM_CHANNEL_PANELS];
+    MRVL_UNROLL
+    for (int v = 0; v < panels; v++) {
+        const int64_t rows = height - 16 * v;
+        valid[v] = (__mmask16)(rows >= 16 ? 0xffff : rows <= 0 ? 0 : (1u << rows) - 1);
+        start[v] = _mm512_maskz_loadu_epi32(valid[v], add + 16 * v);
+    }
     __m512i sum[MRVL_QGEMM_CHANNEL_POSITIONS][MRVL_QGEMM_CHANNEL_PANELS];
-    qgemm_channel_vectors(panels, positions, runs, steps, offset, run_stride, w, panel_bytes, a, place, sum);
-    const __m512 low = _mm512_set1_ps((float)(lo - zero_point)), high = _mm512_set1_ps((float)(hi - zero_point));
-    const __m512i zp = _mm512_set1_epi32(zero_point);
+    qgemm_channel_vectors(panels, positions, runs, steps, offset, run_stride, w, panel_bytes, a, place, start, sum);
+    const __m512 high = _mm512_set1_ps((float)(hi - zero_point));
+    const __m512i zp16 = _mm512_set1_epi16((int16_t)zero_point), low = _mm512_set1_epi8((char)lo);
     MRVL_UNROLL
     for (int v = 0; v < panels; v++) {
         if (16 * v >= height) break;
-        const int64_t rows = height - 16 * v;
-        const __mmask16 valid = (__mmask16)(rows >= 16 ? 0xffff : (1u << rows) - 1);
-        const __m512i add_v = _mm512_maskz_loadu_epi32(valid, add + 16 * v);
-        const __m512i zw_v = _mm512_maskz_loadu_epi32(valid, zw + 16 * v);
-        const __m512 scale = _mm512_maskz_loadu_ps(valid, multiplier + 16 * v);
-        __m128i r[8];
+        const __m512i zw_v = _mm512_maskz_loadu_epi32(valid[v], zw + 16 * v);
+        const __m512 scale = _mm512_maskz_loadu_ps(valid[v], multiplier + 16 * v);
+        __m512i q[8];
         MRVL_UNROLL
         for (int j = 0; j < positions; j++) {
-            __m512i total = _mm512_add_epi32(sum[j][v], add_v);
+            __m512i total = sum[j][v];
             if (column_sums)
                 total = _mm512_sub_epi32(total, _mm512_mullo_epi32(zw_v, _mm512_set1_epi32(column_sums[j])));
-            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(total), scale);
-            f = _mm512_min_ps(_mm512_max_ps(f, low), high);
-            r[j] = _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(f), zp));
+            q[j] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(total), scale), high));
         }
-        for (int j = positions; j < 8; j++) r[j] = r[0];
-        qgemm_channel_store(r, count, rows, y + 16 * v * row_stride, row_stride);
+        for (int j = positions; j < 8; j++) q[j] = q[0];
+        __m512i even = mrvl_narrow64(q[0], q[2], q[4], q[6], zp16, y_signed);
+        __m512i odd = mrvl_narrow64(q[1], q[3], q[5], q[7], zp16, y_signed);
+        even = y_signed ? _mm512_max_epi8(even, low) : _mm512_max_epu8(even, low);
+        odd = y_signed ? _mm512_max_epi8(odd, low) : _mm512_max_epu8(odd, low);
+        qgemm_channel_store(even, odd, count, height - 16 * v, y + 16 * v * row_stride, row_stride);
     }
 }
 
@@ -267,12 +284,13 @@ static void qgemm_channel_tile_requantized(int64_t panels, int64_t runs, int64_t
                                            int64_t run_stride, const int8_t *w, int64_t panel_bytes, const uint8_t *a,
                                            const int64_t *place, const int32_t *column_sums, int64_t height,
                                            int64_t count, const int32_t *add, const int32_t *zw,
-                                           const float *multiplier, int32_t zero_point, int32_t lo, int32_t hi,
-                                           uint8_t *y, int64_t row_stride)
+                                           const float *multiplier, int32_t zero_point, int y_signed, int32_t lo,
+                                           int32_t hi, uint8_t *y, int64_t row_stride)
 {
 #define MRVL_QGEMM_CHANNEL_TILE(n, positions)                                                                   \
     qgemm_channel_tile_panels(n, positions, runs, steps, offset, run_stride, w, panel_bytes, a, place,         \
-                              column_sums, height, count, add, zw, multiplier, zero_point, lo, hi, y, row_stride)
+                              column_sums, height, count, add, zw, multiplier, zero_point, y_signed, lo, hi, y,  \
+                              row_stride)
 #define MRVL_QGEMM_CHANNEL_CASE(n)                                                                              \
     case n:                                                                                                     \
         if (count <= 2)                                                                                         \
@@ -830,8 +848,8 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
 #if defined(MRVL_QGEMM_CHANNEL_FUSED)
                         qgemm_channel_tile_requantized(count_panels, runs, steps, offset, quad_stride, w_panels,
                                                        panel_bytes, quad_planes, place, any_zw ? place_sums : NULL,
-                                                       height, count, add + o, zw + o, multiplier + o, zy, p->y_min,
-                                                       p->y_max, y_tile, ohw);
+                                                       height, count, add + o, zw + o, multiplier + o, zy,
+                                                       p->y_signed, p->y_min, p->y_max, y_tile, ohw);
 #else
                         qgemm_channel_sums(runs, steps, offset, quad_stride, w_panels, quad_planes, place, tile);
                         qgemm_channel_requantize(tile, any_zw ? place_sums : NULL, height, count, add + o, zw + o,
@@ -856,7 +874,8 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
 #if defined(MRVL_QGEMM_FUSED_STORE)
                         if (!any_zw) {
                             qgemm_tile_requantized(runs, steps, offset, quad_stride, w_panel, a, height, count,
-                                                   add + o, multiplier + o, zy, p->y_min, p->y_max, y_tile, stride);
+                                                   add + o, multiplier + o, zy, p->y_signed, p->y_min, p->y_max,
+                                                   y_tile, stride);
                             continue;
                         }
 #endif
