@@ -74,7 +74,8 @@ static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t runs, int64_t steps, const int
                                           __m512i sum[MRVL_QGEMM_MR][2])
 {
     MRVL_UNROLL
-    for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = start ? _mm512_set1_epi32(start[r]) : _mm512_setzero_si512();
+    for (int r = 0; r < MRVL_QGEMM_MR; r++)
+        sum[r][0] = sum[r][1] = start ? _mm512_set1_epi32(start[r]) : _mm512_setzero_si512();
     for (int64_t run = 0; run < runs; run++, a += run_stride)
         for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL) {
             const __m512i a0 = _mm512_loadu_si512(a + offset[s]);
@@ -134,7 +135,7 @@ static void qgemm_tile_requantized(int64_t runs, int64_t steps, const int64_t *o
         for (int v = 0; v < 4; v++) {
             const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(sum[r + v / 2][v % 2]),
                                            _mm512_set1_ps(multiplier[r + v / 2]));
-            q[v] = _mm512_cvtps_epi32(_mm512_min_ps(f, high));
+            q[v] = _mm512_cvtps_epi32(_mm512_min_ps(high, f));
         }
         __m512i bytes = mrvl_narrow64(q[0], q[1], q[2], q[3], zp16, y_signed);
         bytes = y_signed ? _mm512_max_epi8(bytes, low) : _mm512_max_epu8(bytes, low);
@@ -262,7 +263,7 @@ static MRVL_ALWAYS_INLINE void qgemm_channel_tile_panels(const int panels, const
             __m512i total = sum[j][v];
             if (column_sums)
                 total = _mm512_sub_epi32(total, _mm512_mullo_epi32(zw_v, _mm512_set1_epi32(column_sums[j])));
-            q[j] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(total), scale), high));
+            q[j] = _mm512_cvtps_epi32(_mm512_min_ps(high, _mm512_mul_ps(_mm512_cvtepi32_ps(total), scale)));
         }
         for (int j = positions; j < 8; j++) q[j] = q[0];
         __m512i even = mrvl_narrow64(q[0], q[2], q[4], q[6], zp16, y_signed);
