@@ -3,7 +3,8 @@ QLinearConv, exactly: uint8 and int8 activations, outputs and weights (uint8 wei
 by -128), scales and zero points per tensor and per output channel, bias, input channels not a
 multiple of four, output channels not a multiple of a panel, positions not a multiple of a tile,
 padding, strides (a 1x1 conv of stride 2, stride 3 with a dilation), dilations, groups, several
-images, the 1x1 conv read straight from its input, small planes on channel tiles (several panels,
+images, the 1x1 conv read straight from its input, convs of fewer than four input channels by kernel
+columns (strides 1, 2 and 3, groups, a weight zero point, dilation), small planes on channel tiles (several panels,
 the last partly filled, groups, a weight zero point, last tiles of 1, 2 and 3 positions), rows wide
 enough for the vector loops that build the quad planes (strides 1 and 2, either side of the
 padding), a 1x1 conv of one or two positions (a classifier: matrix-vector products on AVX-512; K not
@@ -44,6 +45,14 @@ CASES = {
                               dict(dilations=[2, 2], pads=[2, 1, 2, 1]), True, 0),
     "u8_stem_7x7": (np.uint8, np.int8, np.uint8, [1, 3, 20, 20], [16, 3, 7, 7], dict(strides=[2, 2], pads=[3, 3, 3, 3]),
                     True, 0),
+    # convs by columns (fewer than four input channels: cg * kw channels, a kernel kh x 1), the
+    # rows' column phases split in vectors (stride 2, rows of 32 bytes and more), copied (stride
+    # 1) and one by one (stride 3); groups, a weight zero point, dilation, asymmetric padding
+    "u8w_columns_groups": (np.uint8, np.uint8, np.uint8, [1, 4, 13, 40], [6, 2, 3, 5],
+                           dict(strides=[2, 2], pads=[2, 1, 1, 3], dilations=[1, 2], group=2), False, 120),
+    "i8_columns_stride1": (np.int8, np.int8, np.int8, [1, 1, 9, 70], [5, 1, 3, 3], dict(pads=[1, 1, 1, 1]), True, 0),
+    "i8_columns_stride3_two_images": (np.int8, np.int8, np.int8, [2, 3, 12, 50], [7, 3, 2, 7],
+                                      dict(strides=[1, 3], pads=[0, 3, 1, 3]), True, 0),
     "u8w_1x1_wide": (np.uint8, np.uint8, np.uint8, [1, 40, 6, 6], [33, 40, 1, 1], {}, False, 100),
     "depthwise_i8_stride2_pad1": (np.int8, np.int8, np.int8, [1, 6, 15, 14], [6, 1, 3, 3],
                                   dict(pads=[1, 1, 1, 1], strides=[2, 2], group=6), True, 0),

@@ -680,6 +680,75 @@ static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes,
     }
 }
 
+/* n bytes split into `stride` column phases span apart: out[b * span + j] = src[j * stride + b]. */
+static void qconv_split_columns(int64_t n, int64_t stride, int64_t span, const uint8_t *src, uint8_t *out)
+{
+    if (stride == 1) {
+        memcpy(out, src, (size_t)n);
+        return;
+    }
+    int64_t j = 0; /* pairs split in vectors */
+#if defined(__SSE2__)
+    const __m128i low = _mm_set1_epi16(0xff);
+    for (; stride == 2 && 2 * j + 32 <= n; j += 16) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + 2 * j));
+        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + 2 * j + 16));
+        _mm_storeu_si128((__m128i *)(void *)(out + j), _mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low)));
+        _mm_storeu_si128((__m128i *)(void *)(out + span + j),
+                         _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8)));
+    }
+#elif defined(__aarch64__)
+    for (; stride == 2 && 2 * j + 32 <= n; j += 16) {
+        const uint8x16x2_t pairs = vld2q_u8(src + 2 * j);
+        vst1q_u8(out + j, pairs.val[0]);
+        vst1q_u8(out + span + j, pairs.val[1]);
+    }
+#endif
+    for (int64_t i = j * stride; i < n; i++) out[i % stride * span + i / stride] = src[i];
+}
+
+/* The quad planes of one image and group of a conv by columns (fewer than four input channels
+ * per group where that takes fewer steps, host_kernels.py qconv_by_columns): the GEMM runs it as a conv of cg * kw channels
+ * (c, v), channel c seen from kernel column v (its plane's columns j * stride_w + v *
+ * dilation_w, padded), with a kernel of kh x 1 and stride (stride_h, 1), so that a quad holds
+ * four real taps where a stem's three channels left every fourth byte zero (a 7x7 stem: 42
+ * steps of 4 bytes for its 147 taps, not 49), and no padding columns are computed. The planes
+ * are qconv_quad_planes' for that conv (`height` rows of ow positions per row phase, `area`
+ * bytes apart), built a row at a time: each input channel's zero-padded row split into its
+ * stride_w column phases, from which every channel (c, v) reads one run, four runs interleaved.
+ * `fill` holds a row of the missing channels, a padded row and the column phases. */
+static void qconv_column_planes(const mrvl_qconv_params *p, const uint8_t *planes, uint8_t pad, uint8_t flip,
+                                int64_t height, int64_t area, uint8_t *quad_planes, uint8_t *fill)
+{
+    const int64_t cg = p->c / p->group, channels = cg * p->kw, quads = (channels + 3) / 4;
+    const int64_t sh = p->stride_h, sw = p->stride_w, width = p->ow;
+    const int64_t padded = (p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + 1, span = (padded + sw - 1) / sw;
+    const int64_t first = min_i64(p->pad_left, padded), end = min_i64(p->pad_left + p->w, padded);
+    uint8_t *zeros = fill, *row = fill + width, *split = row + padded;
+    memset(zeros, flip, (size_t)width); /* flipped to zero */
+    for (int64_t a = 0; a < sh; a++) {
+        if (!qconv_phase_used(a, sh, p->kh, p->dilation_h)) continue;
+        for (int64_t r = 0; r < height; r++) {
+            const int64_t ih = r * sh + a - p->pad_top;
+            for (int64_t c = 0; c < cg; c++) {
+                memset(row, pad, (size_t)padded);
+                if (ih >= 0 && ih < p->h && end > first)
+                    memcpy(row + first, planes + (c * p->h + ih) * p->w + first - p->pad_left, (size_t)(end - first));
+                qconv_split_columns(padded, sw, span, row, split + c * sw * span);
+            }
+            for (int64_t cq = 0; cq < quads; cq++) {
+                const uint8_t *src[4];
+                for (int64_t k = 0; k < 4; k++) {
+                    const int64_t e = 4 * cq + k, column = e % p->kw * p->dilation_w;
+                    src[k] = e < channels ? split + (e / p->kw * sw + column % sw) * span + column / sw : zeros;
+                }
+                qconv_interleave(width, src[0], src[1], src[2], src[3], flip,
+                                 quad_planes + 4 * (cq * area + (a * height + r) * width));
+            }
+        }
+    }
+}
+
 /* The sum of each of `count` positions' K bytes in the quad planes, read as the GEMM reads
  * them (the position's term of a nonzero weight zero point). */
 static void qconv_column_sums(int64_t count, int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
@@ -730,10 +799,22 @@ static void qconv_depthwise(const mrvl_qconv_params *p, const uint8_t *x, uint8_
  * the offsets of its steps, the column sums, the quad planes, the bytes of missing channels and
  * padding rows and a buffer of results (target/host_kernels.py qconv_scratch_bytes). A GEMM
  * panel of packed weights is followed by the int32 sums of its rows' (packed) weights. */
-static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const float *x_scale, const void *x_zero,
+static void mrvl_qlinear_conv(const mrvl_qconv_params *conv, const void *x, const float *x_scale, const void *x_zero,
                               const int8_t *w, const float *w_scale, const void *w_zero, const float *y_scale,
                               const void *y_zero, const int32_t *bias, void *y, void *scratch)
 {
+    /* p: the conv the GEMM runs, for a conv by columns (qconv_column_planes: host_kernels.py
+     * qconv_by_columns) one of cg * kw channels with a kernel of kh x 1 on planes ow wide */
+    const int64_t cg_of_conv = conv->c / conv->group;
+    const int columns = !conv->depthwise && cg_of_conv < 4 && (cg_of_conv * conv->kw + 3) / 4 < conv->kw;
+    mrvl_qconv_params by_columns = *conv;
+    if (columns) {
+        by_columns.c = conv->c * conv->kw;
+        by_columns.w = conv->ow;
+        by_columns.kw = by_columns.stride_w = by_columns.dilation_w = 1;
+        by_columns.pad_left = 0;
+    }
+    const mrvl_qconv_params *p = columns ? &by_columns : conv;
     const int64_t cg = p->c / p->group, mg = p->m / p->group, taps = p->kh * p->kw, k = cg * taps;
     const int64_t quads = (cg + 3) / 4, panels = (mg + MRVL_QGEMM_PANEL - 1) / MRVL_QGEMM_PANEL, ohw = p->oh * p->ow;
     const int64_t panel_bytes = (quads * taps * 4 + 4) * MRVL_QGEMM_PANEL;
@@ -771,13 +852,13 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
      * the input's (a 1x1 conv of stride 1 without padding), or its zero-padded planes split
      * into stride phases, rows of `width` positions, the results of the positions past ow
      * dropped from a buffer when there are any. */
-    const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
-                       p->pad_left == 0 && p->oh == p->h && p->ow == p->w;
+    const int direct = !columns && p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+                       p->pad_top == 0 && p->pad_left == 0 && p->oh == p->h && p->ow == p->w;
     const int64_t sh = p->stride_h, sw = p->stride_w;
     const int64_t width = direct ? p->ow : ((p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + sw) / sw;
     const int64_t phase_rows = ((p->oh - 1) * sh + (p->kh - 1) * p->dilation_h + sh) / sh;
     const int64_t area = direct ? p->h * p->w : sh * sw * phase_rows * width, positions = p->oh * width;
-    const int64_t quad_stride = 4 * area;
+    const int64_t quad_stride = 4 * area, plane = conv->h * conv->w;
     /* the GEMM's steps: quads (runs) of taps (steps), or for a conv of one tap its quads as the
      * steps of one run (the inner loop over all of K) */
     const int64_t runs = taps == 1 ? 1 : quads, steps = taps == 1 ? quads : taps;
@@ -804,8 +885,12 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
         for (int64_t cq = 1; cq < quads; cq++) offset[cq] = offset[0] + cq * quad_stride;
     for (int64_t b = 0; b < p->n; b++)
         for (int64_t g = 0; g < p->group; g++) {
-            qconv_quad_planes(p, (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w, direct, pad, flip, width,
-                              phase_rows, area, quad_planes, fill);
+            if (columns) /* from the input's planes of this image and group */
+                qconv_column_planes(conv, (const uint8_t *)x + (b * conv->group + g) * (conv->c / conv->group) * plane,
+                                    pad, flip, phase_rows, area, quad_planes, fill);
+            else
+                qconv_quad_planes(p, (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w, direct, pad, flip, width,
+                                  phase_rows, area, quad_planes, fill);
             if (any_zw) qconv_column_sums(positions, runs, steps, offset, quad_stride, quad_planes, column_sums);
             /* the group's channel o's result for position i: at dst + o * stride + i */
             uint8_t *dst = staged ? results : out + (b * p->m + g * mg) * ohw;
