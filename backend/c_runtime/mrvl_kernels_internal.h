@@ -69,8 +69,9 @@ static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* 64 int32 lanes (q0 elements 0-15, ..., q3 48-63) narrowed to their 64 bytes in order: to
  * int16 with signed saturation, plus zp16 (saturating), then to int8 (`is_signed`) or uint8
  * with saturation. Each pack works within 128-bit lanes, leaving lane L's dwords q0..q3's
- * elements 4L to 4L + 3; one permutation of dwords puts them in order. On Zen 4 this is a
- * third of the cost of a vpmovdb per vector (a masked narrowing store is several uops). */
+ * elements 4L to 4L + 3; one permutation of dwords puts them in order. Four instructions and
+ * a permutation for 64 results, where a vpmovdb per 16 (to memory, masked) is several uops on
+ * Zen 4 each. */
 static MRVL_ALWAYS_INLINE __m512i mrvl_narrow64(__m512i q0, __m512i q1, __m512i q2, __m512i q3, __m512i zp16,
                                                int is_signed)
 {
