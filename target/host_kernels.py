@@ -203,6 +203,16 @@ def pack_gemm_weights(b: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(padded.reshape(k, panels, panel).transpose(1, 0, 2))
 
 
+def qconv_by_columns(weights_shape) -> bool:
+    """Whether mrvl_qlinear_conv runs a (non-depthwise) conv of weights (M, C/group, kh, kw) as
+    one of C/group * kw channels, the input channels seen from each kernel column, with a
+    kernel of kh x 1 (`qconv_column_planes`): with fewer than four input channels (a stem),
+    whose quads would otherwise hold zeros, where that takes fewer steps of four bytes (a 7x7
+    stem of three channels: 6 quads of (c, v) by 7 rows, not 49 taps of one quad)."""
+    cg, kh, kw = weights_shape[1:4]
+    return cg < 4 and -(-cg * kw // 4) < kw
+
+
 def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray:
     """int8 or uint8 conv weights (M, C/group, kh, kw) in mrvl_qlinear_conv's layout, as int8
     bytes (uint8 weights moved by -128): for a depthwise conv (M, kh * kw); else, per group,
@@ -212,9 +222,11 @@ def pack_qconv_weights(w: np.ndarray, group: int, depthwise: bool) -> np.ndarray
     with zeros to whole panels, and after each panel the MR int32 sums of its rows (little
     endian, the byte order of both hosts): (group * panels, (K4 * 4 + 4) * PANEL)."""
     values = w.astype(np.int16) - (128 if w.dtype == np.uint8 else 0)
-    m, cg, taps = w.shape[0], w.shape[1], math.prod(w.shape[2:])
     if depthwise:
-        return values.reshape(m, -1).astype(np.int8)
+        return values.reshape(w.shape[0], -1).astype(np.int8)
+    if qconv_by_columns(w.shape):  # as a conv of C/group * kw channels (c, v) with kernel (kh, 1)
+        values = values.transpose(0, 1, 3, 2).reshape(w.shape[0], -1, w.shape[2], 1)
+    m, cg, taps = values.shape[0], values.shape[1], math.prod(values.shape[2:])
     mr, mg, quads = kernel_macro("QGEMM_PANEL"), m // group, -(-cg // 4)
     panels, k4 = -(-mg // mr), quads * taps
     padded = np.zeros((group, panels * mr, quads * 4, taps), np.int8)
@@ -233,7 +245,8 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     quad planes (with room for a tile and a row read past their end), a missing channel's plane
     (and for a conv that is not direct first a quad's planes interleaved) and, when the planes'
     rows are wider than the output's, a buffer of results. The planes are the input's for a 1x1 conv of stride 1 without padding, else
-    its zero-padded planes split into stride phases."""
+    its zero-padded planes split into stride phases; for a conv by columns (`qconv_by_columns`),
+    those of the conv the kernel runs, built through rows of the input's (`qconv_column_planes`)."""
 
     def aligned(n: int) -> int:
         return -(-n // 64) * 64
@@ -251,13 +264,19 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
         return per_channel + 2 * aligned(positions + 16) + 2 * (sh * height * width + width + (chunk + 1) * sw + 32)
     mr, nr = kernel_macro("QGEMM_MR"), kernel_macro("QGEMM_NR")
     (sh, sw), (dh, dw) = strides, dilations
-    if kh == kw == 1 and strides == [1, 1] and pads[:2] == [0, 0] and (oh, ow) == (h, w):
+    columns = qconv_by_columns((m, cg, kh, kw))
+    if columns:  # a row of missing channels, a padded input row, its column phases per input channel
+        padded = (ow - 1) * sw + (kw - 1) * dw + 1
+        fill = ow + padded + cg * (padded + sw)
+        cg, w, kw, sw, dw = cg * kw, ow, 1, 1, 1  # the conv the kernel runs: kernel (kh, 1), stride (sh, 1)
+    if kh == kw == 1 and (sh, sw) == (1, 1) and pads[:2] == [0, 0] and (oh, ow) == (h, w) and not columns:
         width, area = ow, h * w
         fill = area  # a plane of the missing channels
     else:
         width, height = -(-((ow - 1) * sw + (kw - 1) * dw + 1) // sw), -(-((oh - 1) * sh + (kh - 1) * dh + 1) // sh)
         area = sh * sw * height * width
-        fill = 5 * h * w  # a quad's planes interleaved, a missing channel's plane
+        if not columns:
+            fill = 5 * h * w  # a quad's planes interleaved, a missing channel's plane
     quads = -(-cg // 4)
     steps = quads if kh * kw == 1 else kh * kw  # the offsets of the GEMM's inner loop
     quad_planes = 4 * quads * area + 4 * (width + nr)

@@ -3,7 +3,8 @@ QLinearConv, exactly: uint8 and int8 activations, outputs and weights (uint8 wei
 by -128), scales and zero points per tensor and per output channel, bias, input channels not a
 multiple of four, output channels not a multiple of a panel, positions not a multiple of a tile,
 padding, strides (a 1x1 conv of stride 2, stride 3 with a dilation), dilations, groups, several
-images, the 1x1 conv read straight from its input, small planes on channel tiles (several panels,
+images, the 1x1 conv read straight from its input, convs of fewer than four input channels by kernel
+columns (strides 1, 2 and 3, groups, a weight zero point, dilation), small planes on channel tiles (several panels,
 the last partly filled, groups, a weight zero point, last tiles of 1, 2 and 3 positions), rows wide
 enough for the vector loops that build the quad planes (strides 1 and 2, either side of the
 padding), a 1x1 conv of one or two positions (a classifier: matrix-vector products on AVX-512; K not
@@ -44,6 +45,14 @@ CASES = {
                               dict(dilations=[2, 2], pads=[2, 1, 2, 1]), True, 0),
     "u8_stem_7x7": (np.uint8, np.int8, np.uint8, [1, 3, 20, 20], [16, 3, 7, 7], dict(strides=[2, 2], pads=[3, 3, 3, 3]),
                     True, 0),
+    # convs by columns (fewer than four input channels: cg * kw channels, a kernel kh x 1), the
+    # rows' column phases split in vectors (stride 2, rows of 32 bytes and more), copied (stride
+    # 1) and one by one (stride 3); groups, a weight zero point, dilation, asymmetric padding
+    "u8w_columns_groups": (np.uint8, np.uint8, np.uint8, [1, 4, 13, 40], [6, 2, 3, 5],
+                           dict(strides=[2, 2], pads=[2, 1, 1, 3], dilations=[1, 2], group=2), False, 120),
+    "i8_columns_stride1": (np.int8, np.int8, np.int8, [1, 1, 9, 70], [5, 1, 3, 3], dict(pads=[1, 1, 1, 1]), True, 0),
+    "i8_columns_stride3_two_images": (np.int8, np.int8, np.int8, [2, 3, 12, 50], [7, 3, 2, 7],
+                                      dict(strides=[1, 3], pads=[0, 3, 1, 3]), True, 0),
     "u8w_1x1_wide": (np.uint8, np.uint8, np.uint8, [1, 40, 6, 6], [33, 40, 1, 1], {}, False, 100),
     "depthwise_i8_stride2_pad1": (np.int8, np.int8, np.int8, [1, 6, 15, 14], [6, 1, 3, 3],
                                   dict(pads=[1, 1, 1, 1], strides=[2, 2], group=6), True, 0),
@@ -80,6 +89,16 @@ CASES = {
                                   True, 0),
 }
 
+# QDQ groups DequantizeLinear -> Conv -> Relu -> QuantizeLinear, whose Relu clamps the output
+# to its zero point, above the type's lowest value: name: (x and y type, x shape, w shape,
+# attributes, y zero point); int8 weights per output channel, with a bias.
+RELU_CASES = {
+    "u8_relu_3x3": (np.uint8, [1, 8, 12, 12], [11, 8, 3, 3], dict(pads=[1, 1, 1, 1]), 90),
+    "i8_relu_1x1": (np.int8, [1, 12, 10, 10], [19, 12, 1, 1], {}, 0),
+    "u8_relu_channel_tiles": (np.uint8, [1, 16, 7, 7], [40, 16, 3, 3], dict(pads=[1, 1, 1, 1]), 70),
+    "i8_relu_channel_tiles": (np.int8, [1, 8, 5, 5], [21, 8, 3, 3], dict(pads=[1, 1, 1, 1]), -20),
+}
+
 
 def _range(dtype) -> tuple[int, int]:
     return (0, 256) if dtype == np.uint8 else (-128, 128)
@@ -108,6 +127,35 @@ def _model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         operands = [f"{name}_{k}" for k in ("x", "x_scale", "x_zero", "w", "w_scale", "w_zero", "y_scale", "y_zero",
                                             "bias")]
         nodes.append(helper.make_node("QLinearConv", operands, [f"{name}_y"], name=name, **attrs))
+    for name, (tx, xs, ws, attrs, y_zero) in RELU_CASES.items():
+        m = ws[0]
+        feeds[f"{name}_x"] = rng.integers(*_range(tx), xs).astype(tx)
+        x_scale, w_scale = np.float32(rng.uniform(0.01, 0.05)), rng.uniform(0.002, 0.02, m).astype(np.float32)
+        values = {
+            "x_scale": x_scale,
+            "x_zero": tx(rng.integers(*_range(tx))),
+            "w": rng.integers(-128, 128, ws).astype(np.int8),
+            "w_scale": w_scale,
+            "w_zero": np.zeros(m, np.int8),
+            "bias": rng.integers(-5000, 5000, m).astype(np.int32),
+            "bias_scale": (x_scale * w_scale).astype(np.float32),
+            "bias_zero": np.zeros(m, np.int32),
+            "y_scale": np.float32(rng.uniform(0.05, 0.3)),
+            "y_zero": tx(y_zero),
+        }
+        inits += [numpy_helper.from_array(v, f"{name}_{k}") for k, v in values.items()]
+        inputs.append(helper.make_tensor_value_info(f"{name}_x", helper.np_dtype_to_tensor_dtype(np.dtype(tx)), xs))
+        outputs.append(onnx.ValueInfoProto(name=f"{name}_y"))
+        nodes += [
+            helper.make_node("DequantizeLinear", [f"{name}_{k}" for k in ("x", "x_scale", "x_zero")], [f"{name}_xf"]),
+            helper.make_node("DequantizeLinear", [f"{name}_{k}" for k in ("w", "w_scale", "w_zero")], [f"{name}_wf"],
+                             axis=0),
+            helper.make_node("DequantizeLinear", [f"{name}_{k}" for k in ("bias", "bias_scale", "bias_zero")],
+                             [f"{name}_bf"], axis=0),
+            helper.make_node("Conv", [f"{name}_xf", f"{name}_wf", f"{name}_bf"], [f"{name}_c"], name=name, **attrs),
+            helper.make_node("Relu", [f"{name}_c"], [f"{name}_r"]),
+            helper.make_node("QuantizeLinear", [f"{name}_r", f"{name}_y_scale", f"{name}_y_zero"], [f"{name}_y"]),
+        ]
     graph = helper.make_graph(nodes, "qlinear_convs", inputs, outputs, inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), feeds
 

@@ -65,6 +65,23 @@ static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 #define MRVL_ALWAYS_INLINE
 #endif
 
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+/* 64 int32 lanes (q0 elements 0-15, ..., q3 48-63) narrowed to their 64 bytes in order: to
+ * int16 with signed saturation, plus zp16 (saturating), then to int8 (`is_signed`) or uint8
+ * with saturation. Each pack works within 128-bit lanes, leaving lane L's dwords q0..q3's
+ * elements 4L to 4L + 3; one permutation of dwords puts them in order. Four instructions and
+ * a permutation for 64 results, where a vpmovdb per 16 (to memory, masked) is several uops on
+ * Zen 4 each. */
+static MRVL_ALWAYS_INLINE __m512i mrvl_narrow64(__m512i q0, __m512i q1, __m512i q2, __m512i q3, __m512i zp16,
+                                               int is_signed)
+{
+    const __m512i low = _mm512_adds_epi16(_mm512_packs_epi32(q0, q1), zp16);
+    const __m512i high = _mm512_adds_epi16(_mm512_packs_epi32(q2, q3), zp16);
+    const __m512i bytes = is_signed ? _mm512_packs_epi16(low, high) : _mm512_packus_epi16(low, high);
+    return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), bytes);
+}
+#endif
+
 /* The activation loops (activate_f32's too) are functions of their own, not inlined: inlined
  * into a caller (a conv's tile store, activate_f32's switch) GCC vectorises none of them (its
  * if-conversion gives up), and they would run a float at a time. */

@@ -67,12 +67,15 @@ typedef struct {
  * bytes at a + run * run_stride + offset[s] (runs the quads and steps the taps, or for a conv
  * of one tap, one run whose steps are the quads). */
 #if defined(MRVL_QGEMM_AVX512_VNNI)
-/* The tile's sums in registers (once inlined): sum[r][v] for rows r, 16 positions per v. */
+/* The tile's sums in registers (once inlined): sum[r][v] for rows r, 16 positions per v, each
+ * from start[r] (from 0 without `start`). */
 static MRVL_ALWAYS_INLINE void qgemm_sums(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
-                                          const int8_t *w, const uint8_t *a, __m512i sum[MRVL_QGEMM_MR][2])
+                                          const int8_t *w, const uint8_t *a, const int32_t *start,
+                                          __m512i sum[MRVL_QGEMM_MR][2])
 {
     MRVL_UNROLL
-    for (int r = 0; r < MRVL_QGEMM_MR; r++) sum[r][0] = sum[r][1] = _mm512_setzero_si512();
+    for (int r = 0; r < MRVL_QGEMM_MR; r++)
+        sum[r][0] = sum[r][1] = start ? _mm512_set1_epi32(start[r]) : _mm512_setzero_si512();
     for (int64_t run = 0; run < runs; run++, a += run_stride)
         for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL) {
             const __m512i a0 = _mm512_loadu_si512(a + offset[s]);
@@ -95,7 +98,7 @@ static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64
                        const uint8_t *a, int32_t *tile)
 {
     __m512i sum[MRVL_QGEMM_MR][2];
-    qgemm_sums(runs, steps, offset, run_stride, w, a, sum);
+    qgemm_sums(runs, steps, offset, run_stride, w, a, NULL, sum);
     MRVL_UNROLL
     for (int r = 0; r < MRVL_QGEMM_MR; r++) {
         _mm512_storeu_si512(tile + r * MRVL_QGEMM_NR, sum[r][0]);
@@ -105,33 +108,40 @@ static void qgemm_tile(int64_t runs, int64_t steps, const int64_t *offset, int64
 
 /* qgemm_tile with the requantization (qconv_requantize's, without column sums) done on the
  * sums in registers, the first `count` positions of the first `height` rows stored a row_stride
- * apart (masked: a partial tile writes nothing past them): sum + add[r] in
- * float32 times multiplier[r], clamped, rounded by the default rounding mode (halves to
- * even), plus the zero point, narrowed to bytes. */
+ * apart (masked: a partial tile writes nothing past them): the sums from add[r], in float32
+ * times multiplier[r], at most hi less the zero point (so no conversion overflows upwards; one
+ * below int32 saturates downwards), rounded by the default rounding mode (halves to even),
+ * plus the zero point and narrowed with saturation two rows at a time (mrvl_narrow64), at least
+ * lo. Rounding and then clamping to the integer bounds equals clamping and then rounding. */
 #define MRVL_QGEMM_FUSED_STORE 1
+#if MRVL_QGEMM_MR % 2
+#error "qgemm_tile_requantized narrows the tile's rows in pairs"
+#endif
 static void qgemm_tile_requantized(int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
                                    const int8_t *w, const uint8_t *a, int64_t height, int64_t count,
-                                   const int32_t *add, const float *multiplier, int32_t zero_point, int32_t lo,
-                                   int32_t hi, uint8_t *y, int64_t row_stride)
+                                   const int32_t *add, const float *multiplier, int32_t zero_point, int y_signed,
+                                   int32_t lo, int32_t hi, uint8_t *y, int64_t row_stride)
 {
     __m512i sum[MRVL_QGEMM_MR][2];
-    qgemm_sums(runs, steps, offset, run_stride, w, a, sum);
-    const __m512 low = _mm512_set1_ps((float)(lo - zero_point)), high = _mm512_set1_ps((float)(hi - zero_point));
-    const __m512i zp = _mm512_set1_epi32(zero_point);
-    const __mmask16 stored[2] = {(__mmask16)(count >= 16 ? 0xffff : (1u << count) - 1),
-                                 (__mmask16)(count >= 32 ? 0xffff : count <= 16 ? 0 : (1u << (count - 16)) - 1)};
+    qgemm_sums(runs, steps, offset, run_stride, w, a, add, sum);
+    const __m512 high = _mm512_set1_ps((float)(hi - zero_point));
+    const __m512i zp16 = _mm512_set1_epi16((int16_t)zero_point), low = _mm512_set1_epi8((char)lo);
+    const __mmask32 stored = count >= 32 ? (__mmask32)0xffffffffu : (__mmask32)((1u << count) - 1);
     MRVL_UNROLL
-    for (int r = 0; r < MRVL_QGEMM_MR; r++) {
+    for (int r = 0; r < MRVL_QGEMM_MR; r += 2) {
         if (r >= height) break;
-        const __m512i add_r = _mm512_set1_epi32(add[r]);
-        const __m512 scale = _mm512_set1_ps(multiplier[r]);
+        __m512i q[4];
         MRVL_UNROLL
-        for (int v = 0; v < 2; v++) {
-            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(sum[r][v], add_r)), scale);
-            f = _mm512_min_ps(_mm512_max_ps(f, low), high);
-            const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), zp);
-            _mm_mask_storeu_epi8(y + r * row_stride + 16 * v, stored[v], _mm512_cvtepi32_epi8(q));
+        for (int v = 0; v < 4; v++) {
+            const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(sum[r + v / 2][v % 2]),
+                                           _mm512_set1_ps(multiplier[r + v / 2]));
+            q[v] = _mm512_cvtps_epi32(_mm512_min_ps(high, f));
         }
+        __m512i bytes = mrvl_narrow64(q[0], q[1], q[2], q[3], zp16, y_signed);
+        bytes = y_signed ? _mm512_max_epi8(bytes, low) : _mm512_max_epu8(bytes, low);
+        _mm256_mask_storeu_epi8(y + r * row_stride, stored, _mm512_castsi512_si256(bytes));
+        if (r + 1 < height)
+            _mm256_mask_storeu_epi8(y + (r + 1) * row_stride, stored, _mm512_extracti64x4_epi64(bytes, 1));
     }
 }
 
@@ -163,16 +173,18 @@ static void qgemv_panel(int64_t quads, int64_t quad_stride, const int8_t *w, con
 }
 
 /* The channel tile's sums in registers (once inlined): sum[j][v] for `positions` positions j
- * and the 16 rows of panel v, `panels` of them panel_bytes apart from w (both constants). */
+ * and the 16 rows of panel v, `panels` of them panel_bytes apart from w (both constants), each
+ * from start[v]'s lanes. */
 static MRVL_ALWAYS_INLINE void qgemm_channel_vectors(const int panels, const int positions, int64_t runs, int64_t steps,
                                                      const int64_t *offset, int64_t run_stride, const int8_t *w,
                                                      int64_t panel_bytes, const uint8_t *a, const int64_t *place,
+                                                     const __m512i start[MRVL_QGEMM_CHANNEL_PANELS],
                                                      __m512i sum[][MRVL_QGEMM_CHANNEL_PANELS])
 {
     MRVL_UNROLL
     for (int j = 0; j < positions; j++)
         MRVL_UNROLL
-        for (int v = 0; v < panels; v++) sum[j][v] = _mm512_setzero_si512();
+        for (int v = 0; v < panels; v++) sum[j][v] = start[v];
     for (int64_t run = 0; run < runs; run++, a += run_stride)
         for (int64_t s = 0; s < steps; s++, w += 4 * MRVL_QGEMM_PANEL) {
             const uint8_t *step = a + offset[s];
@@ -190,69 +202,75 @@ static MRVL_ALWAYS_INLINE void qgemm_channel_vectors(const int panels, const int
         }
 }
 
-/* The first `height` of 16 rows of `count` (at most 8) bytes, row_stride apart at y, from r[j]
- * (position j's byte of each row): an 8 x 16 transpose of bytes. */
-static MRVL_ALWAYS_INLINE void qgemm_channel_store(const __m128i r[8], int64_t count, int64_t height, uint8_t *y,
-                                                   int64_t row_stride)
+/* The first `height` of 16 rows of `count` (at most 8) bytes, row_stride apart at y, from the
+ * bytes of positions 0, 2, 4, 6 (`even`, 16 rows each) and 1, 3, 5, 7 (`odd`): an 8 x 16
+ * transpose of bytes. Interleaving the two gives each 128-bit lane L the pairs of positions
+ * 2L and 2L + 1, row by row; one permutation of 16-bit pairs then puts a row's four pairs side
+ * by side, rows 0-7 from the low halves of the lanes and rows 8-15 from the high ones. */
+static MRVL_ALWAYS_INLINE void qgemm_channel_store(__m512i even, __m512i odd, int64_t count, int64_t height,
+                                                   uint8_t *y, int64_t row_stride)
 {
-    __m128i pairs[8], quads[8], rows[8];
-    for (int j = 0; j < 4; j++) {
-        pairs[2 * j] = _mm_unpacklo_epi8(r[2 * j], r[2 * j + 1]);
-        pairs[2 * j + 1] = _mm_unpackhi_epi8(r[2 * j], r[2 * j + 1]);
-    }
-    for (int h = 0; h < 2; h++)
-        for (int k = 0; k < 2; k++) {
-            quads[4 * h + 2 * k] = _mm_unpacklo_epi16(pairs[4 * h + k], pairs[4 * h + k + 2]);
-            quads[4 * h + 2 * k + 1] = _mm_unpackhi_epi16(pairs[4 * h + k], pairs[4 * h + k + 2]);
-        }
-    for (int k = 0; k < 4; k++) {
-        rows[2 * k] = _mm_unpacklo_epi32(quads[k], quads[k + 4]);
-        rows[2 * k + 1] = _mm_unpackhi_epi32(quads[k], quads[k + 4]);
-    }
+    const __m512i rows_of_pairs = _mm512_set_epi16(31, 23, 15, 7, 30, 22, 14, 6, 29, 21, 13, 5, 28, 20, 12, 4, 27, 19,
+                                                   11, 3, 26, 18, 10, 2, 25, 17, 9, 1, 24, 16, 8, 0);
+    const __m512i rows[2] = {_mm512_permutexvar_epi16(rows_of_pairs, _mm512_unpacklo_epi8(even, odd)),
+                             _mm512_permutexvar_epi16(rows_of_pairs, _mm512_unpackhi_epi8(even, odd))};
+    /* row l is the 8 bytes of rows[l / 8] at 8 * (l % 8); the odd ones stored from 8 bytes back */
     const __mmask16 stored = (__mmask16)((1u << count) - 1);
-    for (int l = 0; l < 16 && l < height; l++) {
-        const __m128i row = l % 2 ? _mm_unpackhi_epi64(rows[l / 2], rows[l / 2]) : rows[l / 2];
-        _mm_mask_storeu_epi8(y + l * row_stride, stored, row);
+    const __m128i lanes[8] = {_mm512_castsi512_si128(rows[0]),         _mm512_extracti32x4_epi32(rows[0], 1),
+                              _mm512_extracti32x4_epi32(rows[0], 2), _mm512_extracti32x4_epi32(rows[0], 3),
+                              _mm512_castsi512_si128(rows[1]),         _mm512_extracti32x4_epi32(rows[1], 1),
+                              _mm512_extracti32x4_epi32(rows[1], 2), _mm512_extracti32x4_epi32(rows[1], 3)};
+    for (int l = 0; l < 16 && l < height; l += 2) {
+        const __m128i two = lanes[l / 2];
+        _mm_mask_storeu_epi8(y + l * row_stride, stored, two);
+        if (l + 1 < height) _mm_mask_storeu_epi8(y + (l + 1) * row_stride - 8, (__mmask16)(stored << 8), two);
     }
 }
 
 /* A channel tile of `panels` panels by `positions` positions (constants) requantized: the
  * first `count` positions of its first `height` rows stored at y, row_stride apart
- * (qconv_requantize's arithmetic on a panel's 16 rows at once; with column sums, their weight
- * zero points' term). */
+ * (qgemm_tile_requantized's arithmetic on a panel's 16 rows at once; with column sums, their
+ * weight zero points' term). */
 static MRVL_ALWAYS_INLINE void qgemm_channel_tile_panels(const int panels, const int positions, int64_t runs,
                                                          int64_t steps, const int64_t *offset, int64_t run_stride,
                                                          const int8_t *w, int64_t panel_bytes, const uint8_t *a,
                                                          const int64_t *place, const int32_t *column_sums,
                                                          int64_t height, int64_t count, const int32_t *add,
                                                          const int32_t *zw, const float *multiplier,
-                                                         int32_t zero_point, int32_t lo, int32_t hi, uint8_t *y,
-                                                         int64_t row_stride)
+                                                         int32_t zero_point, int y_signed, int32_t lo, int32_t hi,
+                                                         uint8_t *y, int64_t row_stride)
 {
+    __mmask16 valid[MRVL_QGEMM_CHANNEL_PANELS];
+    __m512i start[MRVL_QGEMM_CHANNEL_PANELS];
+    MRVL_UNROLL
+    for (int v = 0; v < panels; v++) {
+        const int64_t rows = height - 16 * v;
+        valid[v] = (__mmask16)(rows >= 16 ? 0xffff : rows <= 0 ? 0 : (1u << rows) - 1);
+        start[v] = _mm512_maskz_loadu_epi32(valid[v], add + 16 * v);
+    }
     __m512i sum[MRVL_QGEMM_CHANNEL_POSITIONS][MRVL_QGEMM_CHANNEL_PANELS];
-    qgemm_channel_vectors(panels, positions, runs, steps, offset, run_stride, w, panel_bytes, a, place, sum);
-    const __m512 low = _mm512_set1_ps((float)(lo - zero_point)), high = _mm512_set1_ps((float)(hi - zero_point));
-    const __m512i zp = _mm512_set1_epi32(zero_point);
+    qgemm_channel_vectors(panels, positions, runs, steps, offset, run_stride, w, panel_bytes, a, place, start, sum);
+    const __m512 high = _mm512_set1_ps((float)(hi - zero_point));
+    const __m512i zp16 = _mm512_set1_epi16((int16_t)zero_point), low = _mm512_set1_epi8((char)lo);
     MRVL_UNROLL
     for (int v = 0; v < panels; v++) {
         if (16 * v >= height) break;
-        const int64_t rows = height - 16 * v;
-        const __mmask16 valid = (__mmask16)(rows >= 16 ? 0xffff : (1u << rows) - 1);
-        const __m512i add_v = _mm512_maskz_loadu_epi32(valid, add + 16 * v);
-        const __m512i zw_v = _mm512_maskz_loadu_epi32(valid, zw + 16 * v);
-        const __m512 scale = _mm512_maskz_loadu_ps(valid, multiplier + 16 * v);
-        __m128i r[8];
+        const __m512i zw_v = _mm512_maskz_loadu_epi32(valid[v], zw + 16 * v);
+        const __m512 scale = _mm512_maskz_loadu_ps(valid[v], multiplier + 16 * v);
+        __m512i q[8];
         MRVL_UNROLL
         for (int j = 0; j < positions; j++) {
-            __m512i total = _mm512_add_epi32(sum[j][v], add_v);
+            __m512i total = sum[j][v];
             if (column_sums)
                 total = _mm512_sub_epi32(total, _mm512_mullo_epi32(zw_v, _mm512_set1_epi32(column_sums[j])));
-            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(total), scale);
-            f = _mm512_min_ps(_mm512_max_ps(f, low), high);
-            r[j] = _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(f), zp));
+            q[j] = _mm512_cvtps_epi32(_mm512_min_ps(high, _mm512_mul_ps(_mm512_cvtepi32_ps(total), scale)));
         }
-        for (int j = positions; j < 8; j++) r[j] = r[0];
-        qgemm_channel_store(r, count, rows, y + 16 * v * row_stride, row_stride);
+        for (int j = positions; j < 8; j++) q[j] = q[0];
+        __m512i even = mrvl_narrow64(q[0], q[2], q[4], q[6], zp16, y_signed);
+        __m512i odd = mrvl_narrow64(q[1], q[3], q[5], q[7], zp16, y_signed);
+        even = y_signed ? _mm512_max_epi8(even, low) : _mm512_max_epu8(even, low);
+        odd = y_signed ? _mm512_max_epi8(odd, low) : _mm512_max_epu8(odd, low);
+        qgemm_channel_store(even, odd, count, height - 16 * v, y + 16 * v * row_stride, row_stride);
     }
 }
 
@@ -267,12 +285,13 @@ static void qgemm_channel_tile_requantized(int64_t panels, int64_t runs, int64_t
                                            int64_t run_stride, const int8_t *w, int64_t panel_bytes, const uint8_t *a,
                                            const int64_t *place, const int32_t *column_sums, int64_t height,
                                            int64_t count, const int32_t *add, const int32_t *zw,
-                                           const float *multiplier, int32_t zero_point, int32_t lo, int32_t hi,
-                                           uint8_t *y, int64_t row_stride)
+                                           const float *multiplier, int32_t zero_point, int y_signed, int32_t lo,
+                                           int32_t hi, uint8_t *y, int64_t row_stride)
 {
 #define MRVL_QGEMM_CHANNEL_TILE(n, positions)                                                                   \
     qgemm_channel_tile_panels(n, positions, runs, steps, offset, run_stride, w, panel_bytes, a, place,         \
-                              column_sums, height, count, add, zw, multiplier, zero_point, lo, hi, y, row_stride)
+                              column_sums, height, count, add, zw, multiplier, zero_point, y_signed, lo, hi, y,  \
+                              row_stride)
 #define MRVL_QGEMM_CHANNEL_CASE(n)                                                                              \
     case n:                                                                                                     \
         if (count <= 2)                                                                                         \
@@ -661,6 +680,75 @@ static void qconv_quad_planes(const mrvl_qconv_params *p, const uint8_t *planes,
     }
 }
 
+/* n bytes split into `stride` column phases span apart: out[b * span + j] = src[j * stride + b]. */
+static void qconv_split_columns(int64_t n, int64_t stride, int64_t span, const uint8_t *src, uint8_t *out)
+{
+    if (stride == 1) {
+        memcpy(out, src, (size_t)n);
+        return;
+    }
+    int64_t j = 0; /* pairs split in vectors */
+#if defined(__SSE2__)
+    const __m128i low = _mm_set1_epi16(0xff);
+    for (; stride == 2 && 2 * j + 32 <= n; j += 16) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + 2 * j));
+        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + 2 * j + 16));
+        _mm_storeu_si128((__m128i *)(void *)(out + j), _mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low)));
+        _mm_storeu_si128((__m128i *)(void *)(out + span + j),
+                         _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8)));
+    }
+#elif defined(__aarch64__)
+    for (; stride == 2 && 2 * j + 32 <= n; j += 16) {
+        const uint8x16x2_t pairs = vld2q_u8(src + 2 * j);
+        vst1q_u8(out + j, pairs.val[0]);
+        vst1q_u8(out + span + j, pairs.val[1]);
+    }
+#endif
+    for (int64_t i = j * stride; i < n; i++) out[i % stride * span + i / stride] = src[i];
+}
+
+/* The quad planes of one image and group of a conv by columns (fewer than four input channels
+ * per group where that takes fewer steps, host_kernels.py qconv_by_columns): the GEMM runs it as a conv of cg * kw channels
+ * (c, v), channel c seen from kernel column v (its plane's columns j * stride_w + v *
+ * dilation_w, padded), with a kernel of kh x 1 and stride (stride_h, 1), so that a quad holds
+ * four real taps where a stem's three channels left every fourth byte zero (a 7x7 stem: 42
+ * steps of 4 bytes for its 147 taps, not 49), and no padding columns are computed. The planes
+ * are qconv_quad_planes' for that conv (`height` rows of ow positions per row phase, `area`
+ * bytes apart), built a row at a time: each input channel's zero-padded row split into its
+ * stride_w column phases, from which every channel (c, v) reads one run, four runs interleaved.
+ * `fill` holds a row of the missing channels, a padded row and the column phases. */
+static void qconv_column_planes(const mrvl_qconv_params *p, const uint8_t *planes, uint8_t pad, uint8_t flip,
+                                int64_t height, int64_t area, uint8_t *quad_planes, uint8_t *fill)
+{
+    const int64_t cg = p->c / p->group, channels = cg * p->kw, quads = (channels + 3) / 4;
+    const int64_t sh = p->stride_h, sw = p->stride_w, width = p->ow;
+    const int64_t padded = (p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + 1, span = (padded + sw - 1) / sw;
+    const int64_t first = min_i64(p->pad_left, padded), end = min_i64(p->pad_left + p->w, padded);
+    uint8_t *zeros = fill, *row = fill + width, *split = row + padded;
+    memset(zeros, flip, (size_t)width); /* flipped to zero */
+    for (int64_t a = 0; a < sh; a++) {
+        if (!qconv_phase_used(a, sh, p->kh, p->dilation_h)) continue;
+        for (int64_t r = 0; r < height; r++) {
+            const int64_t ih = r * sh + a - p->pad_top;
+            for (int64_t c = 0; c < cg; c++) {
+                memset(row, pad, (size_t)padded);
+                if (ih >= 0 && ih < p->h && end > first)
+                    memcpy(row + first, planes + (c * p->h + ih) * p->w + first - p->pad_left, (size_t)(end - first));
+                qconv_split_columns(padded, sw, span, row, split + c * sw * span);
+            }
+            for (int64_t cq = 0; cq < quads; cq++) {
+                const uint8_t *src[4];
+                for (int64_t k = 0; k < 4; k++) {
+                    const int64_t e = 4 * cq + k, column = e % p->kw * p->dilation_w;
+                    src[k] = e < channels ? split + (e / p->kw * sw + column % sw) * span + column / sw : zeros;
+                }
+                qconv_interleave(width, src[0], src[1], src[2], src[3], flip,
+                                 quad_planes + 4 * (cq * area + (a * height + r) * width));
+            }
+        }
+    }
+}
+
 /* The sum of each of `count` positions' K bytes in the quad planes, read as the GEMM reads
  * them (the position's term of a nonzero weight zero point). */
 static void qconv_column_sums(int64_t count, int64_t runs, int64_t steps, const int64_t *offset, int64_t run_stride,
@@ -711,10 +799,22 @@ static void qconv_depthwise(const mrvl_qconv_params *p, const uint8_t *x, uint8_
  * the offsets of its steps, the column sums, the quad planes, the bytes of missing channels and
  * padding rows and a buffer of results (target/host_kernels.py qconv_scratch_bytes). A GEMM
  * panel of packed weights is followed by the int32 sums of its rows' (packed) weights. */
-static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const float *x_scale, const void *x_zero,
+static void mrvl_qlinear_conv(const mrvl_qconv_params *conv, const void *x, const float *x_scale, const void *x_zero,
                               const int8_t *w, const float *w_scale, const void *w_zero, const float *y_scale,
                               const void *y_zero, const int32_t *bias, void *y, void *scratch)
 {
+    /* p: the conv the GEMM runs, for a conv by columns (qconv_column_planes: host_kernels.py
+     * qconv_by_columns) one of cg * kw channels with a kernel of kh x 1 on planes ow wide */
+    const int64_t cg_of_conv = conv->c / conv->group;
+    const int columns = !conv->depthwise && cg_of_conv < 4 && (cg_of_conv * conv->kw + 3) / 4 < conv->kw;
+    mrvl_qconv_params by_columns = *conv;
+    if (columns) {
+        by_columns.c = conv->c * conv->kw;
+        by_columns.w = conv->ow;
+        by_columns.kw = by_columns.stride_w = by_columns.dilation_w = 1;
+        by_columns.pad_left = 0;
+    }
+    const mrvl_qconv_params *p = columns ? &by_columns : conv;
     const int64_t cg = p->c / p->group, mg = p->m / p->group, taps = p->kh * p->kw, k = cg * taps;
     const int64_t quads = (cg + 3) / 4, panels = (mg + MRVL_QGEMM_PANEL - 1) / MRVL_QGEMM_PANEL, ohw = p->oh * p->ow;
     const int64_t panel_bytes = (quads * taps * 4 + 4) * MRVL_QGEMM_PANEL;
@@ -752,13 +852,13 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
      * the input's (a 1x1 conv of stride 1 without padding), or its zero-padded planes split
      * into stride phases, rows of `width` positions, the results of the positions past ow
      * dropped from a buffer when there are any. */
-    const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
-                       p->pad_left == 0 && p->oh == p->h && p->ow == p->w;
+    const int direct = !columns && p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+                       p->pad_top == 0 && p->pad_left == 0 && p->oh == p->h && p->ow == p->w;
     const int64_t sh = p->stride_h, sw = p->stride_w;
     const int64_t width = direct ? p->ow : ((p->ow - 1) * sw + (p->kw - 1) * p->dilation_w + sw) / sw;
     const int64_t phase_rows = ((p->oh - 1) * sh + (p->kh - 1) * p->dilation_h + sh) / sh;
     const int64_t area = direct ? p->h * p->w : sh * sw * phase_rows * width, positions = p->oh * width;
-    const int64_t quad_stride = 4 * area;
+    const int64_t quad_stride = 4 * area, plane = conv->h * conv->w;
     /* the GEMM's steps: quads (runs) of taps (steps), or for a conv of one tap its quads as the
      * steps of one run (the inner loop over all of K) */
     const int64_t runs = taps == 1 ? 1 : quads, steps = taps == 1 ? quads : taps;
@@ -785,8 +885,12 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
         for (int64_t cq = 1; cq < quads; cq++) offset[cq] = offset[0] + cq * quad_stride;
     for (int64_t b = 0; b < p->n; b++)
         for (int64_t g = 0; g < p->group; g++) {
-            qconv_quad_planes(p, (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w, direct, pad, flip, width,
-                              phase_rows, area, quad_planes, fill);
+            if (columns) /* from the input's planes of this image and group */
+                qconv_column_planes(conv, (const uint8_t *)x + (b * conv->group + g) * (conv->c / conv->group) * plane,
+                                    pad, flip, phase_rows, area, quad_planes, fill);
+            else
+                qconv_quad_planes(p, (const uint8_t *)x + (b * p->c + g * cg) * p->h * p->w, direct, pad, flip, width,
+                                  phase_rows, area, quad_planes, fill);
             if (any_zw) qconv_column_sums(positions, runs, steps, offset, quad_stride, quad_planes, column_sums);
             /* the group's channel o's result for position i: at dst + o * stride + i */
             uint8_t *dst = staged ? results : out + (b * p->m + g * mg) * ohw;
@@ -830,8 +934,8 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
 #if defined(MRVL_QGEMM_CHANNEL_FUSED)
                         qgemm_channel_tile_requantized(count_panels, runs, steps, offset, quad_stride, w_panels,
                                                        panel_bytes, quad_planes, place, any_zw ? place_sums : NULL,
-                                                       height, count, add + o, zw + o, multiplier + o, zy, p->y_min,
-                                                       p->y_max, y_tile, ohw);
+                                                       height, count, add + o, zw + o, multiplier + o, zy,
+                                                       p->y_signed, p->y_min, p->y_max, y_tile, ohw);
 #else
                         qgemm_channel_sums(runs, steps, offset, quad_stride, w_panels, quad_planes, place, tile);
                         qgemm_channel_requantize(tile, any_zw ? place_sums : NULL, height, count, add + o, zw + o,
@@ -856,7 +960,8 @@ static void mrvl_qlinear_conv(const mrvl_qconv_params *p, const void *x, const f
 #if defined(MRVL_QGEMM_FUSED_STORE)
                         if (!any_zw) {
                             qgemm_tile_requantized(runs, steps, offset, quad_stride, w_panel, a, height, count,
-                                                   add + o, multiplier + o, zy, p->y_min, p->y_max, y_tile, stride);
+                                                   add + o, multiplier + o, zy, p->y_signed, p->y_min, p->y_max,
+                                                   y_tile, stride);
                             continue;
                         }
 #endif

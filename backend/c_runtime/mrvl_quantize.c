@@ -500,39 +500,53 @@ MRVL_DEFINE_RESCALE(u8u8, uint8_t, 0, 255, uint8_t, u8)
 
 #if defined(__AVX512F__) && defined(__AVX512BW__)
 /* 16 elements of qlinear_add (below) in float32: the fused multiply-adds of the scalar loop,
- * clamped, rounded by the default rounding mode (halves to even, as rintf), as int32. */
+ * at most hi, rounded by the default rounding mode (halves to even, as rintf), as int32; a
+ * value below int32's range converts to its lowest, so that a saturating narrowing or a max
+ * does the low clamp. */
 static MRVL_ALWAYS_INLINE __m512i mrvl_qlinear_add16(__m512i a, __m512i b, __m512 ra, __m512 rb, __m512 constant,
-                                                     __m512 lo, __m512 hi)
+                                                     __m512 hi)
 {
     const __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), ra,
                                      _mm512_fmadd_ps(_mm512_cvtepi32_ps(b), rb, constant));
-    return _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(v, lo), hi));
+    return _mm512_cvtps_epi32(_mm512_min_ps(hi, v)); /* a NaN (of infinite ratios) stays one: the lowest */
 }
-/* 16 bytes at a time (the last ones masked), widened straight from memory: the compiler's
- * vectorisation of the scalar loop widened in three steps and clamped through compares and
- * blends (1.4x onnxruntime's time on ResNet-50's 56x56 Adds). */
-#define MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI)                                                  \
+/* Bytes widened straight from memory (the compiler's vectorisation of the scalar loop widened
+ * in three steps and clamped through compares and blends: 1.4x onnxruntime's time on
+ * ResNet-50's 56x56 Adds), 64 at a time narrowed with saturation by packs (mrvl_narrow64),
+ * then the last ones 16 at a time, masked. */
+#define MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI, IS_SIGNED)                                       \
     do {                                                                                         \
         const __m512 ra_v = _mm512_set1_ps(ra), rb_v = _mm512_set1_ps(rb);                       \
-        const __m512 constant_v = _mm512_set1_ps(constant);                                      \
-        const __m512 lo_v = _mm512_set1_ps(LO), hi_v = _mm512_set1_ps(HI);                       \
+        const __m512 constant_v = _mm512_set1_ps(constant), hi_v = _mm512_set1_ps(HI);           \
+        const __m512i lo_v = _mm512_set1_epi32((int32_t)(LO));                                   \
+        for (; e + 64 <= count; e += 64) {                                                       \
+            __m512i q[4];                                                                        \
+            for (int i = 0; i < 4; i++) {                                                        \
+                const __m128i *at = (const __m128i *)(const void *)(a + e + 16 * i);             \
+                const __m128i *bt = (const __m128i *)(const void *)(b + e + 16 * i);             \
+                q[i] = mrvl_qlinear_add16(WIDEN(_mm_loadu_si128(at)), WIDEN(_mm_loadu_si128(bt)), ra_v, rb_v, \
+                                          constant_v, hi_v);                                     \
+            }                                                                                    \
+            const __m512i bytes = mrvl_narrow64(q[0], q[1], q[2], q[3], _mm512_setzero_si512(), IS_SIGNED); \
+            _mm512_storeu_si512(y + e, bytes);                                                   \
+        }                                                                                        \
         for (; e < count; e += 16) {                                                             \
             const __mmask16 in = count - e >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (count - e)) - 1); \
             const __m512i av = WIDEN(_mm_maskz_loadu_epi8(in, a + e));                           \
             const __m512i bv = WIDEN(_mm_maskz_loadu_epi8(in, b + e));                           \
-            _mm_mask_storeu_epi8(y + e, in, _mm512_cvtepi32_epi8(mrvl_qlinear_add16(av, bv, ra_v, rb_v, \
-                                                                                    constant_v, lo_v, hi_v))); \
+            const __m512i q = mrvl_qlinear_add16(av, bv, ra_v, rb_v, constant_v, hi_v);          \
+            _mm_mask_storeu_epi8(y + e, in, _mm512_cvtepi32_epi8(_mm512_max_epi32(q, lo_v)));    \
         }                                                                                        \
     } while (0)
 #else
-#define MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI) ((void)0)
+#define MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI, IS_SIGNED) ((void)0)
 #endif
 
 /* onnxruntime's QLinearAdd of two 8-bit tensors of one shape (cpu.qlinear_add), as its AVX2
  * kernel computes it: the ratios of the inputs' scales to the output's and the constant part
  * in float32, each value converted to float32 and multiplied in with a fused multiply-add
  * (one rounding, so every target gives the same bytes), rounded halves to even, saturated. */
-#define MRVL_DEFINE_QLINEAR_ADD(SUFFIX, T, LO, HI, WIDEN)                                        \
+#define MRVL_DEFINE_QLINEAR_ADD(SUFFIX, T, LO, HI, WIDEN, IS_SIGNED)                             \
     static void mrvl_qlinear_add_##SUFFIX(int64_t count, const T *a, const float *a_scale,       \
                                           const T *a_zero, const T *b, const float *b_scale,     \
                                           const T *b_zero, const float *y_scale, const T *y_zero, \
@@ -541,15 +555,15 @@ static MRVL_ALWAYS_INLINE __m512i mrvl_qlinear_add16(__m512i a, __m512i b, __m51
         const float ra = *a_scale / *y_scale, rb = *b_scale / *y_scale;                          \
         const float constant = (float)*y_zero - fmaf(ra, (float)*a_zero, rb * (float)*b_zero);   \
         int64_t e = 0;                                                                           \
-        MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI);                                                 \
+        MRVL_QLINEAR_ADD_VECTORS(WIDEN, LO, HI, IS_SIGNED);                                      \
         for (; e < count; e++) {                                                                 \
             const float v = fmaf((float)a[e], ra, fmaf((float)b[e], rb, constant));              \
             y[e] = (T)(int32_t)rintf(v < (LO) ? (LO) : v > (HI) ? (HI) : v);                     \
         }                                                                                        \
     }
 
-MRVL_DEFINE_QLINEAR_ADD(u8, uint8_t, 0.0f, 255.0f, _mm512_cvtepu8_epi32)
-MRVL_DEFINE_QLINEAR_ADD(i8, int8_t, -128.0f, 127.0f, _mm512_cvtepi8_epi32)
+MRVL_DEFINE_QLINEAR_ADD(u8, uint8_t, 0.0f, 255.0f, _mm512_cvtepu8_epi32, 0)
+MRVL_DEFINE_QLINEAR_ADD(i8, int8_t, -128.0f, 127.0f, _mm512_cvtepi8_epi32, 1)
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
