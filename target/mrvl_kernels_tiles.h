@@ -181,6 +181,17 @@
  * reading in place, whose masked tiles and rows read across channel planes cost 1.03-1.09x
  * (tiny-YOLO's 3x3 convs of 3 to 32 channels at 256 to 64 wide, ResNet-18's 64 -> 64 at 56 x 56). */
 #define MRVL_FLAT_ROWS_FLOATS 524288
+/* Whether the flat conv reads such inputs in place by rows at all (1). On the N2 the masks'
+ * ands share the two FP pipes with the multiply-adds and the masked tile spills (8x12: 46% of
+ * its peak in llvm-mca, against 100% unmasked), and no timing says it gains there. The scratch
+ * is planned for both ways. A build may set it. */
+#ifndef MRVL_FLAT_ROWS
+#if defined(__aarch64__)
+#define MRVL_FLAT_ROWS 0
+#else
+#define MRVL_FLAT_ROWS 1
+#endif
+#endif
 
 /* --- Depthwise convolution (mrvl_kernels_depthwise.c) -------------------------------- */
 

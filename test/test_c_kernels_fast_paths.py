@@ -825,7 +825,7 @@ def flat_scratch(c_workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> d
         blocks.append("{\n" + _conv_params((out / "m.c").read_text()) + "\n"
                       "int64_t q[MRVL_SPATIAL], phases, floats;\nflat_layout(&p, q, &phases, &floats);\n"
                       'printf("%lld %d %lld %d\\n", (long long)flat_scratch_floats(&p), MRVL_FLAT_TILE,\n'
-                      "       (long long)(flat_rows_in_place(&p) ? 4 * p.c / p.group\n"
+                      "       (long long)(flat_rows_fit(&p) ? 4 * p.c / p.group + 1\n"
                       "                   : flat_in_place(&p, q) ? 2 * p.c / p.group : 1),\n"
                       "       flat_rows_in_place(&p));\n}\n")
     folder = tmp_path_factory.mktemp("flat_scratch")
@@ -840,8 +840,8 @@ def flat_scratch(c_workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> d
 def test_flat_scratch_is_what_the_kernel_takes(name: str, c_workdir: Path, flat_scratch) -> None:
     """plan-host-memory's scratch for a flat conv (host_kernels.py) is flat_scratch_floats of
     mrvl_kernels.c with the widest vectors' tile (more on this machine's narrower ones: a tile
-    per input channel twice in place, four times in place by rows), plus the weights it packs
-    at run time."""
+    per input channel twice in place, one more and four a channel where it can read in place by
+    rows), plus the weights it packs at run time."""
     text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
     planned = int(re.search(r"scratch \((\d+) bytes\)", text).group(1))
     packing = int(m.group(1)) if (m := re.search(r"scratch \+ (\d+)\)", text)) else 0

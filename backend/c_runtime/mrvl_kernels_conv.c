@@ -554,7 +554,15 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
  * output row (ox >= out2, oy >= out1) are computed too and dropped. A tile is MRVL_FLAT_MR
  * channels by MRVL_FLAT_TILE flat positions, summed in registers over the whole depth; its
  * rows are stored as runs of output positions, no transpose, and its epilogue runs along
- * them. */
+ * them.
+ *
+ * A 1x1 conv of stride 1 reads its input in place: it is its own flat layout. So does a padded
+ * conv of stride 1 whose output is its input's size, when its input is too large for its copy
+ * to stay in the caches (flat_rows_in_place): its flat rows are the input's own (no junk
+ * columns), the tiles that would read before the plane or past it read copies of its first and
+ * last rows with zeros around, and a tile with lanes whose kernel columns reach across a row's
+ * left or right end (into the row before or after) zeros those lanes by a mask per kernel
+ * column, as the padding would: the same sums in the same order as from the copy. */
 
 /* The flat layout of a conv's input: q, the extent of each phase per spatial dim (the
  * extent the windows read, over the stride, rounded up); the phases; the floats of a channel. */
@@ -602,14 +610,14 @@ static void flat_rows_reach(const mrvl_conv_params *p, int64_t *nearest, int64_t
     *farthest = ((k[1] - 1) * d[1] - pad[1]) * w + (k[2] - 1) * d[2] - pad[2];
 }
 
-/* Whether the flat conv reads a padded conv's input in place, with the input's rows as the
- * flat rows (no junk columns, no copy): a 2-d conv of stride 1 whose output is its input's
+/* Whether the flat conv can read a padded conv's input in place, with the input's rows as
+ * the flat rows (no junk columns, no copy): a 2-d conv of stride 1 whose output is its input's
  * size (padded as far as its kernel reaches), its group's input more than
  * MRVL_FLAT_ROWS_FLOATS, on a plane that the tiles reading its first and last rows (from
  * copies, zeros around) do not overlap on. A tile's lanes whose kernel columns reach across
  * the plane's left or right edge (into the row before or after) are masked to zeros per kernel
  * column, as the padding would be. */
-static int flat_rows_in_place(const mrvl_conv_params *p)
+static int flat_rows_fit(const mrvl_conv_params *p)
 {
     const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride;
     int64_t nearest, farthest;
@@ -618,6 +626,13 @@ static int flat_rows_in_place(const mrvl_conv_params *p)
         return 0;
     flat_rows_reach(p, &nearest, &farthest);
     return volume3(in) >= farthest - nearest + 2 * MRVL_FLAT_WIDEST_TILE;
+}
+
+/* Whether the flat conv reads a conv's input in place by rows: where it fits and the target
+ * reads so (MRVL_FLAT_ROWS). */
+static int flat_rows_in_place(const mrvl_conv_params *p)
+{
+    return MRVL_FLAT_ROWS && flat_rows_fit(p);
 }
 
 /* Floats per input channel of each of the two copies a conv read in place by rows takes
@@ -633,19 +648,20 @@ static int64_t flat_rows_edge_floats(const mrvl_conv_params *p)
 /* Floats of scratch mrvl_flat_conv_f32 needs (target/host_kernels.py
  * flat_scratch_floats): a group's input in the flat layout, a tile of zeros after it (the
  * last tile's dropped positions read that far), and the tap table; in place, the tail of each
- * input channel (flat_tail_floats) and two tap tables, the input's and the tail's; in place
- * by rows, the head and the tail of each input channel (flat_rows_edge_floats), three tap
- * tables (the input's, the copies' and the masks') and the masks of a row and a tile per
- * kernel column. */
+ * input channel (flat_tail_floats) and two tap tables, the input's and the tail's. Where it
+ * can read in place by rows (flat_rows_fit), as much more for that, whether the target does or
+ * not: the head and the tail of each input channel (flat_rows_edge_floats), three tap tables
+ * (the input's, the copies' and the masks') and the masks of a row and a tile per kernel
+ * column. */
 static int64_t flat_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t q[MRVL_SPATIAL], phases, channel_floats, cg = p->c / p->group;
     flat_layout(p, q, &phases, &channel_floats);
-    if (flat_rows_in_place(p))
-        return 2 * cg * flat_rows_edge_floats(p) + 3 * cg * volume3(p->kernel) +
-               p->kernel[2] * (p->in[2] + MRVL_FLAT_WIDEST_TILE);
+    int64_t rows = flat_rows_fit(p) ? 2 * cg * flat_rows_edge_floats(p) + 3 * cg * volume3(p->kernel) +
+                                          p->kernel[2] * (p->in[2] + MRVL_FLAT_WIDEST_TILE)
+                                    : 0;
     if (flat_in_place(p, q)) return cg * flat_tail_floats(p, q) + 2 * cg * volume3(p->kernel);
-    return cg * channel_floats + MRVL_FLAT_TILE + cg * volume3(p->kernel);
+    return rows + cg * channel_floats + MRVL_FLAT_TILE + cg * volume3(p->kernel);
 }
 
 /* What the parts of one image and group of mrvl_flat_conv_f32 read and write. */
@@ -722,15 +738,15 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 }
 
 /* acc[i][j] = bias[i] + the sum over r < depth of x[tap[r] + j] * w[r * MRVL_CONV_PANEL + i]
- * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers (with mask_tap, x[tap[r] + j] read
- * as 0 where mask[mask_tap[r] + j] is 0): each input vector feeds
+ * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers (when masked, x[tap[r] + j] read as
+ * 0 where mask[mask_tap[r] + j] is 0): each input vector feeds
  * MRVL_FLAT_MR multiply-adds and each broadcast weight `vecs` (of MRVL_FLAT_VECTORS; a last
  * tile of fewer positions sums fewer vectors, bias in the rest), summed in order. With y (a
  * tile of MRVL_FLAT_VECTORS vectors that is one run of output positions), its first `channels`
  * rows are stored from the registers instead, to y (rows `positions` apart) plus the residual r
  * (laid out as y; may be NULL), then p's clamp and LeakyRelu (as conv_epilogue).
- * Always inlined with constant vecs. */
-static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *x, const int32_t *tap,
+ * Always inlined with constant vecs and masked. */
+static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int masked, int64_t depth, const float *x, const int32_t *tap,
                                           const int32_t *mask_tap, const int32_t *mask, const float *w,
                                           const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE],
                                           float *y, const float *r, int64_t positions, int channels,
@@ -744,14 +760,18 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
     vec sum[MRVL_FLAT_MR][MRVL_FLAT_VECTORS];
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] = (vec){0} + bias[i];
-    MRVL_MCA_BEGIN("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
-                   MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    if (masked)
+        MRVL_MCA_BEGIN("conv_flat_masked", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
+                       MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    else
+        MRVL_MCA_BEGIN("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
+                       MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL) {
         const float *xr = x + tap[r];
         vec in[MRVL_FLAT_VECTORS];
-        const int32_t *mr = mask_tap ? mask + mask_tap[r] : NULL;
+        const int32_t *mr = masked ? mask + mask_tap[r] : NULL;
         for (int v = 0; v < vecs; v++)
-            in[v] = mask_tap ? (vec)(*(const lanes *)(const void *)(mr + v * MRVL_GEMM_VECTOR_FLOATS) &
+            in[v] = masked ? (vec)(*(const lanes *)(const void *)(mr + v * MRVL_GEMM_VECTOR_FLOATS) &
                                      *(const lanes *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS))
                              : *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
 #if MRVL_FLAT_WEIGHT_LANES
@@ -768,8 +788,12 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
             for (int v = 0; v < vecs; v++) sum[i][v] += in[v] * wt;
         }
     }
-    MRVL_MCA_END("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
-                 MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    if (masked)
+        MRVL_MCA_END("conv_flat_masked", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
+                     MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    else
+        MRVL_MCA_END("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
+                     MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
     if (y) {
         pool_vec lower = (pool_vec){0} + low, upper = (pool_vec){0} + high, zero = {0};
         MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++)
@@ -797,7 +821,7 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL)
         for (int i = 0; i < MRVL_FLAT_MR; i++)
             for (int j = 0; j < MRVL_FLAT_TILE; j++)
-                acc[i][j] += (mask_tap && !mask[mask_tap[r] + j] ? 0.0f : x[tap[r] + j]) * w[i];
+                acc[i][j] += (masked && !mask[mask_tap[r] + j] ? 0.0f : x[tap[r] + j]) * w[i];
     if (y)
         for (int i = 0; i < channels; i++)
             for (int j = 0; j < MRVL_FLAT_TILE; j++) {
@@ -817,12 +841,12 @@ static MRVL_NOINLINE void flat_masked_micro(int64_t count, int64_t depth, const 
                                             const float *r, int64_t positions, int channels,
                                             const mrvl_conv_params *p)
 {
-    if (y) flat_micro(MRVL_FLAT_VECTORS, depth, x, tap, mask_tap, mask, w, bias, acc, y, r, positions, channels, p);
+    if (y) flat_micro(MRVL_FLAT_VECTORS, 1, depth, x, tap, mask_tap, mask, w, bias, acc, y, r, positions, channels, p);
     else if (count <= MRVL_GEMM_VECTOR_FLOATS)
-        flat_micro(1, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
+        flat_micro(1, 1, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
     else if (count <= 2 * MRVL_GEMM_VECTOR_FLOATS)
-        flat_micro(2, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
-    else flat_micro(MRVL_FLAT_VECTORS, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
+        flat_micro(2, 1, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
+    else flat_micro(MRVL_FLAT_VECTORS, 1, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
 }
 
 /* y[j] = a[j] for j < len <= MRVL_FLAT_TILE: whole vectors, then halves down to one float,
@@ -870,8 +894,8 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
             tile = t;
             runs = 0;
             mask_tap = NULL;
-            int64_t column = a->mask_tap ? i0 % width : 0;
-            if (a->mask_tap && (column < left || column + MRVL_FLAT_TILE > right))
+            int64_t column = MRVL_FLAT_ROWS && a->mask_tap ? i0 % width : 0;
+            if (MRVL_FLAT_ROWS && a->mask_tap && (column < left || column + MRVL_FLAT_TILE > right))
                 mask_tap = a->mask_tap, mask = a->masks + column;
             if (no_junk) at[0] = 0, first[0] = i0, len[0] = i1 - i0, runs = 1;
             for (int64_t i = no_junk ? i1 : i0; i < i1;) {
@@ -907,15 +931,15 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
                               stored && a->r ? a->r + at0 : NULL, positions, channels, p);
             if (stored) continue;
         } else if (stored) {
-            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, NULL, NULL, w, bias, acc, a->y + at0,
+            flat_micro(MRVL_FLAT_VECTORS, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, a->y + at0,
                        a->r ? a->r + at0 : NULL, positions, channels, p);
             continue;
         } else if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) {
-            flat_micro(1, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
+            flat_micro(1, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
         } else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) {
-            flat_micro(2, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
+            flat_micro(2, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
         } else {
-            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
+            flat_micro(MRVL_FLAT_VECTORS, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
         }
         /* The epilogue in ONNX's order: residual, clamp, activation (a PRelu per channel), scale
          * and shift. */
