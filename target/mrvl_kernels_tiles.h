@@ -176,10 +176,11 @@
  * plan-host-memory reserves (for the widest tile) is the kernel's on every target. */
 #define MRVL_FLAT_WIDEST_TILE 48
 /* A group's input of more floats than this (twice the L2 of the Zen 4 it was timed on) the flat
- * conv reads in place by rows where it can, not copied: its copy went through memory (a 16 ->
- * 16 3x3 conv at 224 x 224, x86-64-v3: 0.83x the time). Copies that stay in L2 cost less than
- * reading in place, whose masked tiles and rows read across channel planes cost 1.03-1.09x
- * (tiny-YOLO's 3x3 convs of 3 to 32 channels at 256 to 64 wide, ResNet-18's 64 -> 64 at 56 x 56). */
+ * conv reads in place by rows where it can, not copied: its copy goes through memory (stem_224,
+ * whose 16 -> 16 3x3 conv at 224 x 224 reads 3.2 MB: the whole model 0.89-0.97x the time at
+ * x86-64-v3, 0.79-0.92x natively). Copies that stay in L2 cost less than reading in place, whose masked tiles and rows
+ * read across channel planes cost 1.03-1.09x (tiny-YOLO's 3x3 convs of 3 to 32 channels at 256
+ * to 64 wide, ResNet-18's 64 -> 64 at 56 x 56). */
 #define MRVL_FLAT_ROWS_FLOATS 524288
 /* Whether the flat conv reads such inputs in place by rows at all (1). On the N2 the masks'
  * ands share the two FP pipes with the multiply-adds and the masked tile spills (8x12: 46% of
