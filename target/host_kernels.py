@@ -333,16 +333,46 @@ def flat_count(op: cpu.ConvOp) -> int:
     return ((out[0] - 1) * q[1] + out[1] - 1) * q[2] + out[2]
 
 
+def flat_rows_reach(op: cpu.ConvOp) -> tuple[int, int]:
+    """flat_rows_reach of mrvl_kernels_conv.c: the flat offsets from an output position to the
+    first and the last input its window reads, in a conv read in place by rows."""
+    inp, _, kernel, _, dilations, pads = _depthwise_dims(op)
+    return (-pads[1] * inp[2] - pads[2],
+            ((kernel[1] - 1) * dilations[1] - pads[1]) * inp[2] + (kernel[2] - 1) * dilations[2] - pads[2])
+
+
+def flat_rows_fit(op: cpu.ConvOp) -> bool:
+    """flat_rows_fit of mrvl_kernels_conv.c: whether the flat conv can read a padded conv's
+    input in place by rows (a conv of one depth slice, stride 1, whose output is its input's
+    size, its group's input more than MRVL_FLAT_ROWS_FLOATS, on a plane large enough next to
+    the kernel's reach and MRVL_FLAT_WIDEST_TILE)."""
+    inp, out, kernel, strides, _, pads = _depthwise_dims(op)
+    cg = cpu.shape_of(op.X)[1] // op.group.value.data
+    if (inp[0] != 1 or out != inp or kernel[0] != 1 or strides[1:] != [1, 1] or (pads[1] == 0 and pads[2] == 0)
+            or cg * inp[1] * inp[2] <= kernel_macro("FLAT_ROWS_FLOATS")):
+        return False
+    nearest, farthest = flat_rows_reach(op)
+    return inp[1] * inp[2] >= farthest - nearest + 2 * kernel_macro("FLAT_WIDEST_TILE")
+
+
 def flat_scratch_floats(op: cpu.ConvOp) -> int:
     """flat_scratch_floats of mrvl_kernels_conv.c: a group's input in the flat layout, a tile of
     zeros after it (MRVL_FLAT_TILE of the widest vectors) and the tap table; in place, each
-    input channel's tail (flat_tail_floats) and two tap tables."""
+    input channel's tail (flat_tail_floats) and two tap tables. Where it can read in place by
+    rows, as much more for that (whether the target does or not): each input channel's head and
+    tail (flat_rows_edge_floats), three tap tables and the masks."""
     xs, ws = cpu.shape_of(op.X), op.weights_shape()
     cg, taps = xs[1] // op.group.value.data, math.prod(ws[2:])
+    rows = 0
+    if flat_rows_fit(op):
+        nearest, farthest = flat_rows_reach(op)
+        edge = 2 * (farthest - nearest) + 2 * kernel_macro("FLAT_TILE")
+        width, kernel_width = _depthwise_dims(op)[0][2], ws[-1]
+        rows = 2 * cg * edge + 3 * cg * taps + kernel_width * (width + kernel_macro("FLAT_WIDEST_TILE"))
     if flat_in_place(op):
         tail = math.prod(xs[2:]) - flat_count(op) + 2 * kernel_macro("FLAT_TILE")
         return cg * tail + 2 * cg * taps
-    return cg * flat_layout(op)[1] + kernel_macro("FLAT_TILE") + cg * taps
+    return rows + cg * flat_layout(op)[1] + kernel_macro("FLAT_TILE") + cg * taps
 
 
 def _depthwise_dims(op: cpu.ConvOp) -> tuple[list[int], ...]:

@@ -172,6 +172,28 @@
 #define MRVL_FLAT_WEIGHT_LANES 0
 #endif
 #define MRVL_FLAT_TILE (MRVL_FLAT_VECTORS * MRVL_GEMM_VECTOR_FLOATS)
+/* The widest target's MRVL_FLAT_TILE (AVX-512's): whether the flat conv reads a padded conv's
+ * input in place by rows depends on it, not on the target's own tile, so that the scratch
+ * plan-host-memory reserves (for the widest tile) is the kernel's on every target. */
+#define MRVL_FLAT_WIDEST_TILE 48
+/* A group's input of more floats than this (twice the L2 of the Zen 4 it was timed on) the flat
+ * conv reads in place by rows where it can, not copied: its copy goes through memory (stem_224,
+ * whose 16 -> 16 3x3 conv at 224 x 224 reads 3.2 MB: the whole model 0.89-0.97x the time at
+ * x86-64-v3, 0.79-0.92x natively). Copies that stay in L2 cost less than reading in place, whose masked tiles and rows
+ * read across channel planes cost 1.03-1.09x (tiny-YOLO's 3x3 convs of 3 to 32 channels at 256
+ * to 64 wide, ResNet-18's 64 -> 64 at 56 x 56). */
+#define MRVL_FLAT_ROWS_FLOATS 524288
+/* Whether the flat conv reads such inputs in place by rows at all (1). On the N2 the masks'
+ * ands share the two FP pipes with the multiply-adds and the masked tile spills (8x12: 46% of
+ * its peak in llvm-mca, against 100% unmasked), and no timing says it gains there. The scratch
+ * is planned for both ways. A build may set it. */
+#ifndef MRVL_FLAT_ROWS
+#if defined(__aarch64__)
+#define MRVL_FLAT_ROWS 0
+#else
+#define MRVL_FLAT_ROWS 1
+#endif
+#endif
 
 /* --- Depthwise convolution (mrvl_kernels_depthwise.c) -------------------------------- */
 

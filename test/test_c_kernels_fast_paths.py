@@ -641,6 +641,17 @@ CASES["stem_wide_rows_clip"] = _conv_then([_n("Identity", ["a"], ["y"])], shape=
                                           clip=True, pads=[1, 1, 1, 1])
 CASES["stem_runtime_weights"] = _stem([1, 3, 20, 30], [16, 3, 3, 3], weights_input=True, strides=[2, 2],
                                       pads=[1, 1, 1, 1])
+# Convs of stride 1 whose output is their input's size, of a group's input over
+# MRVL_FLAT_ROWS_FLOATS, read it in place by rows: the first and the last tiles from copies, the
+# lanes whose kernel columns reach across a row's end masked. Tiles of one run stored from the
+# registers with their masks (a residual, a LeakyRelu; the last tile 2 vectors on AVX2); a kernel
+# 5 wide dilated, its pads uneven (3 left, 5 right), a SiLU after (the tiles' sums stored first;
+# the last tile 1 vector on AVX2); a smaller input, copied.
+CASES["stem_rows_residual_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 3, 420, 421],
+                                                    w=[9, 3, 3, 3], residual=True, pads=[1, 1, 1, 1])
+CASES["stem_rows_dilated_uneven_pads_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 8, 256, 257],
+                                                         w=[5, 8, 3, 5], dilations=[1, 2], pads=[1, 3, 1, 5])
+CASES["stem_rows_input_too_small"] = _stem([1, 8, 256, 255], [5, 8, 3, 3], pads=[1, 1, 1, 1])
 
 def _two_convs_joined(x: list[int], first: list[int], second: list[int]) -> onnx.ModelProto:
     """Two padded convs of x (their weights shaped `first` and `second`) joined along the channels, then a Relu."""
@@ -809,16 +820,19 @@ def _conv_params(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def flat_scratch(c_workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, int, int]]:
-    """For each STEMS case, mrvl_kernels.c's flat_scratch_floats of its conv, MRVL_FLAT_TILE and
-    the tiles the conv keeps in place: one program (the kernels built once) prints them all."""
+def flat_scratch(c_workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, int, int, int]]:
+    """For each STEMS case, mrvl_kernels.c's flat_scratch_floats of its conv, MRVL_FLAT_TILE, the
+    tiles the conv keeps in place and whether it reads its input in place by rows: one program
+    (the kernels built once) prints them all."""
     blocks, out = [], None
     for name in STEMS:
         out = emit_model(CASES[name], c_workdir)
         blocks.append("{\n" + _conv_params((out / "m.c").read_text()) + "\n"
                       "int64_t q[MRVL_SPATIAL], phases, floats;\nflat_layout(&p, q, &phases, &floats);\n"
-                      'printf("%lld %d %lld\\n", (long long)flat_scratch_floats(&p), MRVL_FLAT_TILE,\n'
-                      "       (long long)(flat_in_place(&p, q) ? 2 * p.c / p.group : 1));\n}\n")
+                      'printf("%lld %d %lld %d\\n", (long long)flat_scratch_floats(&p), MRVL_FLAT_TILE,\n'
+                      "       (long long)(flat_rows_fit(&p) ? 4 * p.c / p.group + 1\n"
+                      "                   : flat_in_place(&p, q) ? 2 * p.c / p.group : 1),\n"
+                      "       flat_rows_in_place(&p));\n}\n")
     folder = tmp_path_factory.mktemp("flat_scratch")
     (folder / "main.c").write_text('#include <stdio.h>\n#include "mrvl_kernels.c"\nint main(void)\n{\n'
                                    + "".join(blocks) + "}\n")
@@ -831,12 +845,19 @@ def flat_scratch(c_workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> d
 def test_flat_scratch_is_what_the_kernel_takes(name: str, c_workdir: Path, flat_scratch) -> None:
     """plan-host-memory's scratch for a flat conv (host_kernels.py) is flat_scratch_floats of
     mrvl_kernels.c with the widest vectors' tile (more on this machine's narrower ones: a tile
-    per input channel twice in place), plus the weights it packs at run time."""
+    per input channel twice in place, one more and four a channel where it can read in place by
+    rows), plus the weights it packs at run time."""
     text = (emit_model(CASES[name], c_workdir) / "m.c").read_text()
     planned = int(re.search(r"scratch \((\d+) bytes\)", text).group(1))
     packing = int(m.group(1)) if (m := re.search(r"scratch \+ (\d+)\)", text)) else 0
-    floats, tile, tiles = flat_scratch[name]
+    floats, tile, tiles, _ = flat_scratch[name]
     assert planned == 4 * (packing + floats + (kernel_macro("FLAT_TILE") - tile) * tiles)
+
+
+def test_flat_rows_cases_read_in_place_by_rows(flat_scratch) -> None:
+    """The stem_rows cases take the rows layout (flat_rows_in_place), but the input too small."""
+    rows = {name: flat_scratch[name][3] for name in STEMS if name.startswith("stem_rows_")}
+    assert rows == {name: int(name != "stem_rows_input_too_small") for name in rows}
 
 
 def test_the_row_limit_is_where_the_kernel_says(c_workdir: Path) -> None:
@@ -945,6 +966,20 @@ def test_fire_concat_is_in_place(c_workdir: Path) -> None:
     flat = (emit_model(CASES["concat_in_place_flat_batch2"], c_workdir) / "m.c").read_text()
     assert flat.count("in place: its inputs were written") == 1 and flat.count(".y_batch = 11520") == 2
     assert flat.count("mrvl_flat_conv_f32(&p") == 2
+
+
+def test_flat_rows_keep_infinities_out_of_the_next_row(c_workdir: Path) -> None:
+    """The flat conv read in place by rows: a lane whose kernel column reaches across the left
+    or right edge reads the neighbouring row's end, masked off bitwise. An infinity there (or in
+    the first or last row, which the copies read) must not turn the lane into a NaN."""
+    case = "stem_rows_residual_leaky_relu"
+    model = CASES[case]
+    inputs = random_inputs(model, 5)
+    inputs["x"][0, :, 2, -1] = np.inf
+    inputs["x"][0, :, 4, 0] = -np.inf
+    inputs["x"][0, :, 0, 7] = np.inf
+    inputs["x"][0, :, -1, -1] = -np.inf
+    check(model, c_workdir, inputs, name=f"inf_{case}", native=True)
 
 
 @pytest.mark.parametrize("case", ["rows_narrow_plane", "rows_5x5_multiplier", "small_9x23", "small_clip"])

@@ -554,7 +554,15 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
  * output row (ox >= out2, oy >= out1) are computed too and dropped. A tile is MRVL_FLAT_MR
  * channels by MRVL_FLAT_TILE flat positions, summed in registers over the whole depth; its
  * rows are stored as runs of output positions, no transpose, and its epilogue runs along
- * them. */
+ * them.
+ *
+ * A 1x1 conv of stride 1 reads its input in place: it is its own flat layout. So does a padded
+ * conv of stride 1 whose output is its input's size, when its input is too large for its copy
+ * to stay in the caches (flat_rows_in_place): its flat rows are the input's own (no junk
+ * columns), the tiles that would read before the plane or past it read copies of its first and
+ * last rows with zeros around, and a tile with lanes whose kernel columns reach across a row's
+ * left or right end (into the row before or after) zeros those lanes by a mask per kernel
+ * column, as the padding would: the same sums in the same order as from the copy. */
 
 /* The flat layout of a conv's input: q, the extent of each phase per spatial dim (the
  * extent the windows read, over the stride, rounded up); the phases; the floats of a channel. */
@@ -592,16 +600,68 @@ static int64_t flat_tail_floats(const mrvl_conv_params *p, const int64_t q[MRVL_
     return volume3(p->in) - flat_count(p, q) + 2 * MRVL_FLAT_TILE;
 }
 
+/* The flat offsets of a conv read in place by rows (flat_rows_in_place) from an output
+ * position to the inputs its window reads: from *nearest (the first tap's, <= 0) to
+ * *farthest (the last one's, >= 0). */
+static void flat_rows_reach(const mrvl_conv_params *p, int64_t *nearest, int64_t *farthest)
+{
+    const int64_t *k = p->kernel, *d = p->dilation, *pad = p->pad, w = p->in[2];
+    *nearest = -pad[1] * w - pad[2];
+    *farthest = ((k[1] - 1) * d[1] - pad[1]) * w + (k[2] - 1) * d[2] - pad[2];
+}
+
+/* Whether the flat conv can read a padded conv's input in place, with the input's rows as
+ * the flat rows (no junk columns, no copy): a 2-d conv of stride 1 whose output is its input's
+ * size (padded as far as its kernel reaches), its group's input more than
+ * MRVL_FLAT_ROWS_FLOATS, on a plane that the tiles reading its first and last rows (from
+ * copies, zeros around) do not overlap on. A tile's lanes whose kernel columns reach across
+ * the plane's left or right edge (into the row before or after) are masked to zeros per kernel
+ * column, as the padding would be. */
+static int flat_rows_fit(const mrvl_conv_params *p)
+{
+    const int64_t *in = p->in, *out = p->out, *k = p->kernel, *s = p->stride;
+    int64_t nearest, farthest;
+    if (in[0] != 1 || out[0] != 1 || k[0] != 1 || s[1] != 1 || s[2] != 1 || out[1] != in[1] || out[2] != in[2] ||
+        (p->pad[1] == 0 && p->pad[2] == 0) || p->c / p->group * volume3(in) <= MRVL_FLAT_ROWS_FLOATS)
+        return 0;
+    flat_rows_reach(p, &nearest, &farthest);
+    return volume3(in) >= farthest - nearest + 2 * MRVL_FLAT_WIDEST_TILE;
+}
+
+/* Whether the flat conv reads a conv's input in place by rows: where it fits and the target
+ * reads so (MRVL_FLAT_ROWS). */
+static int flat_rows_in_place(const mrvl_conv_params *p)
+{
+    return MRVL_FLAT_ROWS && flat_rows_fit(p);
+}
+
+/* Floats per input channel of each of the two copies a conv read in place by rows takes
+ * (its first and its last tiles' floats, zeros around): enough for any tile up to
+ * MRVL_FLAT_TILE. */
+static int64_t flat_rows_edge_floats(const mrvl_conv_params *p)
+{
+    int64_t nearest, farthest;
+    flat_rows_reach(p, &nearest, &farthest);
+    return 2 * (farthest - nearest) + 2 * MRVL_FLAT_TILE;
+}
+
 /* Floats of scratch mrvl_flat_conv_f32 needs (target/host_kernels.py
  * flat_scratch_floats): a group's input in the flat layout, a tile of zeros after it (the
  * last tile's dropped positions read that far), and the tap table; in place, the tail of each
- * input channel (flat_tail_floats) and two tap tables, the input's and the tail's. */
+ * input channel (flat_tail_floats) and two tap tables, the input's and the tail's. Where it
+ * can read in place by rows (flat_rows_fit), as much more for that, whether the target does or
+ * not: the head and the tail of each input channel (flat_rows_edge_floats), three tap tables
+ * (the input's, the copies' and the masks') and the masks of a row and a tile per kernel
+ * column. */
 static int64_t flat_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t q[MRVL_SPATIAL], phases, channel_floats, cg = p->c / p->group;
     flat_layout(p, q, &phases, &channel_floats);
+    int64_t rows = flat_rows_fit(p) ? 2 * cg * flat_rows_edge_floats(p) + 3 * cg * volume3(p->kernel) +
+                                          p->kernel[2] * (p->in[2] + MRVL_FLAT_WIDEST_TILE)
+                                    : 0;
     if (flat_in_place(p, q)) return cg * flat_tail_floats(p, q) + 2 * cg * volume3(p->kernel);
-    return cg * channel_floats + MRVL_FLAT_TILE + cg * volume3(p->kernel);
+    return rows + cg * channel_floats + MRVL_FLAT_TILE + cg * volume3(p->kernel);
 }
 
 /* What the parts of one image and group of mrvl_flat_conv_f32 read and write. */
@@ -612,7 +672,7 @@ typedef struct {
     const float *src;             /* what the tiles read: flat, or x in place */
     int64_t q[MRVL_SPATIAL], channel_floats;
     const int32_t *tap;           /* the tap table */
-    const float *tail;            /* in place: the last tile's floats of each channel (else NULL) */
+    const float *tail;            /* in place: the last tiles' floats of each channel (else NULL) */
     const int32_t *tail_tap;      /* and their tap table */
     int64_t depth, mg, blocks, count; /* blocks of MRVL_FLAT_MR channels; flat positions */
     int channel_major;            /* the items channel block after channel block (flat_tiles) */
@@ -620,6 +680,12 @@ typedef struct {
     const float *slope;           /* the group's PRelu slopes (may be NULL) */
     const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
     float *y;                     /* the group's output */
+    int64_t tail_start;           /* the flat position the tail copy starts at (tiles from there read it) */
+    const float *head;            /* in place by rows: the first tiles' floats of each channel (else NULL), */
+    int64_t head_end;             /* for the tiles before this flat position, read by tail_tap too */
+    const int32_t *mask_tap;      /* in place by rows: each tap's masks (its kernel column's) in masks */
+    const int32_t *masks;         /* per kernel column, the masks of lanes from output column 0 on
+                                     (flat_rows_conv), those of a tile from its first lane's column on */
 } flat_args;
 
 /* An expanding in-place flat conv of more output planes and floats a group than these takes
@@ -672,15 +738,17 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 }
 
 /* acc[i][j] = bias[i] + the sum over r < depth of x[tap[r] + j] * w[r * MRVL_CONV_PANEL + i]
- * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers: each input vector feeds
+ * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers (when masked, x[tap[r] + j] read as
+ * 0 where mask[mask_tap[r] + j] is 0): each input vector feeds
  * MRVL_FLAT_MR multiply-adds and each broadcast weight `vecs` (of MRVL_FLAT_VECTORS; a last
  * tile of fewer positions sums fewer vectors, bias in the rest), summed in order. With y (a
  * tile of MRVL_FLAT_VECTORS vectors that is one run of output positions), its first `channels`
  * rows are stored from the registers instead, to y (rows `positions` apart) plus the residual r
  * (laid out as y; may be NULL), then p's clamp and LeakyRelu (as conv_epilogue).
- * Always inlined with constant vecs. */
-static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *x, const int32_t *tap,
-                                          const float *w, const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE],
+ * Always inlined with constant vecs and masked. */
+static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int masked, int64_t depth, const float *x, const int32_t *tap,
+                                          const int32_t *mask_tap, const int32_t *mask, const float *w,
+                                          const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE],
                                           float *y, const float *r, int64_t positions, int channels,
                                           const mrvl_conv_params *p)
 {
@@ -688,16 +756,24 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
     int leaky = y && p->activation == MRVL_EPILOGUE_LEAKY_RELU;
 #if defined(__GNUC__)
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
+    typedef int32_t lanes __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
     vec sum[MRVL_FLAT_MR][MRVL_FLAT_VECTORS];
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] = (vec){0} + bias[i];
-    MRVL_MCA_BEGIN("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
-                   MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    if (masked)
+        MRVL_MCA_BEGIN("conv_flat_masked", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
+                       MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    else
+        MRVL_MCA_BEGIN("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
+                       MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL) {
         const float *xr = x + tap[r];
         vec in[MRVL_FLAT_VECTORS];
+        const int32_t *mr = masked ? mask + mask_tap[r] : NULL;
         for (int v = 0; v < vecs; v++)
-            in[v] = *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
+            in[v] = masked ? (vec)(*(const lanes *)(const void *)(mr + v * MRVL_GEMM_VECTOR_FLOATS) &
+                                     *(const lanes *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS))
+                             : *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
 #if MRVL_FLAT_WEIGHT_LANES
         vec wv[MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS];
         MRVL_UNROLL for (int q = 0; q < MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS; q++)
@@ -712,8 +788,12 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
             for (int v = 0; v < vecs; v++) sum[i][v] += in[v] * wt;
         }
     }
-    MRVL_MCA_END("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
-                 MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    if (masked)
+        MRVL_MCA_END("conv_flat_masked", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
+                     MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    else
+        MRVL_MCA_END("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
+                     MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
     if (y) {
         pool_vec lower = (pool_vec){0} + low, upper = (pool_vec){0} + high, zero = {0};
         MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++)
@@ -740,7 +820,8 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
         for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = bias[i];
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL)
         for (int i = 0; i < MRVL_FLAT_MR; i++)
-            for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] += x[tap[r] + j] * w[i];
+            for (int j = 0; j < MRVL_FLAT_TILE; j++)
+                acc[i][j] += (masked && !mask[mask_tap[r] + j] ? 0.0f : x[tap[r] + j]) * w[i];
     if (y)
         for (int i = 0; i < channels; i++)
             for (int j = 0; j < MRVL_FLAT_TILE; j++) {
@@ -763,6 +844,24 @@ static void flat_activate_rows(const mrvl_conv_params *p, int channels, int64_t 
     }
 }
 
+/* flat_micro with masks, of the vectors that hold the tile's `count` positions (stored from
+ * the registers with y, as flat_tiles decides): a function of its own, so that its loops'
+ * registers are allocated apart from flat_tiles' (in there, GCC kept a sum of the loop without
+ * masks in memory). */
+static MRVL_NOINLINE void flat_masked_micro(int64_t count, int64_t depth, const float *x, const int32_t *tap,
+                                            const int32_t *mask_tap, const int32_t *mask, const float *w,
+                                            const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE], float *y,
+                                            const float *r, int64_t positions, int channels,
+                                            const mrvl_conv_params *p)
+{
+    if (y) flat_micro(MRVL_FLAT_VECTORS, 1, depth, x, tap, mask_tap, mask, w, bias, acc, y, r, positions, channels, p);
+    else if (count <= MRVL_GEMM_VECTOR_FLOATS)
+        flat_micro(1, 1, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
+    else if (count <= 2 * MRVL_GEMM_VECTOR_FLOATS)
+        flat_micro(2, 1, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
+    else flat_micro(MRVL_FLAT_VECTORS, 1, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
+}
+
 /* y[j] = a[j] for j < len <= MRVL_FLAT_TILE: whole vectors, then halves down to one float,
  * each a copy of constant size in a loop of constant count (moves; a copy loop would become a
  * call to memcpy, which costs more than these runs). */
@@ -782,8 +881,11 @@ static MRVL_ALWAYS_INLINE void copy_run(float *y, const float *a, int64_t len)
 
 /* Items [begin, end) of a group of mrvl_flat_conv_f32: item t * blocks + jb is flat tile t
  * (positions [t, t + 1) * MRVL_FLAT_TILE) of channel block jb, or with channel_major item
- * jb * tiles + t. */
-static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
+ * jb * tiles + t. With rows (a constant), of a conv read in place by rows (flat_rows_conv):
+ * its first tiles read the head copy, its tiles whose lanes reach across a row's end are
+ * masked. Always inlined, each way a loop of its own (flat_tiles, flat_rows_tiles): the tests
+ * of the rows layout cost the copied convs' tiles 2% (x86-64-v3, stems of 3 channels). */
+static MRVL_ALWAYS_INLINE void flat_items(int rows, const void *ctx, int64_t begin, int64_t end)
 {
     const flat_args *a = ctx;
     const mrvl_conv_params *p = a->p;
@@ -796,6 +898,10 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
     int no_junk = !row_junk && q[1] == out[1]; /* flat positions are output positions (1x1 in place) */
     int64_t at[MRVL_FLAT_TILE], first[MRVL_FLAT_TILE], len[MRVL_FLAT_TILE];
     int runs = 0;
+    /* In place by rows, the lanes of output columns [left, right) read inside the row with
+     * every kernel column: a tile of only those needs no masks. */
+    int64_t width = p->in[2], left = p->pad[2], right = width - ((p->kernel[2] - 1) * p->dilation[2] - p->pad[2]);
+    const int32_t *mask_tap = NULL, *mask = NULL;
     for (int64_t item = begin; item < end; item++) {
         int64_t t = a->channel_major ? item % tiles : item / a->blocks;
         int64_t j0 = (a->channel_major ? item / tiles : item % a->blocks) * MRVL_FLAT_MR;
@@ -803,6 +909,10 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         if (t != tile) {
             tile = t;
             runs = 0;
+            mask_tap = NULL;
+            int64_t column = rows ? i0 % width : 0;
+            if (rows && (column < left || column + MRVL_FLAT_TILE > right))
+                mask_tap = a->mask_tap, mask = a->masks + column;
             if (no_junk) at[0] = 0, first[0] = i0, len[0] = i1 - i0, runs = 1;
             for (int64_t i = no_junk ? i1 : i0; i < i1;) {
                 int64_t ox = i % q[2], oy = i / q[2] % q[1], oz = i / q[2] / q[1];
@@ -820,30 +930,36 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         float bias[MRVL_FLAT_MR] = {0}, acc[MRVL_FLAT_MR][MRVL_FLAT_TILE] MRVL_POOL_ALIGNED;
         if (a->b)
             for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = i < channels ? a->b[j0 + i] : 0.0f;
-        int at_tail = a->tail && i0 + MRVL_FLAT_TILE > a->count; /* would read past the input */
-        const float *src = at_tail ? a->tail : a->src + i0, *w;
-        const int32_t *tap = at_tail ? a->tail_tap : a->tap;
+        /* In place, the tiles that would read before or past the input read copies. */
+        const float *src = a->src + i0, *w;
+        const int32_t *tap = a->tap;
+        if (rows && i0 < a->head_end) src = a->head + i0, tap = a->tail_tap;
+        else if (a->tail && i0 >= a->tail_start) src = a->tail + (i0 - a->tail_start), tap = a->tail_tap;
         w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
         /* The last tile sums only the vectors that hold positions (a 14 x 14 plane is 4 tiles
-         * of 48 and 4 positions: 1 vector, not 3). */
-        if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) {
-            flat_micro(1, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
+         * of 48 and 4 positions: 1 vector, not 3). One run of output positions needing at most
+         * a residual, a clamp (a Relu, a Clip) and a LeakyRelu is stored from the registers; a
+         * HardSwish or SiLU then runs over the rows stored, in L1. */
+        int activated = p->activation == MRVL_EPILOGUE_HARD_SWISH || p->activation == MRVL_EPILOGUE_SILU;
+        int stored = runs == 1 && len[0] == MRVL_FLAT_TILE && !a->scale && !a->shift &&
+                     (p->activation == MRVL_EPILOGUE_NONE || p->activation == MRVL_EPILOGUE_LEAKY_RELU || activated);
+        int64_t at0 = j0 * positions + first[0];
+        if (mask_tap) {
+            flat_masked_micro(i1 - i0, a->depth, src, tap, mask_tap, mask, w, bias, acc, stored ? a->y + at0 : NULL,
+                              stored && a->r ? a->r + at0 : NULL, positions, channels, p);
+            if (stored && activated) flat_activate_rows(p, channels, positions, a->y + at0);
+            if (stored) continue;
+        } else if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) {
+            flat_micro(1, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
         } else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) {
-            flat_micro(2, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
-        } else if (runs == 1 && len[0] == MRVL_FLAT_TILE && !a->scale && !a->shift &&
-                   (p->activation == MRVL_EPILOGUE_NONE || p->activation == MRVL_EPILOGUE_LEAKY_RELU ||
-                    p->activation == MRVL_EPILOGUE_HARD_SWISH || p->activation == MRVL_EPILOGUE_SILU)) {
-            /* One run of output positions needing at most a residual, a clamp (a Relu, a Clip)
-             * and a LeakyRelu: stored from the registers; a HardSwish or SiLU then runs over the
-             * rows stored, in L1. */
-            int64_t at = j0 * positions + first[0];
-            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, a->y + at, a->r ? a->r + at : NULL,
-                       positions, channels, p);
-            if (p->activation == MRVL_EPILOGUE_HARD_SWISH || p->activation == MRVL_EPILOGUE_SILU)
-                flat_activate_rows(p, channels, positions, a->y + at);
+            flat_micro(2, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
+        } else if (stored) {
+            flat_micro(MRVL_FLAT_VECTORS, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, a->y + at0,
+                       a->r ? a->r + at0 : NULL, positions, channels, p);
+            if (activated) flat_activate_rows(p, channels, positions, a->y + at0);
             continue;
         } else {
-            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
+            flat_micro(MRVL_FLAT_VECTORS, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
         }
         /* The epilogue in ONNX's order: residual, clamp, activation (a PRelu per channel), scale
          * and shift. */
@@ -866,6 +982,74 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
     }
 }
 
+static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
+{
+    flat_items(0, ctx, begin, end);
+}
+
+static void flat_rows_tiles(const void *ctx, int64_t begin, int64_t end)
+{
+    flat_items(MRVL_FLAT_ROWS, ctx, begin, end);
+}
+
+/* mrvl_flat_conv_f32 of a conv it reads in place by rows (flat_rows_in_place): its flat
+ * positions are its output positions. Per image and group, the head and the tail of each input
+ * channel are copied (its floats that the first tiles and the last ones read, zeros before and
+ * after the plane), then the tiles computed over the threads. */
+static void flat_rows_conv(const mrvl_conv_params *p, const float *x, const float *packed, const float *b,
+                           const float *r, float *y, float *scratch)
+{
+    const int64_t *k = p->kernel, *d = p->dilation, *in = p->in;
+    int64_t cg = p->c / p->group, mg = p->m / p->group, plane = volume3(in), depth = cg * volume3(k);
+    int64_t edge = flat_rows_edge_floats(p), nearest, farthest;
+    flat_rows_reach(p, &nearest, &farthest);
+    /* The tiles from head_end on read no float before the plane, those before tail_start none
+     * past it. */
+    int64_t head_end = (-nearest + MRVL_FLAT_TILE - 1) / MRVL_FLAT_TILE * MRVL_FLAT_TILE;
+    int64_t tail_start = ((plane - MRVL_FLAT_TILE - farthest) / MRVL_FLAT_TILE + 1) * MRVL_FLAT_TILE;
+    float *head = scratch, *tail = scratch + cg * edge;
+    int32_t *tap = (int32_t *)(void *)(scratch + 2 * cg * edge), *edge_tap = tap + depth, *mask_tap = edge_tap + depth;
+    /* Per kernel column, whether the lanes of output columns 0, 1, ... (over a row's end into
+     * the next) read inside the row: a tile's masks from its first lane's column on. */
+    int64_t period = in[2] + MRVL_FLAT_WIDEST_TILE;
+    int32_t *masks = mask_tap + depth;
+    for (int64_t kx = 0; kx < k[2]; kx++)
+        for (int64_t j = 0, column = 0; j < period; j++, column = column + 1 == in[2] ? 0 : column + 1) {
+            int64_t ix = column + kx * d[2] - p->pad[2];
+            masks[kx * period + j] = ix >= 0 && ix < in[2] ? -1 : 0;
+        }
+    int64_t row = 0;
+    for (int64_t c = 0; c < cg; c++)
+        for (int64_t ky = 0; ky < k[1]; ky++)
+            for (int64_t kx = 0; kx < k[2]; kx++, row++) {
+                int64_t offset = (ky * d[1] - p->pad[1]) * in[2] + kx * d[2] - p->pad[2];
+                tap[row] = (int32_t)(c * plane + offset);
+                edge_tap[row] = (int32_t)(c * edge + offset - nearest);
+                mask_tap[row] = (int32_t)(kx * period);
+            }
+    int64_t blocks = (mg + MRVL_FLAT_MR - 1) / MRVL_FLAT_MR;
+    int64_t items = (plane + MRVL_FLAT_TILE - 1) / MRVL_FLAT_TILE * blocks;
+    for (int64_t n = 0; n < p->n; n++) {
+        for (int64_t g = 0; g < p->group; g++) {
+            float *yg = y + n * conv_y_batch(p) + g * mg * plane;
+            const float *xg = x + (n * p->c + g * cg) * plane;
+            for (int64_t c = 0; c < cg; c++)
+                for (int64_t j = 0; j < edge; j++) {
+                    int64_t from_head = j + nearest, from_tail = j + tail_start + nearest;
+                    head[c * edge + j] = from_head >= 0 && from_head < plane ? xg[c * plane + from_head] : 0.0f;
+                    tail[c * edge + j] = from_tail >= 0 && from_tail < plane ? xg[c * plane + from_tail] : 0.0f;
+                }
+            flat_args args = {p, xg, NULL, xg, {1, in[1], in[2]}, plane, tap, tail, edge_tap, depth, mg, blocks,
+                              plane, 0, packed + g * conv_packed_group_floats(mg, depth), b ? b + g * mg : NULL,
+                              r ? r + (n * p->m + g * mg) * plane : NULL, p->slope ? p->slope + g * mg : NULL,
+                              p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg,
+                              tail_start, head, head_end, mask_tap, masks};
+            if (plane * mg * depth < MRVL_PARALLEL_MACS) flat_rows_tiles(&args, 0, items);
+            else mrvl_parallel(items, flat_rows_tiles, &args);
+        }
+    }
+}
+
 /* y (n, m, out) = conv(x (n, c, in), w) + b (m) + r (n, m, out), then the conv's epilogue
  * (as mrvl_conv_f32), by flat tiles (above); b and r may be NULL; w packed by
  * mrvl_conv_pack_weights_f32; `scratch`: flat_scratch_floats(p) floats; images of y
@@ -874,6 +1058,10 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
 static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const float *packed, const float *b,
                                const float *r, float *y, float *scratch)
 {
+    if (flat_rows_in_place(p)) {
+        flat_rows_conv(p, x, packed, b, r, y, scratch);
+        return;
+    }
     const int64_t *k = p->kernel, *s = p->stride, *d = p->dilation, *out = p->out;
     int64_t cg = p->c / p->group, mg = p->m / p->group, positions = volume3(out), plane = volume3(p->in);
     int64_t depth = cg * volume3(k), q[MRVL_SPATIAL], phases, channel_floats;
@@ -917,7 +1105,8 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
                               tail, tail_tap, depth, mg, blocks, count, channel_major,
                               packed + g * conv_packed_group_floats(mg, depth), b ? b + g * mg : NULL,
                               r ? r + (n * p->m + g * mg) * positions : NULL, p->slope ? p->slope + g * mg : NULL,
-                              p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg};
+                              p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg,
+                              last, NULL, 0, NULL, NULL};
             if (in_place) {
                 for (int64_t c = 0; c < cg; c++) {
                     memcpy(tail + c * tail_floats, xg + c * plane + last, (size_t)(plane - last) * sizeof(float));
