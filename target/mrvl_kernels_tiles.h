@@ -125,7 +125,7 @@
 #define MRVL_CONV_SHORT_MR MRVL_GEMM_MR
 #define MRVL_CONV_NARROW_MR (2 * MRVL_GEMM_MR)
 #endif
-/* Input positions at most of a 1x1 conv whose input the direct conv reads transposed
+/* Output positions at most of a 1x1 conv whose input the direct conv reads transposed
  * (mrvl_kernels_conv.c conv_transposes_input): with AVX2's tiles of 6 positions, 7 x 7 and
  * 8 x 8 planes (MobileNetV2's 320 -> 1280 at 7x7 0.83x the time; 14 x 14 ones ran slower so);
  * AVX-512's tiles of 12 and 13 ran 1.01-1.09x slower so, and the N2 was not timed: none. */

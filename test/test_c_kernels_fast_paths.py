@@ -183,6 +183,13 @@ CASES["direct_1x1_transposed_residual_clip_sigmoid"] = _conv_then(ACTIVATIONS["s
                                                                   w=[96, 192, 1, 1], residual=True, clip=True)
 CASES["direct_1x1_stride2_transposed_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 60, 8, 8],
                                                          w=[48, 60, 1, 1], strides=[2, 2])
+# Strided 1x1 convs, their input copied at the output positions: on an output plane too large
+# to read transposed, subsampled (strides 2 and 3, the input's last row and columns unread,
+# batch 2, two groups); 14 x 13 at stride 2 onto 7 x 7, transposed (AVX2).
+CASES["direct_1x1_strided_subsampled_relu_affine"] = _affine(dict(shape=[2, 40, 21, 23], w=[48, 20, 1, 1],
+                                                                  strides=[2, 3], group=2), 48, [48, 1, 1])
+CASES["direct_1x1_stride2_transposed_7x7_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[2, 40, 14, 13],
+                                                                   w=[24, 40, 1, 1], strides=[2, 2])
 # 1x1 in place on 14 x 14: the last tile 4 positions (1 vector summed, read from the tail copy)
 CASES["flat_in_place_last_vector_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 32, 14, 14], w=[40, 32, 1, 1],
                                                      residual=True)

@@ -284,8 +284,9 @@ static MRVL_ALWAYS_INLINE void conv_store_transposed(int mr, int width, const fl
 /* What the tiles of one image and group of mrvl_conv_f32 read and write. */
 typedef struct {
     const mrvl_conv_params *p;
-    const float *base;            /* the input of the group (a padded or transposed copy) */
+    const float *base;            /* the input of the group (a padded, transposed or subsampled copy) */
     int64_t dims[MRVL_SPATIAL];   /* its extent */
+    int64_t stride[MRVL_SPATIAL]; /* the windows' strides in it (1 in a subsampled copy) */
     const int32_t *tap;           /* the tap table */
     int64_t pitch;                /* floats from an input position to the next: 1, or the channels' */
     int64_t depth, mg, positions;
@@ -354,7 +355,7 @@ static int64_t conv_next_block_step(const conv_tiles_args *a, int64_t t, int64_t
 static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_args *a, int64_t begin, int64_t end)
 {
     const mrvl_conv_params *p = a->p;
-    const int64_t *out = p->out, *s = p->stride, *dims = a->dims;
+    const int64_t *out = p->out, *s = a->stride, *dims = a->dims;
     int64_t positions = a->positions, mg = a->mg, depth = a->depth, tile = -1, rows = 0;
     int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
     int64_t tiles = conv_tile_count(positions, mr), blocks = (mg + width - 1) / width;
@@ -444,37 +445,76 @@ static int conv_short_tiles_pay(int64_t positions)
 }
 
 /* Whether mrvl_conv_f32 reads a group's input transposed, position-major (channels
- * contiguous): a 1x1 conv that does not pad, on a plane of at most MRVL_CONV_TRANSPOSED_PLANE
- * positions. Read in place, each row of a tile broadcasts one float a channel, from a line of
- * its own per channel (a plane apart), and a deep input outgrows L1 before its lines are used
- * again; transposed, the rows of a tile are runs of the channels, each line read once for
- * several. */
+ * contiguous): a 1x1 conv that does not pad, on an output plane of at most
+ * MRVL_CONV_TRANSPOSED_PLANE positions. Read in place, each row of a tile broadcasts one float
+ * a channel, from a line of its own per channel (a plane apart), and a deep input outgrows L1
+ * before its lines are used again; transposed, the rows of a tile are runs of the channels,
+ * each line read once for several. */
 static int conv_transposes_input(const mrvl_conv_params *p)
 {
     int64_t dims[MRVL_SPATIAL];
-    return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) && volume3(p->in) <= MRVL_CONV_TRANSPOSED_PLANE;
+    return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) && volume3(p->out) <= MRVL_CONV_TRANSPOSED_PLANE;
 }
 
-/* The cg planes of `positions` floats at x into xt position-major (xt[o * cg + c]), 8 channels
- * at a time: each position's 8 floats one contiguous write, from 8 planes read in order. */
-static void conv_transpose_input(int64_t cg, int64_t positions, const float *x, float *restrict xt)
+/* Whether mrvl_conv_f32 copies a group's input subsampled first: a strided 1x1 conv that does
+ * not pad and is not read transposed (ResNet's downsampling convs). Read in place, a tile's
+ * rows broadcast floats `stride` apart from lines of which they use a half or less, and every
+ * channel block reads all of the input's lines again; subsampled, the conv is a 1x1 conv of
+ * stride 1 on the output's plane. */
+static int conv_subsamples_input(const mrvl_conv_params *p)
 {
-    int64_t c0 = 0;
+    int64_t dims[MRVL_SPATIAL];
+    return volume3(p->kernel) == 1 && volume3(p->out) < volume3(p->in) && !conv_read_extent(p, dims) &&
+           !conv_transposes_input(p);
+}
+
+/* The offset in an input plane of each output position of a 1x1 conv (its strides), into at. */
+static void conv_strided_positions(const mrvl_conv_params *p, int64_t *at)
+{
+    const int64_t *in = p->in, *out = p->out, *s = p->stride;
+    for (int64_t z = 0; z < out[0]; z++)
+        for (int64_t yy = 0; yy < out[1]; yy++)
+            for (int64_t xx = 0; xx < out[2]; xx++) *at++ = (z * s[0] * in[1] + yy * s[1]) * in[2] + xx * s[2];
+}
+
+/* The cg planes of x (in) at the conv's strides into planes of its output's extent, xs. */
+static void conv_subsample_input(const mrvl_conv_params *p, int64_t cg, const float *x, float *restrict xs)
+{
+    const int64_t *in = p->in, *out = p->out, *s = p->stride;
+    for (int64_t c = 0; c < cg; c++, x += volume3(in))
+        for (int64_t z = 0; z < out[0]; z++)
+            for (int64_t yy = 0; yy < out[1]; yy++, xs += out[2]) {
+                const float *src = x + (z * s[0] * in[1] + yy * s[1]) * in[2];
+                for (int64_t xx = 0; xx < out[2]; xx++) xs[xx] = src[xx * s[2]];
+            }
+}
+
+/* The cg planes of x (in) at the conv's output positions (conv_strided_positions) into xt
+ * position-major (xt[o * cg + c]), 8 channels at a time: each position's 8 floats one
+ * contiguous write, from 8 planes read in order. */
+static void conv_transpose_input(const mrvl_conv_params *p, int64_t cg, const float *x, float *restrict xt)
+{
+    int64_t at[MRVL_CONV_TRANSPOSED_PLANE > 0 ? MRVL_CONV_TRANSPOSED_PLANE : 1], plane = volume3(p->in);
+    int64_t positions = volume3(p->out), c0 = 0;
+    conv_strided_positions(p, at);
     for (; c0 + 8 <= cg; c0 += 8)
         for (int64_t o = 0; o < positions; o++)
-            for (int c = 0; c < 8; c++) xt[o * cg + c0 + c] = x[(c0 + c) * positions + o];
+            for (int c = 0; c < 8; c++) xt[o * cg + c0 + c] = x[(c0 + c) * plane + at[o]];
     for (; c0 < cg; c0++)
-        for (int64_t o = 0; o < positions; o++) xt[o * cg + c0] = x[c0 * positions + o];
+        for (int64_t o = 0; o < positions; o++) xt[o * cg + c0] = x[c0 * plane + at[o]];
 }
 
-/* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) or its
- * transposed input (conv_transposes_input), and the tap table (plan-host-memory reserves the
- * same: target/host_kernels.py conv_scratch_floats). */
+/* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads), its
+ * transposed input (conv_transposes_input) or its subsampled input (conv_subsamples_input),
+ * and the tap table (plan-host-memory reserves the same: target/host_kernels.py
+ * conv_scratch_floats). */
 static int64_t conv_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t dims[MRVL_SPATIAL];
     int padded = conv_read_extent(p, dims);
-    int64_t copy = padded || conv_transposes_input(p) ? p->c / p->group * volume3(dims) : 0;
+    int64_t copy = padded                                                  ? p->c / p->group * volume3(dims)
+                   : conv_transposes_input(p) || conv_subsamples_input(p) ? p->c / p->group * volume3(p->out)
+                                                                           : 0;
     return copy + p->c / p->group * volume3(p->kernel);
 }
 
@@ -496,6 +536,10 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
     int64_t depth = cg * volume3(k), dims[MRVL_SPATIAL];
     int narrow = mg <= MRVL_GEMM_NR / 2;
     int padded = conv_read_extent(p, dims), transposed = conv_transposes_input(p);
+    int subsampled = conv_subsamples_input(p);
+    int64_t stride[MRVL_SPATIAL] = {p->stride[0], p->stride[1], p->stride[2]};
+    if (transposed || subsampled) /* copied at the output's positions */
+        for (int i = 0; i < MRVL_SPATIAL; i++) dims[i] = p->out[i], stride[i] = 1;
     int64_t pplane = volume3(dims);
     int short_tiles = !narrow && conv_short_tiles_pay(positions);
     int64_t mr = narrow ? MRVL_CONV_NARROW_MR : short_tiles ? MRVL_CONV_SHORT_MR : MRVL_CONV_MR;
@@ -508,7 +552,7 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
      * than the caches) go channel-major. */
     int channel_major = conv_packed_group_floats(mg, depth) > cg * pplane;
     float *xpad = scratch;
-    int32_t *tap = (int32_t *)(void *)(scratch + (padded || transposed ? cg * pplane : 0));
+    int32_t *tap = (int32_t *)(void *)(scratch + (padded || transposed || subsampled ? cg * pplane : 0));
     int64_t row = 0;
     for (int64_t c = 0; c < cg; c++)
         for (int64_t kz = 0; kz < k[0]; kz++)
@@ -525,11 +569,14 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
                 conv_pad_input(p, cg, base, dims, xpad);
                 base = xpad;
             } else if (transposed) {
-                conv_transpose_input(cg, pplane, base, xpad);
+                conv_transpose_input(p, cg, base, xpad);
+                base = xpad;
+            } else if (subsampled) {
+                conv_subsample_input(p, cg, base, xpad);
                 base = xpad;
             }
-            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, transposed ? cg : 1, depth, mg,
-                                    positions, channel_major,
+            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, {stride[0], stride[1], stride[2]}, tap,
+                                    transposed ? cg : 1, depth, mg, positions, channel_major,
                                     wg, b ? b + g * mg : NULL, r ? r + (n * p->m + g * mg) * positions : NULL,
                                     p->slope ? p->slope + g * mg : NULL, p->scale ? p->scale + g * mg : NULL,
                                     p->shift ? p->shift + g * mg : NULL, yg};
