@@ -275,14 +275,15 @@ def conv_scratch_floats(op: cpu.ConvOp) -> int:
     """conv_scratch_floats of mrvl_kernels_conv.c: the padded input of one group (when the conv
     pads or its windows reach past the input), or a 1x1 conv's input at its output positions:
     transposed (an output plane of at most MRVL_CONV_TRANSPOSED_PLANE positions, on a target
-    that has one) or subsampled (strided); and the table of tap offsets."""
+    that has one) or subsampled (strided, on a target that does); and the table of tap offsets."""
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     rank, group = len(xs) - 2, op.group.value.data
     strides, dilations, pads = op.strides.get_values(), op.dilations.get_values(), op.pads.get_values()[:rank]
     extent = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(ys[2:], strides, ws[2:], dilations)]
     padded = any(pads) or any(e > i for e, i in zip(extent, xs[2:]))
     transposed = math.prod(ws[2:]) == 1 and math.prod(ys[2:]) <= kernel_macro("CONV_TRANSPOSED_PLANE")
-    subsampled = math.prod(ws[2:]) == 1 and math.prod(ys[2:]) < math.prod(xs[2:])
+    subsampled = (kernel_macro("CONV_SUBSAMPLED") and math.prod(ws[2:]) == 1
+                  and math.prod(ys[2:]) < math.prod(xs[2:]))
     cg = xs[1] // group
     copy = cg * math.prod(extent) if padded else cg * math.prod(ys[2:]) if transposed or subsampled else 0
     return copy + cg * math.prod(ws[2:])

@@ -134,6 +134,16 @@
 #else
 #define MRVL_CONV_TRANSPOSED_PLANE 0
 #endif
+/* Whether a strided 1x1 conv's input is subsampled into planes of its output's extent before
+ * the direct conv's tiles (mrvl_kernels_conv.c conv_subsamples_input): on AVX2, whose tiles of
+ * 6 positions read lines of the input of which a stride-2 conv uses half, once per block of 16
+ * channels (512 -> 1024 at 28x28/2 0.71x the time, 256 -> 512 at 56x56/2 0.95x). AVX-512's
+ * tiles of 12 positions by 32 channels ran 1.0-1.05x slower so, and the N2 was not timed. */
+#if defined(__AVX__) && !defined(__AVX512F__)
+#define MRVL_CONV_SUBSAMPLED 1
+#else
+#define MRVL_CONV_SUBSAMPLED 0
+#endif
 /* Output channels per panel of packed weights: a multiple of every target's vector width. */
 #define MRVL_CONV_PANEL 16
 /* How many rows of a weight panel (a 64-byte line each) conv_micro asks the caches for ahead
@@ -171,6 +181,21 @@
 #define MRVL_FLAT_WEIGHT_LANES 0
 #endif
 #define MRVL_FLAT_TILE (MRVL_FLAT_VECTORS * MRVL_GEMM_VECTOR_FLOATS)
+/* Input channels a whole tile of a deep 1x1 conv read in place sums at a time over a group of
+ * MRVL_FLAT_CHUNK_BLOCKS channel blocks (mrvl_kernels_conv.c flat_depth_chunks), its partial sums
+ * kept in memory between chunks, or 0: every block over the whole depth. With AVX2's tiles of
+ * 4 channels by 24 positions, a tile of 256 input channels (two lines each) left L1 before the
+ * next block read it again: in chunks of 32 over 16 blocks, ResNet-50's 256 -> 64 at 56x56 and
+ * 512 -> 128 at 28x28 took 0.77-0.82x the time (chunks of 16 as fast, 64 0.85-0.93x, 128 slower
+ * than none; groups of 8 or 32 blocks 0.85-0.95x). AVX-512's tiles of 8 channels by 48
+ * positions ran at 95% of the peak as they are, and the N2 was not timed. */
+#if defined(__AVX__) && !defined(__AVX512F__)
+#define MRVL_FLAT_DEPTH_CHUNK 32
+#define MRVL_FLAT_CHUNK_BLOCKS 16
+#else
+#define MRVL_FLAT_DEPTH_CHUNK 0
+#define MRVL_FLAT_CHUNK_BLOCKS 1
+#endif
 
 /* --- Depthwise convolution (mrvl_kernels_depthwise.c) -------------------------------- */
 

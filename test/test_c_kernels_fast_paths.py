@@ -183,9 +183,9 @@ CASES["direct_1x1_transposed_residual_clip_sigmoid"] = _conv_then(ACTIVATIONS["s
                                                                   w=[96, 192, 1, 1], residual=True, clip=True)
 CASES["direct_1x1_stride2_transposed_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 60, 8, 8],
                                                          w=[48, 60, 1, 1], strides=[2, 2])
-# Strided 1x1 convs, their input copied at the output positions: on an output plane too large
-# to read transposed, subsampled (strides 2 and 3, the input's last row and columns unread,
-# batch 2, two groups); 14 x 13 at stride 2 onto 7 x 7, transposed (AVX2).
+# Strided 1x1 convs, their input copied at the output positions (AVX2): on an output plane
+# too large to read transposed, subsampled (strides 2 and 3, the input's last row and columns
+# unread, batch 2, two groups); 14 x 13 at stride 2 onto 7 x 7, transposed.
 CASES["direct_1x1_strided_subsampled_relu_affine"] = _affine(dict(shape=[2, 40, 21, 23], w=[48, 20, 1, 1],
                                                                   strides=[2, 3], group=2), 48, [48, 1, 1])
 CASES["direct_1x1_stride2_transposed_7x7_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[2, 40, 14, 13],
@@ -201,6 +201,15 @@ CASES["flat_in_place_channel_major_residual_hard_swish"] = _conv_then(ACTIVATION
 # 1x1 in place, tiles of one run stored from the registers: the residual, the clip and the LeakyRelu
 CASES["flat_in_place_residual_clip_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 16, 24, 24],
                                                              w=[20, 16, 1, 1], residual=True, clip=True)
+# 1x1 in place, deep enough for depth chunks (AVX2: 32 input channels at a time over groups of
+# 16 blocks): 80 channels (a short last chunk), 18 blocks (a group of 2 after one of 16), the
+# last tile 23 positions from the tail copy in one pass; stored from the registers, and through
+# the tile in memory for a scale and shift
+CASES["flat_in_place_depth_chunks_residual_clip_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"],
+                                                                          shape=[1, 80, 23, 25], w=[72, 80, 1, 1],
+                                                                          residual=True, clip=True)
+CASES["flat_in_place_depth_chunks_relu_affine"] = _affine(dict(shape=[2, 70, 14, 15], w=[40, 70, 1, 1]), 40,
+                                                          [40, 1, 1])
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
 CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 35, [35, 1, 1], shift=False)

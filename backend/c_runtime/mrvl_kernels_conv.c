@@ -456,16 +456,16 @@ static int conv_transposes_input(const mrvl_conv_params *p)
     return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) && volume3(p->out) <= MRVL_CONV_TRANSPOSED_PLANE;
 }
 
-/* Whether mrvl_conv_f32 copies a group's input subsampled first: a strided 1x1 conv that does
- * not pad and is not read transposed (ResNet's downsampling convs). Read in place, a tile's
- * rows broadcast floats `stride` apart from lines of which they use a half or less, and every
- * channel block reads all of the input's lines again; subsampled, the conv is a 1x1 conv of
- * stride 1 on the output's plane. */
+/* Whether mrvl_conv_f32 copies a group's input subsampled first: on targets that do
+ * (MRVL_CONV_SUBSAMPLED), a strided 1x1 conv that does not pad and is not read transposed
+ * (ResNet's downsampling convs). Read in place, a tile's rows broadcast floats `stride` apart
+ * from lines of which they use a half or less, and every channel block reads all of the
+ * input's lines again; subsampled, the conv is a 1x1 conv of stride 1 on the output's plane. */
 static int conv_subsamples_input(const mrvl_conv_params *p)
 {
     int64_t dims[MRVL_SPATIAL];
-    return volume3(p->kernel) == 1 && volume3(p->out) < volume3(p->in) && !conv_read_extent(p, dims) &&
-           !conv_transposes_input(p);
+    return MRVL_CONV_SUBSAMPLED && volume3(p->kernel) == 1 && volume3(p->out) < volume3(p->in) &&
+           !conv_read_extent(p, dims) && !conv_transposes_input(p);
 }
 
 /* The offset in an input plane of each output position of a 1x1 conv (its strides), into at. */
@@ -663,6 +663,7 @@ typedef struct {
     const int32_t *tail_tap;      /* and their tap table */
     int64_t depth, mg, blocks, count; /* blocks of MRVL_FLAT_MR channels; flat positions */
     int channel_major;            /* the items channel block after channel block (flat_tiles) */
+    int chunked;                  /* whole tiles summed in depth chunks over groups of blocks (flat_tiles) */
     const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
     const float *slope;           /* the group's PRelu slopes (may be NULL) */
     const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
@@ -719,7 +720,8 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 }
 
 /* acc[i][j] = bias[i] + the sum over r < depth of x[tap[r] + j] * w[r * MRVL_CONV_PANEL + i]
- * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers: each input vector feeds
+ * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers (from init[i][j] instead of the
+ * bias when init is not NULL: the sums of the depth before, flat_depth_chunks): each input vector feeds
  * MRVL_FLAT_MR multiply-adds and each broadcast weight `vecs` (of MRVL_FLAT_VECTORS; a last
  * tile of fewer positions sums fewer vectors, bias in the rest), summed in order. With y (a
  * tile of MRVL_FLAT_VECTORS vectors that is one run of output positions), its first `channels`
@@ -727,9 +729,9 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
  * (laid out as y; may be NULL), then p's clamp and LeakyRelu (as conv_epilogue).
  * Always inlined with constant vecs. */
 static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *x, const int32_t *tap,
-                                          const float *w, const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE],
-                                          float *y, const float *r, int64_t positions, int channels,
-                                          const mrvl_conv_params *p)
+                                          const float *w, const float *bias, const float *init,
+                                          float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE], float *y, const float *r,
+                                          int64_t positions, int channels, const mrvl_conv_params *p)
 {
     float low = y && p->clamp ? p->min : -INFINITY, high = y && p->clamp ? p->max : INFINITY;
     int leaky = y && p->activation == MRVL_EPILOGUE_LEAKY_RELU;
@@ -737,7 +739,9 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
     typedef float vec __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
     vec sum[MRVL_FLAT_MR][MRVL_FLAT_VECTORS];
     for (int i = 0; i < MRVL_FLAT_MR; i++)
-        for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] = (vec){0} + bias[i];
+        for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
+            sum[i][v] = init ? *(const pool_vec *)(const void *)(init + i * MRVL_FLAT_TILE + v * MRVL_GEMM_VECTOR_FLOATS)
+                             : (vec){0} + bias[i];
     MRVL_MCA_BEGIN("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
                    MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL) {
@@ -784,7 +788,7 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int64_t depth, const float *
 #else
     (void)vecs;
     for (int i = 0; i < MRVL_FLAT_MR; i++)
-        for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = bias[i];
+        for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = init ? init[i * MRVL_FLAT_TILE + j] : bias[i];
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL)
         for (int i = 0; i < MRVL_FLAT_MR; i++)
             for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] += x[tap[r] + j] * w[i];
@@ -814,6 +818,38 @@ static MRVL_ALWAYS_INLINE void copy_run(float *y, const float *a, int64_t len)
     if (len - j >= 1) y[j] = a[j];
 }
 
+/* The first input channel of the last depth chunk of MRVL_FLAT_DEPTH_CHUNK (0 without them). */
+static int64_t flat_last_chunk(int64_t depth)
+{
+#if MRVL_FLAT_DEPTH_CHUNK
+    return (depth - 1) / MRVL_FLAT_DEPTH_CHUNK * MRVL_FLAT_DEPTH_CHUNK;
+#else
+    (void)depth;
+    return 0;
+#endif
+}
+
+/* For a whole tile (at src, its taps a->tap) of a conv in depth chunks (flat_args chunked),
+ * channel blocks [start, end): part[jb - start] = the bias plus the sums over the depth
+ * chunks of MRVL_FLAT_DEPTH_CHUNK before the last, chunk after chunk over the blocks, so that
+ * a chunk's input lines stay in L1 while every block's weights pass over them. */
+static void flat_depth_chunks(const flat_args *a, const float *src, int64_t start, int64_t end,
+                              float part[][MRVL_FLAT_MR][MRVL_FLAT_TILE])
+{
+    int64_t last = flat_last_chunk(a->depth);
+    for (int64_t k0 = 0; k0 < last; k0 += MRVL_FLAT_DEPTH_CHUNK) {
+        for (int64_t jb = start; jb < end; jb++) {
+            int64_t j0 = jb * MRVL_FLAT_MR;
+            float bias[MRVL_FLAT_MR] = {0};
+            if (a->b && k0 == 0)
+                for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = j0 + i < a->mg ? a->b[j0 + i] : 0.0f;
+            const float *w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
+            flat_micro(MRVL_FLAT_VECTORS, MRVL_FLAT_DEPTH_CHUNK, src, a->tap + k0, w + k0 * MRVL_CONV_PANEL, bias,
+                       k0 ? part[jb - start][0] : NULL, part[jb - start], NULL, NULL, 0, 0, a->p);
+        }
+    }
+}
+
 /* Items [begin, end) of a group of mrvl_flat_conv_f32: item t * blocks + jb is flat tile t
  * (positions [t, t + 1) * MRVL_FLAT_TILE) of channel block jb, or with channel_major item
  * jb * tiles + t. */
@@ -830,6 +866,9 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
     int no_junk = !row_junk && q[1] == out[1]; /* flat positions are output positions (1x1 in place) */
     int64_t at[MRVL_FLAT_TILE], first[MRVL_FLAT_TILE], len[MRVL_FLAT_TILE];
     int runs = 0;
+    /* The sums of a group of blocks of one tile over the depth chunks before the last. */
+    float part[MRVL_FLAT_DEPTH_CHUNK ? MRVL_FLAT_CHUNK_BLOCKS : 1][MRVL_FLAT_MR][MRVL_FLAT_TILE] MRVL_POOL_ALIGNED;
+    int64_t group_tile = -1, group_start = 0, group_end = 0;
     for (int64_t item = begin; item < end; item++) {
         int64_t t = a->channel_major ? item % tiles : item / a->blocks;
         int64_t j0 = (a->channel_major ? item / tiles : item % a->blocks) * MRVL_FLAT_MR;
@@ -858,22 +897,45 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
         const float *src = at_tail ? a->tail : a->src + i0, *w;
         const int32_t *tap = at_tail ? a->tail_tap : a->tap;
         w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
+        /* A whole tile of a conv in depth chunks: the group of blocks from this one on summed over
+         * the chunks before the last, when the group starts here; this block's last chunk below. */
+        int64_t k0 = 0;
+        const float *init = NULL;
+        if (MRVL_FLAT_DEPTH_CHUNK && a->chunked && !at_tail && i1 - i0 == MRVL_FLAT_TILE) {
+            int64_t jb = j0 / MRVL_FLAT_MR;
+            if (t != group_tile || jb >= group_end) {
+                group_tile = t, group_start = jb;
+                group_end = min_i64(min_i64(jb + MRVL_FLAT_CHUNK_BLOCKS, a->blocks), jb + end - item);
+                flat_depth_chunks(a, src, group_start, group_end, part);
+            }
+            k0 = flat_last_chunk(a->depth);
+            init = part[jb - group_start][0];
+        }
         /* The last tile sums only the vectors that hold positions (a 14 x 14 plane is 4 tiles
          * of 48 and 4 positions: 1 vector, not 3). */
         if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) {
-            flat_micro(1, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
+            flat_micro(1, a->depth, src, tap, w, bias, NULL, acc, NULL, NULL, 0, 0, p);
         } else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) {
-            flat_micro(2, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
+            flat_micro(2, a->depth, src, tap, w, bias, NULL, acc, NULL, NULL, 0, 0, p);
         } else if (runs == 1 && len[0] == MRVL_FLAT_TILE && !a->scale && !a->shift &&
                    (p->activation == MRVL_EPILOGUE_NONE || p->activation == MRVL_EPILOGUE_LEAKY_RELU)) {
             /* One run of output positions needing at most a residual, a clamp (a Relu, a Clip)
              * and a LeakyRelu: stored from the registers. */
             int64_t at = j0 * positions + first[0];
-            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, a->y + at, a->r ? a->r + at : NULL,
-                       positions, channels, p);
+            /* Apart from the calls without partial sums, whose loop keeps its 12 sums in registers
+             * only so (AVX2: one more pointer live across it spilled a sum to the stack). */
+            if (init)
+                flat_micro(MRVL_FLAT_VECTORS, a->depth - k0, src, tap + k0, w + k0 * MRVL_CONV_PANEL, bias, init,
+                           acc, a->y + at, a->r ? a->r + at : NULL, positions, channels, p);
+            else
+                flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, NULL, acc, a->y + at,
+                           a->r ? a->r + at : NULL, positions, channels, p);
             continue;
+        } else if (init) {
+            flat_micro(MRVL_FLAT_VECTORS, a->depth - k0, src, tap + k0, w + k0 * MRVL_CONV_PANEL, bias, init, acc,
+                       NULL, NULL, 0, 0, p);
         } else {
-            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, acc, NULL, NULL, 0, 0, p);
+            flat_micro(MRVL_FLAT_VECTORS, a->depth, src, tap, w, bias, NULL, acc, NULL, NULL, 0, 0, p);
         }
         /* The epilogue in ONNX's order: residual, clamp, activation (a PRelu per channel), scale
          * and shift. */
@@ -938,13 +1000,17 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
      * written a run at a time cost it more than its multiply-adds. */
     int channel_major = in_place && cg < mg && mg > MRVL_FLAT_CHANNEL_MAJOR_PLANES &&
                         mg * positions > MRVL_FLAT_CHANNEL_MAJOR_FLOATS;
+    /* In place and position-major, a deep conv's tile (MRVL_FLAT_TILE positions of every input
+     * channel, two lines a channel) outgrows L1 before the next channel block reads it again:
+     * the tiles sum MRVL_FLAT_DEPTH_CHUNK channels at a time over groups of blocks. */
+    int chunked = MRVL_FLAT_DEPTH_CHUNK && in_place && !channel_major && depth > MRVL_FLAT_DEPTH_CHUNK && blocks > 1;
     int serial = positions * mg * depth < MRVL_PARALLEL_MACS;
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
             float *yg = y + n * conv_y_batch(p) + g * mg * positions;
             const float *xg = x + (n * p->c + g * cg) * plane;
             flat_args args = {p, xg, scratch, in_place ? xg : scratch, {q[0], q[1], q[2]}, channel_floats, tap,
-                              tail, tail_tap, depth, mg, blocks, count, channel_major,
+                              tail, tail_tap, depth, mg, blocks, count, channel_major, chunked,
                               packed + g * conv_packed_group_floats(mg, depth), b ? b + g * mg : NULL,
                               r ? r + (n * p->m + g * mg) * positions : NULL, p->slope ? p->slope + g * mg : NULL,
                               p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg};
