@@ -197,6 +197,19 @@
 #define MRVL_FLAT_CHUNK_BLOCKS 1
 #endif
 
+/* The most input channels of an expanding 1x1 flat conv that takes its items channel block
+ * after channel block (mrvl_kernels_conv.c mrvl_flat_conv_f32), reading its whole input again
+ * per block. On x86 (an AMD Zen 4), each tile's runs from 64 input planes read again per
+ * block of 4 channels waited on L2: ResNet-50's 64 -> 256 at 56x56 took 0.73x the time
+ * position-major (with its residual 0.55-0.72x; AVX-512 0.97x), 32 -> 192 at 56x56 0.9x
+ * (AVX-512 1.0x); MobileNetV2's 16 -> 96 at 112x112 ran 0.97-0.98x channel-major. The N2 was
+ * not timed: any depth, as before. */
+#if defined(__x86_64__) || defined(__i386__)
+#define MRVL_FLAT_CHANNEL_MAJOR_DEPTH 24
+#else
+#define MRVL_FLAT_CHANNEL_MAJOR_DEPTH (1 << 30)
+#endif
+
 /* --- Depthwise convolution (mrvl_kernels_depthwise.c) -------------------------------- */
 
 /* Floats of a flat depthwise tile: vectors summed at once along the output grid, each sum a

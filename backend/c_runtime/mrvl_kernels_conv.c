@@ -996,10 +996,11 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
     /* Position-major, each tile writes a run into every one of the group's output planes;
      * channel-major, each block's planes are written in one sweep and the input is read again
      * per block. An expanding 1x1 conv read in place (few input channels: little to read
-     * again) of many planes whose output outgrows the caches goes channel-major: all its planes
-     * written a run at a time cost it more than its multiply-adds. */
-    int channel_major = in_place && cg < mg && mg > MRVL_FLAT_CHANNEL_MAJOR_PLANES &&
-                        mg * positions > MRVL_FLAT_CHANNEL_MAJOR_FLOATS;
+     * again, in few streams) of many planes whose output outgrows the caches goes
+     * channel-major: all its planes written a run at a time cost it more than its
+     * multiply-adds. */
+    int channel_major = in_place && cg < mg && cg <= MRVL_FLAT_CHANNEL_MAJOR_DEPTH &&
+                        mg > MRVL_FLAT_CHANNEL_MAJOR_PLANES && mg * positions > MRVL_FLAT_CHANNEL_MAJOR_FLOATS;
     /* In place and position-major, a deep conv's tile (MRVL_FLAT_TILE positions of every input
      * channel, two lines a channel) outgrows L1 before the next channel block reads it again:
      * the tiles sum MRVL_FLAT_DEPTH_CHUNK channels at a time over groups of blocks. */
