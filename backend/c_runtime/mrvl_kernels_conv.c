@@ -922,6 +922,19 @@ static void flat_tiles(const void *ctx, int64_t begin, int64_t end)
             /* One run of output positions needing at most a residual, a clamp (a Relu, a Clip)
              * and a LeakyRelu: stored from the registers. */
             int64_t at = j0 * positions + first[0];
+            /* Position-major, the block's rows of the next tile: the residual's lines to read and
+             * the output's to write, asked for a tile ahead (a row per plane of every block: more
+             * streams than the hardware prefetchers follow). */
+            if (MRVL_FLAT_PREFETCH_NEXT_TILE && !a->channel_major && first[0] + 2 * MRVL_FLAT_TILE <= positions)
+                for (int i = 0; i < channels; i++) {
+                    int64_t next = at + i * positions + MRVL_FLAT_TILE;
+                    if (a->r) {
+                        __builtin_prefetch(a->r + next);
+                        __builtin_prefetch(a->r + next + MRVL_FLAT_TILE - 1);
+                    }
+                    __builtin_prefetch(a->y + next, 1);
+                    __builtin_prefetch(a->y + next + MRVL_FLAT_TILE - 1, 1);
+                }
             /* Apart from the calls without partial sums, whose loop keeps its 12 sums in registers
              * only so (AVX2: one more pointer live across it spilled a sum to the stack). */
             if (init)
