@@ -137,7 +137,12 @@ def conv_costs(op: cpu.ConvOp, host: HostTarget) -> dict[str, int]:
     group = op.group.value.data
     cg, mg, depth = xs[1] // group, ys[1] // group, xs[1] // group * math.prod(ws[2:])
     positions = math.prod(ys[2:])
-    channel_floats = 0 if flat_in_place(op) else flat_layout(op)[1]  # copied, unless read in place
+    # copied, unless read in place: the phases some tap reads (only the first along a dim the
+    # kernel is 1 wide: flat_copy)
+    q, lead = flat_layout(op)[0], [1] * (SPATIAL - (len(xs) - 2))
+    read_phases = math.prod(s if k > 1 else 1 for s, k in zip(lead + list(op.strides.get_values()),
+                                                                lead + list(ws[2:])))
+    channel_floats = 0 if flat_in_place(op) else read_phases * math.prod(q)
     count = flat_count(op)
     narrow = mg <= kernel_macro("GEMM_NR") // 2
     width = kernel_macro("GEMM_NR") // 2 if narrow else kernel_macro("GEMM_NR")

@@ -181,7 +181,7 @@
 #define MRVL_FLAT_WEIGHT_LANES 0
 #endif
 #define MRVL_FLAT_TILE (MRVL_FLAT_VECTORS * MRVL_GEMM_VECTOR_FLOATS)
-/* Input channels a whole tile of a deep 1x1 conv read in place sums at a time over a group of
+/* Input channels a whole tile of a deep 1x1 conv sums at a time over a group of
  * MRVL_FLAT_CHUNK_BLOCKS channel blocks (mrvl_kernels_conv.c flat_depth_chunks), its partial sums
  * kept in memory between chunks, or 0: every block over the whole depth. With AVX2's tiles of
  * 4 channels by 24 positions, a tile of 256 input channels (two lines each) left L1 before the

@@ -680,14 +680,16 @@ typedef struct {
 #define MRVL_FLAT_COPY_PHASES 8
 
 /* Input channels [c0, c1) of the group into the flat layout, zeros where the phases reach
- * past the input (the padding). Row by padded row, each input row read once for all its
- * column phases; the rows' phases and the columns each phase takes are counted, not divided
- * out per row (small planes have many short rows). */
+ * past the input (the padding); along a dim the kernel is 1 wide, phase 0 only (no tap reads
+ * the others, whose floats only dropped positions read: a strided 1x1 conv copies one phase of
+ * s0 s1 s2). Row by padded row, each input row read once for all its column phases; the rows'
+ * phases and the columns each phase takes are counted, not divided out per row (small planes
+ * have many short rows). */
 static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 {
     const flat_args *a = ctx;
-    const int64_t *in = a->p->in, *s = a->p->stride, *pad = a->p->pad, *q = a->q;
-    int64_t phase_floats = volume3(q);
+    const int64_t *in = a->p->in, *s = a->p->stride, *pad = a->p->pad, *q = a->q, *k = a->p->kernel;
+    int64_t phase_floats = volume3(q), columns = k[2] == 1 ? 1 : s[2]; /* the column phases read */
     /* Column j of phase px reads input column j * s2 + px - pad2: those in [lo, hi). */
     int64_t lo[MRVL_FLAT_COPY_PHASES], hi[MRVL_FLAT_COPY_PHASES];
     for (int64_t px = 0; px < s[2] && px < MRVL_FLAT_COPY_PHASES; px++)
@@ -697,12 +699,17 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
         float *flat = a->flat + c * a->channel_floats;
         for (int64_t z = 0; z < q[0] * s[0]; z++) {
             int64_t iz = z - pad[0], yp = 0, yq = 0; /* y = yq * s1 + yp */
+            if (k[0] == 1 && z % s[0]) continue;
             for (int64_t y = 0; y < q[1] * s[1]; y++) {
                 int64_t iy = y - pad[1];
+                if (k[1] == 1 && yp) {
+                    if (++yp == s[1]) yp = 0, yq++;
+                    continue;
+                }
                 int inside = iz >= 0 && iz < in[0] && iy >= 0 && iy < in[1];
                 const float *src = inside ? plane + (iz * in[1] + iy) * in[2] : plane;
                 float *row = flat + (z % s[0] * s[1] + yp) * s[2] * phase_floats + (z / s[0] * q[1] + yq) * q[2];
-                for (int64_t px = 0; px < s[2]; px++, row += phase_floats) {
+                for (int64_t px = 0; px < columns; px++, row += phase_floats) {
                     int64_t j0 = 0, j1 = 0;
                     if (inside && px < MRVL_FLAT_COPY_PHASES) j0 = lo[px], j1 = hi[px];
                     else if (inside) valid_range(q[2], in[2], s[2], px - pad[2], &j0, &j1);
@@ -1014,10 +1021,11 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
      * multiply-adds. */
     int channel_major = in_place && cg < mg && cg <= MRVL_FLAT_CHANNEL_MAJOR_DEPTH &&
                         mg > MRVL_FLAT_CHANNEL_MAJOR_PLANES && mg * positions > MRVL_FLAT_CHANNEL_MAJOR_FLOATS;
-    /* In place and position-major, a deep conv's tile (MRVL_FLAT_TILE positions of every input
-     * channel, two lines a channel) outgrows L1 before the next channel block reads it again:
-     * the tiles sum MRVL_FLAT_DEPTH_CHUNK channels at a time over groups of blocks. */
-    int chunked = MRVL_FLAT_DEPTH_CHUNK && in_place && !channel_major && depth > MRVL_FLAT_DEPTH_CHUNK && blocks > 1;
+    /* Position-major, a deep 1x1 conv's tile (MRVL_FLAT_TILE positions of every input channel,
+     * two lines a channel) outgrows L1 before the next channel block reads it again: the tiles
+     * sum MRVL_FLAT_DEPTH_CHUNK channels at a time over groups of blocks. */
+    int chunked = MRVL_FLAT_DEPTH_CHUNK && volume3(k) == 1 && !channel_major && depth > MRVL_FLAT_DEPTH_CHUNK &&
+                  blocks > 1;
     int serial = positions * mg * depth < MRVL_PARALLEL_MACS;
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
