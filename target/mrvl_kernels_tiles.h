@@ -187,8 +187,9 @@
  * 4 channels by 24 positions, a tile of 256 input channels (two lines each) left L1 before the
  * next block read it again: in chunks of 32 over 16 blocks, ResNet-50's 256 -> 64 at 56x56 and
  * 512 -> 128 at 28x28 took 0.77-0.82x the time (chunks of 16 as fast, 64 0.85-0.93x, 128 slower
- * than none; groups of 8 or 32 blocks 0.85-0.95x). AVX-512's tiles of 8 channels by 48
- * positions ran at 95% of the peak as they are, and the N2 was not timed. */
+ * than none; groups of 8 or 32 blocks 0.85-0.95x), from 4 chunks on (mrvl_flat_conv_f32).
+ * AVX-512's tiles of 8 channels by 48 positions ran at 95% of the peak as they are, and the
+ * N2 was not timed. */
 #if defined(__AVX__) && !defined(__AVX512F__)
 #define MRVL_FLAT_DEPTH_CHUNK 32
 #define MRVL_FLAT_CHUNK_BLOCKS 16

@@ -202,19 +202,19 @@ CASES["flat_in_place_channel_major_residual_hard_swish"] = _conv_then(ACTIVATION
 CASES["flat_in_place_residual_clip_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 16, 24, 24],
                                                              w=[20, 16, 1, 1], residual=True, clip=True)
 # 1x1 in place, deep enough for depth chunks (AVX2: 32 input channels at a time over groups of
-# 16 blocks): 80 channels (a short last chunk), 18 blocks (a group of 2 after one of 16), the
-# last tile 23 positions from the tail copy in one pass; stored from the registers, and through
-# the tile in memory for a scale and shift
+# 16 blocks, from 128 channels on): 136 channels (a short last chunk), 18 blocks (a group of 2
+# after one of 16), the last tile 23 positions from the tail copy in one pass; stored from the
+# registers, and through the tile in memory for a scale and shift
 CASES["flat_in_place_depth_chunks_residual_clip_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"],
-                                                                          shape=[1, 80, 23, 25], w=[72, 80, 1, 1],
+                                                                          shape=[1, 136, 23, 25], w=[72, 136, 1, 1],
                                                                           residual=True, clip=True)
-CASES["flat_in_place_depth_chunks_relu_affine"] = _affine(dict(shape=[2, 70, 14, 15], w=[40, 70, 1, 1]), 40,
+CASES["flat_in_place_depth_chunks_relu_affine"] = _affine(dict(shape=[2, 130, 14, 15], w=[40, 130, 1, 1]), 40,
                                                           [40, 1, 1])
 # Strided convs with a kernel 1 wide along a dim: only phase 0 of that dim copied. A 1x1 at
 # stride 2 (deep enough for depth chunks on AVX2, the last tile 8 positions), and a 1x3 at
 # stride 2 (the rows' phase 0, both column phases)
-CASES["flat_1x1_stride2_one_phase_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 48, 40, 44],
-                                                             w=[40, 48, 1, 1], strides=[2, 2])
+CASES["flat_1x1_stride2_one_phase_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 128, 40, 44],
+                                                             w=[40, 128, 1, 1], strides=[2, 2])
 CASES["flat_1x3_stride2_row_phase_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[2, 6, 21, 30],
                                                          w=[16, 6, 1, 3], strides=[2, 2], pads=[0, 1, 0, 1])
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
