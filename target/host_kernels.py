@@ -137,7 +137,12 @@ def conv_costs(op: cpu.ConvOp, host: HostTarget) -> dict[str, int]:
     group = op.group.value.data
     cg, mg, depth = xs[1] // group, ys[1] // group, xs[1] // group * math.prod(ws[2:])
     positions = math.prod(ys[2:])
-    channel_floats = 0 if flat_in_place(op) else flat_layout(op)[1]  # copied, unless read in place
+    # copied, unless read in place: the phases some tap reads (only the first along a dim the
+    # kernel is 1 wide: flat_copy)
+    q, lead = flat_layout(op)[0], [1] * (SPATIAL - (len(xs) - 2))
+    read_phases = math.prod(s if k > 1 else 1 for s, k in zip(lead + list(op.strides.get_values()),
+                                                                lead + list(ws[2:])))
+    channel_floats = 0 if flat_in_place(op) else read_phases * math.prod(q)
     count = flat_count(op)
     narrow = mg <= kernel_macro("GEMM_NR") // 2
     width = kernel_macro("GEMM_NR") // 2 if narrow else kernel_macro("GEMM_NR")
@@ -292,17 +297,19 @@ def packed_weights_floats(op: cpu.ConvOp) -> int:
 
 def conv_scratch_floats(op: cpu.ConvOp) -> int:
     """conv_scratch_floats of mrvl_kernels_conv.c: the padded input of one group (when the conv
-    pads or its windows reach past the input), or its transposed input (a 1x1 conv on a plane of
-    at most MRVL_CONV_TRANSPOSED_PLANE positions, on a target that has one), and the table of
-    tap offsets."""
+    pads or its windows reach past the input), or a 1x1 conv's input at its output positions:
+    transposed (an output plane of at most MRVL_CONV_TRANSPOSED_PLANE positions, on a target
+    that has one) or subsampled (strided, on a target that does); and the table of tap offsets."""
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     rank, group = len(xs) - 2, op.group.value.data
     strides, dilations, pads = op.strides.get_values(), op.dilations.get_values(), op.pads.get_values()[:rank]
     extent = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(ys[2:], strides, ws[2:], dilations)]
     padded = any(pads) or any(e > i for e, i in zip(extent, xs[2:]))
-    transposed = math.prod(ws[2:]) == 1 and math.prod(xs[2:]) <= kernel_macro("CONV_TRANSPOSED_PLANE")
+    transposed = math.prod(ws[2:]) == 1 and math.prod(ys[2:]) <= kernel_macro("CONV_TRANSPOSED_PLANE")
+    subsampled = (kernel_macro("CONV_SUBSAMPLED") and math.prod(ws[2:]) == 1
+                  and math.prod(ys[2:]) < math.prod(xs[2:]))
     cg = xs[1] // group
-    copy = cg * math.prod(extent) if padded else cg * math.prod(xs[2:]) if transposed else 0
+    copy = cg * math.prod(extent) if padded else cg * math.prod(ys[2:]) if transposed or subsampled else 0
     return copy + cg * math.prod(ws[2:])
 
 

@@ -126,7 +126,7 @@
 #define MRVL_CONV_SHORT_MR MRVL_GEMM_MR
 #define MRVL_CONV_NARROW_MR (2 * MRVL_GEMM_MR)
 #endif
-/* Input positions at most of a 1x1 conv whose input the direct conv reads transposed
+/* Output positions at most of a 1x1 conv whose input the direct conv reads transposed
  * (mrvl_kernels_conv.c conv_transposes_input): with AVX2's tiles of 6 positions, 7 x 7 and
  * 8 x 8 planes (MobileNetV2's 320 -> 1280 at 7x7 0.83x the time; 14 x 14 ones ran slower so);
  * AVX-512's tiles of 12 and 13 ran 1.01-1.09x slower so, and the N2 was not timed: none. */
@@ -134,6 +134,16 @@
 #define MRVL_CONV_TRANSPOSED_PLANE 64
 #else
 #define MRVL_CONV_TRANSPOSED_PLANE 0
+#endif
+/* Whether a strided 1x1 conv's input is subsampled into planes of its output's extent before
+ * the direct conv's tiles (mrvl_kernels_conv.c conv_subsamples_input): on AVX2, whose tiles of
+ * 6 positions read lines of the input of which a stride-2 conv uses half, once per block of 16
+ * channels (512 -> 1024 at 28x28/2 0.71x the time, 256 -> 512 at 56x56/2 0.95x). AVX-512's
+ * tiles of 12 positions by 32 channels ran 1.0-1.05x slower so, and the N2 was not timed. */
+#if defined(__AVX__) && !defined(__AVX512F__)
+#define MRVL_CONV_SUBSAMPLED 1
+#else
+#define MRVL_CONV_SUBSAMPLED 0
 #endif
 /* Output channels per panel of packed weights: a multiple of every target's vector width. */
 #define MRVL_CONV_PANEL 16
@@ -193,6 +203,46 @@
 #else
 #define MRVL_FLAT_ROWS 1
 #endif
+#endif
+/* Input channels a whole tile of a deep 1x1 conv sums at a time over a group of
+ * MRVL_FLAT_CHUNK_BLOCKS channel blocks (mrvl_kernels_conv.c flat_depth_chunks), its partial sums
+ * kept in memory between chunks, or 0: every block over the whole depth. With AVX2's tiles of
+ * 4 channels by 24 positions, a tile of 256 input channels (two lines each) left L1 before the
+ * next block read it again: in chunks of 32 over 16 blocks, ResNet-50's 256 -> 64 at 56x56 and
+ * 512 -> 128 at 28x28 took 0.77-0.82x the time (chunks of 16 as fast, 64 0.85-0.93x, 128 slower
+ * than none; groups of 8 or 32 blocks 0.85-0.95x), from 4 chunks on (mrvl_flat_conv_f32).
+ * AVX-512's tiles of 8 channels by 48 positions ran at 95% of the peak as they are, and the
+ * N2 was not timed. */
+#if defined(__AVX__) && !defined(__AVX512F__)
+#define MRVL_FLAT_DEPTH_CHUNK 32
+#define MRVL_FLAT_CHUNK_BLOCKS 16
+#else
+#define MRVL_FLAT_DEPTH_CHUNK 0
+#define MRVL_FLAT_CHUNK_BLOCKS 1
+#endif
+
+/* Whether the flat conv's tiles stored from the registers ask the caches for the next tile's
+ * lines of their residual and output, position-major (mrvl_kernels_conv.c flat_tiles): each
+ * tile reads and writes a run of every output plane, more streams than the hardware
+ * prefetchers follow. On x86 (an AMD Zen 4, x86-64-v3), ResNet-50's 64 -> 256 convs at 56x56
+ * with their residual took 0.64-0.75x the time in the model, its 128 -> 512 at 28x28 0.87-0.95x;
+ * the N2 was not timed. */
+#if defined(__x86_64__) || defined(__i386__)
+#define MRVL_FLAT_PREFETCH_NEXT_TILE 1
+#else
+#define MRVL_FLAT_PREFETCH_NEXT_TILE 0
+#endif
+/* The most input channels of an expanding 1x1 flat conv that takes its items channel block
+ * after channel block (mrvl_kernels_conv.c mrvl_flat_conv_f32), reading its whole input again
+ * per block. On x86 (an AMD Zen 4), each tile's runs from 64 input planes read again per
+ * block of 4 channels waited on L2: ResNet-50's 64 -> 256 at 56x56 took 0.73x the time
+ * position-major (with its residual 0.55-0.72x; AVX-512 0.97x), 32 -> 192 at 56x56 0.9x
+ * (AVX-512 1.0x); MobileNetV2's 16 -> 96 at 112x112 ran 0.97-0.98x channel-major. The N2 was
+ * not timed: any depth, as before. */
+#if defined(__x86_64__) || defined(__i386__)
+#define MRVL_FLAT_CHANNEL_MAJOR_DEPTH 24
+#else
+#define MRVL_FLAT_CHANNEL_MAJOR_DEPTH (1 << 30)
 #endif
 
 /* --- Depthwise convolution (mrvl_kernels_depthwise.c) -------------------------------- */

@@ -183,6 +183,13 @@ CASES["direct_1x1_transposed_residual_clip_sigmoid"] = _conv_then(ACTIVATIONS["s
                                                                   w=[96, 192, 1, 1], residual=True, clip=True)
 CASES["direct_1x1_stride2_transposed_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 60, 8, 8],
                                                          w=[48, 60, 1, 1], strides=[2, 2])
+# Strided 1x1 convs, their input copied at the output positions (AVX2): on an output plane
+# too large to read transposed, subsampled (strides 2 and 3 onto 7 x 11, the input's last row
+# unread, batch 2, two groups); 14 x 13 at stride 2 onto 7 x 7, transposed.
+CASES["direct_1x1_strided_subsampled_relu_affine"] = _affine(dict(shape=[2, 128, 14, 31], w=[64, 64, 1, 1],
+                                                                  strides=[2, 3], group=2), 64, [64, 1, 1])
+CASES["direct_1x1_stride2_transposed_7x7_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[2, 40, 14, 13],
+                                                                   w=[24, 40, 1, 1], strides=[2, 2])
 # 1x1 in place on 14 x 14: the last tile 4 positions (1 vector summed, read from the tail copy)
 CASES["flat_in_place_last_vector_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 32, 14, 14], w=[40, 32, 1, 1],
                                                      residual=True)
@@ -197,6 +204,22 @@ CASES["flat_in_place_residual_clip_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_
 # ... and a HardSwish after the clip (its own copy of the loop; the clip first, as ONNX orders them)
 CASES["flat_in_place_residual_clip_hard_swish"] = _conv_then(ACTIVATIONS["hard_swish"], shape=[1, 16, 24, 24],
                                                              w=[20, 16, 1, 1], residual=True, clip=True)
+# 1x1 in place, deep enough for depth chunks (AVX2: 32 input channels at a time over groups of
+# 16 blocks, from 128 channels on): 136 channels (a short last chunk), 18 blocks (a group of 2
+# after one of 16), the last tile 23 positions from the tail copy in one pass; stored from the
+# registers, and through the tile in memory for a scale and shift
+CASES["flat_in_place_depth_chunks_residual_clip_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"],
+                                                                          shape=[1, 136, 23, 25], w=[72, 136, 1, 1],
+                                                                          residual=True, clip=True)
+CASES["flat_in_place_depth_chunks_relu_affine"] = _affine(dict(shape=[2, 130, 14, 15], w=[40, 130, 1, 1]), 40,
+                                                          [40, 1, 1])
+# Strided convs with a kernel 1 wide along a dim: only phase 0 of that dim copied. A 1x1 at
+# stride 2 (deep enough for depth chunks on AVX2, the last tile 8 positions), and a 1x3 at
+# stride 2 (the rows' phase 0, both column phases)
+CASES["flat_1x1_stride2_one_phase_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 128, 40, 44],
+                                                             w=[40, 128, 1, 1], strides=[2, 2])
+CASES["flat_1x3_stride2_row_phase_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[2, 6, 21, 30],
+                                                         w=[16, 6, 1, 3], strides=[2, 2], pads=[0, 1, 0, 1])
 CASES["flat_relu_affine"] = _affine(CONVS["flat"], 19, [19, 1, 1])
 CASES["flat_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True, **CONVS["flat"])
 CASES["pointwise_relu_scale"] = _affine(CONVS["pointwise"], 35, [35, 1, 1], shift=False)

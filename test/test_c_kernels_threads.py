@@ -68,6 +68,8 @@ MODELS = {
     "flat_strided": _conv([1, 8, 41, 50], [20, 8, 3, 3], "Sigmoid", strides=[2, 2], pads=[1, 1, 1, 1]),
     "flat_in_place": _conv([1, 32, 20, 21], [45, 32, 1, 1], "Relu"),
     "flat_in_place_last_vector": _conv([1, 32, 14, 14], [45, 32, 1, 1], "Relu"),
+    # in depth chunks (AVX2): 24 tiles by 18 blocks, a thread's items ending inside a group of blocks
+    "flat_in_place_depth_chunks": _conv([1, 136, 23, 25], [72, 136, 1, 1], "Relu"),
     "pointwise": _conv([1, 96, 8, 8], [90, 96, 1, 1]),
     "concat_in_place": _joined([2, 8, 30, 40], [16, 8, 3, 3], [24, 8, 1, 1]),
     "pool": single_op("MaxPool", [("x", [2, 33, 40, 41])], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
@@ -187,7 +189,8 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     kernels = {"direct_wide": "mrvl_conv_f32", "direct_narrow": "mrvl_conv_f32", "direct_deep": "mrvl_conv_f32",
                "direct_short": "mrvl_conv_f32", "direct_long_tiles": "mrvl_conv_f32",
                "flat": "mrvl_flat_conv_f32", "flat_strided": "mrvl_flat_conv_f32",
-               "flat_in_place": "mrvl_flat_conv_f32", "flat_in_place_last_vector": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32",
+               "flat_in_place": "mrvl_flat_conv_f32", "flat_in_place_last_vector": "mrvl_flat_conv_f32",
+               "flat_in_place_depth_chunks": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32",
                "direct_grouped_prelu": "mrvl_conv_f32", "flat_prelu": "mrvl_flat_conv_f32",
                "pointwise_prelu": "mrvl_pointwise_conv_f32", "depthwise_prelu": "mrvl_depthwise_conv_f32",
                "depthwise_rows_groups": "mrvl_depthwise_conv_f32",
@@ -195,6 +198,7 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
     for name, kernel in kernels.items():
         assert f"{kernel}(&p" in (emit(MODELS[name], c_workdir, name, 2) / f"{name}_t2.c").read_text()
     assert 48 * 640 * 9 > limit and 40 * 23 * 24 * 25 > limit and 7 * 3600 * 9 > limit  # channels x flat grid x taps
+    assert 575 * 72 * 136 > limit
     for name in ("gemm_packed_columns", "gemm_packed_rows"):
         assert ".packed_b = 1" in (emit(MODELS[name], c_workdir, name, 2) / f"{name}_t2.c").read_text()
     assert 130 > kernel_macro("GEMM_MC") >= 11  # the row-split product and the column tiles

@@ -284,8 +284,9 @@ static MRVL_ALWAYS_INLINE void conv_store_transposed(int mr, int width, const fl
 /* What the tiles of one image and group of mrvl_conv_f32 read and write. */
 typedef struct {
     const mrvl_conv_params *p;
-    const float *base;            /* the input of the group (a padded or transposed copy) */
+    const float *base;            /* the input of the group (a padded, transposed or subsampled copy) */
     int64_t dims[MRVL_SPATIAL];   /* its extent */
+    int64_t stride[MRVL_SPATIAL]; /* the windows' strides in it (1 in a subsampled copy) */
     const int32_t *tap;           /* the tap table */
     int64_t pitch;                /* floats from an input position to the next: 1, or the channels' */
     int64_t depth, mg, positions;
@@ -354,7 +355,7 @@ static int64_t conv_next_block_step(const conv_tiles_args *a, int64_t t, int64_t
 static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_args *a, int64_t begin, int64_t end)
 {
     const mrvl_conv_params *p = a->p;
-    const int64_t *out = p->out, *s = p->stride, *dims = a->dims;
+    const int64_t *out = p->out, *s = a->stride, *dims = a->dims;
     int64_t positions = a->positions, mg = a->mg, depth = a->depth, tile = -1, rows = 0;
     int width = vecs * MRVL_GEMM_VECTOR_FLOATS;
     int64_t tiles = conv_tile_count(positions, mr), blocks = (mg + width - 1) / width;
@@ -444,37 +445,76 @@ static int conv_short_tiles_pay(int64_t positions)
 }
 
 /* Whether mrvl_conv_f32 reads a group's input transposed, position-major (channels
- * contiguous): a 1x1 conv that does not pad, on a plane of at most MRVL_CONV_TRANSPOSED_PLANE
- * positions. Read in place, each row of a tile broadcasts one float a channel, from a line of
- * its own per channel (a plane apart), and a deep input outgrows L1 before its lines are used
- * again; transposed, the rows of a tile are runs of the channels, each line read once for
- * several. */
+ * contiguous): a 1x1 conv that does not pad, on an output plane of at most
+ * MRVL_CONV_TRANSPOSED_PLANE positions. Read in place, each row of a tile broadcasts one float
+ * a channel, from a line of its own per channel (a plane apart), and a deep input outgrows L1
+ * before its lines are used again; transposed, the rows of a tile are runs of the channels,
+ * each line read once for several. */
 static int conv_transposes_input(const mrvl_conv_params *p)
 {
     int64_t dims[MRVL_SPATIAL];
-    return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) && volume3(p->in) <= MRVL_CONV_TRANSPOSED_PLANE;
+    return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) && volume3(p->out) <= MRVL_CONV_TRANSPOSED_PLANE;
 }
 
-/* The cg planes of `positions` floats at x into xt position-major (xt[o * cg + c]), 8 channels
- * at a time: each position's 8 floats one contiguous write, from 8 planes read in order. */
-static void conv_transpose_input(int64_t cg, int64_t positions, const float *x, float *restrict xt)
+/* Whether mrvl_conv_f32 copies a group's input subsampled first: on targets that do
+ * (MRVL_CONV_SUBSAMPLED), a strided 1x1 conv that does not pad and is not read transposed
+ * (ResNet's downsampling convs). Read in place, a tile's rows broadcast floats `stride` apart
+ * from lines of which they use a half or less, and every channel block reads all of the
+ * input's lines again; subsampled, the conv is a 1x1 conv of stride 1 on the output's plane. */
+static int conv_subsamples_input(const mrvl_conv_params *p)
 {
-    int64_t c0 = 0;
+    int64_t dims[MRVL_SPATIAL];
+    return MRVL_CONV_SUBSAMPLED && volume3(p->kernel) == 1 && volume3(p->out) < volume3(p->in) &&
+           !conv_read_extent(p, dims) && !conv_transposes_input(p);
+}
+
+/* The offset in an input plane of each output position of a 1x1 conv (its strides), into at. */
+static void conv_strided_positions(const mrvl_conv_params *p, int64_t *at)
+{
+    const int64_t *in = p->in, *out = p->out, *s = p->stride;
+    for (int64_t z = 0; z < out[0]; z++)
+        for (int64_t yy = 0; yy < out[1]; yy++)
+            for (int64_t xx = 0; xx < out[2]; xx++) *at++ = (z * s[0] * in[1] + yy * s[1]) * in[2] + xx * s[2];
+}
+
+/* The cg planes of x (in) at the conv's strides into planes of its output's extent, xs. */
+static void conv_subsample_input(const mrvl_conv_params *p, int64_t cg, const float *x, float *restrict xs)
+{
+    const int64_t *in = p->in, *out = p->out, *s = p->stride;
+    for (int64_t c = 0; c < cg; c++, x += volume3(in))
+        for (int64_t z = 0; z < out[0]; z++)
+            for (int64_t yy = 0; yy < out[1]; yy++, xs += out[2]) {
+                const float *src = x + (z * s[0] * in[1] + yy * s[1]) * in[2];
+                for (int64_t xx = 0; xx < out[2]; xx++) xs[xx] = src[xx * s[2]];
+            }
+}
+
+/* The cg planes of x (in) at the conv's output positions (conv_strided_positions) into xt
+ * position-major (xt[o * cg + c]), 8 channels at a time: each position's 8 floats one
+ * contiguous write, from 8 planes read in order. */
+static void conv_transpose_input(const mrvl_conv_params *p, int64_t cg, const float *x, float *restrict xt)
+{
+    int64_t at[MRVL_CONV_TRANSPOSED_PLANE > 0 ? MRVL_CONV_TRANSPOSED_PLANE : 1], plane = volume3(p->in);
+    int64_t positions = volume3(p->out), c0 = 0;
+    conv_strided_positions(p, at);
     for (; c0 + 8 <= cg; c0 += 8)
         for (int64_t o = 0; o < positions; o++)
-            for (int c = 0; c < 8; c++) xt[o * cg + c0 + c] = x[(c0 + c) * positions + o];
+            for (int c = 0; c < 8; c++) xt[o * cg + c0 + c] = x[(c0 + c) * plane + at[o]];
     for (; c0 < cg; c0++)
-        for (int64_t o = 0; o < positions; o++) xt[o * cg + c0] = x[c0 * positions + o];
+        for (int64_t o = 0; o < positions; o++) xt[o * cg + c0] = x[c0 * plane + at[o]];
 }
 
-/* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads) or its
- * transposed input (conv_transposes_input), and the tap table (plan-host-memory reserves the
- * same: target/host_kernels.py conv_scratch_floats). */
+/* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads), its
+ * transposed input (conv_transposes_input) or its subsampled input (conv_subsamples_input),
+ * and the tap table (plan-host-memory reserves the same: target/host_kernels.py
+ * conv_scratch_floats). */
 static int64_t conv_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t dims[MRVL_SPATIAL];
     int padded = conv_read_extent(p, dims);
-    int64_t copy = padded || conv_transposes_input(p) ? p->c / p->group * volume3(dims) : 0;
+    int64_t copy = padded                                                  ? p->c / p->group * volume3(dims)
+                   : conv_transposes_input(p) || conv_subsamples_input(p) ? p->c / p->group * volume3(p->out)
+                                                                           : 0;
     return copy + p->c / p->group * volume3(p->kernel);
 }
 
@@ -496,6 +536,10 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
     int64_t depth = cg * volume3(k), dims[MRVL_SPATIAL];
     int narrow = mg <= MRVL_GEMM_NR / 2;
     int padded = conv_read_extent(p, dims), transposed = conv_transposes_input(p);
+    int subsampled = conv_subsamples_input(p);
+    int64_t stride[MRVL_SPATIAL] = {p->stride[0], p->stride[1], p->stride[2]};
+    if (transposed || subsampled) /* copied at the output's positions */
+        for (int i = 0; i < MRVL_SPATIAL; i++) dims[i] = p->out[i], stride[i] = 1;
     int64_t pplane = volume3(dims);
     int short_tiles = !narrow && conv_short_tiles_pay(positions);
     int64_t mr = narrow ? MRVL_CONV_NARROW_MR : short_tiles ? MRVL_CONV_SHORT_MR : MRVL_CONV_MR;
@@ -508,7 +552,7 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
      * than the caches) go channel-major. */
     int channel_major = conv_packed_group_floats(mg, depth) > cg * pplane;
     float *xpad = scratch;
-    int32_t *tap = (int32_t *)(void *)(scratch + (padded || transposed ? cg * pplane : 0));
+    int32_t *tap = (int32_t *)(void *)(scratch + (padded || transposed || subsampled ? cg * pplane : 0));
     int64_t row = 0;
     for (int64_t c = 0; c < cg; c++)
         for (int64_t kz = 0; kz < k[0]; kz++)
@@ -525,11 +569,14 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
                 conv_pad_input(p, cg, base, dims, xpad);
                 base = xpad;
             } else if (transposed) {
-                conv_transpose_input(cg, pplane, base, xpad);
+                conv_transpose_input(p, cg, base, xpad);
+                base = xpad;
+            } else if (subsampled) {
+                conv_subsample_input(p, cg, base, xpad);
                 base = xpad;
             }
-            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, tap, transposed ? cg : 1, depth, mg,
-                                    positions, channel_major,
+            conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, {stride[0], stride[1], stride[2]}, tap,
+                                    transposed ? cg : 1, depth, mg, positions, channel_major,
                                     wg, b ? b + g * mg : NULL, r ? r + (n * p->m + g * mg) * positions : NULL,
                                     p->slope ? p->slope + g * mg : NULL, p->scale ? p->scale + g * mg : NULL,
                                     p->shift ? p->shift + g * mg : NULL, yg};
@@ -676,6 +723,7 @@ typedef struct {
     const int32_t *tail_tap;      /* and their tap table */
     int64_t depth, mg, blocks, count; /* blocks of MRVL_FLAT_MR channels; flat positions */
     int channel_major;            /* the items channel block after channel block (flat_tiles) */
+    int chunked;                  /* whole tiles summed in depth chunks over groups of blocks (flat_tiles) */
     const float *w, *b, *r;       /* the group's packed weights, bias, residual (b, r may be NULL) */
     const float *slope;           /* the group's PRelu slopes (may be NULL) */
     const float *scale, *shift;   /* the group's per-channel scale and shift (may be NULL) */
@@ -698,14 +746,16 @@ typedef struct {
 #define MRVL_FLAT_COPY_PHASES 8
 
 /* Input channels [c0, c1) of the group into the flat layout, zeros where the phases reach
- * past the input (the padding). Row by padded row, each input row read once for all its
- * column phases; the rows' phases and the columns each phase takes are counted, not divided
- * out per row (small planes have many short rows). */
+ * past the input (the padding); along a dim the kernel is 1 wide, phase 0 only (no tap reads
+ * the others, whose floats only dropped positions read: a strided 1x1 conv copies one phase of
+ * s0 s1 s2). Row by padded row, each input row read once for all its column phases; the rows'
+ * phases and the columns each phase takes are counted, not divided out per row (small planes
+ * have many short rows). */
 static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 {
     const flat_args *a = ctx;
-    const int64_t *in = a->p->in, *s = a->p->stride, *pad = a->p->pad, *q = a->q;
-    int64_t phase_floats = volume3(q);
+    const int64_t *in = a->p->in, *s = a->p->stride, *pad = a->p->pad, *q = a->q, *k = a->p->kernel;
+    int64_t phase_floats = volume3(q), columns = k[2] == 1 ? 1 : s[2]; /* the column phases read */
     /* Column j of phase px reads input column j * s2 + px - pad2: those in [lo, hi). */
     int64_t lo[MRVL_FLAT_COPY_PHASES], hi[MRVL_FLAT_COPY_PHASES];
     for (int64_t px = 0; px < s[2] && px < MRVL_FLAT_COPY_PHASES; px++)
@@ -715,12 +765,17 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
         float *flat = a->flat + c * a->channel_floats;
         for (int64_t z = 0; z < q[0] * s[0]; z++) {
             int64_t iz = z - pad[0], yp = 0, yq = 0; /* y = yq * s1 + yp */
+            if (k[0] == 1 && z % s[0]) continue;
             for (int64_t y = 0; y < q[1] * s[1]; y++) {
                 int64_t iy = y - pad[1];
+                if (k[1] == 1 && yp) {
+                    if (++yp == s[1]) yp = 0, yq++;
+                    continue;
+                }
                 int inside = iz >= 0 && iz < in[0] && iy >= 0 && iy < in[1];
                 const float *src = inside ? plane + (iz * in[1] + iy) * in[2] : plane;
                 float *row = flat + (z % s[0] * s[1] + yp) * s[2] * phase_floats + (z / s[0] * q[1] + yq) * q[2];
-                for (int64_t px = 0; px < s[2]; px++, row += phase_floats) {
+                for (int64_t px = 0; px < columns; px++, row += phase_floats) {
                     int64_t j0 = 0, j1 = 0;
                     if (inside && px < MRVL_FLAT_COPY_PHASES) j0 = lo[px], j1 = hi[px];
                     else if (inside) valid_range(q[2], in[2], s[2], px - pad[2], &j0, &j1);
@@ -738,8 +793,9 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
 }
 
 /* acc[i][j] = bias[i] + the sum over r < depth of x[tap[r] + j] * w[r * MRVL_CONV_PANEL + i]
- * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers (when masked, x[tap[r] + j] read as
- * 0 where mask[mask_tap[r] + j] is 0): each input vector feeds
+ * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers (from init[i][j] instead of the
+ * bias when init is not NULL: the sums of the depth before, flat_depth_chunks; when masked,
+ * x[tap[r] + j] read as 0 where mask[mask_tap[r] + j] is 0): each input vector feeds
  * MRVL_FLAT_MR multiply-adds and each broadcast weight `vecs` (of MRVL_FLAT_VECTORS; a last
  * tile of fewer positions sums fewer vectors, bias in the rest), summed in order. With y (a
  * tile of MRVL_FLAT_VECTORS vectors that is one run of output positions), its first `channels`
@@ -748,9 +804,9 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
  * Always inlined with constant vecs and masked. */
 static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int masked, int64_t depth, const float *x, const int32_t *tap,
                                           const int32_t *mask_tap, const int32_t *mask, const float *w,
-                                          const float *bias, float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE],
-                                          float *y, const float *r, int64_t positions, int channels,
-                                          const mrvl_conv_params *p)
+                                          const float *bias, const float *init,
+                                          float acc[MRVL_FLAT_MR][MRVL_FLAT_TILE], float *y, const float *r,
+                                          int64_t positions, int channels, const mrvl_conv_params *p)
 {
     float low = y && p->clamp ? p->min : -INFINITY, high = y && p->clamp ? p->max : INFINITY;
     int leaky = y && p->activation == MRVL_EPILOGUE_LEAKY_RELU;
@@ -759,7 +815,9 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int masked, int64_t depth, c
     typedef int32_t lanes __attribute__((vector_size(MRVL_GEMM_VECTOR_FLOATS * 4), aligned(4)));
     vec sum[MRVL_FLAT_MR][MRVL_FLAT_VECTORS];
     for (int i = 0; i < MRVL_FLAT_MR; i++)
-        for (int v = 0; v < MRVL_FLAT_VECTORS; v++) sum[i][v] = (vec){0} + bias[i];
+        for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
+            sum[i][v] = init ? *(const pool_vec *)(const void *)(init + i * MRVL_FLAT_TILE + v * MRVL_GEMM_VECTOR_FLOATS)
+                             : (vec){0} + bias[i];
     if (masked)
         MRVL_MCA_BEGIN("conv_flat_masked", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
                        MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
@@ -817,7 +875,7 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int masked, int64_t depth, c
 #else
     (void)vecs;
     for (int i = 0; i < MRVL_FLAT_MR; i++)
-        for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = bias[i];
+        for (int j = 0; j < MRVL_FLAT_TILE; j++) acc[i][j] = init ? init[i * MRVL_FLAT_TILE + j] : bias[i];
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL)
         for (int i = 0; i < MRVL_FLAT_MR; i++)
             for (int j = 0; j < MRVL_FLAT_TILE; j++)
@@ -854,12 +912,14 @@ static MRVL_NOINLINE void flat_masked_micro(int64_t count, int64_t depth, const 
                                             const float *r, int64_t positions, int channels,
                                             const mrvl_conv_params *p)
 {
-    if (y) flat_micro(MRVL_FLAT_VECTORS, 1, depth, x, tap, mask_tap, mask, w, bias, acc, y, r, positions, channels, p);
+    if (y)
+        flat_micro(MRVL_FLAT_VECTORS, 1, depth, x, tap, mask_tap, mask, w, bias, NULL, acc, y, r, positions, channels,
+                   p);
     else if (count <= MRVL_GEMM_VECTOR_FLOATS)
-        flat_micro(1, 1, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
+        flat_micro(1, 1, depth, x, tap, mask_tap, mask, w, bias, NULL, acc, NULL, NULL, 0, 0, p);
     else if (count <= 2 * MRVL_GEMM_VECTOR_FLOATS)
-        flat_micro(2, 1, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
-    else flat_micro(MRVL_FLAT_VECTORS, 1, depth, x, tap, mask_tap, mask, w, bias, acc, NULL, NULL, 0, 0, p);
+        flat_micro(2, 1, depth, x, tap, mask_tap, mask, w, bias, NULL, acc, NULL, NULL, 0, 0, p);
+    else flat_micro(MRVL_FLAT_VECTORS, 1, depth, x, tap, mask_tap, mask, w, bias, NULL, acc, NULL, NULL, 0, 0, p);
 }
 
 /* y[j] = a[j] for j < len <= MRVL_FLAT_TILE: whole vectors, then halves down to one float,
@@ -877,6 +937,38 @@ static MRVL_ALWAYS_INLINE void copy_run(float *y, const float *a, int64_t len)
     if (MRVL_GEMM_VECTOR_FLOATS >= 8 && len - j >= 4) memcpy(y + j, a + j, 4 * sizeof(float)), j += 4;
     if (len - j >= 2) memcpy(y + j, a + j, 2 * sizeof(float)), j += 2;
     if (len - j >= 1) y[j] = a[j];
+}
+
+/* The first input channel of the last depth chunk of MRVL_FLAT_DEPTH_CHUNK (0 without them). */
+static int64_t flat_last_chunk(int64_t depth)
+{
+#if MRVL_FLAT_DEPTH_CHUNK
+    return (depth - 1) / MRVL_FLAT_DEPTH_CHUNK * MRVL_FLAT_DEPTH_CHUNK;
+#else
+    (void)depth;
+    return 0;
+#endif
+}
+
+/* For a whole tile (at src, its taps a->tap) of a conv in depth chunks (flat_args chunked),
+ * channel blocks [start, end): part[jb - start] = the bias plus the sums over the depth
+ * chunks of MRVL_FLAT_DEPTH_CHUNK before the last, chunk after chunk over the blocks, so that
+ * a chunk's input lines stay in L1 while every block's weights pass over them. */
+static void flat_depth_chunks(const flat_args *a, const float *src, int64_t start, int64_t end,
+                              float part[][MRVL_FLAT_MR][MRVL_FLAT_TILE])
+{
+    int64_t last = flat_last_chunk(a->depth);
+    for (int64_t k0 = 0; k0 < last; k0 += MRVL_FLAT_DEPTH_CHUNK) {
+        for (int64_t jb = start; jb < end; jb++) {
+            int64_t j0 = jb * MRVL_FLAT_MR;
+            float bias[MRVL_FLAT_MR] = {0};
+            if (a->b && k0 == 0)
+                for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = j0 + i < a->mg ? a->b[j0 + i] : 0.0f;
+            const float *w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
+            flat_micro(MRVL_FLAT_VECTORS, 0, MRVL_FLAT_DEPTH_CHUNK, src, a->tap + k0, NULL, NULL, w + k0 * MRVL_CONV_PANEL,
+                       bias, k0 ? part[jb - start][0] : NULL, part[jb - start], NULL, NULL, 0, 0, a->p);
+        }
+    }
 }
 
 /* Items [begin, end) of a group of mrvl_flat_conv_f32: item t * blocks + jb is flat tile t
@@ -902,6 +994,9 @@ static MRVL_ALWAYS_INLINE void flat_items(int rows, const void *ctx, int64_t beg
      * every kernel column: a tile of only those needs no masks. */
     int64_t width = p->in[2], left = p->pad[2], right = width - ((p->kernel[2] - 1) * p->dilation[2] - p->pad[2]);
     const int32_t *mask_tap = NULL, *mask = NULL;
+    /* The sums of a group of blocks of one tile over the depth chunks before the last. */
+    float part[MRVL_FLAT_DEPTH_CHUNK ? MRVL_FLAT_CHUNK_BLOCKS : 1][MRVL_FLAT_MR][MRVL_FLAT_TILE] MRVL_POOL_ALIGNED;
+    int64_t group_tile = -1, group_start = 0, group_end = 0;
     for (int64_t item = begin; item < end; item++) {
         int64_t t = a->channel_major ? item % tiles : item / a->blocks;
         int64_t j0 = (a->channel_major ? item / tiles : item % a->blocks) * MRVL_FLAT_MR;
@@ -936,6 +1031,20 @@ static MRVL_ALWAYS_INLINE void flat_items(int rows, const void *ctx, int64_t beg
         if (rows && i0 < a->head_end) src = a->head + i0, tap = a->tail_tap;
         else if (a->tail && i0 >= a->tail_start) src = a->tail + (i0 - a->tail_start), tap = a->tail_tap;
         w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
+        /* A whole tile of a conv in depth chunks: the group of blocks from this one on summed over
+         * the chunks before the last, when the group starts here; this block's last chunk below. */
+        int64_t k0 = 0;
+        const float *init = NULL;
+        if (MRVL_FLAT_DEPTH_CHUNK && a->chunked && tap == a->tap && !mask_tap && i1 - i0 == MRVL_FLAT_TILE) {
+            int64_t jb = j0 / MRVL_FLAT_MR;
+            if (t != group_tile || jb >= group_end) {
+                group_tile = t, group_start = jb;
+                group_end = min_i64(min_i64(jb + MRVL_FLAT_CHUNK_BLOCKS, a->blocks), jb + end - item);
+                flat_depth_chunks(a, src, group_start, group_end, part);
+            }
+            k0 = flat_last_chunk(a->depth);
+            init = part[jb - group_start][0];
+        }
         /* The last tile sums only the vectors that hold positions (a 14 x 14 plane is 4 tiles
          * of 48 and 4 positions: 1 vector, not 3). One run of output positions needing at most
          * a residual, a clamp (a Relu, a Clip) and a LeakyRelu is stored from the registers; a
@@ -950,16 +1059,38 @@ static MRVL_ALWAYS_INLINE void flat_items(int rows, const void *ctx, int64_t beg
             if (stored && activated) flat_activate_rows(p, channels, positions, a->y + at0);
             if (stored) continue;
         } else if (i1 - i0 <= MRVL_GEMM_VECTOR_FLOATS) {
-            flat_micro(1, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
+            flat_micro(1, 0, a->depth, src, tap, NULL, NULL, w, bias, NULL, acc, NULL, NULL, 0, 0, p);
         } else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) {
-            flat_micro(2, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
+            flat_micro(2, 0, a->depth, src, tap, NULL, NULL, w, bias, NULL, acc, NULL, NULL, 0, 0, p);
         } else if (stored) {
-            flat_micro(MRVL_FLAT_VECTORS, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, a->y + at0,
-                       a->r ? a->r + at0 : NULL, positions, channels, p);
+            /* Position-major, the block's rows of the next tile: the residual's lines to read and
+             * the output's to write, asked for a tile ahead (a row per plane of every block: more
+             * streams than the hardware prefetchers follow). */
+            if (MRVL_FLAT_PREFETCH_NEXT_TILE && !a->channel_major && first[0] + 2 * MRVL_FLAT_TILE <= positions)
+                for (int i = 0; i < channels; i++) {
+                    int64_t next = at0 + i * positions + MRVL_FLAT_TILE;
+                    if (a->r) {
+                        __builtin_prefetch(a->r + next);
+                        __builtin_prefetch(a->r + next + MRVL_FLAT_TILE - 1);
+                    }
+                    __builtin_prefetch(a->y + next, 1);
+                    __builtin_prefetch(a->y + next + MRVL_FLAT_TILE - 1, 1);
+                }
+            /* Apart from the calls without partial sums, whose loop keeps its 12 sums in registers
+             * only so (AVX2: one more pointer live across it spilled a sum to the stack). */
+            if (init)
+                flat_micro(MRVL_FLAT_VECTORS, 0, a->depth - k0, src, tap + k0, NULL, NULL, w + k0 * MRVL_CONV_PANEL,
+                           bias, init, acc, a->y + at0, a->r ? a->r + at0 : NULL, positions, channels, p);
+            else
+                flat_micro(MRVL_FLAT_VECTORS, 0, a->depth, src, tap, NULL, NULL, w, bias, NULL, acc, a->y + at0,
+                           a->r ? a->r + at0 : NULL, positions, channels, p);
             if (activated) flat_activate_rows(p, channels, positions, a->y + at0);
             continue;
+        } else if (init) {
+            flat_micro(MRVL_FLAT_VECTORS, 0, a->depth - k0, src, tap + k0, NULL, NULL, w + k0 * MRVL_CONV_PANEL, bias,
+                       init, acc, NULL, NULL, 0, 0, p);
         } else {
-            flat_micro(MRVL_FLAT_VECTORS, 0, a->depth, src, tap, NULL, NULL, w, bias, acc, NULL, NULL, 0, 0, p);
+            flat_micro(MRVL_FLAT_VECTORS, 0, a->depth, src, tap, NULL, NULL, w, bias, NULL, acc, NULL, NULL, 0, 0, p);
         }
         /* The epilogue in ONNX's order: residual, clamp, activation (a PRelu per channel), scale
          * and shift. */
@@ -1040,7 +1171,7 @@ static void flat_rows_conv(const mrvl_conv_params *p, const float *x, const floa
                     tail[c * edge + j] = from_tail >= 0 && from_tail < plane ? xg[c * plane + from_tail] : 0.0f;
                 }
             flat_args args = {p, xg, NULL, xg, {1, in[1], in[2]}, plane, tap, tail, edge_tap, depth, mg, blocks,
-                              plane, 0, packed + g * conv_packed_group_floats(mg, depth), b ? b + g * mg : NULL,
+                              plane, 0, 0, packed + g * conv_packed_group_floats(mg, depth), b ? b + g * mg : NULL,
                               r ? r + (n * p->m + g * mg) * plane : NULL, p->slope ? p->slope + g * mg : NULL,
                               p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg,
                               tail_start, head, head_end, mask_tap, masks};
@@ -1092,17 +1223,25 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
     /* Position-major, each tile writes a run into every one of the group's output planes;
      * channel-major, each block's planes are written in one sweep and the input is read again
      * per block. An expanding 1x1 conv read in place (few input channels: little to read
-     * again) of many planes whose output outgrows the caches goes channel-major: all its planes
-     * written a run at a time cost it more than its multiply-adds. */
-    int channel_major = in_place && cg < mg && mg > MRVL_FLAT_CHANNEL_MAJOR_PLANES &&
-                        mg * positions > MRVL_FLAT_CHANNEL_MAJOR_FLOATS;
+     * again, in few streams) of many planes whose output outgrows the caches goes
+     * channel-major: all its planes written a run at a time cost it more than its
+     * multiply-adds. */
+    int channel_major = in_place && cg < mg && cg <= MRVL_FLAT_CHANNEL_MAJOR_DEPTH &&
+                        mg > MRVL_FLAT_CHANNEL_MAJOR_PLANES && mg * positions > MRVL_FLAT_CHANNEL_MAJOR_FLOATS;
+    /* Position-major, a deep 1x1 conv's tile (MRVL_FLAT_TILE positions of every input channel,
+     * two lines a channel) outgrows L1 before the next channel block reads it again: the tiles
+     * sum MRVL_FLAT_DEPTH_CHUNK channels at a time over groups of blocks. From 4 chunks on (128
+     * channels, 16 KB a tile on AVX2): MobileNetV2's 64 -> 384 and 96 -> 576 at 14x14, whose
+     * tiles stay in L1, ran 1.10-1.15x slower in chunks. */
+    int chunked = MRVL_FLAT_DEPTH_CHUNK && volume3(k) == 1 && !channel_major &&
+                  depth >= 4 * MRVL_FLAT_DEPTH_CHUNK && blocks > 1;
     int serial = positions * mg * depth < MRVL_PARALLEL_MACS;
     for (int64_t n = 0; n < p->n; n++) {
         for (int64_t g = 0; g < p->group; g++) {
             float *yg = y + n * conv_y_batch(p) + g * mg * positions;
             const float *xg = x + (n * p->c + g * cg) * plane;
             flat_args args = {p, xg, scratch, in_place ? xg : scratch, {q[0], q[1], q[2]}, channel_floats, tap,
-                              tail, tail_tap, depth, mg, blocks, count, channel_major,
+                              tail, tail_tap, depth, mg, blocks, count, channel_major, chunked,
                               packed + g * conv_packed_group_floats(mg, depth), b ? b + g * mg : NULL,
                               r ? r + (n * p->m + g * mg) * positions : NULL, p->slope ? p->slope + g * mg : NULL,
                               p->scale ? p->scale + g * mg : NULL, p->shift ? p->shift + g * mg : NULL, yg,
