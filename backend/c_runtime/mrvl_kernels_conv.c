@@ -816,14 +816,18 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int masked, int64_t depth, c
     vec sum[MRVL_FLAT_MR][MRVL_FLAT_VECTORS];
     for (int i = 0; i < MRVL_FLAT_MR; i++)
         for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
-            sum[i][v] = init ? *(const pool_vec *)(const void *)(init + i * MRVL_FLAT_TILE + v * MRVL_GEMM_VECTOR_FLOATS)
+            sum[i][v] = init ? *(const pool_vec *)(const void *)(init + i * MRVL_FLAT_TILE +
+                                                                 v * MRVL_GEMM_VECTOR_FLOATS)
                              : (vec){0} + bias[i];
-    if (masked)
-        MRVL_MCA_BEGIN("conv_flat_masked", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
-                       MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
-    else
-        MRVL_MCA_BEGIN("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
-                       MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    /* The loop's llvm-mca region, masked or not (benchmarks/n2_mca.py). */
+#define MRVL_FLAT_MCA(MARK)                                                                                   \
+    do {                                                                                                      \
+        if (masked) MARK("conv_flat_masked", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,                    \
+                         MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);                                      \
+        else MARK("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,                                 \
+                  MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);                                             \
+    } while (0)
+    MRVL_FLAT_MCA(MRVL_MCA_BEGIN);
     for (int64_t r = 0; r < depth; r++, w += MRVL_CONV_PANEL) {
         const float *xr = x + tap[r];
         vec in[MRVL_FLAT_VECTORS];
@@ -846,12 +850,8 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int masked, int64_t depth, c
             for (int v = 0; v < vecs; v++) sum[i][v] += in[v] * wt;
         }
     }
-    if (masked)
-        MRVL_MCA_END("conv_flat_masked", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
-                     MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
-    else
-        MRVL_MCA_END("conv_flat", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
-                     MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
+    MRVL_FLAT_MCA(MRVL_MCA_END);
+#undef MRVL_FLAT_MCA
     if (y) {
         pool_vec lower = (pool_vec){0} + low, upper = (pool_vec){0} + high, zero = {0};
         MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++)
@@ -965,8 +965,9 @@ static void flat_depth_chunks(const flat_args *a, const float *src, int64_t star
             if (a->b && k0 == 0)
                 for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = j0 + i < a->mg ? a->b[j0 + i] : 0.0f;
             const float *w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
-            flat_micro(MRVL_FLAT_VECTORS, 0, MRVL_FLAT_DEPTH_CHUNK, src, a->tap + k0, NULL, NULL, w + k0 * MRVL_CONV_PANEL,
-                       bias, k0 ? part[jb - start][0] : NULL, part[jb - start], NULL, NULL, 0, 0, a->p);
+            flat_micro(MRVL_FLAT_VECTORS, 0, MRVL_FLAT_DEPTH_CHUNK, src, a->tap + k0, NULL, NULL,
+                       w + k0 * MRVL_CONV_PANEL, bias, k0 ? part[jb - start][0] : NULL, part[jb - start], NULL, NULL,
+                       0, 0, a->p);
         }
     }
 }
