@@ -710,8 +710,8 @@ static void qconv_split_columns(int64_t n, int64_t stride, int64_t span, const u
 /* The quad planes of one image and group of a conv by columns (fewer than four input channels
  * per group where that takes fewer steps, host_kernels.py qconv_by_columns): the GEMM runs it
  * as a conv of cg * kw channels (c, v), channel c seen from kernel column v (its plane's
- * columns j * stride_w + v *
- * dilation_w, padded), with a kernel of kh x 1 and stride (stride_h, 1), so that a quad holds
+ * columns j * stride_w + v * dilation_w, padded), with a kernel of kh x 1 and stride
+ * (stride_h, 1), so that a quad holds
  * four real taps where a stem's three channels left every fourth byte zero (a 7x7 stem: 42
  * steps of 4 bytes for its 147 taps, not 49), and no padding columns are computed. The planes
  * are qconv_quad_planes' for that conv (`height` rows of ow positions per row phase, `area`
