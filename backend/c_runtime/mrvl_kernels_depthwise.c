@@ -1098,34 +1098,32 @@ static void depthwise_blocked_row(const mrvl_conv_params *p, const depthwise_blo
     int64_t taps = k[1] * k[2], sx = s[2];
     in += oy * s[1] * g->w * MRVL_DEPTHWISE_BLOCK;
     grid += oy * g->pitch * MRVL_DEPTHWISE_BLOCK;
-#define MRVL_ROW(TAPS, SX)                                                                                    \
+    /* The row's tiles, TILE(ARGS, input, offset, w, bias, output) each, its loop the llvm-mca
+     * region NAME_LABELxSX. */
+#define MRVL_ROW(NAME, LABEL, SX, TAPS, TILE, ...)                                                           \
     do {                                                                                                      \
-        MRVL_MCA_BEGIN("depthwise_blocked", TAPS, SX, (TAPS) * MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK); \
+        MRVL_MCA_BEGIN(NAME, LABEL, SX, (TAPS) * MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK);           \
         for (int64_t ox = 0; ox < g->pitch; ox += MRVL_DEPTHWISE_BLOCK_TILE)                                 \
-            depthwise_blocked_tile(TAPS, SX, in + ox * (SX) * MRVL_DEPTHWISE_BLOCK, offset, w, bias,          \
-                                   grid + ox * MRVL_DEPTHWISE_BLOCK);                                         \
-        MRVL_MCA_END("depthwise_blocked", TAPS, SX, (TAPS) * MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK);   \
+            TILE(__VA_ARGS__, in + ox * (SX) * MRVL_DEPTHWISE_BLOCK, offset, w, bias,                         \
+                 grid + ox * MRVL_DEPTHWISE_BLOCK);                                                           \
+        MRVL_MCA_END(NAME, LABEL, SX, (TAPS) * MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK);             \
     } while (0)
 #define MRVL_ROW_LOADS_SHARED(K, SX)                                                                          \
-    do {                                                                                                      \
-        MRVL_MCA_BEGIN("depthwise_blocked_rows", K, SX, (K) * (K) * MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK); \
-        for (int64_t ox = 0; ox < g->pitch; ox += MRVL_DEPTHWISE_BLOCK_TILE)                                 \
-            depthwise_blocked_tile_rows(K, K, SX, in + ox * (SX) * MRVL_DEPTHWISE_BLOCK, offset, w, bias,     \
-                                        grid + ox * MRVL_DEPTHWISE_BLOCK);                                    \
-        MRVL_MCA_END("depthwise_blocked_rows", K, SX, (K) * (K) * MRVL_DEPTHWISE_BLOCK_TILE * MRVL_DEPTHWISE_BLOCK); \
-    } while (0)
+    MRVL_ROW("depthwise_blocked_rows", K, SX, (K) * (K), depthwise_blocked_tile_rows, K, K, SX)
+#define MRVL_ROW_TAP_BY_TAP(TAPS, SX) MRVL_ROW("depthwise_blocked", TAPS, SX, TAPS, depthwise_blocked_tile, TAPS, SX)
     int shared = sx <= MRVL_DEPTHWISE_BLOCKED_SHARED_STRIDE && p->dilation[2] == 1;
     if (taps == 9 && k[1] == 3 && sx == 1 && shared) MRVL_ROW_LOADS_SHARED(3, 1);
     else if (taps == 9 && k[1] == 3 && sx == 2 && shared) MRVL_ROW_LOADS_SHARED(3, 2);
     else if (taps == 25 && k[1] == 5 && sx == 1 && shared) MRVL_ROW_LOADS_SHARED(5, 1);
     else if (taps == 25 && k[1] == 5 && sx == 2 && shared) MRVL_ROW_LOADS_SHARED(5, 2);
-    else if (taps == 9 && k[1] == 3 && sx == 1) MRVL_ROW(9, 1);
-    else if (taps == 9 && k[1] == 3 && sx == 2) MRVL_ROW(9, 2);
-    else if (taps == 25 && k[1] == 5 && sx == 1) MRVL_ROW(25, 1);
-    else if (taps == 25 && k[1] == 5 && sx == 2) MRVL_ROW(25, 2);
-    else MRVL_ROW(taps, sx);
+    else if (taps == 9 && k[1] == 3 && sx == 1) MRVL_ROW_TAP_BY_TAP(9, 1);
+    else if (taps == 9 && k[1] == 3 && sx == 2) MRVL_ROW_TAP_BY_TAP(9, 2);
+    else if (taps == 25 && k[1] == 5 && sx == 1) MRVL_ROW_TAP_BY_TAP(25, 1);
+    else if (taps == 25 && k[1] == 5 && sx == 2) MRVL_ROW_TAP_BY_TAP(25, 2);
+    else MRVL_ROW_TAP_BY_TAP(taps, sx);
 #undef MRVL_ROW
 #undef MRVL_ROW_LOADS_SHARED
+#undef MRVL_ROW_TAP_BY_TAP
 }
 
 /* Input positions [begin, end) (flat indices of the planes of channels c0 .. c0 + count) into
