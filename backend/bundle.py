@@ -53,7 +53,8 @@ KERNEL_FAMILY_FILES = ("mrvl_kernels_internal.h", "mrvl_kernels_tiles.h", "mrvl_
                        "mrvl_kernels_math.c", "mrvl_kernels_gemm.c", "mrvl_kernels_conv.c",
                        "mrvl_kernels_conv_transpose.c", "mrvl_kernels_depthwise.c", "mrvl_kernels_pool.c", "mrvl_kernels_elementwise.c",
                        "mrvl_kernels_norm.c", "mrvl_kernels_data.c", "mrvl_kernels_resize.c",
-                       "mrvl_kernels_recurrent.c", "mrvl_kernels_qgemm.c", "mrvl_kernels_qdepthwise.c")
+                       "mrvl_kernels_recurrent.c", "mrvl_kernels_qgemm.c", "mrvl_kernels_qdepthwise.c",
+                       "mrvl_kernels_winograd.c")
 """The kernels by family, which mrvl_kernels.c includes (one translation unit with `M.c`); the
 tile sizes' header is the target's (`mrvl.target`), the rest are in `c_runtime/`."""
 RUNTIME_FILES = ("mrvl_kernels.h", "mrvl_kernels.c", *KERNEL_FAMILY_FILES, "mrvl_quantize.c", "mrvl_mlip.h")

@@ -334,7 +334,8 @@ class CEmitter:
             params = self.set_at_run_time(params, f"p.scale = {scale};", f"p.shift = {shift};")
         assert op.kernel is not None
         path = op.kernel.data
-        if path in (cpu.ConvKernel.DEPTHWISE, cpu.ConvKernel.DEPTHWISE_BLOCKED, cpu.ConvKernel.POINTWISE):
+        if path in (cpu.ConvKernel.DEPTHWISE, cpu.ConvKernel.DEPTHWISE_BLOCKED, cpu.ConvKernel.POINTWISE,
+                    cpu.ConvKernel.WINOGRAD):
             return [*params,
                     f"mrvl_{path}_conv_f32(&p, {x[0]}, {x[1]}, {bias}, {residual}, {y[0]}, scratch);"]
         kernel = "mrvl_flat_conv_f32" if path == cpu.ConvKernel.FLAT else "mrvl_conv_f32"
@@ -1187,6 +1188,8 @@ class CEmitter:
             if qconv is not None:
                 groups = qconv.group.value.data
                 shape, layout = qconv.weights_shape(), f", packed for mrvl_qlinear_conv, {groups} group(s)"
+            elif isinstance(reader, cpu.ConvOp) and reader.winograd_weights():
+                shape, layout = reader.weights_shape(), ", transformed for mrvl_winograd_conv_f32"
             elif isinstance(reader, cpu.ConvOp):  # described as the weights it packs
                 shape, layout = reader.weights_shape(), f", packed for mrvl_conv_f32, {reader.group.value.data} group(s)"
             elif reader is not None:

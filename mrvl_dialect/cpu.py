@@ -331,6 +331,9 @@ class ConvKernel(StrEnum):
     """mrvl_conv_f32: the implicit matrix product on packed weights."""
     FLAT = auto()
     """mrvl_flat_conv_f32: the same product the other way round, on the same packed weights."""
+    WINOGRAD = auto()
+    """mrvl_winograd_conv_f32: a 3x3 stride-1 conv by F(2x2, 3x3), on weights transformed at
+    compile time."""
     TRANSPOSE = auto()
     """mrvl_conv_transpose_f32, or mrvl_conv_transpose_nhwc_f32 when `channels_last`
     (`cpu.conv_transpose` only)."""
@@ -875,7 +878,8 @@ class ConvOp(_ConvLike):
     beta = opt_prop_def(_FLOAT)
     packed_weights = opt_prop_def(UnitAttr)
     """W is in the packed layout of the conv kernel (`plan-host-memory`): (group, panels,
-    C/group, kernel..., panel width), the output channels of each group in panels."""
+    C/group, kernel..., panel width), the output channels of each group in panels; for the
+    `winograd` kernel, transformed: (16, panels, C, panel width)."""
     packing_floats = opt_prop_def(_INT)
     """Floats at the front of the scratch that run-time weights are packed into before a
     `direct` or `flat` kernel reads them (`plan-host-memory`)."""
@@ -901,17 +905,28 @@ class ConvOp(_ConvLike):
         """The fused clamp's bounds (an unset side is -inf or +inf), or None."""
         return _clamp_of(self)
 
+    def winograd_weights(self) -> bool:
+        """Whether W holds weights transformed for the `winograd` kernel."""
+        return self.packed_weights is not None and self.kernel is not None and self.kernel.data == ConvKernel.WINOGRAD
+
     def weights_shape(self) -> tuple[int, ...]:
         w = shape_of(self.W)
         if self.packed_weights is None:
             return w
+        if self.winograd_weights():
+            return (shape_of(self.Y)[1], w[2], 3, 3)
         return (shape_of(self.Y)[1], *w[2:-1])
 
     def verify_params(self) -> None:
         if self.R is not None and self.R.type != self.Y.type:
             raise VerifyException(f"'R' must have the result's type {self.Y.type}, got {self.R.type}")
         _check_epilogue(self)
-        if self.packed_weights is not None:
+        if self.winograd_weights():
+            w, m = shape_of(self.W), shape_of(self.Y)[1]
+            if len(w) != 4 or w[0] != 16 or w[1] * w[3] < m or self.group.value.data != 1:
+                raise VerifyException(f"'W' transformed for the winograd kernel must be (16, panels, C, panel) with "
+                                      f"room for {m} output channels, one group, got shape {list(w)}")
+        elif self.packed_weights is not None:
             x, w, m, group = shape_of(self.X), shape_of(self.W), shape_of(self.Y)[1], self.group.value.data
             if len(w) != len(x) + 2 or w[0] != group or w[1] * w[-1] < m // group:
                 raise VerifyException(f"packed 'W' must be (group, panels, C/group, kernel..., panel) with "

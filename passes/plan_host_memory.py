@@ -9,7 +9,7 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   or as the B of a `cpu.gemm` or of a `cpu.matmul` with a (K, N) B (float32, N >= half a
   panel: fewer columns would mostly be padding), becomes a packed constant
   (`pack_conv_weights`, one per distinct group count; `pack_gemm_weights` of B', one per
-  transposition), in the weight store, right before it; the op gets `packed_weights` (conv)
+  transposition; transformed for a `winograd` conv, `pack_winograd_weights`), in the weight store, right before it; the op gets `packed_weights` (conv)
   or `packed_b`, and the constant goes when nothing else reads it. A product of at most
   GEMM_DOT_ROWS rows (`reads_rows_of_b`: a fully connected layer on a sample or a few) reads
   B's (N, K) rows instead, one dot product each, streaming B from memory once: its (K, N) B
@@ -92,8 +92,8 @@ from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.weights import WeightStore
 from mrvl_dialect.graph_queries import constant_value
 from mrvl.target.host_kernels import (contiguous_strides, elementwise_loop_into, kernel_macro, pack_conv_weights,
-                                      pack_gemm_weights, pack_qconv_weights, packed_weights_floats,
-                                      reads_rows_of_b, scratch_bytes)
+                                      pack_gemm_weights, pack_qconv_weights, pack_winograd_weights,
+                                      packed_weights_floats, reads_rows_of_b, scratch_bytes)
 
 WORKSPACE_ALIGN = 64
 """Alignment (bytes) of the workspace and of every tensor and scratch area in it."""
@@ -123,7 +123,8 @@ def tensor_bytes(value: SSAValue) -> int:
 def packed_layout(op: Operation, operand: int) -> tuple[str, int] | None:
     """The packed layout operand `operand` of `op` is read in when it is the float32 weights of
     a kernel that reads them packed, and not packed yet: ("conv", group count) or ("gemm",
-    1 when B is transposed, else 0); ("rows", 0) for the (K, N) B of a product that dots a
+    1 when B is transposed, else 0); ("winograd", 1) for those of a `winograd` conv
+    (`pack_winograd_weights`); ("rows", 0) for the (K, N) B of a product that dots a
     few rows of A with B's rows (`reads_rows_of_b`), which reads B transposed; ("qconv", group
     count) for the int8 weights of a `cpu.qlinear_conv`; None otherwise."""
     if isinstance(op, cpu.QLinearConvOp):
@@ -133,8 +134,11 @@ def packed_layout(op: Operation, operand: int) -> tuple[str, int] | None:
     if operand != 1 or cpu.element_type_of(op.operands[1]) != f32:
         return None
     if isinstance(op, cpu.ConvOp):
-        packed = op.packed_weights is None and _kernel(op) in PACKED_CONV_KERNELS
-        return ("conv", op.group.value.data) if packed else None
+        if op.packed_weights is not None:
+            return None
+        if _kernel(op) == cpu.ConvKernel.WINOGRAD:
+            return ("winograd", 1)
+        return ("conv", op.group.value.data) if _kernel(op) in PACKED_CONV_KERNELS else None
     if not isinstance(op, cpu.GemmOp | cpu.MatmulOp) or op.packed_b is not None:
         return None
     if isinstance(op, cpu.MatmulOp) and op.transposed_b is not None:
@@ -162,6 +166,8 @@ def packed_constant(array: np.ndarray, layout: tuple[str, int]) -> np.ndarray:
         return pack_qconv_weights(array, parameter, depthwise)
     if kind == "conv":
         return pack_conv_weights(array, parameter)
+    if kind == "winograd":
+        return pack_winograd_weights(array)
     if kind == "rows":
         return np.ascontiguousarray(array.T)
     return pack_gemm_weights(array.T if parameter else array)
@@ -201,7 +207,7 @@ def pack_weights(block: Block, module: ModuleOp) -> None:
                 elif layout[0] == "rows":
                     op.properties["transposed_b"] = UnitAttr()
                 else:
-                    op.properties["packed_weights" if layout[0] == "conv" else "packed_b"] = UnitAttr()
+                    op.properties["packed_weights" if layout[0] in ("conv", "winograd") else "packed_b"] = UnitAttr()
         if not value.uses:
             block.erase_op(constant)
 

@@ -130,6 +130,10 @@ pointwise_pack_cost = 10
 pointwise_store_cost = 15
 # assumed: as on x86-64.
 pointwise_residual_cost = 12
+# assumed: as on x86-64.
+winograd_transform_cost = 17
+# assumed: as on x86-64.
+winograd_weights_cost = 15
 
 [host.x86-64]
 # One x86-64 core with AVX-512, where the kernels are developed and tested.
@@ -173,6 +177,13 @@ pointwise_store_cost = 15
 # measured: a float of the residual the pointwise conv reads (in its epilogue's pass, in
 # order).
 pointwise_residual_cost = 12
+# measured (fitted to ResNet's 3x3 convs of 64 to 512 channels at 56x56 to 7x7, AVX2 on a
+# Zen 4): a float of the Winograd conv's transformed input or products (V and M, 16 a tile
+# and channel): the transforms, the products' stores and their columns past the tiles.
+winograd_transform_cost = 17
+# measured (the same fit): a float of the Winograd conv's transformed weights, read once a
+# block of tiles.
+winograd_weights_cost = 15
 """
 
 
@@ -214,6 +225,8 @@ class HostTarget:
     pointwise_pack_cost: int
     pointwise_store_cost: int
     pointwise_residual_cost: int
+    winograd_transform_cost: int
+    winograd_weights_cost: int
 
 
 IGNORED_KEYS = {("mlip", "clock_hz"): "the cost model counts seconds, not cycles"}

@@ -109,14 +109,17 @@ def conv_path(op: cpu.ConvOp | cpu.ConvTransposeOp, host: HostTarget) -> str:
     `depthwise_is_blocked`), `pointwise` (1x1, stride 1, no padding: a matrix product with the
     input as B), `direct` (the implicit matrix product of mrvl_conv_f32, on packed weights),
     `flat` (the same product the other way round, mrvl_flat_conv_f32, on the same packed
-    weights) or `transpose`. Of pointwise (where it applies), direct and flat, the one
-    `conv_costs` finds cheapest."""
+    weights), `winograd` (3x3, stride 1, F(2x2, 3x3): mrvl_winograd_conv_f32, on weights
+    transformed at compile time) or `transpose`. Of pointwise and winograd (where they apply),
+    direct and flat, the one `conv_costs` finds cheapest."""
     if isinstance(op, cpu.ConvTransposeOp):
         return "transpose"
     xs = cpu.shape_of(op.X)
     group = op.group.value.data
     if group > 1 and xs[1] == group:
         return "depthwise_blocked" if depthwise_is_blocked(op) else "depthwise"
+    if op.winograd_weights():  # chosen again after plan-host-memory transformed its weights
+        return "winograd"
     costs = conv_costs(op, host)
     return min(costs, key=costs.__getitem__)
 
@@ -156,6 +159,12 @@ def conv_costs(op: cpu.ConvOp, host: HostTarget) -> dict[str, int]:
         "direct": (depth * positions * _round_up(mg, width) + host.direct_store_cost * positions * mg
                    + host.direct_copy_cost * padded + host.direct_residual_cost * residual),
     }
+    if winograd_applies(op):
+        tile_rows, tile_cols, block_rows = winograd_blocks(op)
+        tiles, products = tile_rows * tile_cols, WINOGRAD_ELEMENTS * cg * _round_up(mg, kernel_macro("FLAT_MR"))
+        costs["winograd"] = (products * tiles + host.winograd_transform_cost * WINOGRAD_ELEMENTS * (cg + mg) * tiles
+                             + host.winograd_weights_cost * products * -(-tile_rows // block_rows)
+                             + host.flat_residual_cost * residual)
     if (all(k == 1 for k in ws[2:]) and all(v == 1 for v in op.strides.get_values())
             and not any(op.pads.get_values()) and xs[2:] == ys[2:]):
         costs["pointwise"] = (cg * _round_up(mg, kernel_macro("GEMM_MR"))
@@ -163,6 +172,65 @@ def conv_costs(op: cpu.ConvOp, host: HostTarget) -> dict[str, int]:
                               + host.pointwise_pack_cost * cg * positions
                               + host.pointwise_store_cost * mg * positions + host.pointwise_residual_cost * residual)
     return costs
+
+
+WINOGRAD_ELEMENTS = 16
+"""The elements of a transformed 4x4 tile of F(2x2, 3x3) (mrvl_kernels_winograd.c)."""
+WINOGRAD_G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
+"""G of F(2x2, 3x3): a 3x3 kernel g is multiplied as the 4x4 G g G'."""
+
+
+def winograd_applies(op: cpu.ConvOp) -> bool:
+    """Whether mrvl_winograd_conv_f32 runs `op`: a 2-d float32 conv of one group with a 3x3
+    kernel, strides and dilations 1, and constant weights with data (transformed at compile
+    time, `pack_winograd_weights`)."""
+    from mrvl_dialect.graph_queries import constant_value
+
+    xs, ws = cpu.shape_of(op.X), op.weights_shape()
+    return (len(xs) == 4 and op.group.value.data == 1 and tuple(ws[2:]) == (3, 3)
+            and cpu.element_type_of(op.X) == f32 and op.packed_weights is None
+            and all(v == 1 for v in (*op.strides.get_values(), *op.dilations.get_values()))
+            and constant_value(op.W) is not None)
+
+
+def winograd_packed_shape(m: int, c: int) -> tuple[int, int, int, int]:
+    """The layout of transformed weights for m output and c input channels as a tensor shape:
+    (16 elements, panels, c, MRVL_WINOGRAD_PANEL), the output channels in panels, zeros past m."""
+    panel = kernel_macro("WINOGRAD_PANEL")
+    return (WINOGRAD_ELEMENTS, -(-m // panel), c, panel)
+
+
+def pack_winograd_weights(w: np.ndarray) -> np.ndarray:
+    """3x3 conv weights (M, C, 3, 3) transformed (G g G', in float64, rounded once) into
+    mrvl_winograd_conv_f32's layout (`winograd_packed_shape`)."""
+    m, c = w.shape[:2]
+    shape = winograd_packed_shape(m, c)
+    u = np.einsum("ai,mcij,bj->abmc", WINOGRAD_G, w.astype(np.float64), WINOGRAD_G)
+    padded = np.zeros((WINOGRAD_ELEMENTS, shape[1] * shape[3], c))
+    padded[:, :m] = u.reshape(WINOGRAD_ELEMENTS, m, c)
+    panels = padded.reshape(WINOGRAD_ELEMENTS, shape[1], shape[3], c).transpose(0, 1, 3, 2)
+    return np.ascontiguousarray(panels, dtype=np.float32)
+
+
+def winograd_blocks(op: cpu.ConvOp) -> tuple[int, int, int]:
+    """winograd_layout of mrvl_kernels_winograd.c: (tile rows, tile columns, tile rows a block)."""
+    c, m = cpu.shape_of(op.X)[1], cpu.shape_of(op.Y)[1]
+    tile_rows, tile_cols = (-(-o // 2) for o in cpu.shape_of(op.Y)[2:])
+    mp = _round_up(m, kernel_macro("WINOGRAD_PANEL"))
+    block = kernel_macro("WINOGRAD_BLOCK_FLOATS") // (WINOGRAD_ELEMENTS * (c + mp) * tile_cols)
+    return tile_rows, tile_cols, min(tile_rows, max(1, block))
+
+
+def winograd_scratch_floats(op: cpu.ConvOp) -> int:
+    """MRVL_WINOGRAD_SLOTS slots of winograd_layout of mrvl_kernels_winograd.c (for the widest
+    vector): a block's V and M, its tiles rounded up to whole vectors plus one, and its input
+    rows' buffers."""
+    c, m, vf = cpu.shape_of(op.X)[1], cpu.shape_of(op.Y)[1], kernel_macro("GEMM_VECTOR_FLOATS")
+    _, tile_cols, block_rows = winograd_blocks(op)
+    mp = _round_up(m, kernel_macro("WINOGRAD_PANEL"))
+    pitch = _round_up(block_rows * tile_cols, vf) + vf
+    edge = _round_up(tile_cols, vf) + vf
+    return kernel_macro("WINOGRAD_SLOTS") * (WINOGRAD_ELEMENTS * (c + mp) * pitch + (2 * block_rows + 4) * 2 * edge)
 
 
 def packed_channels(mg: int) -> int:
@@ -517,6 +585,8 @@ def conv_scratch(op: cpu.ConvOp | cpu.ConvTransposeOp) -> int:
         return depthwise_blocked_scratch_floats(op)
     if path == cpu.ConvKernel.POINTWISE:
         return gemm_pack_floats(mg, math.prod(cpu.shape_of(op.Y)[2:]), cg, contiguous_a=True)
+    if path == cpu.ConvKernel.WINOGRAD:
+        return winograd_scratch_floats(op)
     packing = op.packing_floats.value.data if op.packing_floats is not None else 0
     return packing + (flat_scratch_floats(op) if path == cpu.ConvKernel.FLAT else conv_scratch_floats(op))
 

@@ -357,6 +357,20 @@
 #define MRVL_DEPTHWISE_BLOCKED_SHARED_STRIDE 0
 #endif
 
+/* --- Winograd convolution (mrvl_kernels_winograd.c) ------------------------------------ */
+
+/* Output channels of a panel of the transformed weights: the widest MRVL_FLAT_MR, the same on
+ * every target since they are packed at compile time (a 4-row tile reads half a panel). */
+#define MRVL_WINOGRAD_PANEL 8 /* not to be overridden: host_kernels.py reads it */
+/* The floats of a block's V and M (16 x (input + output channels) a tile) at most, unless a
+ * block is one tile row: three quarters of the Zen 4's L2, where a block stays from transform
+ * to transform. The transformed weights are read once a block: fewer tiles a block cost more
+ * (ResNet's 3x3 convs at AVX2: 128 channels at 28 x 28 1710 us in blocks of 28 tiles, 1558 us
+ * of 42; but 256 at 14 x 14 2600 us in blocks of 35 tiles, 1980 us of 21, past the L2). */
+#define MRVL_WINOGRAD_BLOCK_FLOATS 196608
+/* Slots of scratch, each a block's: the tasks a conv is split into at most. */
+#define MRVL_WINOGRAD_SLOTS 8
+
 /* --- Integer depthwise convolution (mrvl_kernels_qdepthwise.c) ----------------------- */
 
 /* Output positions summed at once: a target's registers of int32 sums (2 zmm; AVX2 twice 2

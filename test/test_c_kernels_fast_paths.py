@@ -129,9 +129,12 @@ ACTIVATIONS = {
     "mish": [_n("Softplus", ["a"], ["sp"]), _n("Tanh", ["sp"], ["t"]), _n("Mul", ["t", "a"], ["y"])],
 }
 CONVS = {  # the direct (tiled), flat, pointwise, depthwise and channel-blocked depthwise kernels, on ragged tiles
-    "direct": dict(shape=[2, 24, 6, 7], w=[37, 24, 3, 3], pads=[1, 1, 1, 1]),
+    # dilated (the Winograd conv takes 3x3 stride-1 convs), padded to keep the planes' size
+    "direct": dict(shape=[2, 24, 6, 7], w=[37, 24, 3, 3], pads=[2, 2, 2, 2], dilations=[2, 2]),
     "flat": dict(shape=[2, 3, 13, 37], w=[19, 3, 3, 3], pads=[1, 1, 1, 1]),
     "pointwise": dict(shape=[1, 32, 7, 8], w=[35, 32, 1, 1]),  # 7 x 8: the flat tile would waste 40%
+    # odd output rows and columns (a tile's second row and column dropped), channels past a panel
+    "winograd": dict(shape=[2, 32, 13, 19], w=[21, 32, 3, 3], pads=[1, 1, 1, 1]),
     "depthwise": dict(shape=[1, 6, 12, 19], w=[6, 1, 3, 3], pads=[1, 2, 1, 0], group=6),  # not small (its pads)
     "blocked": dict(shape=[1, 20, 9, 11], w=[20, 1, 3, 3], pads=[1, 2, 1, 0], group=20),  # a block and 4 channels
 }
@@ -170,12 +173,14 @@ CASES["direct_short_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[
                                               pads=[1, 1, 1, 1])  # 4 x 4: two tiles of 8 positions on AVX-512
 # Planes a few positions past whole tiles of 12 (16 narrow) on AVX-512, the last tiles a position
 # longer: 7 x 7 (3 tiles of 12, 1 of 13; narrow, 2 of 16, 1 of 17), 14 x 14 (12 of 12, 4 of 13).
+# Dilated, as CONVS["direct"].
 CASES["direct_deep_long_tiles_residual_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[2, 48, 7, 7],
-                                                              w=[40, 48, 3, 3], residual=True, pads=[1, 1, 1, 1])
+                                                              w=[40, 48, 3, 3], residual=True, pads=[2, 2, 2, 2],
+                                                              dilations=[2, 2])
 CASES["direct_deep_long_tiles_narrow_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 64, 7, 7], w=[12, 64, 3, 3],
                                                          pads=[1, 1, 1, 1])
 CASES["direct_deep_long_tiles_14x14"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 64, 14, 14],
-                                                   w=[64, 64, 3, 3], pads=[1, 1, 1, 1])
+                                                   w=[64, 64, 3, 3], pads=[2, 2, 2, 2], dilations=[2, 2])
 # 1x1 convs on planes of at most MRVL_CONV_TRANSPOSED_PLANE positions, their input read
 # transposed (AVX2): 7 x 7 (8 tiles of 6 positions and 1 of 1), and stride 2 on 8 x 8 (60
 # channels: 7 blocks of 8 and 4 transposed one at a time).
@@ -387,7 +392,7 @@ CASES["direct_residual_clip_prelu"] = _conv_prelu([37, 1, 1], residual=True, cli
 CASES["direct_grouped_narrow_prelu"] = _conv_prelu([1, 6, 1, 1], shape=[2, 64, 4, 4], w=[6, 32, 3, 3],
                                                    pads=[1, 1, 1, 1], group=2)
 CASES["direct_deep_long_tiles_prelu"] = _conv_prelu([40, 1, 1], shape=[2, 48, 7, 7], w=[40, 48, 3, 3],
-                                                    pads=[1, 1, 1, 1])
+                                                    pads=[2, 2, 2, 2], dilations=[2, 2])
 CASES["flat_scalar_prelu"] = _conv_prelu([1], **CONVS["flat"])
 CASES["flat_grouped_residual_prelu"] = _conv_prelu([12, 1, 1], residual=True, shape=[2, 8, 12, 40], w=[12, 4, 3, 3],
                                                    group=2, pads=[1, 1, 1, 1])
@@ -400,7 +405,13 @@ CASES["depthwise_phases_stride2_odd_width_prelu"] = _conv_prelu([5, 1, 1], **DEP
 CASES["depthwise_small_stride2_prelu"] = _conv_prelu([10, 1, 1], **SMALL["stride2_narrow"])
 CASES["blocked_7x7_batch2_residual_prelu"] = _conv_prelu([33, 1, 1], residual=True, **BLOCKED["7x7_batch2"])
 CASES["blocked_stride2_odd_width_prelu"] = _conv_prelu([1], **BLOCKED["stride2_odd_width"])
-for _conv in ("direct", "flat", "depthwise", "blocked"):
+# the Winograd conv: pads on one side of each dim; blocks of tile rows over several slots
+CASES["winograd_asymmetric_pads_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 32, 40, 37],
+                                                          w=[64, 32, 3, 3], pads=[0, 1, 2, 0])
+CASES["winograd_blocks_residual_clip_silu"] = _conv_then(ACTIVATIONS["silu"], residual=True, clip=True,
+                                                         shape=[2, 32, 70, 70], w=[32, 32, 3, 3], pads=[1, 1, 1, 1])
+CASES["winograd_no_pads_relu_affine"] = _affine(dict(shape=[1, 48, 11, 30], w=[33, 48, 3, 3]), 33, [33, 1, 1])
+for _conv in ("direct", "flat", "depthwise", "blocked", "winograd"):
     _m = CONVS[_conv]["w"][0]
     CASES[f"{_conv}_prelu_affine"] = _conv_prelu([_m, 1, 1], [_n("Mul", ["p", "s"], ["q"]),
                                                               _n("Add", ["q", "t"], ["y"])], **CONVS[_conv])
@@ -824,6 +835,7 @@ def test_fast_paths_run_on_aarch64(c_workdir: Path, tmp_path: Path) -> None:
 
 
 KERNELS = {"direct": "mrvl_conv_f32", "flat": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32",
+           "winograd": "mrvl_winograd_conv_f32",
            "depthwise": "mrvl_depthwise_conv_f32", "blocked": "mrvl_depthwise_blocked_conv_f32",
            "stem": "mrvl_flat_conv_f32"}
 

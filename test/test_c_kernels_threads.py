@@ -59,11 +59,14 @@ def _joined(x: list[int], first: list[int], second: list[int]) -> onnx.ModelProt
 
 
 MODELS = {
-    "direct_wide": _conv([2, 24, 6, 7], [40, 24, 3, 3], "Relu", pads=[1, 1, 1, 1]),
-    "direct_narrow": _conv([1, 32, 7, 9], [12, 32, 3, 3], "Sigmoid", pads=[1, 1, 1, 1]),
-    "direct_deep": _conv([1, 128, 5, 7], [64, 128, 3, 3], "Relu", pads=[1, 1, 1, 1]),
-    "direct_short": _conv([2, 128, 4, 4], [64, 128, 3, 3], "Relu", pads=[1, 1, 1, 1]),
-    "direct_long_tiles": _conv([2, 128, 7, 7], [64, 128, 3, 3], "Relu", pads=[1, 1, 1, 1]),
+    # dilated: 3x3 convs of stride and dilation 1 take the Winograd kernel
+    "direct_wide": _conv([2, 24, 6, 7], [40, 24, 3, 3], "Relu", pads=[2, 2, 2, 2], dilations=[2, 2]),
+    "direct_narrow": _conv([1, 32, 7, 9], [12, 32, 3, 3], "Sigmoid", pads=[2, 2, 2, 2], dilations=[2, 2]),
+    "direct_deep": _conv([1, 128, 5, 7], [64, 128, 3, 3], "Relu", pads=[2, 2, 2, 2], dilations=[2, 2]),
+    "direct_short": _conv([2, 128, 4, 4], [64, 128, 3, 3], "Relu", pads=[2, 2, 2, 2], dilations=[2, 2]),
+    "direct_long_tiles": _conv([2, 128, 7, 7], [64, 128, 3, 3], "Relu", pads=[2, 2, 2, 2], dilations=[2, 2]),
+    # 3 blocks of tile rows an image: 6 over the slots
+    "winograd": _conv([2, 32, 44, 41], [40, 32, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "flat": _conv([2, 3, 40, 50], [19, 3, 3, 3], "Relu", pads=[1, 1, 1, 1]),
     "flat_strided": _conv([1, 8, 41, 50], [20, 8, 3, 3], "Sigmoid", strides=[2, 2], pads=[1, 1, 1, 1]),
     "flat_in_place": _conv([1, 32, 20, 21], [45, 32, 1, 1], "Relu"),
@@ -188,6 +191,7 @@ def test_the_models_split_their_work(c_workdir: Path) -> None:
                                                    / "concat_in_place_t2.c").read_text()
     kernels = {"direct_wide": "mrvl_conv_f32", "direct_narrow": "mrvl_conv_f32", "direct_deep": "mrvl_conv_f32",
                "direct_short": "mrvl_conv_f32", "direct_long_tiles": "mrvl_conv_f32",
+               "winograd": "mrvl_winograd_conv_f32",
                "flat": "mrvl_flat_conv_f32", "flat_strided": "mrvl_flat_conv_f32",
                "flat_in_place": "mrvl_flat_conv_f32", "flat_in_place_last_vector": "mrvl_flat_conv_f32",
                "flat_in_place_depth_chunks": "mrvl_flat_conv_f32", "pointwise": "mrvl_pointwise_conv_f32",

@@ -25,7 +25,7 @@ RUNTIME = Path(host_kernels.__file__).resolve().parents[1] / "backend" / "c_runt
 TARGET = Path(host_kernels.__file__).resolve().parent
 GCC = shutil.which("gcc")
 CONSTANTS = ("GEMM_NC", "GEMM_KC", "GEMM_MC", "GEMM_DOT_ROWS", "CONV_PANEL", "CONV_CHANNEL_ALIGN", "DEPTHWISE_TILE",
-             "DEPTHWISE_BLOCK", "DEPTHWISE_BLOCK_TILE")
+             "DEPTHWISE_BLOCK", "DEPTHWISE_BLOCK_TILE", "WINOGRAD_PANEL", "WINOGRAD_BLOCK_FLOATS", "WINOGRAD_SLOTS")
 SIZES = (1, 7, 96, 97, 300)
 HOST = CostModel.load().host
 """The default host's conv kernel costs: the fit on x86-64 AVX-512 (docs/target.ini)."""

@@ -22,6 +22,7 @@
 #include "mrvl_kernels_math.c"
 #include "mrvl_kernels_gemm.c"
 #include "mrvl_kernels_conv.c"
+#include "mrvl_kernels_winograd.c"
 #include "mrvl_kernels_conv_transpose.c"
 #include "mrvl_kernels_depthwise.c"
 #include "mrvl_kernels_pool.c"
