@@ -52,7 +52,8 @@ from mrvl.target.host_kernels import TILES_HEADER, tiles_header
 CFLAGS = ["-std=c99", "-O3", "-ffp-contract=fast", "-DMRVL_HOST_THREADS=1", "-DMRVL_MCA"]
 MCA_FLAGS = ["-iterations=1000", "-instruction-info=0", "-resource-pressure=0"]
 HOT_KERNELS = ("mrvl_conv_f32", "mrvl_flat_conv_f32", "mrvl_pointwise_conv_f32", "mrvl_depthwise_conv_f32",
-               "mrvl_depthwise_blocked_conv_f32", "mrvl_gemm_f32", "mrvl_matmul_f32", "mrvl_pool_f32")
+               "mrvl_depthwise_blocked_conv_f32", "mrvl_winograd_conv_f32", "mrvl_gemm_f32", "mrvl_matmul_f32",
+               "mrvl_pool_f32")
 """The kernels whose inner loops are marked (directly or through the helpers they inline)."""
 DRIVER = "n2_mca_kernels.c"
 
