@@ -41,15 +41,19 @@ typedef struct {
     int64_t slot_floats;
 } winograd_args;
 
-/* A pitch of V and M, the rows' buffers' width, and a slot's floats: as
- * target/host_kernels.py winograd_scratch_floats plans them (with the widest vector). */
+/* The blocks, a pitch of V and M, the rows' buffers' width, and a slot's floats: as
+ * target/host_kernels.py winograd_scratch_floats plans them (with the widest vector), or less:
+ * with threads, blocks of fewer tile rows where the images have fewer blocks than two a thread
+ * (the pool's chunks), so that each thread has work. */
 static void winograd_layout(const mrvl_conv_params *p, winograd_args *a)
 {
-    enum { VF = MRVL_GEMM_VECTOR_FLOATS };
+    enum { VF = MRVL_GEMM_VECTOR_FLOATS, SHARES = 2 * MRVL_HOST_THREADS };
     a->tile_rows = (p->out[1] + 1) / 2;
     a->tile_cols = (p->out[2] + 1) / 2;
     a->mp = (p->m + MRVL_WINOGRAD_PANEL - 1) / MRVL_WINOGRAD_PANEL * MRVL_WINOGRAD_PANEL;
     a->block_rows = min_i64(winograd_block_rows(p->c, p->m, a->tile_cols), a->tile_rows);
+    if (SHARES > 2 && p->n * ((a->tile_rows + a->block_rows - 1) / a->block_rows) < SHARES)
+        a->block_rows = min_i64(a->block_rows, (p->n * a->tile_rows + SHARES - 1) / SHARES);
     a->blocks = (a->tile_rows + a->block_rows - 1) / a->block_rows;
     a->cols = (a->block_rows * a->tile_cols + VF - 1) / VF * VF;
     a->pitch = a->cols + VF; /* a tile row's last vector may run past the block's tiles */
