@@ -223,14 +223,15 @@ def winograd_blocks(op: cpu.ConvOp) -> tuple[int, int, int]:
 
 def winograd_scratch_floats(op: cpu.ConvOp) -> int:
     """MRVL_WINOGRAD_SLOTS slots of winograd_layout of mrvl_kernels_winograd.c (for the widest
-    vector): a block's V and M, its tiles rounded up to whole vectors plus one, and its input
-    rows' buffers."""
+    vector): a block's V and M, its tiles rounded up to whole vectors plus one, a skew an
+    element, and its input rows' buffers."""
     c, m, vf = cpu.shape_of(op.X)[1], cpu.shape_of(op.Y)[1], kernel_macro("GEMM_VECTOR_FLOATS")
     _, tile_cols, block_rows = winograd_blocks(op)
     mp = _round_up(m, kernel_macro("WINOGRAD_PANEL"))
     pitch = _round_up(block_rows * tile_cols, vf) + vf
     edge = _round_up(tile_cols, vf) + vf
-    return kernel_macro("WINOGRAD_SLOTS") * (WINOGRAD_ELEMENTS * (c + mp) * pitch + (2 * block_rows + 4) * 2 * edge)
+    elements = WINOGRAD_ELEMENTS * ((c + mp) * pitch + 2 * kernel_macro("WINOGRAD_SKEW"))
+    return kernel_macro("WINOGRAD_SLOTS") * (elements + (2 * block_rows + 4) * 2 * edge)
 
 
 def packed_channels(mg: int) -> int:

@@ -368,6 +368,10 @@
  * (ResNet's 3x3 convs at AVX2: 128 channels at 28 x 28 1710 us in blocks of 28 tiles, 1558 us
  * of 42; but 256 at 14 x 14 2600 us in blocks of 35 tiles, 1980 us of 21, past the L2). */
 #define MRVL_WINOGRAD_BLOCK_FLOATS 196608
+/* Floats past each element's V and M in a block, so that the 16 rows a transform writes (or
+ * reads) at once lie in different cache sets: V of 64 channels is 24 KiB an element, and 16 rows
+ * that far apart share one set of the L1 (8 ways). */
+#define MRVL_WINOGRAD_SKEW 16
 /* Slots of scratch, each a block's: the tasks a conv is split into at most. */
 #define MRVL_WINOGRAD_SLOTS 8
 

@@ -36,6 +36,7 @@ typedef struct {
     int64_t items, slots;         /* blocks of all images; slots in use */
     int64_t cols;                 /* a block's tiles, rounded up to whole vectors: the products' columns */
     int64_t pitch;                /* floats from a row of V or M to the next */
+    int64_t v_element, m_element; /* floats from an element's V (M) to the next's */
     int64_t mp;                   /* output channels rounded up to MRVL_WINOGRAD_PANEL */
     int64_t edge;                 /* floats of a row's even (or odd) columns in the row buffers */
     int64_t slot_floats;
@@ -58,7 +59,10 @@ static void winograd_layout(const mrvl_conv_params *p, winograd_args *a)
     a->cols = (a->block_rows * a->tile_cols + VF - 1) / VF * VF;
     a->pitch = a->cols + VF; /* a tile row's last vector may run past the block's tiles */
     a->edge = (a->tile_cols + VF - 1) / VF * VF + VF;
-    a->slot_floats = WINOGRAD_ELEMENTS * (p->c + a->mp) * a->pitch + (2 * a->block_rows + 4) * 2 * a->edge;
+    /* A line more: the 16 elements' rows, written (read) together, in different cache sets. */
+    a->v_element = p->c * a->pitch + MRVL_WINOGRAD_SKEW;
+    a->m_element = a->mp * a->pitch + MRVL_WINOGRAD_SKEW;
+    a->slot_floats = WINOGRAD_ELEMENTS * (a->v_element + a->m_element) + (2 * a->block_rows + 4) * 2 * a->edge;
 }
 
 /* Input row iy of channel plane x (in[1] x in[2]) as the padded conv reads it from column
@@ -86,12 +90,12 @@ static void winograd_split_row(const winograd_args *a, const float *x, int64_t i
 }
 
 /* V of channel plane x for the block's tile rows from ty0: element e of tile (j, t) at
- * v[e * c * pitch + j * tile_cols + t]. */
+ * v[e * v_element + j * tile_cols + t]. */
 static void winograd_input(const winograd_args *a, const float *x, int64_t ty0, int64_t rows, float *v,
                            float *buffers)
 {
     const mrvl_conv_params *p = a->p;
-    int64_t edge = a->edge, element = p->c * a->pitch;
+    int64_t edge = a->edge, element = a->v_element;
     float *row = buffers, *split = buffers + 2 * edge; /* input row i's evens at split + 2i edge, odds after */
     for (int64_t i = 0; i < 2 * rows + 2; i++)
         winograd_split_row(a, x, 2 * ty0 + i - p->pad[1], row, split + 2 * i * edge, split + (2 * i + 1) * edge);
@@ -169,8 +173,8 @@ static void winograd_products(const winograd_args *a, const float *v, float *m)
     const mrvl_conv_params *p = a->p;
     int64_t full = a->cols / TILE * TILE, rest = (a->cols - full) / VF;
     for (int e = 0; e < WINOGRAD_ELEMENTS; e++) {
-        const float *ve = v + e * p->c * a->pitch, *ue = a->u + e * a->mp * p->c;
-        float *me = m + e * a->mp * a->pitch;
+        const float *ve = v + e * a->v_element, *ue = a->u + e * a->mp * p->c;
+        float *me = m + e * a->m_element;
         for (int64_t i = 0; i < p->m; i += MRVL_FLAT_MR) {
             const float *w = ue + i / MRVL_WINOGRAD_PANEL * MRVL_WINOGRAD_PANEL * p->c + i % MRVL_WINOGRAD_PANEL;
             float *mi = me + i * a->pitch;
@@ -214,7 +218,7 @@ static void winograd_output(const winograd_args *a, const float *m, int64_t ty0,
                             float *y)
 {
     const mrvl_conv_params *p = a->p;
-    int64_t plane = p->out[1] * p->out[2], element = a->mp * a->pitch;
+    int64_t plane = p->out[1] * p->out[2], element = a->m_element;
     int64_t oy0 = 2 * ty0, oy1 = min_i64(p->out[1], 2 * (ty0 + rows));
     for (int64_t k = 0; k < p->m; k++) {
         const float *mk = m + k * a->pitch;
@@ -251,10 +255,10 @@ static void winograd_slots(const void *ctx, int64_t s0, int64_t s1)
     const mrvl_conv_params *p = a->p;
     int64_t plane = p->in[1] * p->in[2], out = p->m * p->out[1] * p->out[2];
     for (int64_t s = s0; s < s1; s++) {
-        float *v = a->scratch + s * a->slot_floats, *m = v + WINOGRAD_ELEMENTS * p->c * a->pitch;
-        float *buffers = m + WINOGRAD_ELEMENTS * a->mp * a->pitch;
+        float *v = a->scratch + s * a->slot_floats, *m = v + WINOGRAD_ELEMENTS * a->v_element;
+        float *buffers = m + WINOGRAD_ELEMENTS * a->m_element;
         /* Columns past the block's tiles are multiplied too: zeros, not last call's NaNs. */
-        memset(v, 0, (size_t)(WINOGRAD_ELEMENTS * p->c * a->pitch) * sizeof(float));
+        memset(v, 0, (size_t)(WINOGRAD_ELEMENTS * a->v_element) * sizeof(float));
         for (int64_t item = s * a->items / a->slots; item < (s + 1) * a->items / a->slots; item++) {
             int64_t image = item / a->blocks, ty0 = item % a->blocks * a->block_rows;
             int64_t rows = min_i64(a->block_rows, a->tile_rows - ty0);
