@@ -237,7 +237,7 @@ def first_fit(buffers: list[tuple[object, int, int, int]]) -> tuple[dict[object,
     return offsets, total
 
 
-STRIDED_CONV_KERNELS = (cpu.ConvKernel.DIRECT, cpu.ConvKernel.FLAT, cpu.ConvKernel.POINTWISE)
+STRIDED_CONV_KERNELS = (cpu.ConvKernel.DIRECT, cpu.ConvKernel.FLAT, cpu.ConvKernel.POINTWISE, cpu.ConvKernel.WINOGRAD)
 """The conv kernels that write their images a batch stride apart (mrvl_conv_params.y_batch)."""
 
 

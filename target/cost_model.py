@@ -131,7 +131,7 @@ pointwise_store_cost = 15
 # assumed: as on x86-64.
 pointwise_residual_cost = 12
 # assumed: as on x86-64.
-winograd_transform_cost = 17
+winograd_transform_cost = 7
 # assumed: as on x86-64.
 winograd_weights_cost = 15
 
@@ -180,7 +180,7 @@ pointwise_residual_cost = 12
 # measured (fitted to ResNet's 3x3 convs of 64 to 512 channels at 56x56 to 7x7, AVX2 on a
 # Zen 4): a float of the Winograd conv's transformed input or products (V and M, 16 a tile
 # and channel): the transforms, the products' stores and their columns past the tiles.
-winograd_transform_cost = 17
+winograd_transform_cost = 7
 # measured (the same fit): a float of the Winograd conv's transformed weights, read once a
 # block of tiles.
 winograd_weights_cost = 15

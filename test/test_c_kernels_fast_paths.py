@@ -680,12 +680,13 @@ CASES["stem_runtime_weights"] = _stem([1, 3, 20, 30], [16, 3, 3, 3], weights_inp
 # lanes whose kernel columns reach across a row's end masked. Tiles of one run stored from the
 # registers with their masks (a residual, a LeakyRelu; the last tile 2 vectors on AVX2); a kernel
 # 5 wide dilated, its pads uneven (3 left, 5 right), a SiLU after (the tiles' sums stored first;
-# the last tile 1 vector on AVX2); a smaller input, copied.
+# the last tile 1 vector on AVX2); a smaller input, copied. Kernels 5 tall, where 3x3 ones would
+# take the Winograd conv.
 CASES["stem_rows_residual_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 3, 420, 421],
-                                                    w=[9, 3, 3, 3], residual=True, pads=[1, 1, 1, 1])
+                                                    w=[9, 3, 5, 3], residual=True, pads=[2, 1, 2, 1])
 CASES["stem_rows_dilated_uneven_pads_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 8, 256, 257],
                                                          w=[5, 8, 3, 5], dilations=[1, 2], pads=[1, 3, 1, 5])
-CASES["stem_rows_input_too_small"] = _stem([1, 8, 256, 255], [5, 8, 3, 3], pads=[1, 1, 1, 1])
+CASES["stem_rows_input_too_small"] = _stem([1, 8, 256, 255], [5, 8, 5, 3], pads=[2, 1, 2, 1])
 
 def _two_convs_joined(x: list[int], first: list[int], second: list[int]) -> onnx.ModelProto:
     """Two padded convs of x (their weights shaped `first` and `second`) joined along the channels, then a Relu."""

@@ -185,6 +185,19 @@ static void winograd_products(const winograd_args *a, const float *v, float *m)
     }
 }
 
+/* The first n lanes of v (0 < n <= MRVL_POOL_VF) to y: a masked store where x86 has one, else
+ * lane by lane (GCC warns that pool_store_part's memcpy might be given a negative n here). */
+static MRVL_ALWAYS_INLINE void winograd_store_first(float *y, pool_vec v, int64_t n)
+{
+#if (MRVL_POOL_VF == 16 && defined(__AVX512F__)) || (MRVL_POOL_VF == 8 && defined(__AVX2__))
+    pool_store_part(y, v, n);
+#else
+    float lanes[MRVL_POOL_VF];
+    pool_store(lanes, v);
+    for (int64_t i = 0; i < n && i < MRVL_POOL_VF; i++) y[i] = lanes[i];
+#endif
+}
+
 /* `n` floats of the lanes of a and b interleaved (a0 b0 a1 b1 ...) to y. */
 static MRVL_ALWAYS_INLINE void winograd_store_pairs(pool_vec a, pool_vec b, float *y, int64_t n)
 {
@@ -202,9 +215,9 @@ static MRVL_ALWAYS_INLINE void winograd_store_pairs(pool_vec a, pool_vec b, floa
         pool_store(y + MRVL_POOL_VF, (pool_vec)hi);
     } else if (n > MRVL_POOL_VF) {
         pool_store(y, (pool_vec)lo);
-        pool_store_part(y + MRVL_POOL_VF, (pool_vec)hi, n - MRVL_POOL_VF);
-    } else {
-        pool_store_part(y, (pool_vec)lo, n);
+        winograd_store_first(y + MRVL_POOL_VF, (pool_vec)hi, n - MRVL_POOL_VF);
+    } else if (n > 0) {
+        winograd_store_first(y, (pool_vec)lo, n);
     }
 #else
     y[0] = a;
@@ -265,14 +278,15 @@ static void winograd_slots(const void *ctx, int64_t s0, int64_t s1)
             const float *x = a->x + image * p->c * plane;
             for (int64_t c = 0; c < p->c; c++) winograd_input(a, x + c * plane, ty0, rows, v + c * a->pitch, buffers);
             winograd_products(a, v, m);
-            winograd_output(a, m, ty0, rows, a->r ? a->r + image * out : NULL, a->y + image * out);
+            winograd_output(a, m, ty0, rows, a->r ? a->r + image * out : NULL, a->y + image * conv_y_batch(p));
         }
     }
 }
 
 /* Conv of a 3x3 kernel, strides and dilations 1, one group, 2D (in[0] 1), with the weights
  * transformed and packed by pack_winograd_weights: (16, m rounded up to MRVL_WINOGRAD_PANEL
- * in panels, c, MRVL_WINOGRAD_PANEL). scratch: winograd_scratch_floats. */
+ * in panels, c, MRVL_WINOGRAD_PANEL). Images of y are conv_y_batch(p) apart (r's are dense).
+ * scratch: winograd_scratch_floats. */
 static void mrvl_winograd_conv_f32(const mrvl_conv_params *p, const float *x, const float *u, const float *b,
                                    const float *r, float *y, float *scratch)
 {
