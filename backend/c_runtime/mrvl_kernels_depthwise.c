@@ -1159,6 +1159,8 @@ static void depthwise_blocked_in(const mrvl_conv_params *p, const depthwise_bloc
                 if (c >= count) t[i] = (conv_vec){0};
                 else if (at + DW_VF <= end) t[i] = *(const dw_vec *)(const void *)(x + c * plane + at);
                 else t[i] = (conv_vec){0}, copy_row_f32((float *)&t[i], x + c * plane + f, n);
+                if (MRVL_DEPTHWISE_BLOCKED_PREFETCH && c < count && (at & 15) < DW_VF)
+                    __builtin_prefetch(x + c * plane + at + MRVL_DEPTHWISE_BLOCKED_PREFETCH);
             }
             conv_transpose(t);
             for (int j = 0; j < DW_VF; j++)
