@@ -355,6 +355,17 @@
 #else
 #define MRVL_DEPTHWISE_BLOCK_TILE 2
 #endif
+/* Floats ahead in each of its 16 input planes at which the channel-blocked conv's transpose in
+ * (depthwise_blocked_in) asks for the lines it reads next, one a line (0: none): 16 streams,
+ * more than the hardware prefetchers follow, and the input is mostly in L3 (the expanding 1x1
+ * conv before wrote it). On x86 (an AMD Zen 4), EfficientNet's 5x5/2 on 144 x 56 x 56 took
+ * 0.91-0.92x the time at x86-64-v3 (0.98x natively), its 5x5s on 672 x 14 x 14 and 480 x 14 x 14
+ * 0.94-0.97x; the N2 was not timed. */
+#if defined(__x86_64__) || defined(__i386__)
+#define MRVL_DEPTHWISE_BLOCKED_PREFETCH 128
+#else
+#define MRVL_DEPTHWISE_BLOCKED_PREFETCH 0
+#endif
 /* The largest stride at which a tile of the channel-blocked conv loads each input position of a
  * kernel row once for all its windows (depthwise_blocked_tile_rows; 0: never). Measured on a
  * Zen 4 (5x5 on 240 x 28 x 28: 221 -> 190 us native, 236 -> 193 us at AVX2; 5x5/2 on
@@ -366,18 +377,6 @@
 #define MRVL_DEPTHWISE_BLOCKED_SHARED_STRIDE 2
 #else
 #define MRVL_DEPTHWISE_BLOCKED_SHARED_STRIDE 0
-#endif
-
-/* Floats ahead in each of its 16 input planes at which the channel-blocked conv's transpose in
- * (depthwise_blocked_in) asks for the lines it reads next, one a line (0: none): 16 streams,
- * more than the hardware prefetchers follow, and the input is mostly in L3 (the expanding 1x1
- * conv before wrote it). On x86 (an AMD Zen 4), EfficientNet's 5x5/2 on 144 x 56 x 56 took
- * 0.91-0.92x the time at x86-64-v3 (0.98x natively), its 5x5s on 672 x 14 x 14 and 480 x 14 x 14
- * 0.94-0.97x; the N2 was not timed. */
-#if defined(__x86_64__) || defined(__i386__)
-#define MRVL_DEPTHWISE_BLOCKED_PREFETCH 128
-#else
-#define MRVL_DEPTHWISE_BLOCKED_PREFETCH 0
 #endif
 
 /* --- Integer depthwise convolution (mrvl_kernels_qdepthwise.c) ----------------------- */
