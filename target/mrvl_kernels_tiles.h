@@ -33,9 +33,9 @@
 #endif
 #define MRVL_GEMM_VECTORS (MRVL_GEMM_NR / MRVL_GEMM_VECTOR_FLOATS)
 /* Sigmoid's and SiLU's e^-x from a table of 2^(k/K), K = 2^MRVL_EXP_TABLE_BITS, one vector
- * register looked up by a permute (exp_minus_vec), where the ISA has the permute: a cubic in
- * place of the degree-7 polynomial, 0.74x the time of either at AVX2 and AVX-512 on a Zen 4;
- * 0 elsewhere (NEON, SSE2): the polynomial. */
+ * register looked up by a permute (one_plus_exp_minus_clamped), where the ISA has the permute:
+ * a cubic in place of the degree-7 polynomial, 0.74x the time of either at AVX2 and AVX-512 on
+ * a Zen 4; 0 elsewhere (NEON, SSE2): the polynomial. */
 #if defined(__AVX512F__)
 #define MRVL_EXP_TABLE_BITS 4
 #elif defined(__AVX2__)
