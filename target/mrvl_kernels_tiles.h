@@ -32,6 +32,17 @@
 #define MRVL_GEMM_VECTOR_FLOATS 4
 #endif
 #define MRVL_GEMM_VECTORS (MRVL_GEMM_NR / MRVL_GEMM_VECTOR_FLOATS)
+/* Sigmoid's and SiLU's e^-x from a table of 2^(k/K), K = 2^MRVL_EXP_TABLE_BITS, one vector
+ * register looked up by a permute (one_plus_exp_minus_clamped), where the ISA has the permute:
+ * a cubic in place of the degree-7 polynomial, 0.74x the time of either at AVX2 and AVX-512 on
+ * a Zen 4; 0 elsewhere (NEON, SSE2): the polynomial. */
+#if defined(__AVX512F__)
+#define MRVL_EXP_TABLE_BITS 4
+#elif defined(__AVX2__)
+#define MRVL_EXP_TABLE_BITS 3
+#else
+#define MRVL_EXP_TABLE_BITS 0
+#endif
 /* The tile height of a product of few rows on B packed at compile time (gemm_panels): with
  * AVX-512's 32 registers 8 rows (16 sums) fit, and a batch of 8 is one tile (not tiles of 6
  * and 2); elsewhere MR. */
@@ -343,6 +354,17 @@
 #define MRVL_DEPTHWISE_BLOCK_TILE 4
 #else
 #define MRVL_DEPTHWISE_BLOCK_TILE 2
+#endif
+/* Floats ahead in each of its 16 input planes at which the channel-blocked conv's transpose in
+ * (depthwise_blocked_in) asks for the lines it reads next, one a line (0: none): 16 streams,
+ * more than the hardware prefetchers follow, and the input is mostly in L3 (the expanding 1x1
+ * conv before wrote it). On x86 (an AMD Zen 4), EfficientNet's 5x5/2 on 144 x 56 x 56 took
+ * 0.91-0.92x the time at x86-64-v3 (0.98x natively), its 5x5s on 672 x 14 x 14 and 480 x 14 x 14
+ * 0.94-0.97x; the N2 was not timed. */
+#if defined(__x86_64__) || defined(__i386__)
+#define MRVL_DEPTHWISE_BLOCKED_PREFETCH 128
+#else
+#define MRVL_DEPTHWISE_BLOCKED_PREFETCH 0
 #endif
 /* The largest stride at which a tile of the channel-blocked conv loads each input position of a
  * kernel row once for all its windows (depthwise_blocked_tile_rows; 0: never). Measured on a

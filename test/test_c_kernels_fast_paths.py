@@ -27,9 +27,10 @@ from numeric_asserts import assert_close
 from mrvl.backend.bundle import RUNTIME_DIR
 from mrvl.target.host_kernels import CONV_TRANSPOSE_DOT_CHANNELS, CONV_TRANSPOSE_DOT_FLOATS, kernel_macro
 from onnx import TensorProto, helper
-from test_c_backend import (GCC, Bundle, _w, assert_cases_close, build_program, c_workdir, check,  # noqa: F401
+from test_c_backend import (GCC, Built, Bundle, _w, assert_cases_close, build_program, c_workdir, check,  # noqa: F401
                             check_together, compile_model, emit_model, gcc, merged, merged_inputs, random_inputs,
-                            reference, run_program, run_together, single_op)
+                            makefile_cflags, reference, run_program, run_together,
+                            single_op)
 from test_c_kernels_sanitizers import SANITIZE, _sanitizers_link
 from test_cross_compile import CROSS_CC, QEMU, TARGET_FLAGS
 
@@ -1152,6 +1153,53 @@ def test_float_reductions_by_rows(op_type: str, axes: str, special_values) -> No
     """Every float reduction, row by row of the last dim: reduced (16 lanes and a tail of 5)
     or kept (the rows folded elementwise into the result)."""
     _check_special(f"{op_type}_{axes}", special_values)
+
+
+SIGMOIDS = {"sigmoid": single_op("Sigmoid", [("x", [1, 1, 4, 5001])]),
+            "silu": helper.make_model(helper.make_graph(
+                [helper.make_node("Conv", ["x", "w"], ["c"]), helper.make_node("Sigmoid", ["c"], ["s"]),
+                 helper.make_node("Mul", ["c", "s"], ["y"])], "silu",
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 5001])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 4, 5001])],
+                [helper.make_tensor("w", TensorProto.FLOAT, [1, 1, 1, 1], [1.0])]),
+                opset_imports=[helper.make_opsetid("", 17)])}
+"""Sigmoid alone, and SiLU as a conv's epilogue (a 1x1 conv by 1: its input unchanged)."""
+SIGMOID_ISAS = {"baseline": [], "native": ["-march=native"], "avx2": ["-march=x86-64-v3"]}
+
+
+@pytest.mark.parametrize("isa", list(SIGMOID_ISAS))
+@pytest.mark.parametrize("op", list(SIGMOIDS))
+def test_sigmoid_and_silu_over_float_range(op: str, isa: str, c_workdir: Path) -> None:
+    """Sigmoid and SiLU (x Sigmoid(x), a conv's epilogue) in vectors over float's range,
+    on each ISA's e^-x (AVX2's and AVX-512's tables, the polynomial elsewhere): within 3e-7 of
+    float64 where the result is above 1e-30 (|x| up to 100), below 1e-35 past x = -87 (where
+    the clamp holds e^-x), subnormal inputs and results kept, infinities and NaN as before."""
+    if isa == "avx2" and not _runs_avx2():
+        pytest.skip("needs an x86-64 machine with AVX2 and FMA")
+    out = emit_model(SIGMOIDS[op], c_workdir, name=op)
+    if op == "silu":
+        assert "MRVL_EPILOGUE_SILU" in (out / f"{op}.c").read_text()
+    library = out / f"lib{op}_{isa}.so"
+    gcc([*makefile_cflags(out), *SIGMOID_ISAS[isa], "-Werror", "-fPIC", "-shared", f"{op}.c", "-o", library.name,
+         "-lm"], out)
+    x = np.concatenate([np.linspace(-100.0, 100.0, 20001), np.linspace(-88.0, -86.0, 3)]).astype(np.float32)
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-40, 3e38, -3e38, 1e-30, -1e-30], np.float32)
+    x = np.concatenate([special, x])[:4 * 5001].reshape(1, 1, 4, 5001)
+    rc, got = Built(out, op, library).run({"x": x})
+    assert rc == 0
+    got, v = got[0].astype(np.float64), x.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = 1.0 / (1.0 + np.exp(-v))
+        if op == "silu":
+            expected = v * expected
+    expected[np.isnan(v)] = np.nan
+    kept = np.isfinite(v) & (np.abs(expected) >= 1e-30)
+    np.testing.assert_allclose(got[kept], expected[kept], rtol=3e-7, atol=0)
+    assert np.all(np.abs(got[np.isfinite(v) & (v < -87)]) < 1e-35 * np.maximum(1, np.abs(v[np.isfinite(v) & (v < -87)])))
+    assert np.array_equal(np.isnan(got), np.isnan(v))
+    at = {value: got.flat[i] for i, value in enumerate(special[1:5], 1)}
+    assert at[np.inf] == (np.inf if op == "silu" else 1.0) and 0 <= at[-np.inf] * (1 if op == "sigmoid" else -1)
+    assert abs(got.flat[5] - (v.flat[5] / 2 if op == "silu" else 0.5)) <= 2e-45
 
 
 def test_exp_over_float_range(c_workdir: Path) -> None:
