@@ -135,6 +135,11 @@
 #else
 #define MRVL_CONV_TRANSPOSED_PLANE 0
 #endif
+/* Floats of padding after each position of such a transposed input (its channels): a tile's
+ * rows of a deep conv's channels a multiple of 4 KiB apart fall in the same L1 sets (1024 and
+ * 2048 channels, ResNet-50's 7 x 7 convs), and their lines evict each other while the tile
+ * sums (AVX2's tile of 6 rows over 2048 channels, in L2: 51% of the peak, 98% padded). */
+#define MRVL_CONV_TRANSPOSED_SKEW 16
 /* Whether a strided 1x1 conv's input is subsampled into planes of its output's extent before
  * the direct conv's tiles (mrvl_kernels_conv.c conv_subsamples_input): on AVX2, whose tiles of
  * 6 positions read lines of the input of which a stride-2 conv uses half, once per block of 16

@@ -489,19 +489,27 @@ static void conv_subsample_input(const mrvl_conv_params *p, int64_t cg, const fl
             }
 }
 
+/* Floats from a position to the next in a transposed input of cg channels: cg and
+ * MRVL_CONV_TRANSPOSED_SKEW more, so that the rows a tile reads at once do not fall in the same
+ * L1 sets (rows of 1024 or 2048 channels are a multiple of 4 KiB apart). */
+static int64_t conv_transposed_pitch(int64_t cg)
+{
+    return cg + MRVL_CONV_TRANSPOSED_SKEW;
+}
+
 /* The cg planes of x (in) at the conv's output positions (conv_strided_positions) into xt
- * position-major (xt[o * cg + c]), 8 channels at a time: each position's 8 floats one
- * contiguous write, from 8 planes read in order. */
+ * position-major (xt[o * conv_transposed_pitch(cg) + c]), 8 channels at a time: each
+ * position's 8 floats one contiguous write, from 8 planes read in order. */
 static void conv_transpose_input(const mrvl_conv_params *p, int64_t cg, const float *x, float *restrict xt)
 {
     int64_t at[MRVL_CONV_TRANSPOSED_PLANE > 0 ? MRVL_CONV_TRANSPOSED_PLANE : 1], plane = volume3(p->in);
-    int64_t positions = volume3(p->out), c0 = 0;
+    int64_t positions = volume3(p->out), pitch = conv_transposed_pitch(cg), c0 = 0;
     conv_strided_positions(p, at);
     for (; c0 + 8 <= cg; c0 += 8)
         for (int64_t o = 0; o < positions; o++)
-            for (int c = 0; c < 8; c++) xt[o * cg + c0 + c] = x[(c0 + c) * plane + at[o]];
+            for (int c = 0; c < 8; c++) xt[o * pitch + c0 + c] = x[(c0 + c) * plane + at[o]];
     for (; c0 < cg; c0++)
-        for (int64_t o = 0; o < positions; o++) xt[o * cg + c0] = x[c0 * plane + at[o]];
+        for (int64_t o = 0; o < positions; o++) xt[o * pitch + c0] = x[c0 * plane + at[o]];
 }
 
 /* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads), its
@@ -512,10 +520,12 @@ static int64_t conv_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t dims[MRVL_SPATIAL];
     int padded = conv_read_extent(p, dims);
-    int64_t copy = padded                                                  ? p->c / p->group * volume3(dims)
-                   : conv_transposes_input(p) || conv_subsamples_input(p) ? p->c / p->group * volume3(p->out)
-                                                                           : 0;
-    return copy + p->c / p->group * volume3(p->kernel);
+    int64_t cg = p->c / p->group;
+    int64_t copy = padded                     ? cg * volume3(dims)
+                   : conv_transposes_input(p) ? conv_transposed_pitch(cg) * volume3(p->out)
+                   : conv_subsamples_input(p) ? cg * volume3(p->out)
+                                              : 0;
+    return copy + cg * volume3(p->kernel);
 }
 
 /* Floats from an image of a conv's output to the next: p->y_batch when the output is a slice
@@ -552,7 +562,8 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
      * than the caches) go channel-major. */
     int channel_major = conv_packed_group_floats(mg, depth) > cg * pplane;
     float *xpad = scratch;
-    int32_t *tap = (int32_t *)(void *)(scratch + (padded || transposed || subsampled ? cg * pplane : 0));
+    int64_t copy = padded || subsampled ? cg * pplane : transposed ? conv_transposed_pitch(cg) * pplane : 0;
+    int32_t *tap = (int32_t *)(void *)(scratch + copy);
     int64_t row = 0;
     for (int64_t c = 0; c < cg; c++)
         for (int64_t kz = 0; kz < k[0]; kz++)
@@ -576,7 +587,7 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
                 base = xpad;
             }
             conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, {stride[0], stride[1], stride[2]}, tap,
-                                    transposed ? cg : 1, depth, mg, positions, channel_major,
+                                    transposed ? conv_transposed_pitch(cg) : 1, depth, mg, positions, channel_major,
                                     wg, b ? b + g * mg : NULL, r ? r + (n * p->m + g * mg) * positions : NULL,
                                     p->slope ? p->slope + g * mg : NULL, p->scale ? p->scale + g * mg : NULL,
                                     p->shift ? p->shift + g * mg : NULL, yg};
