@@ -299,24 +299,27 @@ def conv_copy(op: cpu.ConvOp) -> tuple[int, int]:
     """The floats of input mrvl_conv_f32 copies for one group, and the floats of scratch the copy
     takes: the padded input (when the conv pads or its windows reach past the input), or a 1x1
     conv's input at its output positions: transposed (an output plane of at most
-    MRVL_CONV_TRANSPOSED_PLANE positions, on a target that has one; each position's channels
-    followed by MRVL_CONV_TRANSPOSED_SKEW floats, conv_transposed_pitch) or subsampled (strided,
-    on a target that does)."""
+    MRVL_CONV_TRANSPOSED_PLANE positions, or MRVL_CONV_TRANSPOSED_DEEP_PLANE with at least
+    MRVL_CONV_TRANSPOSED_DEEP_WEIGHTS weights a group, on a target that has them; each
+    position's channels followed by MRVL_CONV_TRANSPOSED_SKEW floats, conv_transposed_pitch) or
+    subsampled (strided, on a target that does)."""
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     rank, group = len(xs) - 2, op.group.value.data
     strides, dilations, pads = op.strides.get_values(), op.dilations.get_values(), op.pads.get_values()[:rank]
     extent = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(ys[2:], strides, ws[2:], dilations)]
     padded = any(pads) or any(e > i for e, i in zip(extent, xs[2:]))
-    transposed = math.prod(ws[2:]) == 1 and math.prod(ys[2:]) <= kernel_macro("CONV_TRANSPOSED_PLANE")
-    subsampled = (kernel_macro("CONV_SUBSAMPLED") and math.prod(ws[2:]) == 1
-                  and math.prod(ys[2:]) < math.prod(xs[2:]))
-    cg = xs[1] // group
+    cg, positions = xs[1] // group, math.prod(ys[2:])
+    plane = (kernel_macro("CONV_TRANSPOSED_DEEP_PLANE")
+             if cg * (ys[1] // group) >= kernel_macro("CONV_TRANSPOSED_DEEP_WEIGHTS")
+             else kernel_macro("CONV_TRANSPOSED_PLANE"))
+    transposed = math.prod(ws[2:]) == 1 and positions <= plane
+    subsampled = kernel_macro("CONV_SUBSAMPLED") and math.prod(ws[2:]) == 1 and positions < math.prod(xs[2:])
     if padded:
         return cg * math.prod(extent), cg * math.prod(extent)
     if transposed:
-        return cg * math.prod(ys[2:]), (cg + kernel_macro("CONV_TRANSPOSED_SKEW")) * math.prod(ys[2:])
+        return cg * positions, (cg + kernel_macro("CONV_TRANSPOSED_SKEW")) * positions
     if subsampled:
-        return cg * math.prod(ys[2:]), cg * math.prod(ys[2:])
+        return cg * positions, cg * positions
     return 0, 0
 
 

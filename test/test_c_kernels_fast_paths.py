@@ -183,6 +183,12 @@ CASES["direct_1x1_transposed_residual_clip_sigmoid"] = _conv_then(ACTIVATIONS["s
                                                                   w=[96, 192, 1, 1], residual=True, clip=True)
 CASES["direct_1x1_stride2_transposed_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 60, 8, 8],
                                                          w=[48, 60, 1, 1], strides=[2, 2])
+# Deep 1x1 convs on planes of up to MRVL_CONV_TRANSPOSED_DEEP_PLANE positions (AVX2): 13 x 15,
+# 260 channels (32 blocks of 8 and 4 transposed one at a time) onto 1010; stride 2 onto 14 x 14.
+CASES["direct_1x1_deep_transposed_clip_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[1, 260, 13, 15],
+                                                              w=[1010, 260, 1, 1], clip=True)
+CASES["direct_1x1_deep_stride2_transposed_14x14"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 256, 28, 28],
+                                                               w=[1024, 256, 1, 1], strides=[2, 2])
 # Strided 1x1 convs, their input copied at the output positions (AVX2): on an output plane
 # too large to read transposed, subsampled (strides 2 and 3 onto 7 x 11, the input's last row
 # unread, batch 2, two groups); 14 x 13 at stride 2 onto 7 x 7, transposed.

@@ -446,14 +446,17 @@ static int conv_short_tiles_pay(int64_t positions)
 
 /* Whether mrvl_conv_f32 reads a group's input transposed, position-major (channels
  * contiguous): a 1x1 conv that does not pad, on an output plane of at most
- * MRVL_CONV_TRANSPOSED_PLANE positions. Read in place, each row of a tile broadcasts one float
- * a channel, from a line of its own per channel (a plane apart), and a deep input outgrows L1
- * before its lines are used again; transposed, the rows of a tile are runs of the channels,
- * each line read once for several. */
+ * MRVL_CONV_TRANSPOSED_PLANE positions, or of MRVL_CONV_TRANSPOSED_DEEP_PLANE with at least
+ * MRVL_CONV_TRANSPOSED_DEEP_WEIGHTS weights a group. Read in place, each row of a tile
+ * broadcasts one float a channel, from a line of its own per channel (a plane apart), and a
+ * deep input outgrows L1 before its lines are used again; transposed, the rows of a tile are
+ * runs of the channels, each line read once for several. */
 static int conv_transposes_input(const mrvl_conv_params *p)
 {
-    int64_t dims[MRVL_SPATIAL];
-    return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) && volume3(p->out) <= MRVL_CONV_TRANSPOSED_PLANE;
+    int64_t dims[MRVL_SPATIAL], positions = volume3(p->out), weights = p->c / p->group * (p->m / p->group);
+    return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) &&
+           (positions <= MRVL_CONV_TRANSPOSED_PLANE ||
+            (positions <= MRVL_CONV_TRANSPOSED_DEEP_PLANE && weights >= MRVL_CONV_TRANSPOSED_DEEP_WEIGHTS));
 }
 
 /* Whether mrvl_conv_f32 copies a group's input subsampled first: on targets that do
@@ -502,7 +505,7 @@ static int64_t conv_transposed_pitch(int64_t cg)
  * position's 8 floats one contiguous write, from 8 planes read in order. */
 static void conv_transpose_input(const mrvl_conv_params *p, int64_t cg, const float *x, float *restrict xt)
 {
-    int64_t at[MRVL_CONV_TRANSPOSED_PLANE > 0 ? MRVL_CONV_TRANSPOSED_PLANE : 1], plane = volume3(p->in);
+    int64_t at[MRVL_CONV_TRANSPOSED_DEEP_PLANE > 0 ? MRVL_CONV_TRANSPOSED_DEEP_PLANE : 1], plane = volume3(p->in);
     int64_t positions = volume3(p->out), pitch = conv_transposed_pitch(cg), c0 = 0;
     conv_strided_positions(p, at);
     for (; c0 + 8 <= cg; c0 += 8)
