@@ -126,6 +126,16 @@
 #define MRVL_CONV_SHORT_MR MRVL_GEMM_MR
 #define MRVL_CONV_NARROW_MR (2 * MRVL_GEMM_MR)
 #endif
+/* Whether a plane one position past whole tiles ends in a tile of 3/4 of them and one of the
+ * rest (mrvl_kernels_conv.c conv_tiles), not in a whole tile and a short one of 1, whose sums
+ * wait on the multiply-adds' latency: AVX2, which has no registers for a long tile (a 7 x 7
+ * plane is 7 tiles of 6, 1 of 4 and 1 of 3; on a Zen 4, ResNet-50's 2048 -> 512, 512 -> 2048 and
+ * MobileNetV2's 960 -> 320 at 7x7 took 0.97x the time). */
+#if defined(__AVX__) && !defined(__AVX512F__)
+#define MRVL_CONV_SPLIT_LAST 1
+#else
+#define MRVL_CONV_SPLIT_LAST 0
+#endif
 /* Output positions at most of a 1x1 conv whose input the direct conv reads transposed
  * (mrvl_kernels_conv.c conv_transposes_input): with AVX2's tiles of 6 positions, 7 x 7 and
  * 8 x 8 planes (MobileNetV2's 320 -> 1280 at 7x7 0.83x the time); on up to

@@ -176,6 +176,10 @@ CASES["direct_deep_long_tiles_narrow_silu"] = _conv_then(ACTIVATIONS["silu"], sh
                                                          pads=[1, 1, 1, 1])
 CASES["direct_deep_long_tiles_14x14"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 64, 14, 14],
                                                    w=[64, 64, 3, 3], pads=[1, 1, 1, 1])
+# A plane a position past whole tiles (AVX2: MRVL_CONV_SPLIT_LAST): 7 x 7 in narrow tiles, 3 of
+# 12, 1 of 9 and 1 of 4 positions (not 4 of 12 and 1 of 1).
+CASES["direct_narrow_split_last_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 24, 7, 7],
+                                                          w=[6, 24, 3, 3], pads=[1, 1, 1, 1])
 # 1x1 convs on planes of at most MRVL_CONV_TRANSPOSED_PLANE positions, their input read
 # transposed (AVX2): 7 x 7 (8 tiles of 6 positions and 1 of 1), and stride 2 on 8 x 8 (60
 # channels: 7 blocks of 8 and 4 transposed one at a time).

@@ -366,12 +366,16 @@ static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_arg
         int64_t t = a->channel_major ? item % tiles : item / blocks;
         int64_t j0 = (a->channel_major ? item / tiles : item % blocks) * width;
         int64_t o0 = t * mr + (t > whole ? t - whole : 0);
+        /* The last whole tile and the one position past it, as tiles of 3/4 of mr and the rest. */
+        int split = MRVL_CONV_SPLIT_LAST && positions % mr == 1 && tiles > 2 && t >= tiles - 2;
+        if (split) o0 = (tiles - 2) * mr + (t == tiles - 1) * (3 * mr / 4);
         if (t != tile) {
             /* The window corner of each row, its output position counted, not divided, per row. */
             int64_t at[MRVL_SPATIAL] = {o0 / (out[1] * out[2]), o0 / out[2] % out[1], o0 % out[2]};
             const float *corner = a->base;
             tile = t;
-            rows = t < whole ? min_i64(mr, positions - o0) : mr + 1;
+            rows = split ? (t == tiles - 1 ? mr + 1 - 3 * mr / 4 : 3 * mr / 4)
+                   : t < whole ? min_i64(mr, positions - o0) : mr + 1;
             for (int i = 0; i < mr + MRVL_CONV_LONG_TILES; i++) {
                 if (i < rows) {
                     corner = a->base + ((at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2]) * a->pitch;
