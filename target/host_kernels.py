@@ -149,7 +149,7 @@ def conv_costs(op: cpu.ConvOp, host: HostTarget) -> dict[str, int]:
     count = flat_count(op)
     narrow = mg <= kernel_macro("GEMM_NR") // 2
     width = kernel_macro("GEMM_NR") // 2 if narrow else kernel_macro("GEMM_NR")
-    padded = conv_scratch_floats(op) - cg * math.prod(ws[2:])
+    padded = conv_copy(op)[0]
     residual = mg * positions if op.R is not None else 0
     costs = {
         "flat": (depth * _round_up(count, kernel_macro("FLAT_TILE")) * _round_up(mg, kernel_macro("FLAT_MR"))
@@ -364,22 +364,39 @@ def packed_weights_floats(op: cpu.ConvOp) -> int:
     return group * packed_channels(ws[0] // group) * math.prod(ws[1:])
 
 
-def conv_scratch_floats(op: cpu.ConvOp) -> int:
-    """conv_scratch_floats of mrvl_kernels_conv.c: the padded input of one group (when the conv
-    pads or its windows reach past the input), or a 1x1 conv's input at its output positions:
-    transposed (an output plane of at most MRVL_CONV_TRANSPOSED_PLANE positions, on a target
-    that has one) or subsampled (strided, on a target that does); and the table of tap offsets."""
+def conv_copy(op: cpu.ConvOp) -> tuple[int, int]:
+    """The floats of input mrvl_conv_f32 copies for one group, and the floats of scratch the copy
+    takes: the padded input (when the conv pads or its windows reach past the input), or a 1x1
+    conv's input at its output positions: transposed (an output plane of at most
+    MRVL_CONV_TRANSPOSED_PLANE positions, or MRVL_CONV_TRANSPOSED_DEEP_PLANE with at least
+    MRVL_CONV_TRANSPOSED_DEEP_WEIGHTS weights a group, on a target that has them; each
+    position's channels followed by MRVL_CONV_TRANSPOSED_SKEW floats, conv_transposed_pitch) or
+    subsampled (strided, on a target that does)."""
     xs, ws, ys = cpu.shape_of(op.X), op.weights_shape(), cpu.shape_of(op.Y)
     rank, group = len(xs) - 2, op.group.value.data
     strides, dilations, pads = op.strides.get_values(), op.dilations.get_values(), op.pads.get_values()[:rank]
     extent = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(ys[2:], strides, ws[2:], dilations)]
     padded = any(pads) or any(e > i for e, i in zip(extent, xs[2:]))
-    transposed = math.prod(ws[2:]) == 1 and math.prod(ys[2:]) <= kernel_macro("CONV_TRANSPOSED_PLANE")
-    subsampled = (kernel_macro("CONV_SUBSAMPLED") and math.prod(ws[2:]) == 1
-                  and math.prod(ys[2:]) < math.prod(xs[2:]))
-    cg = xs[1] // group
-    copy = cg * math.prod(extent) if padded else cg * math.prod(ys[2:]) if transposed or subsampled else 0
-    return copy + cg * math.prod(ws[2:])
+    cg, positions = xs[1] // group, math.prod(ys[2:])
+    plane = (kernel_macro("CONV_TRANSPOSED_DEEP_PLANE")
+             if cg * (ys[1] // group) >= kernel_macro("CONV_TRANSPOSED_DEEP_WEIGHTS")
+             else kernel_macro("CONV_TRANSPOSED_PLANE"))
+    transposed = math.prod(ws[2:]) == 1 and positions <= plane
+    subsampled = kernel_macro("CONV_SUBSAMPLED") and math.prod(ws[2:]) == 1 and positions < math.prod(xs[2:])
+    if padded:
+        return cg * math.prod(extent), cg * math.prod(extent)
+    if transposed:
+        return cg * positions, (cg + kernel_macro("CONV_TRANSPOSED_SKEW")) * positions
+    if subsampled:
+        return cg * positions, cg * positions
+    return 0, 0
+
+
+def conv_scratch_floats(op: cpu.ConvOp) -> int:
+    """conv_scratch_floats of mrvl_kernels_conv.c: the copy of one group's input (conv_copy) and
+    the table of tap offsets."""
+    cg = cpu.shape_of(op.X)[1] // op.group.value.data
+    return conv_copy(op)[1] + cg * math.prod(op.weights_shape()[2:])
 
 
 def flat_layout(op: cpu.ConvOp) -> tuple[list[int], int]:

@@ -137,15 +137,38 @@
 #define MRVL_CONV_SHORT_MR MRVL_GEMM_MR
 #define MRVL_CONV_NARROW_MR (2 * MRVL_GEMM_MR)
 #endif
+/* Whether a plane one position past whole tiles ends in a tile of 3/4 of them and one of the
+ * rest (mrvl_kernels_conv.c conv_tiles), not in a whole tile and a short one of 1, whose sums
+ * wait on the multiply-adds' latency: AVX2, which has no registers for a long tile (a 7 x 7
+ * plane is 7 tiles of 6, 1 of 4 and 1 of 3; on a Zen 4, ResNet-50's 2048 -> 512, 512 -> 2048 and
+ * MobileNetV2's 960 -> 320 at 7x7 took 0.97x the time). */
+#if defined(__AVX__) && !defined(__AVX512F__)
+#define MRVL_CONV_SPLIT_LAST 1
+#else
+#define MRVL_CONV_SPLIT_LAST 0
+#endif
 /* Output positions at most of a 1x1 conv whose input the direct conv reads transposed
  * (mrvl_kernels_conv.c conv_transposes_input): with AVX2's tiles of 6 positions, 7 x 7 and
- * 8 x 8 planes (MobileNetV2's 320 -> 1280 at 7x7 0.83x the time; 14 x 14 ones ran slower so);
- * AVX-512's tiles of 12 and 13 ran 1.01-1.09x slower so, and the N2 was not timed: none. */
+ * 8 x 8 planes (MobileNetV2's 320 -> 1280 at 7x7 0.83x the time); on up to
+ * MRVL_CONV_TRANSPOSED_DEEP_PLANE positions (at least as many), a conv of at least
+ * MRVL_CONV_TRANSPOSED_DEEP_WEIGHTS weights a group: ResNet-50's at 14 x 14 (a Zen 4, alone:
+ * 512 -> 1024 at 28x28/2 0.9x the time, 1024 -> 512 0.97x, 256 -> 1024 0.95x, 1024 -> 256 the
+ * same), where convs of fewer weights ran 1.03-1.2x slower so (MobileNetV2's 96 -> 576 and
+ * 576 -> 96, SqueezeNet's 384 -> 64 and 256 -> 128 at 13x13: the transpose is more of their
+ * time). AVX-512's tiles of 12 and 13 ran 1.01-1.09x slower so, and the N2 was not timed: none. */
 #if defined(__AVX__) && !defined(__AVX512F__)
 #define MRVL_CONV_TRANSPOSED_PLANE 64
+#define MRVL_CONV_TRANSPOSED_DEEP_PLANE 196
 #else
 #define MRVL_CONV_TRANSPOSED_PLANE 0
+#define MRVL_CONV_TRANSPOSED_DEEP_PLANE 0
 #endif
+#define MRVL_CONV_TRANSPOSED_DEEP_WEIGHTS 262144
+/* Floats of padding after each position of such a transposed input (its channels): a tile's
+ * rows of a deep conv's channels a multiple of 4 KiB apart fall in the same L1 sets (1024 and
+ * 2048 channels, ResNet-50's 7 x 7 convs), and their lines evict each other while the tile
+ * sums (AVX2's tile of 6 rows over 2048 channels, in L2: 51% of the peak, 98% padded). */
+#define MRVL_CONV_TRANSPOSED_SKEW 16
 /* Whether a strided 1x1 conv's input is subsampled into planes of its output's extent before
  * the direct conv's tiles (mrvl_kernels_conv.c conv_subsamples_input): on AVX2, whose tiles of
  * 6 positions read lines of the input of which a stride-2 conv uses half, once per block of 16

@@ -182,6 +182,10 @@ CASES["direct_deep_long_tiles_narrow_silu"] = _conv_then(ACTIVATIONS["silu"], sh
                                                          pads=[1, 1, 1, 1])
 CASES["direct_deep_long_tiles_14x14"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 64, 14, 14],
                                                    w=[64, 64, 3, 3], pads=[2, 2, 2, 2], dilations=[2, 2])
+# A plane a position past whole tiles (AVX2: MRVL_CONV_SPLIT_LAST): 7 x 7 in narrow tiles, 3 of
+# 12, 1 of 9 and 1 of 4 positions (not 4 of 12 and 1 of 1). Dilated, as CONVS["direct"].
+CASES["direct_narrow_split_last_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 24, 7, 7],
+                                                          w=[6, 24, 3, 3], pads=[2, 2, 2, 2], dilations=[2, 2])
 # 1x1 convs on planes of at most MRVL_CONV_TRANSPOSED_PLANE positions, their input read
 # transposed (AVX2): 7 x 7 (8 tiles of 6 positions and 1 of 1), and stride 2 on 8 x 8 (60
 # channels: 7 blocks of 8 and 4 transposed one at a time).
@@ -189,6 +193,12 @@ CASES["direct_1x1_transposed_residual_clip_sigmoid"] = _conv_then(ACTIVATIONS["s
                                                                   w=[96, 192, 1, 1], residual=True, clip=True)
 CASES["direct_1x1_stride2_transposed_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 60, 8, 8],
                                                          w=[48, 60, 1, 1], strides=[2, 2])
+# Deep 1x1 convs on planes of up to MRVL_CONV_TRANSPOSED_DEEP_PLANE positions (AVX2): 13 x 15,
+# 260 channels (32 blocks of 8 and 4 transposed one at a time) onto 1010; stride 2 onto 14 x 14.
+CASES["direct_1x1_deep_transposed_clip_sigmoid"] = _conv_then(ACTIVATIONS["sigmoid"], shape=[1, 260, 13, 15],
+                                                              w=[1010, 260, 1, 1], clip=True)
+CASES["direct_1x1_deep_stride2_transposed_14x14"] = _conv_then(ACTIVATIONS["leaky_relu"], shape=[1, 256, 28, 28],
+                                                               w=[1024, 256, 1, 1], strides=[2, 2])
 # Strided 1x1 convs, their input copied at the output positions (AVX2): on an output plane
 # too large to read transposed, subsampled (strides 2 and 3 onto 7 x 11, the input's last row
 # unread, batch 2, two groups); 14 x 13 at stride 2 onto 7 x 7, transposed.

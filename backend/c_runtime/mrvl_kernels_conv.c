@@ -366,12 +366,16 @@ static MRVL_ALWAYS_INLINE void conv_tiles(int mr, int vecs, const conv_tiles_arg
         int64_t t = a->channel_major ? item % tiles : item / blocks;
         int64_t j0 = (a->channel_major ? item / tiles : item % blocks) * width;
         int64_t o0 = t * mr + (t > whole ? t - whole : 0);
+        /* The last whole tile and the one position past it, as tiles of 3/4 of mr and the rest. */
+        int split = MRVL_CONV_SPLIT_LAST && positions % mr == 1 && tiles > 2 && t >= tiles - 2;
+        if (split) o0 = (tiles - 2) * mr + (t == tiles - 1) * (3 * mr / 4);
         if (t != tile) {
             /* The window corner of each row, its output position counted, not divided, per row. */
             int64_t at[MRVL_SPATIAL] = {o0 / (out[1] * out[2]), o0 / out[2] % out[1], o0 % out[2]};
             const float *corner = a->base;
             tile = t;
-            rows = t < whole ? min_i64(mr, positions - o0) : mr + 1;
+            rows = split ? (t == tiles - 1 ? mr + 1 - 3 * mr / 4 : 3 * mr / 4)
+                   : t < whole ? min_i64(mr, positions - o0) : mr + 1;
             for (int i = 0; i < mr + MRVL_CONV_LONG_TILES; i++) {
                 if (i < rows) {
                     corner = a->base + ((at[0] * s[0] * dims[1] + at[1] * s[1]) * dims[2] + at[2] * s[2]) * a->pitch;
@@ -446,14 +450,17 @@ static int conv_short_tiles_pay(int64_t positions)
 
 /* Whether mrvl_conv_f32 reads a group's input transposed, position-major (channels
  * contiguous): a 1x1 conv that does not pad, on an output plane of at most
- * MRVL_CONV_TRANSPOSED_PLANE positions. Read in place, each row of a tile broadcasts one float
- * a channel, from a line of its own per channel (a plane apart), and a deep input outgrows L1
- * before its lines are used again; transposed, the rows of a tile are runs of the channels,
- * each line read once for several. */
+ * MRVL_CONV_TRANSPOSED_PLANE positions, or of MRVL_CONV_TRANSPOSED_DEEP_PLANE with at least
+ * MRVL_CONV_TRANSPOSED_DEEP_WEIGHTS weights a group. Read in place, each row of a tile
+ * broadcasts one float a channel, from a line of its own per channel (a plane apart), and a
+ * deep input outgrows L1 before its lines are used again; transposed, the rows of a tile are
+ * runs of the channels, each line read once for several. */
 static int conv_transposes_input(const mrvl_conv_params *p)
 {
-    int64_t dims[MRVL_SPATIAL];
-    return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) && volume3(p->out) <= MRVL_CONV_TRANSPOSED_PLANE;
+    int64_t dims[MRVL_SPATIAL], positions = volume3(p->out), weights = p->c / p->group * (p->m / p->group);
+    return volume3(p->kernel) == 1 && !conv_read_extent(p, dims) &&
+           (positions <= MRVL_CONV_TRANSPOSED_PLANE ||
+            (positions <= MRVL_CONV_TRANSPOSED_DEEP_PLANE && weights >= MRVL_CONV_TRANSPOSED_DEEP_WEIGHTS));
 }
 
 /* Whether mrvl_conv_f32 copies a group's input subsampled first: on targets that do
@@ -489,19 +496,27 @@ static void conv_subsample_input(const mrvl_conv_params *p, int64_t cg, const fl
             }
 }
 
+/* Floats from a position to the next in a transposed input of cg channels: cg and
+ * MRVL_CONV_TRANSPOSED_SKEW more, so that the rows a tile reads at once do not fall in the same
+ * L1 sets (rows of 1024 or 2048 channels are a multiple of 4 KiB apart). */
+static int64_t conv_transposed_pitch(int64_t cg)
+{
+    return cg + MRVL_CONV_TRANSPOSED_SKEW;
+}
+
 /* The cg planes of x (in) at the conv's output positions (conv_strided_positions) into xt
- * position-major (xt[o * cg + c]), 8 channels at a time: each position's 8 floats one
- * contiguous write, from 8 planes read in order. */
+ * position-major (xt[o * conv_transposed_pitch(cg) + c]), 8 channels at a time: each
+ * position's 8 floats one contiguous write, from 8 planes read in order. */
 static void conv_transpose_input(const mrvl_conv_params *p, int64_t cg, const float *x, float *restrict xt)
 {
-    int64_t at[MRVL_CONV_TRANSPOSED_PLANE > 0 ? MRVL_CONV_TRANSPOSED_PLANE : 1], plane = volume3(p->in);
-    int64_t positions = volume3(p->out), c0 = 0;
+    int64_t at[MRVL_CONV_TRANSPOSED_DEEP_PLANE > 0 ? MRVL_CONV_TRANSPOSED_DEEP_PLANE : 1], plane = volume3(p->in);
+    int64_t positions = volume3(p->out), pitch = conv_transposed_pitch(cg), c0 = 0;
     conv_strided_positions(p, at);
     for (; c0 + 8 <= cg; c0 += 8)
         for (int64_t o = 0; o < positions; o++)
-            for (int c = 0; c < 8; c++) xt[o * cg + c0 + c] = x[(c0 + c) * plane + at[o]];
+            for (int c = 0; c < 8; c++) xt[o * pitch + c0 + c] = x[(c0 + c) * plane + at[o]];
     for (; c0 < cg; c0++)
-        for (int64_t o = 0; o < positions; o++) xt[o * cg + c0] = x[c0 * plane + at[o]];
+        for (int64_t o = 0; o < positions; o++) xt[o * pitch + c0] = x[c0 * plane + at[o]];
 }
 
 /* Floats of scratch mrvl_conv_f32 needs: the padded input of a group (when it pads), its
@@ -512,10 +527,12 @@ static int64_t conv_scratch_floats(const mrvl_conv_params *p)
 {
     int64_t dims[MRVL_SPATIAL];
     int padded = conv_read_extent(p, dims);
-    int64_t copy = padded                                                  ? p->c / p->group * volume3(dims)
-                   : conv_transposes_input(p) || conv_subsamples_input(p) ? p->c / p->group * volume3(p->out)
-                                                                           : 0;
-    return copy + p->c / p->group * volume3(p->kernel);
+    int64_t cg = p->c / p->group;
+    int64_t copy = padded                     ? cg * volume3(dims)
+                   : conv_transposes_input(p) ? conv_transposed_pitch(cg) * volume3(p->out)
+                   : conv_subsamples_input(p) ? cg * volume3(p->out)
+                                              : 0;
+    return copy + cg * volume3(p->kernel);
 }
 
 /* Floats from an image of a conv's output to the next: p->y_batch when the output is a slice
@@ -552,7 +569,8 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
      * than the caches) go channel-major. */
     int channel_major = conv_packed_group_floats(mg, depth) > cg * pplane;
     float *xpad = scratch;
-    int32_t *tap = (int32_t *)(void *)(scratch + (padded || transposed || subsampled ? cg * pplane : 0));
+    int64_t copy = padded || subsampled ? cg * pplane : transposed ? conv_transposed_pitch(cg) * pplane : 0;
+    int32_t *tap = (int32_t *)(void *)(scratch + copy);
     int64_t row = 0;
     for (int64_t c = 0; c < cg; c++)
         for (int64_t kz = 0; kz < k[0]; kz++)
@@ -576,7 +594,7 @@ static void mrvl_conv_f32(const mrvl_conv_params *p, const float *x, const float
                 base = xpad;
             }
             conv_tiles_args args = {p, base, {dims[0], dims[1], dims[2]}, {stride[0], stride[1], stride[2]}, tap,
-                                    transposed ? cg : 1, depth, mg, positions, channel_major,
+                                    transposed ? conv_transposed_pitch(cg) : 1, depth, mg, positions, channel_major,
                                     wg, b ? b + g * mg : NULL, r ? r + (n * p->m + g * mg) * positions : NULL,
                                     p->slope ? p->slope + g * mg : NULL, p->scale ? p->scale + g * mg : NULL,
                                     p->shift ? p->shift + g * mg : NULL, yg};
