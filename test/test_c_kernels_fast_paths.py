@@ -686,6 +686,10 @@ CASES["stem_rows_residual_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], s
 CASES["stem_rows_dilated_uneven_pads_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 8, 256, 257],
                                                          w=[5, 8, 3, 5], dilations=[1, 2], pads=[1, 3, 1, 5])
 CASES["stem_rows_input_too_small"] = _stem([1, 8, 256, 255], [5, 8, 3, 3], pads=[1, 1, 1, 1])
+# A shallow stem of many planes whose output over its images outgrows the caches: channel
+# block after channel block on x86 (MRVL_FLAT_CHANNEL_MAJOR_STEM_DEPTH), stride 2, a ReLU
+CASES["stem_channel_major_batch2"] = _conv_then([_n("Relu", ["a"], ["y"])], shape=[2, 3, 129, 143],
+                                                w=[64, 3, 3, 3], strides=[2, 2])
 
 def _two_convs_joined(x: list[int], first: list[int], second: list[int]) -> onnx.ModelProto:
     """Two padded convs of x (their weights shaped `first` and `second`) joined along the channels, then a Relu."""

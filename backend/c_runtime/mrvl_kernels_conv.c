@@ -1249,9 +1249,12 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
      * per block. An expanding 1x1 conv read in place (few input channels: little to read
      * again, in few streams) of many planes whose output outgrows the caches goes
      * channel-major: all its planes written a run at a time cost it more than its
-     * multiply-adds. */
-    int channel_major = in_place && cg < mg && cg <= MRVL_FLAT_CHANNEL_MAJOR_DEPTH &&
-                        mg > MRVL_FLAT_CHANNEL_MAJOR_PLANES && mg * positions > MRVL_FLAT_CHANNEL_MAJOR_FLOATS;
+     * multiply-adds. So does a shallow stem (a copied conv whose flat input stays in L2 for
+     * each block to read again, and whose tiles are too short to hide their stores' misses) of
+     * at least as many planes whose output over its images outgrows the caches. */
+    int64_t floats = mg * positions, most = MRVL_FLAT_CHANNEL_MAJOR_FLOATS, planes = MRVL_FLAT_CHANNEL_MAJOR_PLANES;
+    int channel_major = in_place ? cg < mg && cg <= MRVL_FLAT_CHANNEL_MAJOR_DEPTH && mg > planes && floats > most
+                                 : depth <= MRVL_FLAT_CHANNEL_MAJOR_STEM_DEPTH && mg >= planes && p->n * floats > most;
     /* Position-major, a deep 1x1 conv's tile (MRVL_FLAT_TILE positions of every input channel,
      * two lines a channel) outgrows L1 before the next channel block reads it again: the tiles
      * sum MRVL_FLAT_DEPTH_CHUNK channels at a time over groups of blocks. From 4 chunks on (128
