@@ -278,6 +278,20 @@
 #else
 #define MRVL_FLAT_CHANNEL_MAJOR_DEPTH (1 << 30)
 #endif
+/* The deepest copied flat conv (a stem of few input channels and a small kernel: its flat input
+ * stays in L2 for every channel block to read again) that takes its items channel-major when it
+ * writes at least MRVL_FLAT_CHANNEL_MAJOR_PLANES planes and more than
+ * MRVL_FLAT_CHANNEL_MAJOR_FLOATS floats over its images; 0: none. Position-major, each tile
+ * writes a run into every plane, more streams than the hardware prefetchers follow, and a
+ * shallow tile's sums do not hide its stores' misses. On x86 (an AMD Zen 4, x86-64-v3),
+ * SqueezeNet's 3 -> 64 3x3/2 at 224 (depth 27) and at 112 in a batch of 4 took 0.68-0.72x the
+ * time from cold caches, 1.03x warm; ResNet's 7x7/2 (depth 147) 1.02x and 1.03x: not it. The
+ * N2 was not timed. */
+#if defined(__x86_64__) || defined(__i386__)
+#define MRVL_FLAT_CHANNEL_MAJOR_STEM_DEPTH 36
+#else
+#define MRVL_FLAT_CHANNEL_MAJOR_STEM_DEPTH 0
+#endif
 
 /* --- Depthwise convolution (mrvl_kernels_depthwise.c) -------------------------------- */
 

@@ -66,11 +66,22 @@ CASES = {
     "avg_pairs_3x3s2": _pool("AveragePool", [1, 3, 11, 11], kernel_shape=[3, 3], strides=[2, 2]),
     # pool_grid_planes: stride 1, several padded planes reduced as one flat array (tiny-YOLO's
     # 2x2 pool padded at the end, YOLOv5's SPPF 5x5, Inception's 3x3 pools)
-    "max_grid_2x2s1_pad_end": _pool("MaxPool", [2, 5, 8, 8], kernel_shape=[2, 2], strides=[1, 1], pads=[0, 0, 1, 1]),
+    "max_grid_2x2s1_pad_end": _pool("MaxPool", [2, 5, 8, 18], kernel_shape=[2, 2], strides=[1, 1], pads=[0, 0, 1, 1]),
     "max_grid_5x5s1_pad": _pool("MaxPool", [1, 6, 8, 9], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]),
     "avg_grid_3x3s1_pad": _pool("AveragePool", [2, 3, 7, 19], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
     "avg_grid_3x2s1_include_pad": _pool("AveragePool", [1, 4, 6, 5], kernel_shape=[3, 2], strides=[1, 1],
                                         pads=[2, 0, 1, 1], count_include_pad=1),
+    # pool_small_planes: a max at stride 1 over rows at most a vector wide, each output row one
+    # vector (tiny-YOLO's 2x2 pool padded at the end on 8x8 planes; AVX2's 8 lanes, AVX-512's 16
+    # with a 2x2 window; the last plane's rows loaded through a buffer, the last row stored in
+    # part); 4 wide for the 4-float vectors of the baseline and aarch64 builds; padding before
+    # (the first plane's rows through a buffer)
+    "max_small_2x2s1_pad_end": _pool("MaxPool", [2, 5, 8, 8], kernel_shape=[2, 2], strides=[1, 1], pads=[0, 0, 1, 1]),
+    "max_small_2x2s1_pad_begin": _pool("MaxPool", [1, 5, 7, 7], kernel_shape=[2, 2], strides=[1, 1],
+                                       pads=[1, 1, 0, 0]),
+    "max_small_3x3s1_pad": _pool("MaxPool", [2, 7, 9, 6], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
+    "max_small_2x2s1": _pool("MaxPool", [2, 4, 9, 9], kernel_shape=[2, 2], strides=[1, 1]),
+    "max_small_2x2s1_4_wide": _pool("MaxPool", [1, 3, 5, 4], kernel_shape=[2, 2], strides=[1, 1], pads=[0, 0, 1, 1]),
     # bands of rows spanning many small planes
     "max_3x3s2_small_planes": _pool("MaxPool", [4, 24, 13, 13], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
     "max_5x5s1_pad": _pool("MaxPool", [1, 8, 20, 20], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]),
@@ -698,6 +709,10 @@ CASES["stem_rows_residual_leaky_relu"] = _conv_then(ACTIVATIONS["leaky_relu"], s
 CASES["stem_rows_dilated_uneven_pads_silu"] = _conv_then(ACTIVATIONS["silu"], shape=[1, 8, 256, 257],
                                                          w=[5, 8, 3, 5], dilations=[1, 2], pads=[1, 3, 1, 5])
 CASES["stem_rows_input_too_small"] = _stem([1, 8, 256, 255], [5, 8, 5, 3], pads=[2, 1, 2, 1])
+# A shallow stem of many planes whose output over its images outgrows the caches: channel
+# block after channel block on x86 (MRVL_FLAT_CHANNEL_MAJOR_STEM_DEPTH), stride 2, a ReLU
+CASES["stem_channel_major_batch2"] = _conv_then([_n("Relu", ["a"], ["y"])], shape=[2, 3, 129, 143],
+                                                w=[64, 3, 3, 3], strides=[2, 2])
 
 def _two_convs_joined(x: list[int], first: list[int], second: list[int]) -> onnx.ModelProto:
     """Two padded convs of x (their weights shaped `first` and `second`) joined along the channels, then a Relu."""
@@ -1072,7 +1087,7 @@ def _clamp_nan_inputs(name: str) -> dict[str, np.ndarray]:
 
 
 NAN_POOLS = ["max_3x3s2_direct", "max_pairs_3x3s2", "max_grid_5x5s1_pad", "max_3x3s2_pad", "max_3x3s2_ceil",
-             "max_wide_row"]
+             "max_wide_row", "max_small_2x2s1", "max_small_3x3s1_pad", "max_2x2s2"]
 
 
 def _pool_nan_inputs(name: str) -> dict[str, np.ndarray]:
@@ -1140,7 +1155,7 @@ def test_depthwise_clamps_keep_nans(name: str, special_values) -> None:
 
 @pytest.mark.parametrize("name", NAN_POOLS)
 def test_nan_never_wins_a_max_pool(name: str, special_values) -> None:
-    """Each max pool path (direct, pairs, grid, row bands, the bounds-checked loop) takes a
+    """Each max pool path (direct, pairs, small, grid, row bands, the bounds-checked loop) takes a
     NaN for -inf wherever it lies in a window: the largest number wins. (onnxruntime's
     answer depends on where the NaN lies, so the reference is its answer with -inf there.)"""
     _, inputs, got = special_values

@@ -872,6 +872,16 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int masked, int64_t depth, c
 #undef MRVL_FLAT_MCA
     if (y) {
         pool_vec lower = (pool_vec){0} + low, upper = (pool_vec){0} + high, zero = {0};
+        /* Without a residual or a LeakyRelu (a stem's ReLU), a loop that tests neither per
+         * vector: a shallow tile (a stem's 27 rows) feels its epilogue. */
+        if (!r && !leaky) {
+            MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++)
+                if (i < channels)
+                    for (int v = 0; v < MRVL_FLAT_VECTORS; v++)
+                        *(vec *)(void *)(y + i * positions + v * MRVL_GEMM_VECTOR_FLOATS) =
+                            pool_min(upper, pool_max(lower, sum[i][v]));
+            return;
+        }
         MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++)
             if (i < channels)
                 for (int v = 0; v < MRVL_FLAT_VECTORS; v++) {
@@ -1082,28 +1092,41 @@ static MRVL_ALWAYS_INLINE void flat_items(int rows, const void *ctx, int64_t beg
         } else if (i1 - i0 <= 2 * MRVL_GEMM_VECTOR_FLOATS) {
             flat_micro(2, 0, a->depth, src, tap, NULL, NULL, w, bias, NULL, acc, NULL, NULL, 0, 0, p);
         } else if (stored) {
-            /* Position-major, the block's rows of the next tile: the residual's lines to read and
-             * the output's to write, asked for a tile ahead (a row per plane of every block: more
-             * streams than the hardware prefetchers follow). */
-            if (MRVL_FLAT_PREFETCH_NEXT_TILE && !a->channel_major && first[0] + 2 * MRVL_FLAT_TILE <= positions)
-                for (int i = 0; i < channels; i++) {
-                    int64_t next = at0 + i * positions + MRVL_FLAT_TILE;
-                    if (a->r) {
-                        __builtin_prefetch(a->r + next);
-                        __builtin_prefetch(a->r + next + MRVL_FLAT_TILE - 1);
+            /* This task's items of the tile's later channel blocks follow in this loop, without
+             * each item's setup above, which a shallow tile (a stem's 27 rows) feels; with
+             * partial sums (init), this block only. */
+            int64_t last = init || a->channel_major ? item : min_i64(end, item + a->blocks - j0 / MRVL_FLAT_MR) - 1;
+            for (;;) {
+                /* Position-major, the block's rows of the next tile: the residual's lines to read
+                 * and the output's to write, asked for a tile ahead (a row per plane of every
+                 * block: more streams than the hardware prefetchers follow). */
+                if (MRVL_FLAT_PREFETCH_NEXT_TILE && !a->channel_major && first[0] + 2 * MRVL_FLAT_TILE <= positions)
+                    for (int i = 0; i < channels; i++) {
+                        int64_t next = at0 + i * positions + MRVL_FLAT_TILE;
+                        if (a->r) {
+                            __builtin_prefetch(a->r + next);
+                            __builtin_prefetch(a->r + next + MRVL_FLAT_TILE - 1);
+                        }
+                        __builtin_prefetch(a->y + next, 1);
+                        __builtin_prefetch(a->y + next + MRVL_FLAT_TILE - 1, 1);
                     }
-                    __builtin_prefetch(a->y + next, 1);
-                    __builtin_prefetch(a->y + next + MRVL_FLAT_TILE - 1, 1);
-                }
-            /* Apart from the calls without partial sums, whose loop keeps its 12 sums in registers
-             * only so (AVX2: one more pointer live across it spilled a sum to the stack). */
-            if (init)
-                flat_micro(MRVL_FLAT_VECTORS, 0, a->depth - k0, src, tap + k0, NULL, NULL, w + k0 * MRVL_CONV_PANEL,
-                           bias, init, acc, a->y + at0, a->r ? a->r + at0 : NULL, positions, channels, p);
-            else
-                flat_micro(MRVL_FLAT_VECTORS, 0, a->depth, src, tap, NULL, NULL, w, bias, NULL, acc, a->y + at0,
-                           a->r ? a->r + at0 : NULL, positions, channels, p);
-            if (activated) flat_activate_rows(p, channels, positions, a->y + at0);
+                /* Apart from the calls without partial sums, whose loop keeps its 12 sums in
+                 * registers only so (AVX2: one more pointer live across it spilled a sum to the
+                 * stack). */
+                if (init)
+                    flat_micro(MRVL_FLAT_VECTORS, 0, a->depth - k0, src, tap + k0, NULL, NULL,
+                               w + k0 * MRVL_CONV_PANEL, bias, init, acc, a->y + at0, a->r ? a->r + at0 : NULL,
+                               positions, channels, p);
+                else
+                    flat_micro(MRVL_FLAT_VECTORS, 0, a->depth, src, tap, NULL, NULL, w, bias, NULL, acc, a->y + at0,
+                               a->r ? a->r + at0 : NULL, positions, channels, p);
+                if (activated) flat_activate_rows(p, channels, positions, a->y + at0);
+                if (item == last) break;
+                item++, j0 += MRVL_FLAT_MR, at0 += MRVL_FLAT_MR * positions;
+                channels = (int)min_i64(MRVL_FLAT_MR, a->mg - j0);
+                for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = a->b && i < channels ? a->b[j0 + i] : 0.0f;
+                w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
+            }
             continue;
         } else if (init) {
             flat_micro(MRVL_FLAT_VECTORS, 0, a->depth - k0, src, tap + k0, NULL, NULL, w + k0 * MRVL_CONV_PANEL, bias,
@@ -1244,9 +1267,12 @@ static void mrvl_flat_conv_f32(const mrvl_conv_params *p, const float *x, const 
      * per block. An expanding 1x1 conv read in place (few input channels: little to read
      * again, in few streams) of many planes whose output outgrows the caches goes
      * channel-major: all its planes written a run at a time cost it more than its
-     * multiply-adds. */
-    int channel_major = in_place && cg < mg && cg <= MRVL_FLAT_CHANNEL_MAJOR_DEPTH &&
-                        mg > MRVL_FLAT_CHANNEL_MAJOR_PLANES && mg * positions > MRVL_FLAT_CHANNEL_MAJOR_FLOATS;
+     * multiply-adds. So does a shallow stem (a copied conv whose flat input stays in L2 for
+     * each block to read again, and whose tiles are too short to hide their stores' misses) of
+     * at least as many planes whose output over its images outgrows the caches. */
+    int64_t floats = mg * positions, most = MRVL_FLAT_CHANNEL_MAJOR_FLOATS, planes = MRVL_FLAT_CHANNEL_MAJOR_PLANES;
+    int channel_major = in_place ? cg < mg && cg <= MRVL_FLAT_CHANNEL_MAJOR_DEPTH && mg > planes && floats > most
+                                 : depth <= MRVL_FLAT_CHANNEL_MAJOR_STEM_DEPTH && mg >= planes && p->n * floats > most;
     /* Position-major, a deep 1x1 conv's tile (MRVL_FLAT_TILE positions of every input channel,
      * two lines a channel) outgrows L1 before the next channel block reads it again: the tiles
      * sum MRVL_FLAT_DEPTH_CHUNK channels at a time over groups of blocks. From 4 chunks on (128

@@ -144,12 +144,18 @@ typedef int32_t pool_mask __attribute__((vector_size(MRVL_POOL_VF * 4)));
 #define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
 #define MRVL_POOL_UPPER 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15
 #define MRVL_POOL_IOTA 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+#define MRVL_POOL_LANE_EVENS 0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30
+#define MRVL_POOL_LANE_ODDS 1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31
+#define MRVL_POOL_PAIRS_IN_ORDER 0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15
 #elif MRVL_POOL_VF == 8
 #define MRVL_POOL_EVENS 0, 2, 4, 6, 8, 10, 12, 14
 #define MRVL_POOL_ODDS 1, 3, 5, 7, 9, 11, 13, 15
 #define MRVL_POOL_NEXT 1, 2, 3, 4, 5, 6, 7, 8
 #define MRVL_POOL_UPPER 4, 5, 6, 7, 4, 5, 6, 7
 #define MRVL_POOL_IOTA 0, 1, 2, 3, 4, 5, 6, 7
+#define MRVL_POOL_LANE_EVENS 0, 2, 8, 10, 4, 6, 12, 14
+#define MRVL_POOL_LANE_ODDS 1, 3, 9, 11, 5, 7, 13, 15
+#define MRVL_POOL_PAIRS_IN_ORDER 0, 1, 4, 5, 2, 3, 6, 7
 #else
 #define MRVL_POOL_EVENS 0, 2, 4, 6
 #define MRVL_POOL_ODDS 1, 3, 5, 7
@@ -202,6 +208,34 @@ static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, poo
     *odd = __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_ODDS});
 #endif
 }
+/* Lane j: the max (is_max) or the sum of elements 2j and 2j + 1 of the 2 * MRVL_POOL_VF floats
+ * a, b, as pool_deinterleave's odd and even vectors reduce (the same result, bit for bit). On
+ * x86, the evens and the odds of each 128-bit lane (shufps) reduced, then one permute of
+ * 64-bit pairs puts them in order: 4 instructions where the ordered evens and odds take 7
+ * (AVX2: 4 vpermps and 2 blends). Elsewhere (NEON's uzp1 and uzp2 are in order) through
+ * pool_deinterleave. */
+static inline pool_vec pool_pairs(pool_vec a, pool_vec b, int is_max)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && MRVL_POOL_VF > 4
+#if defined(__clang__)
+    pool_vec even = __builtin_shufflevector(a, b, MRVL_POOL_LANE_EVENS);
+    pool_vec odd = __builtin_shufflevector(a, b, MRVL_POOL_LANE_ODDS);
+#else
+    pool_vec even = __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_LANE_EVENS});
+    pool_vec odd = __builtin_shuffle(a, b, (pool_mask){MRVL_POOL_LANE_ODDS});
+#endif
+    pool_vec pairs = is_max ? pool_max(odd, even) : even + odd;
+#if defined(__clang__)
+    return __builtin_shufflevector(pairs, pairs, MRVL_POOL_PAIRS_IN_ORDER);
+#else
+    return __builtin_shuffle(pairs, (pool_mask){MRVL_POOL_PAIRS_IN_ORDER});
+#endif
+#else
+    pool_vec even, odd;
+    pool_deinterleave(a, b, &even, &odd);
+    return is_max ? pool_max(odd, even) : even + odd;
+#endif
+}
 /* a's lanes 1 .. VF - 1, then b's lane 0 (x86 valignd or vpermt2ps, NEON ext). */
 static inline pool_vec pool_next(pool_vec a, pool_vec b)
 {
@@ -233,6 +267,7 @@ static inline void pool_deinterleave(pool_vec a, pool_vec b, pool_vec *even, poo
     *even = a;
     *odd = b;
 }
+static inline pool_vec pool_pairs(pool_vec a, pool_vec b, int is_max) { return is_max ? pool_max(b, a) : a + b; }
 static inline pool_vec pool_next(pool_vec a, pool_vec b)
 {
     (void)a;
