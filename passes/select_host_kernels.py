@@ -6,7 +6,8 @@ Rules, for each `func.func` (see `mrvl_dialect/cpu.py` for the properties):
 - kernel choice: a `cpu.conv` gets `kernel = #cpu<conv_kernel K>`, K the kernel
   `host_kernels.conv_path` picks: `depthwise` or `depthwise_blocked` (one input channel per
   group; blocked where that measured faster), else of `pointwise` (1x1, stride 1, no padding),
-  `direct` and `flat` the cheapest by `host_kernels.conv_costs`, with the kernels' overheads
+  `winograd` (3x3, stride and dilation 1, one group, constant weights), `direct` and `flat` the
+  cheapest by `host_kernels.conv_costs`, with the kernels' overheads
   of the host the target description names (`[host] name`; options `target_file`,
   `host_profile` as the cost model's everywhere);
   a `cpu.conv_transpose` gets `transpose`; a `cpu.resize` gets `#cpu<resize_kernel K>`:
