@@ -810,6 +810,31 @@ static void flat_copy(const void *ctx, int64_t c0, int64_t c1)
     }
 }
 
+/* sum[i][v] += in[v] * w[i] for the MRVL_FLAT_MR rows of a flat tile (vecs vectors each), in
+ * order; vec is the caller's vector type. The weights broadcast from memory on x86; on AArch64
+ * (MRVL_FLAT_WEIGHT_LANES) loaded as vectors and multiplied by their lanes (fmla by element).
+ * A macro, so that in, sum and the weights stay the caller's registers. */
+#if MRVL_FLAT_WEIGHT_LANES
+#define MRVL_FLAT_ROWS_FMA(vecs, in, w, sum)                                                              \
+    do {                                                                                                  \
+        vec wv_[MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS];                                                  \
+        MRVL_UNROLL for (int q_ = 0; q_ < MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS; q_++)                   \
+            wv_[q_] = *(const vec *)(const void *)((w) + q_ * MRVL_GEMM_VECTOR_FLOATS);                   \
+        MRVL_UNROLL for (int i_ = 0; i_ < MRVL_FLAT_MR; i_++) {                                          \
+            float wt_ = wv_[i_ / MRVL_GEMM_VECTOR_FLOATS][i_ % MRVL_GEMM_VECTOR_FLOATS];                  \
+            for (int v_ = 0; v_ < (vecs); v_++) (sum)[i_][v_] += (in)[v_] * wt_;                          \
+        }                                                                                                 \
+    } while (0)
+#else
+#define MRVL_FLAT_ROWS_FMA(vecs, in, w, sum)                                                              \
+    do {                                                                                                  \
+        MRVL_UNROLL for (int i_ = 0; i_ < MRVL_FLAT_MR; i_++) {                                          \
+            float wt_ = (w)[i_];                                                                          \
+            for (int v_ = 0; v_ < (vecs); v_++) (sum)[i_][v_] += (in)[v_] * wt_;                          \
+        }                                                                                                 \
+    } while (0)
+#endif
+
 /* acc[i][j] = bias[i] + the sum over r < depth of x[tap[r] + j] * w[r * MRVL_CONV_PANEL + i]
  * for the MRVL_FLAT_MR x MRVL_FLAT_TILE tile, in registers (from init[i][j] instead of the
  * bias when init is not NULL: the sums of the depth before, flat_depth_chunks; when masked,
@@ -854,19 +879,7 @@ static MRVL_ALWAYS_INLINE void flat_micro(int vecs, int masked, int64_t depth, c
             in[v] = masked ? (vec)(*(const lanes *)(const void *)(mr + v * MRVL_GEMM_VECTOR_FLOATS) &
                                      *(const lanes *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS))
                              : *(const vec *)(const void *)(xr + v * MRVL_GEMM_VECTOR_FLOATS);
-#if MRVL_FLAT_WEIGHT_LANES
-        vec wv[MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS];
-        MRVL_UNROLL for (int q = 0; q < MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS; q++)
-            wv[q] = *(const vec *)(const void *)(w + q * MRVL_GEMM_VECTOR_FLOATS);
-#endif
-        MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++) {
-#if MRVL_FLAT_WEIGHT_LANES
-            float wt = wv[i / MRVL_GEMM_VECTOR_FLOATS][i % MRVL_GEMM_VECTOR_FLOATS];
-#else
-            float wt = w[i];
-#endif
-            for (int v = 0; v < vecs; v++) sum[i][v] += in[v] * wt;
-        }
+        MRVL_FLAT_ROWS_FMA(vecs, in, w, sum);
     }
     MRVL_FLAT_MCA(MRVL_MCA_END);
 #undef MRVL_FLAT_MCA

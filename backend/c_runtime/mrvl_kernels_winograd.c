@@ -124,7 +124,8 @@ static void winograd_input(const winograd_args *a, const float *x, int64_t ty0, 
 
 /* m[i * pitch + j] = the sum over input channels c < depth of w[c * MRVL_WINOGRAD_PANEL + i] *
  * v[c * pitch + j] for the MRVL_FLAT_MR x (vecs vectors) tile, in registers: the flat conv's
- * tile (flat_micro), its rows a fixed pitch apart. Always inlined with constant vecs. */
+ * tile (flat_micro, MRVL_FLAT_ROWS_FMA), its rows a fixed pitch apart. Always inlined with
+ * constant vecs. */
 static MRVL_ALWAYS_INLINE void winograd_micro(int vecs, int64_t depth, const float *v, int64_t pitch,
                                               const float *w, float *m)
 {
@@ -138,19 +139,7 @@ static MRVL_ALWAYS_INLINE void winograd_micro(int vecs, int64_t depth, const flo
     for (int64_t c = 0; c < depth; c++, v += pitch, w += MRVL_WINOGRAD_PANEL) {
         vec in[MRVL_FLAT_VECTORS];
         for (int k = 0; k < vecs; k++) in[k] = *(const vec *)(const void *)(v + k * MRVL_GEMM_VECTOR_FLOATS);
-#if MRVL_FLAT_WEIGHT_LANES
-        vec wv[MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS];
-        MRVL_UNROLL for (int q = 0; q < MRVL_FLAT_MR / MRVL_GEMM_VECTOR_FLOATS; q++)
-            wv[q] = *(const vec *)(const void *)(w + q * MRVL_GEMM_VECTOR_FLOATS);
-#endif
-        MRVL_UNROLL for (int i = 0; i < MRVL_FLAT_MR; i++) {
-#if MRVL_FLAT_WEIGHT_LANES
-            float wt = wv[i / MRVL_GEMM_VECTOR_FLOATS][i % MRVL_GEMM_VECTOR_FLOATS];
-#else
-            float wt = w[i];
-#endif
-            for (int k = 0; k < vecs; k++) sum[i][k] += in[k] * wt;
-        }
+        MRVL_FLAT_ROWS_FMA(vecs, in, w, sum);
     }
     MRVL_MCA_END("conv_winograd", MRVL_FLAT_MR, vecs * MRVL_GEMM_VECTOR_FLOATS,
                  MRVL_FLAT_MR * vecs * MRVL_GEMM_VECTOR_FLOATS);
