@@ -9,13 +9,13 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   or as the B of a `cpu.gemm` or of a `cpu.matmul` with a (K, N) B (float32, N >= half a
   panel: fewer columns would mostly be padding), becomes a packed constant
   (`pack_conv_weights`, one per distinct group count; `pack_gemm_weights` of B', one per
-  transposition; transformed for a `winograd` conv, `pack_winograd_weights`), in the weight store, right before it; the op gets `packed_weights` (conv)
-  or `packed_b`, and the constant goes when nothing else reads it. A product of at most
-  GEMM_DOT_ROWS rows (`reads_rows_of_b`: a fully connected layer on a sample or a few) reads
-  B's (N, K) rows instead, one dot product each, streaming B from memory once: its (K, N) B
-  becomes the transposed constant (a `cpu.gemm` gets trans_b, a `cpu.matmul` `transposed_b`)
-  and a transposed B stays as it is. Weights the IR carries no
-  data for stay (the C emitter names them); run-time weights of a `direct` or `flat` conv are
+  transposition; transformed for a `winograd` conv, `pack_winograd_weights`), in the weight
+  store, right before it; the op gets `packed_weights` (conv) or `packed_b`, and the constant
+  goes when nothing else reads it. A product of at most GEMM_DOT_ROWS rows (`reads_rows_of_b`:
+  a fully connected layer on a sample or a few) reads B's (N, K) rows instead, one dot product
+  each, streaming B from memory once: its (K, N) B becomes the transposed constant (a
+  `cpu.gemm` gets trans_b, a `cpu.matmul` `transposed_b`) and a transposed B stays as it is.
+  Weights the IR carries no data for stay (the C emitter names them); run-time weights of a `direct` or `flat` conv are
   packed into the front of its scratch (`packing_floats`); the int8 or uint8 weights of a
   `cpu.qlinear_conv` become int8 constants in its kernel's layout (`pack_qconv_weights`:
   panels with their row sums, or a depthwise conv's taps), the op recording `packed_weights`,

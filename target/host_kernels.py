@@ -318,9 +318,10 @@ def qconv_scratch_bytes(op: cpu.QLinearConvOp) -> int:
     the offsets of the GEMM's steps (the taps, or a 1x1 conv's quads), the column sums, the
     quad planes (with room for a tile and a row read past their end), a missing channel's plane
     (and for a conv that is not direct first a quad's planes interleaved) and, when the planes'
-    rows are wider than the output's, a buffer of results. The planes are the input's for a 1x1 conv of stride 1 without padding, else
-    its zero-padded planes split into stride phases; for a conv by columns (`qconv_by_columns`),
-    those of the conv the kernel runs, built through rows of the input's (`qconv_column_planes`)."""
+    rows are wider than the output's, a buffer of results. The planes are the input's for a 1x1
+    conv of stride 1 without padding, else its zero-padded planes split into stride phases; for
+    a conv by columns (`qconv_by_columns`), those of the conv the kernel runs, built through rows
+    of the input's (`qconv_column_planes`)."""
 
     def aligned(n: int) -> int:
         return -(-n // 64) * 64

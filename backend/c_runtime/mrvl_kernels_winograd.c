@@ -167,7 +167,8 @@ static void winograd_products(const winograd_args *a, const float *v, float *m)
         for (int64_t i = 0; i < p->m; i += MRVL_FLAT_MR) {
             const float *w = ue + i / MRVL_WINOGRAD_PANEL * MRVL_WINOGRAD_PANEL * p->c + i % MRVL_WINOGRAD_PANEL;
             float *mi = me + i * a->pitch;
-            for (int64_t j = 0; j < full; j += TILE) winograd_micro(MRVL_FLAT_VECTORS, p->c, ve + j, a->pitch, w, mi + j);
+            for (int64_t j = 0; j < full; j += TILE)
+                winograd_micro(MRVL_FLAT_VECTORS, p->c, ve + j, a->pitch, w, mi + j);
             if (rest == 2) winograd_micro(2, p->c, ve + full, a->pitch, w, mi + full);
             else if (rest == 1) winograd_micro(1, p->c, ve + full, a->pitch, w, mi + full);
         }
@@ -259,8 +260,14 @@ static void winograd_slots(const void *ctx, int64_t s0, int64_t s1)
     for (int64_t s = s0; s < s1; s++) {
         float *v = a->scratch + s * a->slot_floats, *m = v + WINOGRAD_ELEMENTS * a->v_element;
         float *buffers = m + WINOGRAD_ELEMENTS * a->m_element;
-        /* Columns past the block's tiles are multiplied too: zeros, not last call's NaNs. */
-        memset(v, 0, (size_t)(WINOGRAD_ELEMENTS * a->v_element) * sizeof(float));
+        /* The products' columns past what the shortest block's transform writes: zeros, not
+         * whatever the workspace held (a NaN or a subnormal there would cost time, not bits). */
+        int64_t shortest = a->tile_rows - (a->blocks - 1) * a->block_rows;
+        int64_t last_row = (a->tile_cols + MRVL_POOL_VF - 1) / MRVL_POOL_VF * MRVL_POOL_VF;
+        int64_t written = (shortest - 1) * a->tile_cols + last_row;
+        for (int64_t row = 0; row < WINOGRAD_ELEMENTS * p->c && written < a->cols; row++)
+            memset(v + row / p->c * a->v_element + row % p->c * a->pitch + written, 0,
+                   (size_t)(a->cols - written) * sizeof(float));
         for (int64_t item = s * a->items / a->slots; item < (s + 1) * a->items / a->slots; item++) {
             int64_t image = item / a->blocks, ty0 = item % a->blocks * a->block_rows;
             int64_t rows = min_i64(a->block_rows, a->tile_rows - ty0);
@@ -282,6 +289,6 @@ static void mrvl_winograd_conv_f32(const mrvl_conv_params *p, const float *x, co
     winograd_args a = {.p = p, .x = x, .u = u, .b = b, .r = r, .y = y, .scratch = scratch};
     winograd_layout(p, &a);
     a.items = p->n * a.blocks;
-    a.slots = min_i64(min_i64(MRVL_WINOGRAD_SLOTS, 2 * MRVL_HOST_THREADS), a.items);
+    a.slots = min_i64(min_i64(MRVL_WINOGRAD_SLOTS, MRVL_HOST_THREADS > 1 ? 2 * MRVL_HOST_THREADS : 1), a.items);
     mrvl_parallel(a.slots, winograd_slots, &a);
 }
