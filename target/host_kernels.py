@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import IntegerType, Signedness, f32, f64
 from xdsl.ir import Operation
 
 from mrvl_dialect import cpu
+from mrvl_dialect.graph_queries import constant_value
 from mrvl.target.cost_model import HostTarget
 
 SPATIAL = 3
@@ -184,8 +185,6 @@ def winograd_applies(op: cpu.ConvOp) -> bool:
     """Whether mrvl_winograd_conv_f32 runs `op`: a 2-d float32 conv of one group with a 3x3
     kernel, strides and dilations 1, and constant weights with data (transformed at compile
     time, `pack_winograd_weights`)."""
-    from mrvl_dialect.graph_queries import constant_value
-
     xs, ws = cpu.shape_of(op.X), op.weights_shape()
     return (len(xs) == 4 and op.group.value.data == 1 and tuple(ws[2:]) == (3, 3)
             and cpu.element_type_of(op.X) == f32 and op.packed_weights is None
