@@ -15,9 +15,10 @@ Rules, for each `func.func` of `cpu` ops (see `mrvl_dialect/cpu.py` for the attr
   a fully connected layer on a sample or a few) reads B's (N, K) rows instead, one dot product
   each, streaming B from memory once: its (K, N) B becomes the transposed constant (a
   `cpu.gemm` gets trans_b, a `cpu.matmul` `transposed_b`) and a transposed B stays as it is.
-  Weights the IR carries no data for stay (the C emitter names them); run-time weights of a `direct` or `flat` conv are
-  packed into the front of its scratch (`packing_floats`); the int8 or uint8 weights of a
-  `cpu.qlinear_conv` become int8 constants in its kernel's layout (`pack_qconv_weights`:
+  Weights the IR carries no data for stay (the C emitter names them); run-time weights of a
+  `direct` or `flat` conv are packed into the front of its scratch (`packing_floats`); a
+  `winograd` conv's must be constants with data (else an error); the int8 or uint8 weights of
+  a `cpu.qlinear_conv` become int8 constants in its kernel's layout (`pack_qconv_weights`:
   panels with their row sums, or a depthwise conv's taps), the op recording `packed_weights`,
   `weights_shape` and, for uint8 weights, `w_shift`;
 - outputs: a result of the function is written straight into the caller's buffer (offset -1);
@@ -91,6 +92,7 @@ from mrvl_dialect.errors import CompileError
 from mrvl_dialect.graph import ConstantOp
 from mrvl_dialect.weights import WeightStore
 from mrvl_dialect.graph_queries import constant_value
+from mrvl_dialect.locations import op_label
 from mrvl.target.host_kernels import (contiguous_strides, elementwise_loop_into, kernel_macro, pack_conv_weights,
                                       pack_gemm_weights, pack_qconv_weights, pack_winograd_weights,
                                       packed_weights_floats, reads_rows_of_b, scratch_bytes)
@@ -388,6 +390,9 @@ def plan_function(function: func.FuncOp, module: ModuleOp) -> None:
     for op in ops:
         if isinstance(op, cpu.ConvOp) and op.packed_weights is None and _kernel(op) in PACKED_CONV_KERNELS:
             op.properties["packing_floats"] = IntegerAttr(packed_weights_floats(op), i64)
+        if isinstance(op, cpu.ConvOp) and op.packed_weights is None and _kernel(op) == cpu.ConvKernel.WINOGRAD:
+            raise CompileError(op_label(op), "the winograd kernel needs constant weights with data, transformed "
+                                             "at compile time: choose its kernel again (select-host-kernels)")
     index = {op: i for i, op in enumerate(ops)}
     returned = set(ret.arguments)
 
