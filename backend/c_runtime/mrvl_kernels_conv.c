@@ -991,6 +991,12 @@ static int64_t flat_last_chunk(int64_t depth)
 #endif
 }
 
+/* The packed weights of the block of MRVL_FLAT_MR output channels from j0 (within its panel). */
+static inline const float *flat_block_weights(const flat_args *a, int64_t j0)
+{
+    return a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
+}
+
 /* For a whole tile (at src, its taps a->tap) of a conv in depth chunks (flat_args chunked),
  * channel blocks [start, end): part[jb - start] = the bias plus the sums over the depth
  * chunks of MRVL_FLAT_DEPTH_CHUNK before the last, chunk after chunk over the blocks, so that
@@ -1005,7 +1011,7 @@ static void flat_depth_chunks(const flat_args *a, const float *src, int64_t star
             float bias[MRVL_FLAT_MR] = {0};
             if (a->b && k0 == 0)
                 for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = j0 + i < a->mg ? a->b[j0 + i] : 0.0f;
-            const float *w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
+            const float *w = flat_block_weights(a, j0);
             flat_micro(MRVL_FLAT_VECTORS, 0, MRVL_FLAT_DEPTH_CHUNK, src, a->tap + k0, NULL, NULL,
                        w + k0 * MRVL_CONV_PANEL, bias, k0 ? part[jb - start][0] : NULL, part[jb - start], NULL, NULL,
                        0, 0, a->p);
@@ -1072,7 +1078,7 @@ static MRVL_ALWAYS_INLINE void flat_items(int rows, const void *ctx, int64_t beg
         const int32_t *tap = a->tap;
         if (rows && i0 < a->head_end) src = a->head + i0, tap = a->tail_tap;
         else if (a->tail && i0 >= a->tail_start) src = a->tail + (i0 - a->tail_start), tap = a->tail_tap;
-        w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
+        w = flat_block_weights(a, j0);
         /* A whole tile of a conv in depth chunks: the group of blocks from this one on summed over
          * the chunks before the last, when the group starts here; this block's last chunk below. */
         int64_t k0 = 0;
@@ -1138,7 +1144,7 @@ static MRVL_ALWAYS_INLINE void flat_items(int rows, const void *ctx, int64_t beg
                 item++, j0 += MRVL_FLAT_MR, at0 += MRVL_FLAT_MR * positions;
                 channels = (int)min_i64(MRVL_FLAT_MR, a->mg - j0);
                 for (int i = 0; i < MRVL_FLAT_MR; i++) bias[i] = a->b && i < channels ? a->b[j0 + i] : 0.0f;
-                w = a->w + j0 / MRVL_CONV_PANEL * a->depth * MRVL_CONV_PANEL + j0 % MRVL_CONV_PANEL;
+                w = flat_block_weights(a, j0);
             }
             continue;
         } else if (init) {
